@@ -1,0 +1,54 @@
+"""fdp: f-differential privacy and Gaussian differential privacy.
+
+Trade-off functions (Dong, Roth & Su, "Gaussian Differential Privacy", JRSS-B 2022)
+as first-class objects: closed forms where they exist, certified numeric brackets
+everywhere else. Start with ``fdp.Gaussian(1.0)``, ``fdp.EpsDelta(1.0, 1e-5)``,
+``f @ g`` (composition) and ``f.epsilon(1e-5)``.
+"""
+
+from importlib import import_module
+
+from fdp.conversions import (from_privacy_profile, gdp_delta, gdp_epsilon, gdp_mu,
+                             tightest_eps_delta)
+from fdp.families import (EpsDelta, FinitePair, Gaussian, Identity, Laplace, PiecewiseLinear,
+                          RandomizedResponse, UserFunction, from_function, from_pair, from_points)
+from fdp.operations import compose, envelope, strongest
+from fdp.tradeoff import TradeOff
+
+__version__ = "0.1.0"
+
+# Names that live in later subpackages, resolved on first use so that importing
+# fdp stays fast and does not pull matplotlib or sympy.
+_LAZY = {
+    "engine": ("fdp.engine", None),
+    "compose_numeric": ("fdp.engine", "compose_numeric"),
+    "dpsgd": ("fdp.engine", "dpsgd"),
+    "functionals": ("fdp.clt", "functionals"),
+    "clt": ("fdp.clt", "clt"),
+    "edgeworth": ("fdp.clt", "edgeworth"),
+    "dpsgd_clt_mu": ("fdp.clt", "dpsgd_clt_mu"),
+    "classical": ("fdp.classical", None),
+    "symbolic": ("fdp.symbolic", None),
+    "plotting": ("fdp.plotting", None),
+    "plot": ("fdp.plotting", "plot"),
+    "mechanisms": ("fdp.mechanisms", None),
+    "audit": ("fdp.audit", None),
+    "Accountant": ("fdp.accountant", "Accountant"),
+    "BudgetExceeded": ("fdp.accountant", "BudgetExceeded"),
+    "calibrate": ("fdp.calibration", "calibrate"),
+    "calibrate_dpsgd": ("fdp.calibration", "calibrate_dpsgd"),
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        obj = import_module(module)
+        return obj if attr is None else getattr(obj, attr)
+    raise AttributeError(f"module 'fdp' has no attribute {name!r}")
+
+
+__all__ = ["EpsDelta", "FinitePair", "Gaussian", "Identity", "Laplace", "PiecewiseLinear",
+           "RandomizedResponse", "TradeOff", "UserFunction", "compose", "envelope",
+           "from_function", "from_pair", "from_points", "from_privacy_profile", "gdp_delta",
+           "gdp_epsilon", "gdp_mu", "strongest", "tightest_eps_delta", *_LAZY]

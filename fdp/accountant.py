@@ -1,0 +1,230 @@
+"""A privacy filter: spend privacy until a budget is used up, then refuse.
+
+``Accountant(budget=...)`` keeps the guarantees of the mechanisms run so far. Each
+``spend(f)`` forms the composition of everything spent with f (``fdp.compose``: closed
+forms where they exist -- Gaussians, finite pairs, (ε, δ) -- otherwise the numeric
+engine with its certified bracket) and checks it against the budget on the certified
+side (see ``fdp.calibration`` for the checks). If the budget would break, it raises
+``BudgetExceeded`` and *nothing changes*; otherwise the spend is recorded. Once the
+budget is exhausted every further spend is refused: the data can no longer be
+accessed.
+
+Budgets: a TradeOff (``budget=fdp.Gaussian(1.0)``; ``fdp.EpsDelta(ε, δ)`` means
+(ε, δ)-DP, i.e. δ(ε) ≤ δ), ``mu=``, ``epsilon=`` with ``delta=`` (or
+``budget=(ε, δ)``), ``advantage=``, ``tpr_at_fpr=(tpr, fpr)``.
+
+What is guaranteed, and when adaptivity is safe
+-----------------------------------------------
+* The composition theorem (DRS Thm 3.2) is *adaptive in the mechanisms*: the i-th
+  mechanism may depend on all earlier outputs, provided its guarantee f_i is fixed in
+  advance. So in the default mode the accountant guarantees: if the sequence of
+  guarantees f_1, f_2, … passed to ``spend`` does not depend on the data (it may be
+  any fixed, possibly long, plan; the mechanisms realising them may be adaptive), the
+  whole interaction is budget-DP. The budget check uses the certified lower side of
+  the composed trade-off curve (certified upper δ).
+* Choosing the *next guarantee* from earlier outputs (a fully adaptive filter) is a
+  different question: the choice and the stopping time can leak, and tight ⊗-
+  composition is not known to be valid for it for general f. For Gaussian spends it
+  is: Smith & Thakurta ("Fully adaptive composition for Gaussian differential
+  privacy", arXiv 2210.17520, 2022) show that any adaptively chosen μ_1, μ_2, … with
+  Σ μ_i² ≤ μ² gives μ-GDP. When every spend is a ``Gaussian``, this class's check is
+  exactly Σ μ_i² ≤ μ_B² with μ_B the largest μ whose G_μ meets the budget, so it *is*
+  that filter (``fully_adaptive`` is True).
+* ``adaptive=True`` makes any spend fully adaptive: f is replaced by its GDP bound
+  G_{μ_f}, μ_f the smallest μ with f ≥ G_μ (rounded up), and the Smith–Thakurta filter
+  is applied. This is looser than ⊗ (e.g. for pure-DP spends) and refuses spends with
+  no GDP bound (f(0) < 1, as for δ > 0).
+
+Rounding: Gaussian spends are compared on μ with a relative tolerance of 1e-12, so that
+a budget split into exact parts (0.6² + 0.8² = 1²) is not refused because of rounding;
+other checks allow an absolute ``slack`` (default 1e-12) on the compared δ or β values,
+so that e.g. three f_{1,0} spends fit a (3, 0) budget although the computed δ(3) of
+their composition is 1e-16 rather than 0. Pass ``slack=0`` for strict comparisons.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from fdp import _validate
+from fdp.calibration import Target, dominates
+from fdp.families.gaussian import Gaussian
+from fdp.families.identity import Identity
+from fdp.operations.compose import compose
+from fdp.tradeoff import TradeOff
+
+_GAUSS_RTOL = 1e-12
+
+
+class BudgetExceeded(Exception):
+    """A spend would break the budget; the accountant was left unchanged.
+
+    ``requested``: the refused TradeOff; ``would_spend``: the composition it would have
+    produced (None in adaptive mode or if not formed); ``budget``: the budget's text.
+    """
+
+    def __init__(self, message: str, *, requested=None, would_spend=None, budget=None):
+        super().__init__(message)
+        self.requested = requested
+        self.would_spend = would_spend
+        self.budget = budget
+
+
+def gdp_bound(f: TradeOff) -> float:
+    """Smallest μ with f ≥ G_μ, rounded up (inf if none).
+
+    ``f.gdp_mu()`` first; if it reports inf, a bracket-and-bisect search on μ with
+    ``fdp.calibration.dominates`` (grid-checked) confirms or finds a finite bound.
+    """
+    if isinstance(f, Gaussian):
+        return f.mu
+    mu = f.gdp_mu()
+    if np.isfinite(mu):
+        return float(mu)
+    if float(f._beta(np.array([0.0]))[0]) < 1.0:
+        return math.inf   # f(0) < 1: no G_μ lies below f
+    hi = 1.0
+    while not dominates(f, Gaussian(hi)):
+        hi *= 2.0
+        if hi > 1e6:
+            return math.inf
+    lo = 0.0
+    while hi - lo > 1e-10 * hi:
+        mid = 0.5 * (lo + hi)
+        if dominates(f, Gaussian(mid)):
+            hi = mid
+        else:
+            lo = mid
+    return float(hi)
+
+
+class Accountant:
+    """A privacy filter with a budget; see the module docstring for the guarantee."""
+
+    def __init__(self, budget=None, *, mu=None, epsilon=None, delta=None, advantage=None,
+                 tpr_at_fpr=None, adaptive: bool = False, tol: float | None = None,
+                 slack: float = 1e-12):
+        if isinstance(budget, tuple):
+            if len(budget) != 2 or epsilon is not None or delta is not None:
+                raise ValueError("budget=(epsilon, delta) must be a pair, given alone")
+            budget, epsilon, delta = None, budget[0], budget[1]
+        elif budget is not None and not isinstance(budget, (TradeOff, Target)):
+            raise TypeError("budget must be a TradeOff or an (epsilon, delta) pair, got "
+                            f"{type(budget).__name__}; use mu= for a GDP budget")
+        self._target = Target.make(budget, mu=mu, epsilon=epsilon, delta=delta,
+                                   advantage=advantage, tpr_at_fpr=tpr_at_fpr)
+        if not isinstance(adaptive, bool):
+            raise TypeError("adaptive must be True or False")
+        self._adaptive = adaptive
+        self._tol = None if tol is None else _validate.real("tol", tol, low=0.0, low_open=True)
+        self._slack = _validate.real("slack", slack, low=0.0, high=1e-6)
+        self._spends: list[TradeOff] = []
+        self._spent: TradeOff = Identity()
+        self._mu2 = 0.0                 # Σ μ_i² of Gaussian (or GDP-bounded) spends
+        self._budget_mu: float | None = None
+        self._mu_cache: dict = {}
+
+    # ------------------------------------------------------------------
+    @property
+    def budget(self) -> Target:
+        return self._target
+
+    @property
+    def spent(self) -> TradeOff:
+        """The guarantee of everything spent so far (Identity before any spend).
+
+        Default mode: the ⊗-composition. adaptive=True: G_μ with μ² = Σ μ_f².
+        """
+        return self._spent
+
+    @property
+    def spends(self) -> tuple:
+        return tuple(self._spends)
+
+    @property
+    def fully_adaptive(self) -> bool:
+        """True when the record is valid even for adaptively chosen guarantees."""
+        return self._adaptive or all(isinstance(f, Gaussian) for f in self._spends)
+
+    def _gaussian_path(self) -> bool:
+        return self._adaptive or all(isinstance(f, Gaussian) for f in self._spends)
+
+    def budget_mu(self) -> float:
+        """μ_B: the largest μ whose G_μ meets the budget (cached)."""
+        if self._budget_mu is None:
+            self._budget_mu = self._target.gdp_mu()
+        return self._budget_mu
+
+    # ------------------------------------------------------------------
+    def _candidate(self, f: TradeOff):
+        """(accepted?, new spent, new Σμ²) without changing anything."""
+        if not isinstance(f, TradeOff):
+            raise TypeError(f"spend takes a TradeOff, got {type(f).__name__}")
+        if self._adaptive or (isinstance(f, Gaussian) and self._gaussian_path()):
+            mu_f = self._gdp_bound(f) if self._adaptive else f.mu
+            if not np.isfinite(mu_f):
+                return False, None, math.inf
+            mu2 = self._mu2 + mu_f * mu_f
+            ok = math.sqrt(mu2) <= self.budget_mu() * (1.0 + _GAUSS_RTOL)
+            return ok, Gaussian(math.sqrt(mu2)), mu2
+        new = compose(*self._spends, f, tol=self._tol)
+        return bool(self._target.met_by(new, self._slack)), new, self._mu2
+
+    def _gdp_bound(self, f: TradeOff) -> float:
+        try:
+            if f not in self._mu_cache:
+                self._mu_cache[f] = gdp_bound(f)
+            return self._mu_cache[f]
+        except TypeError:   # unhashable
+            return gdp_bound(f)
+
+    def can_spend(self, f: TradeOff) -> bool:
+        """Would ``spend(f)`` succeed? (Nothing is recorded.)"""
+        return self._candidate(f)[0]
+
+    def spend(self, f: TradeOff) -> TradeOff:
+        """Record a mechanism with guarantee f, or raise ``BudgetExceeded`` (no change).
+
+        Returns the new ``spent``.
+        """
+        ok, new, mu2 = self._candidate(f)
+        if not ok:
+            raise BudgetExceeded(
+                f"spending {f!r} would exceed the budget {self._target.describe()} "
+                f"(already spent: {len(self._spends)} mechanism(s)); nothing was recorded",
+                requested=f, would_spend=new, budget=self._target.describe())
+        self._spends.append(f)
+        self._spent = new
+        self._mu2 = mu2
+        return new
+
+    def remaining(self) -> float:
+        """The largest μ such that ``spend(fdp.Gaussian(μ))`` would still succeed.
+
+        Gaussian path (all spends Gaussian, or adaptive=True): √(μ_B² − Σμ_i²), exact up
+        to the 1e-12 tolerance above. Otherwise a bracket-and-bisect search over μ
+        (relative width 1e-6), returning the end that passes; 0.0 if nothing fits.
+        """
+        if self._gaussian_path():
+            rest = self.budget_mu() ** 2 - self._mu2
+            return float(math.sqrt(rest)) if rest > 0 else 0.0
+        from fdp.calibration import search_noise
+        spends = list(self._spends)
+
+        def make(sigma: float) -> TradeOff:
+            return compose(*spends, Gaussian(1.0 / sigma), tol=self._tol)
+
+        if not self._target.met_by(compose(*spends, tol=self._tol), self._slack):
+            return 0.0
+        try:
+            res = search_noise(make, self._target, rtol=1e-6, guess=1.0, max_noise=1e9,
+                               min_noise=1e-9)
+        except ValueError:
+            return 0.0
+        return 1.0 / res.noise
+
+    def __repr__(self):
+        return (f"Accountant(budget={self._target.describe()!r}, spends={len(self._spends)}, "
+                f"adaptive={self._adaptive})")

@@ -1,0 +1,363 @@
+"""Empirical auditing: estimate a mechanism's trade-off curve from samples.
+
+Given outputs X_1..X_n ~ P = M(S) and Y_1..Y_m ~ Q = M(S') on two neighbouring inputs,
+every test φ ("reject S when the output falls in a region R") has type I error
+α_φ = P(R) and type II error β_φ = Q(Rᶜ), and T(P, Q)(α_φ) ≤ β_φ by definition
+(DRS Def 2.1). We use threshold tests on a real score s(o):
+
+* "reject when s > t" (α = P[s > t], β = Q[s ≤ t]) and, unless the score is a
+  likelihood ratio, the mirrored "reject when s < t";
+* by default s is the output itself; with ``log_ratio`` (or ``densities``) given,
+  s = log q(o)/p(o), and the threshold tests are the Neyman–Pearson tests.
+
+Confidence. Each error is a binomial proportion; we take two-sided Clopper–Pearson
+intervals (Clopper & Pearson 1934) at level 1 − γ each, γ = (1 − c)/(2K) for K tests
+(2K proportions), so by the union bound (Bonferroni) *all* intervals hold together with
+probability ≥ c. The thresholds must not depend on the counted samples: pass
+``thresholds``, or by default they are quantiles of a held-out pilot split
+(``pilot_fraction`` of each sample set, not counted).
+
+Conservative points. On that event, (α_U, β_U) (the two upper limits) satisfies
+T(P, Q)(α_U) ≤ T(P, Q)(α_φ) ≤ β_φ ≤ β_U: the point lies on or above the true curve.
+Since T is convex, the lower convex hull of these points (``fdp.from_points``) lies
+above T everywhere: ``AuditEstimate.tradeoff`` is an upper bound on the true curve
+(a lower bound on the leakage). A claimed f is *refuted* at α_U when β_U < f(α_U)
+(then T(α_U) < f(α_U)); ``check`` reports every such α. f-DP bounds both orders of a
+neighbouring pair, so the reversed test (errors (β, α) for the pair (Q, P)) is checked
+too: α_U < f(β_U) also refutes f.
+
+Sample size. With n counted samples and no errors at all, the upper limit is
+1 − (γ/2)^{1/n}; unless 2(1 − (γ/2)^{1/n}) < 1, i.e. n > log₂(2/γ), no point can fall
+below Id(α) = 1 − α and the audit can say nothing. ``estimate`` refuses such n and
+says how many samples are needed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.special import ndtri
+from scipy.stats import beta as beta_dist
+
+from fdp import _validate
+from fdp.families.piecewise import PiecewiseLinear, from_points
+from fdp.tradeoff import TradeOff
+
+
+# ----------------------------------------------------------------------
+# Result objects
+# ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class AuditEstimate:
+    """Empirical (α, β) points with simultaneous Clopper–Pearson intervals.
+
+    Arrays have one entry per test (threshold and orientation). ``alpha``, ``beta``:
+    point estimates; ``alpha_lower/upper``, ``beta_lower/upper``: interval limits, all
+    holding together with probability ≥ ``confidence``. ``tradeoff``: the lower convex
+    hull of the conservative points (α_U, β_U), an upper bound on the true T(P, Q).
+    """
+
+    thresholds: np.ndarray
+    orientation: np.ndarray   # +1: reject when score > t; −1: reject when score < t
+    alpha: np.ndarray
+    beta: np.ndarray
+    alpha_lower: np.ndarray
+    alpha_upper: np.ndarray
+    beta_lower: np.ndarray
+    beta_upper: np.ndarray
+    confidence: float
+    n_d: int
+    n_d_prime: int
+    tradeoff: PiecewiseLinear = field(repr=False)
+
+    @property
+    def n_tests(self) -> int:
+        return int(self.alpha.size)
+
+    def epsilon_lower_bound(self, delta: float = 0.0) -> float:
+        """Largest ε any (ε, δ) guarantee of the mechanism must have (at the confidence).
+
+        (ε, δ)-DP requires β ≥ 1 − δ − e^ε α for every test, in both orders; so
+        ε ≥ max_i log((1 − δ − β_U,i)/α_U,i) and log((1 − δ − α_U,i)/β_U,i).
+        """
+        d = _validate.probability("delta", delta)
+        a, b = self.alpha_upper, self.beta_upper
+        with np.errstate(divide="ignore", invalid="ignore"):
+            one = np.where((1 - d - b > 0), np.log(1 - d - b) - np.log(a), -np.inf)
+            two = np.where((1 - d - a > 0), np.log(1 - d - a) - np.log(b), -np.inf)
+        return float(max(0.0, np.max(one, initial=0.0), np.max(two, initial=0.0)))
+
+    def mu_lower_bound(self) -> float:
+        """Smallest μ a μ-GDP guarantee of the mechanism could have (at the confidence).
+
+        G_μ(α_U) ≤ β_U ⇔ μ ≥ Φ⁻¹(1 − α_U) − Φ⁻¹(β_U); the maximum over the points
+        (both orders; G_μ is symmetric).
+        """
+        a, b = self.alpha_upper, self.beta_upper
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mu = -ndtri(a) - ndtri(b)
+        mu = mu[np.isfinite(mu)]
+        return float(max(0.0, np.max(mu, initial=0.0)))
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One point where a claimed f is refuted at the stated confidence.
+
+    ``alpha``: the type I error (upper limit) of the test; ``beta_upper``: its type II
+    error upper limit; ``claimed``: f(alpha), which exceeds ``beta_upper``.
+    ``order``: "d,d'" for tests of T(M(d), M(d')), "d',d" for the reversed order.
+    """
+
+    alpha: float
+    beta_upper: float
+    claimed: float
+    order: str
+
+    @property
+    def gap(self) -> float:
+        return self.claimed - self.beta_upper
+
+
+@dataclass(frozen=True)
+class AuditCheck:
+    """The outcome of ``check``: ``passed`` or the ``violations`` (sorted by gap)."""
+
+    passed: bool
+    violations: tuple
+    estimate: AuditEstimate = field(repr=False)
+    claimed: TradeOff = field(repr=False)
+
+    @property
+    def alphas(self) -> np.ndarray:
+        """The α values where the claim is violated."""
+        return np.array([v.alpha for v in self.violations])
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def summary(self) -> str:
+        c = self.estimate.confidence
+        if self.passed:
+            return (f"no violation found at confidence {c:g} "
+                    f"({self.estimate.n_tests} tests, n = {self.estimate.n_d}/"
+                    f"{self.estimate.n_d_prime}); eps lower bound "
+                    f"{self.estimate.epsilon_lower_bound():.4g}")
+        v = self.violations[0]
+        return (f"claim violated at confidence {c:g} at {len(self.violations)} point(s); "
+                f"worst at alpha = {v.alpha:.4g} ({v.order}): beta <= {v.beta_upper:.4g} "
+                f"but the claim needs beta >= {v.claimed:.4g}")
+
+
+# ----------------------------------------------------------------------
+# Clopper–Pearson and the sample-size rule
+# ----------------------------------------------------------------------
+def clopper_pearson(k, n, gamma: float):
+    """Two-sided Clopper–Pearson limits, each side at level γ/2 (vectorised in k)."""
+    k = np.asarray(k, dtype=float)
+    with np.errstate(invalid="ignore"):
+        lo = np.where(k > 0, beta_dist.ppf(gamma / 2, k, n - k + 1), 0.0)
+        hi = np.where(k < n, beta_dist.ppf(1 - gamma / 2, k + 1, n - k), 1.0)
+    return lo, hi
+
+
+def min_samples(confidence: float, n_tests: int) -> int:
+    """Fewest counted samples per side for which any point can fall below 1 − α.
+
+    With γ = (1 − c)/(2K), zero errors give the upper limit 1 − (γ/2)^{1/n}; the
+    point (u, u) lies below Id iff u < 1/2 iff n > log₂(2/γ).
+    """
+    gamma = (1.0 - confidence) / (2.0 * n_tests)
+    return int(math.floor(math.log2(2.0 / gamma))) + 1
+
+
+# ----------------------------------------------------------------------
+# estimate
+# ----------------------------------------------------------------------
+def _scores(name: str, samples) -> np.ndarray:
+    arr = np.asarray(samples)
+    if arr.dtype == object:
+        raise TypeError(f"{name} must be numbers (scalar outputs); map categorical outputs "
+                        "to scores with log_ratio=")
+    arr = np.asarray(arr, dtype=float)
+    if arr.ndim != 1:
+        if arr.ndim == 2 and 1 in arr.shape:
+            arr = arr.ravel()
+        else:
+            raise ValueError(f"{name} must be a 1-D array of scalar outputs, got shape "
+                             f"{arr.shape}; audit one coordinate (or a scalar statistic)")
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} must not contain NaN")
+    return arr
+
+
+def _default_thresholds(pilot: np.ndarray, n_thresholds: int) -> np.ndarray:
+    """Midpoints between distinct pilot values if few, else pilot quantiles."""
+    values = np.unique(pilot[np.isfinite(pilot)])
+    if values.size == 0:
+        return np.array([0.0])
+    if values.size <= n_thresholds:
+        mids = 0.5 * (values[1:] + values[:-1])
+        return np.concatenate([[values[0] - 1.0], mids, [values[-1] + 1.0]])
+    qs = np.quantile(pilot[np.isfinite(pilot)], np.linspace(0.0, 1.0, n_thresholds))
+    return np.unique(qs)
+
+
+def estimate(samples_d, samples_d_prime, confidence: float = 0.95, *, thresholds=None,
+             log_ratio=None, densities=None, n_thresholds: int = 100,
+             pilot_fraction: float = 0.1) -> AuditEstimate:
+    """Empirical trade-off points of T(P, Q), P = law of ``samples_d``, Q = of ``samples_d_prime``.
+
+    ``thresholds``: fixed thresholds on the score (then every sample is counted).
+    Otherwise the first ``pilot_fraction`` of each sample set is held out and
+    ``n_thresholds`` quantiles of the pooled pilot scores are used (or the midpoints
+    between its distinct values, for discrete outputs).
+    ``log_ratio``: callable o ↦ log q(o)/p(o); ``densities``: a pair (p, q) of density
+    (or pmf) callables, giving log_ratio = log q − log p. With either, only the
+    Neyman–Pearson orientation "reject S when the ratio is large" is used.
+    See the module docstring for the confidence statement and the sample-size rule.
+    """
+    c = _validate.real("confidence", confidence, low=0.0, high=1.0, low_open=True,
+                       high_open=True)
+    n_thresholds = _validate.positive_int("n_thresholds", n_thresholds, low=1)
+    pf = _validate.real("pilot_fraction", pilot_fraction, low=0.0, high=1.0, low_open=True,
+                        high_open=True)
+    if log_ratio is not None and densities is not None:
+        raise ValueError("give at most one of log_ratio and densities")
+    if densities is not None:
+        p_fn, q_fn = densities
+        if not (callable(p_fn) and callable(q_fn)):
+            raise TypeError("densities must be a pair of callables (p, q)")
+
+        def log_ratio(o, p_fn=p_fn, q_fn=q_fn):
+            with np.errstate(divide="ignore"):
+                return np.log(q_fn(o)) - np.log(p_fn(o))
+    if log_ratio is not None and not callable(log_ratio):
+        raise TypeError("log_ratio must be a callable o -> log q(o)/p(o)")
+
+    x_raw, y_raw = samples_d, samples_d_prime
+    if log_ratio is not None:
+        x_raw, y_raw = log_ratio(np.asarray(x_raw)), log_ratio(np.asarray(y_raw))
+    x = _scores("samples_d", x_raw)
+    y = _scores("samples_d_prime", y_raw)
+
+    if thresholds is None:
+        kx, ky = int(math.ceil(pf * x.size)), int(math.ceil(pf * y.size))
+        t = _default_thresholds(np.concatenate([x[:kx], y[:ky]]), n_thresholds)
+        x, y = x[kx:], y[ky:]
+        held = (kx, ky)
+    else:
+        t = np.unique(_validate.reals("thresholds", thresholds, allow_inf=True).ravel())
+        held = (0, 0)
+    orient = [1] if log_ratio is not None else [1, -1]
+    n_tests = t.size * len(orient)
+    need = min_samples(c, n_tests)
+    if min(x.size, y.size) < need:
+        scale = 1.0 / (1.0 - pf) if thresholds is None else 1.0
+        raise ValueError(
+            f"too few audit samples for confidence {c:g} with {n_tests} tests: "
+            f"{x.size} and {y.size} samples are counted (after holding out {held[0]} and "
+            f"{held[1]} for the pilot), at least {need} per side are needed "
+            f"(about {int(math.ceil(need * scale))} per side in total); "
+            "pass more samples, fewer thresholds or a lower confidence")
+
+    xs, ys = np.sort(x), np.sort(y)
+    # counts of x > t, x < t, y <= t, y >= t
+    x_gt = x.size - np.searchsorted(xs, t, side="right")
+    x_lt = np.searchsorted(xs, t, side="left")
+    y_le = np.searchsorted(ys, t, side="right")
+    y_ge = y.size - np.searchsorted(ys, t, side="left")
+    ka = [x_gt] + ([x_lt] if -1 in orient else [])
+    kb = [y_le] + ([y_ge] if -1 in orient else [])
+    ka, kb = np.concatenate(ka), np.concatenate(kb)
+    thr = np.concatenate([t] * len(orient))
+    ori = np.concatenate([np.full(t.size, o) for o in orient])
+
+    gamma = (1.0 - c) / (2.0 * n_tests)
+    a_lo, a_hi = clopper_pearson(ka, x.size, gamma)
+    b_lo, b_hi = clopper_pearson(kb, y.size, gamma)
+    hull = from_points(a_hi, b_hi)
+    return AuditEstimate(thresholds=thr, orientation=ori, alpha=ka / x.size,
+                         beta=kb / y.size, alpha_lower=a_lo, alpha_upper=a_hi,
+                         beta_lower=b_lo, beta_upper=b_hi, confidence=c, n_d=int(x.size),
+                         n_d_prime=int(y.size), tradeoff=hull)
+
+
+# ----------------------------------------------------------------------
+# check
+# ----------------------------------------------------------------------
+def check(mechanism_or_samples, claimed_f: TradeOff | None = None,
+          confidence: float = 0.95, *, n: int = 100_000, rng=None, inputs=None,
+          thresholds=None, log_ratio=None, densities=None, n_thresholds: int = 100,
+          pilot_fraction: float = 0.1, both_orders: bool = True) -> AuditCheck:
+    """Test a claimed guarantee f against samples; pass, or name the α where it fails.
+
+    ``mechanism_or_samples``: either a pair (samples_d, samples_d_prime), or a
+    mechanism (``release``/``sample``, ``audit_inputs``, ``audit_scores``, and
+    ``tradeoff`` -- the default claim). For a mechanism, ``n`` outputs are drawn on
+    each of ``inputs`` (default ``mechanism.audit_inputs()``) with ``rng``, and the
+    thresholds are chosen on a separate pilot draw of max(1000, n/10) outputs, so
+    all n are counted.
+
+    Statement: if f is a valid bound for this pair, the probability that ``check``
+    reports any violation is at most 1 − ``confidence`` (Bonferroni over all
+    Clopper–Pearson intervals; see the module docstring). ``both_orders`` also tests
+    the reversed pair (Q, P) against f, which f-DP covers as well.
+    """
+    from fdp.mechanisms._base import generator
+    if isinstance(mechanism_or_samples, (tuple, list)) and len(mechanism_or_samples) == 2:
+        if claimed_f is None:
+            raise ValueError("claimed_f is required when samples are given")
+        xs, ys = mechanism_or_samples
+        est = estimate(xs, ys, confidence, thresholds=thresholds, log_ratio=log_ratio,
+                       densities=densities, n_thresholds=n_thresholds,
+                       pilot_fraction=pilot_fraction)
+    else:
+        mech = mechanism_or_samples
+        for attr in ("sample", "audit_scores"):
+            if not hasattr(mech, attr):
+                raise TypeError(f"mechanism_or_samples must be a pair of sample arrays or a "
+                                f"mechanism with .{attr}; got {type(mech).__name__}")
+        if claimed_f is None:
+            claimed_f = mech.tradeoff
+        n = _validate.positive_int("n", n)
+        g = generator(rng)
+        d, d_prime = inputs if inputs is not None else mech.audit_inputs()
+        n_pilot = max(1000, n // 10)
+        if log_ratio is None and densities is None:
+            score = lambda o: mech.audit_scores(o, d, d_prime)  # noqa: E731
+        else:
+            score = None
+        if thresholds is None:
+            pilot = [mech.sample(d, n_pilot, g), mech.sample(d_prime, n_pilot, g)]
+            if score is not None:
+                pilot = [score(o) for o in pilot]
+            elif log_ratio is not None:
+                pilot = [log_ratio(np.asarray(o)) for o in pilot]
+            else:
+                pilot = [np.log(densities[1](np.asarray(o))) - np.log(densities[0](
+                    np.asarray(o))) for o in pilot]
+            thresholds = _default_thresholds(_scores("pilot", np.concatenate(pilot)),
+                                             n_thresholds)
+        xs, ys = mech.sample(d, n, g), mech.sample(d_prime, n, g)
+        if score is not None:
+            xs, ys = score(xs), score(ys)
+        est = estimate(xs, ys, confidence, thresholds=thresholds, log_ratio=log_ratio,
+                       densities=densities)
+    if not isinstance(claimed_f, TradeOff):
+        raise TypeError(f"claimed_f must be a TradeOff, got {type(claimed_f).__name__}")
+
+    a, b = est.alpha_upper, est.beta_upper
+    violations = []
+    need = claimed_f._beta(a)
+    for i in np.flatnonzero(b < need):
+        violations.append(Violation(float(a[i]), float(b[i]), float(need[i]), "d,d'"))
+    if both_orders:
+        need_r = claimed_f._beta(b)
+        for i in np.flatnonzero(a < need_r):
+            violations.append(Violation(float(b[i]), float(a[i]), float(need_r[i]), "d',d"))
+    violations.sort(key=lambda v: -v.gap)
+    return AuditCheck(passed=not violations, violations=tuple(violations), estimate=est,
+                      claimed=claimed_f)

@@ -1,0 +1,29 @@
+"""Noise calibration of the classical Gaussian mechanism (for comparison plots)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fdp import _validate
+
+
+def classic_gaussian_sigma(eps, delta, sensitivity=1.0) -> float:
+    """σ = Δ √(2 ln(1.25/δ)) / ε (Dwork & Roth 2014, Thm 3.22), valid for ε < 1.
+
+    The classical sufficient condition for (ε, δ)-DP; ``analytic_gaussian_sigma``
+    gives the exact (smallest) σ.
+    """
+    e = _validate.real("eps", eps, low=0.0, high=1.0, low_open=True, high_open=True)
+    d = _validate.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+    s = _validate.real("sensitivity", sensitivity, low=0.0, low_open=True)
+    return float(s * np.sqrt(2.0 * np.log(1.25 / d)) / e)
+
+
+def analytic_gaussian_sigma(eps, delta, sensitivity=1.0) -> float:
+    """The smallest σ for which N(0, σ²) noise gives (ε, δ)-DP (Balle & Wang 2018):
+    σ = Δ/μ with μ the largest μ-GDP implying (ε, δ) (DRS Cor 2.13, ``fdp.gdp_mu``)."""
+    e = _validate.real("eps", eps, low=0.0)
+    d = _validate.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+    s = _validate.real("sensitivity", sensitivity, low=0.0, low_open=True)
+    from fdp.conversions.gdp import gdp_mu
+    return float(s / gdp_mu(e, d))

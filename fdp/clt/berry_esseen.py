@@ -1,0 +1,267 @@
+"""The central limit theorem for trade-off functions, with its Berry–Esseen band.
+
+DRS Theorem 3.4 (Berry–Esseen): for symmetric f_1, …, f_n with
+kl = (kl(f_i)), κ2 = (κ2(f_i)), κ̄3 = (κ̄3(f_i)),
+
+    μ = 2‖kl‖₁ / √(‖κ2‖₁ − ‖kl‖₂²),   γ = 0.56 ‖κ̄3‖₁ / (‖κ2‖₁ − ‖kl‖₂²)^{3/2},
+
+    G_μ(α + γ) − γ ≤ f_1 ⊗ … ⊗ f_n(α) ≤ G_μ(α − γ) + γ   for α ∈ [γ, 1 − γ].
+
+DRS Thm 3.5 (CLT) and their (ε, δ) CLT (§3.2): the composition tends to G_μ, and
+⊗ f_{ε_i,δ_i} to G_μ ⊗ f_{0, 1−e^{−Σδ_i}}. Here each δ part is split off exactly
+(``functionals``: f_i = g_i ⊗ f_{0,δ_i}), so ⊗ f_i = (⊗ g_i) ⊗ f_{0,δ} with
+δ = 1 − Π(1 − δ_i) *exactly*, and the theorem is applied to ⊗ g_i. This δ is never
+smaller than DRS's limit 1 − e^{−Σδ_i} and agrees with it as max δ_i → 0.
+
+The band as trade-off functions. The inequalities hold on [γ, 1 − γ] only; both
+sides are extended to [0, 1] by facts every trade-off function f obeys (f is
+non-increasing, 0 ≤ f(α) ≤ 1 − α) and then convexified:
+
+* lower: h(α) = max(0, G_μ(max(α, γ) + γ) − γ) ≤ f on [0, 1] (for α < γ use
+  f(α) ≥ f(γ)); f is convex, so f ≥ h** (lower convex envelope). ``BerryEsseenLower``
+  evaluates h** exactly: the tangent line from (0, h(0)) to the convex part, then
+  the curve.
+* upper: u = 1 − α on [0, γ], min(1 − α, G_μ(α − γ) + γ) on [γ, 1 − γ],
+  min(1 − α, G_μ(1 − 2γ) + γ) on [1 − γ, 1] is ≥ f; a convex f below u is below u**,
+  and below the lower convex hull of any samples of u: the upper side is that hull
+  (``fdp.from_points``), a piecewise-linear trade-off function.
+
+When γ ≥ 1/2 the interval [γ, 1 − γ] is empty and the band says nothing: the
+result has ``vacuous=True``, lower = 0 (f_{0,1}) and upper = Id.
+
+The CLT is an approximation, not a privacy bound: ``approx`` may be more optimistic
+than the truth (Gopi et al. 2021 for DP-SGD). Only [lower, upper] is guaranteed, and
+only when the functionals are exact (``accuracy == 0``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fdp import _validate
+from fdp.clt.functionals import Functionals, functionals
+from fdp.clt.with_delta import with_delta
+from fdp.conversions.gdp import gdp_beta
+from fdp.tradeoff import TradeOff, _alpha_grid, golden_max
+
+#: The Berry–Esseen constant used by DRS Thm 3.4.
+BERRY_ESSEEN_CONSTANT = 0.56
+
+
+@dataclass(frozen=True)
+class BerryEsseenLower(TradeOff):
+    """The lower side of the DRS Thm 3.4 band, convexified: h** with
+    h(α) = max(0, G_μ(max(α, γ) + γ) − γ) (see the module docstring)."""
+
+    mu: float
+    gamma: float
+    _tangent: float = field(init=False, repr=False, compare=False)
+    _slope: float = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        mu = _validate.real("mu", self.mu, low=0.0)
+        gamma = _validate.real("gamma", self.gamma, low=0.0, high=0.5, high_open=True)
+        object.__setattr__(self, "mu", mu)
+        object.__setattr__(self, "gamma", gamma)
+        c = self._curve(np.array([gamma]))[0]
+        if gamma == 0.0 or c <= 0.0:
+            object.__setattr__(self, "_tangent", 0.0)
+            object.__setattr__(self, "_slope", 0.0)
+            return
+        # Tangent from (0, c) to the convex curve on [γ, α0], α0 where it reaches 0:
+        # the chord slope (φ(α) − c)/α is unimodal there: its derivative is −ψ/α²
+        # with ψ = φ − c − αφ' decreasing.
+        alpha0 = 1.0 - gamma
+        lo, hi = gamma, alpha0
+
+        def neg_slope(a):
+            return -(self._curve(a) - c) / a
+
+        t = float(golden_max(neg_slope, np.array([lo]), np.array([hi]))[0])
+        s = float((self._curve(np.array([t]))[0] - c) / t)
+        # _beta takes min(line, curve): h is itself a lower bound, so search error
+        # can cost convexity at rounding level but never validity.
+        object.__setattr__(self, "_tangent", t)
+        object.__setattr__(self, "_slope", s)
+
+    def _curve(self, alpha: np.ndarray) -> np.ndarray:
+        """φ(α) = max(0, G_μ(min(max(α, γ) + γ, 1)) − γ)."""
+        g = self.gamma
+        x = np.minimum(np.maximum(alpha, g) + g, 1.0)
+        return np.maximum(0.0, gdp_beta(self.mu, x) - g)
+
+    @property
+    def symmetric(self) -> bool:
+        return False
+
+    def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        if self._tangent == 0.0:
+            return self._curve(alpha)
+        c = self._curve(np.array([self.gamma]))[0]
+        line = np.maximum(0.0, c + self._slope * alpha)
+        return np.where(alpha < self._tangent, np.minimum(line, self._curve(alpha)),
+                        self._curve(alpha))
+
+    def latex(self) -> str:
+        return rf"\mathrm{{BE}}^-_{{{self.mu:g},{self.gamma:g}}}"
+
+
+def berry_esseen_upper(mu: float, gamma: float, points: int = 4001) -> TradeOff:
+    """The upper side of the DRS Thm 3.4 band as a piecewise-linear trade-off function:
+    the lower convex hull of samples of u (module docstring); ≥ u** ≥ f."""
+    a = np.unique(np.concatenate([np.linspace(0.0, 1.0, points), _alpha_grid(501)]))
+    u = 1.0 - a
+    inside = (a >= gamma) & (a <= 1.0 - gamma)
+    u = np.where(inside, np.minimum(u, gdp_beta(mu, np.clip(a - gamma, 0.0, 1.0)) + gamma), u)
+    right = a > 1.0 - gamma
+    if right.any() and 1.0 - 2.0 * gamma >= 0.0:
+        cap = gdp_beta(mu, np.array([1.0 - 2.0 * gamma]))[0] + gamma
+        u = np.where(right, np.minimum(u, cap), u)
+    from fdp.families import from_points
+    return from_points(a, np.clip(u, 0.0, 1.0))
+
+
+@dataclass(frozen=True)
+class CLTResult:
+    """The CLT approximation of a composition and its Berry–Esseen band.
+
+    ``approx`` = G_μ ⊗ f_{0,δ} is an APPROXIMATION, not a privacy guarantee.
+    ``lower`` ≤ truth ≤ ``upper`` is guaranteed by DRS Thm 3.4 (exact functionals,
+    ``accuracy == 0``); ``vacuous`` is True when γ ≥ 1/2 and the band is trivial.
+    """
+
+    mu: float
+    gamma: float
+    delta: float
+    approx: TradeOff
+    lower: TradeOff
+    upper: TradeOff
+    n: int
+    vacuous: bool
+    accuracy: float
+    functionals: tuple[Functionals, ...] = field(repr=False)
+
+    def __repr__(self):
+        band = "vacuous (gamma >= 1/2)" if self.vacuous else f"gamma={self.gamma:.4g}"
+        return (f"CLTResult(mu={self.mu:.6g}, {band}, delta={self.delta:.3g}, n={self.n}; "
+                "approximation, not a bound: the guarantee is the [lower, upper] band)")
+
+    def epsilon(self, delta):
+        """ε(δ) of the CLT approximation (NOT a bound; see ``epsilon_band``)."""
+        return self.approx.epsilon(delta)
+
+    def epsilon_band(self, delta):
+        """(ε of ``upper``, ε of ``lower``): the ε the Berry–Esseen band allows at δ."""
+        return self.upper.epsilon(delta), self.lower.epsilon(delta)
+
+
+def _as_list(fs) -> list[TradeOff]:
+    if isinstance(fs, TradeOff):
+        fs = [fs]
+    try:
+        items = list(fs)
+    except TypeError:
+        raise TypeError(f"fs must be a TradeOff or an iterable of them, got "
+                        f"{type(fs).__name__}") from None
+    if not items:
+        raise ValueError("fs must contain at least one trade-off function (got an empty list)")
+    for i, f in enumerate(items):
+        if not isinstance(f, TradeOff):
+            raise TypeError(f"fs[{i}] must be a TradeOff, got {type(f).__name__}")
+    return items
+
+
+def _grouped(items: list[TradeOff]) -> list[tuple[TradeOff, int]]:
+    counts: dict = {}
+    order: list = []
+    for f in items:
+        try:
+            key = ("h", f)
+            hash(f)
+        except TypeError:
+            key = ("id", id(f))
+        if key not in counts:
+            counts[key] = [f, 0]
+            order.append(key)
+        counts[key][1] += 1
+    return [(counts[k][0], counts[k][1]) for k in order]
+
+
+def is_symmetric(f: TradeOff, tol: float = 1e-9) -> bool:
+    """True if f is known symmetric, or f and f⁻¹ agree within ``tol`` on a grid."""
+    if f.symmetric:
+        return True
+    a = _alpha_grid(401)
+    return bool(np.max(np.abs(f(a) - f.inverse()(a))) <= tol)
+
+
+def _prepare(items, symmetrize, need_symmetric: bool):
+    out = []
+    for idx, (f, n) in enumerate(_grouped(items)):
+        if need_symmetric and not is_symmetric(f):
+            if symmetrize is None:
+                raise ValueError(
+                    f"the Berry-Esseen CLT (DRS Thm 3.4) needs symmetric trade-off functions, "
+                    f"but {f!r} is not symmetric (f != f^-1). Pass symmetrize='two_sided' "
+                    "(max{f, f^-1}: valid if the bound holds for both orders of each "
+                    "neighbour pair) or symmetrize='one_sided' (min{f, f^-1}**: valid when "
+                    "only one order is known, e.g. add/remove neighbours).")
+            if symmetrize == "two_sided":
+                f = f.symmetrize()
+            elif symmetrize == "one_sided":
+                f = f.symmetrize(one_sided=True)
+        out.append((f, n))
+    return out
+
+
+def _check_symmetrize(symmetrize):
+    if symmetrize not in (None, "two_sided", "one_sided"):
+        raise ValueError(f"symmetrize must be None, 'two_sided' or 'one_sided', got "
+                         f"{symmetrize!r}")
+
+
+def clt(fs, *, symmetrize: str | None = None) -> CLTResult:
+    """CLT approximation G_μ (⊗ f_{0,δ}) of f_1 ⊗ … ⊗ f_n and its Berry–Esseen band
+    (DRS Thms 3.4, 3.5 and the (ε, δ) CLT of §3.2; MATH.md §6). See the module docstring for the formulas.
+
+    ``fs``: a non-empty list of trade-off functions (equal ones are counted, so
+    ``[f] * 1000`` is cheap). The theorem needs symmetric f_i; an asymmetric input
+    raises ValueError unless ``symmetrize`` says how to symmetrise it
+    ("two_sided" = max{f, f⁻¹}, "one_sided" = min{f, f⁻¹}**).
+
+    Check (DRS §3.2): ten f_{0.5,0} give μ = 1.5976, γ = 0.1936.
+    """
+    _check_symmetrize(symmetrize)
+    items = _as_list(fs)
+    prepared = _prepare(items, symmetrize, need_symmetric=True)
+    funcs = [(functionals(f), n) for f, n in prepared]
+    n_total = sum(n for _, n in prepared)
+    kl = sum(n * fn.kl for fn, n in funcs)
+    k2 = sum(n * fn.kappa2 for fn, n in funcs)
+    kl_sq = sum(n * fn.kl ** 2 for fn, n in funcs)
+    k3b = sum(n * fn.kappa3_bar for fn, n in funcs)
+    log_keep = sum(n * np.log1p(-fn.delta) if fn.delta < 1.0 else -np.inf for fn, n in funcs)
+    delta = float(-np.expm1(log_keep)) + 0.0  # + 0.0: no −0.0
+    accuracy = max(fn.accuracy for fn, _ in funcs)
+    var = k2 - kl_sq
+    if var <= 1e-300 * max(1.0, k2):
+        mu, gamma = 0.0, 0.0
+    else:
+        mu = float(2.0 * kl / np.sqrt(var))
+        gamma = float(BERRY_ESSEEN_CONSTANT * k3b / var ** 1.5)
+    from fdp.families import EpsDelta, Gaussian, Identity
+    if delta >= 1.0:
+        zero = EpsDelta(0.0, 1.0)
+        return CLTResult(mu, gamma, 1.0, zero, zero, zero, n_total, False, accuracy,
+                         tuple(fn for fn, _ in funcs))
+    approx = with_delta(Gaussian(mu), delta)
+    vacuous = gamma >= 0.5
+    if vacuous:
+        lower, upper = EpsDelta(0.0, 1.0), with_delta(Identity(), delta)
+    else:
+        lower = with_delta(BerryEsseenLower(mu, gamma), delta)
+        upper = with_delta(berry_esseen_upper(mu, gamma), delta)
+    return CLTResult(mu, gamma, delta, approx, lower, upper, n_total, vacuous, accuracy,
+                     tuple(fn for fn, _ in funcs))

@@ -1,0 +1,66 @@
+"""g ⊗ f_{0,δ} in closed form (MATH.md §4).
+
+(g ⊗ f_{0,δ})(α) = (1 − δ) g(α/(1 − δ)) on [0, 1 − δ] and 0 after; its privacy
+profile is δ_f(ε) = δ + (1 − δ) δ_g(ε). The CLT with (ε, δ) inputs (DRS §3.2)
+approximates ⊗ f_{ε_i,δ_i} by G_μ ⊗ f_{0,δ}; this wrapper keeps that exact and
+cheap instead of sending a Gaussian and a finite pair to the numeric engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from fdp import _validate
+from fdp.tradeoff import TradeOff
+
+
+@dataclass(frozen=True)
+class WithDelta(TradeOff):
+    """base ⊗ f_{0,d}: (1 − d)·base(α/(1 − d)) for α ≤ 1 − d, else 0.
+
+    (The field is ``d``, not ``delta``, so that ``f.delta(eps)`` stays the privacy
+    profile.)"""
+
+    base: TradeOff
+    d: float
+
+    def __post_init__(self):
+        if not isinstance(self.base, TradeOff):
+            raise TypeError(f"base must be a TradeOff, got {type(self.base).__name__}")
+        object.__setattr__(self, "d", _validate.real("d", self.d, low=0.0, high=1.0,
+                                                     high_open=True))
+
+    @property
+    def symmetric(self) -> bool:
+        return self.base.symmetric
+
+    @property
+    def is_exact(self) -> bool:
+        return self.base.is_exact
+
+    def _scaled(self, fn, alpha: np.ndarray) -> np.ndarray:
+        keep = 1.0 - self.d
+        x = np.minimum(alpha / keep, 1.0)
+        return np.where(alpha >= keep, 0.0, keep * fn(x))
+
+    def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        return self._scaled(self.base._beta, alpha)
+
+    def _upper(self, alpha: np.ndarray) -> np.ndarray:
+        return self._scaled(self.base._upper, alpha)
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        return self.d + (1.0 - self.d) * self.base._delta(eps)
+
+    def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
+        return self.d + (1.0 - self.d) * self.base._delta_lower(eps)
+
+    def latex(self) -> str:
+        return rf"{self.base.latex()} \otimes f_{{0,{self.d:g}}}"
+
+
+def with_delta(base: TradeOff, delta: float) -> TradeOff:
+    """base ⊗ f_{0,δ}; ``base`` itself when δ = 0."""
+    return base if delta == 0.0 else WithDelta(base, delta)

@@ -1,0 +1,420 @@
+"""Discretise one trade-off function onto the lattice ΔZ, on both sides.
+
+Work with Y = e^L under P (the likelihood ratio). For any pair,
+δ(ε) = E_P[(Y − e^ε)₊] + Q(L = +∞), so δ is an increasing convex functional of
+the law of Y: if Y' ≤_icx Y (E φ(Y') ≤ E φ(Y) for every increasing convex φ)
+then δ' ≤ δ at every ε. Independent products preserve ≤_icx, which is why
+each side stays on its side after composition.
+
+Pessimistic (``pessimistic``): "connect the dots" (Doroshenko et al. 2022).
+The P-mass of every cell [x_c, x_{c+1}] (x_c = e^{cΔ}) is split between its two
+ends so that its mean in Y is kept: a mean-preserving spread, Y ≤_cx Y_pess.
+Equivalently δ_pess is the chord interpolation of the convex δ in e^ε, exact at
+every grid point. Below the grid, mass moves up to the first point (keeping its
+Q-mass); above it, mass goes to L = +∞.
+
+Optimistic (``optimistic``): the mirror image needs a mean-preserving
+*contraction* onto the grid. (1) Each cell's mass becomes one atom at its
+conditional mean m_c (Jensen). (2a) Half of atom c and half of atom c+1 merge
+onto the grid point x_{c+1} between them, in the proportion that keeps their
+mean. (2b) "Pair two apart": what is left of atom c and of atom c+2 is merged onto the two grid points x_{c+1}, x_{c+2} between them with
+their joint mean kept — a two-point measure replaced by a measure on the
+interval it spans with the same mass and mean is a contraction. (3) What is left
+(near atoms and edges, where neighbouring masses differ a lot) is merged with
+mass already on a grid point K = 1, 2, 4, … cells away, again onto the grid
+point between them with the mean kept. (4) Only the remainder is rounded down
+(Y decreases, Q-mass is lost and recorded). Below the grid, mass goes to L = −∞;
+above it, mass moves down to the last point keeping its P-mass.
+Steps (1)–(3) keep E_P[Y] (the Q-mass) exactly, so the optimistic side loses
+Q-mass only in (4) and in the far tails, and its gap to the truth does not grow
+like n·Δ under n-fold composition.
+
+Functions without an exact law (``fdp.engine.laws``) are discretised through
+their privacy profile: the pessimistic side is the chord interpolation of
+δ(kΔ) (the same connect-the-dots measure), the optimistic side the finite pair
+of chords of f between the tangent points α*(kΔ) (chords of a convex f lie above
+it, so T of that pair is ≥ f), then steps (2)–(4).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import expit
+
+from fdp.engine.lattice import OPTIMISTIC, PESSIMISTIC, TINY, Lattice, check_size
+from fdp.engine.laws import interval_masses, loss_range
+from fdp.tradeoff import LOGIT_SEARCH, golden_max
+
+TAIL = 1e-40      # law tails below this Q-mass are not gridded
+SCAN = np.linspace(-40.0, 40.0, 801)
+
+
+# ----------------------------------------------------------------------
+# Entry point
+# ----------------------------------------------------------------------
+def discretise(f, step: float, side: str | None = None):
+    """The ``side`` lattice of f on the grid ΔZ (see the module docstring).
+
+    With ``side=None`` returns both, (pessimistic, optimistic), sharing the work.
+    """
+    from fdp.engine.numeric import Numeric
+    if side is None:
+        both = _both(f, step)
+        if both is not None:
+            return both
+        return discretise(f, step, PESSIMISTIC), discretise(f, step, OPTIMISTIC)
+    if isinstance(f, Numeric) and f.single:
+        return _regrid(f.lattice(side), step)
+    both = _both(f, step, side)
+    if both is not None:
+        return both[0] if side == PESSIMISTIC else both[1]
+    return _from_profile(f, step, side)
+
+
+def _both(f, step, side=None):
+    """Both lattices from the exact law of f (or one, the other None); None if no law."""
+    from fdp.engine.numeric import Numeric
+    if isinstance(f, Numeric):
+        return None
+    rng = loss_range(f)
+    if rng is None:
+        return None
+    kmin, kmax = _grid_range(rng, step)
+    edges = np.arange(kmin, kmax + 1) * step
+    masses = interval_masses(f, edges)
+    if masses is None:
+        return None
+    kappa, pi, q_inf, _ = masses
+    # masses far below any reachable δ slow the arithmetic (subnormals): the
+    # pessimistic side moves them to +inf, the optimistic side drops them
+    small = kappa < TINY
+    dropped = float(kappa[small].sum())
+    kappa, pi = np.where(small, 0.0, kappa), np.where(small, 0.0, pi)
+    return (_spread(kappa, pi, q_inf + dropped, kmin, step) if side != OPTIMISTIC else None,
+            _contract_masses(kappa, pi, q_inf, kmin, step) if side != PESSIMISTIC else None)
+
+
+def _grid_range(rng, step):
+    lo, hi = rng
+    kmin = math.floor(lo / step) - 1
+    kmax = max(math.floor(hi / step) + 2, kmin + 2)   # hi lies strictly inside
+    check_size(kmax - kmin + 1, "discretised factor")
+    return kmin, kmax
+
+
+def _cells(kappa, pi, kmin, step):
+    """Cell masses and conditional locations m_c ∈ [l_c, l_c + Δ].
+
+    A point mass that sits on a grid point up to rounding (m within 1e-9 Δ of the
+    cell's top) is moved to the next cell's bottom, where it belongs exactly.
+    """
+    K = kappa.size - 2
+    k, p = kappa[1:-1].copy(), pi[1:-1].copy()
+    lc = (kmin + np.arange(K)) * step
+    with np.errstate(divide="ignore", invalid="ignore"):
+        m = np.where((p > 0) & (k > 0), np.log(k) - np.log(p), lc + step)
+    top = (k > 0) & (lc + step - m < 1e-9 * step)
+    top[-1] = False
+    if top.any():
+        i = np.flatnonzero(top)
+        k[i + 1] += k[i]
+        p[i + 1] += p[i]
+        k[i] = 0.0
+        p[i] = 0.0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            m = np.where((p > 0) & (k > 0), np.log(k) - np.log(p), lc + step)
+    m = np.clip(m, lc, lc + step)
+    return k, p, m, lc
+
+
+# ----------------------------------------------------------------------
+# Pessimistic: connect the dots (mean-preserving spread in Y)
+# ----------------------------------------------------------------------
+def _spread(kappa, pi, q_inf, kmin, step) -> Lattice:
+    """Split each cell's Q-mass between its ends keeping the mean of Y under P.
+
+    For a cell [l_c, l_c + Δ) whose mass has conditional location m = log(κ/π),
+    the upper end gets Q-mass κ·(1 − e^{l_c − m}) / (1 − e^{−Δ}).
+    """
+    K = kappa.size - 2                     # number of cells
+    q = np.zeros(K + 1)
+    q[0] += kappa[0]                       # below the grid: up to the first point
+    k, p, m, lc = _cells(kappa, pi, kmin, step)
+    up = k * (-np.expm1(lc - m)) / (-math.expm1(-step))
+    up = np.clip(np.where(k > 0, up, 0.0), 0.0, k)
+    q[1:] += up
+    q[:-1] += k - up
+    return Lattice(step, kmin, q, q_inf + float(kappa[-1]), 0.0, PESSIMISTIC)
+
+
+# ----------------------------------------------------------------------
+# Optimistic: mean-preserving contraction onto the grid (in Y under P)
+# ----------------------------------------------------------------------
+def _contract_masses(kappa, pi, q_inf, kmin, step) -> Lattice:
+    K = kappa.size - 2
+    k, p, m, lc = _cells(kappa, pi, kmin, step)
+    lost = float(kappa[0])                 # below the grid: to L = −∞
+    nu, lost_c = contract(m, p, kmin, step)
+    lost += lost_c
+    # above the grid: down to the last point, P-mass kept
+    top = (kmin + K) * step
+    tail_q = float(kappa[-1])
+    if tail_q > 0 and pi[-1] > 0:
+        nu[-1] += float(pi[-1])
+        lost += tail_q - float(pi[-1]) * math.exp(top)
+    q = nu * np.exp((kmin + np.arange(K + 1)) * step)
+    lat = Lattice(step, kmin, q, q_inf, 0.0, OPTIMISTIC)
+    object.__setattr__(lat, "lost", lost)
+    return lat
+
+
+def contract(m: np.ndarray, p: np.ndarray, kmin: int, step: float):
+    """Contract atoms (P-mass p_c at loss m_c ∈ [l_c, l_c + Δ]) onto grid points.
+
+    Returns the P-masses ν on the K + 1 grid points and the Q-mass lost by the
+    final rounding down. All merges keep the P-mean of Y = e^L (see the module
+    docstring); distances are computed relative to a grid point so that nothing
+    overflows.
+    """
+    K = m.size
+    lc = (kmin + np.arange(K)) * step
+    h = math.expm1(step)
+    nu = np.zeros(K + 1)
+    left = np.zeros(K)
+    # (0) atoms on a grid point (up to rounding) are already where they belong
+    on = (m - lc) <= 1e-12 * step
+    nu[:-1] += np.where(on, p, 0.0)
+    p = np.where(on, 0.0, p)
+    # (2a) adjacent pairs: the right half of atom c and the left half of atom c + 1
+    # merge onto the one grid point x_{c+1} between them, in the proportion that
+    # puts their mean exactly there (units x_{c+1})
+    rest = p.copy()
+    if K >= 2:
+        a, b = 0.5 * p[:-1], 0.5 * p[1:]
+        ga = -np.expm1(m[:-1] - lc[1:])                 # x_{c+1} − m_c
+        gb = np.expm1(m[1:] - lc[1:])                   # m_{c+1} − x_{c+1}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            a2 = np.where(a * ga > b * gb, b * gb / ga, a)
+            b2 = np.where(a * ga > b * gb, b, np.where(gb > 0, a * ga / gb, 0.0))
+        a2 = np.minimum(np.nan_to_num(a2), a)
+        b2 = np.minimum(np.nan_to_num(b2), b)
+        nu[1:K] += a2 + b2
+        rest[:-1] -= a2
+        rest[1:] -= b2
+        np.maximum(rest, 0.0, out=rest)
+    half = 0.5 * rest
+    # (2b) pair cell c with cell c + 2 onto grid points c + 1, c + 2 (units x_{c+1})
+    if K >= 3:
+        a, b = half[:-2], half[2:]
+        gap_a = -np.expm1(m[:-2] - lc[1:-1])                  # m_c below x_{c+1}
+        gap_b = math.exp(step) * np.expm1(m[2:] - lc[2:])     # m_{c+2} above x_{c+2}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            a2 = np.where(a * gap_a <= b * (h + gap_b), a, b * (h + gap_b) / gap_a)
+            b2 = np.where(b * gap_b <= a2 * (h + gap_a), b, a2 * (h + gap_a) / gap_b)
+            tot = a2 + b2
+            M = np.where(tot > 0, (b2 * (h + gap_b) - a2 * gap_a) / tot, 0.0)
+        w = np.clip(M / h, 0.0, 1.0)
+        nu[1:K - 1] += tot * (1.0 - w)
+        nu[2:K] += tot * w
+        left[:-2] += a - a2
+        left[2:] += b - b2
+        left[-2:] += half[-2:]
+        left[:2] += half[:2]
+    else:
+        left += rest
+    # (3) merge leftovers: pairwise among themselves, then with the nearest grid mass
+    g_down = np.expm1(m - lc)                 # (m_c − x_c)/x_c
+    g_up = -np.expm1(m - lc - step)           # (x_{c+1} − m_c)/x_{c+1}
+    for offset in (0, 1):
+        _merge_leftovers(left, m, nu, lc, g_down, offset)
+    for _ in range(3):
+        for biggest in (False, True):
+            for down in (True, False):
+                if left.max(initial=0.0) > 0.0:
+                    _merge_with_grid(left, nu, g_down, g_up, step, down, biggest)
+    # (4) round the remainder down to x_c
+    nu[:-1] += left
+    lost = float(left @ (np.exp(lc) * g_down))
+    return nu, lost
+
+
+def _merge_with_grid(left, nu, g_down, g_up, step, down, biggest=False):
+    """Merge each leftover atom with the nearest (or the largest) grid mass below/above.
+
+    Down: the atom λ at m_c and mass t at grid point x_j < x_c land together on
+    x_c, with t (x_c − x_j) = λ (m_c − x_c). Up: with grid mass at x_j > x_{c+1},
+    landing on x_{c+1}. A grid point chosen by several atoms is shared equally.
+    """
+    req = np.flatnonzero(left > 0)
+    nz = np.flatnonzero(nu > 0)
+    if req.size == 0 or nz.size == 0:
+        return
+    if biggest:
+        n = nu.size
+        j = np.arange(n)
+        if down:   # index of the largest ν_j with j < c
+            run = np.maximum.accumulate(np.where(nu == np.maximum.accumulate(nu), j, 0))
+            cand = np.where(req >= 1, run[np.maximum(req - 1, 0)], -1)
+            ok = (req >= 1) & (nu[np.maximum(cand, 0)] > 0)
+        else:      # index of the largest ν_j with j > c + 1
+            r = nu[::-1]
+            run = np.maximum.accumulate(np.where(r == np.maximum.accumulate(r), j, 0))
+            back = n - 1 - run                      # largest at or after position
+            nxt = req + 2
+            cand = np.where(nxt < n, back[np.minimum(n - 1 - nxt, n - 1)], -1)
+            ok = (nxt < n) & (nu[np.maximum(cand, 0)] > 0)
+        nz = None
+    if down and nz is None:
+        req, partner = req[ok], cand[ok]
+        land = req
+        H = -np.expm1((partner - req) * step)
+        g = g_down[req]
+    elif nz is None:
+        req, partner = req[ok], cand[ok]
+        land = req + 1
+        H = np.expm1((partner - req - 1) * step)
+        g = g_up[req]
+    elif down:
+        pos = np.searchsorted(nz, req, side="left") - 1
+        ok = pos >= 0
+        req, partner = req[ok], nz[pos[ok]]
+        land = req
+        H = -np.expm1((partner - req) * step)
+        g = g_down[req]
+    else:
+        pos = np.searchsorted(nz, req + 1, side="right")
+        ok = pos < nz.size
+        req, partner = req[ok], nz[pos[ok]]
+        land = req + 1
+        H = np.expm1((partner - req - 1) * step)
+        g = g_up[req]
+    if req.size == 0:
+        return
+    share = np.bincount(partner, minlength=nu.size)[partner]
+    cap = nu[partner] / share
+    lam = left[req]
+    need = lam * g / H
+    use_t = np.minimum(need, cap)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        use_l = np.where(need > cap, cap * H / g, lam)
+    use_l = np.minimum(np.nan_to_num(use_l, nan=0.0, posinf=0.0), lam)
+    np.subtract.at(nu, partner, use_t)
+    np.maximum(nu, 0.0, out=nu)
+    np.add.at(nu, land, use_l + use_t)
+    left[req] -= use_l
+
+
+def _merge_leftovers(left, m, nu, lc, g_down, offset):
+    """Pair consecutive leftover atoms a < b: b lands on x_b with a share of a.
+
+    The share t of atom a (at m_a < x_b) satisfies t (x_b − m_a) = λ_b (m_b − x_b).
+    """
+    r = np.flatnonzero(left > 0)[offset:]
+    if r.size < 2:
+        return
+    r = r[: 2 * (r.size // 2)]
+    a, b = r[0::2], r[1::2]
+    H = -np.expm1(m[a] - lc[b])
+    lam = left[b]
+    need = lam * g_down[b]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        need = np.where(H > 0, need / H, np.inf)
+    cap = left[a]
+    use_t = np.minimum(need, cap)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        use_l = np.where(need > cap, cap * H / g_down[b], lam)
+    use_l = np.minimum(np.nan_to_num(use_l, nan=0.0, posinf=0.0), lam)
+    left[a] -= use_t
+    np.maximum(left, 0.0, out=left)
+    nu[b] += use_l + use_t
+    left[b] -= use_l
+
+
+# ----------------------------------------------------------------------
+# Regridding a lattice (a composed result used as a factor)
+# ----------------------------------------------------------------------
+def _regrid(lat: Lattice, step: float) -> Lattice:
+    if lat.step == step:
+        return lat
+    L = lat.losses
+    q = lat.q
+    p = q * np.exp(-L)
+    kmin = math.floor(L[0] / step) - 1
+    kmax = max(math.floor(L[-1] / step) + 2, kmin + 2)
+    check_size(kmax - kmin + 1, "regridded factor")
+    edges = np.arange(kmin, kmax + 1) * step
+    idx = np.searchsorted(edges, L, side="right")
+    kappa = np.bincount(idx, weights=q, minlength=edges.size + 1)
+    pi = np.bincount(idx, weights=p, minlength=edges.size + 1)
+    if lat.side == PESSIMISTIC:
+        out = _spread(kappa, pi, lat.q_inf, kmin, step)
+    else:
+        out = _contract_masses(kappa, pi, lat.q_inf, kmin, step)
+    return Lattice(step, out.k0, out.q, out.q_inf, lat.slack, lat.side)
+
+
+# ----------------------------------------------------------------------
+# Through the privacy profile (any convex f)
+# ----------------------------------------------------------------------
+def _tangent_alpha(beta, eps: np.ndarray) -> np.ndarray:
+    """α*(ε) = argmax_α (1 − β(α) − e^ε α), by golden-section search in logit(α)."""
+    y = np.exp(np.minimum(eps, 700.0))
+
+    def objective(u):
+        a = expit(u)
+        return 1.0 - beta(a) - y * a
+    lo = np.full(eps.shape, LOGIT_SEARCH[0])
+    hi = np.full(eps.shape, LOGIT_SEARCH[1])
+    return expit(golden_max(objective, lo, hi))
+
+
+def profile_range(f) -> tuple[float, float]:
+    """Losses carrying all but ~1e-20 of the mass, read off δ and the tangent points."""
+    d = f._delta(SCAN)
+    d_inf = float(f._delta(np.array([np.inf]))[0])
+    above = np.flatnonzero(d - d_inf > 1e-20)
+    hi = SCAN[above[-1] + 1] if above.size and above[-1] + 1 < SCAN.size else SCAN[-1]
+    a = _tangent_alpha(f._upper, SCAN)
+    q_below = f._upper(a)                      # Q(L ≤ ε) at the tangent point
+    low = np.flatnonzero(q_below <= 1e-20)
+    lo = SCAN[low[-1]] if low.size else SCAN[0]
+    if hi <= lo:
+        hi = lo + 1.0
+    return float(lo), float(hi)
+
+
+def _from_profile(f, step: float, side: str) -> Lattice:
+    kmin, kmax = _grid_range(profile_range(f), step)
+    grid = np.arange(kmin, kmax + 1) * step
+    x = np.exp(grid)
+    if side == PESSIMISTIC:
+        D = f._delta(grid)
+        # slopes of the chord interpolation of δ in x = e^ε, through (0, 1)
+        s = np.empty(grid.size + 1)
+        s[0] = (D[0] - 1.0) / x[0]
+        s[1:-1] = np.diff(D) / np.diff(x)
+        s[-1] = 0.0
+        s = np.maximum.accumulate(np.minimum(s, 0.0))   # convexity, raising δ only
+        q = x * np.diff(s)
+        q_inf = max(float(D[-1]), 1.0 - math.fsum(q))
+        return Lattice(step, kmin, q, q_inf, 0.0, PESSIMISTIC)
+    beta = f._upper
+    a = np.minimum.accumulate(_tangent_alpha(beta, grid))   # decreasing in ε
+    fa = beta(a)
+    f0 = float(beta(np.zeros(1))[0])
+    f1 = float(beta(np.ones(1))[0])
+    A = np.concatenate([[1.0], a, [0.0]])[::-1]              # increasing α
+    B = np.concatenate([[f1], fa, [f0]])[::-1]               # f at those α
+    B = np.maximum.accumulate(B[::-1])[::-1]                 # non-increasing
+    P = np.diff(A)
+    Q = -np.diff(B)
+    live = (P > 0) & (Q > 0)
+    P, Q = P[live], Q[live]
+    loc = np.log(Q) - np.log(P)
+    edges = grid
+    idx = np.searchsorted(edges, loc, side="right")
+    kappa = np.bincount(idx, weights=Q, minlength=edges.size + 1)
+    pi = np.bincount(idx, weights=P, minlength=edges.size + 1)
+    return _contract_masses(kappa, pi, 1.0 - f0, kmin, step)

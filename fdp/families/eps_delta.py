@@ -1,0 +1,130 @@
+"""(ε, δ)-DP and randomized response as trade-off functions (DRS §2.3, MATH.md §2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit
+
+from fdp import _validate
+from fdp.families.finite_pair import FinitePair
+from fdp.tradeoff import TradeOff
+
+
+class _DeltaParameter(float):
+    """The δ of f_{ε,δ}: a float that, called with ε, gives the privacy profile.
+
+    ``EpsDelta(1, 1e-5).delta == 1e-5`` (the parameter) while
+    ``EpsDelta(1, 1e-5).delta(0.5)`` is δ(0.5), as for every TradeOff.
+    """
+
+    __slots__ = ("_owner",)
+
+    def __new__(cls, value: float, owner: TradeOff):
+        obj = super().__new__(cls, value)
+        obj._owner = owner
+        return obj
+
+    def __call__(self, eps):
+        return TradeOff.delta(self._owner, eps)
+
+    def __repr__(self):
+        return float.__repr__(self)
+
+
+class EpsDelta(TradeOff):
+    """f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)} (DRS eq. 2.4).
+
+    (ε, δ)-DP ⇔ f_{ε,δ}-DP (DRS Prop 2.5). Kink at α = (1 − δ)/(1 + e^ε). Exact pair:
+    P = (δ, (1−δ)e^ε/(1+e^ε), (1−δ)/(1+e^ε), 0), Q the reverse, with losses
+    −inf, −ε, ε, +inf; so compositions are exact (KOV; MATH.md §4).
+    ``f.delta`` is the parameter δ and, called as ``f.delta(eps)``, the profile.
+    """
+
+    __slots__ = ("eps", "_delta_value")
+
+    def __init__(self, eps: float, delta: float = 0.0):
+        object.__setattr__(self, "eps", _validate.real("eps", eps, low=0.0))
+        object.__setattr__(self, "_delta_value", _validate.probability("delta", delta))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("EpsDelta is immutable")
+
+    @property
+    def delta(self) -> _DeltaParameter:  # type: ignore[override]
+        return _DeltaParameter(self._delta_value, self)
+
+    def __eq__(self, other):
+        return (type(other) is EpsDelta and self.eps == other.eps
+                and self._delta_value == other._delta_value)
+
+    def __hash__(self):
+        return hash(("EpsDelta", self.eps, self._delta_value))
+
+    def __repr__(self):
+        return f"EpsDelta(eps={self.eps!r}, delta={self._delta_value!r})"
+
+    @property
+    def symmetric(self) -> bool:
+        return True
+
+    def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        e, d = self.eps, self._delta_value
+        with np.errstate(over="ignore", invalid="ignore"):
+            steep = np.where(alpha == 0.0, 1.0 - d, 1.0 - d - np.exp(e) * alpha)
+        flat = np.exp(-e) * (1.0 - d - alpha)
+        return np.maximum(0.0, np.maximum(steep, flat))
+
+    def _pair(self) -> FinitePair:
+        e, d = self.eps, self._delta_value
+        hi, lo = (1.0 - d) * expit(e), (1.0 - d) * expit(-e)
+        return FinitePair.from_atoms([np.inf, e, -e, -np.inf], [0.0, lo, hi, d], [d, hi, lo, 0.0])
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        return self._pair()._delta(eps)
+
+    def pure_epsilon(self) -> float:
+        return self.eps if self._delta_value == 0.0 else np.inf
+
+    def latex(self) -> str:
+        return rf"f_{{{self.eps:g},{self._delta_value:g}}}"
+
+
+@dataclass(frozen=True)
+class RandomizedResponse(TradeOff):
+    """k-ary randomized response with parameter ε (Warner 1965; Kairouz et al. 2016).
+
+    Report the true value with probability e^ε/(e^ε + k − 1), each other value with
+    1/(e^ε + k − 1). For neighbouring inputs x ≠ x' the output pair has losses
+    −ε (output x), +ε (output x') and 0 (the k − 2 others): T(P, Q) is exact and
+    piecewise linear; k = 2 gives f_{ε,0}.
+    """
+
+    eps: float
+    k: int = 2
+
+    def __post_init__(self):
+        object.__setattr__(self, "eps", _validate.real("eps", self.eps, low=0.0))
+        object.__setattr__(self, "k", _validate.positive_int("k", self.k, low=2))
+
+    @property
+    def symmetric(self) -> bool:
+        return True
+
+    def _pair(self) -> FinitePair:
+        e, k = self.eps, self.k
+        # Normalise in log space: z = e^ε + k − 1.
+        log_z = np.logaddexp(e, np.log(k - 1.0))
+        big, small = np.exp(e - log_z), np.exp(-log_z)
+        rest = (k - 2) * small
+        return FinitePair.from_atoms([e, 0.0, -e], [small, rest, big], [big, rest, small])
+
+    def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        return self._pair()._beta(alpha)
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        return self._pair()._delta(eps)
+
+    def latex(self) -> str:
+        return rf"\mathrm{{RR}}_{{{self.eps:g},{self.k}}}"

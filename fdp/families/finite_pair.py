@@ -1,0 +1,146 @@
+"""Exact trade-off functions of pairs of finite distributions.
+
+For P, Q on the same finite outcomes, T(P, Q) is piecewise linear: by the
+Neyman–Pearson lemma the optimal tests reject outcomes in decreasing order of the
+likelihood ratio q/p. Rejecting the atoms with the k largest ratios gives the
+vertex (α_k, β_k) = (Σ_{i≤k} p_i, 1 − Σ_{i≤k} q_i) (DRS §2, MATH.md §2).
+
+Atoms are stored by privacy loss L = log(q/p), sorted decreasing, equal losses
+merged; L = +inf (p = 0) and L = −inf (q = 0) are allowed. Composition is the
+product pair, whose losses add (DRS Def 3.1): ``product`` forms it and merges
+equal losses, so lattices (f_{ε,0}, randomized response) stay small.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fdp import _validate
+from fdp.families.piecewise import PiecewiseLinear
+
+# Losses closer than this (relative to max(1, |L|)) are one atom: sums of the same
+# ε in a different order differ by rounding only.
+MERGE_RTOL = 1e-9
+# Largest product the exact composition forms before handing over to the engine.
+MAX_ATOMS = 4_000_000
+
+
+class FinitePair(PiecewiseLinear):
+    """T(P, Q) for finite pmfs, exact (Neyman–Pearson); atoms ``log_ratio``, ``p``, ``q``."""
+
+    __slots__ = ("log_ratio", "p", "q")
+
+    def __init__(self, log_ratio, p, q):
+        L = np.asarray(log_ratio, dtype=float)
+        p = np.asarray(p, dtype=float)
+        q = np.asarray(q, dtype=float)
+        for arr in (L, p, q):
+            arr.setflags(write=False)
+        # Vertex k rejects the k atoms of largest loss: α_k = Σ_{i<k} p_i, and both
+        # 1 − β_k = Σ_{i<k} q_i (head sums, accurate where β is near 1) and
+        # β_k = Σ_{i≥k} q_i (tail sums, accurate where β is near 0) are kept.
+        alphas = np.concatenate([[0.0], np.cumsum(p)])
+        gains = np.concatenate([[0.0], np.cumsum(q)])
+        tails = np.concatenate([np.cumsum(q[::-1])[::-1], [0.0]])
+        betas = np.where(gains <= 0.5, 1.0 - gains, tails)
+        # Of vertices with equal α (atoms with p = 0) keep the last: the lowest β.
+        keep = np.concatenate([alphas[1:] > alphas[:-1], [True]])
+        alphas, gains, betas = alphas[keep], gains[keep], betas[keep]
+        # Masses sum to one up to rounding (checked by the constructors): pin the ends.
+        alphas[-1] = 1.0
+        gains = np.minimum(gains, 1.0)
+        betas = np.minimum(betas, 1.0)
+        super().__init__(alphas, betas, gains)
+        object.__setattr__(self, "log_ratio", L)
+        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "q", q)
+
+    @classmethod
+    def from_atoms(cls, log_ratio, p, q) -> FinitePair:
+        """Sort atoms by decreasing loss, merge equal losses, drop empty atoms."""
+        L = np.asarray(log_ratio, dtype=float).ravel()
+        p = np.asarray(p, dtype=float).ravel()
+        q = np.asarray(q, dtype=float).ravel()
+        live = (p > 0) | (q > 0)
+        L, p, q = L[live], p[live], q[live]
+        order = np.argsort(-L, kind="stable")
+        L, p, q = L[order], p[order], q[order]
+        finite = np.isfinite(L)
+        Lf = np.where(finite, L, 0.0)
+        close = (finite[1:] & finite[:-1]
+                 & (np.abs(np.diff(Lf)) <= MERGE_RTOL * np.maximum(1.0, np.abs(Lf[1:]))))
+        same_inf = ~finite[1:] & (L[1:] == L[:-1])
+        step = ~(close | same_inf)
+        starts = np.concatenate([[0], np.flatnonzero(step) + 1]) if L.size else np.array([], int)
+        p_m = np.add.reduceat(p, starts) if L.size else p
+        q_m = np.add.reduceat(q, starts) if L.size else q
+        with np.errstate(divide="ignore"):
+            L_m = np.where(np.isfinite(L[starts]), np.log(q_m) - np.log(p_m), L[starts])
+        return cls(L_m, p_m, q_m)
+
+    def __repr__(self):
+        return f"FinitePair({self.p.size} atoms)"
+
+    def latex(self) -> str:
+        return rf"T(P,Q)_{{{self.p.size}}}"
+
+    def _pair(self) -> FinitePair:
+        return self
+
+    def _inverse(self) -> FinitePair:
+        """T(Q, P): swap the pmfs, negate the losses."""
+        return FinitePair.from_atoms(-self.log_ratio, self.q, self.p)
+
+    @property
+    def symmetric(self) -> bool:
+        inv = self._inverse()
+        if inv.p.size != self.p.size:
+            return False
+        return bool(np.allclose(inv.p, self.p, rtol=1e-12, atol=1e-15)
+                    and np.allclose(inv.q, self.q, rtol=1e-12, atol=1e-15))
+
+
+def from_pair(p_probs, q_probs) -> FinitePair:
+    """Exact T(P, Q) of two pmfs on the same finite outcomes (Neyman–Pearson).
+
+    Each pmf must be non-negative and sum to 1 within 1e-9; it is not renormalised.
+    """
+    p = _validate.reals("p_probs", p_probs, low=0.0, high=1.0).ravel()
+    q = _validate.reals("q_probs", q_probs, low=0.0, high=1.0).ravel()
+    if p.shape != q.shape:
+        raise ValueError(f"p_probs and q_probs must have the same length, got {p.size} and {q.size}")
+    for name, v in (("p_probs", p), ("q_probs", q)):
+        if abs(v.sum() - 1.0) > 1e-9:
+            raise ValueError(f"{name} must sum to 1 (within 1e-9), got {v.sum()!r}")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        L = np.log(q) - np.log(p)
+    return FinitePair.from_atoms(L, p, q)
+
+
+def product(a: FinitePair, b: FinitePair) -> FinitePair:
+    """The pair (P × P', Q × Q'): T of it is T(P,Q) ⊗ T(P',Q') (DRS Def 3.1)."""
+    size = a.p.size * b.p.size
+    if size > MAX_ATOMS:
+        raise MemoryError(
+            f"exact composition would form {size} atoms (limit {MAX_ATOMS}); "
+            "use the numeric engine (fdp.compose(..., tol=...))")
+    with np.errstate(invalid="ignore"):
+        L = (a.log_ratio[:, None] + b.log_ratio[None, :]).ravel()
+    p = (a.p[:, None] * b.p[None, :]).ravel()
+    q = (a.q[:, None] * b.q[None, :]).ravel()
+    # +inf + −inf has p = q = 0 and is dropped by from_atoms.
+    L = np.where(np.isnan(L), 0.0, L)
+    return FinitePair.from_atoms(L, p, q)
+
+
+def power(f: FinitePair, n: int) -> FinitePair:
+    """n-fold product by repeated squaring, merging equal losses at every step."""
+    result = None
+    base = f
+    while n:
+        if n & 1:
+            result = base if result is None else product(result, base)
+        n >>= 1
+        if n:
+            base = product(base, base)
+    return result

@@ -1,0 +1,55 @@
+"""Gaussian trade-off functions G_μ = T(N(0,1), N(μ,1)) (DRS Def 2.7)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from fdp import _validate
+from fdp.conversions.gdp import _log_delta, gdp_beta
+from fdp.tradeoff import TradeOff
+
+
+@dataclass(frozen=True)
+class Gaussian(TradeOff):
+    """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) (DRS eq. 2.3), μ ≥ 0.
+
+    The Gaussian mechanism θ + N(0, Δ²/μ²) is μ-GDP. Symmetric; G_a ⊗ G_b = G_√(a²+b²)
+    (DRS Cor 3.3); μ-GDP gives kμ-GDP for groups of size k (DRS Thm 2.14).
+    Evaluated through ``ndtri`` of α (not of 1 − α) near α → 0 for accuracy.
+    """
+
+    mu: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "mu", _validate.real("mu", self.mu, low=0.0))
+
+    @property
+    def symmetric(self) -> bool:
+        return True
+
+    def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        return gdp_beta(self.mu, alpha)
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        """δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (DRS Cor 2.13), all real ε."""
+        return np.exp(_log_delta(self.mu, np.asarray(eps, dtype=float)))
+
+    def _group(self, k: int) -> TradeOff:
+        return Gaussian(k * self.mu)
+
+    def advantage(self) -> float:
+        """Φ(μ/2) − Φ(−μ/2)."""
+        from scipy.special import ndtr
+        return float(ndtr(self.mu / 2) - ndtr(-self.mu / 2))
+
+    def gdp_mu(self) -> float:
+        return self.mu
+
+    def pure_epsilon(self) -> float:
+        """G_μ has slope −∞ at α = 0, so no f_{ε,0} lies below it unless μ = 0."""
+        return 0.0 if self.mu == 0.0 else float("inf")
+
+    def latex(self) -> str:
+        return rf"G_{{{self.mu:g}}}"

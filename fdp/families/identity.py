@@ -1,0 +1,42 @@
+"""The identity trade-off Id(α) = 1 − α: perfect privacy (DRS §2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from fdp.tradeoff import TradeOff
+
+
+@dataclass(frozen=True)
+class Identity(TradeOff):
+    """Id(α) = 1 − α = T(P, P); the neutral element of ⊗ (DRS Prop 3.2)."""
+
+    @property
+    def symmetric(self) -> bool:
+        return True
+
+    def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        return 1.0 - alpha
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        """δ(ε) = max(0, 1 − e^ε)."""
+        e = np.asarray(eps, dtype=float)
+        return -np.expm1(np.minimum(e, 0.0))
+
+    def _pair(self):
+        from fdp.families.finite_pair import FinitePair
+        return FinitePair.from_atoms([0.0], [1.0], [1.0])
+
+    def _group(self, k: int) -> TradeOff:
+        return self
+
+    def gdp_mu(self) -> float:
+        return 0.0
+
+    def pure_epsilon(self) -> float:
+        return 0.0
+
+    def latex(self) -> str:
+        return r"\mathrm{Id}"

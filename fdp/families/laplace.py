@@ -1,0 +1,52 @@
+"""Laplace trade-off functions L_μ = T(Lap(0,1), Lap(μ,1)) (DRS Appendix A)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from fdp import _validate
+from fdp.tradeoff import TradeOff
+
+
+@dataclass(frozen=True)
+class Laplace(TradeOff):
+    """L_μ(α) for μ ≥ 0 (DRS Appendix A):
+
+        1 − e^μ α            for α < e^{−μ}/2,
+        e^{−μ} / (4α)        for e^{−μ}/2 ≤ α ≤ 1/2,
+        e^{−μ} (1 − α)       for α > 1/2.
+
+    The Laplace mechanism with scale b = Δ/ε is L_ε-DP, which is strictly stronger
+    than f_{ε,0}. Symmetric.
+    """
+
+    mu: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "mu", _validate.real("mu", self.mu, low=0.0))
+
+    @property
+    def symmetric(self) -> bool:
+        return True
+
+    def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        mu = self.mu
+        a = np.asarray(alpha, dtype=float)
+        kink = 0.5 * np.exp(-mu)
+        with np.errstate(divide="ignore"):
+            middle = np.exp(-mu) / (4.0 * np.maximum(a, kink))
+        return np.where(a < kink, 1.0 - np.exp(mu) * a,
+                        np.where(a <= 0.5, middle, np.exp(-mu) * (1.0 - a)))
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        """δ(ε) = 1 − e^{(ε−μ)/2} on [−μ, μ], 0 above μ, 1 − e^ε below −μ."""
+        e = np.asarray(eps, dtype=float)
+        mu = self.mu
+        inside = -np.expm1((np.clip(e, -mu, mu) - mu) / 2.0)
+        below = -np.expm1(np.minimum(e, 0.0))
+        return np.where(e >= mu, 0.0, np.where(e < -mu, below, inside))
+
+    def latex(self) -> str:
+        return rf"L_{{{self.mu:g}}}"

@@ -1,0 +1,129 @@
+"""Piecewise-linear trade-off functions given by their vertices.
+
+``from_points`` takes observed (α, β) points and returns the lower convex hull of
+{(α_i, β_i)} ∪ {(0, 1), (1, 0)} (Andrew's monotone chain, as the R package ``fdp``
+does). The hull is convex, non-increasing and below 1 − α by construction, so it is
+a trade-off function: the most private one consistent with the points.
+
+Its privacy profile is exact: δ(ε) = max_i (1 − β_i − e^ε α_i), attained at the
+vertex where the slope crosses −e^ε (DRS Prop 2.12).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fdp import _validate
+from fdp.tradeoff import TradeOff
+
+
+class PiecewiseLinear(TradeOff):
+    """A convex piecewise-linear trade-off function through vertices (α_i, β_i).
+
+    Vertices are stored with α strictly increasing from 0 to 1; ``gains`` holds
+    1 − β_i, kept separately so that finite pairs keep their tail masses to full
+    relative precision. f(0) may be below 1 (a vertical drop at α = 0).
+    """
+
+    __slots__ = ("alphas", "betas", "gains")
+
+    def __init__(self, alphas, betas, gains=None):
+        a = np.ascontiguousarray(alphas, dtype=float)
+        b = np.ascontiguousarray(betas, dtype=float)
+        g = 1.0 - b if gains is None else np.ascontiguousarray(gains, dtype=float)
+        for arr in (a, b, g):
+            arr.setflags(write=False)
+        object.__setattr__(self, "alphas", a)
+        object.__setattr__(self, "betas", b)
+        object.__setattr__(self, "gains", g)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __eq__(self, other):
+        return (type(other) is type(self) and np.array_equal(self.alphas, other.alphas)
+                and np.array_equal(self.betas, other.betas))
+
+    def __hash__(self):
+        return hash((type(self).__name__, self.alphas.tobytes(), self.betas.tobytes()))
+
+    def __repr__(self):
+        return f"PiecewiseLinear({len(self.alphas)} vertices)"
+
+    def latex(self) -> str:
+        return rf"f_{{\mathrm{{PL}},{len(self.alphas)}}}"
+
+    # --- evaluation -----------------------------------------------------
+    def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        return np.interp(alpha, self.alphas, self.betas)
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        return vertex_delta(self.alphas, self.gains, eps)
+
+    def _inverse(self) -> TradeOff:
+        return _from_vertices(self.betas[::-1], self.alphas[::-1])
+
+    @property
+    def symmetric(self) -> bool:
+        inv_b = np.interp(self.alphas, self.betas[::-1], self.alphas[::-1])
+        return bool(np.allclose(inv_b, self.betas, rtol=0, atol=1e-14))
+
+
+def vertex_delta(alphas: np.ndarray, gains: np.ndarray, eps: np.ndarray) -> np.ndarray:
+    """max_i (gains_i − e^ε α_i) over the vertices of a convex piecewise-linear f.
+
+    The maximiser is the first vertex whose right slope is ≥ −e^ε; slopes of a convex
+    function are sorted, so one ``searchsorted`` finds it for every ε at once.
+    """
+    e = np.asarray(eps, dtype=float)
+    y = np.exp(np.minimum(e, 709.0))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        slopes = -np.diff(gains) / np.diff(alphas)
+    slopes = np.maximum.accumulate(slopes)  # exact for a convex f; guards rounding
+    j = np.searchsorted(slopes, -y.ravel(), side="left").reshape(y.shape)
+    a_j = alphas[j]
+    with np.errstate(invalid="ignore"):
+        term = np.where(a_j == 0.0, 0.0, y * a_j)
+    out = gains[j] - term
+    out = np.where(np.isposinf(e), gains[0], out)
+    return np.maximum(out, 0.0)
+
+
+def lower_convex_hull(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Lower convex hull of points (Andrew's monotone chain), sorted by x.
+
+    Points with equal x keep the lowest y. Collinear middle points are dropped.
+    """
+    order = np.lexsort((y, x))
+    x, y = x[order], y[order]
+    keep = np.concatenate([[True], np.diff(x) > 0])
+    x, y = x[keep], y[keep]
+    hx: list[float] = []
+    hy: list[float] = []
+    for px, py in zip(x.tolist(), y.tolist()):
+        while len(hx) >= 2 and (
+            (hx[-1] - hx[-2]) * (py - hy[-2]) - (hy[-1] - hy[-2]) * (px - hx[-2]) <= 0.0
+        ):
+            hx.pop()
+            hy.pop()
+        hx.append(px)
+        hy.append(py)
+    return np.array(hx), np.array(hy)
+
+
+def from_points(alpha, beta) -> PiecewiseLinear:
+    """The lower convex hull of {(α_i, β_i)} ∪ {(0, 1), (1, 0)}.
+
+    This is the trade-off function of the observed points, as in the R package
+    ``fdp``: convex, non-increasing and ≤ 1 − α. Coordinates must lie in [0, 1].
+    """
+    a = _validate.reals("alpha", alpha, low=0.0, high=1.0).ravel()
+    b = _validate.reals("beta", beta, low=0.0, high=1.0).ravel()
+    if a.shape != b.shape:
+        raise ValueError(f"alpha and beta must have the same length, got {a.size} and {b.size}")
+    return _from_vertices(a, b)
+
+
+def _from_vertices(a: np.ndarray, b: np.ndarray) -> PiecewiseLinear:
+    hx, hy = lower_convex_hull(np.concatenate([[0.0, 1.0], a]), np.concatenate([[1.0, 0.0], b]))
+    return PiecewiseLinear(hx, hy)

@@ -1,0 +1,75 @@
+"""What every mechanism in ``fdp.mechanisms`` answers.
+
+A mechanism is an immutable value object (a frozen dataclass) with
+
+* ``tradeoff`` -- its f-DP guarantee as an ``fdp.TradeOff`` (exact where known);
+* ``release(value, rng=None)`` -- a noisy answer, vectorised over an array of queries;
+* ``sample(value, n, rng=None)`` -- n independent releases on the same input (auditing);
+* ``audit_inputs()`` -- a worst-case neighbouring pair (value, value') for auditing;
+* ``audit_scores(outputs, value, value')`` -- a real score per output whose large
+  values favour value' (the log-likelihood ratio where the mechanism knows it), so
+  that threshold tests on the score are Neyman–Pearson tests.
+
+``fdp.audit.check(mechanism, ...)`` uses only these five names, so a user's own
+mechanism can be audited by providing them.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def generator(rng) -> np.random.Generator:
+    """A numpy Generator from None (fresh OS entropy), an int seed, or a Generator."""
+    if rng is None:
+        return np.random.default_rng()
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, (numbers.Integral, np.random.SeedSequence)) and not isinstance(rng, bool):
+        return np.random.default_rng(rng)
+    raise TypeError(f"rng must be None, an int seed or a numpy.random.Generator, "
+                    f"got {type(rng).__name__}")
+
+
+def finite_values(name: str, value) -> np.ndarray:
+    """A float array with every entry finite (NaN and ±inf refused)."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be real numbers: {exc}") from None
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    return arr
+
+
+def positive(name: str, x) -> float:
+    """A finite real > 0."""
+    from fdp import _validate
+    return _validate.real(name, x, low=0.0, low_open=True)
+
+
+def like(value, out):
+    """Return a Python scalar when the caller passed a scalar."""
+    if np.ndim(value) == 0 and np.ndim(out) == 0:
+        return out.item() if hasattr(out, "item") else out
+    return out
+
+
+class Mechanism:
+    """Base of the mechanisms: the default ``sample`` repeats the input n times."""
+
+    __slots__ = ()
+
+    def sample(self, value, n: int, rng=None) -> np.ndarray:
+        """n independent releases of the mechanism on the same input ``value``."""
+        from fdp import _validate
+        n = _validate.positive_int("n", n)
+        arr = np.asarray(value)
+        batch = np.broadcast_to(arr, (n,) + arr.shape)
+        return np.asarray(self.release(batch, rng=generator(rng)))
+
+    def audit_scores(self, outputs, value, value_prime) -> np.ndarray:
+        """Scores for threshold tests; by default the (scalar) outputs themselves."""
+        return np.asarray(outputs, dtype=float)

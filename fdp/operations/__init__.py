@@ -1,0 +1,6 @@
+"""Operations on trade-off functions: composition, inversion, envelopes, group, subsampling."""
+
+from fdp.operations.compose import compose
+from fdp.operations.envelope import envelope, strongest
+
+__all__ = ["compose", "envelope", "strongest"]

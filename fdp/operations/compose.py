@@ -1,0 +1,154 @@
+"""Composition f ⊗ g = T(P × P', Q × Q') (DRS Def 3.1, MATH.md §4): the rule table.
+
+Every composition goes through ``compose``. Factors are first flattened and equal
+factors counted; then each factor is routed by the one table ``_RULES`` below:
+
+    Identity            neutral, dropped                         (DRS Prop 3.2)
+    Gaussian            G_a ⊗ G_b = G_√(a²+b²), closed           (DRS Cor 3.3)
+    EpsDelta^n          binomial form of f_{ε,δ}^{⊗n}, exact    (KOV Thm 3.3)
+    exact finite pair   product pair, equal losses merged, exact (DRS Def 3.1)
+    anything else       the numeric engine, certified bracket     (fdp.engine)
+
+Closed forms stay closed; the numeric engine is the fallback, used only when two
+kinds with no common closed form meet (for example Gaussian with Laplace).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+from scipy.stats import binom
+
+from fdp import _validate
+from fdp.families.eps_delta import EpsDelta
+from fdp.families.finite_pair import FinitePair, MAX_ATOMS
+from fdp.families.finite_pair import power as pair_power
+from fdp.families.finite_pair import product as pair_product
+from fdp.families.gaussian import Gaussian
+from fdp.families.identity import Identity
+from fdp.tradeoff import TradeOff
+
+
+def eps_delta_power(f: EpsDelta, n: int) -> FinitePair:
+    """f_{ε,δ}^{⊗n} exactly (MATH.md §4, equivalent to KOV Thm 3.3).
+
+    f_{ε,δ} = f_{ε,0} ⊗ f_{0,δ}. The n-fold f_{ε,0} is the pair of Binomial(n, q) and
+    Binomial(n, 1 − q) counts of the loss +ε, q = 1/(1 + e^ε): loss (2j − n)ε with
+    P-mass Bin(j; n, q), Q-mass Bin(j; n, 1 − q). The δ part composes to
+    f_{0, 1 − (1 − δ)^n}, an atom of loss +inf (Q-mass δ_n) and one of −inf (P-mass δ_n).
+    """
+    eps, delta = f.eps, float(f.delta)
+    j = np.arange(n + 1)
+    q = 1.0 / (1.0 + np.exp(eps))
+    p_mass = binom.pmf(j, n, q)
+    q_mass = binom.pmf(j, n, 1.0 - q)
+    L = (2.0 * j - n) * eps
+    d_n = -np.expm1(n * np.log1p(-delta)) if delta < 1.0 else 1.0
+    keep = 1.0 - d_n
+    return FinitePair.from_atoms(
+        np.concatenate([[np.inf], L, [-np.inf]]),
+        np.concatenate([[0.0], keep * p_mass, [d_n]]),
+        np.concatenate([[d_n], keep * q_mass, [0.0]]))
+
+
+# ----------------------------------------------------------------------
+# The rule table: (kind, test, reducer). A reducer takes [(factor, count), ...]
+# of its kind and returns one TradeOff.
+# ----------------------------------------------------------------------
+def _gaussians(items):
+    return Gaussian(float(np.sqrt(sum(n * g.mu ** 2 for g, n in items))))
+
+
+def _pairs(items):
+    parts = [eps_delta_power(f, n) if isinstance(f, EpsDelta) else pair_power(f._pair(), n)
+             for f, n in items]
+    parts.sort(key=lambda pr: pr.p.size)
+    out = parts[0]
+    for part in parts[1:]:
+        out = pair_product(out, part)
+    return out
+
+
+_RULES = (
+    ("neutral", lambda f: isinstance(f, Identity), None),
+    ("gaussian", lambda f: isinstance(f, Gaussian), _gaussians),
+    ("pair", lambda f: isinstance(f, EpsDelta) or f._pair() is not None, _pairs),
+)
+
+
+def _kind(f: TradeOff) -> str:
+    for name, test, _ in _RULES:
+        if test(f):
+            return name
+    return "numeric"
+
+
+def compose(*fs: TradeOff, tol: float | None = None) -> TradeOff:
+    """f_1 ⊗ f_2 ⊗ … (DRS Def 3.1); adaptive composition of f_i-DP mechanisms is ⊗f_i-DP.
+
+    Closed forms are kept (see the module table); anything else is composed by
+    the numeric engine and returned with a certified bracket. ``tol`` is the
+    engine's accuracy (see ``fdp.engine``), unused for closed forms.
+    """
+    if len(fs) == 1 and isinstance(fs[0], (list, tuple)):
+        fs = tuple(fs[0])
+    if not fs:
+        raise ValueError("compose needs at least one trade-off function")
+    for f in fs:
+        if not isinstance(f, TradeOff):
+            raise TypeError(f"compose takes TradeOff objects, got {type(f).__name__}")
+    if tol is not None:
+        _validate.real("tol", tol, low=0.0, low_open=True)
+    return _compose_counted(list(_count(fs).items()), tol)
+
+
+def _count(fs) -> Counter:
+    counts: Counter = Counter()
+    for f in fs:
+        try:
+            counts[f] += 1
+        except TypeError:  # unhashable: keep as its own factor
+            counts[_Unhashable(f)] += 1
+    return counts
+
+
+class _Unhashable:
+    def __init__(self, f):
+        self.f = f
+
+
+def _compose_counted(items, tol):
+    items = [(f.f if isinstance(f, _Unhashable) else f, n) for f, n in items]
+    by_kind: dict[str, list] = {}
+    for f, n in items:
+        by_kind.setdefault(_kind(f), []).append((f, n))
+    by_kind.pop("neutral", None)
+    reduced: list[tuple[TradeOff, int]] = []
+    for name, _, reducer in _RULES:
+        if name in by_kind and reducer is not None:
+            group = by_kind.pop(name)
+            try:
+                reduced.append((reducer(group), 1))
+            except MemoryError:
+                reduced.extend(group)  # too many atoms for the exact route
+    reduced.extend(by_kind.pop("numeric", []))
+    if not reduced:
+        return Identity()
+    if len(reduced) == 1 and reduced[0][1] == 1:
+        return reduced[0][0]
+    from fdp.engine import compose_numeric
+    return compose_numeric(reduced, tol)
+
+
+def power(f: TradeOff, n: int) -> TradeOff:
+    """f^{⊗n}; n = 0 gives Id. Negative or non-integer n is refused."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) and not (
+            isinstance(n, float) and n.is_integer()):
+        raise ValueError(f"power n must be a non-negative integer, got {n!r}")
+    n = int(n)
+    if n < 0:
+        raise ValueError(f"power n must be a non-negative integer, got {n}")
+    if n == 0:
+        return Identity()
+    return _compose_counted([(f, n)], None)

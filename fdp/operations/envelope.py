@@ -1,0 +1,135 @@
+"""Lower convex envelopes min{f, g}** and pointwise maxima max{f, g} (MATH.md §1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from fdp.tradeoff import EPS_SEARCH, TradeOff, _search_grid, maximise_unimodal
+
+
+@dataclass(frozen=True)
+class Strongest(TradeOff):
+    """max{f_1, …, f_m}: a mechanism that is f_i-DP for every i is max_i f_i-DP.
+
+    A maximum of convex functions is convex, so this is a trade-off function.
+    (max f_i)⁻¹ = max f_i⁻¹ because the inverse preserves the pointwise order.
+    """
+
+    members: tuple
+
+    def _beta(self, alpha):
+        return np.max([m._beta(alpha) for m in self.members], axis=0)
+
+    def _upper(self, alpha):
+        return np.max([m._upper(alpha) for m in self.members], axis=0)
+
+    @property
+    def is_exact(self) -> bool:
+        return all(m.is_exact for m in self.members)
+
+    @property
+    def symmetric(self) -> bool:
+        return frozenset(self.members) == frozenset(m.inverse() for m in self.members)
+
+    def _inverse(self) -> TradeOff:
+        return Strongest(tuple(m.inverse() for m in self.members))
+
+    def __repr__(self):
+        return "strongest(" + ", ".join(map(repr, self.members)) + ")"
+
+    def latex(self) -> str:
+        return r"\max\{" + ", ".join(m.latex() for m in self.members) + r"\}"
+
+
+@dataclass(frozen=True)
+class Envelope(TradeOff):
+    """min{f_1, …, f_m}**: the largest trade-off function below every f_i.
+
+    Computed in the dual: the conjugate of a minimum is the maximum of conjugates,
+    so δ(ε) = max_i δ_i(ε) for every real ε exactly, and
+    β(α) = sup_ε max{0, 1 − δ(ε) − e^ε α} (DRS Prop 2.12, MATH.md §3). The
+    objective is concave in e^ε, hence unimodal in ε: a golden-section search
+    over ε ∈ [−745, 745] finds the supremum to rounding.
+    """
+
+    members: tuple
+
+    def _delta(self, eps):
+        return np.max([m._delta(eps) for m in self.members], axis=0)
+
+    def _delta_lower(self, eps):
+        return np.max([m._delta_lower(eps) for m in self.members], axis=0)
+
+    def _beta(self, alpha):
+        return _biconjugate(self._delta, alpha)
+
+    def _upper(self, alpha):
+        return _biconjugate(self._delta_lower, alpha)
+
+    @property
+    def is_exact(self) -> bool:
+        return all(m.is_exact for m in self.members)
+
+    @property
+    def symmetric(self) -> bool:
+        return frozenset(self.members) == frozenset(m.inverse() for m in self.members)
+
+    def _inverse(self) -> TradeOff:
+        return Envelope(tuple(m.inverse() for m in self.members))
+
+    def __repr__(self):
+        return "envelope(" + ", ".join(map(repr, self.members)) + ")"
+
+    def latex(self) -> str:
+        return r"\min\{" + ", ".join(m.latex() for m in self.members) + r"\}^{**}"
+
+
+def _biconjugate(delta_fn, alpha: np.ndarray) -> np.ndarray:
+    """β(α) = sup_ε max{0, 1 − δ(ε) − e^ε α}, vectorised in α.
+
+    δ is evaluated once on a grid of ε; each α then refines its best grid cell by
+    golden section (``maximise_unimodal``).
+    """
+    a = np.asarray(alpha, dtype=float)
+    flat = a.ravel()
+    grid = _search_grid(-EPS_SEARCH, EPS_SEARCH)
+    grid_gain = 1.0 - delta_fn(grid)
+    grid_y = np.exp(grid)
+    value = np.empty(flat.shape)
+    for s in range(0, flat.size, 4096):
+        ac = flat[s:s + 4096]
+        with np.errstate(invalid="ignore"):
+            values = grid_gain[None, :] - np.where(ac[:, None] == 0, 0.0, grid_y[None, :] * ac[:, None])
+        value[s:s + 4096] = maximise_unimodal(
+            lambda e, ac=ac: 1.0 - delta_fn(e) - np.exp(e) * ac, grid, values)
+    # α = 0: the supremum is the limit ε → ∞, 1 − δ(∞).
+    at0 = 1.0 - delta_fn(np.array([np.inf]))[0]
+    value = np.where(flat == 0.0, np.maximum(value, at0), value)
+    return np.maximum(value, 0.0).reshape(a.shape)
+
+
+def _flatten(cls, fs):
+    out = []
+    for f in fs:
+        if not isinstance(f, TradeOff):
+            raise TypeError(f"expected TradeOff objects, got {type(f).__name__}")
+        out.extend(f.members if isinstance(f, cls) else [f])
+    return tuple(dict.fromkeys(out))
+
+
+def envelope(*fs: TradeOff) -> TradeOff:
+    """min{f_1, …}**, the lower convex envelope (MATH.md §1)."""
+    members = _flatten(Envelope, fs)
+    if not members:
+        raise ValueError("envelope needs at least one trade-off function")
+    return members[0] if len(members) == 1 else Envelope(members)
+
+
+def strongest(*fs: TradeOff) -> TradeOff:
+    """max{f_1, …}: what holds when each f_i-DP guarantee holds (MATH.md §1)."""
+    members = _flatten(Strongest, fs)
+    if not members:
+        raise ValueError("strongest needs at least one trade-off function")
+    return members[0] if len(members) == 1 else Strongest(members)

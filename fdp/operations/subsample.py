@@ -1,0 +1,202 @@
+"""Privacy amplification by subsampling (DRS §4.2, Bu et al. 2020, ZDW Thm 11; MATH.md §7).
+
+Poisson subsampling with rate p and add/remove neighbours: adding a record x to S
+changes the output law from P to (1 − p)P + pQ, so the *add* direction is
+T(P, (1 − p)P + pQ) = f_p = p f + (1 − p) Id and the *remove* direction is f_p⁻¹.
+One step is therefore min{f_p, f_p⁻¹}**-DP. Over many steps, compose each direction
+and symmetrise once at the end (Bu et al.), which is much tighter than
+symmetrising every step.
+
+Sampling m of n without replacement with replace-one neighbours: C_p(f) =
+min{f_p, f_p⁻¹}** with p = m/n (DRS Thm 4.2). For symmetric f with fixed point
+x* = f(x*), C_p(f) equals f_p on [0, x*], the line x* + f_p(x*) − α on
+[x*, f_p(x*)], and f_p⁻¹ after.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from fdp import _validate
+from fdp.operations.envelope import envelope
+from fdp.operations.inverse import Inverse
+from fdp.tradeoff import TradeOff
+
+SCHEMES = ("poisson", "without_replacement")
+DIRECTIONS = ("both", "add", "remove")
+
+
+@dataclass(frozen=True)
+class PoissonAdd(TradeOff):
+    """f_p = p f + (1 − p) Id: ONE direction of a subsampled mechanism, not a guarantee.
+
+    This is T(M(S), M(S ∪ {x})) for Poisson rate p. It bounds only that order of the
+    neighbouring pair; a guarantee needs the other order too: compose the add
+    directions and take ``.symmetrize(one_sided=True)`` once (as ``fdp.dpsgd`` does).
+    Its privacy profile follows from f's: δ_{f_p}(ε) = p δ_f(log(1 + (e^ε − 1)/p))
+    for e^ε > 1 − p, and 1 − e^ε otherwise.
+    """
+
+    of: TradeOff
+    p: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "p", _validate.probability("p", self.p))
+
+    def _beta(self, alpha):
+        return self.p * self.of._beta(alpha) + (1.0 - self.p) * (1.0 - alpha)
+
+    def _upper(self, alpha):
+        return self.p * self.of._upper(alpha) + (1.0 - self.p) * (1.0 - alpha)
+
+    def _delta(self, eps):
+        return self._profile(self.of._delta, eps)
+
+    def _delta_lower(self, eps):
+        return self._profile(self.of._delta_lower, eps)
+
+    def _profile(self, delta_fn, eps):
+        e = np.asarray(eps, dtype=float)
+        p = self.p
+        if p == 0.0:
+            return -np.expm1(np.minimum(e, 0.0))
+        # log(1 + (e^ε − 1)/p), computed without overflow for large ε.
+        with np.errstate(divide="ignore"):
+            live = e > np.log1p(-p)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            big = e + np.log1p(-(1.0 - p) * np.exp(-np.maximum(e, 1.0))) - np.log(p)
+            small = np.log1p(np.expm1(np.minimum(e, 1.0)) / p)
+        inner = np.where(e > 1.0, big, small)
+        with np.errstate(invalid="ignore"):
+            amplified = p * delta_fn(np.where(live, inner, 0.0))
+        return np.where(live, amplified, -np.expm1(np.minimum(e, 0.0)))
+
+    @property
+    def is_exact(self) -> bool:
+        return self.of.is_exact
+
+    def _inverse(self) -> TradeOff:
+        return PoissonRemove(self)
+
+    def _pair(self):
+        pair = self.of._pair()
+        if pair is None:
+            return None
+        from fdp.families.finite_pair import FinitePair
+        p = self.p
+        q_mix = (1.0 - p) * pair.p + p * pair.q
+        with np.errstate(divide="ignore"):
+            L = np.log(q_mix) - np.log(pair.p)
+        return FinitePair.from_atoms(L, pair.p, q_mix)
+
+    def __repr__(self):
+        return f"PoissonAdd({self.of!r}, p={self.p!r})  # one direction only, not a guarantee"
+
+    def latex(self) -> str:
+        return rf"{self.p:g}\,{self.of.latex()} + {1 - self.p:g}\,\mathrm{{Id}}"
+
+
+@dataclass(frozen=True)
+class PoissonRemove(Inverse):
+    """f_p⁻¹: the remove direction T((1 − p)P + pQ, P) of Poisson subsampling.
+
+    ONE direction only, not a guarantee. Its privacy profile vanishes for
+    ε ≥ −log(1 − p): removing a record can raise the probability of any event by
+    at most the factor 1/(1 − p) (its absence had probability 1 − p).
+    """
+
+    def _delta(self, eps):
+        return self._zero_beyond(super()._delta, eps)
+
+    def _delta_lower(self, eps):
+        return self._zero_beyond(super()._delta_lower, eps)
+
+    def _zero_beyond(self, delta_fn, eps):
+        e = np.asarray(eps, dtype=float)
+        with np.errstate(divide="ignore"):
+            live = e < -np.log1p(-self.of.p)
+        out = np.zeros(e.shape)
+        if live.any():
+            out[live] = delta_fn(e[live])
+        return out
+
+    def __repr__(self):
+        return (f"PoissonRemove({self.of.of!r}, p={self.of.p!r})"
+                "  # one direction only, not a guarantee")
+
+
+@dataclass(frozen=True)
+class WithoutReplacement(TradeOff):
+    """C_p(f) = min{f_p, f_p⁻¹}** (DRS Thm 4.2), replace-one neighbours, p = m/n.
+
+    For symmetric f the closed form of DRS Thm 4.2 is used: with x* the fixed point
+    of f (f(x*) = x*, where f' = −1), f_p on [0, x*], the segment of slope −1 on
+    [x*, f_p(x*)], and f_p⁻¹ on [f_p(x*), 1]. Otherwise the generic envelope.
+    """
+
+    of: TradeOff
+    p: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "p", _validate.probability("p", self.p))
+
+    @property
+    def symmetric(self) -> bool:
+        return True
+
+    @property
+    def _fixed_point(self) -> float:
+        """x* with f(x*) = x*, by bisection on the decreasing f(x) − x over [0, 1]."""
+        lo, hi = 0.0, 1.0
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            if self.of._beta(np.array([mid]))[0] > mid:
+                lo = mid
+            else:
+                hi = mid
+            if hi - lo < 1e-17:
+                break
+        return 0.5 * (lo + hi)
+
+    def _beta(self, alpha):
+        fp = PoissonAdd(self.of, self.p)
+        if not self.of.symmetric:
+            return envelope(fp, fp.inverse())._beta(alpha)
+        a = np.asarray(alpha, dtype=float)
+        x = self._fixed_point
+        y = float(fp._beta(np.array([x]))[0])
+        left = fp._beta(a)
+        right = fp.inverse()._beta(a)
+        return np.where(a <= x, left, np.where(a <= y, x + y - a, right))
+
+    def _delta(self, eps):
+        fp = PoissonAdd(self.of, self.p)
+        return envelope(fp, fp.inverse())._delta(eps)
+
+    def __repr__(self):
+        return f"{self.of!r}.subsample({self.p!r}, scheme='without_replacement')"
+
+    def latex(self) -> str:
+        return rf"C_{{{self.p:g}}}({self.of.latex()})"
+
+
+def subsample(f: TradeOff, p: float, scheme: str = "poisson", direction: str = "both") -> TradeOff:
+    """See ``TradeOff.subsample``."""
+    p = _validate.probability("p", p)
+    if scheme not in SCHEMES:
+        raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+    if scheme == "without_replacement":
+        if direction != "both":
+            raise ValueError("direction applies to scheme='poisson' only; "
+                             "without replacement uses replace-one neighbours (C_p is symmetric)")
+        return WithoutReplacement(f, p)
+    fp = PoissonAdd(f, p)
+    if direction == "add":
+        return fp
+    if direction == "remove":
+        return fp.inverse()
+    return envelope(fp, fp.inverse())

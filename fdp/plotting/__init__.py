@@ -1,0 +1,69 @@
+"""Plots of trade-off functions (matplotlib). Every helper takes and returns an Axes.
+
+``fdp.plot(f, g, labels=[...])`` draws any trade-off functions on square [0, 1]²
+axes with the perfect-privacy line 1 − α. Exact closed forms are drawn as lines,
+certified numeric results as the band between their lower and upper bounds, and
+point sets (``(alpha, beta)`` arrays, or a ``fdp.PiecewiseLinear`` with few
+vertices) as markers with their lower convex hull.
+
+Figure helpers (see each docstring for the formula drawn):
+
+============================  =====================================================
+``hypothesis_test``           two densities, threshold, shaded type I / II errors
+``fdp_region``                f with candidate curves, which are f-DP and which not
+``eps_delta``                 f_{ε,δ} with its kink / fixed point
+``gdp_family``                G_μ for several μ
+``privacy_profile``           δ(ε) curves (bands for numeric results)
+``gdp_conversion``            G_μ and the f_{ε,δ} it implies
+``group_privacy``             1 − (1 − f)^{∘k}
+``laplace_limit``             groups under (μ/k)-DP converging to the Laplace L_μ
+``clt_band``                  a composition, its CLT G_μ and the Berry–Esseen band
+``subsampling``               C_p(f) for several p
+``dpsgd_comparison``          certified DP-SGD vs CLT vs moments accountant
+``dpsgd_profile``              DP-SGD δ(ε): certified bracket vs CLT (log scale)
+============================  =====================================================
+"""
+
+from __future__ import annotations
+
+from fdp.plotting._draw import draw_points, draw_tradeoff, is_point_set, latex_label
+from fdp.plotting._style import PALETTE, get_axes, legend, new_figure, save, tradeoff_axes
+from fdp.plotting.accounting import (clt_band, dpsgd_comparison, dpsgd_profile,
+                                     gdp_conversion, group_privacy, laplace_limit,
+                                     privacy_profile, subsampling)
+from fdp.plotting.basics import eps_delta, fdp_region, gdp_family, hypothesis_test
+
+
+def plot(*fs, labels=None, ax=None, diagonal: bool = True, title: str | None = None):
+    """Draw trade-off functions (and point sets) on square trade-off axes; return the Axes.
+
+    Each positional argument is a ``fdp.TradeOff`` or a pair ``(alpha, beta)`` of
+    observed points (drawn with their lower convex hull, ``fdp.from_points``).
+    ``labels`` (one per argument) default to the LaTeX names of the functions.
+    """
+    from fdp.tradeoff import TradeOff
+    if labels is not None:
+        labels = list(labels)
+        if len(labels) != len(fs):
+            raise ValueError(f"labels must have one entry per curve ({len(fs)}), "
+                             f"got {len(labels)}")
+    ax = tradeoff_axes(get_axes(ax), diagonal=diagonal, title=title)
+    for i, f in enumerate(fs):
+        label = None if labels is None else labels[i]
+        c = PALETTE[i % len(PALETTE)]
+        if isinstance(f, TradeOff):
+            draw_tradeoff(ax, f, label=label, color=c)
+        elif is_point_set(f):
+            draw_points(ax, f[0], f[1], label=label or f"points {i + 1}", color=c)
+        else:
+            raise TypeError(f"plot takes TradeOff objects or (alpha, beta) point sets, "
+                            f"got {type(f).__name__}")
+    legend(ax, loc="upper right")
+    return ax
+
+
+__all__ = ["PALETTE", "clt_band", "dpsgd_comparison", "dpsgd_profile", "draw_points",
+           "draw_tradeoff",
+           "eps_delta", "fdp_region", "gdp_conversion", "gdp_family", "get_axes",
+           "group_privacy", "hypothesis_test", "laplace_limit", "latex_label", "legend",
+           "new_figure", "plot", "privacy_profile", "save", "subsampling", "tradeoff_axes"]

@@ -1,0 +1,193 @@
+"""Figures of the operations: (ε, δ) conversions, group privacy, composition and the
+CLT, subsampling, DP-SGD accounting.
+
+Every helper takes ``ax=None`` and returns the Axes. Numeric (certified) results are
+drawn as bands between their lower and upper bounds; approximations (CLT, Edgeworth)
+are drawn dashed and labelled as approximations, never as guarantees.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fdp import _validate
+from fdp.plotting._draw import draw_tradeoff, latex_label
+from fdp.plotting._style import alpha_grid, color, get_axes, legend, tradeoff_axes
+
+
+def _masked(v, floor):
+    """Values below the display floor are not drawn (a log axis cannot show 0)."""
+    v = np.asarray(v, dtype=float)
+    return np.where(v >= floor, v, np.nan)
+
+
+def _delta_sides(f, eps):
+    """(lower, upper) privacy profile: equal for exact f, a certified bracket otherwise."""
+    upper = f.delta(eps)
+    lower = f._delta_lower(np.asarray(eps, dtype=float)) if not f.is_exact else upper
+    return lower, upper
+
+
+def privacy_profile(*fs, labels=None, eps=None, ax=None, logy=True, floor=1e-12):
+    """δ(ε) = sup_α (1 − f(α) − e^ε α) for each f (DRS Prop 2.12), ε ≥ 0.
+
+    A numeric f is drawn as the band between its certified lower and upper δ(ε).
+    With ``logy`` the δ axis is logarithmic; values below ``floor`` are not drawn.
+    """
+    ax = get_axes(ax)
+    e = np.linspace(0.0, 10.0, 201) if eps is None else _validate.reals("eps", eps)
+    for i, f in enumerate(fs):
+        name = labels[i] if labels is not None else latex_label(f)
+        lo, hi = _delta_sides(f, e)
+        if f.is_exact:
+            ax.plot(e, _masked(hi, floor) if logy else hi, color=color(i), label=name)
+        else:
+            ax.plot(e, _masked(hi, floor) if logy else hi, color=color(i),
+                    label=f"{name} (certified upper)")
+            ax.fill_between(e, np.maximum(lo, floor) if logy else lo,
+                            np.maximum(hi, floor) if logy else hi, color=color(i), alpha=0.25,
+                            linewidth=0)
+    if logy:
+        ax.set_yscale("log")
+        ax.set_ylim(bottom=floor)
+    ax.set_xlabel(r"$\varepsilon$")
+    ax.set_ylabel(r"$\delta(\varepsilon)$")
+    ax.grid(True, color="0.9", linewidth=0.6)
+    legend(ax)
+    return ax
+
+
+def gdp_conversion(mu: float = 1.0, deltas=(1e-1, 1e-2, 1e-3, 1e-5), *, ax=None):
+    """μ-GDP ⇔ (ε, δ(ε))-DP for all ε (DRS Cor 2.13): G_μ is the upper envelope of the
+    f_{ε(δ),δ} it implies. Draws G_μ and f_{ε,δ} for ε = ε_μ(δ) at each δ."""
+    import fdp
+    mu = _validate.real("mu", mu, low=0.0, low_open=True)
+    ax = tradeoff_axes(get_axes(ax))
+    draw_tradeoff(ax, fdp.Gaussian(mu), label=rf"$G_{{{mu:g}}}$", color="k", linewidth=2.2)
+    for i, d in enumerate(deltas):
+        e = fdp.gdp_epsilon(mu, d)
+        draw_tradeoff(ax, fdp.EpsDelta(e, d), color=color(i), linestyle="--", linewidth=1.2,
+                      label=rf"$f_{{\varepsilon,\delta}}$: $\delta={d:g}$, "
+                            rf"$\varepsilon={e:.3f}$")
+    legend(ax, loc="upper right")
+    return ax
+
+
+def group_privacy(f, ks=(1, 2, 4, 8), *, ax=None, name=None):
+    """f-DP ⇒ [1 − (1 − f)^{∘k}]-DP for groups of size k (DRS Thm 2.14)."""
+    ax = tradeoff_axes(get_axes(ax))
+    base = name or f.latex()
+    for i, k in enumerate(ks):
+        draw_tradeoff(ax, f.group(k), color=color(i),
+                      label=rf"$k={k}$: $1-(1-{base})^{{\circ {k}}}$" if k > 1 else f"${base}$")
+    legend(ax, loc="upper right")
+    return ax
+
+
+def laplace_limit(mu: float = 1.0, ks=(1, 2, 5, 10), *, ax=None):
+    """Groups of size k under (μ/k, 0)-DP: 1 − (1 − f_{μ/k,0})^{∘k} → L_μ as k → ∞
+    (DRS Prop 2.15 / MATH.md §5), with the Laplace limit drawn thick."""
+    import fdp
+    ax = tradeoff_axes(get_axes(ax))
+    for i, k in enumerate(ks):
+        draw_tradeoff(ax, fdp.EpsDelta(mu / k).group(k), color=color(i), linewidth=1.2,
+                      label=(rf"$k={k}$: $1-(1-f_{{{mu:g}/{k},0}})^{{\circ {k}}}$" if k > 1
+                             else rf"$k=1$: $f_{{{mu:g},0}}$"))
+    draw_tradeoff(ax, fdp.Laplace(mu), color="k", linestyle="--", linewidth=2.0,
+                  label=rf"limit $L_{{{mu:g}}}$ (Laplace)")
+    legend(ax, loc="upper right")
+    return ax
+
+
+def clt_band(composed, mu: float, gamma: float | None = None, *, ax=None, label=None,
+             i: int = 0):
+    """A composition f_1 ⊗ … ⊗ f_n next to its CLT limit G_μ (DRS Thm 3.5) and, when γ is
+    given, the Berry–Esseen band G_μ(α + γ) − γ ≤ f ≤ G_μ(α − γ) + γ on [γ, 1 − γ]
+    (DRS Thm 3.4). G_μ is an approximation, the band is a bound."""
+    import fdp
+    ax = tradeoff_axes(get_axes(ax))
+    c = color(i)
+    draw_tradeoff(ax, composed, label=label, color=c)
+    draw_tradeoff(ax, fdp.Gaussian(mu), color=c, linestyle="--", linewidth=1.2,
+                  label=rf"CLT $G_{{{mu:.3f}}}$ (approximation)")
+    if gamma is not None and gamma < 0.5:
+        g = fdp.Gaussian(mu)
+        a = alpha_grid()
+        a = a[(a >= gamma) & (a <= 1.0 - gamma)]
+        lo = np.clip(g(np.minimum(a + gamma, 1.0)) - gamma, 0.0, 1.0)
+        hi = np.clip(g(np.maximum(a - gamma, 0.0)) + gamma, 0.0, 1.0)
+        ax.fill_between(a, lo, hi, color=c, alpha=0.12, linewidth=0,
+                        label=rf"Berry–Esseen band, $\gamma={gamma:.3f}$")
+    legend(ax, loc="upper right")
+    return ax
+
+
+def subsampling(f, ps=(0.1, 0.3, 0.6, 1.0), *, ax=None, scheme="without_replacement",
+                show_parts: float | None = None):
+    """C_p(f) = min{f_p, f_p⁻¹}** with f_p = p f + (1 − p) Id (DRS Thm 4.2) for several p.
+
+    ``show_parts=p`` also draws f_p and f_p⁻¹ dotted for that p, to show the
+    symmetrisation that C_p performs.
+    """
+    from fdp.operations.subsample import PoissonAdd
+    ax = tradeoff_axes(get_axes(ax))
+    for i, p in enumerate(ps):
+        draw_tradeoff(ax, f.subsample(p, scheme=scheme), color=color(i),
+                      label=rf"$C_{{{p:g}}}({f.latex()})$")
+    if show_parts is not None:
+        fp = PoissonAdd(f, show_parts)
+        draw_tradeoff(ax, fp, color="0.35", linestyle=":", linewidth=1.2,
+                      label=rf"$f_p$, $p={show_parts:g}$")
+        draw_tradeoff(ax, fp.inverse(), color="0.35", linestyle="-.", linewidth=1.2,
+                      label=r"$f_p^{-1}$")
+    legend(ax, loc="upper right")
+    return ax
+
+
+def dpsgd_comparison(certified=None, clt_mu: float | None = None,
+                     rdp_eps: float | None = None, delta: float | None = None, *, ax=None,
+                     title=None):
+    """DP-SGD trade-off curves: the certified numeric bracket (a guarantee), the CLT G_μ
+    (an approximation that may under-report, Gopi et al. 2021) and the moments-accountant
+    (ε, δ) as f_{ε,δ} (a valid but loose bound)."""
+    import fdp
+    ax = tradeoff_axes(get_axes(ax), title=title)
+    if certified is not None:
+        draw_tradeoff(ax, certified, label="certified f-DP", color=color(0))
+    if clt_mu is not None:
+        draw_tradeoff(ax, fdp.Gaussian(clt_mu), color=color(1), linestyle="--",
+                      label=rf"CLT $G_{{{clt_mu:.3f}}}$ (approximation)")
+    if rdp_eps is not None and delta is not None:
+        draw_tradeoff(ax, fdp.EpsDelta(rdp_eps, delta), color=color(2), linestyle=":",
+                      linewidth=1.6, label=rf"RDP/MA $f_{{{rdp_eps:.2f},{delta:g}}}$")
+    legend(ax, loc="upper right")
+    return ax
+
+
+def dpsgd_profile(certified=None, clt_mu: float | None = None, *, eps=None, ax=None,
+                  title=None, floor=1e-12, delta: float | None = None):
+    """The DP-SGD privacy profiles δ(ε) on a log scale, where the CLT's under-reporting
+    shows: the certified bracket (band) and the CLT's δ_{G_μ}(ε) (dashed)."""
+    import fdp
+    ax = get_axes(ax)
+    e = np.linspace(0.0, 12.0, 121) if eps is None else _validate.reals("eps", eps)
+    if certified is not None:
+        lo, hi = _delta_sides(certified, e)
+        ax.plot(e, _masked(hi, floor), color=color(0), label="certified δ(ε) (upper side)")
+        ax.fill_between(e, np.maximum(lo, floor), np.maximum(hi, floor), color=color(0),
+                        alpha=0.3, linewidth=0, label="certified bracket")
+    if clt_mu is not None:
+        ax.plot(e, _masked(fdp.gdp_delta(clt_mu, e), floor), color=color(1),
+                linestyle="--", label=rf"CLT $G_{{{clt_mu:.3f}}}$ (approximation)")
+    if delta is not None:
+        ax.axhline(delta, color="0.4", linestyle=":", linewidth=1.0,
+                   label=rf"target $\delta={delta:g}$")
+    ax.set_yscale("log")
+    ax.set_ylim(bottom=floor)
+    ax.set_xlabel(r"$\varepsilon$")
+    ax.set_ylabel(r"$\delta(\varepsilon)$")
+    ax.grid(True, color="0.9", linewidth=0.6)
+    if title:
+        ax.set_title(title)
+    legend(ax, loc="lower left")
+    return ax

@@ -1,0 +1,126 @@
+"""The pictures that introduce f-DP (DRS §2; seed notes 004, figures 08–11).
+
+* ``hypothesis_test``: two densities, a rejection threshold, shaded type I/II errors;
+* ``fdp_region``: a trade-off curve f with candidate curves, marking which are f-DP;
+* ``eps_delta``: f_{ε,δ} with its kink (which is also its fixed point) and intercepts;
+* ``gdp_family``: G_μ for several μ.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import norm
+
+from fdp import _validate
+from fdp.plotting._draw import draw_tradeoff, latex_label
+from fdp.plotting._style import color, get_axes, legend, tradeoff_axes
+
+
+def hypothesis_test(mu: float = 2.0, threshold: float | None = None, *, ax=None,
+                    labels=(r"$P=N(0,1)$", r"$Q=N(\mu,1)$")):
+    """Testing H0: P = N(0, 1) against H1: Q = N(μ, 1) with the rejection region x > t.
+
+    Type I error α = P(X > t) = 1 − Φ(t) (shaded under P right of t); type II error
+    β = Q(X ≤ t) = Φ(t − μ) (shaded under Q left of t). Moving t trades one for the
+    other along G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) (DRS Def 2.1, §2.1). Default t = μ/2.
+    """
+    mu = _validate.real("mu", mu, low=0.0)
+    t = mu / 2.0 if threshold is None else _validate.real("threshold", threshold)
+    ax = get_axes(ax, figsize=(6.0, 3.6))
+    lo, hi = min(-4.0, t - 1.0), max(mu + 4.0, t + 1.0)
+    x = np.linspace(lo, hi, 801)
+    p, q = norm.pdf(x), norm.pdf(x - mu)
+    ax.plot(x, p, color=color(0), linewidth=1.8, label=labels[0])
+    ax.plot(x, q, color=color(1), linewidth=1.8, label=labels[1])
+    a, b = norm.sf(t), norm.cdf(t - mu)
+    right = x >= t
+    ax.fill_between(x[right], 0, p[right], color=color(0), alpha=0.35, linewidth=0,
+                    label=rf"type I error $\alpha={a:.3f}$")
+    ax.fill_between(x[~right | (x == t)], 0, q[~right | (x == t)], color=color(1),
+                    alpha=0.35, linewidth=0, hatch="///", edgecolor=color(1),
+                    label=rf"type II error $\beta={b:.3f}$")
+    ax.axvline(t, color="0.2", linestyle="--", linewidth=1.2)
+    top = 1.12 * norm.pdf(0.0)
+    ax.annotate("", xy=(hi, 0.93 * top), xytext=(t, 0.93 * top),
+                arrowprops=dict(arrowstyle="->", color="0.2"))
+    ax.text(t + 0.1, 0.96 * top, r"reject $H_0$ (rejection region $T$)", fontsize="small",
+            va="bottom")
+    ax.text(t, -0.02 * top, r"$t$", ha="center", va="top")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(0.0, 1.1 * top)
+    ax.set_xlabel(r"$x$")
+    ax.set_ylabel("density")
+    legend(ax, loc="center left")
+    return ax
+
+
+def fdp_region(f, candidates, labels=None, *, ax=None, f_label=None, shade=True):
+    """f with candidate trade-off curves: those ≥ f everywhere are f-DP (drawn dashed and
+    marked ✓), one that dips below f somewhere is not (marked ✗, crossing shaded).
+
+    The test is ``g.dominates(f)`` (certified comparison in the dual, DRS Prop 2.12).
+    The region {β ≥ f(α)} of f-DP trade-off curves is shaded.
+    """
+    ax = tradeoff_axes(get_axes(ax))
+    a = np.linspace(0.0, 1.0, 801)
+    fa = f(a)
+    if shade:
+        ax.fill_between(a, fa, 1.0 - a, color="0.85", alpha=0.6, linewidth=0,
+                        label=r"$f$-DP region", zorder=0)
+    draw_tradeoff(ax, f, label=f_label or rf"$f={f.latex()}$", color="k", linewidth=2.2)
+    verdicts = []
+    for i, g in enumerate(candidates):
+        ok = g.dominates(f)
+        verdicts.append(ok)
+        name = labels[i] if labels is not None else latex_label(g)
+        mark = r"$f$-DP ✓" if ok else r"not $f$-DP ✗"
+        line = draw_tradeoff(ax, g, label=f"{name}: {mark}", color=color(i + 1),
+                             linestyle="--" if ok else "-.")
+        if not ok:
+            ga = g(a)
+            below = ga < fa - 1e-12
+            ax.fill_between(a, ga, fa, where=below, color=line.get_color(), alpha=0.3,
+                            linewidth=0)
+    legend(ax, loc="upper right")
+    ax.fdp_verdicts = verdicts
+    return ax
+
+
+def eps_delta(eps: float = 1.0, delta: float = 0.1, *, ax=None):
+    """f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)} (DRS Def 2.3 / Prop 2.5).
+
+    Marks the kink α* = (1 − δ)/(1 + e^ε), where the two lines meet; f_{ε,δ} is
+    symmetric, so the kink is also the fixed point f(α*) = α* on the diagonal β = α.
+    Intercepts: f(0) = 1 − δ and f(1 − δ) = 0; slopes −e^ε and −e^{−ε}.
+    """
+    import fdp
+    f = fdp.EpsDelta(eps, delta)
+    ax = tradeoff_axes(get_axes(ax))
+    draw_tradeoff(ax, f, label=rf"$f_{{\varepsilon,\delta}}$, $\varepsilon={eps:g}$, "
+                  rf"$\delta={delta:g}$", color=color(0), linewidth=2.2)
+    ax.plot([0, 1], [0, 1], color="0.75", linewidth=0.8, linestyle="--",
+            label=r"$\beta=\alpha$")
+    k = (1.0 - delta) / (1.0 + np.exp(eps))
+    ax.plot([k], [k], "o", color=color(1), zorder=5,
+            label=rf"kink = fixed point $\frac{{1-\delta}}{{1+e^\varepsilon}}={k:.3f}$")
+    ax.plot([0, 1 - delta], [1 - delta, 0], "s", color=color(2), markersize=4, zorder=5,
+            label=r"intercepts $1-\delta$")
+    ax.annotate(r"slope $-e^{\varepsilon}$", xy=(k / 2, 1 - delta - np.exp(eps) * k / 2),
+                xytext=(k / 2 + 0.08, 1 - delta - np.exp(eps) * k / 2 + 0.06),
+                fontsize="small", arrowprops=dict(arrowstyle="-", color="0.4"))
+    mid = (k + 1 - delta) / 2
+    ax.annotate(r"slope $-e^{-\varepsilon}$", xy=(mid, np.exp(-eps) * (1 - delta - mid)),
+                xytext=(mid + 0.02, np.exp(-eps) * (1 - delta - mid) + 0.12),
+                fontsize="small", arrowprops=dict(arrowstyle="-", color="0.4"))
+    legend(ax, loc="upper right")
+    return ax
+
+
+def gdp_family(mus=(0.5, 1.0, 2.0, 3.0), *, ax=None):
+    """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) for several μ (DRS Def 2.7): larger μ, less privacy."""
+    import fdp
+    ax = tradeoff_axes(get_axes(ax))
+    for i, m in enumerate(mus):
+        draw_tradeoff(ax, fdp.Gaussian(m), label=rf"$G_{{{m:g}}}$", color=color(i))
+    legend(ax, loc="upper right")
+    return ax

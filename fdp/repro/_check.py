@@ -1,0 +1,124 @@
+"""One checked number: a value printed in a paper (or a documented package value)
+against ours, with a stated tolerance."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Check:
+    """A row of the reproduction table.
+
+    ``source`` names where the printed value comes from (paper, figure/table,
+    documentation page); ``quantity`` what it is; ``paper`` the printed value as text;
+    ``ours`` our value as text; ``tolerance`` the stated acceptance rule as text;
+    ``passed`` the verdict. Build rows with the constructors below, which compute the
+    verdict and the texts together so that they cannot disagree.
+    """
+
+    source: str
+    quantity: str
+    paper: str
+    ours: str
+    tolerance: str
+    passed: bool
+
+    @property
+    def verdict(self) -> str:
+        return "PASS" if self.passed else "FAIL"
+
+    # ------------------------------------------------------------------
+    @classmethod
+    def close(cls, source, quantity, paper: float, ours: float, *, atol: float = 0.0,
+              rtol: float = 0.0, note: str = "") -> Check:
+        """|ours − paper| ≤ atol + rtol·|paper| (use atol = half a unit of the last printed
+        digit for a rounded value)."""
+        ok = _finite(ours) and abs(ours - paper) <= atol + rtol * abs(paper)
+        tol = " + ".join(t for t in (f"±{atol:.3g}" if atol else "",
+                                     f"±{rtol:.3g} rel" if rtol else "") if t) or "exact"
+        # Show enough digits for the tolerance to be visible in the table.
+        rel = (atol + rtol * abs(paper)) / abs(paper) if paper else 0.0
+        digits = 6 if rel == 0 or rel >= 1e-5 else min(16, int(np.ceil(-np.log10(rel))) + 2)
+        return cls(source, quantity, _fmt(paper, digits), _fmt(ours, digits),
+                   tol + _note(note), ok)
+
+    @classmethod
+    def rounds_to(cls, source, quantity, printed: str, ours: float, *, mode: str = "nearest",
+                  slack: float = 0.0, note: str = "") -> Check:
+        """``ours`` rounded to the printed number of decimals equals the printed value.
+
+        mode="nearest": |ours − printed| ≤ half a unit of the last digit (+ slack);
+        mode="up": the printed value is ours rounded *up* (as the R package fdp
+        rounds to keep a bound valid): printed − unit < ours ≤ printed (+ slack);
+        mode="truncate": the printed value is ours with the digits cut off:
+        printed ≤ ours < printed + unit.
+        """
+        value = float(printed)
+        decimals = len(printed.split(".")[1]) if "." in printed else 0
+        unit = 10.0 ** (-decimals)
+        if mode == "nearest":
+            ok = _finite(ours) and abs(ours - value) <= unit / 2 + slack + 1e-12
+            tol = f"rounds to {printed} (±{unit / 2 + slack:.2g})"
+        elif mode == "up":
+            ok = _finite(ours) and value - unit - slack < ours <= value + slack + 1e-12
+            tol = f"rounded up = {printed}"
+        elif mode == "truncate":
+            ok = _finite(ours) and value - slack - 1e-12 <= ours < value + unit + slack
+            tol = f"truncated = {printed}"
+        else:
+            raise ValueError(f"mode must be 'nearest', 'up' or 'truncate', got {mode!r}")
+        return cls(source, quantity, printed, _fmt(ours), tol + _note(note), ok)
+
+    @classmethod
+    def in_interval(cls, source, quantity, low: float, high: float, ours: float, *,
+                    note: str = "") -> Check:
+        """low < ours < high (an interval printed by the source)."""
+        ok = _finite(ours) and low < ours < high
+        return cls(source, quantity, f"({_fmt(low)}, {_fmt(high)})", _fmt(ours),
+                   "inside the interval" + _note(note), ok)
+
+    @classmethod
+    def bracket_contains(cls, source, quantity, paper: float, low: float, high: float, *,
+                         slack: float = 0.0, note: str = "") -> Check:
+        """Our certified bracket [low, high] contains the printed value (± slack, the
+        source's own stated error)."""
+        ok = _finite(low) and _finite(high) and low - slack <= paper <= high + slack
+        tol = "in our bracket" + (f" ±{slack:.3g}" if slack else "")
+        return cls(source, quantity, _fmt(paper), f"[{_fmt(low)}, {_fmt(high)}]",
+                   tol + _note(note), ok)
+
+    @classmethod
+    def holds(cls, source, quantity, expected: str, ours: str, ok: bool, *,
+              rule: str = "statement holds") -> Check:
+        """A qualitative statement of the source (for example 'G_0.5 ≥ f'), checked."""
+        return cls(source, quantity, expected, ours, rule, bool(ok))
+
+    @classmethod
+    def failed(cls, source, quantity, reason: str) -> Check:
+        """A check that could not be computed (for example a missing module)."""
+        return cls(source, quantity, "-", reason, "-", False)
+
+
+def _finite(x) -> bool:
+    try:
+        return math.isfinite(float(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def _fmt(x, digits: int = 6) -> str:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return str(x)
+    if v == 0 or (1e-3 <= abs(v) < 1e5):
+        return f"{v:.{digits}g}"
+    return f"{v:.{max(digits - 2, 4)}e}"
+
+
+def _note(note: str) -> str:
+    return f"; {note}" if note else ""

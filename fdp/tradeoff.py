@@ -1,0 +1,388 @@
+"""The base class of every trade-off function.
+
+A trade-off function f = T(P, Q) maps a type I error α of a test between P and Q
+to the smallest type II error β the test can reach (Dong, Roth & Su 2022, Def 2.1).
+f is a trade-off function iff it is convex, continuous, non-increasing and
+f(α) ≤ 1 − α (DRS Prop 2.2).
+
+The abstract surface is one method, ``_beta`` (β at a validated float array of α).
+A family may also answer ``_delta`` (its privacy profile δ(ε) for every real ε),
+``_inverse`` and ``_pair`` (an exact finite pair of distributions) when it knows
+them in closed form. Everything else -- inversion, symmetrisation, (ε, δ)
+conversion, group privacy, subsampling, composition -- is written once here in
+terms of that surface, and overridden only where a closed form exists.
+
+Numeric results (the composition engine) also override ``_upper`` and
+``_delta_lower``: their value ``f(α)`` is a certified lower bound (the safe
+side), ``bounds(α)`` gives both sides.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import TYPE_CHECKING
+
+import numpy as np
+from scipy.special import expit
+
+from fdp import _validate
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fdp.families.finite_pair import FinitePair
+
+# Search range of ε for conjugate evaluations: e^{709} is the largest finite exp,
+# so no supporting line outside it can change a float result.
+EPS_SEARCH = 709.0
+# Search range of logit(α) for golden-section searches over α in (0, 1).
+LOGIT_SEARCH = (-745.0, 40.0)
+_GOLDEN = (np.sqrt(5.0) - 1.0) / 2.0
+
+
+class TradeOff(abc.ABC):
+    """A trade-off function α ↦ β (DRS 2022, Definition 2.1).
+
+    Call it on a float (returns a float) or on an array (returns an ndarray).
+    ``f ≥ g`` pointwise means f is *more* private. Subclasses are immutable
+    value objects (frozen dataclasses) whose ``repr`` reads like the math.
+    """
+
+    __slots__ = ()
+
+    # ------------------------------------------------------------------
+    # The abstract surface
+    # ------------------------------------------------------------------
+    @abc.abstractmethod
+    def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        """β at α, for a float array already checked to lie in [0, 1]."""
+
+    @property
+    def symmetric(self) -> bool:
+        """True when f = f⁻¹ is known (then ``inverse()`` returns ``self``)."""
+        return False
+
+    def _pair(self) -> FinitePair | None:
+        """An exact finite pair (P, Q) with T(P, Q) = f, if one is known."""
+        return None
+
+    def _upper(self, alpha: np.ndarray) -> np.ndarray:
+        """Upper side of a certified bracket; equal to ``_beta`` for exact f."""
+        return self._beta(alpha)
+
+    # ------------------------------------------------------------------
+    # Evaluation
+    # ------------------------------------------------------------------
+    def __call__(self, alpha):
+        """β = f(α); a float for a float, an ndarray for an array."""
+        a = _validate.alpha(alpha)
+        return _validate.like_input(alpha, self._beta(a))
+
+    def bounds(self, alpha):
+        """(lower, upper) at α: equal for closed forms, a certified bracket otherwise."""
+        a = _validate.alpha(alpha)
+        return (_validate.like_input(alpha, self._beta(a)),
+                _validate.like_input(alpha, self._upper(a)))
+
+    @property
+    def is_exact(self) -> bool:
+        """True when the function is known exactly (no numeric bracket)."""
+        return True
+
+    # ------------------------------------------------------------------
+    # Inversion and symmetrisation
+    # ------------------------------------------------------------------
+    def inverse(self) -> TradeOff:
+        """f⁻¹(α) = inf{t ∈ [0,1] : f(t) ≤ α}; T(Q, P) = T(P, Q)⁻¹ (DRS Lemma A.2)."""
+        if self.symmetric:
+            return self
+        return self._inverse()
+
+    def _inverse(self) -> TradeOff:
+        from fdp.operations.inverse import Inverse
+        return Inverse(self)
+
+    def symmetrize(self, one_sided: bool = False) -> TradeOff:
+        """Symmetrise f.
+
+        ``one_sided=False``: max{f, f⁻¹}, valid when f-DP holds for *both* orders of
+        every neighbouring pair (DRS Prop 2.4).
+        ``one_sided=True``: min{f, f⁻¹}** (lower convex envelope), valid when the
+        bound is known for one order only, as for add/remove neighbours and
+        Poisson subsampling (DRS Thm 4.2; Bu et al. 2020).
+        """
+        if self.symmetric:
+            return self
+        from fdp.operations.envelope import envelope, strongest
+        inv = self.inverse()
+        return envelope(self, inv) if one_sided else strongest(self, inv)
+
+    # ------------------------------------------------------------------
+    # Comparisons and summaries
+    # ------------------------------------------------------------------
+    def dominates(self, other: TradeOff, *, tol: float = 1e-12) -> bool:
+        """True iff f ≥ g on [0, 1] (f at least as private as g).
+
+        Checked in the dual: f ≥ g ⇔ δ_f(ε) ≤ δ_g(ε) for every real ε (DRS Prop 2.12),
+        on a grid of 4001 values of ε in [−40, 40] plus the limits ε → ±∞, and on
+        a grid of α; certified sides are compared (upper δ of f against lower δ of g,
+        lower β of f against upper β of g) with absolute tolerance ``tol``.
+        """
+        if not isinstance(other, TradeOff):
+            raise TypeError(f"other must be a TradeOff, got {type(other).__name__}")
+        eps = np.concatenate([np.linspace(-40.0, 40.0, 4001), [-EPS_SEARCH, EPS_SEARCH]])
+        if np.any(self._delta(eps) > other._delta_lower(eps) + tol):
+            return False
+        a = _alpha_grid()
+        return bool(np.all(self._beta(a) >= other._upper(a) - tol))
+
+    def advantage(self) -> float:
+        """max_α (1 − α − f(α)) = δ(0): the total-variation distance of the pair."""
+        return float(self._delta(np.array([0.0]))[0])
+
+    # ------------------------------------------------------------------
+    # (ε, δ) conversion (DRS §2.4, primal-dual)
+    # ------------------------------------------------------------------
+    def delta(self, eps):
+        """δ(ε) = 1 + f*(−e^ε) = sup_α (1 − f(α) − e^ε α) (DRS Prop 2.12).
+
+        Defined for every real ε (negative ε describes the other order of the pair);
+        ε = +inf gives 1 − f(0). For a numeric f this is a certified upper bound.
+        """
+        e = _validate.reals("eps", eps, allow_inf=True)
+        return _validate.like_input(eps, self._delta(e))
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        """Privacy profile by maximising the concave α ↦ 1 − f(α) − e^ε α."""
+        return conjugate_delta(self._beta, eps)
+
+    def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
+        """Lower side of a certified δ(ε) bracket; equal to ``_delta`` for exact f."""
+        return self._delta(eps)
+
+    def epsilon(self, delta):
+        """Smallest ε ≥ 0 with δ(ε) ≤ delta (inf if none); certified upper for numeric f."""
+        d = _validate.reals("delta", delta, low=0.0, high=1.0)
+        return _validate.like_input(delta, epsilon_for_delta(self._delta, d))
+
+    def epsilon_bounds(self, delta):
+        """(lower, upper) ε at the given δ: equal for exact f, a bracket for numeric f."""
+        d = _validate.reals("delta", delta, low=0.0, high=1.0)
+        lo = epsilon_for_delta(self._delta_lower, d)
+        hi = epsilon_for_delta(self._delta, d)
+        return _validate.like_input(delta, lo), _validate.like_input(delta, hi)
+
+    def gdp_mu(self) -> float:
+        """Smallest μ with f ≥ G_μ (inf if none), rounded up (see conversions.summaries)."""
+        from fdp.conversions.summaries import gdp_mu_of
+        return gdp_mu_of(self)
+
+    def pure_epsilon(self) -> float:
+        """Smallest ε with f ≥ f_{ε,0} (inf if none) (see conversions.summaries)."""
+        from fdp.conversions.summaries import pure_epsilon_of
+        return pure_epsilon_of(self)
+
+    # ------------------------------------------------------------------
+    # Operations
+    # ------------------------------------------------------------------
+    def group(self, k: int) -> TradeOff:
+        """Group privacy for groups of size k: 1 − (1 − f)^{∘k} (DRS Thm 2.14)."""
+        k = _validate.positive_int("k", k)
+        if k == 1:
+            return self
+        return self._group(k)
+
+    def _group(self, k: int) -> TradeOff:
+        from fdp.operations.group import Group
+        return Group(self, k)
+
+    def subsample(self, p: float, scheme: str = "poisson", direction: str = "both") -> TradeOff:
+        """Privacy amplification by subsampling (DRS §4.2; Bu et al. 2020; ZDW Thm 11).
+
+        scheme="poisson", direction="both": min{f_p, f_p⁻¹}**, f_p = p f + (1 − p) Id,
+            the one-step guarantee under add/remove neighbours.
+        scheme="poisson", direction="add": f_p alone, T(M(S), M(S ∪ {x})). This is
+            ONE direction only, not a guarantee: compose the add directions and
+            symmetrise once with ``symmetrize(one_sided=True)``.
+        direction="remove": f_p⁻¹, the other direction.
+        scheme="without_replacement": C_p(f) = min{f_p, f_p⁻¹}** (DRS Thm 4.2),
+            replace-one neighbours, p = m/n.
+        """
+        from fdp.operations.subsample import subsample
+        return subsample(self, p, scheme=scheme, direction=direction)
+
+    def __matmul__(self, other: TradeOff) -> TradeOff:
+        """f ⊗ g (DRS Def 3.1)."""
+        if not isinstance(other, TradeOff):
+            return NotImplemented
+        from fdp.operations.compose import compose
+        return compose(self, other)
+
+    def __pow__(self, n: int) -> TradeOff:
+        """n-fold composition f ⊗ … ⊗ f (n = 0 gives Id)."""
+        from fdp.operations.compose import power
+        return power(self, n)
+
+    def _repr_latex_(self) -> str:
+        return f"${self.latex()}$"
+
+    def latex(self) -> str:
+        """A LaTeX name of the function (without dollar signs)."""
+        return r"\mathrm{" + type(self).__name__ + "}"
+
+
+# ----------------------------------------------------------------------
+# Generic numerics shared by the base class and its operations
+# ----------------------------------------------------------------------
+def _alpha_grid(n: int = 2001) -> np.ndarray:
+    """α grid: uniform on [0, 1] plus log-spaced points near both ends."""
+    tail = np.logspace(-300, -2, 300)
+    return np.unique(np.concatenate([[0.0, 1.0], np.linspace(0, 1, n), tail, 1.0 - tail]))
+
+
+def golden_max(fun, lo: np.ndarray, hi: np.ndarray, iters: int = 100) -> np.ndarray:
+    """Vectorised golden-section search for the argmax of unimodal functions on [lo, hi].
+
+    ``fun(x)`` maps an array shaped like ``lo`` to the objective of each entry.
+    """
+    a, b = np.array(lo, dtype=float), np.array(hi, dtype=float)
+    c = b - _GOLDEN * (b - a)
+    d = a + _GOLDEN * (b - a)
+    fc, fd = fun(c), fun(d)
+    for _ in range(iters):
+        left = fc >= fd
+        b = np.where(left, d, b)
+        a = np.where(left, a, c)
+        new = np.where(left, b - _GOLDEN * (b - a), a + _GOLDEN * (b - a))
+        fnew = fun(new)
+        d, fd, c, fc = (np.where(left, c, new), np.where(left, fc, fnew),
+                        np.where(left, new, d), np.where(left, fnew, fd))
+        if np.all(b - a <= 1e-15 * np.maximum(1.0, np.abs(a))):
+            break
+    return np.where(fc >= fd, c, d)
+
+
+def _search_grid(lo: float, hi: float) -> np.ndarray:
+    """A grid on [lo, hi]: 0.05 apart on [−40, 40], coarser (≈3.5 apart) outside."""
+    core = np.linspace(max(lo, -40.0), min(hi, 40.0), 1601)
+    left = np.linspace(lo, -40.0, 200) if lo < -40 else np.empty(0)
+    right = np.linspace(40.0, hi, 200) if hi > 40 else np.empty(0)
+    return np.unique(np.concatenate([left, core, right]))
+
+
+def maximise_unimodal(row_fn, grid: np.ndarray, grid_values: np.ndarray) -> np.ndarray:
+    """Row-wise maximum of unimodal objectives: best grid point, then golden refinement.
+
+    ``grid_values[r, j]`` is row r's objective at ``grid[j]``; ``row_fn(x)`` evaluates
+    row r at ``x[r]``. A grid first (so that float-flat stretches far from the
+    maximum cannot mislead the search), then golden section between the best grid
+    point's neighbours, which bracket the maximiser of a unimodal function.
+    """
+    rows = np.arange(grid_values.shape[0])
+    j = np.argmax(grid_values, axis=1)
+    lo = grid[np.maximum(j - 1, 0)]
+    hi = grid[np.minimum(j + 1, grid.size - 1)]
+    x = golden_max(row_fn, lo, hi, iters=80)
+    return np.maximum(grid_values[rows, j], row_fn(x))
+
+
+_LOGIT_GRID = _search_grid(*LOGIT_SEARCH)
+_CHUNK = 4096
+
+
+def conjugate_delta(beta, eps: np.ndarray, *, reflected: bool = False) -> np.ndarray:
+    """δ(ε) = sup_{α∈[0,1]} (1 − β(α) − e^ε α) for a convex β, vectorised in ε.
+
+    ``reflected=True`` gives the profile of the inverse β⁻¹ without inverting:
+    the graph of β⁻¹ is that of β mirrored in the diagonal, so
+    δ_{β⁻¹}(ε) = sup_x (1 − x − e^ε β(x)).
+
+    Either objective is concave in α (or x), hence unimodal in logit(α) ∈ [−745, 40]:
+    grid then golden section (``maximise_unimodal``); 1 − α is taken as expit(−u)
+    so that it keeps full precision near α = 1. The endpoints α = 0, 1 are compared
+    explicitly.
+    """
+    eps = np.asarray(eps, dtype=float)
+    flat = eps.ravel()
+    y = np.exp(np.minimum(flat, EPS_SEARCH))
+    u = _LOGIT_GRID
+    if reflected:
+        def gain(uu):
+            return expit(-uu)
+
+        def cost(uu):
+            return beta(expit(uu))
+        b0, b1 = float(beta(np.array([0.0]))[0]), float(beta(np.array([1.0]))[0])
+        at0 = 1.0 - y * b0                       # x = 0
+        at1 = np.where(np.isinf(y), -np.inf, -y * b1)  # x = 1
+        limit = 1.0 - _first_zero(beta)          # ε → ∞: 1 − min{x : β(x) = 0}
+    else:
+        def gain(uu):
+            return 1.0 - beta(expit(uu))
+
+        def cost(uu):
+            return expit(uu)
+        at0 = np.full(flat.shape, 1.0 - float(beta(np.array([0.0]))[0]))
+        at1 = np.where(np.isinf(y), -np.inf, 1.0 - y)
+        limit = at0[0] if at0.size else 0.0
+    grid_gain, grid_cost = gain(u), cost(u)
+    best = np.empty(flat.shape)
+    for s in range(0, flat.size, _CHUNK):
+        yc = y[s:s + _CHUNK]
+        values = grid_gain[None, :] - yc[:, None] * grid_cost[None, :]
+        best[s:s + _CHUNK] = maximise_unimodal(
+            lambda uu, yc=yc: gain(uu) - yc * cost(uu), u, values)
+    out = np.maximum(np.maximum(best, at0), at1)
+    out = np.where(flat == np.inf, limit, out)
+    out = np.where(flat == -np.inf, 1.0, out)
+    return np.maximum(out, 0.0).reshape(eps.shape)
+
+
+def _first_zero(beta) -> float:
+    """min{x ∈ [0, 1] : β(x) = 0}, by bisection (β is non-increasing)."""
+    lo, hi = 0.0, 1.0
+    if float(beta(np.array([0.0]))[0]) <= 0.0:
+        return 0.0
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        if float(beta(np.array([mid]))[0]) <= 0.0:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def epsilon_for_delta(delta_fn, delta: np.ndarray) -> np.ndarray:
+    """Smallest ε ≥ 0 with δ(ε) ≤ delta, for a non-increasing δ(·).
+
+    No fixed bracket: the upper end doubles until δ(hi) ≤ delta (or ε reaches 2^20,
+    past which e^ε overflows and δ has reached its limit 1 − f(0), so the answer is
+    inf). Bisection then returns the upper end, on which δ ≤ delta holds: the
+    answer is never below the true ε.
+    """
+    d = np.asarray(delta, dtype=float)
+    flat = d.ravel()
+    out = np.zeros(flat.shape)
+    at0 = delta_fn(np.zeros(1))[0]
+    todo = flat < at0
+    limit = delta_fn(np.array([np.inf]))[0]
+    out[todo & (flat < limit)] = np.inf
+    todo &= flat >= limit
+    if todo.any():
+        target = flat[todo]
+        lo = np.zeros(target.shape)
+        hi = np.ones(target.shape)
+        for _ in range(21):
+            over = delta_fn(hi) > target
+            if not over.any():
+                break
+            lo = np.where(over, hi, lo)
+            hi = np.where(over, 2.0 * hi, hi)
+        still = delta_fn(hi) > target
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            ok = delta_fn(mid) <= target
+            hi = np.where(ok, mid, hi)
+            lo = np.where(ok, lo, mid)
+            if np.all(hi - lo <= 4e-16 * np.maximum(hi, 1.0)):
+                break
+        out[todo] = np.where(still, np.inf, hi)
+    return out.reshape(d.shape)

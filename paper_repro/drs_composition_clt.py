@@ -1,0 +1,15 @@
+"""Reproduction `drs_composition_clt` (run: `python paper_repro/drs_composition_clt.py [--out DIR] [--fast]`
+or `fdp repro drs_composition_clt`).
+
+The script itself lives in the installed package, `fdp/repro/scripts/drs_composition_clt.py`, so that
+`fdp repro` works after any install; this file re-exports its `run(out_dir, fast=False)`
+and makes it runnable from a checkout. Output goes to `figures/` next to this folder.
+"""
+
+import sys
+
+from fdp.repro import main_for
+from fdp.repro.scripts.drs_composition_clt import CAPTION, NAME, SOURCE, TITLE, run  # noqa: F401
+
+if __name__ == "__main__":
+    sys.exit(main_for(NAME))

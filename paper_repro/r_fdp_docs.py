@@ -1,0 +1,15 @@
+"""Reproduction `r_fdp_docs` (run: `python paper_repro/r_fdp_docs.py [--out DIR] [--fast]`
+or `fdp repro r_fdp_docs`).
+
+The script itself lives in the installed package, `fdp/repro/scripts/r_fdp_docs.py`, so that
+`fdp repro` works after any install; this file re-exports its `run(out_dir, fast=False)`
+and makes it runnable from a checkout. Output goes to `figures/` next to this folder.
+"""
+
+import sys
+
+from fdp.repro import main_for
+from fdp.repro.scripts.r_fdp_docs import CAPTION, NAME, SOURCE, TITLE, run  # noqa: F401
+
+if __name__ == "__main__":
+    sys.exit(main_for(NAME))

@@ -1,0 +1,54 @@
+"""Shared hypothesis strategies: random members of every family."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+
+import fdp
+
+ALPHA_GRID = np.unique(np.concatenate([np.linspace(0.0, 1.0, 401), np.logspace(-12, -1, 40),
+                                       1.0 - np.logspace(-12, -1, 40)]))
+
+mus = st.floats(0.0, 5.0)
+epss = st.floats(0.0, 3.0)
+deltas = st.floats(0.0, 0.2)
+
+
+@st.composite
+def pmfs(draw, n):
+    w = np.array(draw(st.lists(st.floats(0.0, 1.0), min_size=n, max_size=n)))
+    if w.sum() <= 1e-6:
+        w = np.ones(n)
+    return w / w.sum()
+
+
+@st.composite
+def pairs(draw):
+    n = draw(st.integers(2, 6))
+    return fdp.from_pair(draw(pmfs(n)), draw(pmfs(n)))
+
+
+@st.composite
+def point_sets(draw):
+    n = draw(st.integers(1, 8))
+    a = np.array(draw(st.lists(st.floats(0.0, 1.0), min_size=n, max_size=n)))
+    b = np.array(draw(st.lists(st.floats(0.0, 1.0), min_size=n, max_size=n)))
+    return fdp.from_points(a, b)
+
+
+closed_families = st.one_of(
+    mus.map(fdp.Gaussian),
+    st.builds(fdp.EpsDelta, epss, deltas),
+    mus.map(fdp.Laplace),
+    st.builds(fdp.RandomizedResponse, epss, st.integers(2, 5)),
+    st.just(fdp.Identity()),
+)
+
+# Every kind of object the foundation produces, asymmetric ones included.
+tradeoffs = st.one_of(
+    closed_families,
+    pairs(),
+    point_sets(),
+    st.builds(lambda f, p: f.subsample(p, direction="add"), closed_families, st.floats(0.01, 1.0)),
+)

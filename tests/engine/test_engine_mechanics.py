@@ -1,0 +1,81 @@
+"""Mass, axioms, memory limits and argument checks of the engine."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fdp
+from fdp.engine import compose_numeric
+from fdp.engine.lattice import MAX_POINTS
+
+A = np.linspace(0.0, 1.0, 2001)
+
+
+def assert_axioms(f):
+    lo, hi = f.bounds(A)
+    for b in (lo, hi):
+        assert np.all(b >= 0) and np.all(b <= 1 - A + 1e-15)
+        assert np.all(np.diff(b) <= 1e-15)                     # non-increasing
+    assert np.all(lo <= hi + 1e-15)
+    d = np.diff(lo)
+    assert np.all(np.diff(d) >= -1e-9)                          # convex (lower side)
+
+
+def test_mass_and_axioms_after_1e9_compositions():
+    n = 10 ** 9
+    r = compose_numeric([(fdp.Gaussian(1.0 / np.sqrt(n)), n)], tol=0.1)
+    for m in r.mass:
+        assert abs(m - 1.0) <= 1e-12
+    assert_axioms(r)
+    truth = fdp.Gaussian(1.0)
+    lo, hi = r.bounds(A)
+    assert np.all(lo <= truth(A) + 1e-12) and np.all(hi >= truth(A) - 1e-12)
+
+
+def test_mass_of_laplace_power():
+    r = compose_numeric([(fdp.Laplace(0.01), 100_000)], tol=1e-3)
+    for m in r.mass:
+        assert abs(m - 1.0) <= 1e-12
+    assert_axioms(r)
+
+
+def test_tol_validation():
+    for bad in (0.0, -1e-3, float("nan"), 2.0):
+        with pytest.raises(ValueError, match="tol"):
+            compose_numeric([(fdp.Laplace(1.0), 2)], tol=bad)
+
+
+def test_factor_validation():
+    with pytest.raises(ValueError, match="count"):
+        compose_numeric([(fdp.Laplace(1.0), 0)])
+    with pytest.raises(ValueError, match="count"):
+        compose_numeric([(fdp.Laplace(1.0), -2)])
+    with pytest.raises(TypeError):
+        compose_numeric([("not a tradeoff", 2)])
+    with pytest.raises(ValueError):
+        compose_numeric([])
+
+
+def test_memory_limit_names_tol():
+    with pytest.raises(MemoryError, match="tol") as exc:
+        compose_numeric([(fdp.Laplace(1.0), 1), (fdp.Gaussian(1.0), 1)], tol=1e-14)
+    assert f"{MAX_POINTS:,}" in str(exc.value)
+
+
+def test_delta_below_resolution_is_a_clear_error():
+    r = fdp.dpsgd(1.1, 256 / 60000, 2000)
+    with pytest.raises(ValueError, match="resolution"):
+        r.epsilon_bounds(1e-300)
+    lo, hi = r.epsilon_bounds(1e-12)
+    assert 0 < lo <= hi < np.inf
+
+
+def test_queries_vectorised_and_scalar():
+    r = compose_numeric([(fdp.Laplace(1.0), 3)], tol=1e-3)
+    assert isinstance(r(0.3), float)
+    assert r(np.array([0.1, 0.2])).shape == (2,)
+    assert r.delta(np.array([[0.0, 1.0]])).shape == (1, 2)
+    assert not r.is_exact
+    lo, hi = r.epsilon_bounds(np.array([1e-3, 1e-5]))
+    assert lo.shape == (2,) and np.all(lo <= hi)
