@@ -38,8 +38,10 @@ propagated through the n-th power and Parseval), and every cyclic (wrapped)
 n-fold power a Chernoff bound on the mass that wrapped around. Their sum is the
 lattice's δ-slack η: the pessimistic side answers δ + η (f − η), the optimistic
 side δ − η (f + η). Slacks compose additively. Masses are pinned at the zero
-frequency, so the total mass stays 1 to rounding after any number of
-compositions (10⁹ included); δ below about 10η is refused with a clear error.
+frequency, so the pessimistic mass stays 1 to rounding after any number of
+compositions (10⁹ included); the optimistic side is a sub-probability by design
+(the few leftovers it rounds down lose Q-mass, ~1e-10 after 10⁹ steps). δ below
+about 10η is refused with a clear error (``Numeric.delta_floor``).
 
 Public: ``compose_numeric(factors, tol)``, ``dpsgd(...)``, ``Numeric``.
 """

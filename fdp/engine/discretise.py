@@ -48,7 +48,9 @@ from fdp.engine.laws import interval_masses, loss_range
 from fdp.tradeoff import LOGIT_SEARCH, golden_max
 
 TAIL = 1e-40      # law tails below this Q-mass are not gridded
-SCAN = np.linspace(-40.0, 40.0, 801)
+# ε scanned for the range of a profile-only f; below −20 the chord from (0, 1) takes
+# over (safe for the pessimistic side; the optimistic side drops Q-mass ≤ e^{−20})
+SCAN = np.linspace(-20.0, 40.0, 601)
 
 
 # ----------------------------------------------------------------------
@@ -396,6 +398,10 @@ def _from_profile(f, step: float, side: str) -> Lattice:
         s[0] = (D[0] - 1.0) / x[0]
         s[1:-1] = np.diff(D) / np.diff(x)
         s[-1] = 0.0
+        # (δ(l_0) − 1)/x_0 may round to 0 far left; the next chord slope is then a safe
+        # (higher-δ) start for the interpolation below x_0
+        if s.size > 2:
+            s[0] = min(s[0], s[1])
         s = np.maximum.accumulate(np.minimum(s, 0.0))   # convexity, raising δ only
         q = x * np.diff(s)
         q_inf = max(float(D[-1]), 1.0 - math.fsum(q))

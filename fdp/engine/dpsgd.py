@@ -17,8 +17,6 @@ batch without replacement with replace-one neighbours gives C_q(G_{1/σ}) per st
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 
 from fdp import _validate
@@ -34,7 +32,7 @@ def _per_step(name, value, steps, low, high, low_open=False):
     arr = np.asarray(value, dtype=float)
     if arr.ndim == 0:
         x = _validate.real(name, float(arr), low=low, high=high, low_open=low_open)
-        return np.full(steps, x)
+        return np.array([x])           # one value for every step (no per-step array)
     if arr.ndim != 1 or arr.size != steps:
         raise ValueError(f"{name} must be a number or one value per step "
                          f"(length steps={steps}), got shape {arr.shape}")
@@ -66,7 +64,14 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
         return Identity()
     sigma = _per_step("noise_multiplier", noise_multiplier, steps, 0.0, np.inf, low_open=True)
     rate = _per_step("sample_rate", sample_rate, steps, 0.0, 1.0)
-    counts = Counter(zip(sigma.tolist(), rate.tolist()))
+    if sigma.size == 1 and rate.size == 1:
+        counts = {(float(sigma[0]), float(rate[0])): steps}
+    else:
+        pairs = np.stack(np.broadcast_arrays(sigma, rate) if sigma.size == rate.size
+                         else np.broadcast_arrays(np.resize(sigma, steps), np.resize(rate, steps)),
+                         axis=1)
+        uniq, n = np.unique(pairs, axis=0, return_counts=True)
+        counts = {(float(a), float(b)): int(c) for (a, b), c in zip(uniq, n)}
     label = _label(sigma, rate, steps, sampling)
     if sampling == "poisson":
         add = [(PoissonAdd(Gaussian(1.0 / s), q), n) for (s, q), n in counts.items()]

@@ -73,18 +73,29 @@ def vertex_delta(alphas: np.ndarray, gains: np.ndarray, eps: np.ndarray) -> np.n
     """max_i (gains_i − e^ε α_i) over the vertices of a convex piecewise-linear f.
 
     The maximiser is the first vertex whose right slope is ≥ −e^ε; slopes of a convex
-    function are sorted, so one ``searchsorted`` finds it for every ε at once.
+    function are sorted, so one ``searchsorted`` finds it for every ε at once. When
+    rounding has unsorted the slopes (an atom of mass 1e-290 next to one of 0.5),
+    the maximum is taken over all vertices instead, which is exact by definition.
     """
     e = np.asarray(eps, dtype=float)
     y = np.exp(np.minimum(e, 709.0))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         slopes = -np.diff(gains) / np.diff(alphas)
-    slopes = np.maximum.accumulate(slopes)  # exact for a convex f; guards rounding
-    j = np.searchsorted(slopes, -y.ravel(), side="left").reshape(y.shape)
-    a_j = alphas[j]
-    with np.errstate(invalid="ignore"):
-        term = np.where(a_j == 0.0, 0.0, y * a_j)
-    out = gains[j] - term
+    if np.all(slopes[1:] >= slopes[:-1]):
+        j = np.searchsorted(slopes, -y.ravel(), side="left").reshape(y.shape)
+        a_j = alphas[j]
+        with np.errstate(invalid="ignore"):
+            term = np.where(a_j == 0.0, 0.0, y * a_j)
+        out = gains[j] - term
+    else:
+        flat = y.ravel()
+        out = np.empty(flat.shape)
+        chunk = max(1, 2_000_000 // alphas.size)
+        for s in range(0, flat.size, chunk):
+            with np.errstate(invalid="ignore", over="ignore"):
+                terms = np.where(alphas[None, :] == 0.0, 0.0, flat[s:s + chunk, None] * alphas[None, :])
+            out[s:s + chunk] = np.max(gains[None, :] - terms, axis=1)
+        out = out.reshape(y.shape)
     out = np.where(np.isposinf(e), gains[0], out)
     return np.maximum(out, 0.0)
 

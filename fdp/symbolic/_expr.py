@@ -312,6 +312,15 @@ def _numeric_le(a, b) -> bool:
     return bool(d.is_nonnegative) or d == 0
 
 
+def subs(expr, *args):
+    """expr.subs(*args), or None when sympy cannot build the result (a Max/Min of
+    numbers it cannot compare raises ValueError)."""
+    try:
+        return sp.sympify(expr).subs(*args)
+    except (ValueError, TypeError):
+        return None
+
+
 def joins(ps):
     """The interior join points of a piece list."""
     return [p[2] for p in ps[:-1]]

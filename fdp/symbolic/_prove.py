@@ -25,9 +25,9 @@ Every rule is sound provided g is defined (finite and real) on the whole box:
 ``defined(g)`` proves that first (denominators nonzero, logarithms of positive
 numbers, erfinv of numbers in (−1, 1), erfcinv of numbers in (0, 2), only the
 functions listed above). The one numeric step: the sign of a closed-form
-*constant* that sympy cannot decide is read from a 50-digit evaluation, and only
-when its magnitude exceeds 1e-40. No sign of a function is ever concluded
-from samples.
+*constant* that sympy's assumptions cannot decide is read from ``evalf(30,
+strict=True)``, which raises unless sympy's error control reached 30 correct
+digits. No sign of a function is ever concluded from samples.
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ import threading
 import time
 
 import sympy as sp
+
+from fdp.symbolic._expr import subs
 
 POS = frozenset({1})
 NEG = frozenset({-1})
@@ -270,11 +272,11 @@ class Prover:
             return POS
         if g.is_negative:
             return NEG
-        try:
-            v = g.evalf(50)
-        except Exception:  # pragma: no cover - sympy internals
+        try:  # strict: sympy raises unless 30 correct digits were reached
+            v = g.evalf(30, strict=True, maxn=2000)
+        except Exception:
             return ANY
-        if v.is_Number and v.is_extended_real and abs(v) > sp.Float("1e-40"):
+        if v.is_Number and v.is_extended_real and v != 0:
             return POS if v > 0 else NEG
         return ANY
 
@@ -433,8 +435,8 @@ class Prover:
         """
         g = sp.sympify(g)
         if point.is_infinite is not True and _substitution_is_limit(g, s, point):
-            v = g.subs(s, point)
-            if not v.has(sp.nan, sp.zoo):
+            v = subs(g, s, point)
+            if v is not None and not v.has(sp.nan, sp.zoo):
                 return v
         try:
             with time_limit(self.timeout):
@@ -496,8 +498,8 @@ def _substitution_is_limit(g, s, point) -> bool:
         if node.is_Function and not isinstance(node, (*_SMOOTH, sp.log, sp.erfinv, sp.erfcinv,
                                                        sp.Max, sp.Min, sp.Abs)):
             return False
-        v = node.subs(s, point)
-        if v.has(sp.nan, sp.zoo):
+        v = subs(node, s, point)
+        if v is None or v.has(sp.nan, sp.zoo):
             return False
         if isinstance(node, sp.Pow) and v.has(sp.oo, -sp.oo) and not node.exp.is_Integer:
             return False

@@ -30,7 +30,8 @@ import numpy as np
 import sympy as sp
 
 from fdp.symbolic import _numeric
-from fdp.symbolic._expr import DOMAINS, PiecesError, alpha, as_expr, bind, pieces, rational
+from fdp.symbolic._expr import (DOMAINS, PiecesError, alpha, as_expr, bind, pieces,
+                                rational, subs)
 from fdp.symbolic._prove import Prover, Timeout, domain_of, time_limit
 
 AXIOMS = ("convex", "continuous", "non_increasing", "below_identity", "range")
@@ -161,16 +162,17 @@ class _Checker:
         its interval (so at every join, whichever piece owns it, and at 0, 1)."""
         for e, lo, hi in self.pieces:
             for x in (lo, hi):
-                v = e.subs(alpha, x)
-                if v.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or not self.prover.nonneg(g(v, x)):
+                v = subs(e, alpha, x)
+                if v is None or v.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or \
+                        not self.prover.nonneg(g(v, x)):
                     return False
         return True
 
     def value_at(self, point):
         """f(point) for point = 0 or 1 (the end pieces), by substitution."""
         e = self.pieces[0][0] if point == 0 else self.pieces[-1][0]
-        v = e.subs(alpha, point)
-        return None if v.has(sp.nan, sp.zoo) else v
+        v = subs(e, alpha, point)
+        return None if v is None or v.has(sp.nan, sp.zoo) else v
 
     # --- the axioms ----------------------------------------------------
     def continuous(self):
@@ -182,8 +184,9 @@ class _Checker:
             left, right = self.lim(e1, b, "-"), self.lim(e2, b, "+")
             if left is None or right is None:
                 return None, f"could not find the one-sided limits at the join α = {b}"
-            v1, v2 = e1.subs(alpha, b), e2.subs(alpha, b)
-            if not (_zero(left - right) and _zero(v1 - left) and _zero(v2 - right)):
+            v1, v2 = subs(e1, alpha, b), subs(e2, alpha, b)
+            if v1 is None or v2 is None or not (
+                    _zero(left - right) and _zero(v1 - left) and _zero(v2 - right)):
                 return None, f"could not prove equal limits at the join α = {b}"
         for point, side in ((sp.S.Zero, "+"), (sp.S.One, "-")):
             e = self.pieces[0][0] if point == 0 else self.pieces[-1][0]
@@ -352,33 +355,39 @@ class _Searcher:
         grid = np.unique(np.concatenate([np.linspace(0, 1, 2001), np.logspace(-8, -1, 57),
                                          1 - np.logspace(-8, -1, 57)]))
         for sub in _samples(self.doms):
-            fk = self.f.subs(sub)
-            params = {str(k): v for k, v in sub.items()}
-            pv = "" if not params else " with " + ", ".join(
-                f"{k} = {v}" for k, v in params.items())
-            joins = []
-            if self.pieces:
-                joins = [sp.sympify(p[2]).subs(sub) for p in self.pieces[:-1]]
             try:
-                x = np.unique(np.concatenate([grid] + [
-                    np.clip(float(j) + np.array([-1e-6, 0, 1e-6]), 0, 1) for j in joins]))
-                y = np.real_if_close(_numeric.vectorised(fk)(x))
-            except Exception:  # not evaluable numerically: nothing to screen
+                found.update(self._one_sample(sub, axioms, found, grid))
+            except (ValueError, TypeError):  # sympy could not build a value: skip
                 continue
-            checks = {"range": self._range, "below_identity": self._below,
-                      "non_increasing": self._monotone, "convex": self._convex,
-                      "continuous": self._continuous}
-            for a in axioms:
-                if a in found:
-                    continue
-                hit = checks[a](fk, x, y, joins, sub)
-                if hit is not None:
-                    reason, cex = hit
-                    cex.update(params)
-                    found[a] = (reason + pv, cex)
             if len(found) == len(axioms):
                 break
         return found
+
+    def _one_sample(self, sub, axioms, found, grid) -> dict:
+        """Counterexamples for one assignment of the parameters."""
+        out = {}
+        fk = self.f.subs(sub)
+        params = {str(k): v for k, v in sub.items()}
+        pv = "" if not params else " with " + ", ".join(f"{k} = {v}" for k, v in params.items())
+        joins = [sp.sympify(p[2]).subs(sub) for p in self.pieces[:-1]] if self.pieces else []
+        try:
+            x = np.unique(np.concatenate([grid] + [
+                np.clip(float(j) + np.array([-1e-6, 0, 1e-6]), 0, 1) for j in joins]))
+            y = np.real_if_close(_numeric.vectorised(fk)(x))
+        except Exception:  # not evaluable numerically: nothing to screen
+            return out
+        checks = {"range": self._range, "below_identity": self._below,
+                  "non_increasing": self._monotone, "convex": self._convex,
+                  "continuous": self._continuous}
+        for a in axioms:
+            if a in found:
+                continue
+            hit = checks[a](fk, x, y, joins, sub)
+            if hit is not None:
+                reason, cex = hit
+                cex.update(params)
+                out[a] = (reason + pv, cex)
+        return out
 
     # Each screen proposes candidates from floats and confirms them exactly.
     def _range(self, fk, x, y, joins, sub):
