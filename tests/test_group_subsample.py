@@ -132,3 +132,11 @@ def test_dominates_and_advantage():
     mu = 1.3
     assert fdp.Gaussian(mu).advantage() == pytest.approx(norm.cdf(mu / 2) - norm.cdf(-mu / 2))
     assert fdp.Laplace(mu).advantage() == pytest.approx(np.max(1 - A - fdp.Laplace(mu)(A)), abs=1e-6)
+
+
+def test_reprs_read_like_the_math():
+    assert repr(fdp.strongest(fdp.Gaussian(1.0), fdp.EpsDelta(1.0))) == \
+        "strongest(Gaussian(mu=1.0), EpsDelta(eps=1.0, delta=0.0))"
+    assert repr(fdp.Gaussian(2.0).group(3)) == "Gaussian(mu=6.0)"
+    assert repr(fdp.Laplace(1.0).group(2)) == "Laplace(mu=1.0).group(2)"
+    assert repr(fdp.Gaussian(1.0).subsample(0.1)).startswith("envelope(PoissonAdd(")

@@ -88,8 +88,11 @@ def compose(*fs: TradeOff, tol: float | None = None) -> TradeOff:
     """f_1 ⊗ f_2 ⊗ … (DRS Def 3.1); adaptive composition of f_i-DP mechanisms is ⊗f_i-DP.
 
     Closed forms are kept (see the module table); anything else is composed by
-    the numeric engine and returned with a certified bracket. ``tol`` is the
-    engine's accuracy (see ``fdp.engine``), unused for closed forms.
+    the numeric engine and returned with a certified bracket. ``tol`` (default
+    ``fdp.engine.DEFAULT_TOL`` = 1e-4) sets the engine's grid accuracy; it is a
+    target, not a guarantee: ε brackets typically come out 3–10 × tol wide, and the
+    bracket itself (``bounds``, ``epsilon_bounds``) is what is certified. Unused for
+    closed forms.
     """
     if len(fs) == 1 and isinstance(fs[0], (list, tuple)):
         fs = tuple(fs[0])

@@ -10,20 +10,13 @@ from fdp.tradeoff import EPS_SEARCH, TradeOff, _search_grid, maximise_unimodal
 
 
 @dataclass(frozen=True)
-class Strongest(TradeOff):
-    """max{f_1, …, f_m}: a mechanism that is f_i-DP for every i is max_i f_i-DP.
-
-    A maximum of convex functions is convex, so this is a trade-off function.
-    (max f_i)⁻¹ = max f_i⁻¹ because the inverse preserves the pointwise order.
-    """
+class _Combination(TradeOff):
+    """A trade-off function made of several members, closed under inversion:
+    (max f_i)⁻¹ = max f_i⁻¹ and (min f_i)**⁻¹ = (min f_i⁻¹)** (reflection in the
+    diagonal preserves pointwise order and convex hulls)."""
 
     members: tuple
-
-    def _beta(self, alpha):
-        return np.max([m._beta(alpha) for m in self.members], axis=0)
-
-    def _upper(self, alpha):
-        return np.max([m._upper(alpha) for m in self.members], axis=0)
+    _name = "combination"
 
     @property
     def is_exact(self) -> bool:
@@ -34,27 +27,41 @@ class Strongest(TradeOff):
         return frozenset(self.members) == frozenset(m.inverse() for m in self.members)
 
     def _inverse(self) -> TradeOff:
-        return Strongest(tuple(m.inverse() for m in self.members))
+        return type(self)(tuple(m.inverse() for m in self.members))
 
     def __repr__(self):
-        return "strongest(" + ", ".join(map(repr, self.members)) + ")"
+        return self._name + "(" + ", ".join(map(repr, self.members)) + ")"
+
+
+@dataclass(frozen=True, repr=False)
+class Strongest(_Combination):
+    """max{f_1, …, f_m}: a mechanism that is f_i-DP for every i is max_i f_i-DP.
+
+    A maximum of convex functions is convex, so this is a trade-off function.
+    """
+
+    def _beta(self, alpha):
+        return np.max([m._beta(alpha) for m in self.members], axis=0)
+
+    def _upper(self, alpha):
+        return np.max([m._upper(alpha) for m in self.members], axis=0)
+
+    _name = "strongest"
 
     def latex(self) -> str:
         return r"\max\{" + ", ".join(m.latex() for m in self.members) + r"\}"
 
 
-@dataclass(frozen=True)
-class Envelope(TradeOff):
+@dataclass(frozen=True, repr=False)
+class Envelope(_Combination):
     """min{f_1, …, f_m}**: the largest trade-off function below every f_i.
 
     Computed in the dual: the conjugate of a minimum is the maximum of conjugates,
     so δ(ε) = max_i δ_i(ε) for every real ε exactly, and
     β(α) = sup_ε max{0, 1 − δ(ε) − e^ε α} (DRS Prop 2.12, MATH.md §3). The
     objective is concave in e^ε, hence unimodal in ε: a golden-section search
-    over ε ∈ [−745, 745] finds the supremum to rounding.
+    over ε ∈ [−709, 709] (grid, then refinement) finds the supremum to rounding.
     """
-
-    members: tuple
 
     def _delta(self, eps):
         return np.max([m._delta(eps) for m in self.members], axis=0)
@@ -68,19 +75,7 @@ class Envelope(TradeOff):
     def _upper(self, alpha):
         return _biconjugate(self._delta_lower, alpha)
 
-    @property
-    def is_exact(self) -> bool:
-        return all(m.is_exact for m in self.members)
-
-    @property
-    def symmetric(self) -> bool:
-        return frozenset(self.members) == frozenset(m.inverse() for m in self.members)
-
-    def _inverse(self) -> TradeOff:
-        return Envelope(tuple(m.inverse() for m in self.members))
-
-    def __repr__(self):
-        return "envelope(" + ", ".join(map(repr, self.members)) + ")"
+    _name = "envelope"
 
     def latex(self) -> str:
         return r"\min\{" + ", ".join(m.latex() for m in self.members) + r"\}^{**}"
