@@ -108,3 +108,28 @@ def test_power_refuses_bad_exponents():
     for bad in (-1, 1.5, "2", True):
         with pytest.raises(ValueError):
             fdp.EpsDelta(1.0) ** bad
+
+
+def test_delta_part_is_split_off_exactly():
+    """G_μ ⊗ f_{0,δ} = (1−δ) G_μ(α/(1−δ)) (MATH.md §4), no numeric engine involved."""
+    from fdp.operations.with_delta import WithDelta
+    g, d = fdp.Gaussian(1.2), 1e-3
+    r = g @ fdp.EpsDelta(0.0, d)
+    assert isinstance(r, WithDelta) and r.d == d and r.is_exact
+    a = np.linspace(0, 1, 1001)
+    ref = np.where(a >= 1 - d, 0.0, (1 - d) * g(np.minimum(a / (1 - d), 1.0)))
+    np.testing.assert_allclose(r(a), ref, atol=1e-15)
+    eps = np.linspace(-3, 5, 17)
+    np.testing.assert_allclose(r.delta(eps), d + (1 - d) * g.delta(eps), atol=1e-15)
+    assert repr(r) == "Gaussian(mu=1.2) ⊗ EpsDelta(eps=0.0, delta=0.001)"
+
+
+def test_split_agrees_with_the_engine_on_the_whole_pair():
+    g, f = fdp.Gaussian(1.0), fdp.EpsDelta(0.5, 1e-4)
+    split = g @ f
+    whole = fdp.compose_numeric([(g, 1), (f, 1)], None)
+    a = np.linspace(0.01, 0.99, 50)
+    lo_s, hi_s = split.bounds(a)
+    lo_w, hi_w = whole.bounds(a)
+    # Both are certified brackets of the same function: they must overlap everywhere.
+    assert np.all(lo_s <= hi_w + 1e-12) and np.all(lo_w <= hi_s + 1e-12)

@@ -24,7 +24,7 @@ from fdp.clt.berry_esseen import (BERRY_ESSEEN_CONSTANT, BerryEsseenLower, CLTRe
 from fdp.clt.dpsgd import DPSGDComparison, compare_dpsgd_clt, dpsgd_clt_mu
 from fdp.clt.edgeworth import EdgeworthApprox, edgeworth, edgeworth_cdf, edgeworth_sf
 from fdp.clt.functionals import Functionals, functionals
-from fdp.clt.with_delta import WithDelta, with_delta
+from fdp.operations.with_delta import WithDelta, with_delta
 
 __all__ = ["BERRY_ESSEEN_CONSTANT", "BerryEsseenLower", "CLTResult", "DPSGDComparison",
            "EdgeworthApprox", "Functionals", "WithDelta", "berry_esseen_upper", "clt",

@@ -42,7 +42,7 @@ import numpy as np
 
 from fdp import _validate
 from fdp.clt.functionals import Functionals, functionals
-from fdp.clt.with_delta import with_delta
+from fdp.operations.with_delta import with_delta
 from fdp.conversions.gdp import gdp_beta
 from fdp.tradeoff import TradeOff, _alpha_grid, golden_max
 

@@ -31,7 +31,7 @@ from scipy.special import ndtr
 from fdp import _validate
 from fdp.clt.berry_esseen import _as_list, _grouped
 from fdp.clt.functionals import _decompose
-from fdp.clt.with_delta import with_delta
+from fdp.operations.with_delta import with_delta
 from fdp.tradeoff import TradeOff
 
 _X = np.linspace(-40.0, 40.0, 16001)

@@ -7,7 +7,11 @@ factors counted; then each factor is routed by the one table ``_RULES`` below:
     Gaussian            G_a ⊗ G_b = G_√(a²+b²), closed           (DRS Cor 3.3)
     EpsDelta^n          binomial form of f_{ε,δ}^{⊗n}, exact    (KOV Thm 3.3)
     exact finite pair   product pair, equal losses merged, exact (DRS Def 3.1)
+    g ⊗ f_{0,δ}         (1−δ) g(α/(1−δ)), closed                  (MATH.md §4)
     anything else       the numeric engine, certified bracket     (fdp.engine)
+
+The δ part of a pair (equal masses at losses ±inf) is split off exactly, so that
+for example G_μ ⊗ f_{ε,δ} runs G_μ ⊗ f_{ε,0} through the engine and adds δ exactly.
 
 Closed forms stay closed; the numeric engine is the fallback, used only when two
 kinds with no common closed form meet (for example Gaussian with Laplace).
@@ -27,6 +31,7 @@ from fdp.families.finite_pair import power as pair_power
 from fdp.families.finite_pair import product as pair_product
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
+from fdp.operations.with_delta import WithDelta
 from fdp.tradeoff import TradeOff
 
 
@@ -140,8 +145,31 @@ def _compose_counted(items, tol):
         return Identity()
     if len(reduced) == 1 and reduced[0][1] == 1:
         return reduced[0][0]
+    reduced, delta = _split_delta(reduced)
+    if delta > 0.0:
+        return WithDelta(_compose_counted(reduced, tol), delta)
     from fdp.engine import compose_numeric
     return compose_numeric(reduced, tol)
+
+
+def _split_delta(items):
+    """Write an exact pair as pair₀ ⊗ f_{0,δ} when its +inf Q-mass equals its −inf
+    P-mass (δ): pair₀ keeps the finite atoms scaled by 1/(1 − δ). Exact, since the
+    product of pair₀ with the pair of f_{0,δ} gives back every atom."""
+    out, delta = [], 0.0
+    for f, n in items:
+        if n == 1 and isinstance(f, FinitePair):
+            up = f.q[np.isposinf(f.log_ratio)].sum()
+            down = f.p[np.isneginf(f.log_ratio)].sum()
+            if 0.0 < up < 1.0 and abs(up - down) <= 1e-15 * max(up, 1e-300) + 1e-300:
+                finite = np.isfinite(f.log_ratio)
+                keep = 1.0 - up
+                f = FinitePair.from_atoms(f.log_ratio[finite], f.p[finite] / keep, f.q[finite] / keep)
+                delta = up + delta - up * delta  # 1 − (1 − δ)(1 − up)
+                if np.allclose(f.log_ratio, 0.0):
+                    continue  # the pair was f_{0,δ} itself
+        out.append((f, n))
+    return out, delta
 
 
 def power(f: TradeOff, n: int) -> TradeOff:

@@ -3,7 +3,9 @@
 (g ⊗ f_{0,δ})(α) = (1 − δ) g(α/(1 − δ)) on [0, 1 − δ] and 0 after; its privacy
 profile is δ_f(ε) = δ + (1 − δ) δ_g(ε). The CLT with (ε, δ) inputs (DRS §3.2)
 approximates ⊗ f_{ε_i,δ_i} by G_μ ⊗ f_{0,δ}; this wrapper keeps that exact and
-cheap instead of sending a Gaussian and a finite pair to the numeric engine.
+cheap instead of sending a Gaussian and a finite pair to the numeric engine, and
+the composition rule table (``fdp.operations.compose``) uses it to split the δ part
+off any exact pair.
 """
 
 from __future__ import annotations
@@ -56,6 +58,9 @@ class WithDelta(TradeOff):
 
     def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
         return self.d + (1.0 - self.d) * self.base._delta_lower(eps)
+
+    def __repr__(self):
+        return f"{self.base!r} ⊗ EpsDelta(eps=0.0, delta={self.d!r})"
 
     def latex(self) -> str:
         return rf"{self.base.latex()} \otimes f_{{0,{self.d:g}}}"
