@@ -133,3 +133,14 @@ def test_split_agrees_with_the_engine_on_the_whole_pair():
     lo_w, hi_w = whole.bounds(a)
     # Both are certified brackets of the same function: they must overlap everywhere.
     assert np.all(lo_s <= hi_w + 1e-12) and np.all(lo_w <= hi_s + 1e-12)
+
+
+def test_delta_part_of_an_asymmetric_base_inverts_exactly():
+    """(g ⊗ f_{0,δ})⁻¹ = g⁻¹ ⊗ f_{0,δ}, checked against the generic numeric inverse."""
+    from fdp.operations.inverse import Inverse
+    from fdp.operations.with_delta import WithDelta
+    g = fdp.Gaussian(1.0).subsample(0.3, direction="add")  # asymmetric
+    f = WithDelta(g, 0.01)
+    a = np.linspace(0, 1, 41)
+    np.testing.assert_allclose(f.inverse()(a), Inverse(f)(a), atol=1e-9)
+    assert f.inverse().inverse() == f

@@ -40,13 +40,13 @@ class Strongest(_Combination):
     A maximum of convex functions is convex, so this is a trade-off function.
     """
 
+    _name = "strongest"
+
     def _beta(self, alpha):
         return np.max([m._beta(alpha) for m in self.members], axis=0)
 
     def _upper(self, alpha):
         return np.max([m._upper(alpha) for m in self.members], axis=0)
-
-    _name = "strongest"
 
     def latex(self) -> str:
         return r"\max\{" + ", ".join(m.latex() for m in self.members) + r"\}"
@@ -63,6 +63,8 @@ class Envelope(_Combination):
     over ε ∈ [−709, 709] (grid, then refinement) finds the supremum to rounding.
     """
 
+    _name = "envelope"
+
     def _delta(self, eps):
         return np.max([m._delta(eps) for m in self.members], axis=0)
 
@@ -74,8 +76,6 @@ class Envelope(_Combination):
 
     def _upper(self, alpha):
         return _biconjugate(self._delta_lower, alpha)
-
-    _name = "envelope"
 
     def latex(self) -> str:
         return r"\min\{" + ", ".join(m.latex() for m in self.members) + r"\}^{**}"

@@ -59,6 +59,10 @@ class WithDelta(TradeOff):
     def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
         return self.d + (1.0 - self.d) * self.base._delta_lower(eps)
 
+    def _inverse(self) -> TradeOff:
+        """f_{0,δ} is symmetric and (f ⊗ g)⁻¹ = f⁻¹ ⊗ g⁻¹ (DRS Prop 3.2): exact."""
+        return WithDelta(self.base.inverse(), self.d)
+
     def __repr__(self):
         return f"{self.base!r} ⊗ EpsDelta(eps=0.0, delta={self.d!r})"
 
