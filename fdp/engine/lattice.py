@@ -268,32 +268,67 @@ def crop(lat: Lattice, tau: float) -> Lattice:
     return Lattice(lat.step, lat.k0 + lo, kept, q_inf, lat.slack, lat.side)
 
 
+def _tilted_moments(L: np.ndarray, q: np.ndarray, t: float) -> tuple[float, float, float]:
+    """(Λ(t), Λ'(t), Λ''(t)) for Λ(t) = log Σ q_k e^{t L_k}, overflow-free."""
+    ref = float(L[-1] if t > 0 else L[0])
+    w = q * np.exp(t * (L - ref))
+    s0 = float(w.sum())
+    if not s0 > 0.0:
+        return -math.inf, 0.0, 0.0
+    m1 = float(w @ L) / s0
+    m2 = float(w @ (L - m1) ** 2) / s0
+    return math.log(s0) + t * ref, m1, m2
+
+
+def _chernoff_end(L: np.ndarray, q: np.ndarray, n: int, log_tau: float, t0: float) -> float:
+    """min over t > 0 of (n Λ(t) − log τ)/t: a bound s with Q(S_n ≥ s) ≤ τ.
+
+    The minimiser solves t Λ'(t) − Λ(t) = −log(τ)/n, whose left side increases
+    in t; a few safeguarded Newton steps from t₀ get close, and every evaluated t
+    gives a valid bound, so the best one is returned.
+    """
+    c = -log_tau / n
+    t, best = t0, math.inf
+    lo_t, hi_t = 0.0, math.inf
+    for _ in range(10):
+        lam, d1, d2 = _tilted_moments(L, q, t)
+        if lam == -math.inf:
+            break
+        best = min(best, (n * lam - log_tau) / t)
+        phi = t * d1 - lam
+        if phi < c:
+            lo_t = t
+        else:
+            hi_t = t
+        if abs(phi - c) <= 1e-3 * c:
+            break
+        nxt = t + (c - phi) / max(t * d2, 1e-300)
+        if not (lo_t < nxt < hi_t):
+            nxt = 0.5 * (lo_t + hi_t) if math.isfinite(hi_t) else 4.0 * t
+        t = nxt
+    return best
+
+
 def _tail_window(lat: Lattice, n: int, tau: float) -> tuple[int, int]:
     """Loss-index window [a, b] holding S_n = L_1+…+L_n up to Q-mass τ per tail.
 
     Chernoff: Q(S_n ≥ s) ≤ exp(n Λ(t) − t s) and Q(S_n ≤ s) ≤ exp(n Λ(−t) + t s),
-    Λ the log-MGF of the lattice, optimised over a grid of t > 0.
+    Λ the log-MGF of the lattice, for any t > 0 (``_chernoff_end``).
     """
     step = lat.step
     lo_sup = n * lat.k0
     hi_sup = n * (lat.k0 + lat.q.size - 1)
     if n == 1:
         return lo_sup, hi_sup
+    live = lat.q > 0
+    L = lat.losses[live]
+    q = lat.q[live]
     mean, var = lat.moments()
     sd = math.sqrt(max(var, 0.0)) + step
     log_tau = math.log(tau)
-
-    def best(sign):
-        # coarse grid of t, then a finer one around the best coarse t
-        t = np.logspace(-3, 3, 13) / (sd * math.sqrt(n))
-        for _ in range(2):
-            val = (n * lat.log_mgf(sign * t) - log_tau) / t
-            i = int(np.argmin(val))
-            lo_t, hi_t = t[max(i - 1, 0)], t[min(i + 1, t.size - 1)]
-            t = np.geomspace(lo_t, hi_t, 13)
-        return float(np.min(val))
-    s_hi = best(1.0)
-    s_lo = -best(-1.0)
+    t0 = math.sqrt(-2.0 * log_tau) / (sd * math.sqrt(n))
+    s_hi = _chernoff_end(L, q, n, log_tau, t0)
+    s_lo = -_chernoff_end(-L[::-1], q[::-1], n, log_tau, t0)
     a = max(lo_sup, math.floor(s_lo / step) - 1) if math.isfinite(s_lo) else lo_sup
     b = min(hi_sup, math.ceil(s_hi / step) + 1) if math.isfinite(s_hi) else hi_sup
     return a, b
@@ -329,13 +364,21 @@ def power(lat: Lattice, n: int, tau: float) -> Lattice:
         # counted in the slack): pin it so that n-th powers cannot drift
         F = 1.0 - lat.q_inf
     X[0] = F
+    g = _fft_gamma(m)
+    r = np.abs(X)
+    # Only frequencies whose (|X| + γ)^{n−1} does not underflow matter, to the result
+    # and to its rounding bound; for large n that is a small low-frequency band
+    with np.errstate(divide="ignore"):
+        log_rg = np.log(r + g * max(F, 1.0))
+    live = np.flatnonzero(max(n - 1, 1) * log_rg > -745.0)
+    Xn = np.zeros_like(X)
+    base = np.zeros_like(r)
     with np.errstate(divide="ignore", under="ignore", invalid="ignore"):
-        logX = np.log(X)
-        Xn = np.exp(n * logX)
-        r = np.exp(logX.real)
+        Xn[live] = np.exp(n * np.log(X[live]))
+        base[live] = np.exp((n - 1) * log_rg[live])
     Xn[~np.isfinite(Xn)] = 0.0
-    rn = np.abs(Xn)
     Xn[0] = F ** n
+    rn = np.abs(Xn)
     res = sfft.irfft(Xn, m)
     # cyclic index j holds losses ≡ n·k0 + j (mod m); place them in [a, a + m)
     shift = (n * lat.k0 - a) % m
@@ -344,9 +387,6 @@ def power(lat: Lattice, n: int, tau: float) -> Lattice:
     # noise); the pessimistic side sends it to +inf, the optimistic side drops it
     outside = float(np.clip(res[width:], 0.0, None).sum())
     res = res[:width]
-    g = _fft_gamma(m)
-    with np.errstate(under="ignore"):
-        base = (r + g * max(F, 1.0)) ** (n - 1)
     w = np.full(X.shape, 2.0)
     w[0] = 1.0
     if m % 2 == 0:
