@@ -44,7 +44,7 @@ import numpy as np
 from scipy.special import expit
 
 from fdp.engine.lattice import OPTIMISTIC, PESSIMISTIC, TINY, Lattice, check_size
-from fdp.engine.laws import interval_masses, loss_range
+from fdp.engine.laws import atoms, interval_masses, loss_range
 from fdp.tradeoff import LOGIT_SEARCH, golden_max
 
 TAIL = 1e-40      # law tails below this Q-mass are not gridded
@@ -89,13 +89,58 @@ def _both(f, step, side=None):
     if masses is None:
         return None
     kappa, pi, q_inf, _ = masses
+    kappa, pi, grid_atoms = _split_grid_atoms(f, kappa, pi, kmin, step)
     # masses far below any reachable δ slow the arithmetic (subnormals): the
     # pessimistic side moves them to +inf, the optimistic side drops them
     small = kappa < TINY
     dropped = float(kappa[small].sum())
     kappa, pi = np.where(small, 0.0, kappa), np.where(small, 0.0, pi)
-    return (_spread(kappa, pi, q_inf + dropped, kmin, step) if side != OPTIMISTIC else None,
-            _contract_masses(kappa, pi, q_inf, kmin, step) if side != PESSIMISTIC else None)
+    out = (_spread(kappa, pi, q_inf + dropped, kmin, step) if side != OPTIMISTIC else None,
+           _contract_masses(kappa, pi, q_inf, kmin, step) if side != PESSIMISTIC else None)
+    if grid_atoms is not None:
+        at, qa = grid_atoms
+        for lat in out:
+            if lat is not None:
+                np.add.at(lat.q, at, qa)
+    return out
+
+
+def _split_grid_atoms(f, kappa, pi, kmin, step):
+    """Take point masses of f that sit on grid points out of their cells.
+
+    An atom on a grid point is already discretised exactly, on both sides; left in
+    its cell it would be mixed with the cell's continuous mass, and the optimistic
+    contraction would have to move it. Returns the cell masses without those atoms
+    and (lattice indices, Q-masses) of the atoms, or None.
+    """
+    L, q = atoms(f)
+    if L.size == 0:
+        return kappa, pi, None
+    fin = np.isfinite(L) & (q > 0)
+    L, q = L[fin], q[fin]
+    k = np.round(L / step)
+    on = np.abs(L / step - k) <= 1e-9 * np.maximum(1.0, np.abs(k))
+    on &= (k >= kmin + 1) & (k <= kmin + kappa.size - 3)
+    if not on.any():
+        return kappa, pi, None
+    L, q, k = L[on], q[on], k[on].astype(np.int64)
+    edges = (kmin + np.arange(kappa.size - 1)) * step
+    cell = np.searchsorted(edges, L, side="right")
+    kappa, pi = kappa.copy(), pi.copy()
+    with np.errstate(under="ignore"):
+        p = q * np.exp(-L)
+    np.subtract.at(kappa, cell, q)
+    np.subtract.at(pi, cell, p)
+    # what is left of a cell is its continuous mass; a round-off residue of the
+    # subtraction (relative to the atom) is no mass at all
+    tiny = 1e-12
+    resid = np.zeros(kappa.size, dtype=bool)
+    resid[cell] = True
+    kill = resid & ((kappa <= tiny * np.bincount(cell, weights=q, minlength=kappa.size))
+                    | (pi <= tiny * np.bincount(cell, weights=p, minlength=kappa.size)))
+    kappa = np.where(kill, 0.0, np.maximum(kappa, 0.0))
+    pi = np.where(kill, 0.0, np.maximum(pi, 0.0))
+    return kappa, pi, (k - kmin, q)
 
 
 def _grid_range(rng, step):
@@ -158,15 +203,16 @@ def _contract_masses(kappa, pi, q_inf, kmin, step) -> Lattice:
     K = kappa.size - 2
     k, p, m, lc = _cells(kappa, pi, kmin, step)
     lost = float(kappa[0])                 # below the grid: to L = −∞
-    nu, lost_c = contract(m, p, kmin, step)
-    lost += lost_c
+    nu, lost_c, lowest = contract(m, p, kmin, step)
     # above the grid: down to the last point, P-mass kept
     top = (kmin + K) * step
     tail_q = float(kappa[-1])
     if tail_q > 0 and pi[-1] > 0:
         nu[-1] += float(pi[-1])
-        lost += tail_q - float(pi[-1]) * math.exp(top)
+        lost_c += tail_q - float(pi[-1]) * math.exp(top)
     q = nu * np.exp((kmin + np.arange(K + 1)) * step)
+    lost_c = compensate(q, lost_c, lowest, step)
+    lost += lost_c
     lat = Lattice(step, kmin, q, q_inf, 0.0, OPTIMISTIC)
     object.__setattr__(lat, "lost", lost)
     return lat
@@ -239,7 +285,39 @@ def contract(m: np.ndarray, p: np.ndarray, kmin: int, step: float):
     # (4) round the remainder down to x_c
     nu[:-1] += left
     lost = float(left @ (np.exp(lc) * g_down))
-    return nu, lost
+    live = np.flatnonzero(left > 0)
+    lowest = int(live[0]) if live.size else K
+    return nu, lost, lowest
+
+
+def compensate(q: np.ndarray, lost: float, lowest: int, step: float) -> float:
+    """Give back the Q-mass ``lost`` by rounding down, in place; returns what is left.
+
+    Rounding atoms down from m_c to x_c (c ≥ ``lowest``) lowers E(Y − t)₊ by
+    exactly ℓ = Σ λ_c (m_c − x_c) for every t ≤ x_lowest, and by no more for any t.
+    Moving P-mass θ_j from a grid point x_j to x_{j+1} ≤ x_lowest raises
+    E(Y − t)₊ by at most θ_j (x_{j+1} − x_j) for t < x_{j+1} and not at all above.
+    Moves with Σ θ_j (x_{j+1} − x_j) ≤ ℓ therefore keep Y ≤_icx (the unrounded
+    contraction) ≤_cx Y, and restore E[Y], the Q-mass. In Q-units a fraction φ of
+    the Q-mass q_j moved up one cell becomes φ q_j e^Δ: a gain of φ q_j (e^Δ − 1).
+    Points are used from x_lowest downwards.
+    """
+    if not lost > 0.0 or lowest < 1:
+        return max(lost, 0.0)
+    h = math.expm1(step)
+    cap = q[:lowest][::-1] * h                      # gains, from j = lowest − 1 down
+    used = np.cumsum(cap)
+    full = int(np.searchsorted(used, lost, side="left"))
+    take = np.zeros(cap.size)
+    take[:full] = 1.0
+    if full < cap.size:
+        rest = lost - (float(used[full - 1]) if full else 0.0)
+        take[full] = min(rest / cap[full], 1.0) if cap[full] > 0 else 0.0
+    phi = take[::-1]                                 # back to index order j = 0..lowest−1
+    moved = phi * q[:lowest]
+    q[:lowest] -= moved
+    q[1:lowest + 1] += moved * math.exp(step)
+    return max(lost - float(np.sum(moved) * h), 0.0)
 
 
 def _merge_with_grid(left, nu, g_down, g_up, step, down, biggest=False):

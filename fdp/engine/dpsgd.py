@@ -20,7 +20,9 @@ from __future__ import annotations
 import numpy as np
 
 from fdp import _validate
-from fdp.engine.numeric import Numeric, check_tol, choose_step, compose_lattices
+from fdp.engine.lattice import reflect
+from fdp.engine.numeric import (Numeric, check_tol, choose_step, combine_parts,
+                                 compose_lattices, cropped, discretise_groups)
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
 from fdp.operations.subsample import PoissonAdd, WithoutReplacement
@@ -75,10 +77,12 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
     label = _label(sigma, rate, steps, sampling)
     if sampling == "poisson":
         add = [(PoissonAdd(Gaussian(1.0 / s), q), n) for (s, q), n in counts.items()]
-        rem = [(f.inverse(), n) for f, n in add]
         step, _ = choose_step(add, tol)
-        add_p, add_o = compose_lattices(add, step)
-        rem_p, rem_o = compose_lattices(rem, step)
+        add_parts = discretise_groups(add, step)
+        # the remove direction is the inverse pair: reflect each step's lattices
+        rem_parts = [(reflect(lp), reflect(lo), n) for lp, lo, n in add_parts]
+        add_p, add_o = combine_parts(cropped(add_parts))
+        rem_p, rem_o = combine_parts(cropped(rem_parts))
         return Numeric((add_p, rem_p), (add_o, rem_o), label, tol, envelope=True)
     fac = [(WithoutReplacement(Gaussian(1.0 / s), q), n) for (s, q), n in counts.items()]
     step, _ = choose_step(fac, tol)

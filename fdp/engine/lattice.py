@@ -144,6 +144,23 @@ class Lattice:
         out = np.where(e == -np.inf, self.mass, out)
         return out
 
+    def delta_grid(self, k: np.ndarray) -> np.ndarray:
+        """δ_Q(kΔ) at integer multiples k of the step (no interpolation, no floor).
+
+        δ(l_j) = q_inf + tail_q[j+1] − e^{−Δ} tail_r[j+1] inside the lattice;
+        below it every atom counts: q_inf + tail_q[0] − e^{(k − k0)Δ} tail_r[0].
+        """
+        tail_q, tail_r = self._tables()
+        n = self.q.size
+        j = np.asarray(k, dtype=np.int64) - self.k0
+        nxt = np.clip(j + 1, 0, n - 1)
+        inside = np.maximum(tail_q[nxt] - math.exp(-self.step) * tail_r[nxt], 0.0)
+        inside = np.where(j + 1 < n, inside, 0.0)
+        with np.errstate(under="ignore"):
+            below = np.maximum(
+                tail_q[0] - np.exp(np.minimum(j, 0) * self.step) * tail_r[0], 0.0)
+        return self.q_inf + np.where(j < 0, below, inside)
+
     def beta_raw(self, alpha: np.ndarray) -> np.ndarray:
         """Neyman–Pearson curve of the lattice: reject the largest losses first.
 
@@ -165,6 +182,27 @@ class Lattice:
         return np.interp(alpha, A, B)
 
 
+def reflect(lat: Lattice) -> Lattice:
+    """The lattice of the inverse pair T(Q, P) (losses −l, Q-masses p_k = q_k e^{−l_k}).
+
+    Inversion is monotone (g ≤ f ⇒ g⁻¹ ≤ f⁻¹, DRS Lemma A.2), so the reflection of
+    a pessimistic (optimistic) lattice of f is a pessimistic (optimistic) lattice
+    of f⁻¹; for connect-the-dots it is exactly the connect-the-dots lattice of f⁻¹
+    (both interpolate δ_{f⁻¹}(ε) = 1 − e^ε + e^ε δ_f(−ε) between grid points).
+    The +inf atom of the reflection is the P-mass at L = −∞, 1 − Σ p_k; the
+    optimistic side may drop it (a smaller δ). Only for slack-free (per-step)
+    lattices: a slack η at −ε would become e^ε η.
+    """
+    if lat.slack != 0.0:
+        raise ValueError("only a slack-free lattice can be reflected exactly")
+    L = lat.losses[::-1]
+    with np.errstate(under="ignore"):
+        p = lat.q[::-1] * np.exp(-L)
+    q_inf = max(0.0, 1.0 - math.fsum(p)) if lat.side == PESSIMISTIC else 0.0
+    out = Lattice(lat.step, -(lat.k0 + lat.q.size - 1), p, q_inf, 0.0, lat.side)
+    return out
+
+
 # ----------------------------------------------------------------------
 # Composition
 # ----------------------------------------------------------------------
@@ -181,21 +219,21 @@ def _full_norms(spec: np.ndarray, m: int):
 def _clip_negatives(x: np.ndarray, mass: float, side: str):
     """Clip round-off negatives and restore the exact mass; returns (x, ℓ1 change).
 
-    Negative entries are round-off (the exact result is a measure). Clipping moves
-    the array towards the exact one; rescaling the positive part to the known
-    mass changes it by at most the clipped amount more, which is returned so the
-    caller adds it to the slack (for the optimistic side scaling down is also
-    safe by itself).
+    Negative entries are round-off (the exact result is a measure). Clipping and
+    rescaling the positive part to the known mass move the array by at most
+    Σ|negatives| + |Σ clipped − mass| in ℓ1, which is returned so the caller adds
+    it to the slack (an ℓ1 change bounds the change of δ at every ε).
     """
     neg = x < 0
-    if not neg.any():
-        return x, 0.0
-    x = np.where(neg, 0.0, x)
+    clipped = 0.0
+    if neg.any():
+        clipped = float(-x[neg].sum())
+        x = np.where(neg, 0.0, x)
     total = float(np.sum(x))
     change = abs(total - mass)
-    if total > 0 and mass > 0:
+    if total > 0 and mass > 0 and change > 0:
         x *= mass / total
-    return x, 2.0 * change
+    return x, clipped + change
 
 
 def _combine_inf(a: Lattice, b: Lattice) -> float:
@@ -233,16 +271,18 @@ def convolve(a: Lattice, b: Lattice) -> Lattice:
 
 
 def crop(lat: Lattice, tau: float) -> Lattice:
-    """Cut tails of Q-mass ≤ τ each, moving them to the safe side (exact, no slack).
+    """Cut tails of Q-mass ≤ τ each, moving them to the safe side; mass is kept.
 
     The threshold is raised to the lattice's own round-off level (``noise``): FFT
     noise spread over the far tails must not keep them alive, and cropping any
     amount is safe (it only loosens the bound by at most that mass).
 
-    Pessimistic: the low tail moves up to the lowest kept loss (losses only grow),
-    the high tail goes to +inf. Optimistic: the low tail goes to −inf (dropped),
-    the high tail moves down to the highest kept loss keeping its P-mass
-    (Q-mass q e^{l_top − l}), i.e. the likelihood ratio only shrinks.
+    Pessimistic: the low tail moves up to the lowest kept loss (losses only grow,
+    so δ only grows), the high tail goes to +inf. Optimistic: the high tail moves
+    down to the highest kept loss keeping its Q-mass (δ(ε) = Σ q (1 − e^{ε−l})₊
+    only shrinks); the low tail moves up to the lowest kept loss, which raises δ by
+    at most its mass s at every ε, so s is added to the slack. Either way the
+    Q-mass is unchanged.
     """
     q = lat.q
     tau = max(tau, min(lat.__dict__.get("noise", 0.0), NOISE_CROP_CAP))
@@ -256,16 +296,16 @@ def crop(lat: Lattice, tau: float) -> Lattice:
     if lo >= hi - 1 or (lo == 0 and hi == q.size):
         return lat
     kept = q[lo:hi].copy()
-    low_mass = float(c[lo - 1]) if lo > 0 else 0.0
-    high = q[hi:]
-    q_inf = lat.q_inf
+    low_mass = math.fsum(q[:lo])
+    high_mass = math.fsum(q[hi:])
+    kept[0] += low_mass
+    q_inf, slack = lat.q_inf, lat.slack
     if lat.side == PESSIMISTIC:
-        kept[0] += low_mass
-        q_inf += math.fsum(high)
+        q_inf += high_mass
     else:
-        d = (np.arange(high.size) + 1) * lat.step
-        kept[-1] += float(high @ np.exp(-d))
-    return Lattice(lat.step, lat.k0 + lo, kept, q_inf, lat.slack, lat.side)
+        kept[-1] += high_mass
+        slack += low_mass
+    return Lattice(lat.step, lat.k0 + lo, kept, q_inf, slack, lat.side)
 
 
 def _tilted_moments(L: np.ndarray, q: np.ndarray, t: float) -> tuple[float, float, float]:
@@ -334,6 +374,68 @@ def _tail_window(lat: Lattice, n: int, tau: float) -> tuple[int, int]:
     return a, b
 
 
+# A direct transform of the live band costs (points of the step) × (live frequencies)
+# operations; below DIRECT_WORK it is always done, up to DIRECT_MAX when the FFT's
+# own round-off bound would be large (huge n).
+DIRECT_WORK = 4e6
+DIRECT_MAX = 6e7
+_CHUNK = 2 ** 22
+
+
+def _direct_band(q: np.ndarray, F: float, freqs: np.ndarray, m: int, n: int):
+    """Xⁿ at the given frequencies, centred at an integer k̄, with a relative error bound.
+
+    With θ = 2π((j(k − k̄)) mod m)/m reduced to [−π, π] in exact integer arithmetic,
+    X(ω_j) e^{iω_j k̄} = F − D, D = Σ q_k (2 sin²(θ/2) + i sin θ), so every term is
+    computed to a few ulps *relative to itself*, and
+    log(F − D) = log F + ½ log1p(2 Re z + |z|²) + i atan2(Im z, 1 + Re z), z = −D/F,
+    keeps that relative accuracy near ω = 0. The error of n·log X then no longer
+    grows like n·u (as |X̂ⁿ − Xⁿ| ≤ nγ|X|^{n−1} does for the FFT) but like
+    n·(size·u)·|D|: it stays small where |X|ⁿ is not negligible.
+    Returns (Xⁿ e^{i n ω k̄}, bound on |error|, k̄).
+    """
+    size = q.size
+    idx = np.arange(size, dtype=np.int64)
+    kbar = int(round(float(idx @ q) / max(float(q.sum()), 1e-300)))
+    rel = idx - kbar
+    re = np.zeros(freqs.size)
+    im = np.zeros(freqs.size)
+    mag = np.zeros(freqs.size)
+    rows = max(1, _CHUNK // max(size, 1))
+    for s0 in range(0, freqs.size, rows):
+        j = freqs[s0:s0 + rows].astype(np.int64)
+        r = (j[:, None] * rel[None, :]) % m
+        r = np.where(r > m // 2, r - m, r)
+        theta = (2.0 * math.pi / m) * r
+        half = np.sin(0.5 * theta)
+        c = 2.0 * half * half                       # 1 − cos θ, no cancellation
+        sn = np.sin(theta)
+        re[s0:s0 + rows] = c @ q
+        im[s0:s0 + rows] = sn @ q
+        mag[s0:s0 + rows] = (c + np.abs(sn)) @ q
+    # |computed D − D| ≤ (size + 10) u Σ q_k |term_k| (summation and the terms' own ulps)
+    err_d = (size + 10) * _U * mag
+    zr, zi = -re / F, -im / F
+    w = 2.0 * zr + zr * zr + zi * zi               # |1 + z|² − 1
+    with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
+        mod2 = np.maximum(1.0 + w, 0.0)
+        log_abs = 0.5 * np.log1p(w)
+        arg = np.arctan2(zi, 1.0 + zr)
+        nl_re = n * (math.log(F) + log_abs)
+        Xn = np.exp(nl_re + 1j * (n * arg))
+        # error of log(1 + z): from D (through 1/|1 + z|) and from forming w, log1p, atan2
+        err_l = (err_d / F) / np.sqrt(mod2) \
+            + 4.0 * _U * (2.0 * np.abs(zr) + zr * zr + zi * zi) / mod2 \
+            + 2.0 * _U * (np.abs(log_abs) + np.abs(arg))
+        # n·error, plus rounding of n·log and of exp (relative 2u|n log X| + 2u)
+        e = n * err_l + 2.0 * _U * (np.abs(nl_re) + n * np.abs(arg) + 1.0)
+        err = np.abs(Xn) * np.expm1(e)
+    bad = ~np.isfinite(Xn) | ~np.isfinite(err)
+    Xn[bad] = 0.0
+    err[bad] = np.inf
+    return Xn, err, kbar
+
+
 def power(lat: Lattice, n: int, tau: float) -> Lattice:
     """n-fold self-convolution by raising the transform to the n-th power.
 
@@ -374,28 +476,49 @@ def power(lat: Lattice, n: int, tau: float) -> Lattice:
     Xn = np.zeros_like(X)
     base = np.zeros_like(r)
     with np.errstate(divide="ignore", under="ignore", invalid="ignore"):
-        Xn[live] = np.exp(n * np.log(X[live]))
         base[live] = np.exp((n - 1) * log_rg[live])
+    w = np.full(X.shape, 2.0)
+    w[0] = 1.0
+    if m % 2 == 0:
+        w[-1] = 1.0
+    fft_bound = n * g * float(np.sqrt(w @ (base * base)))
+    work = float(lat.q.size) * live.size
+    kbar = 0
+    if F > 0 and (work <= DIRECT_WORK or (fft_bound > 1e-9 and work <= DIRECT_MAX)):
+        # near |X| = 1 (where n amplifies errors) directly; elsewhere the FFT, re-phased
+        near = live[r[live] >= 0.5 * F]
+        far = live[r[live] < 0.5 * F]
+        Xn[near], err, kbar = _direct_band(lat.q, F, near, m, n)
+        turn = (far.astype(np.int64) * ((kbar * n) % m)) % m
+        with np.errstate(divide="ignore", under="ignore", invalid="ignore"):
+            Xn[far] = np.exp(n * np.log(X[far]) + 1j * (2.0 * math.pi / m) * turn)
+        far_err = n * g * base[far] + 4.0 * _U * np.abs(Xn[far])
+        spectral = float(np.sqrt(w[near] @ (err * err) + w[far] @ (far_err * far_err)))
+        # frequencies left out have |Xⁿ| ≤ (|X̂| + γ)ⁿ < e^{−745}
+        spectral += m * 1e-300
+    else:
+        with np.errstate(divide="ignore", under="ignore", invalid="ignore"):
+            Xn[live] = np.exp(n * np.log(X[live]))
+        spectral = fft_bound
     Xn[~np.isfinite(Xn)] = 0.0
     Xn[0] = F ** n
     rn = np.abs(Xn)
     res = sfft.irfft(Xn, m)
-    # cyclic index j holds losses ≡ n·k0 + j (mod m); place them in [a, a + m)
-    shift = (n * lat.k0 - a) % m
+    # cyclic index j holds losses ≡ n·(k0 + k̄) + j (mod m); place them in [a, a + m)
+    shift = (n * (lat.k0 + kbar) - a) % m
     res = np.roll(res, shift)
     # cyclic positions past the window hold mass of losses outside [a, b] (and
     # noise); the pessimistic side sends it to +inf, the optimistic side drops it
     outside = float(np.clip(res[width:], 0.0, None).sum())
     res = res[:width]
-    w = np.full(X.shape, 2.0)
-    w[0] = 1.0
-    if m % 2 == 0:
-        w[-1] = 1.0
-    rounding = n * g * float(np.sqrt(w @ (base * base))) + g * float(w @ rn)
+    rounding = spectral + g * float(w @ rn)
     # Chernoff bounds the wrapped mass by 2τ; the mass actually seen past the window
     # is added as well, in case the bound's window was optimistic (large n)
     wrap = 0.0 if full else 2.0 * tau + 2.0 * outside
-    res, clip_err = _clip_negatives(res, F ** n - outside, lat.side)
+    # the pessimistic side sent `outside` to +inf; the optimistic side keeps the mass
+    # on the window (a rescaling whose ℓ1 size is counted in the slack)
+    target = F ** n - outside if lat.side == PESSIMISTIC else F ** n
+    res, clip_err = _clip_negatives(res, target, lat.side)
     res, flushed = flush(res)
     rounding += clip_err + flushed
     M = lat.mass

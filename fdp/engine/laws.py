@@ -53,6 +53,24 @@ def normal_interval(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.maximum(out, 0.0)
 
 
+def normal_cells(z: np.ndarray) -> np.ndarray:
+    """Standard-normal masses of (−∞, z_0), [z_0, z_1), …, [z_{K−1}, ∞) for sorted z.
+
+    One tail probability c_i = Φ(−|z_i|) per edge, differenced on the side of 0
+    where it is small, so both tails keep full relative precision.
+    """
+    z = np.asarray(z, dtype=float)
+    c = ndtr(-np.abs(z))
+    neg = z <= 0
+    out = np.empty(z.size + 1)
+    out[0] = c[0] if neg[0] else 1.0 - c[0]
+    out[-1] = c[-1] if not neg[-1] else 1.0 - c[-1]
+    a, b = c[:-1], c[1:]
+    both_neg, both_pos = neg[:-1] & neg[1:], ~neg[:-1] & ~neg[1:]
+    out[1:-1] = np.where(both_neg, b - a, np.where(both_pos, a - b, 1.0 - a - b))
+    return np.maximum(out, 0.0)
+
+
 def isf_normal(tail: float) -> float:
     """z with P(Z > z) = tail."""
     return -float(ndtri(tail)) if tail < 0.5 else 0.0
@@ -109,10 +127,10 @@ def _(f: Gaussian, edges):
     mu = f.mu
     if mu == 0.0:
         return interval_masses(Identity(), edges)
-    left, right = _intervals(edges)
+    e = np.asarray(edges, dtype=float)
     h = mu * mu / 2.0
-    kappa = normal_interval((left - h) / mu, (right - h) / mu)
-    pi = normal_interval((left + h) / mu, (right + h) / mu)
+    kappa = normal_cells((e - h) / mu)
+    pi = normal_cells((e + h) / mu)
     return kappa, pi, 0.0, 0.0
 
 

@@ -107,7 +107,7 @@ class Numeric(TradeOff):
         if not self.envelope:
             lat = self.pess[0]
             return np.clip(lat.beta_raw(a) - lat.slack, 0.0, 1.0 - a)
-        return self._symmetric_curve(self._delta, a)
+        return self._symmetric_curve(PESSIMISTIC, a)
 
     def _upper(self, alpha):
         a = np.asarray(alpha, dtype=float)
@@ -115,25 +115,32 @@ class Numeric(TradeOff):
             lat = self.opt[0]
             out = np.minimum(lat.beta_raw(a) + lat.slack, 1.0 - a)
         else:
-            out = self._symmetric_curve(self._delta_lower, a)
+            out = self._symmetric_curve(OPTIMISTIC, a)
         return np.maximum(out, self._beta(a))
 
-    def _symmetric_curve(self, delta_fn, a):
+    def _symmetric_curve(self, side, a):
         """max{g, g⁻¹} with g(α) = max_{k ≥ 0} (1 − δ(kΔ) − e^{kΔ} α).
 
-        For a symmetric truth f, its supporting lines at α below the fixed point
-        have slopes ≤ −1 (ε ≥ 0), so g built from an upper (lower) bound on δ is a
-        lower (upper) bound of f there, and f = f⁻¹ transfers it to the rest;
-        max{g, g⁻¹} is therefore a certified side (see ``fdp.engine``).
+        δ is the upper (pessimistic side) or lower (optimistic side) bound on the
+        privacy profile, max over the two directions. For a symmetric truth f, its
+        supporting lines at α below the fixed point have slopes ≤ −1 (ε ≥ 0), so g
+        built from an upper (lower) bound on δ is a lower (upper) bound of f there,
+        and f = f⁻¹ transfers it to the rest; max{g, g⁻¹} is therefore a certified
+        side. Lattice profiles are linear in e^ε between grid points, so the grid
+        k ≥ 0 loses nothing (see ``fdp.engine``).
         """
         cache = self.__dict__.setdefault("_sym", {})
-        key = delta_fn.__name__
-        if key not in cache:
+        if side not in cache:
             step = self.step
             top = max(lat.k0 + lat.q.size for lat in self.pess + self.opt) + 1
             k = np.arange(0, max(top, 1) + 1)
             eps = k * step
-            D = delta_fn(eps)
+            if side == PESSIMISTIC:
+                D = np.max([lat.delta_grid(k) + lat.slack for lat in self.pess], axis=0)
+            else:
+                D = np.max([np.maximum(lat.delta_grid(k) - lat.slack, 0.0)
+                            for lat in self.opt], axis=0)
+            D = np.minimum(D, 1.0)
             x = np.exp(eps)
             al = (D[:-1] - D[1:]) / (x[1:] - x[:-1])        # vertex between lines k, k+1
             be = 1.0 - D[:-1] - x[:-1] * al
@@ -141,8 +148,8 @@ class Numeric(TradeOff):
             B = np.concatenate([[1.0 - D[-1]], be[::-1], [0.0]])
             A = np.maximum.accumulate(np.clip(A, 0.0, 1.0))
             B = np.clip(B, 0.0, 1.0)
-            cache[key] = (A, B)
-        A, B = cache[key]
+            cache[side] = (A, B)
+        A, B = cache[side]
         g = np.interp(a, A, B)
         g_inv = np.interp(a, B[::-1], A[::-1])
         return np.clip(np.maximum(g, g_inv), 0.0, 1.0 - a)
@@ -234,19 +241,28 @@ def _snap(groups, step: float) -> float:
 # ----------------------------------------------------------------------
 # Pipeline
 # ----------------------------------------------------------------------
-def compose_lattices(groups, step: float, tau: float = TAU) -> tuple[Lattice, Lattice]:
-    """⊗ over groups (f, n), both sides: discretise, power each group, balanced tree."""
-    pess, opt = [], []
+def discretise_groups(groups, step: float) -> list:
+    """[(pessimistic, optimistic, n)] for groups (f, n): each factor on ΔZ, both sides."""
+    parts = []
     for f, n in groups:
         lp, lo = discretise(f, step)
-        pess.append((crop(lp, tau), n))
-        opt.append((crop(lo, tau), n))
-    return _combine(pess, tau), _combine(opt, tau)
+        parts.append((lp, lo, n))
+    return parts
 
 
-def _combine(parts, tau):
-    """Powers per group (transform to the n-th power), then a balanced tree."""
-    return _tree([crop(power(lat, n, tau), tau) for lat, n in parts], tau)
+def cropped(parts, tau: float = TAU) -> list:
+    return [(crop(lp, tau), crop(lo, tau), n) for lp, lo, n in parts]
+
+
+def combine_parts(parts, tau: float = TAU) -> tuple[Lattice, Lattice]:
+    """⊗ of discretised groups, both sides: power each group, then a balanced tree."""
+    return tuple(_tree([crop(power(part[side], part[2], tau), tau) for part in parts], tau)
+                 for side in (0, 1))
+
+
+def compose_lattices(groups, step: float, tau: float = TAU) -> tuple[Lattice, Lattice]:
+    """⊗ over groups (f, n), both sides: discretise, power each group, balanced tree."""
+    return combine_parts(cropped(discretise_groups(groups, step), tau), tau)
 
 
 def _tree(parts, tau):
