@@ -21,8 +21,8 @@ import numpy as np
 
 from fdp import _validate
 from fdp.engine.lattice import reflect
-from fdp.engine.numeric import (Numeric, check_tol, choose_step, combine_parts,
-                                 compose_lattices, cropped, discretise_groups)
+from fdp.engine.numeric import (Numeric, check_tol, choose_step, combine_parts, cropped,
+                                 discretise_groups)
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
 from fdp.operations.subsample import PoissonAdd, WithoutReplacement
@@ -78,16 +78,23 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
     if sampling == "poisson":
         add = [(PoissonAdd(Gaussian(1.0 / s), q), n) for (s, q), n in counts.items()]
         step, _ = choose_step(add, tol)
-        add_parts = discretise_groups(add, step)
-        # the remove direction is the inverse pair: reflect each step's lattices
-        rem_parts = [(reflect(lp), reflect(lo), n) for lp, lo, n in add_parts]
-        add_p, add_o = combine_parts(cropped(add_parts))
-        rem_p, rem_o = combine_parts(cropped(rem_parts))
-        return Numeric((add_p, rem_p), (add_o, rem_o), label, tol, envelope=True)
+
+        def directions():
+            add_parts = discretise_groups(add, step)
+            # the remove direction is the inverse pair: reflect each step's lattices
+            rem_parts = [(reflect(lp), reflect(lo), n) for lp, lo, n in add_parts]
+            return [cropped(add_parts), cropped(rem_parts)]
+        add_parts, rem_parts = directions()
+        add_p, add_o = combine_parts(add_parts)
+        rem_p, rem_o = combine_parts(rem_parts)
+        return Numeric((add_p, rem_p), (add_o, rem_o), label, tol, envelope=True,
+                       source=directions)
     fac = [(WithoutReplacement(Gaussian(1.0 / s), q), n) for (s, q), n in counts.items()]
     step, _ = choose_step(fac, tol)
-    pess, opt = compose_lattices(fac, step)
-    return Numeric((pess,), (opt,), label, tol)
+    parts = cropped(discretise_groups(fac, step))
+    pess, opt = combine_parts(parts)
+    return Numeric((pess,), (opt,), label, tol,
+                   source=lambda: [cropped(discretise_groups(fac, step))])
 
 
 def _label(sigma, rate, steps, sampling):

@@ -376,7 +376,7 @@ def _tail_window(lat: Lattice, n: int, tau: float) -> tuple[int, int]:
 
 # A direct transform of the live band costs (points of the step) × (live frequencies)
 # operations; below DIRECT_WORK it is always done, up to DIRECT_MAX when the FFT's
-# own round-off bound would be large (huge n).
+# own round-off bound would be large (above 1e-7: n beyond about 1e7).
 DIRECT_WORK = 4e6
 DIRECT_MAX = 6e7
 _CHUNK = 2 ** 22
@@ -484,7 +484,7 @@ def power(lat: Lattice, n: int, tau: float) -> Lattice:
     fft_bound = n * g * float(np.sqrt(w @ (base * base)))
     work = float(lat.q.size) * live.size
     kbar = 0
-    if F > 0 and (work <= DIRECT_WORK or (fft_bound > 1e-9 and work <= DIRECT_MAX)):
+    if F > 0 and (work <= DIRECT_WORK or (fft_bound > 1e-7 and work <= DIRECT_MAX)):
         # near |X| = 1 (where n amplifies errors) directly; elsewhere the FFT, re-phased
         near = live[r[live] >= 0.5 * F]
         far = live[r[live] < 0.5 * F]

@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -52,6 +52,9 @@ class Numeric(TradeOff):
     label: str
     tol: float
     envelope: bool = False
+    # () → per direction, the discretised factors [(pessimistic, optimistic, n)];
+    # used to recompose exponentially tilted for δ below the round-off floor
+    source: object = field(default=None, repr=False)
 
     # -- identity ---------------------------------------------------------
     def __repr__(self):
@@ -154,23 +157,45 @@ class Numeric(TradeOff):
         g_inv = np.interp(a, B[::-1], A[::-1])
         return np.clip(np.maximum(g, g_inv), 0.0, 1.0 - a)
 
-    # -- (ε, δ) with a clear floor -----------------------------------------
+    # -- (ε, δ): plain read-back above the floor, tilted recomposition below -----
     def epsilon(self, delta):
-        self._check_floor(delta)
-        return super().epsilon(delta)
+        return self.epsilon_bounds(delta)[1]
 
     def epsilon_bounds(self, delta):
-        self._check_floor(delta)
-        return super().epsilon_bounds(delta)
+        """(lower, upper) ε at δ, certified.
 
-    def _check_floor(self, delta):
+        Above 10× the round-off floor (``delta_floor``) the composed lattices are
+        read directly. Below 1000× the floor the factors are also recomposed,
+        exponentially tilted towards that δ (``fdp.engine.tilted``), whose error is
+        relative to δ itself; where both apply the intersection is returned. The
+        answer can be inf where atoms cut off at +∞ (tails below ~1e-25 per step)
+        already exceed δ.
+        """
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
+        flat = d.ravel()
         floor = self.delta_floor
-        if d.size and float(np.min(d)) < 10.0 * floor and float(np.min(d)) > 0:
+        plain = ~((flat > 0) & (flat < 10.0 * floor))
+        tilted = (flat > 0) & (flat < 1000.0 * floor) & (self.source is not None)
+        if not (plain | tilted).all():
             raise ValueError(
-                f"delta={float(np.min(d)):g} is below the certified resolution of this "
-                f"numeric result (round-off and tail slack {floor:.2g}; need delta ≥ "
-                f"{10 * floor:.2g}); fewer compositions or a larger delta can be certified")
+                f"delta={float(np.min(flat[~plain])):g} is below the certified resolution "
+                f"of this numeric result (round-off and tail slack {floor:.2g}; "
+                f"need delta ≥ {10 * floor:.2g})")
+        lo = np.zeros(flat.shape)
+        hi = np.full(flat.shape, np.inf)
+        if plain.any():
+            lo[plain], hi[plain] = super().epsilon_bounds(flat[plain])
+        if tilted.any():
+            # both brackets are certified, so their intersection is
+            from fdp.engine.tilted import epsilon_bracket
+            directions = self.source()
+            for value in np.unique(flat[tilted]):
+                at = flat == value
+                t_lo, t_hi = epsilon_bracket(directions, float(value), self.step)
+                lo[at] = np.maximum(lo[at], t_lo)
+                hi[at] = np.minimum(hi[at], t_hi)
+        return (_validate.like_input(delta, lo.reshape(d.shape)),
+                _validate.like_input(delta, hi.reshape(d.shape)))
 
     def _inverse(self) -> TradeOff:
         from fdp.operations.inverse import Inverse
@@ -329,5 +354,7 @@ def compose_numeric(factors, tol: float | None = None) -> Numeric:
     groups = _validate_groups(factors)
     tol = check_tol(tol)
     step, _ = choose_step(groups, tol)
-    pess, opt = compose_lattices(groups, step)
-    return Numeric((pess,), (opt,), _label(groups), tol)
+    parts = cropped(discretise_groups(groups, step))
+    pess, opt = combine_parts(parts)
+    return Numeric((pess,), (opt,), _label(groups), tol,
+                   source=lambda: [cropped(discretise_groups(groups, step))])

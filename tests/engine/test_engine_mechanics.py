@@ -66,12 +66,44 @@ def test_memory_limit_names_tol():
     assert f"{MAX_POINTS:,}" in str(exc.value)
 
 
-def test_delta_below_resolution_is_a_clear_error():
+def test_delta_below_what_the_tails_certify_is_a_clear_error():
     r = fdp.dpsgd(1.1, 256 / 60000, 2000)
-    with pytest.raises(ValueError, match="resolution"):
+    with pytest.raises(ValueError, match="tails"):
         r.epsilon_bounds(1e-300)
-    lo, hi = r.epsilon_bounds(1e-8)
-    assert 0 < lo <= hi < np.inf
+    lo, hi = r.epsilon_bounds(np.array([1e-8, 1e-15]))
+    assert np.all(0 < lo) and np.all(lo <= hi) and np.all(hi < np.inf)
+    assert hi[1] - lo[1] < 1e-3
+
+
+@pytest.mark.parametrize("delta", [1e-9, 1e-12, 1e-15])
+def test_small_delta_bracket_contains_the_closed_form(delta):
+    # 10⁴ Gaussian steps through the engine: the plain read-back's round-off floor
+    # is ~1e-11, so these δ go through the tilted recomposition
+    n = 10 ** 4
+    r = compose_numeric([(fdp.Gaussian(1.0 / np.sqrt(n)), n)])
+    lo, hi = r.epsilon_bounds(delta)
+    exact = fdp.gdp_epsilon(1.0, delta)
+    assert lo <= exact <= hi
+    assert hi - lo < 1e-3
+
+
+def test_small_delta_bracket_contains_the_binomial_form():
+    from fdp.operations.compose import eps_delta_power
+    n = 10 ** 4
+    r = compose_numeric([(fdp.EpsDelta(0.01), n)])
+    assert r.delta_floor > 1e-10           # the plain read-back alone could not answer
+    exact = eps_delta_power(fdp.EpsDelta(0.01), n)
+    for delta in (1e-11, 1e-15):
+        lo, hi = r.epsilon_bounds(delta)
+        assert lo <= exact.epsilon(delta) <= hi
+        assert hi - lo < 1e-5
+
+
+def test_no_source_means_a_clear_floor_error():
+    r = compose_numeric([(fdp.EpsDelta(0.01), 10 ** 4)])
+    bare = type(r)(r.pess, r.opt, r.label, r.tol)
+    with pytest.raises(ValueError, match="resolution"):
+        bare.epsilon_bounds(1e-15)
 
 
 def test_queries_vectorised_and_scalar():
