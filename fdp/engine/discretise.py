@@ -66,9 +66,15 @@ def discretise(f, step: float, side: str | None = None):
         both = _both(f, step)
         if both is not None:
             return both
+        members = _envelope_members(f, step)
+        if members is not None:
+            return max_of_lattices(members[0], step), max_of_lattices(members[1], step)
         return discretise(f, step, PESSIMISTIC), discretise(f, step, OPTIMISTIC)
     if isinstance(f, Numeric) and f.single:
         return _regrid(f.lattice(side), step)
+    members = _envelope_members(f, step)
+    if members is not None:
+        return max_of_lattices(members[0 if side == PESSIMISTIC else 1], step)
     both = _both(f, step, side)
     if both is not None:
         return both[0] if side == PESSIMISTIC else both[1]
@@ -410,6 +416,125 @@ def _merge_leftovers(left, m, nu, lc, g_down, offset):
     np.maximum(left, 0.0, out=left)
     nu[b] += use_l + use_t
     left[b] -= use_l
+
+
+# ----------------------------------------------------------------------
+# Envelopes: δ = max of the members' δ (one-sided symmetrisations, dpsgd results)
+# ----------------------------------------------------------------------
+def _envelope_members(f, step):
+    """([pessimistic member lattices], [optimistic ones]) on ΔZ, or None.
+
+    For min{f_1, …, f_m}** (``Envelope``) whose members all have exact laws (or are
+    composed results), and for one-sidedly symmetrised ``Numeric`` results; the
+    privacy profile of both is δ = max_i δ_i (DRS Prop 2.12: conjugates of a
+    minimum are the maximum of the conjugates).
+    """
+    from fdp.engine.numeric import Numeric
+    from fdp.operations.envelope import Envelope
+    if isinstance(f, Numeric) and f.envelope:
+        return ([_regrid(lat, step) for lat in f.pess], [_regrid(lat, step) for lat in f.opt])
+    if not isinstance(f, Envelope):
+        return None
+    pess, opt = [], []
+    for m in f.members:
+        if not (isinstance(m, Numeric) or _both(m, step, PESSIMISTIC) is not None):
+            return None
+        lp, lo = discretise(m, step)
+        pess.append(lp)
+        opt.append(lo)
+    return pess, opt
+
+
+SWITCH = 1e-13   # member changes below this are paid for in the slack
+
+
+def max_of_lattices(lats, step: float) -> Lattice:
+    """One lattice whose δ bounds M = max_i δ_i from the lattices' side.
+
+    Both sides take the chord interpolation (in x = e^ε) of M at the grid points,
+    anchored at (0, max_i |Q_i|). Each lattice δ_i is linear in x on every cell, so M
+    is the maximum of lines there. Pessimistic: M is convex and the chords lie above
+    it (connect-the-dots for the envelope). Optimistic: on a cell where the same
+    member j is largest at both ends the chord *is* M; where it changes, the chord
+    exceeds M by at most b_k = M(x_{k+1}) − δ_j(x_{k+1}) (the chord minus δ_j's
+    line is linear and 0 at the left end). Where b_k > ``SWITCH`` the value at
+    x_{k+1} is lowered to δ_j(x_{k+1}), so the segment is δ_j's own line (a lower
+    start only lowers the next chord); the remaining b_k (round-off-sized, where
+    members nearly tie) are added to the slack. Round-off kinks are negative
+    atoms: the pessimistic side raises δ to remove them, the optimistic side drops
+    them and adds their mass to the slack. Slacks: the largest member slack.
+    """
+    side = lats[0].side
+    kmin = min(lat.k0 for lat in lats)
+    kmax = max(lat.k0 + lat.q.size for lat in lats) + 1
+    k = np.arange(kmin, kmax + 1)
+    D = np.array([lat.delta_grid(k) for lat in lats])
+    masses = np.array([lat.mass for lat in lats])
+    x = np.exp(k * step)
+    v = D.max(axis=0)
+    mass = float(masses.max())
+    slack = max(lat.slack for lat in lats)
+    if side == OPTIMISTIC:
+        j = np.argmax(D, axis=0)
+        cols = np.arange(1, k.size)
+        excess = v[1:] - D[j[:-1], cols]
+        big = excess > SWITCH
+        # where the largest member changes by more than round-off, follow the left
+        # member's line to the right end of the cell instead of taking the chord
+        v[1:] = np.where(big, D[j[:-1], cols], v[1:])
+        first = v[0] - D[int(np.argmax(masses)), 0]
+        slack += max(float(excess[~big].max(initial=0.0)), float(first), 0.0)
+    s = np.empty(k.size + 1)
+    s[0] = (v[0] - mass) / x[0]
+    s[1:-1] = np.diff(v) / np.diff(x)
+    s[-1] = 0.0
+    q_inf = float(v[-1])
+    if side == PESSIMISTIC:
+        s = np.maximum.accumulate(np.minimum(s, 0.0))      # raises δ only
+        q = x * np.diff(s)
+        deficit = mass - (math.fsum(q) + q_inf)
+        if deficit > 0:
+            q_inf += deficit                                # more δ: safe
+        else:
+            q *= 1.0 + deficit / max(math.fsum(q), 1e-300)
+            slack -= deficit                                # less mass: paid for
+    else:
+        # the greatest convex minorant of the points lies below them, hence below M;
+        # its atoms sit at its vertices (slopes differenced only there)
+        xs = np.concatenate([[0.0], x])
+        keep = lower_hull(xs, np.concatenate([[mass], v]))
+        ys = np.concatenate([[mass], v])[keep]
+        slopes = np.minimum(np.concatenate([np.diff(ys) / np.diff(xs[keep]), [0.0]]), 0.0)
+        at = keep[1:] - 1                                   # grid index of each vertex
+        q = np.zeros(k.size)
+        q[at] = np.maximum(xs[keep[1:]] * np.diff(slopes), 0.0)
+        q_inf = min(q_inf, float(ys[-1]))
+        excess = math.fsum(q) + q_inf - mass
+        if excess > 0:
+            q *= 1.0 - excess / max(math.fsum(q), 1e-300)   # less δ: safe
+        else:
+            q[at[0]] -= excess                              # ≤ |excess| more δ: paid for
+            slack -= excess
+    return Lattice(step, kmin, q, q_inf, slack, side)
+
+
+def lower_hull(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Indices of the vertices of the greatest convex minorant of (x_i, y_i), x increasing.
+
+    A point strictly above the chord of its two neighbours is not a vertex of the
+    lower hull, so all such points are removed at once, round after round, until
+    the remaining chain is convex: it is the hull. The end points are kept.
+    """
+    keep = np.arange(x.size)
+    for _ in range(x.size):
+        if keep.size < 3:
+            break
+        slope = np.diff(y[keep]) / np.diff(x[keep])
+        above = slope[:-1] > slope[1:]
+        if not above.any():
+            break
+        keep = np.concatenate([keep[:1], keep[1:-1][~above], keep[-1:]])
+    return keep
 
 
 # ----------------------------------------------------------------------

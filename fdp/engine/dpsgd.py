@@ -83,18 +83,17 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
             add_parts = discretise_groups(add, step)
             # the remove direction is the inverse pair: reflect each step's lattices
             rem_parts = [(reflect(lp), reflect(lo), n) for lp, lo, n in add_parts]
-            return [cropped(add_parts), cropped(rem_parts)]
+            return [add_parts, rem_parts]
         add_parts, rem_parts = directions()
-        add_p, add_o = combine_parts(add_parts)
-        rem_p, rem_o = combine_parts(rem_parts)
+        add_p, add_o = combine_parts(cropped(add_parts))
+        rem_p, rem_o = combine_parts(cropped(rem_parts))
         return Numeric((add_p, rem_p), (add_o, rem_o), label, tol, envelope=True,
                        source=directions)
     fac = [(WithoutReplacement(Gaussian(1.0 / s), q), n) for (s, q), n in counts.items()]
     step, _ = choose_step(fac, tol)
-    parts = cropped(discretise_groups(fac, step))
-    pess, opt = combine_parts(parts)
+    pess, opt = combine_parts(cropped(discretise_groups(fac, step)))
     return Numeric((pess,), (opt,), label, tol,
-                   source=lambda: [cropped(discretise_groups(fac, step))])
+                   source=lambda: [discretise_groups(fac, step)])
 
 
 def _label(sigma, rate, steps, sampling):

@@ -37,6 +37,7 @@ from fdp.families.finite_pair import FinitePair
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
 from fdp.families.laplace import Laplace
+from fdp.operations.envelope import Envelope
 from fdp.operations.inverse import Inverse
 from fdp.operations.subsample import PoissonAdd, WithoutReplacement
 
@@ -291,6 +292,14 @@ def _(f: WithoutReplacement):
         return None
     r = max(abs(inner[0]), abs(inner[1]))
     return -r, r
+
+
+@loss_range.register
+def _(f: Envelope):
+    ranges = [loss_range(m) for m in f.members]
+    if any(r is None for r in ranges):
+        return None
+    return min(r[0] for r in ranges), max(r[1] for r in ranges)
 
 
 # ----------------------------------------------------------------------

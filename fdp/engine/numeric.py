@@ -22,8 +22,9 @@ import numpy as np
 from fdp import _validate
 from fdp.engine.discretise import discretise, profile_range
 from fdp.engine.lattice import (MAX_POINTS, OPTIMISTIC, PESSIMISTIC, Lattice, convolve, crop,
-                                power)
+                                power, reflect)
 from fdp.engine.laws import atoms, interval_masses, loss_range
+from fdp.operations.envelope import Envelope
 from fdp.tradeoff import TradeOff
 
 DEFAULT_TOL = 1e-4
@@ -52,8 +53,9 @@ class Numeric(TradeOff):
     label: str
     tol: float
     envelope: bool = False
-    # () → per direction, the discretised factors [(pessimistic, optimistic, n)];
-    # used to recompose exponentially tilted for δ below the round-off floor
+    # () → per direction, the discretised factors [(pessimistic, optimistic, n)]
+    # (uncropped); used to recompose exponentially tilted for δ below the round-off
+    # floor, and reflected for the inverse
     source: object = field(default=None, repr=False)
 
     # -- identity ---------------------------------------------------------
@@ -198,8 +200,41 @@ class Numeric(TradeOff):
                 _validate.like_input(delta, hi.reshape(d.shape)))
 
     def _inverse(self) -> TradeOff:
+        """(⊗ f_i)⁻¹ = ⊗ f_i⁻¹ (DRS Prop 3.2): recompose the reflected factors.
+
+        Reflection of a factor's lattices is exact (``lattice.reflect``), so the
+        inverse is certified like the original; without the factors (or when one
+        carries a slack) the generic inversion of ``fdp.operations.inverse`` is used.
+        """
         from fdp.operations.inverse import Inverse
-        return Inverse(self)
+        if self.envelope:
+            return self
+        directions = self.source() if self.source is not None else None
+        if directions is None or any(lat.slack for lp, lo, _ in directions[0]
+                                     for lat in (lp, lo)):
+            return Inverse(self)
+        source = self.source
+
+        def reflected():
+            return [[(reflect(lp), reflect(lo), n) for lp, lo, n in source()[0]]]
+        pess, opt = combine_parts(cropped(reflected()[0]))
+        return Numeric((pess,), (opt,), f"({self.label})⁻¹", self.tol, source=reflected)
+
+    def symmetrize(self, one_sided: bool = False) -> TradeOff:
+        """As ``TradeOff.symmetrize``; one-sided: both directions kept as lattices.
+
+        min{f, f⁻¹}** has privacy profile max(δ_f, δ_{f⁻¹}), which is what an
+        ``envelope=True`` result reads (the same form ``fdp.dpsgd`` returns).
+        """
+        if self.envelope or not one_sided:
+            return super().symmetrize(one_sided)
+        inv = self.inverse()
+        if not isinstance(inv, Numeric):
+            return super().symmetrize(one_sided)
+        src, inv_src = self.source, inv.source
+        return Numeric((self.pess[0], inv.pess[0]), (self.opt[0], inv.opt[0]),
+                       f"symmetrize({self.label})", self.tol, envelope=True,
+                       source=lambda: [src()[0], inv_src()[0]])
 
 
 # ----------------------------------------------------------------------
@@ -212,7 +247,8 @@ def _spread(f) -> tuple[float, float, float, float]:
         m, v = lat.moments()
         return m, v, float(lat.losses[0]), float(lat.losses[-1])
     rng = loss_range(f)
-    if rng is None or interval_masses(f, np.zeros(1)) is None:
+    if rng is None or (interval_masses(f, np.zeros(1)) is None
+                       and not isinstance(f, Envelope)):
         rng = profile_range(f)
     lo, hi = rng
     width = max(hi - lo, 1e-12)
@@ -354,7 +390,6 @@ def compose_numeric(factors, tol: float | None = None) -> Numeric:
     groups = _validate_groups(factors)
     tol = check_tol(tol)
     step, _ = choose_step(groups, tol)
-    parts = cropped(discretise_groups(groups, step))
-    pess, opt = combine_parts(parts)
+    pess, opt = combine_parts(cropped(discretise_groups(groups, step)))
     return Numeric((pess,), (opt,), _label(groups), tol,
-                   source=lambda: [cropped(discretise_groups(groups, step))])
+                   source=lambda: [discretise_groups(groups, step)])
