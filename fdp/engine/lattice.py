@@ -198,7 +198,7 @@ def reflect(lat: Lattice) -> Lattice:
     L = lat.losses[::-1]
     with np.errstate(under="ignore"):
         p = lat.q[::-1] * np.exp(-L)
-    q_inf = max(0.0, 1.0 - math.fsum(p)) if lat.side == PESSIMISTIC else 0.0
+    q_inf = max(0.0, 1.0 - float(np.sum(p))) if lat.side == PESSIMISTIC else 0.0
     out = Lattice(lat.step, -(lat.k0 + lat.q.size - 1), p, q_inf, 0.0, lat.side)
     return out
 
@@ -296,8 +296,8 @@ def crop(lat: Lattice, tau: float) -> Lattice:
     if lo >= hi - 1 or (lo == 0 and hi == q.size):
         return lat
     kept = q[lo:hi].copy()
-    low_mass = math.fsum(q[:lo])
-    high_mass = math.fsum(q[hi:])
+    low_mass = float(c[lo - 1]) if lo > 0 else 0.0
+    high_mass = float(r[hi_cut - 1]) if hi_cut > 0 else 0.0
     kept[0] += low_mass
     q_inf, slack = lat.q_inf, lat.slack
     if lat.side == PESSIMISTIC:

@@ -303,6 +303,64 @@ def _(f: Envelope):
 
 
 # ----------------------------------------------------------------------
+# loss_moments(f) -> (mean, variance) of L under Q, or None (used to size the grid)
+# ----------------------------------------------------------------------
+_GH_X, _GH_W = np.polynomial.hermite_e.hermegauss(96)
+_GH_W = _GH_W / _GH_W.sum()
+
+
+@singledispatch
+def loss_moments(f):
+    return None
+
+
+@loss_moments.register
+def _(f: Gaussian):
+    return f.mu * f.mu / 2.0, f.mu * f.mu
+
+
+def _subsampled_gaussian_loss(f):
+    """L(x) = log(1 − p + p e^{μx − μ²/2}) at the Gauss–Hermite nodes, or None."""
+    if not (isinstance(f.of, Gaussian) and 0.0 < f.p < 1.0 and f.of.mu > 0.0):
+        return None
+    mu, p = f.of.mu, f.p
+
+    def loss(x):
+        return np.logaddexp(np.log1p(-p), np.log(p) + mu * x - mu * mu / 2.0)
+    return loss
+
+
+def _mean_var(values, weights):
+    m = float(weights @ values)
+    return m, float(weights @ (values - m) ** 2)
+
+
+@loss_moments.register
+def _(f: PoissonAdd):
+    loss = _subsampled_gaussian_loss(f)
+    if loss is None:
+        return None
+    # under Q = (1 − p)N(0, 1) + pN(μ, 1) (96-point Gauss–Hermite; L is smooth)
+    x = np.concatenate([_GH_X, _GH_X + f.of.mu])
+    w = np.concatenate([(1.0 - f.p) * _GH_W, f.p * _GH_W])
+    return _mean_var(loss(x), w)
+
+
+@loss_moments.register
+def _(f: Inverse):
+    if isinstance(f.of, Gaussian):
+        return loss_moments(f.of)
+    if not isinstance(f.of, PoissonAdd):
+        return None
+    loss = _subsampled_gaussian_loss(f.of)
+    if loss is None:
+        return None
+    # the inverse pair's loss is −L, under its Q = the original P = N(0, 1)
+    m, v = _mean_var(loss(_GH_X), _GH_W)
+    return -m, v
+
+
+# ----------------------------------------------------------------------
 # atoms(f) -> (locations, Q-masses) of point masses of the finite loss
 # ----------------------------------------------------------------------
 @singledispatch

@@ -23,7 +23,7 @@ from fdp import _validate
 from fdp.engine.discretise import discretise, profile_range
 from fdp.engine.lattice import (MAX_POINTS, OPTIMISTIC, PESSIMISTIC, Lattice, convolve, crop,
                                 power, reflect)
-from fdp.engine.laws import atoms, interval_masses, loss_range
+from fdp.engine.laws import atoms, interval_masses, loss_moments, loss_range
 from fdp.operations.envelope import Envelope
 from fdp.tradeoff import TradeOff
 
@@ -247,6 +247,9 @@ def _spread(f) -> tuple[float, float, float, float]:
         m, v = lat.moments()
         return m, v, float(lat.losses[0]), float(lat.losses[-1])
     rng = loss_range(f)
+    known = loss_moments(f)
+    if rng is not None and known is not None:
+        return known[0], known[1], rng[0], rng[1]
     if rng is None or (interval_masses(f, np.zeros(1)) is None
                        and not isinstance(f, Envelope)):
         rng = profile_range(f)

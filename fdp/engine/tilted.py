@@ -99,7 +99,8 @@ def _cut(lat: Lattice) -> Lattice:
     hi = q.size - int(np.searchsorted(r, _CROP, side="right"))
     if lo >= hi - 1 or (lo == 0 and hi == q.size):
         return lat
-    removed = math.fsum(q[:lo]) + math.fsum(q[hi:])
+    removed = (float(c[lo - 1]) if lo > 0 else 0.0) + (float(r[q.size - hi - 1])
+                                                       if hi < q.size else 0.0)
     return Lattice(lat.step, lat.k0 + lo, q[lo:hi].copy(), 0.0, lat.slack + removed, lat.side)
 
 
