@@ -94,14 +94,16 @@ def _both(f, step, side=None):
     masses = interval_masses(f, edges)
     if masses is None:
         return None
-    kappa, pi, q_inf, _ = masses
+    kappa, pi, q_inf, p_neginf = masses
     kappa, pi, grid_atoms = _split_grid_atoms(f, kappa, pi, kmin, step)
     # masses far below any reachable δ slow the arithmetic (subnormals): the
     # pessimistic side moves them to +inf, the optimistic side drops them
     small = kappa < TINY
     dropped = float(kappa[small].sum())
+    p_neginf += float(pi[small].sum())
     kappa, pi = np.where(small, 0.0, kappa), np.where(small, 0.0, pi)
-    out = (_spread(kappa, pi, q_inf + dropped, kmin, step) if side != OPTIMISTIC else None,
+    out = (_spread(kappa, pi, q_inf + dropped, kmin, step, p_neginf)
+           if side != OPTIMISTIC else None,
            _contract_masses(kappa, pi, q_inf, kmin, step) if side != PESSIMISTIC else None)
     if grid_atoms is not None:
         at, qa = grid_atoms
@@ -185,11 +187,14 @@ def _cells(kappa, pi, kmin, step):
 # ----------------------------------------------------------------------
 # Pessimistic: connect the dots (mean-preserving spread in Y)
 # ----------------------------------------------------------------------
-def _spread(kappa, pi, q_inf, kmin, step) -> Lattice:
+def _spread(kappa, pi, q_inf, kmin, step, p_neginf=0.0) -> Lattice:
     """Split each cell's Q-mass between its ends keeping the mean of Y under P.
 
     For a cell [l_c, l_c + Δ) whose mass has conditional location m = log(κ/π),
-    the upper end gets Q-mass κ·(1 − e^{l_c − m}) / (1 − e^{−Δ}).
+    the upper end gets Q-mass κ·(1 − e^{l_c − m}) / (1 − e^{−Δ}); the cell's
+    P-mass is kept too. The P-mass that ends at L = −∞ (the law's own, what moving
+    the low tail up and the high tail to +∞ takes away) is recorded exactly as
+    ``p_neginf``, for ``lattice.reflect``.
     """
     K = kappa.size - 2                     # number of cells
     q = np.zeros(K + 1)
@@ -199,7 +204,10 @@ def _spread(kappa, pi, q_inf, kmin, step) -> Lattice:
     up = np.clip(np.where(k > 0, up, 0.0), 0.0, k)
     q[1:] += up
     q[:-1] += k - up
-    return Lattice(step, kmin, q, q_inf + float(kappa[-1]), 0.0, PESSIMISTIC)
+    lat = Lattice(step, kmin, q, q_inf + float(kappa[-1]), 0.0, PESSIMISTIC)
+    moved_up = max(float(pi[0]) - float(kappa[0]) * math.exp(-kmin * step), 0.0)
+    object.__setattr__(lat, "p_neginf", p_neginf + moved_up + float(pi[-1]))
+    return lat
 
 
 # ----------------------------------------------------------------------

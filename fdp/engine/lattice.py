@@ -189,8 +189,9 @@ def reflect(lat: Lattice) -> Lattice:
     a pessimistic (optimistic) lattice of f is a pessimistic (optimistic) lattice
     of f⁻¹; for connect-the-dots it is exactly the connect-the-dots lattice of f⁻¹
     (both interpolate δ_{f⁻¹}(ε) = 1 − e^ε + e^ε δ_f(−ε) between grid points).
-    The +inf atom of the reflection is the P-mass at L = −∞, 1 − Σ p_k; the
-    optimistic side may drop it (a smaller δ). Only for slack-free (per-step)
+    The +inf atom of the reflection is the P-mass at L = −∞ (recorded by the
+    discretiser as ``p_neginf``, else 1 − Σ p_k); the optimistic side may drop it
+    (a smaller δ). Only for slack-free (per-step)
     lattices: a slack η at −ε would become e^ε η.
     """
     if lat.slack != 0.0:
@@ -198,7 +199,12 @@ def reflect(lat: Lattice) -> Lattice:
     L = lat.losses[::-1]
     with np.errstate(under="ignore"):
         p = lat.q[::-1] * np.exp(-L)
-    q_inf = max(0.0, 1.0 - float(np.sum(p))) if lat.side == PESSIMISTIC else 0.0
+    if lat.side == OPTIMISTIC:
+        q_inf = 0.0
+    elif "p_neginf" in lat.__dict__:
+        q_inf = lat.__dict__["p_neginf"]          # recorded exactly by the discretiser
+    else:
+        q_inf = max(0.0, 1.0 - math.fsum(p))
     out = Lattice(lat.step, -(lat.k0 + lat.q.size - 1), p, q_inf, 0.0, lat.side)
     return out
 
