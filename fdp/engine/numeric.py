@@ -91,19 +91,21 @@ class Numeric(TradeOff):
 
     @property
     def delta_floor(self) -> float:
-        """Largest certified slack: δ below about this cannot be resolved."""
-        return max(lat.slack for lat in self.pess + self.opt)
+        """Largest certified slack (round-off included): δ below about this cannot be
+        resolved by the plain read-back (``epsilon_bounds`` then tilts)."""
+        return max(lat.slack + lat.readback for lat in self.pess + self.opt)
 
     # -- privacy profile ----------------------------------------------------
     def _delta(self, eps):
         e = np.asarray(eps, dtype=float)
-        out = np.max([lat.delta_raw(e) + lat.slack for lat in self.pess], axis=0)
+        out = np.max([lat.delta_raw(e) + lat.slack + lat.readback for lat in self.pess],
+                     axis=0)
         return np.minimum(out, 1.0)
 
     def _delta_lower(self, eps):
         e = np.asarray(eps, dtype=float)
-        out = np.max([np.maximum(lat.delta_raw(e) - lat.slack, 0.0) for lat in self.opt],
-                     axis=0)
+        out = np.max([np.maximum(lat.delta_raw(e) - lat.slack - lat.readback, 0.0)
+                      for lat in self.opt], axis=0)
         return np.minimum(out, self._delta(e))
 
     # -- trade-off curve ----------------------------------------------------
@@ -111,14 +113,14 @@ class Numeric(TradeOff):
         a = np.asarray(alpha, dtype=float)
         if not self.envelope:
             lat = self.pess[0]
-            return np.clip(lat.beta_raw(a) - lat.slack, 0.0, 1.0 - a)
+            return np.clip(lat.beta_raw(a) - lat.slack - lat.beta_readback, 0.0, 1.0 - a)
         return self._symmetric_curve(PESSIMISTIC, a)
 
     def _upper(self, alpha):
         a = np.asarray(alpha, dtype=float)
         if not self.envelope:
             lat = self.opt[0]
-            out = np.minimum(lat.beta_raw(a) + lat.slack, 1.0 - a)
+            out = np.minimum(lat.beta_raw(a) + lat.slack + lat.beta_readback, 1.0 - a)
         else:
             out = self._symmetric_curve(OPTIMISTIC, a)
         return np.maximum(out, self._beta(a))
@@ -141,9 +143,10 @@ class Numeric(TradeOff):
             k = np.arange(0, max(top, 1) + 1)
             eps = k * step
             if side == PESSIMISTIC:
-                D = np.max([lat.delta_grid(k) + lat.slack for lat in self.pess], axis=0)
+                D = np.max([lat.delta_grid(k) + lat.slack + lat.readback
+                            for lat in self.pess], axis=0)
             else:
-                D = np.max([np.maximum(lat.delta_grid(k) - lat.slack, 0.0)
+                D = np.max([np.maximum(lat.delta_grid(k) - lat.slack - lat.readback, 0.0)
                             for lat in self.opt], axis=0)
             D = np.minimum(D, 1.0)
             x = np.exp(eps)
@@ -157,7 +160,10 @@ class Numeric(TradeOff):
         A, B = cache[side]
         g = np.interp(a, A, B)
         g_inv = np.interp(a, B[::-1], A[::-1])
-        return np.clip(np.maximum(g, g_inv), 0.0, 1.0 - a)
+        # vertices computed from rounded δ can move a chord by ≤ 2 read-back errors
+        shift = 2.0 * max(lat.readback for lat in self.pess + self.opt)
+        out = np.maximum(g, g_inv) + (-shift if side == PESSIMISTIC else shift)
+        return np.clip(out, 0.0, 1.0 - a)
 
     # -- (ε, δ): plain read-back above the floor, tilted recomposition below -----
     def epsilon(self, delta):

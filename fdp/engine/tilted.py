@@ -27,9 +27,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.signal import lfilter
 
-from fdp.engine.lattice import Lattice, _tilted_moments, convolve, power
+from fdp.engine.lattice import (Lattice, _tilted_moments, convolve, power, suffix_error,
+                                suffix_sums)
 
 TAU_TILT = 1e-25
 _CROP = 1e-18     # tilted tails below this (per side) are cut into the slack
@@ -131,9 +131,10 @@ class TiltedProfile:
         # +inf atoms of the composition: |Q|^n − F^n, without cancellation
         self.q_inf = math.exp(log_f) * math.expm1(log1p_inf)
         lat = self.lat
-        rev = lat.q[::-1]
-        self._A = lfilter([1.0], [1.0, -math.exp(-theta * lat.step)], rev)[::-1]
-        self._R = lfilter([1.0], [1.0, -math.exp(-(theta + 1.0) * lat.step)], rev)[::-1]
+        self._A = suffix_sums(lat.q, math.exp(-theta * lat.step))
+        self._R = suffix_sums(lat.q, math.exp(-(theta + 1.0) * lat.step))
+        # ℓ1 error of the tilted measure plus the read-back round-off (relative to 1)
+        self.error = lat.slack + 3.0 * suffix_error(lat.q.size)
 
     def _parts(self, eps):
         lat = self.lat
@@ -147,7 +148,7 @@ class TiltedProfile:
         with np.errstate(divide="ignore", over="ignore", under="ignore"):
             log_val = self.C - self.theta * lj + np.log(np.maximum(inner, 0.0))
             val = np.where(inside & (inner > 0), np.exp(log_val), 0.0)
-            slack = np.exp(self.C - self.theta * e) * lat.slack
+            slack = np.exp(self.C - self.theta * e) * self.error
         return val, slack
 
     def upper(self, eps):
