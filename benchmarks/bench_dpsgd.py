@@ -137,21 +137,43 @@ def extras():
     # T = 1e8 identical steps
     def huge():
         r = fdp.dpsgd(50.0, Q, 100_000_000, tol=1e-3)
-        floor = r.delta_floor
-        d = max(DELTA, 100 * floor)
-        return d, floor, r.epsilon_bounds(d)
-    (d, floor, (lo, hi)), dt, mem = measure(huge)
-    print(f"  T=1e8 (sigma=50, tol=1e-3): certified delta floor {floor:.1e}; at delta={d:.1e} "
-          f"eps in [{lo:.4f}, {hi:.4f}], {dt:.2f} s, {mem:.0f} MB")
+        return r.delta_floor, r.epsilon_bounds(DELTA)
+    (floor, (lo, hi)), dt, mem = measure(huge)
+    print(f"  T=1e8 (sigma=50, tol=1e-3): eps in [{lo:.4f}, {hi:.4f}] at delta={DELTA:g} "
+          f"(round-off floor {floor:.1e}), {dt:.2f} s, {mem:.0f} MB")
 
-    # small delta
+    # 1e9 self-compositions: mass and bracket
+    n = 10 ** 9
+    t = time.perf_counter()
+    r = compose_numeric([(fdp.Gaussian(1.0 / np.sqrt(n)), n)], tol=1e-2)
+    lo, hi = r.epsilon_bounds(1e-3)
+    dt = time.perf_counter() - t
+    m = r.mass
+    print(f"  G(1/sqrt(n))^n, n=1e9 (tol=1e-2): mass 1{m[0] - 1:+.1e} / 1{m[1] - 1:+.1e}, "
+          f"eps(1e-3) in [{lo:.4f}, {hi:.4f}] (exact {fdp.Gaussian(1.0).epsilon(1e-3):.4f}), "
+          f"{dt:.2f} s")
+
+    # small delta: plain read-back above the round-off floor, tilted recomposition below
     r = fdp.dpsgd(1.1, Q, 14060)
-    for d in (1e-10, 1e-12, 1e-15):
-        try:
-            lo, hi = r.epsilon_bounds(d)
-            print(f"  delta={d:g}: eps in [{lo:.4f}, {hi:.4f}]")
-        except ValueError as exc:
-            print(f"  delta={d:g}: ValueError: {exc}")
+    print(f"  sigma=1.1, T=14060: round-off floor of the plain read-back {r.delta_floor:.1e}")
+    for d in (1e-5, 1e-10, 1e-12, 1e-15):
+        t = time.perf_counter()
+        lo, hi = r.epsilon_bounds(d)
+        dt = time.perf_counter() - t
+        print(f"    delta={d:g}: eps in [{lo:.5f}, {hi:.5f}] (width {hi - lo:.1e}), {dt:.2f} s")
+
+    # generic operands: an envelope composed, a numeric result symmetrised
+    f = fdp.Gaussian(1.0).subsample(0.05)
+    t = time.perf_counter()
+    lo, hi = (f ** 200).epsilon_bounds(DELTA)
+    dt = time.perf_counter() - t
+    print(f"  (per-step symmetrised subsampled Gaussian)^200: eps in [{lo:.4f}, {hi:.4f}], "
+          f"{dt:.2f} s")
+    t = time.perf_counter()
+    sym = (PoissonAdd(fdp.Gaussian(1.0), 0.05) ** 200).symmetrize(one_sided=True)
+    lo, hi = sym.epsilon_bounds(DELTA)
+    dt = time.perf_counter() - t
+    print(f"  (f_p^200).symmetrize(one_sided=True): eps in [{lo:.4f}, {hi:.4f}], {dt:.2f} s")
 
 
 def main():

@@ -84,17 +84,23 @@ def suffix_sums(q: np.ndarray, decay: float) -> np.ndarray:
     n = q.size
     b = _block(n)
     nb = -(-n // b)
-    pad = np.zeros(nb * b)
-    pad[:n] = q
-    blocks = pad.reshape(nb, b)[:, ::-1]
-    local = lfilter([1.0], [1.0, -decay], blocks, axis=1)[:, ::-1]   # within-block suffix
-    head = local[:, 0]                                                 # block's own sum
-    carry_in = lfilter([1.0], [1.0, -decay ** b], head[::-1])[::-1]
-    after = np.concatenate([carry_in[1:], [0.0]])                      # S at next block start
+    rev = np.zeros(nb * b)
+    rev[nb * b - n:] = q                      # padded in front: blocks end where q ends
+    rev = rev[::-1].reshape(nb, b)            # row r: the r-th block from the top, reversed
+    if decay == 1.0:
+        local = np.cumsum(rev, axis=1)
+    else:
+        local = lfilter([1.0], [1.0, -decay], rev, axis=1)
+    tot = local[:, -1]                         # each block's sum at its first element
+    if decay == 1.0:
+        before = np.concatenate([[0.0], np.cumsum(tot)[:-1]])   # S just above each block
+    else:
+        carry = lfilter([1.0], [1.0, -decay ** b], tot)
+        before = np.concatenate([[0.0], carry[:-1]])
     with np.errstate(under="ignore"):
-        weight = decay ** (b - np.arange(b))                           # decay^{e − j}
-    out = local + after[:, None] * weight[None, :]
-    return out.ravel()[:n]
+        weight = decay ** (np.arange(b) + 1.0)               # decay^{distance to the block above}
+    out = local + before[:, None] * weight[None, :]
+    return out.ravel()[::-1][nb * b - n:]
 
 
 @dataclass(frozen=True, eq=False)
@@ -134,15 +140,6 @@ class Lattice:
         L = self.losses
         m = float(w @ L)
         return m, float(w @ (L - m) ** 2)
-
-    def log_mgf(self, t: np.ndarray) -> np.ndarray:
-        """log Σ_k q_k e^{t·l_k} for each t (finite atoms), overflow-free."""
-        live = self.q > 0
-        lq = np.log(self.q[live])
-        L = self.losses[live]
-        z = lq[None, :] + np.asarray(t, dtype=float)[:, None] * L[None, :]
-        top = z.max(axis=1, keepdims=True)
-        return (top + np.log(np.exp(z - top).sum(axis=1, keepdims=True)))[:, 0]
 
     # ------------------------------------------------------------------
     # Read-back: δ(ε) and β(α) of the lattice measure (no slack)
@@ -205,6 +202,35 @@ class Lattice:
             below = np.maximum(
                 tail_q[0] - np.exp(np.minimum(j, 0) * self.step) * tail_r[0], 0.0)
         return self.q_inf + np.where(j < 0, below, inside)
+
+    def epsilon_raw(self, target: np.ndarray) -> np.ndarray:
+        """Smallest ε ≥ 0 with δ_Q(ε) ≤ target (inf if none), solved cell by cell.
+
+        Between grid points δ(ε) = T_q − e^ε T_p with T_q = q_inf + Σ_{l_i > ε} q_i and
+        T_p = Σ_{l_i > ε} q_i e^{−l_i}, so once the cell is located (δ at the grid
+        points is non-increasing: integer bisection) ε = l_j + log((T_q − target)/R_j)
+        with R_j the discounted suffix sum at l_j. Vectorised in target.
+        """
+        t = np.asarray(target, dtype=float)
+        tail_q, tail_r = self._tables()
+        # first grid point with δ(l_j) ≤ t, by integer bisection (δ(l_{n−1}) = q_inf)
+        lo = np.full(t.shape, -1, dtype=np.int64)
+        hi = np.full(t.shape, self.q.size - 1, dtype=np.int64)
+        while np.any(hi - lo > 1):
+            mid = (lo + hi) // 2
+            ok = self.delta_grid(self.k0 + mid) <= t
+            hi = np.where(ok, mid, hi)
+            lo = np.where(ok, lo, mid)
+        j = np.maximum(hi, 0)
+        jj = np.minimum(j, self.q.size - 1)
+        lj = (self.k0 + jj) * self.step
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gap = np.maximum(self.q_inf + tail_q[jj] - t, 0.0)
+            eps = lj + np.log(gap / tail_r[jj])
+        eps = np.where(gap > 0, np.minimum(eps, lj), lj)    # never past the grid point
+        eps = np.where(t < self.q_inf, np.inf, eps)
+        eps = np.where(t >= float(self.delta_raw(np.zeros(1))[0]), 0.0, np.maximum(eps, 0.0))
+        return eps
 
     def beta_raw(self, alpha: np.ndarray) -> np.ndarray:
         """Neyman–Pearson curve of the lattice: reject the largest losses first.
@@ -321,6 +347,19 @@ def convolve(a: Lattice, b: Lattice) -> Lattice:
     return lat
 
 
+def _light_head(q: np.ndarray, tau: float) -> tuple[int, float]:
+    """(k, Σ q[:k]) for the largest k with Σ q[:k] ≤ τ; prefixes grow geometrically
+    so that a short light tail costs a short running sum."""
+    n = q.size
+    size = min(n, 4096)
+    while True:
+        c = np.cumsum(q[:size])
+        k = int(np.searchsorted(c, tau, side="right"))
+        if k < size or size == n:
+            return k, (float(c[k - 1]) if k > 0 else 0.0)
+        size = min(n, 4 * size)
+
+
 def crop(lat: Lattice, tau: float) -> Lattice:
     """Cut tails of Q-mass ≤ τ each, moving them to the safe side; mass is kept.
 
@@ -339,16 +378,12 @@ def crop(lat: Lattice, tau: float) -> Lattice:
     tau = max(tau, min(lat.__dict__.get("noise", 0.0), NOISE_CROP_CAP))
     if q.size < 64 or tau <= 0:
         return lat
-    c = np.cumsum(q)
-    lo = int(np.searchsorted(c, tau, side="right"))          # q[:lo] has mass ≤ τ
-    r = np.cumsum(q[::-1])
-    hi_cut = int(np.searchsorted(r, tau, side="right"))      # last hi_cut entries ≤ τ
+    lo, low_mass = _light_head(q, tau)                      # q[:lo] has mass ≤ τ
+    hi_cut, high_mass = _light_head(q[::-1], tau)            # so do the last hi_cut
     hi = q.size - hi_cut
     if lo >= hi - 1 or (lo == 0 and hi == q.size):
         return lat
     kept = q[lo:hi].copy()
-    low_mass = float(c[lo - 1]) if lo > 0 else 0.0
-    high_mass = float(r[hi_cut - 1]) if hi_cut > 0 else 0.0
     kept[0] += low_mass
     q_inf, slack = lat.q_inf, lat.slack
     if lat.side == PESSIMISTIC:

@@ -44,16 +44,6 @@ from fdp.operations.subsample import PoissonAdd, WithoutReplacement
 Z_TAIL = 10.5  # standard-normal tail beyond 10.5 is below 5e-26
 
 
-def normal_interval(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """P(a ≤ Z < b) for standard normal Z, accurate in both tails."""
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    upper = a > 0
-    with np.errstate(invalid="ignore"):
-        out = np.where(upper, ndtr(-a) - ndtr(-b), ndtr(b) - ndtr(a))
-    return np.maximum(out, 0.0)
-
-
 def normal_cells(z: np.ndarray) -> np.ndarray:
     """Standard-normal masses of (−∞, z_0), [z_0, z_1), …, [z_{K−1}, ∞) for sorted z.
 

@@ -153,3 +153,17 @@ def test_one_sided_symmetrisation_matches_dpsgd():
     # and it is much weaker than symmetrising each step (envelope per step, composed)
     per_step = fdp.Gaussian(1.0 / sigma).subsample(q) ** steps
     assert per_step.epsilon_bounds(1e-5)[0] > hi
+
+
+def test_normal_cells_match_mpmath_in_both_tails():
+    import mpmath as mp
+    from fdp.engine.laws import normal_cells
+    mp.mp.dps = 40
+    z = np.unique(np.concatenate([np.linspace(-12.0, 12.0, 49), [0.0, 1e-3, -1e-3, 30.0]]))
+    got = normal_cells(z)
+    edges = [-mp.inf] + [mp.mpf(float(v)) for v in z] + [mp.inf]
+    ref = np.array([float(mp.ncdf(b) - mp.ncdf(a)) for a, b in zip(edges[:-1], edges[1:])])
+    live = ref > 1e-300
+    # adjacent tail values are differenced: relative error ≤ u·|c_i|/|c_i − c_{i+1}|
+    assert np.allclose(got[live], ref[live], rtol=1e-8, atol=0.0)
+    assert np.all(got >= 0.0) and abs(got.sum() - 1.0) < 1e-15
