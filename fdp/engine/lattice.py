@@ -58,7 +58,7 @@ def flush(q: np.ndarray) -> tuple[np.ndarray, float]:
     if not small.any():
         return q, 0.0
     removed = float(np.abs(q[small]).sum())
-    q = np.where(small, 0.0, q)
+    q[small] = 0.0
     return q, removed
 
 
@@ -152,6 +152,12 @@ class Lattice:
             cache = (suffix_sums(self.q, 1.0), suffix_sums(self.q, math.exp(-self.step)))
             object.__setattr__(self, "_cache", cache)
         return cache
+
+    def drop_tables_if_large(self, points: int = 2_000_000) -> None:
+        """Forget the read-back tables of a huge lattice (two more arrays of its size):
+        one-off queries then stay within memory, repeated ones recompute them."""
+        if self.q.size > points:
+            self.__dict__.pop("_cache", None)
 
     @property
     def readback(self) -> float:
@@ -305,7 +311,7 @@ def _clip_negatives(x: np.ndarray, mass: float, side: str):
     clipped = 0.0
     if neg.any():
         clipped = float(-x[neg].sum())
-        x = np.where(neg, 0.0, x)
+        x[neg] = 0.0
     total = float(np.sum(x))
     change = abs(total - mass)
     if total > 0 and mass > 0 and change > 0:
@@ -553,51 +559,54 @@ def power(lat: Lattice, n: int, tau: float) -> Lattice:
         F = 1.0 - lat.q_inf
     X[0] = F
     g = _fft_gamma(m)
-    r = np.abs(X)
     # Only frequencies whose (|X| + γ)^{n−1} does not underflow matter, to the result
-    # and to its rounding bound; for large n that is a small low-frequency band
+    # and to its rounding bound; for large n that is a small low-frequency band.
+    # Everything else is kept at the size of that band (memory: huge windows).
     with np.errstate(divide="ignore"):
-        log_rg = np.log(r + g * max(F, 1.0))
+        log_rg = np.log(np.abs(X) + g * max(F, 1.0))
     live = np.flatnonzero(max(n - 1, 1) * log_rg > -745.0)
-    Xn = np.zeros_like(X)
-    base = np.zeros_like(r)
     with np.errstate(divide="ignore", under="ignore", invalid="ignore"):
-        base[live] = np.exp((n - 1) * log_rg[live])
-    w = np.full(X.shape, 2.0)
-    w[0] = 1.0
-    if m % 2 == 0:
-        w[-1] = 1.0
+        base = np.exp((n - 1) * log_rg[live])
+    del log_rg
+    w = np.where((live == 0) | ((m % 2 == 0) & (live == m // 2)), 1.0, 2.0)  # rfft weights
     fft_bound = n * g * float(np.sqrt(w @ (base * base)))
     work = float(lat.q.size) * live.size
     kbar = 0
+    X_live = X[live]
+    X[:] = 0.0                                   # X becomes the n-th power, in place
     if F > 0 and (work <= DIRECT_WORK or (fft_bound > 1e-7 and work <= DIRECT_MAX)):
         # near |X| = 1 (where n amplifies errors) directly; elsewhere the FFT, re-phased
-        near = live[r[live] >= 0.5 * F]
-        far = live[r[live] < 0.5 * F]
-        Xn[near], err, kbar = _direct_band(lat.q, F, near, m, n)
+        is_near = np.abs(X_live) >= 0.5 * F
+        near, far = live[is_near], live[~is_near]
+        X[near], err, kbar = _direct_band(lat.q, F, near, m, n)
         turn = (far.astype(np.int64) * ((kbar * n) % m)) % m
         with np.errstate(divide="ignore", under="ignore", invalid="ignore"):
-            Xn[far] = np.exp(n * np.log(X[far]) + 1j * (2.0 * math.pi / m) * turn)
-        far_err = n * g * base[far] + 4.0 * _U * np.abs(Xn[far])
-        spectral = float(np.sqrt(w[near] @ (err * err) + w[far] @ (far_err * far_err)))
+            X[far] = np.exp(n * np.log(X_live[~is_near]) + 1j * (2.0 * math.pi / m) * turn)
+        far_err = n * g * base[~is_near] + 4.0 * _U * np.abs(X[far])
+        spectral = float(np.sqrt(w[is_near] @ (err * err) + w[~is_near] @ (far_err * far_err)))
         # frequencies left out have |Xⁿ| ≤ (|X̂| + γ)ⁿ < e^{−745}
         spectral += m * 1e-300
     else:
         with np.errstate(divide="ignore", under="ignore", invalid="ignore"):
-            Xn[live] = np.exp(n * np.log(X[live]))
+            X[live] = np.exp(n * np.log(X_live))
         spectral = fft_bound
-    Xn[~np.isfinite(Xn)] = 0.0
-    Xn[0] = F ** n
-    rn = np.abs(Xn)
-    res = sfft.irfft(Xn, m)
+    Xn_live = X[live]
+    bad = ~np.isfinite(Xn_live)
+    if bad.any():
+        X[live[bad]] = 0.0
+    X[0] = F ** n
+    rn_sum = float(w @ np.abs(X[live]))
+    res = sfft.irfft(X, m)
+    del X
     # cyclic index j holds losses ≡ n·(k0 + k̄) + j (mod m); place them in [a, a + m)
     shift = (n * (lat.k0 + kbar) - a) % m
-    res = np.roll(res, shift)
+    if shift:
+        res = np.concatenate([res[m - shift:], res[:m - shift]])
     # cyclic positions past the window hold mass of losses outside [a, b] (and
     # noise); the pessimistic side sends it to +inf, the optimistic side drops it
     outside = float(np.clip(res[width:], 0.0, None).sum())
     res = res[:width]
-    rounding = spectral + g * float(w @ rn)
+    rounding = spectral + g * rn_sum
     # Chernoff bounds the wrapped mass by 2τ; the mass actually seen past the window
     # is added as well, in case the bound's window was optimistic (large n)
     wrap = 0.0 if full else 2.0 * tau + 2.0 * outside

@@ -225,6 +225,7 @@ class Numeric(TradeOff):
                         break
                     e = np.where(short, e + nudge * max(1.0, float(np.max(e[short]))), e)
                 out = np.maximum(out, e)
+                lat.drop_tables_if_large()
             return out
         hi = solve(self.pess, -1.0)
         lo = solve(self.opt, +1.0)
@@ -303,9 +304,10 @@ def choose_step(groups, tol: float) -> tuple[float, list]:
     smallest_sd = min(math.sqrt(s[1]) for s in spreads)
     step = min(step, MAX_STEP, max(smallest_sd, 1e-9))
     step = _snap(groups, step)
-    # composed loss width: bulk ± 40 sd, never more than the sum of ranges
+    # composed loss width: bulk ± 20 sd (Chernoff windows are ~14–20 sd), never
+    # more than the sum of ranges; the transform itself checks its exact window
     width = min(sum(n * (s[3] - s[2]) for (_, n), s in zip(groups, spreads)),
-                80.0 * math.sqrt(V) + 1.0) + max(s[3] - s[2] for s in spreads)
+                40.0 * math.sqrt(V) + 1.0) + max(s[3] - s[2] for s in spreads)
     if width / step > MAX_POINTS:
         raise MemoryError(
             f"tol={tol:g} needs a grid of about {width / step:,.0f} points for this "
