@@ -571,16 +571,32 @@ def _regrid(lat: Lattice, step: float) -> Lattice:
 # ----------------------------------------------------------------------
 # Through the privacy profile (any convex f)
 # ----------------------------------------------------------------------
+_TANGENT_GRID = np.concatenate([np.linspace(LOGIT_SEARCH[0], -40.0, 60, endpoint=False),
+                                np.linspace(-40.0, LOGIT_SEARCH[1], 801)])
+
+
 def _tangent_alpha(beta, eps: np.ndarray) -> np.ndarray:
-    """α*(ε) = argmax_α (1 − β(α) − e^ε α), by golden-section search in logit(α)."""
+    """α*(ε) = argmax_α (1 − β(α) − e^ε α), in logit(α): a grid, then golden section.
+
+    The grid comes first because the objective is float-flat (= 1 − β(0)) for tiny α,
+    where a plain golden search over the whole logit range would settle.
+    """
     y = np.exp(np.minimum(eps, 700.0))
+    grid = _TANGENT_GRID
+    a_grid = expit(grid)
+    b_grid = beta(a_grid)
+    best = np.empty(eps.size, dtype=np.int64)
+    for s0 in range(0, eps.size, 2048):
+        ys = y[s0:s0 + 2048]
+        vals = 1.0 - b_grid[None, :] - ys[:, None] * a_grid[None, :]
+        best[s0:s0 + 2048] = np.argmax(vals, axis=1)
+    lo = grid[np.maximum(best - 1, 0)]
+    hi = grid[np.minimum(best + 1, grid.size - 1)]
 
     def objective(u):
         a = expit(u)
         return 1.0 - beta(a) - y * a
-    lo = np.full(eps.shape, LOGIT_SEARCH[0])
-    hi = np.full(eps.shape, LOGIT_SEARCH[1])
-    return expit(golden_max(objective, lo, hi))
+    return expit(golden_max(objective, lo, hi, iters=80))
 
 
 def profile_range(f) -> tuple[float, float]:
@@ -589,8 +605,11 @@ def profile_range(f) -> tuple[float, float]:
     d_inf = float(f._delta(np.array([np.inf]))[0])
     above = np.flatnonzero(d - d_inf > 1e-20)
     hi = SCAN[above[-1] + 1] if above.size and above[-1] + 1 < SCAN.size else SCAN[-1]
-    a = _tangent_alpha(f._upper, SCAN)
-    q_below = f._upper(a)                      # Q(L ≤ ε) at the tangent point
+    # Q(L < ε) = P'(L' > −ε) for the inverse pair (Q, P), L' = −L: the tangent point of
+    # f⁻¹ at −ε. Read there (small α) it keeps its precision, unlike f(α*(ε)) with
+    # α* ≈ 1, where 1 − α has none.
+    inv = f if f.symmetric else f.inverse()
+    q_below = _tangent_alpha(inv._upper, -SCAN)
     low = np.flatnonzero(q_below <= 1e-20)
     lo = SCAN[low[-1]] if low.size else SCAN[0]
     if hi <= lo:

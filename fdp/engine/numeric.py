@@ -180,6 +180,11 @@ class Numeric(TradeOff):
         already exceed δ.
         """
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
+        if d.size and (np.any(d <= 0.0) or np.any(d >= 1.0)):
+            raise ValueError(
+                "delta must lie in the open interval (0, 1) for a numeric result: δ = 0 "
+                "asks for pure DP, which no discretised bracket certifies (see "
+                f"pure_epsilon()), and δ = 1 is trivial; got {delta!r}")
         flat = d.ravel()
         floor = self.delta_floor
         plain = ~((flat > 0) & (flat < 10.0 * floor))

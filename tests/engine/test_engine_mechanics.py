@@ -114,3 +114,12 @@ def test_queries_vectorised_and_scalar():
     assert not r.is_exact
     lo, hi = r.epsilon_bounds(np.array([1e-3, 1e-5]))
     assert lo.shape == (2,) and np.all(lo <= hi)
+
+
+def test_delta_outside_the_open_unit_interval_is_refused():
+    r = fdp.dpsgd(1.0, 0.01, 100)
+    for bad in (0.0, 1.0, -0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="delta"):
+            r.epsilon_bounds(bad)
+    with pytest.raises(ValueError, match="delta"):
+        r.epsilon(np.array([1e-5, 0.0]))

@@ -167,3 +167,32 @@ def test_normal_cells_match_mpmath_in_both_tails():
     # adjacent tail values are differenced: relative error ≤ u·|c_i|/|c_i − c_{i+1}|
     assert np.allclose(got[live], ref[live], rtol=1e-8, atol=0.0)
     assert np.all(got >= 0.0) and abs(got.sum() - 1.0) < 1e-15
+
+
+# ----------------------------------------------------------------------
+# Operands known only through their curve (privacy-profile discretisation)
+# ----------------------------------------------------------------------
+def test_user_function_composition_brackets_the_closed_form():
+    g = fdp.Gaussian(0.6)
+    u = fdp.from_function(lambda a: g(a))
+    r = compose_numeric([(u, 5)], tol=1e-4)
+    exact = fdp.Gaussian(0.6 * math.sqrt(5.0))
+    lo, hi = r.bounds(A)
+    t = exact(A)
+    assert np.all(lo <= t + 1e-9) and np.all(t <= hi + 1e-9)
+    assert np.max(hi - lo) < 5e-3                      # both sides informative
+    e_lo, e_hi = r.epsilon_bounds(1e-5)
+    assert e_lo <= exact.epsilon(1e-5) <= e_hi and e_hi - e_lo < 0.05
+
+
+def test_piecewise_composition_brackets_the_exact_product():
+    x = np.linspace(0.0, 1.0, 41)
+    pl = fdp.from_points(x, fdp.Laplace(0.8)(x))
+    exact = _pair_of_piecewise(pl) ** 4                   # exact pair arithmetic
+    r = compose_numeric([(pl, 4)], tol=1e-5)
+    lo, hi = r.bounds(A)
+    t = exact(A)
+    assert np.all(lo <= t + 1e-9) and np.all(t <= hi + 1e-9)
+    assert np.max(hi - lo) < 5e-3
+    d = exact.delta(EPS)
+    assert np.all(r._delta_lower(EPS) <= d + 1e-9) and np.all(d <= r._delta(EPS) + 1e-9)
