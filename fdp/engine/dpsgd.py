@@ -22,7 +22,8 @@ import numpy as np
 from fdp import _validate
 from fdp.engine.lattice import reflect
 from fdp.engine.numeric import (Numeric, check_tol, choose_step, combine_parts, cropped,
-                                 discretise_groups)
+                                 discretise_groups, work_units)
+from fdp.engine.progress import Meter
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
 from fdp.operations.subsample import PoissonAdd, WithoutReplacement
@@ -45,13 +46,14 @@ def _per_step(name, value, steps, low, high, low_open=False):
 
 
 def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
-          neighbouring: str = "add_remove", tol: float | None = None):
+          neighbouring: str = "add_remove", tol: float | None = None,
+          progress: bool | None = None):
     """Certified trade-off function of DP-SGD (see the module docstring).
 
     noise_multiplier σ > 0 and sample_rate q ∈ [0, 1] are numbers or arrays of
     length ``steps`` (one value per step). sampling="poisson" requires
     neighbouring="add_remove"; sampling="without_replacement" requires
-    neighbouring="replace_one". ``tol`` as in ``compose_numeric``.
+    neighbouring="replace_one". ``tol`` and ``progress`` as in ``compose_numeric``.
     Returns a ``Numeric`` TradeOff (``f(α)`` certified lower, ``bounds`` both sides,
     ``epsilon_bounds(delta)`` the ε bracket).
     """
@@ -79,19 +81,23 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
         add = [(PoissonAdd(Gaussian(1.0 / s), q), n) for (s, q), n in counts.items()]
         step, _ = choose_step(add, tol)
 
-        def directions():
-            add_parts = discretise_groups(add, step)
+        def directions(meter=None):
+            add_parts = discretise_groups(add, step, meter)
             # the remove direction is the inverse pair: reflect each step's lattices
             rem_parts = [(reflect(lp), reflect(lo), n) for lp, lo, n in add_parts]
             return [add_parts, rem_parts]
-        add_parts, rem_parts = directions()
-        add_p, add_o = combine_parts(cropped(add_parts))
-        rem_p, rem_o = combine_parts(cropped(rem_parts))
+        meter = Meter(work_units(len(add), 2), "dpsgd", progress)
+        add_parts, rem_parts = directions(meter)
+        add_p, add_o = combine_parts(cropped(add_parts), meter=meter)
+        rem_p, rem_o = combine_parts(cropped(rem_parts), meter=meter)
+        meter.close()
         return Numeric((add_p, rem_p), (add_o, rem_o), label, tol, envelope=True,
                        source=directions)
     fac = [(WithoutReplacement(Gaussian(1.0 / s), q), n) for (s, q), n in counts.items()]
     step, _ = choose_step(fac, tol)
-    pess, opt = combine_parts(cropped(discretise_groups(fac, step)))
+    meter = Meter(work_units(len(fac)), "dpsgd", progress)
+    pess, opt = combine_parts(cropped(discretise_groups(fac, step, meter)), meter=meter)
+    meter.close()
     return Numeric((pess,), (opt,), label, tol,
                    source=lambda: [discretise_groups(fac, step)])
 

@@ -24,6 +24,7 @@ from fdp.engine.discretise import discretise, profile_range
 from fdp.engine.lattice import (MAX_POINTS, OPTIMISTIC, PESSIMISTIC, Lattice, convolve, crop,
                                 power, reflect)
 from fdp.engine.laws import atoms, interval_masses, loss_moments, loss_range
+from fdp.engine.progress import Meter
 from fdp.operations.envelope import Envelope
 from fdp.tradeoff import TradeOff
 
@@ -343,12 +344,14 @@ def _snap(groups, step: float) -> float:
 # ----------------------------------------------------------------------
 # Pipeline
 # ----------------------------------------------------------------------
-def discretise_groups(groups, step: float) -> list:
+def discretise_groups(groups, step: float, meter: Meter | None = None) -> list:
     """[(pessimistic, optimistic, n)] for groups (f, n): each factor on ΔZ, both sides."""
     parts = []
     for f, n in groups:
         lp, lo = discretise(f, step)
         parts.append((lp, lo, n))
+        if meter is not None:
+            meter.advance()
     return parts
 
 
@@ -366,15 +369,24 @@ def power_tau(n: int, tau: float = TAU) -> float:
     return min(max(tau, 1e-17 * n), 1e-12)
 
 
-def combine_parts(parts, tau: float = TAU) -> tuple[Lattice, Lattice]:
+def combine_parts(parts, tau: float = TAU,
+                  meter: Meter | None = None) -> tuple[Lattice, Lattice]:
     """⊗ of discretised groups, both sides: power each group, then a balanced tree."""
     def side(i):
         powers = []
         for part in parts:
             t = power_tau(part[2], tau)
             powers.append(crop(power(part[i], part[2], t), t))
-        return _tree(powers, tau)
+            if meter is not None:
+                meter.advance()
+        return _tree(powers, tau, meter)
     return side(0), side(1)
+
+
+def work_units(groups: int, directions: int = 1) -> int:
+    """Steps a Meter counts: discretisations, then per side and direction the powers
+    and the tree's convolutions."""
+    return groups + 2 * directions * (2 * groups - 1)
 
 
 def compose_lattices(groups, step: float, tau: float = TAU) -> tuple[Lattice, Lattice]:
@@ -382,12 +394,14 @@ def compose_lattices(groups, step: float, tau: float = TAU) -> tuple[Lattice, La
     return combine_parts(cropped(discretise_groups(groups, step), tau), tau)
 
 
-def _tree(parts, tau):
+def _tree(parts, tau, meter: Meter | None = None):
     while len(parts) > 1:
         parts.sort(key=lambda lat: lat.q.size)
         nxt = []
         for i in range(0, len(parts) - 1, 2):
             nxt.append(crop(convolve(parts[i], parts[i + 1]), tau))
+            if meter is not None:
+                meter.advance()
         if len(parts) % 2:
             nxt.append(parts[-1])
         parts = nxt
@@ -428,7 +442,7 @@ def check_tol(tol) -> float:
     return _validate.real("tol", tol, low=0.0, low_open=True, high=1.0)
 
 
-def compose_numeric(factors, tol: float | None = None) -> Numeric:
+def compose_numeric(factors, tol: float | None = None, progress: bool | None = None) -> Numeric:
     """Certified numeric composition ⊗_i f_i^{⊗n_i} (DRS Def 3.1; MATH.md §4).
 
     ``factors`` is a list of ``(TradeOff, count)`` pairs (equal factors grouped);
@@ -440,12 +454,16 @@ def compose_numeric(factors, tol: float | None = None) -> Numeric:
     tol/3, in ε about 3–10·tol for DP-SGD-like compositions (the discretisation
     changes the composed law's variance by a relative N·Δ²/V ∝ tol). It is a target, not a guarantee; the returned bracket is always
     certified, whatever its width (read it with ``bounds`` / ``epsilon_bounds``).
-    Smaller tol costs memory and time ∝ 1/sqrt(tol); a request over the memory
+    ``progress``: a meter on stderr (None: only on a terminal and for ≥ 200
+    distinct factors). Smaller tol costs memory and time ∝ 1/sqrt(tol); a request
+    over the memory
     limit raises ``MemoryError`` naming tol.
     """
     groups = _validate_groups(factors)
     tol = check_tol(tol)
     step, _ = choose_step(groups, tol)
-    pess, opt = combine_parts(cropped(discretise_groups(groups, step)))
+    meter = Meter(work_units(len(groups)), "composing", progress)
+    pess, opt = combine_parts(cropped(discretise_groups(groups, step, meter)), meter=meter)
+    meter.close()
     return Numeric((pess,), (opt,), _label(groups), tol,
                    source=lambda: [discretise_groups(groups, step)])
