@@ -600,7 +600,30 @@ def _tangent_alpha(beta, eps: np.ndarray) -> np.ndarray:
 
 
 def profile_range(f) -> tuple[float, float]:
-    """Losses carrying all but ~1e-20 of the mass, read off δ and the tangent points."""
+    """Losses carrying all but ~1e-20 of the mass, read off δ and the tangent points.
+
+    Only the grid's extent depends on it (tails outside go to the safe side), so a
+    plausible range is enough; it is computed once per object.
+    """
+    hit = _RANGES.get(id(f))
+    if hit is not None and hit[0] is f:
+        return hit[1]
+    value = _profile_range(f)
+    if len(_RANGES) >= 64:
+        _RANGES.pop(next(iter(_RANGES)))
+    _RANGES[id(f)] = (f, value)           # the entry holds f, so its id stays its own
+    return value
+
+
+_RANGES: dict = {}
+
+
+def _looks_symmetric(f) -> bool:
+    x = np.linspace(0.01, 0.99, 49)
+    return bool(np.max(np.abs(f._beta(f._beta(x)) - x)) < 1e-9)
+
+
+def _profile_range(f) -> tuple[float, float]:
     d = f._delta(SCAN)
     d_inf = float(f._delta(np.array([np.inf]))[0])
     above = np.flatnonzero(d - d_inf > 1e-20)
@@ -608,7 +631,7 @@ def profile_range(f) -> tuple[float, float]:
     # Q(L < ε) = P'(L' > −ε) for the inverse pair (Q, P), L' = −L: the tangent point of
     # f⁻¹ at −ε. Read there (small α) it keeps its precision, unlike f(α*(ε)) with
     # α* ≈ 1, where 1 − α has none.
-    inv = f if f.symmetric else f.inverse()
+    inv = f if (f.symmetric or _looks_symmetric(f)) else f.inverse()
     q_below = _tangent_alpha(inv._upper, -SCAN)
     low = np.flatnonzero(q_below <= 1e-20)
     lo = SCAN[low[-1]] if low.size else SCAN[0]
