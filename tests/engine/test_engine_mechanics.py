@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import fdp
 from fdp.engine import compose_numeric
@@ -131,3 +133,14 @@ def test_progress_meter_counts_every_unit(capsys):
     assert err.rstrip().endswith(f"{total}/{total}")
     fdp.dpsgd(sig, 0.01, 30, tol=1e-2)                   # auto: not a terminal → silent
     assert capsys.readouterr().err == ""
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.floats(0.002, 0.02), st.sampled_from([1e-9, 1e-12, 1e-14]))
+def test_small_delta_bracket_contains_the_binomial_form_property(eps, delta):
+    from fdp.operations.compose import eps_delta_power
+    n = 5000
+    r = compose_numeric([(fdp.EpsDelta(eps), n)], tol=1e-3)
+    exact = eps_delta_power(fdp.EpsDelta(eps), n).epsilon(delta)
+    lo, hi = r.epsilon_bounds(delta)
+    assert lo <= exact <= hi
