@@ -242,3 +242,52 @@ def test_bad_orders():
         C.rdp_subsampled_gaussian([2.0], 1.2, 1.0)
     with pytest.raises(ValueError):
         C.rdp_to_epsilon([2.0, 3.0], [0.1], 1e-5)
+
+
+def _renyi_laplace(lam, mu):
+    """D_λ(Lap(0,1) ‖ Lap(μ,1)) by mpmath quadrature, split at the kinks 0 and μ."""
+    lam, mu = mpmath.mpf(lam), mpmath.mpf(mu)
+
+    def integrand(x):
+        p = mpmath.exp(-abs(x)) / 2
+        q = mpmath.exp(-abs(x - mu)) / 2
+        return p ** lam * q ** (1 - lam)
+    total = mpmath.quad(integrand, [-mpmath.inf, 0, mu, mpmath.inf])
+    return float(mpmath.log(total) / (lam - 1))
+
+
+@pytest.mark.parametrize("lam, mu", [(1.5, 0.3), (2.0, 1.0), (7.3, 0.5), (40.0, 0.05)])
+def test_laplace_rdp_is_the_renyi_divergence(lam, mu):
+    mpmath.mp.dps = 30
+    assert math.isclose(C.rdp_laplace(lam, mu), _renyi_laplace(lam, mu), rel_tol=1e-10)
+    assert math.isclose(C.rdp_laplace(lam, mu, steps=3), 3 * _renyi_laplace(lam, mu),
+                        rel_tol=1e-10)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.floats(1.01, 200.0), st.floats(0.0, 5.0))
+def test_randomized_response_rdp_is_the_renyi_divergence(lam, eps):
+    # the pair of fdp.RandomizedResponse(ε): D_λ = log Σ p^λ q^{1−λ} / (λ − 1), exactly
+    pair = fdp.RandomizedResponse(eps)._pair()
+    mpmath.mp.dps = 40
+    p = [mpmath.mpf(float(x)) for x in pair.p]
+    q = [mpmath.mpf(float(x)) for x in pair.q]
+    lam_m = mpmath.mpf(lam)
+    exact = float(mpmath.log(mpmath.fsum(a ** lam_m * b ** (1 - lam_m) for a, b in zip(p, q)
+                                         if a > 0)) / (lam_m - 1))
+    assert math.isclose(C.rdp_randomized_response(lam, eps), exact, rel_tol=1e-9,
+                        abs_tol=1e-15)
+
+
+def test_laplace_and_rr_rdp_limits_and_bad_input():
+    # λ → ∞ tends to the pure-DP ε; large λμ must not overflow
+    assert math.isclose(C.rdp_laplace(1e6, 1.0), 1.0, rel_tol=1e-5)
+    assert math.isclose(C.rdp_randomized_response(1e6, 2.0), 2.0, rel_tol=1e-5)
+    assert np.isfinite(C.rdp_laplace(1e4, 50.0))
+    assert C.rdp_laplace(np.array([2.0, 3.0]), 0.0).tolist() == [0.0, 0.0]
+    with pytest.raises(ValueError, match="mu"):
+        C.rdp_laplace(2.0, -1.0)
+    with pytest.raises(ValueError, match="eps"):
+        C.rdp_randomized_response(2.0, -0.1)
+    with pytest.raises(ValueError, match="orders"):
+        C.rdp_laplace(1.0, 1.0)

@@ -5,8 +5,9 @@ answer can be shown beside the exact f-DP one (MATH.md §8, §9).
 
 - ``composition``: basic, parallel, advanced (Dwork–Rothblum–Vadhan) and the optimal
   homogeneous composition (Kairouz–Oh–Viswanath).
-- ``rdp``: RDP of the Gaussian and the Poisson-subsampled Gaussian (Mironov–Talwar–
-  Zhang), the Mironov and the improved RDP → (ε, δ) conversions, Bu et al.'s order grid.
+- ``rdp``: RDP of the Gaussian, Laplace and randomized-response mechanisms (Mironov) and
+  of the Poisson-subsampled Gaussian (Mironov–Talwar–Zhang), the Mironov and the
+  improved RDP → (ε, δ) conversions, Bu et al.'s order grid.
 - ``gaussian``: classical and analytic Gaussian noise calibration.
 """
 
@@ -15,11 +16,13 @@ from fdp.classical.composition import (advanced_composition, basic_composition,
                                        optimal_homogeneous_epsilon, parallel_composition)
 from fdp.classical.gaussian import analytic_gaussian_sigma, classic_gaussian_sigma
 from fdp.classical.rdp import (BU_ORDERS, DEFAULT_ORDERS, RDPEpsilon, gaussian_rdp_epsilon,
-                               moments_accountant_epsilon, rdp_gaussian,
-                               rdp_subsampled_gaussian, rdp_to_epsilon)
+                               moments_accountant_epsilon, rdp_gaussian, rdp_laplace,
+                               rdp_randomized_response, rdp_subsampled_gaussian,
+                               rdp_to_epsilon)
 
 __all__ = ["BU_ORDERS", "DEFAULT_ORDERS", "RDPEpsilon", "advanced_composition",
            "analytic_gaussian_sigma", "basic_composition", "classic_gaussian_sigma",
            "gaussian_rdp_epsilon", "kov_lattice_epsilon", "moments_accountant_epsilon",
            "optimal_homogeneous_delta", "optimal_homogeneous_epsilon", "parallel_composition",
-           "rdp_gaussian", "rdp_subsampled_gaussian", "rdp_to_epsilon"]
+           "rdp_gaussian", "rdp_laplace", "rdp_randomized_response",
+           "rdp_subsampled_gaussian", "rdp_to_epsilon"]

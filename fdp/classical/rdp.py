@@ -6,6 +6,11 @@ composes by adding ρ at each order λ.
 
 * Gaussian mechanism with noise N(0, σ²Δ²) (noise multiplier σ): ρ(λ) = λ/(2σ²)
   (Mironov 2017, Table II).
+* Laplace mechanism, noise Lap(0, b) and sensitivity Δ, μ = Δ/b (``fdp.Laplace(μ)``):
+  ρ(λ) = log[λ/(2λ−1) e^{(λ−1)μ} + (λ−1)/(2λ−1) e^{−λμ}] / (λ − 1) (Mironov 2017,
+  Table II).
+* Binary randomized response with ε (``fdp.RandomizedResponse(ε)``), p = e^ε/(1+e^ε):
+  ρ(λ) = log[p^λ (1−p)^{1−λ} + (1−p)^λ p^{1−λ}] / (λ − 1) (Mironov 2017, Table II).
 * Poisson-subsampled Gaussian, sampling rate q, add/remove neighbours (Mironov,
   Talwar, Zhang 2019, arXiv 1908.10530): ρ(λ) = log A_λ / (λ − 1) with
   A_λ = E_{z∼μ0}[((1 − q) + q μ1(z)/μ0(z))^λ], μ0 = N(0, σ²), μ1 = N(1, σ²).
@@ -72,6 +77,32 @@ def rdp_gaussian(orders, noise_multiplier, steps=1):
     s = _validate.real("noise_multiplier", noise_multiplier, low=0.0, low_open=True)
     t = _validate.real("steps", steps, low=0.0)
     out = t * o / (2.0 * s * s)
+    return _validate.like_input(orders, out.reshape(np.shape(orders)))
+
+
+def rdp_laplace(orders, mu, steps=1):
+    """RDP of ``steps`` Laplace mechanisms with μ = Δ/b (noise Lap(0, b), sensitivity Δ):
+    ρ(λ) = steps · log[λ/(2λ−1) e^{(λ−1)μ} + (λ−1)/(2λ−1) e^{−λμ}] / (λ − 1)
+    (Mironov 2017, Table II); evaluated in log space, so large λμ do not overflow."""
+    o = _orders(orders)
+    m = _validate.real("mu", mu, low=0.0)
+    t = _validate.real("steps", steps, low=0.0)
+    log_a = np.logaddexp(np.log(o / (2.0 * o - 1.0)) + (o - 1.0) * m,
+                         np.log((o - 1.0) / (2.0 * o - 1.0)) - o * m)
+    out = t * np.maximum(log_a, 0.0) / (o - 1.0)     # ≥ 0; the weights sum to 1 ± ulp
+    return _validate.like_input(orders, out.reshape(np.shape(orders)))
+
+
+def rdp_randomized_response(orders, eps, steps=1):
+    """RDP of ``steps`` binary randomized responses with parameter ε (p = e^ε/(1+e^ε)):
+    ρ(λ) = steps · log[p^λ (1−p)^{1−λ} + (1−p)^λ p^{1−λ}] / (λ − 1) (Mironov 2017,
+    Table II); in log space (log p = −log(1 + e^{−ε}), log(1 − p) = −log(1 + e^ε))."""
+    o = _orders(orders)
+    e = _validate.real("eps", eps, low=0.0)
+    t = _validate.real("steps", steps, low=0.0)
+    log_p, log_q = -np.logaddexp(0.0, -e), -np.logaddexp(0.0, e)
+    log_a = np.logaddexp(o * log_p + (1.0 - o) * log_q, o * log_q + (1.0 - o) * log_p)
+    out = t * log_a / (o - 1.0)
     return _validate.like_input(orders, out.reshape(np.shape(orders)))
 
 
