@@ -256,7 +256,8 @@ def _renyi_laplace(lam, mu):
     return float(mpmath.log(total) / (lam - 1))
 
 
-@pytest.mark.parametrize("lam, mu", [(1.5, 0.3), (2.0, 1.0), (7.3, 0.5), (40.0, 0.05)])
+@pytest.mark.parametrize("lam, mu", [(1.5, 0.3), (2.0, 1.0), (7.3, 0.5), (40.0, 0.05),
+                                     (1.02, 1e-5), (3.0, 2e-7)])
 def test_laplace_rdp_is_the_renyi_divergence(lam, mu):
     mpmath.mp.dps = 30
     assert math.isclose(C.rdp_laplace(lam, mu), _renyi_laplace(lam, mu), rel_tol=1e-10)

@@ -87,9 +87,14 @@ def rdp_laplace(orders, mu, steps=1):
     o = _orders(orders)
     m = _validate.real("mu", mu, low=0.0)
     t = _validate.real("steps", steps, low=0.0)
-    log_a = np.logaddexp(np.log(o / (2.0 * o - 1.0)) + (o - 1.0) * m,
-                         np.log((o - 1.0) / (2.0 * o - 1.0)) - o * m)
-    out = t * np.maximum(log_a, 0.0) / (o - 1.0)     # ≥ 0; the weights sum to 1 ± ulp
+    with np.errstate(over="ignore"):
+        # small λμ: log1p of A − 1, which keeps relative accuracy as ρ → 0
+        near = np.log1p((o * np.expm1((o - 1.0) * m) + (o - 1.0) * np.expm1(-o * m))
+                        / (2.0 * o - 1.0))
+    far = np.logaddexp(np.log(o / (2.0 * o - 1.0)) + (o - 1.0) * m,
+                       np.log((o - 1.0) / (2.0 * o - 1.0)) - o * m)
+    log_a = np.where(o * m < 1.0, near, far)
+    out = t * np.maximum(log_a, 0.0) / (o - 1.0)     # ρ ≥ 0 (round-off only below)
     return _validate.like_input(orders, out.reshape(np.shape(orders)))
 
 
@@ -101,8 +106,12 @@ def rdp_randomized_response(orders, eps, steps=1):
     e = _validate.real("eps", eps, low=0.0)
     t = _validate.real("steps", steps, low=0.0)
     log_p, log_q = -np.logaddexp(0.0, -e), -np.logaddexp(0.0, e)
-    log_a = np.logaddexp(o * log_p + (1.0 - o) * log_q, o * log_q + (1.0 - o) * log_p)
-    out = t * log_a / (o - 1.0)
+    # A = q e^{λε} + p e^{−λε}; small λε: log1p(q·expm1(λε) + p·expm1(−λε))
+    with np.errstate(over="ignore"):
+        near = np.log1p(np.exp(log_q) * np.expm1(o * e) + np.exp(log_p) * np.expm1(-o * e))
+    far = np.logaddexp(o * log_p + (1.0 - o) * log_q, o * log_q + (1.0 - o) * log_p)
+    log_a = np.where(o * e < 1.0, near, far)
+    out = t * np.maximum(log_a, 0.0) / (o - 1.0)
     return _validate.like_input(orders, out.reshape(np.shape(orders)))
 
 
