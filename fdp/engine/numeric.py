@@ -61,7 +61,8 @@ class Numeric(TradeOff):
 
     # -- identity ---------------------------------------------------------
     def __repr__(self):
-        return f"Numeric({self.label}, tol={self.tol:g})"
+        text, _, remark = self.label.partition("  # ")
+        return f"Numeric({text}, tol={self.tol:g})" + (f"  # {remark}" if remark else "")
 
     def latex(self) -> str:
         return r"\mathrm{Numeric}(" + self.label.replace("⊗", r"\otimes ") + ")"
@@ -256,7 +257,9 @@ class Numeric(TradeOff):
         def reflected():
             return [[(reflect(lp), reflect(lo), n) for lp, lo, n in source()[0]]]
         pess, opt = combine_parts(cropped(reflected()[0]))
-        return Numeric((pess,), (opt,), f"({self.label})⁻¹", self.tol, source=reflected)
+        text, sep, remark = self.label.partition("  # ")
+        return Numeric((pess,), (opt,), f"({text})⁻¹{sep}{remark}", self.tol,
+                       source=reflected)
 
     def symmetrize(self, one_sided: bool = False) -> TradeOff:
         """As ``TradeOff.symmetrize``; one-sided: both directions kept as lattices.
@@ -271,7 +274,8 @@ class Numeric(TradeOff):
             return super().symmetrize(one_sided)
         src, inv_src = self.source, inv.source
         return Numeric((self.pess[0], inv.pess[0]), (self.opt[0], inv.opt[0]),
-                       f"symmetrize({self.label})", self.tol, envelope=True,
+                       f"symmetrize({self.label.partition('  # ')[0]})", self.tol,
+                       envelope=True,
                        source=lambda: [src()[0], inv_src()[0]])
 
 
@@ -429,11 +433,15 @@ def _validate_groups(factors):
 
 
 def _label(groups) -> str:
-    parts = [repr(f) if n == 1 else f"{f!r}^{n}" for f, n in groups[:4]]
+    """Factors' reprs joined by ⊗; a factor's trailing "# …" remark (one direction of a
+    subsampled mechanism) moves to the end, once."""
+    bare = [repr(f).split("  # ") for f, _ in groups]
+    parts = [b[0] if n == 1 else f"{b[0]}^{n}" for b, (_, n) in zip(bare[:4], groups[:4])]
     if len(groups) > 4:
         total = sum(n for _, n in groups)
         parts.append(f"… ({len(groups)} distinct factors, {total} in all)")
-    return " ⊗ ".join(parts)
+    remarks = sorted({b[1] for b in bare if len(b) > 1})
+    return " ⊗ ".join(parts) + "".join("  # " + r for r in remarks)
 
 
 def check_tol(tol) -> float:

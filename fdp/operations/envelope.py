@@ -30,7 +30,15 @@ class _Combination(TradeOff):
         return type(self)(tuple(m.inverse() for m in self.members))
 
     def __repr__(self):
-        return self._name + "(" + ", ".join(map(repr, self.members)) + ")"
+        # members' "one direction only" remarks describe the members, not the result
+        # (an envelope of both directions is the guarantee): keep one at the end only
+        # when the combination is still one-sided
+        parts = [repr(m).split("  # ")[0] for m in self.members]
+        text = self._name + "(" + ", ".join(parts) + ")"
+        one_sided = any("  # one direction only" in repr(m) for m in self.members)
+        if one_sided and not self.symmetric:
+            text += "  # one direction only, not a guarantee"
+        return text
 
 
 @dataclass(frozen=True, repr=False)

@@ -198,3 +198,13 @@ def test_piecewise_composition_brackets_the_exact_product():
     assert np.max(hi - lo) < 5e-3
     d = exact.delta(EPS)
     assert np.all(r._delta_lower(EPS) <= d + 1e-9) and np.all(d <= r._delta(EPS) + 1e-9)
+
+
+def test_reprs_say_one_direction_only_where_it_is_so():
+    f_add = PoissonAdd(fdp.Gaussian(1.0), 0.05)
+    sym = fdp.Gaussian(1.0).subsample(0.05)                 # both directions: a guarantee
+    assert "one direction" not in repr(sym)
+    assert repr(f_add ** 3).endswith("# one direction only, not a guarantee")
+    assert repr(f_add ** 3).count("#") == 1
+    assert "one direction" not in repr((f_add ** 3).symmetrize(one_sided=True))
+    assert "one direction" in repr(fdp.envelope(f_add, fdp.Gaussian(2.0)))
