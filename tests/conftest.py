@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import settings
 from hypothesis import strategies as st
 
 import fdp
+
+# The default run is reproducible (the same examples every time, so CI cannot flake);
+# `pytest --hypothesis-profile=explore` draws fresh, more numerous examples.
+settings.register_profile("default", derandomize=True, deadline=None)
+settings.register_profile("explore", derandomize=False, deadline=None, max_examples=200)
+settings.load_profile("default")
 
 ALPHA_GRID = np.unique(np.concatenate([np.linspace(0.0, 1.0, 401), np.logspace(-12, -1, 40),
                                        1.0 - np.logspace(-12, -1, 40)]))

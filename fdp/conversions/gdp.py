@@ -28,7 +28,8 @@ def _log_delta(mu: float, eps: np.ndarray) -> np.ndarray:
         # G_0 = Id: δ(ε) = max(0, 1 − e^ε).
         with np.errstate(divide="ignore"):
             return np.where(eps >= 0, -np.inf, np.log(-np.expm1(np.minimum(eps, 0.0))))
-    x = eps / mu
+    with np.errstate(over="ignore"):
+        x = eps / mu          # ±inf for a subnormal μ: the limits below are then exact
     t1 = x - mu / 2.0
     t2 = x + mu / 2.0
     out = np.empty_like(x)

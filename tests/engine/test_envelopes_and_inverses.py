@@ -62,8 +62,8 @@ def test_suffix_sums_within_their_error_bound(n, decay, seed):
 def _vertices(pair):
     """Neyman–Pearson vertices of a finite pair (atoms sorted by likelihood ratio)."""
     p, q = np.asarray(pair.p), np.asarray(pair.q)
-    return (np.concatenate([[0.0], np.cumsum(p)]),
-            np.concatenate([[1.0], 1.0 - np.cumsum(q)]))
+    return (np.clip(np.concatenate([[0.0], np.cumsum(p)]), 0.0, 1.0),
+            np.clip(np.concatenate([[1.0], 1.0 - np.cumsum(q)]), 0.0, 1.0))
 
 
 @settings(max_examples=10, deadline=None)
