@@ -92,18 +92,35 @@ class EdgeworthApprox(TradeOff):
 
     def _quantile_p(self, alpha: np.ndarray) -> np.ndarray:
         """h with S_P(h) = α, S_P the monotonised Edgeworth survival function under P."""
-        sf = np.clip(edgeworth_sf(_X, self.skew_p, self.exkurt_p), 0.0, 1.0)
-        mono = np.minimum.accumulate(sf)  # non-increasing in x
+        mono = self.__dict__.get("_mono")
+        if mono is None:   # the monotonised survival function on the grid, once
+            sf = np.clip(edgeworth_sf(_X, self.skew_p, self.exkurt_p), 0.0, 1.0)
+            mono = np.minimum.accumulate(sf)  # non-increasing in x
+            object.__setattr__(self, "_mono", mono)
         # First grid index with mono ≤ α (mono reversed is non-decreasing).
         k = _X.size - np.searchsorted(mono[::-1], alpha, side="right")
         k = np.clip(k, 0, _X.size - 1)
         lo = _X[np.maximum(k - 1, 0)]
         hi = _X[k]
-        for _ in range(60):
-            mid = 0.5 * (lo + hi)
-            above = np.clip(edgeworth_sf(mid, self.skew_p, self.exkurt_p), 0.0, 1.0) > alpha
-            lo = np.where(above, mid, lo)
-            hi = np.where(above, hi, mid)
+        f_lo = mono[np.maximum(k - 1, 0)] - alpha
+        f_hi = mono[k] - alpha
+        # regula falsi with the Illinois step inside the grid cell, keeping the bracket
+        # (f_lo > 0 ≥ f_hi); converges superlinearly, so a dozen steps reach round-off
+        side = np.zeros(np.shape(alpha))
+        for _ in range(14):
+            width = hi - lo
+            gap = f_lo - f_hi
+            with np.errstate(divide="ignore", invalid="ignore"):
+                mid = np.where(gap > 0, lo + width * f_lo / gap, 0.5 * (lo + hi))
+            mid = np.clip(mid, lo, hi)
+            f_mid = np.clip(edgeworth_sf(mid, self.skew_p, self.exkurt_p), 0.0, 1.0) - alpha
+            above = f_mid > 0
+            lo, f_lo = np.where(above, mid, lo), np.where(above, f_mid, f_lo)
+            hi, f_hi = np.where(above, hi, mid), np.where(above, f_hi, f_mid)
+            # Illinois: halve the stale end's value when the same end moved twice
+            f_hi = np.where(above & (side > 0), 0.5 * f_hi, f_hi)
+            f_lo = np.where(~above & (side < 0), 0.5 * f_lo, f_lo)
+            side = np.where(above, 1.0, -1.0)
         return hi
 
     def _beta(self, alpha: np.ndarray) -> np.ndarray:
