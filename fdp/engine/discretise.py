@@ -17,7 +17,8 @@ Optimistic (``optimistic``): the mirror image needs a mean-preserving
 *contraction* onto the grid. (1) Each cell's mass becomes one atom at its
 conditional mean m_c (Jensen). (2a) Half of atom c and half of atom c+1 merge
 onto the grid point x_{c+1} between them, in the proportion that keeps their
-mean. (2b) "Pair two apart": what is left of atom c and of atom c+2 is merged onto the two grid points x_{c+1}, x_{c+2} between them with
+mean. (2b) "Pair two apart": what is left of atom c and of atom c+2 is merged onto
+the two grid points x_{c+1}, x_{c+2} between them with
 their joint mean kept — a two-point measure replaced by a measure on the
 interval it spans with the same mass and mean is a contraction. (3) What is left
 (near atoms and edges, where neighbouring masses differ a lot) is merged with

@@ -262,14 +262,15 @@ class Lattice:
 def reflect(lat: Lattice) -> Lattice:
     """The lattice of the inverse pair T(Q, P) (losses −l, Q-masses p_k = q_k e^{−l_k}).
 
-    Inversion is monotone (g ≤ f ⇒ g⁻¹ ≤ f⁻¹, DRS Lemma A.2), so the reflection of
+    T(Q, P) = T(P, Q)⁻¹ and inversion, f⁻¹(α) = inf{t : f(t) ≤ α}, is monotone
+    (g ≤ f ⇒ g⁻¹ ≤ f⁻¹; MATH.md §1), so the reflection of
     a pessimistic (optimistic) lattice of f is a pessimistic (optimistic) lattice
     of f⁻¹; for connect-the-dots it is exactly the connect-the-dots lattice of f⁻¹
     (both interpolate δ_{f⁻¹}(ε) = 1 − e^ε + e^ε δ_f(−ε) between grid points).
     The +inf atom of the reflection is the P-mass at L = −∞ (recorded by the
     discretiser as ``p_neginf``, else 1 − Σ p_k); the optimistic side may drop it
-    (a smaller δ). Only for slack-free (per-step)
-    lattices: a slack η at −ε would become e^ε η.
+    (a smaller δ). Only for slack-free (per-step) lattices: a slack η at −ε would
+    become e^ε η.
     """
     if lat.slack != 0.0:
         raise ValueError("only a slack-free lattice can be reflected exactly")

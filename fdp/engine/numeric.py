@@ -189,8 +189,8 @@ class Numeric(TradeOff):
                 f"pure_epsilon()), and δ = 1 is trivial; got {delta!r}")
         flat = d.ravel()
         floor = self.delta_floor
-        plain = ~((flat > 0) & (flat < 10.0 * floor))
-        tilted = (flat > 0) & (flat < 1000.0 * floor) & (self.source is not None)
+        plain = flat >= 10.0 * floor
+        tilted = (flat < 1000.0 * floor) & (self.source is not None)
         if not (plain | tilted).all():
             raise ValueError(
                 f"delta={float(np.min(flat[~plain])):g} is below the certified resolution "
@@ -254,9 +254,12 @@ class Numeric(TradeOff):
             return Inverse(self)
         source = self.source
 
+        def mirror(parts):
+            return [(reflect(lp), reflect(lo), n) for lp, lo, n in parts]
+
         def reflected():
-            return [[(reflect(lp), reflect(lo), n) for lp, lo, n in source()[0]]]
-        pess, opt = combine_parts(cropped(reflected()[0]))
+            return [mirror(source()[0])]
+        pess, opt = combine_parts(cropped(mirror(directions[0])))
         text, sep, remark = self.label.partition("  # ")
         return Numeric((pess,), (opt,), f"({text})⁻¹{sep}{remark}", self.tol,
                        source=reflected)
@@ -393,11 +396,6 @@ def work_units(groups: int, directions: int = 1) -> int:
     return groups + 2 * directions * (2 * groups - 1)
 
 
-def compose_lattices(groups, step: float, tau: float = TAU) -> tuple[Lattice, Lattice]:
-    """⊗ over groups (f, n), both sides: discretise, power each group, balanced tree."""
-    return combine_parts(cropped(discretise_groups(groups, step), tau), tau)
-
-
 def _tree(parts, tau, meter: Meter | None = None):
     while len(parts) > 1:
         parts.sort(key=lambda lat: lat.q.size)
@@ -460,8 +458,9 @@ def compose_numeric(factors, tol: float | None = None, progress: bool | None = N
     step is Δ ≈ 1.3·sqrt(tol·V/N)/max(1, V)^{1/4} (V the variance of the composed
     privacy loss, N the number of factors). The bracket width in β is then about
     tol/3, in ε about 3–10·tol for DP-SGD-like compositions (the discretisation
-    changes the composed law's variance by a relative N·Δ²/V ∝ tol). It is a target, not a guarantee; the returned bracket is always
-    certified, whatever its width (read it with ``bounds`` / ``epsilon_bounds``).
+    changes the composed law's variance by a relative N·Δ²/V ∝ tol). It is a
+    target, not a guarantee; the returned bracket is always certified, whatever its
+    width (read it with ``bounds`` / ``epsilon_bounds``).
     ``progress``: a meter on stderr (None: only on a terminal and for ≥ 200
     distinct factors). Smaller tol costs memory and time ∝ 1/sqrt(tol); a request
     over the memory
