@@ -385,3 +385,5 @@ def _(f: PoissonAdd):
 def _(f: Inverse):
     L, q = atoms(f.of)
     return -L, q * np.exp(-L)
+
+import fdp.engine.laws_discrete  # noqa: E402,F401  (registers the discrete Gaussian law)

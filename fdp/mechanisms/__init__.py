@@ -9,8 +9,8 @@ queries; ``rng`` is a numpy ``Generator``, an int seed, or None for fresh entrop
 ``LaplaceMechanism(Δ, b)``      x + Lap(0, b): ``Laplace(Δ/b)`` (scalar queries)
 ``RandomizedResponseMechanism`` k-ary RR: ``RandomizedResponse(ε, k)``
 ``ExponentialMechanism``        P[r] ∝ e^{ε u(r)/(2Δ)}: ``EpsDelta(ε)`` = f_{ε,0}
-``DiscreteLaplaceMechanism``    integer x + exact discrete Laplace: exact finite pair
-``DiscreteGaussianMechanism``   integer x + exact discrete Gaussian: exact finite pair
+``DiscreteLaplaceMechanism``    integer x + exact discrete Laplace: ``DiscreteLaplace(b, Δ)``
+``DiscreteGaussianMechanism``   integer x + exact discrete Gaussian: ``DiscreteGaussian(σ, Δ)``
 ==============================  ===============================================
 
 ``sensitivity`` holds Δ for counts, bounded sums and means, and histograms under a

@@ -37,7 +37,7 @@ from fractions import Fraction
 import numpy as np
 
 from fdp import _validate
-from fdp.families.finite_pair import FinitePair
+from fdp.families.discrete import DiscreteGaussian, DiscreteLaplace
 from fdp.mechanisms._base import Mechanism
 
 
@@ -212,11 +212,10 @@ class DiscreteLaplaceMechanism(Mechanism):
     ``sensitivity`` Δ: a positive integer, sup |q(S) − q(S')|. ``scale``: rational b > 0
     (a float is taken at its exact binary value).
 
-    Exact guarantee (``tradeoff``): with r = e^{−1/b}, the pair DLap(0, b) vs DLap(Δ, b)
-    has finitely many losses: output ≤ 0 (loss −Δ/b, masses 1/(1+r) and r^Δ/(1+r)),
-    output j = 1, …, Δ−1 (loss (2j − Δ)/b, masses c r^j and c r^{Δ−j}, c = (1−r)/(1+r)),
-    output ≥ Δ (loss +Δ/b, masses r^Δ/(1+r) and 1/(1+r)). For Δ = 1 this is exactly
-    f_{1/b, 0}; in general it lies above f_{Δ/b, 0}.
+    Exact guarantee (``tradeoff``): ``fdp.DiscreteLaplace(b, Δ)``, the finite pair
+    DLap(0, b) vs DLap(Δ, b) (losses (2j − Δ)/b, j = 0, …, Δ; see
+    ``fdp.families.discrete``). For Δ = 1 this is exactly f_{1/b, 0}; in general it
+    lies above f_{Δ/b, 0}.
     """
 
     sensitivity: int
@@ -227,17 +226,9 @@ class DiscreteLaplaceMechanism(Mechanism):
         object.__setattr__(self, "scale", to_fraction("scale", self.scale))
 
     @property
-    def tradeoff(self) -> FinitePair:
-        d = self.sensitivity
-        inv_b = 1.0 / float(self.scale)
-        log_r = -inv_b
-        log_norm = np.log1p(np.exp(log_r))           # log(1 + r)
-        log_c = np.log(-np.expm1(log_r)) - log_norm  # log((1 − r)/(1 + r))
-        j = np.arange(1, d)
-        L = np.concatenate([[-d * inv_b], (2.0 * j - d) * inv_b, [d * inv_b]])
-        log_p = np.concatenate([[-log_norm], log_c + j * log_r, [d * log_r - log_norm]])
-        log_q = np.concatenate([[d * log_r - log_norm], log_c + (d - j) * log_r, [-log_norm]])
-        return FinitePair.from_atoms(L, np.exp(log_p), np.exp(log_q))
+    def tradeoff(self) -> DiscreteLaplace:
+        """``fdp.DiscreteLaplace(scale, sensitivity)``, exact (b rounded to the nearest double)."""
+        return DiscreteLaplace(float(self.scale), self.sensitivity)
 
     def release(self, value, rng=None):
         """value + exact discrete Laplace noise, entry by entry (integers in, integers out)."""
@@ -264,11 +255,12 @@ class DiscreteGaussianMechanism(Mechanism):
     L2 sensitivity Δ; see CKS Thm 15 for the multivariate statement). ``sigma``: σ > 0,
     rational (a float is taken at its exact binary value; σ² is formed exactly).
 
-    Guarantee (``tradeoff``): T(N_Z(0, σ²), N_Z(Δ, σ²)) for a scalar query, computed as
-    an exact finite pair on the support window [−M, Δ + M], M = ⌈40σ⌉ + 1, where every
-    omitted mass is below 1e-300 (e^{−800}); the losses L(x) = (2xΔ − Δ²)/(2σ²). Its
-    privacy profile equals CKS Thm 7: δ(ε) = P[Y > εσ²/Δ − Δ/2] − e^ε P[Y > εσ²/Δ + Δ/2],
-    Y ~ N_Z(0, σ²). The discrete Gaussian is close to, but not exactly, (Δ/σ)-GDP.
+    Guarantee (``tradeoff``): ``fdp.DiscreteGaussian(σ, Δ)`` = T(N_Z(0, σ²), N_Z(Δ, σ²))
+    for a scalar query, losses L(x) = (2xΔ − Δ²)/(2σ²): an exact finite pair for
+    σ ≤ 64, above that a certified bracket (Euler–Maclaurin tails, cost independent
+    of σ; see ``fdp.families.discrete``). Its privacy profile is CKS Thm 7:
+    δ(ε) = P[Y > εσ²/Δ − Δ/2] − e^ε P[Y > εσ²/Δ + Δ/2], Y ~ N_Z(0, σ²). The discrete
+    Gaussian is close to, but not exactly, (Δ/σ)-GDP.
     """
 
     sensitivity: int
@@ -283,17 +275,10 @@ class DiscreteGaussianMechanism(Mechanism):
         return self.sigma ** 2
 
     @property
-    def tradeoff(self) -> FinitePair:
-        d = self.sensitivity
-        s = float(self.sigma)
-        m = int(math.ceil(40.0 * s)) + 1
-        x = np.arange(-m, d + m + 1, dtype=float)
-        wide = np.arange(-(m + d), m + d + 1, dtype=float)
-        log_z = _logsumexp(-wide ** 2 / (2 * s * s))
-        log_p = -x ** 2 / (2 * s * s) - log_z
-        log_q = -(x - d) ** 2 / (2 * s * s) - log_z
-        L = (2.0 * x * d - d * d) / (2 * s * s)
-        return FinitePair.from_atoms(L, np.exp(log_p), np.exp(log_q))
+    def tradeoff(self) -> DiscreteGaussian:
+        """``fdp.DiscreteGaussian(sigma, sensitivity)``: exact for σ ≤ 64, a certified
+        bracket above at a cost independent of σ (σ rounded to the nearest double)."""
+        return DiscreteGaussian(float(self.sigma), self.sensitivity)
 
     def release(self, value, rng=None):
         """value + exact discrete Gaussian noise, entry by entry."""
@@ -311,7 +296,3 @@ class DiscreteGaussianMechanism(Mechanism):
     def audit_inputs(self):
         return 0, self.sensitivity
 
-
-def _logsumexp(v: np.ndarray) -> float:
-    top = float(np.max(v))
-    return top + float(np.log(np.sum(np.exp(v - top))))

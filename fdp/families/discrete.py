@@ -1,0 +1,400 @@
+"""Discrete Gaussian and discrete Laplace noise on ℤ as trade-off families.
+
+Canonne, Kamath & Steinke, "The Discrete Gaussian for Differential Privacy" (NeurIPS
+2020, arXiv 2004.00010; CKS below) add integer noise to integer queries:
+
+* ``DiscreteLaplace(t, Δ)`` = T(P, Q), P = DLap(0, t), Q = DLap(Δ, t), P(x) ∝ e^{−|x|/t}
+  on ℤ (CKS Def 25). With r = e^{−1/t} and c = (1 − r)/(1 + r) the loss
+  L(x) = (|x| − |x − Δ|)/t takes finitely many values (CKS §2.4 for Δ = 1):
+  x ≤ 0: L = −Δ/t, P-mass 1/(1 + r), Q-mass r^Δ/(1 + r);
+  x = j ∈ {1, …, Δ − 1}: L = (2j − Δ)/t, masses c r^j and c r^{Δ−j};
+  x ≥ Δ: L = +Δ/t, masses r^Δ/(1 + r) and 1/(1 + r).
+  So T(P, Q) is an exact finite pair, no truncation. For Δ = 1 it is f_{1/t, 0}.
+
+* ``DiscreteGaussian(σ, Δ)`` = T(P, Q), P = N_Z(0, σ²), Q = N_Z(Δ, σ²),
+  P(x) = e^{−x²/2σ²}/Z (CKS Def 1). The loss L(x) = (2xΔ − Δ²)/(2σ²) is increasing
+  in x, so the Neyman–Pearson tests reject {x ≥ j} and T(P, Q) is the piecewise
+  linear curve through the vertices (S(j), C(j − Δ)), j ∈ ℤ, with
+  S(j) = P(X ≥ j) and C(j) = P(X < j) = S(1 − j) (symmetry of N_Z(0, σ²)). Its
+  privacy profile is CKS Thm 7: δ(ε) = S(x₀ − Δ) − e^ε S(x₀), x₀ the first
+  integer with L(x₀) > ε; every other tail set {x ≥ j} gives a lower bound.
+
+  For σ ≤ 64 the pair is enumerated exactly on the window |x| ≤ 40σ + Δ + 1 (the
+  omitted mass is below e^{−800}, zero in double precision). For σ > 64 nothing is
+  enumerated: the tails come from the Euler–Maclaurin formula with its remainder
+  bound (e.g. Olver, "Asymptotics and Special Functions", §8.1, or DLMF 2.10.1),
+  with g(x) = e^{−x²/2σ²}, z = k/σ, g^{(m)}(x) = (−1/σ)^m He_m(z) g(x):
+
+      Σ_{x≥k} g(x) = I + g(k)[1/2 + z/(12σ) − He₃(z)/(720σ³) + He₅(z)/(30240σ⁵)] + R,
+      I = σ√(2π) Φ̄(z),   |R| ≤ (1/30240) ∫_k^∞ |g⁽⁶⁾| = σ^{−5}/30240 ∫_z^∞ |He₆| e^{−t²/2},
+
+  and Z = σ√(2π)(1 + 2Σ_{n≥1} e^{−2π²σ²n²}) (Poisson summation), whose correction
+  is below e^{−80000} for σ > 64. So log S(k) = log Φ̄(z) + log1p(correction) with a
+  certified relative error (remainder plus a 1e-13 allowance for floating point),
+  at a cost independent of σ. β(α) is then bracketed by the supporting lines
+  through the vertices next to α (f is their maximum; the true vertex is proved to
+  lie in the window, else the staircase f(α) ≤ C(j − Δ) for S(j) ≤ α is used),
+  and δ(ε) by the tail sets next to x₀. The bracket is ~1e-13 wide (relative):
+  ``f(α)`` is its lower side, ``bounds(α)`` both sides.
+
+  As σ → ∞ with Δ/σ = μ fixed the curve tends to G_μ (CKS §2.3); at σ = 1e5, Δ = 1
+  the advantage is ≈ 4e-6, never 0.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from scipy.special import erfcx, log_ndtr, ndtri
+
+from fdp import _validate
+from fdp.families.finite_pair import FinitePair
+from fdp.tradeoff import TradeOff
+
+SIGMA_ENUM = 64.0           # σ up to this: exact enumeration; above: Euler–Maclaurin
+SIGMA_MAX = 1e13            # integers stay exact in doubles up to the tails used
+SENSITIVITY_MAX = 2 ** 20   # discrete Laplace enumerates Δ + 1 atoms
+FLOAT_REL = 1e-13           # allowance for floating-point error in a log-tail
+_BIG = 2.0 ** 50            # largest integer index used (doubles exact far beyond)
+
+
+# ----------------------------------------------------------------------
+# Discrete Laplace
+# ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class DiscreteLaplace(TradeOff):
+    """T(DLap(0, t), DLap(Δ, t)) on ℤ, exact (CKS Def 25; see the module docstring).
+
+    Parameters
+    ----------
+    scale : float
+        t > 0, P(x) ∝ e^{−|x|/t}.
+    sensitivity : int
+        Δ, a positive integer ≤ 2^20 (the pair has Δ + 1 atoms).
+
+    Notes
+    -----
+    Losses take the values (2j − Δ)/t, j = 0, …, Δ, so the curve is an exact finite
+    pair; for Δ = 1 it equals f_{1/t, 0}, in general it lies above f_{Δ/t, 0}.
+    Symmetric (x ↦ Δ − x swaps P and Q).
+    """
+
+    scale: float
+    sensitivity: int = 1
+
+    def __post_init__(self):
+        object.__setattr__(self, "scale", _validate.real("scale", self.scale, low=0.0,
+                                                          low_open=True))
+        d = _validate.positive_int("sensitivity", self.sensitivity)
+        if d > SENSITIVITY_MAX:
+            raise ValueError(f"sensitivity must be an integer in [1, {SENSITIVITY_MAX}] "
+                             f"(rescale the query), got {d}")
+        object.__setattr__(self, "sensitivity", d)
+
+    @property
+    def symmetric(self) -> bool:
+        return True
+
+    def _pair(self) -> FinitePair:
+        return _dlap_pair(self.scale, self.sensitivity)
+
+    def _beta(self, alpha):
+        return self._pair()._beta(alpha)
+
+    def _delta(self, eps):
+        return self._pair()._delta(eps)
+
+    def pure_epsilon(self) -> float:
+        """Δ/t: the largest loss (attained with positive mass)."""
+        return self.sensitivity / self.scale
+
+    def latex(self) -> str:
+        return rf"\mathrm{{DLap}}_{{{self.scale:g},{self.sensitivity}}}"
+
+
+@lru_cache(maxsize=64)
+def _dlap_pair(scale: float, d: int) -> FinitePair:
+    inv_b = 1.0 / scale
+    log_r = -inv_b
+    log_norm = float(np.logaddexp(0.0, log_r))                        # log(1 + r)
+    with np.errstate(divide="ignore"):
+        log_c = float(np.log(-np.expm1(log_r))) - log_norm              # log((1 − r)/(1 + r))
+    j = np.arange(1, d, dtype=float)
+    with np.errstate(invalid="ignore", over="ignore"):
+        L = np.concatenate([[-d * inv_b], (2.0 * j - d) * inv_b, [d * inv_b]])
+        log_p = np.concatenate([[-log_norm], log_c + j * log_r, [d * log_r - log_norm]])
+        log_q = np.concatenate([[d * log_r - log_norm], log_c + (d - j) * log_r, [-log_norm]])
+    L = np.where(np.isnan(L), 0.0, L)
+    with np.errstate(under="ignore"):
+        return FinitePair.from_atoms(L, np.exp(log_p), np.exp(log_q))
+
+
+# ----------------------------------------------------------------------
+# Discrete Gaussian
+# ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class DiscreteGaussian(TradeOff):
+    """T(N_Z(0, σ²), N_Z(Δ, σ²)) on ℤ (CKS Def 1, Thm 7; see the module docstring).
+
+    Parameters
+    ----------
+    sigma : float
+        σ in (0, 1e13]; P(x) ∝ e^{−x²/(2σ²)}.
+    sensitivity : int
+        Δ, a positive integer ≤ 2^40.
+
+    Notes
+    -----
+    Exact (a finite pair) for σ ≤ 64; above, a certified bracket of relative width
+    ~1e-13 at a cost independent of σ: ``f(α)`` and ``delta(ε)`` are the safe sides,
+    ``bounds`` and ``epsilon_bounds`` both. Close to, but not exactly, G_{Δ/σ}.
+    Symmetric (x ↦ Δ − x swaps P and Q).
+    """
+
+    sigma: float
+    sensitivity: int = 1
+
+    def __post_init__(self):
+        object.__setattr__(self, "sigma", _validate.real("sigma", self.sigma, low=0.0,
+                                                          high=SIGMA_MAX, low_open=True))
+        d = _validate.positive_int("sensitivity", self.sensitivity)
+        if d > 2 ** 40:
+            raise ValueError(f"sensitivity must be an integer in [1, 2^40], got {d}")
+        object.__setattr__(self, "sensitivity", d)
+
+    @property
+    def symmetric(self) -> bool:
+        return True
+
+    @property
+    def enumerated(self) -> bool:
+        """True when the pair is enumerated exactly (σ ≤ 64)."""
+        return self.sigma <= SIGMA_ENUM
+
+    @property
+    def is_exact(self) -> bool:
+        return self.enumerated
+
+    def _pair(self) -> FinitePair | None:
+        return _dgauss_pair(self.sigma, self.sensitivity) if self.enumerated else None
+
+    def loss(self, x):
+        """L(x) = (2xΔ − Δ²)/(2σ²) at integers x."""
+        d, s = float(self.sensitivity), self.sigma
+        return (2.0 * np.asarray(x, dtype=float) * d - d * d) / (2.0 * s * s)
+
+    # -- evaluation --------------------------------------------------------
+    def _beta(self, alpha):
+        if self.enumerated:
+            return self._pair()._beta(alpha)
+        return _dg_beta(self.sigma, self.sensitivity, np.asarray(alpha, dtype=float))[0]
+
+    def _upper(self, alpha):
+        if self.enumerated:
+            return self._pair()._beta(alpha)
+        return _dg_beta(self.sigma, self.sensitivity, np.asarray(alpha, dtype=float))[1]
+
+    def _delta(self, eps):
+        if self.enumerated:
+            return self._pair()._delta(eps)
+        return _dg_delta(self.sigma, self.sensitivity, np.asarray(eps, dtype=float))[1]
+
+    def _delta_lower(self, eps):
+        if self.enumerated:
+            return self._pair()._delta(eps)
+        return _dg_delta(self.sigma, self.sensitivity, np.asarray(eps, dtype=float))[0]
+
+    def pure_epsilon(self) -> float:
+        """The loss is unbounded on ℤ: no f_{ε,0} lies below the curve."""
+        return float("inf")
+
+    def latex(self) -> str:
+        return rf"\mathcal{{N}}_{{\mathbb{{Z}}}}({self.sigma:g},{self.sensitivity})"
+
+
+@lru_cache(maxsize=64)
+def _dgauss_pair(s: float, d: int) -> FinitePair:
+    """The exact pair on |x| ≤ M + Δ, M = ⌈40σ⌉ + 1 (omitted mass < e^{−800})."""
+    m = int(math.ceil(40.0 * s)) + 1
+    x = np.arange(-m, d + m + 1, dtype=float)
+    wide = np.arange(-(m + d), m + d + 1, dtype=float)
+    v = -wide ** 2 / (2 * s * s)
+    top = float(v.max())
+    log_z = top + float(np.log(np.sum(np.exp(v - top))))
+    with np.errstate(under="ignore"):
+        p = np.exp(-x ** 2 / (2 * s * s) - log_z)
+        q = np.exp(-(x - d) ** 2 / (2 * s * s) - log_z)
+    L = (2.0 * x * d - d * d) / (2 * s * s)
+    return FinitePair.from_atoms(L, p, q)
+
+
+# ----------------------------------------------------------------------
+# Certified tails of N_Z(0, σ²) for σ > 64 (Euler–Maclaurin)
+# ----------------------------------------------------------------------
+def _log_tail_pos(k: np.ndarray, s: float):
+    """(lo, hi) of log S(k) = log P(X ≥ k) for integers k ≥ 1 (finite), σ > 64."""
+    z = k / s
+    log_phibar = log_ndtr(-z)
+    with np.errstate(under="ignore", over="ignore"):
+        # g(k)/I = φ(z)/(σ Φ̄(z)) and the inverse Mills ratio h = φ(z)/Φ̄(z)
+        h = math.sqrt(2.0 / math.pi) / erfcx(z / math.sqrt(2.0))
+        rho = h / s
+        he3 = z ** 3 - 3.0 * z
+        he5 = z ** 5 - 10.0 * z ** 3 + 15.0 * z
+        corr = rho * (0.5 + z / (12.0 * s) - he3 / (720.0 * s ** 3) + he5 / (30240.0 * s ** 5))
+        # ∫_z^∞ t^i e^{−t²/2} / ∫_z^∞ e^{−t²/2}: m_i = z^{i−1} h + (i − 1) m_{i−2}
+        m2 = z * h + 1.0
+        m4 = z ** 3 * h + 3.0 * m2
+        m6 = z ** 5 * h + 5.0 * m4
+        # |He₆(t)| ≤ t⁶ + 15t⁴ + 45t² + 15 for t ≥ 0; factor 2 for the rounding of this bound
+        rem = 2.0 * (m6 + 15.0 * m4 + 45.0 * m2 + 15.0) / (30240.0 * s ** 6)
+    rel = rem + FLOAT_REL
+    mid = log_phibar + np.log1p(corr)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lo = np.where(rel < 0.5, mid + np.log1p(-np.minimum(rel, 0.5)), -np.inf)
+    hi = mid + np.log1p(rel)
+    bad = ~np.isfinite(mid)          # far tails: S ≤ Φ̄-based bound underflowed
+    lo = np.where(bad, -np.inf, lo)
+    hi = np.where(bad, np.where(np.isnan(mid), 0.0, hi), hi)
+    return lo, np.minimum(hi, 0.0)
+
+
+def log_tail(k, s: float):
+    """Certified (lo, hi) of log S(k) and of log C(k) = log(1 − S(k)), integer k (±inf ok).
+
+    S(k) = P(X ≥ k), X ~ N_Z(0, σ²), σ > 64; C(k) = P(X < k) = S(1 − k).
+    Returns (logS_lo, logS_hi, logC_lo, logC_hi).
+    """
+    k = np.asarray(k, dtype=float)
+    kc = np.clip(k, -_BIG, _BIG)
+    pos = kc >= 1
+    arg = np.where(pos, kc, 1.0 - kc)               # ≥ 1: the small tail
+    t_lo, t_hi = _log_tail_pos(arg, s)
+    with np.errstate(under="ignore"):
+        big_lo = np.log1p(-np.exp(t_hi))            # log(1 − small) bounds
+        big_hi = np.log1p(-np.exp(t_lo))
+    s_lo = np.where(pos, t_lo, big_lo)
+    s_hi = np.where(pos, t_hi, big_hi)
+    c_lo = np.where(pos, big_lo, t_lo)
+    c_hi = np.where(pos, big_hi, t_hi)
+    # exact ends
+    s_lo = np.where(k == -np.inf, 0.0, np.where(k == np.inf, -np.inf, s_lo))
+    s_hi = np.where(k == -np.inf, 0.0, np.where(k == np.inf, -np.inf, s_hi))
+    c_lo = np.where(k == np.inf, 0.0, np.where(k == -np.inf, -np.inf, c_lo))
+    c_hi = np.where(k == np.inf, 0.0, np.where(k == -np.inf, -np.inf, c_hi))
+    # beyond ±2^50 only the monotone bound is kept
+    s_lo = np.where(k > _BIG, -np.inf, s_lo)
+    c_hi = np.where(k > _BIG, 0.0, c_hi)
+    s_hi = np.where(k < -_BIG, 0.0, s_hi)
+    c_lo = np.where(k < -_BIG, -np.inf, c_lo)
+    return s_lo, s_hi, c_lo, c_hi
+
+
+def _dg_delta(s: float, d: int, eps: np.ndarray):
+    """(lower, upper) of δ(ε) (CKS Thm 7 with certified tails)."""
+    e = np.asarray(eps, dtype=float)
+    shape = e.shape
+    e = e.ravel()
+    fin = np.isfinite(e)
+    ef = np.where(fin, e, 0.0)
+    with np.errstate(over="ignore"):
+        x0 = np.floor(ef * (s * s / d) + d / 2.0) + 1.0
+    high, low = x0 > _BIG, x0 < -_BIG
+    x0 = np.clip(x0, -_BIG, _BIG)
+    lo = np.zeros(e.size)
+    hi = np.zeros(e.size)
+    for off in (-1.0, 0.0, 1.0):
+        x = x0 + off
+        sp_lo, sp_hi, _, _ = log_tail(x, s)
+        sq_lo, sq_hi, _, _ = log_tail(x - d, s)
+        hi = np.maximum(hi, _diff(sq_hi, ef + sp_lo))
+        lo = np.maximum(lo, _diff(sq_lo, ef + sp_hi))
+    # ε beyond the index range: δ ≤ Q(X ≥ 2^50) resp. the trivial 1
+    cap_hi = np.exp(log_tail(np.full(e.size, _BIG - d), s)[1])
+    hi = np.where(high, cap_hi, np.where(low, 1.0, hi))
+    lo = np.where(high, 0.0, lo)
+    hi = np.where(e == np.inf, 0.0, np.where(e == -np.inf, 1.0, hi))
+    lo = np.where(e == np.inf, 0.0, np.where(e == -np.inf, 1.0, lo))
+    hi = np.minimum(hi, 1.0)
+    lo = np.minimum(np.maximum(lo, 0.0), hi)
+    return lo.reshape(shape), hi.reshape(shape)
+
+
+def _diff(log_a, log_b):
+    """max(0, e^{log_a} − e^{log_b}) without overflow; 0 where a = 0."""
+    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
+        gap = np.minimum(log_b - log_a, 0.0)
+        out = np.exp(log_a) * -np.expm1(gap)
+    return np.where(np.isfinite(log_a) & ~np.isnan(out), out, 0.0)
+
+
+def _dg_beta(s: float, d: int, alpha: np.ndarray):
+    """(lower, upper) of β(α): supporting lines at the vertices next to α."""
+    a = np.asarray(alpha, dtype=float)
+    shape = a.shape
+    a = a.ravel()
+    lo = np.zeros(a.size)
+    hi = 1.0 - a
+    inner = (a > 0.0) & (a < 1.0)
+    lo = np.where(a == 0.0, 1.0, lo)
+    hi = np.where(a == 0.0, 1.0, hi)
+    idx = np.flatnonzero(inner)
+    if idx.size:
+        ai = a[idx]
+        with np.errstate(over="ignore"):
+            khat = np.floor(np.clip(-ndtri(ai) * s + 0.5, -_BIG, _BIG))
+        l_in, h_in = np.zeros(idx.size), 1.0 - ai
+        todo = np.ones(idx.size, dtype=bool)
+        for w in (3, 24, 192):
+            if not todo.any():
+                break
+            sel = np.flatnonzero(todo)
+            l_w, h_w, ok = _window(s, d, ai[sel], khat[sel], w)
+            l_in[sel] = np.maximum(l_in[sel], l_w)
+            h_in[sel] = np.minimum(h_in[sel], h_w)
+            todo[sel[ok]] = False
+        lo[idx], hi[idx] = l_in, h_in
+    hi = np.minimum(hi, 1.0 - a)
+    lo = np.clip(lo, 0.0, None)
+    lo = np.minimum(lo, hi)
+    return lo.reshape(shape), hi.reshape(shape)
+
+
+def _window(s, d, a, khat, w):
+    """Bracket from the lines k ∈ [k̂ − w, k̂ + w]; ok where the true vertex is inside."""
+    off = np.arange(-w, w + 2, dtype=float)
+    j = khat[:, None] + off[None, :]                 # vertex indices k̂−w … k̂+w+1
+    s_lo, s_hi, c_lo, c_hi = log_tail(j, s)          # α_j = S(j), 1 − α_j = C(j)
+    _, _, b_lo, b_hi = log_tail(j - d, s)            # β_j = C(j − Δ)
+    A = a[:, None]
+    small = A <= 0.5
+    one_minus = 1.0 - A                              # exact for α ≥ 1/2
+    with np.errstate(under="ignore"):
+        # u = α − α_j, from the side that does not cancel
+        u_lo = np.where(small, A - np.exp(s_hi), np.exp(c_lo) - one_minus)
+        u_hi = np.where(small, A - np.exp(s_lo), np.exp(c_hi) - one_minus)
+        beta_lo, beta_hi = np.exp(b_lo), np.exp(b_hi)
+    with np.errstate(over="ignore", invalid="ignore"):
+        slope = np.exp((2.0 * (j - 1.0) * d - float(d) * d) / (2.0 * s * s))  # e^{L(j−1)}
+        line_lo = beta_lo - slope * u_hi
+        line_hi = beta_hi - slope * u_lo
+    line_lo = np.where(np.isnan(line_lo), -np.inf, line_lo)[:, 1:]
+    line_hi = line_hi[:, 1:]
+    lower = np.max(line_lo, axis=1)
+    # the true vertex index k* = max{k : S(k) ≥ α} lies in [k̂ − w, k̂ + w]:
+    log_a = np.log(a)
+    log_1ma = np.log1p(-a)
+    left_ok = np.where(a <= 0.5, s_lo[:, 0] >= log_a, c_hi[:, 0] <= log_1ma)
+    right_ok = np.where(a <= 0.5, s_hi[:, -1] < log_a, c_lo[:, -1] > log_1ma)
+    finite = np.all(np.isfinite(line_hi), axis=1)
+    ok = left_ok & right_ok & finite
+    upper = np.where(ok, np.max(np.where(np.isfinite(line_hi), line_hi, np.inf), axis=1), 1.0 - a)
+    # staircase: f(α) ≤ f(α_j) = β_j for the last vertex when α_j ≤ α
+    upper = np.where(right_ok, np.minimum(upper, beta_hi[:, -1]), upper)
+    # outward rounding of the few operations above (relative)
+    lower = lower - 4e-16 * np.abs(lower)
+    upper = upper + 4e-16 * np.abs(upper)
+    return lower, upper, ok
