@@ -15,7 +15,9 @@ set means "not proved". Rules, in order:
    positive terms P and negative terms −N, the sign of log P − log N with the
    logarithms of products expanded (so a·e^p − b·e^q has the sign of
    p + log a − q − log b).
-3. Calculus (within a budget of steps and seconds) in one symbol s at a time
+3. Polynomials in one symbol with rational coefficients: decided exactly by
+   square-free factorisation and Sturm root counting (``_poly_sign``).
+4. Calculus (within a budget of steps and seconds) in one symbol s at a time
    (α first): if ∂g/∂s has one sign, g is monotone in s and lies between its
    limits at the ends of the interval of s; if ∂²g/∂s² ≤ 0, g is concave in s
    and lies above the smaller end value (and the mirror images). Ends are
@@ -218,6 +220,9 @@ class Prover:
         s = self._structural(g, depth)
         if s != ANY and s != NONNEG and s != NONPOS:
             return s
+        exact = self._poly_sign(g)
+        if exact is not None:
+            return exact
         if depth >= _MAX_DEPTH:
             return s
         if isinstance(g, sp.Add):
@@ -237,6 +242,65 @@ class Prover:
                 return s4
         s3 = self._calculus(g, depth)
         return s & s3 if s & s3 else s
+
+    def _poly_sign(self, g):
+        """Exact signs of a polynomial in one symbol with rational coefficients.
+
+        Square-free factorisation p = c·Π qᵢ^{mᵢ} and Sturm-sequence root counts
+        (sympy's ``count_roots``): if a factor of odd multiplicity has a root
+        inside the interval, p takes both signs; otherwise p has one sign away
+        from its roots, read at a rational point that is no root. None when g is
+        not such a polynomial.
+        """
+        syms = g.free_symbols
+        if len(syms) != 1:
+            return None
+        x = next(iter(syms))
+        if x not in self.dom:
+            return None
+        lo, hi, lc, hc = self.dom[x]
+        if not ((lo.is_Rational or lo == -sp.oo) and (hi.is_Rational or hi == sp.oo)):
+            return None
+        try:
+            with time_limit(min(self.timeout, 1.0)):
+                P = sp.Poly(g, x, domain="QQ")
+                if P.is_zero:
+                    return ZERO
+                if P.degree() > 60:
+                    return None
+                c, factors = P.sqf_list()
+                a = None if lo == -sp.oo else lo
+                b = None if hi == sp.oo else hi
+                zero_inside = False
+                for q, m in factors:
+                    n = q.count_roots(a, b)
+                    at_ends = sum(1 for t, closed in ((a, lc), (b, hc))
+                                  if t is not None and q.eval(t) == 0)
+                    inner = n - at_ends
+                    if inner > 0 and m % 2 == 1:
+                        return ANY
+                    closed_zero = any(t is not None and closed and q.eval(t) == 0
+                                      for t, closed in ((a, lc), (b, hc)))
+                    zero_inside = zero_inside or inner > 0 or closed_zero
+                # one sign away from the roots: read it at a rational non-root
+                if a is not None and b is not None:
+                    cands = [a + (b - a) * sp.Rational(k, 97) for k in range(1, 97)]
+                elif a is not None:
+                    cands = [a + sp.Rational(k, 7) for k in range(1, 200)]
+                elif b is not None:
+                    cands = [b - sp.Rational(k, 7) for k in range(1, 200)]
+                else:
+                    cands = [sp.Rational(k, 7) for k in range(-100, 100)]
+                for t in cands:
+                    v = P.eval(t)
+                    if v != 0:
+                        sgn = POS if v > 0 else NEG
+                        return sgn | ZERO if zero_inside else sgn
+        except (Timeout, sp.PolynomialError, sp.polys.polyerrors.PolificationFailed,
+                sp.polys.polyerrors.CoercionFailed, sp.polys.polyerrors.DomainError,
+                NotImplementedError):
+            return None
+        return None
 
     def _log_ratio(self, g, depth):
         """P − N with P, N > 0 (the positive and negative terms) has the sign of

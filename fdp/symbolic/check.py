@@ -441,6 +441,8 @@ class _Searcher:
             else:
                 x1 = np.round(np.arange(h, 1 - h / 2, h / 5), 12)
                 x0, x2 = np.round(x1 - h, 12), np.round(x1 + h, 12)
+                inside = (x0 >= 0.0) & (x2 <= 1.0)   # witnesses in [0, 1] only
+                x0, x1, x2 = x0[inside], x1[inside], x2[inside]
                 y0, y1, y2 = (np.real(fn(t)) for t in (x0, x1, x2))
             gap = y1 - (y0 + (y2 - y0) * (x1 - x0) / (x2 - x0))
             if not np.isfinite(gap).any():
