@@ -23,14 +23,19 @@ def real(name: str, value, *, low=-np.inf, high=np.inf, low_open=False,
     x = float(arr)
     rng = _range_text(low, high, low_open, high_open)
     if np.isnan(x) or (np.isinf(x) and not allow_inf):
-        raise ValueError(f"{name} must be a finite number in {rng}, got {x!r}")
+        raise ValueError(f"{name} must be a finite number in {rng}, got {number(x)}")
     if x < low or x > high or (low_open and x == low) or (high_open and x == high):
-        raise ValueError(f"{name} must lie in {rng}, got {x!r}")
+        raise ValueError(f"{name} must lie in {rng}, got {number(x)}")
     return x
 
 
 def reals(name: str, value, *, low=-np.inf, high=np.inf, allow_inf=False) -> np.ndarray:
-    """A float array (any shape) with every entry in [low, high]."""
+    """A float array (any shape) with every entry in [low, high].
+
+    Strings and booleans are refused with TypeError (as ``real`` does): a number
+    written as text is a caller's bug, not a value.
+    """
+    _refuse_text_and_bool(name, value)
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -39,11 +44,51 @@ def reals(name: str, value, *, low=-np.inf, high=np.inf, allow_inf=False) -> np.
     if np.isnan(arr).any():
         raise ValueError(f"{name} must not contain NaN; allowed range {rng}")
     if not allow_inf and np.isinf(arr).any():
-        raise ValueError(f"{name} must be finite and lie in {rng}")
+        bad = arr[np.isinf(arr)].ravel()[0]
+        raise ValueError(f"{name} must be finite and lie in {rng}, got {number(bad)}")
     if (arr < low).any() or (arr > high).any():
         bad = arr[(arr < low) | (arr > high)].ravel()[0]
-        raise ValueError(f"{name} must lie in {rng}, got {bad!r}")
+        raise ValueError(f"{name} must lie in {rng}, got {number(bad)}")
     return arr
+
+
+def _refuse_text_and_bool(name: str, value) -> None:
+    if isinstance(value, (str, bytes, bool, np.bool_)):
+        raise TypeError(f"{name} must be real numbers, got {type(value).__name__}")
+    if isinstance(value, np.ndarray):
+        kind = value.dtype.kind
+    elif isinstance(value, (list, tuple)):
+        try:
+            kind = np.asarray(value).dtype.kind
+        except (TypeError, ValueError):
+            kind = "O"
+        if kind == "O" and any(isinstance(v, (str, bytes, bool, np.bool_))
+                               for v in np.asarray(value, dtype=object).ravel()):
+            kind = "U"
+    else:
+        return
+    if kind in "USb":
+        what = "bool" if kind == "b" else "str"
+        raise TypeError(f"{name} must be real numbers, got an array of {what}")
+    if kind == "O" and any(isinstance(v, (str, bytes, bool, np.bool_))
+                           for v in np.asarray(value, dtype=object).ravel()):
+        raise TypeError(f"{name} must be real numbers, got an array holding str or bool")
+
+
+def flag(name: str, value) -> bool:
+    """A boolean option: True or False only (no 'yes', 1 or None)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+
+
+def number(x) -> str:
+    """A number as a message shows it: plain Python repr, never ``np.float64(…)``."""
+    if isinstance(x, (np.generic,)):
+        x = x.item()
+    if isinstance(x, float):
+        return repr(float(x))
+    return repr(x)
 
 
 def alpha(value) -> np.ndarray:
@@ -57,15 +102,16 @@ def probability(name: str, value) -> float:
 
 def positive_int(name: str, value, *, low: int = 1) -> int:
     """An integer ≥ low (bools and non-integral floats refused)."""
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be an integer >= {low}, got {value!r}")
+    if isinstance(value, (bool, np.bool_, str, bytes)):
+        raise TypeError(f"{name} must be an integer >= {low}, got {type(value).__name__} "
+                        f"{number(value)}")
     try:
         k = operator.index(value)
     except TypeError:
         if isinstance(value, numbers.Real) and float(value).is_integer():
             k = int(value)
         else:
-            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}") from None
+            raise ValueError(f"{name} must be an integer >= {low}, got {number(value)}") from None
     if k < low:
         raise ValueError(f"{name} must be an integer >= {low}, got {k}")
     return k
@@ -81,6 +127,6 @@ def like_input(template, out: np.ndarray):
 def _range_text(low, high, low_open, high_open) -> str:
     left = "(" if low_open or low == -np.inf else "["
     right = ")" if high_open or high == np.inf else "]"
-    lo = "-inf" if low == -np.inf else f"{low:g}"
-    hi = "inf" if high == np.inf else f"{high:g}"
+    lo = "-inf" if low == -np.inf else f"{float(low):g}"
+    hi = "inf" if high == np.inf else f"{float(high):g}"
     return f"{left}{lo}, {hi}{right}"

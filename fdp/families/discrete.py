@@ -102,7 +102,8 @@ class DiscreteLaplace(TradeOff):
         return _dlap_pair(self.scale, self.sensitivity)
 
     def _beta(self, alpha):
-        return self._pair()._beta(alpha)
+        # the interpolation of the vertices may round a hair above 1 − α near α = 1
+        return np.minimum(self._pair()._beta(alpha), 1.0 - np.asarray(alpha, dtype=float))
 
     def _delta(self, eps):
         return self._pair()._delta(eps)
@@ -184,17 +185,17 @@ class DiscreteGaussian(TradeOff):
     def loss(self, x):
         """L(x) = (2xΔ − Δ²)/(2σ²) at integers x."""
         d, s = float(self.sensitivity), self.sigma
-        return (2.0 * np.asarray(x, dtype=float) * d - d * d) / (2.0 * s * s)
+        return (2.0 * np.asarray(x, dtype=float) * d - d * d) / (2.0 * s * s)  # σ > 64 here
 
     # -- evaluation --------------------------------------------------------
     def _beta(self, alpha):
         if self.enumerated:
-            return self._pair()._beta(alpha)
+            return np.minimum(self._pair()._beta(alpha), 1.0 - np.asarray(alpha, dtype=float))
         return _dg_beta(self.sigma, self.sensitivity, np.asarray(alpha, dtype=float))[0]
 
     def _upper(self, alpha):
         if self.enumerated:
-            return self._pair()._beta(alpha)
+            return self._beta(alpha)
         return _dg_beta(self.sigma, self.sensitivity, np.asarray(alpha, dtype=float))[1]
 
     def _delta(self, eps):
@@ -221,13 +222,14 @@ def _dgauss_pair(s: float, d: int) -> FinitePair:
     m = int(math.ceil(40.0 * s)) + 1
     x = np.arange(-m, d + m + 1, dtype=float)
     wide = np.arange(-(m + d), m + d + 1, dtype=float)
-    v = -wide ** 2 / (2 * s * s)
-    top = float(v.max())
-    log_z = top + float(np.log(np.sum(np.exp(v - top))))
-    with np.errstate(under="ignore"):
-        p = np.exp(-x ** 2 / (2 * s * s) - log_z)
-        q = np.exp(-(x - d) ** 2 / (2 * s * s) - log_z)
-    L = (2.0 * x * d - d * d) / (2 * s * s)
+    with np.errstate(over="ignore", under="ignore"):
+        # divide by σ twice: σ² underflows for σ < 1e-154
+        v = -0.5 * (wide / s) ** 2
+        top = float(v.max())
+        log_z = top + float(np.log(np.sum(np.exp(v - top))))
+        p = np.exp(-0.5 * (x / s) ** 2 - log_z)
+        q = np.exp(-0.5 * ((x - d) / s) ** 2 - log_z)
+        L = ((2.0 * x - d) * (d / s)) / (2.0 * s)
     return FinitePair.from_atoms(L, p, q)
 
 

@@ -30,7 +30,8 @@ class Gaussian(TradeOff):
         return True
 
     def _beta(self, alpha: np.ndarray) -> np.ndarray:
-        return gdp_beta(self.mu, alpha)
+        # Φ(Φ⁻¹(1 − α) − μ) rounds a hair above 1 − α for μ ≈ 0: G_μ ≤ Id exactly
+        return np.minimum(gdp_beta(self.mu, alpha), 1.0 - np.asarray(alpha, dtype=float))
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         """δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (DRS Cor 2.13), all real ε."""

@@ -23,7 +23,7 @@ class Identity(TradeOff):
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         """δ(ε) = max(0, 1 − e^ε)."""
         e = np.asarray(eps, dtype=float)
-        return -np.expm1(np.minimum(e, 0.0))
+        return 0.0 - np.expm1(np.minimum(e, 0.0))   # 0.0 − x: never −0.0
 
     def _pair(self):
         from fdp.families.finite_pair import FinitePair

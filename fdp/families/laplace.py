@@ -35,10 +35,15 @@ class Laplace(TradeOff):
         mu = self.mu
         a = np.asarray(alpha, dtype=float)
         kink = 0.5 * np.exp(-mu)
-        with np.errstate(divide="ignore"):
-            middle = np.exp(-mu) / (4.0 * np.maximum(a, kink))
-        return np.where(a < kink, 1.0 - np.exp(mu) * a,
-                        np.where(a <= 0.5, middle, np.exp(-mu) * (1.0 - a)))
+        # each branch only where it applies (e^μ overflows past μ ≈ 709 and e^{−μ}
+        # underflows to 0, where every α > 0 is beyond the first kink)
+        left = (a < kink) | (a <= 0.0)
+        with np.errstate(over="ignore", under="ignore", divide="ignore"):
+            # 1 − e^{μ + log α}: no inf·0 at α = 0
+            first = np.where(a > 0.0, 1.0 - np.exp(mu + np.log(np.where(left, a, 1.0))), 1.0)
+            middle = np.exp(-mu) / (4.0 * np.where(left, 1.0, a))
+            last = np.exp(-mu) * (1.0 - a)
+        return np.where(left, first, np.where(a <= 0.5, middle, last))
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         """δ(ε) = 1 − e^{(ε−μ)/2} on [−μ, μ], 0 above μ, 1 − e^ε below −μ."""

@@ -40,7 +40,7 @@ def test_issue_reproduction_witness_in_unit_interval_and_monotone_proved():
     (1 - a) ** 3 * (1 + a),           # f'' = 12α(1 − α) ≥ 0, f' = −(1−α)²(2+4α)
     (1 - a) ** 4,
     1 - 2 * a + a ** 2,               # the same as (1 − α)², expanded
-    (1 - a) * (1 - a / 2) ** 2,       # f'' = 3α/2 − 2 + (1 − α/2)·… ≥ 0: checked below
+    (1 - a) * (1 - a / 2) ** 2,       # f'' = 5/2 − 3α/2 ≥ 1
 ])
 def test_true_polynomial_tradeoffs_are_proved(expr):
     f2 = sp.diff(expr, a, 2)
