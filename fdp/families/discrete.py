@@ -218,10 +218,13 @@ class DiscreteGaussian(TradeOff):
 
 @lru_cache(maxsize=64)
 def _dgauss_pair(s: float, d: int) -> FinitePair:
-    """The exact pair on |x| ≤ M + Δ, M = ⌈40σ⌉ + 1 (omitted mass < e^{−800})."""
+    """The exact pair on |x| ≤ M and |x − Δ| ≤ M, M = ⌈40σ⌉ + 1 (omitted mass < e^{−800})."""
     m = int(math.ceil(40.0 * s)) + 1
-    x = np.arange(-m, d + m + 1, dtype=float)
-    wide = np.arange(-(m + d), m + d + 1, dtype=float)
+    # P lives on |x| ≤ M and Q on |x − Δ| ≤ M up to e^{−800}; between them (Δ > 2M)
+    # both masses underflow, so only the two windows are enumerated
+    x = np.unique(np.concatenate([np.arange(-m, m + 1), np.arange(d - m, d + m + 1)]))
+    x = x.astype(float)
+    wide = np.arange(-m, m + 1, dtype=float)
     with np.errstate(over="ignore", under="ignore"):
         # divide by σ twice: σ² underflows for σ < 1e-154
         v = -0.5 * (wide / s) ** 2
