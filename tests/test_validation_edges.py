@@ -130,3 +130,11 @@ def test_numeric_inputs_still_accepted():
     for a in (np.float32(0.5), Fraction(1, 2), np.array(0.5), [0.5], (0.5,)):
         assert float(np.ravel(g(a))[0]) == pytest.approx(want)
     assert fdp.Gaussian(np.int64(2)) == fdp.Gaussian(2.0)
+
+
+def test_symbolic_bool_options_are_flags():
+    from fdp import symbolic as S
+    with pytest.raises(TypeError, match="validate must be True or False"):
+        S.to_tradeoff(S.gaussian(), mu=1.0, validate="no")
+    with pytest.raises(TypeError, match="third must be True or False"):
+        S.functionals(S.gaussian(), third=1)

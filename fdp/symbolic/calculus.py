@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from fdp import _validate
 from fdp.symbolic._expr import DOMAINS, PiecesError, alpha, as_expr, bind, pieces
 from fdp.symbolic._prove import Prover, Timeout, domain_of, time_limit
 
@@ -217,6 +218,7 @@ def functionals(expr, /, third: bool = True, **params) -> Functionals:
     ``third=False`` skips κ3, κ̄3 (slower). Fields are None where sympy finds no
     closed form.
     """
+    third = _validate.flag("third", third)
     f, prover, ps = _prepare(expr, params)
     if ps is None:
         return Functionals(None, None, reason="could not split f into pieces")

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
+from fdp import _validate
 from fdp.symbolic._expr import alpha, as_expr, bind
 from fdp.symbolic._numeric import MODULES, stable
 from fdp.tradeoff import TradeOff
@@ -53,6 +54,7 @@ def to_tradeoff(expr, /, name: str = "f", validate: bool = True, **params) -> Sy
     ``fdp.families.user.check_axioms`` (ValueError naming the axiom that fails); use
     ``check`` for a proof.
     """
+    validate = _validate.flag("validate", validate)
     f, ranges = bind(as_expr(expr), params)
     if ranges:
         raise ValueError(f"to_tradeoff needs numbers, not ranges, for {sorted(map(str, ranges))}")
