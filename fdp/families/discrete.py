@@ -256,14 +256,19 @@ def _log_tail_pos(k: np.ndarray, s: float):
         m6 = z ** 5 * h + 5.0 * m4
         # |He₆(t)| ≤ t⁶ + 15t⁴ + 45t² + 15 for t ≥ 0; factor 2 for the rounding of this bound
         rem = 2.0 * (m6 + 15.0 * m4 + 45.0 * m2 + 15.0) / (30240.0 * s ** 6)
-    rel = rem + FLOAT_REL
-    mid = log_phibar + np.log1p(corr)
+    # T = I (1 + corr + R/I) with |R|/I ≤ rem: relative to I (1 + corr) the error
+    # is rem/(1 + corr), more than rem where the correction is negative (z ≫ σ)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = (rem + FLOAT_REL) / np.minimum(1.0, 1.0 + corr)
+    rel = np.where(1.0 + corr > 0.0, rel, np.inf)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mid = log_phibar + np.log1p(np.maximum(corr, -1.0))
     with np.errstate(invalid="ignore", divide="ignore"):
         lo = np.where(rel < 0.5, mid + np.log1p(-np.minimum(rel, 0.5)), -np.inf)
     hi = mid + np.log1p(rel)
-    bad = ~np.isfinite(mid)          # far tails: S ≤ Φ̄-based bound underflowed
+    bad = ~np.isfinite(mid) | ~np.isfinite(rel)   # no usable expansion: trivial bounds
     lo = np.where(bad, -np.inf, lo)
-    hi = np.where(bad, np.where(np.isnan(mid), 0.0, hi), hi)
+    hi = np.where(bad, 0.0, hi)
     return lo, np.minimum(hi, 0.0)
 
 
