@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pytest
 import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fdp import symbolic as S
 from fdp.symbolic._prove import NEG, POS, Prover
@@ -77,3 +79,18 @@ def test_polynomial_sign_prover_exact_cases():
     assert p.sign(a * (2 - a)) == POS
     # irrational coefficients: not a QQ polynomial, left to the other rules
     assert p._poly_sign(sp.sqrt(2) * a - 1) is None
+
+
+@given(st.lists(st.integers(-6, 6), min_size=1, max_size=5),
+       st.sampled_from([(0, 1), (0, sp.Rational(1, 2)), (sp.Rational(1, 3), 1)]))
+@settings(max_examples=60)
+def test_polynomial_sign_is_sound(coeffs, box):
+    # soundness: every sign the polynomial takes at exact rational points of the
+    # open interval is among the signs the prover allows
+    lo, hi = sp.sympify(box[0]), sp.sympify(box[1])
+    poly = sum(c * a ** i for i, c in enumerate(coeffs))
+    got = Prover({}).on(a, lo, hi).sign(poly)
+    for k in range(1, 64):
+        t = lo + (hi - lo) * sp.Rational(k, 64)
+        v = sp.sympify(poly).subs(a, t)
+        assert (1 if v > 0 else -1 if v < 0 else 0) in got
