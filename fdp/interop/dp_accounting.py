@@ -360,26 +360,25 @@ def _epsilon_delta(event, ctx, build):
     delta = _validate.probability(f"{event_name(event)}.delta", _field(event, "delta"))
     if eps == math.inf or delta == 1.0:
         return _NONE
+    if eps == 0.0 and delta == 0.0:
+        return _leaf(Identity())  # f_{0,0} = Id, kept closed for composition
     return _leaf(EpsDelta(eps, delta))
 
 
-def _pure(event) -> float | None:
+def _pure(event, family) -> _Mapped:
+    """An ε-DP event: family(ε); ε = 0 is Id and ε = ∞ no privacy."""
     eps = _nonneg(event, "epsilon", allow_inf=True)
-    return None if eps == math.inf else eps
+    if eps == math.inf:
+        return _NONE
+    return _leaf(Identity() if eps == 0.0 else family(eps))
 
 
 def _exponential(event, ctx, build):
-    eps = _pure(event)
-    if eps is None:
-        return _NONE
-    if hasattr(fdp, "BoundedRange"):
-        return _leaf(fdp.BoundedRange(eps))
-    return _leaf(EpsDelta(eps))
+    return _pure(event, getattr(fdp, "BoundedRange", EpsDelta))
 
 
 def _permute_and_flip(event, ctx, build):
-    eps = _pure(event)
-    return _NONE if eps is None else _leaf(EpsDelta(eps))
+    return _pure(event, EpsDelta)
 
 
 def _zcdp(event, ctx, build):
@@ -504,12 +503,16 @@ _ADVICE = {
     "MixtureOfGaussiansDpEvent": _when(
         "MixtureOfGaussians",
         "build it with fdp.MixtureOfGaussians(sigma, sensitivities, probs) directly",
-        "fdp has no mixture-of-Gaussians family yet"),
+        "fdp has no mixture-of-Gaussians family yet; a valid, looser bound is "
+        "GaussianDpEvent(noise_multiplier=standard_deviation / max(sensitivities)) "
+        "(a mixture is no less private than its least private component)"),
     "TruncatedSubsampledGaussianDpEvent": lambda: (
-        "truncated Poisson sampling: use fdp.dpsgd(..., sampling='truncated_poisson') "
-        "if your fdp version offers it"),
+        "truncated Poisson sampling is not mapped; use fdp.dpsgd(..., "
+        "sampling='truncated_poisson') if your fdp version offers it"),
     "RandomAllocationDpEvent": _when(
         "random_allocation",
         "use fdp.random_allocation(noise_multiplier, steps, selected) directly",
-        "fdp has no random-allocation accountant yet"),
+        "fdp has no random-allocation accountant yet; a valid, looser bound for a "
+        "Gaussian event is SelfComposedDpEvent(GaussianDpEvent(σ), num_selected) (the "
+        "record enters exactly num_selected steps)"),
 }
