@@ -15,7 +15,9 @@ whole history is ``fdp.dpsgd(σ_t, q_t, T)``: the add directions f_q = q G_{1/σ
 (1 − q) Id of all steps are composed and symmetrised once, min{F, F⁻¹}** (Bu, Dong,
 Long & Su 2020; Zhu, Dong & Wang 2022, Thm 11), with a certified numeric bracket.
 The trade-off function is formed lazily from ``history`` on the first query and
-cached until ``history`` changes.
+cached until ``history`` changes. Like Opacus' own accountants, this assumes Poisson
+sampling (Opacus' default ``poisson_sampling=True``); batches of a fixed size drawn by
+shuffling are a different mechanism that this history does not describe.
 
 Beyond Opacus' own accountants: ``get_epsilon_bounds(δ)`` (both sides of ε),
 ``get_tradeoff()`` (the ``TradeOff``, for plots and any other read-out),
