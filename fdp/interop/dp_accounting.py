@@ -433,8 +433,8 @@ def _poisson(event, ctx, build):
     inner = _map(_field(event, "event"), ctx, build)
     if q == 0.0:
         return _leaf(Identity())
-    if not inner.private:
-        return _NONE  # trivially safe
+    if q == 1.0 or not inner.private:
+        return inner  # every record is sampled (no private event: trivially safe)
     if not build:
         return _Mapped(None, True)
     return _Mapped(inner.f.subsample(q, scheme="poisson", direction="add"), True)

@@ -32,12 +32,13 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from copy import deepcopy
+from fractions import Fraction
 
 import numpy as np
 
 from fdp import _validate
 from fdp.engine import dpsgd
-from fdp.families import Identity
+from fdp.families import Gaussian, Identity
 from fdp.interop.dp_accounting import no_privacy
 from fdp.tradeoff import TradeOff
 
@@ -206,6 +207,10 @@ def _tradeoff(key: tuple) -> TradeOff:
         return Identity()
     if any(s == 0.0 for s, _, _ in live):
         return no_privacy()  # a noiseless step on a sampled record: no guarantee
+    if all(q == 1.0 for _, q, _ in live):
+        # full batches: T Gaussian mechanisms compose to G_μ, μ² = Σ n/σ² (DRS Cor 3.3)
+        mu2 = sum(Fraction(n) / Fraction(s) ** 2 for s, _, n in live)
+        return Gaussian(_sqrt_up(mu2))
     if len({(s, q) for s, q, _ in live}) == 1:
         s, q, _ = live[0]
         return dpsgd(s, q, sum(n for _, _, n in live))
@@ -213,3 +218,11 @@ def _tradeoff(key: tuple) -> TradeOff:
     sigma = np.repeat([s for s, _, _ in live], counts)
     rate = np.repeat([q for _, q, _ in live], counts)
     return dpsgd(sigma, rate, int(sum(counts)))
+
+
+def _sqrt_up(x: Fraction) -> float:
+    """√x rounded up to a float (x an exact rational)."""
+    r = math.sqrt(float(x))
+    while Fraction(r) ** 2 < x:
+        r = math.nextafter(r, math.inf)
+    return r

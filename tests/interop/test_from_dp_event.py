@@ -350,6 +350,8 @@ def test_nonprivate_and_noop():
     assert from_dp_event(mixed).epsilon(0.5) == math.inf
     assert from_dp_event(SelfComposedDpEvent(NonPrivateDpEvent(), 0)) == fdp.Identity()
     assert from_dp_event(PoissonSampledDpEvent(0.0, NonPrivateDpEvent())) == fdp.Identity()
+    full = SelfComposedDpEvent(PoissonSampledDpEvent(1.0, GaussianDpEvent(2.0)), 4)
+    assert from_dp_event(full) == fdp.Gaussian(1.0)         # q = 1: closed form, exact
     assert from_dp_event(ComposedDpEvent([])) == fdp.Identity()
 
 

@@ -72,8 +72,19 @@ def test_full_batch_is_gdp_closed_form(sigma, steps):
     truth_tpr = norm.sf(norm.isf(fpr) - mu)                            # 1 − G_μ(fpr)
     assert np.all(tpr >= truth_tpr - 1e-12) and np.allclose(tpr, truth_tpr, atol=1e-3)
     assert isinstance(acct.get_tpr(0.05), float)
-    mu_hat = acct.get_mu()
-    assert mu_hat >= mu * (1 - 1e-9)
+    assert isinstance(acct.get_tradeoff(), fdp.Gaussian)                # closed form
+    assert mu <= acct.get_mu() <= mu * (1 + 1e-15)
+
+
+def test_subsampled_read_outs_are_on_the_safe_side():
+    acct = FdpAccountant()
+    acct.history = [(1.1, 0.05, 200)]
+    f = acct.get_tradeoff()
+    fpr = np.array([1e-4, 1e-2, 0.2])
+    lower, upper = f.bounds(fpr)
+    assert np.array_equal(acct.get_tpr(fpr), 1.0 - lower)
+    assert np.all(acct.get_tpr(fpr) >= 1.0 - upper)
+    assert acct.get_advantage() >= float(np.max(1.0 - fpr - upper))
 
 
 def test_degenerate_histories():
