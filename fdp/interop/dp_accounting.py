@@ -217,7 +217,7 @@ def _ratio(a, b, *, up: bool) -> float:
     return x
 
 
-def event_name(event) -> str:
+def _event_name(event) -> str:
     """The DpEvent class name; works for events and their ``to_named_tuple()`` form."""
     if hasattr(event, "_fields") and hasattr(event, "class_name"):
         return str(event.class_name)
@@ -229,12 +229,12 @@ def _field(event, name: str):
         return getattr(event, name)
     except AttributeError:
         raise UnsupportedEventError(
-            f"{event_name(event)} has no attribute {name!r}: not the dp_accounting event "
+            f"{_event_name(event)} has no attribute {name!r}: not the dp_accounting event "
             f"of that name this adapter reads ({event!r})") from None
 
 
 def _nonneg(event, name: str, *, allow_inf: bool = False) -> float:
-    return _validate.real(f"{event_name(event)}.{name}", _field(event, name), low=0.0,
+    return _validate.real(f"{_event_name(event)}.{name}", _field(event, name), low=0.0,
                           allow_inf=allow_inf)
 
 
@@ -243,7 +243,7 @@ def _leaf(f: TradeOff) -> _Mapped:
 
 
 def _map(event, ctx: _Context, build: bool) -> _Mapped:
-    name = event_name(event)
+    name = _event_name(event)
     rule = _RULES.get(name)
     if rule is None:
         advice = _ADVICE.get(name)
@@ -318,7 +318,7 @@ def _discrete_gaussian(event, ctx, build):
         return _NONE
     if dimension != 1:
         raise UnsupportedEventError(
-            f"{event_name(event)} with dimension={dimension!r}: fdp accounts for the "
+            f"{_event_name(event)} with dimension={dimension!r}: fdp accounts for the "
             "univariate discrete Gaussian only (dimension=1); the multivariate one is not "
             "the product of univariate ones (Canonne, Kamath & Steinke 2020, §4). Use "
             "dimension=1 per coordinate query, or a GaussianDpEvent only if the noise is "
@@ -332,19 +332,19 @@ def _scaled(event, ctx, c: float) -> int:
     delta = ctx.sensitivity * c
     if not float(delta).is_integer():
         raise UnsupportedEventError(
-            f"{event_name(event)}: the sensitivity {delta:g} (= {c:g} × "
+            f"{_event_name(event)}: the sensitivity {delta:g} (= {c:g} × "
             f"{ctx.sensitivity:g} under {ctx.relation}) is not an integer; the discrete "
             "mechanisms need an integer sensitivity")
     return int(delta)
 
 
 def _randomized_response(event, ctx, build):
-    p = _validate.probability(f"{event_name(event)}.noise_parameter",
+    p = _validate.probability(f"{_event_name(event)}.noise_parameter",
                               _field(event, "noise_parameter"))
-    k = _validate.positive_int(f"{event_name(event)}.num_buckets", _field(event, "num_buckets"))
+    k = _validate.positive_int(f"{_event_name(event)}.num_buckets", _field(event, "num_buckets"))
     if ctx.relation != "replace_one":
         raise UnsupportedEventError(
-            f"{event_name(event)} randomizes one record's value, a replace-one neighbouring "
+            f"{_event_name(event)} randomizes one record's value, a replace-one neighbouring "
             "relation; use neighbouring='replace_one'")
     if k == 1 or p == 1.0:
         return _leaf(Identity())
@@ -358,7 +358,7 @@ def _randomized_response(event, ctx, build):
 
 def _epsilon_delta(event, ctx, build):
     eps = _nonneg(event, "epsilon", allow_inf=True)
-    delta = _validate.probability(f"{event_name(event)}.delta", _field(event, "delta"))
+    delta = _validate.probability(f"{_event_name(event)}.delta", _field(event, "delta"))
     if eps == math.inf or delta == 1.0:
         return _NONE
     if eps == 0.0 and delta == 0.0:
@@ -393,14 +393,14 @@ def _zcdp(event, ctx, build):
 def _needs(attr: str, event):
     if not hasattr(fdp, attr):
         raise UnsupportedEventError(
-            f"{event_name(event)} needs fdp.{attr}, which this version of fdp does not "
+            f"{_event_name(event)} needs fdp.{attr}, which this version of fdp does not "
             "have; upgrade fdp")
     return getattr(fdp, attr)
 
 
 # -- structure ------------------------------------------------------------
 def _self_composed(event, ctx, build):
-    count = _validate.positive_int(f"{event_name(event)}.count", _field(event, "count"), low=0)
+    count = _validate.positive_int(f"{_event_name(event)}.count", _field(event, "count"), low=0)
     inner = _map(_field(event, "event"), ctx, build)
     if count == 0:
         return _leaf(Identity())
@@ -423,11 +423,11 @@ def _composed(event, ctx, build):
 
 
 def _poisson(event, ctx, build):
-    q = _validate.probability(f"{event_name(event)}.sampling_probability",
+    q = _validate.probability(f"{_event_name(event)}.sampling_probability",
                               _field(event, "sampling_probability"))
     if ctx.relation != "add_remove":
         raise UnsupportedEventError(
-            f"{event_name(event)}: Poisson sampling is analysed for add/remove neighbours; "
+            f"{_event_name(event)}: Poisson sampling is analysed for add/remove neighbours; "
             "use neighbouring='add_remove' (or SampledWithoutReplacementDpEvent for "
             "replace-one)")
     inner = _map(_field(event, "event"), ctx, build)
@@ -441,16 +441,16 @@ def _poisson(event, ctx, build):
 
 
 def _without_replacement(event, ctx, build):
-    n = _validate.positive_int(f"{event_name(event)}.source_dataset_size",
+    n = _validate.positive_int(f"{_event_name(event)}.source_dataset_size",
                                _field(event, "source_dataset_size"))
-    m = _validate.positive_int(f"{event_name(event)}.sample_size",
+    m = _validate.positive_int(f"{_event_name(event)}.sample_size",
                                _field(event, "sample_size"), low=0)
     if m > n:
-        raise ValueError(f"{event_name(event)}.sample_size must lie in [0, "
+        raise ValueError(f"{_event_name(event)}.sample_size must lie in [0, "
                          f"source_dataset_size={n}], got {m}")
     if ctx.relation != "replace_one":
         raise UnsupportedEventError(
-            f"{event_name(event)}: sampling without replacement is analysed for replace-one "
+            f"{_event_name(event)}: sampling without replacement is analysed for replace-one "
             "neighbours (DRS Thm 4.2); use neighbouring='replace_one' (or "
             "PoissonSampledDpEvent for add/remove)")
     inner = _map(_field(event, "event"), ctx, build)
