@@ -37,6 +37,7 @@ _LAZY = {
     "BudgetExceeded": ("fdp.accountant", "BudgetExceeded"),
     "calibrate": ("fdp.calibration", "calibrate"),
     "calibrate_dpsgd": ("fdp.calibration", "calibrate_dpsgd"),
+    "from_dp_event": ("fdp.interop.dp_accounting", "from_dp_event"),
 }
 
 

@@ -1,0 +1,93 @@
+"""``FdpAccountant``: a dp_accounting ``PrivacyAccountant`` backed by fdp.
+
+Imported on first use of ``fdp.interop.dp_accounting.FdpAccountant`` (it subclasses
+dp_accounting's base class, so dp_accounting must be installed then). The composed
+events are kept in dp_accounting's own ledger; the trade-off function of the ledger
+(``from_dp_event``) is formed lazily on the first query and cached until the next
+``compose``.
+"""
+
+from __future__ import annotations
+
+from dp_accounting import privacy_accountant as _pa
+
+from fdp import _validate
+from fdp.interop.dp_accounting import (UnsupportedEventError, _Context, _finish, _map,
+                                       _relation, _sensitivity)
+from fdp.tradeoff import TradeOff
+
+NeighboringRelation = _pa.NeighboringRelation
+
+
+class FdpAccountant(_pa.PrivacyAccountant):
+    """A dp_accounting ``PrivacyAccountant`` whose answers are fdp's certified bounds.
+
+    ``get_epsilon(δ)`` is the certified UPPER ε and ``get_delta(ε)`` the certified
+    upper δ of the composed trade-off function (``epsilon_bounds(δ)`` gives both
+    sides), so ``dp_accounting.calibrate_dp_mechanism`` returns parameters whose
+    certified guarantee meets the target. Events map as in ``from_dp_event``; a
+    ``SelfComposedDpEvent`` (or ``compose(event, count)``) of n is always n
+    compositions.
+
+    Parameters
+    ----------
+    neighboring_relation : dp_accounting.NeighboringRelation
+        ``ADD_OR_REMOVE_ONE`` (default) or ``REPLACE_ONE``.
+    replace_one_sensitivity : float in (0, 2]
+        As in ``fdp.from_dp_event`` (default 2: replacing a record moves a sum of
+        records with norm ≤ C by up to 2C).
+
+    Examples
+    --------
+    >>> import dp_accounting                                              # doctest: +SKIP
+    >>> from fdp.interop.dp_accounting import FdpAccountant
+    >>> step = dp_accounting.PoissonSampledDpEvent(0.1, dp_accounting.GaussianDpEvent(3.0))
+    >>> FdpAccountant().compose(step, 512).get_epsilon(1e-6)              # about 3.77
+    """
+
+    def __init__(self, neighboring_relation=NeighboringRelation.ADD_OR_REMOVE_ONE, *,
+                 replace_one_sensitivity: float = 2.0):
+        if not isinstance(neighboring_relation, NeighboringRelation):
+            raise TypeError("neighboring_relation must be a dp_accounting NeighboringRelation "
+                            f"(ADD_OR_REMOVE_ONE or REPLACE_ONE), got {neighboring_relation!r}")
+        self._ctx = _Context(_relation(neighboring_relation),
+                             _sensitivity(replace_one_sensitivity))
+        super().__init__(neighboring_relation)
+        self._tradeoff: TradeOff | None = None
+
+    # -- PrivacyAccountant -------------------------------------------------
+    def _maybe_compose(self, event, count: int, do_compose: bool):
+        try:
+            _validate.positive_int("count", count, low=0)
+            _map(event, self._ctx, build=False)
+        except (UnsupportedEventError, ValueError, TypeError) as exc:
+            return self.CompositionErrorDetails(invalid_event=event, error_message=str(exc))
+        if do_compose:
+            self._tradeoff = None  # the ledger changed; re-derive on the next query
+        return None
+
+    def get_epsilon(self, target_delta: float) -> float:
+        """Certified upper ε at δ = ``target_delta`` (inf if no finite ε reaches it)."""
+        return float(self.tradeoff.epsilon(_delta(target_delta)))
+
+    def get_delta(self, target_epsilon: float) -> float:
+        """Certified upper δ at ε = ``target_epsilon``."""
+        eps = _validate.real("target_epsilon", target_epsilon, low=0.0, allow_inf=True)
+        return float(self.tradeoff.delta(eps))
+
+    # -- extras --------------------------------------------------------------
+    def epsilon_bounds(self, target_delta: float) -> tuple[float, float]:
+        """(lower, upper) ε at δ: the true ε of the composed events lies inside."""
+        lo, hi = self.tradeoff.epsilon_bounds(_delta(target_delta))
+        return float(lo), float(hi)
+
+    @property
+    def tradeoff(self) -> TradeOff:
+        """The f-DP guarantee of everything composed so far (``fdp.from_dp_event``)."""
+        if self._tradeoff is None:
+            self._tradeoff = _finish(_map(self.ledger, self._ctx, build=True))
+        return self._tradeoff
+
+
+def _delta(value) -> float:
+    return _validate.real("target_delta", value, low=0.0, high=1.0)

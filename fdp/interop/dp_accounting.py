@@ -1,0 +1,519 @@
+"""dp_accounting ``DpEvent`` descriptions as trade-off functions.
+
+A ``DpEvent`` (dp_accounting, jax_privacy, TensorFlow Privacy, Flower) says *what
+happened* to the data; ``from_dp_event`` says what f-DP guarantee that gives, and
+``FdpAccountant`` (a dp_accounting ``PrivacyAccountant``) lets dp_accounting's own
+tools -- ``calibrate_dp_mechanism``, jax_privacy's event builders -- use it unchanged.
+
+Events are read by duck typing: the class name (or the ``class_name`` field of an
+event's ``to_named_tuple()`` form) and the documented attributes, so the mapping
+neither imports dp_accounting nor depends on its version.
+
+The mapping (Dong, Roth & Su 2022, "DRS"; each leaf's pair is exact)
+---------------------------------------------------------------------
+* ``GaussianDpEvent(σ)``: G_{Δ/σ} (DRS Thm 2.7). ``LaplaceDpEvent(b)``: the Laplace
+  trade-off L_{Δ/b} (DRS Appendix A). Δ = 1 under add/remove; under replace-one the
+  sum Σ v_i with ‖v_i‖ ≤ C moves by up to 2C when one record is replaced, so Δ =
+  ``replace_one_sensitivity`` (default 2; pass 1 only if the noise multiplier was
+  defined relative to the replace-one sensitivity, as dp_accounting's own accountants
+  assume).
+* ``DiscreteLaplaceDpEvent(a, C)``: ``fdp.DiscreteLaplace(scale=1/a, sensitivity=Δ·C)``;
+  ``DiscreteGaussianDpEvent(σ, s, dimension=1)``: ``fdp.DiscreteGaussian(σ, Δ·s)``
+  (Canonne, Kamath & Steinke 2020), when those families are present.
+* ``RandomizedResponseDpEvent(p, k)`` (replace-one): k-ary randomized response with
+  e^ε = (1 − p + p/k)/(p/k), i.e. ε = log(1 + k(1 − p)/p).
+* ``EpsilonDeltaDpEvent(ε, δ)``: f_{ε,δ} (DRS Prop 2.5). ``PermuteAndFlipDpEvent(ε)``:
+  f_{ε,0} (McKenna & Sheldon 2020 prove ε-DP). ``ExponentialMechanismDpEvent(ε)``:
+  ``fdp.BoundedRange(ε)`` when present (ε-bounded range, Dong, Durfee & Rogers 2020),
+  else f_{ε,0} (ε-bounded range implies ε-DP).
+* ``ZCDpEvent(ρ, ξ)``: ``fdp.from_zcdp(ρ, ξ)`` when present.
+* ``ComposedDpEvent`` / ``SelfComposedDpEvent``: ⊗ (DRS Thm 3.2); a count of n is n
+  compositions, for every event.
+* ``PoissonSampledDpEvent(q, E)`` (add/remove): adding a record changes the output law
+  from P to (1 − q)P + qQ, so the *add* direction is f_q = q f + (1 − q) Id (Zhu, Dong &
+  Wang 2022, Thm 11). As ``fdp.dpsgd`` does (Bu et al. 2020), the add directions of all
+  events are composed and the result is symmetrised once, min{F, F⁻¹}**: the remove
+  direction of the composition is ⊗ f_i⁻¹ = F⁻¹, and an event valid for both orders
+  (f_i) is also valid as f_i⁻¹ (T(Q, P) ≥ f ⇒ T(P, Q) ≥ f⁻¹). This is much tighter
+  than symmetrising each step.
+* ``SampledWithoutReplacementDpEvent(n, m, E)`` (replace-one): C_p(f) with p = m/n
+  (DRS Thm 4.2).
+* ``NoOpDpEvent``: Id. ``NonPrivateDpEvent`` (and a zero noise parameter): no privacy,
+  the zero trade-off function (ε = ∞).
+
+Parameters derived by floating-point arithmetic (1/σ, m/n, the randomized-response ε)
+are rounded one ulp toward less privacy, so a rounding error never helps the answer.
+Everything else (sampling with replacement, tree aggregation, repeat-and-select,
+mixtures of Gaussians, truncated Poisson sampling, random allocation, unknown events)
+raises ``UnsupportedEventError`` saying what is not supported and what to use instead:
+nothing is silently approximated.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+import fdp
+from fdp import _validate
+from fdp.families import EpsDelta, Gaussian, Identity, Laplace, RandomizedResponse
+from fdp.operations import compose
+from fdp.tradeoff import TradeOff
+
+NEIGHBOURING = ("add_remove", "replace_one")
+
+# dp_accounting's NeighboringRelation member names -> ours
+_RELATION_NAMES = {"ADD_OR_REMOVE_ONE": "add_remove", "REPLACE_ONE": "replace_one"}
+
+
+class UnsupportedEventError(ValueError):
+    """A DpEvent that fdp cannot turn into a certified trade-off function."""
+
+
+def no_privacy() -> TradeOff:
+    """The zero trade-off function f ≡ 0 (f_{0,1}): a mechanism with no guarantee."""
+    return EpsDelta(0.0, 1.0)
+
+
+def from_dp_event(event, neighbouring: str = "add_remove", *,
+                  replace_one_sensitivity: float = 2.0) -> TradeOff:
+    """The f-DP guarantee of a dp_accounting ``DpEvent`` (see the module docstring).
+
+    Parameters
+    ----------
+    event : dp_accounting.DpEvent
+        Any event (or its ``to_named_tuple()`` form); read by class name and attributes.
+    neighbouring : {"add_remove", "replace_one"}
+        The neighbouring relation the guarantee is for. Poisson sampling needs
+        "add_remove"; sampling without replacement and randomized response need
+        "replace_one" (DRS Thm 4.2). dp_accounting's ``NeighboringRelation`` members
+        ``ADD_OR_REMOVE_ONE`` / ``REPLACE_ONE`` are accepted too.
+    replace_one_sensitivity : float in (0, 2]
+        Under "replace_one", the sensitivity of the noised sum in units of the bound C
+        on one record's contribution: 2 (default; replacing a record moves Σ v_i by up
+        to 2C) or 1 when the noise multiplier is already relative to the replace-one
+        sensitivity (dp_accounting's convention). Ignored under "add_remove".
+
+    Returns
+    -------
+    TradeOff
+        Closed form where one exists (``Gaussian``, ``EpsDelta``, ...), otherwise a
+        numeric trade-off with a certified bracket (``f.epsilon(δ)`` is the certified
+        upper ε, ``f.epsilon_bounds(δ)`` both sides).
+
+    Raises
+    ------
+    UnsupportedEventError
+        For an event with no f-DP meaning here; the message names the event and what
+        to use instead.
+
+    References
+    ----------
+    Dong, Roth & Su, "Gaussian Differential Privacy", JRSS-B 2022 (Thm 2.7, 3.2, 4.2);
+    Zhu, Dong & Wang, "Optimal accounting of differential privacy via characteristic
+    function", AISTATS 2022 (Thm 11); Bu, Dong, Long & Su, "Deep learning with Gaussian
+    differential privacy", HDSR 2020.
+
+    Examples
+    --------
+    >>> import dp_accounting, fdp                                    # doctest: +SKIP
+    >>> step = dp_accounting.PoissonSampledDpEvent(0.1, dp_accounting.GaussianDpEvent(3.0))
+    >>> f = fdp.from_dp_event(dp_accounting.SelfComposedDpEvent(step, 512))
+    >>> f.epsilon_bounds(1e-6)                                       # about (3.7696, 3.7697)
+    """
+    ctx = _Context(_relation(neighbouring), _sensitivity(replace_one_sensitivity))
+    return _finish(_map(event, ctx, build=True))
+
+
+def check_dp_event(event, neighbouring: str = "add_remove", *,
+                   replace_one_sensitivity: float = 2.0) -> None:
+    """Raise ``UnsupportedEventError`` (or ``ValueError``) if ``from_dp_event`` would.
+
+    Walks the event without any numeric work (no composition is formed).
+    """
+    ctx = _Context(_relation(neighbouring), _sensitivity(replace_one_sensitivity))
+    _map(event, ctx, build=False)
+
+
+def __getattr__(name):
+    # FdpAccountant subclasses dp_accounting's PrivacyAccountant, so it is defined
+    # (and dp_accounting imported) only when asked for.
+    if name == "FdpAccountant":
+        try:
+            from fdp.interop._dp_accounting_accountant import FdpAccountant
+        except ModuleNotFoundError as exc:
+            if exc.name != "dp_accounting":
+                raise
+            raise ImportError("FdpAccountant needs dp_accounting: pip install "
+                              "'fdp[interop]' (or dp-accounting)") from exc
+        return FdpAccountant
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# ----------------------------------------------------------------------
+# Internals
+# ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Context:
+    relation: str
+    replace_one_sensitivity: float
+
+    @property
+    def sensitivity(self) -> float:
+        """Δ of a noised sum of records with ‖v_i‖ ≤ 1 under this relation."""
+        return 1.0 if self.relation == "add_remove" else self.replace_one_sensitivity
+
+
+@dataclass(frozen=True)
+class _Mapped:
+    """An event's guarantee while walking the tree.
+
+    ``f`` bounds T(M(S), M(S ∪ {x})) only when ``directional`` (Poisson sampling
+    inside); otherwise it bounds both orders of every neighbouring pair. ``private``
+    False: no guarantee at all. ``f`` is None in a dry run (``build=False``).
+    """
+
+    f: TradeOff | None
+    directional: bool = False
+    private: bool = True
+
+
+_NONE = _Mapped(None, private=False)
+
+
+def _relation(neighbouring) -> str:
+    name = getattr(neighbouring, "name", neighbouring)
+    name = _RELATION_NAMES.get(name, name)
+    if name not in NEIGHBOURING:
+        raise ValueError(f"neighbouring must be one of {NEIGHBOURING} (or dp_accounting's "
+                         f"NeighboringRelation.ADD_OR_REMOVE_ONE / REPLACE_ONE), got "
+                         f"{neighbouring!r}; REPLACE_SPECIAL is not supported")
+    return name
+
+
+def _sensitivity(value) -> float:
+    return _validate.real("replace_one_sensitivity", value, low=0.0, high=2.0, low_open=True)
+
+
+def _up(x: float) -> float:
+    """x rounded one ulp up (a derived parameter on the less-private side)."""
+    return float(np.nextafter(x, np.inf))
+
+
+def _ratio(a, b, *, up: bool) -> float:
+    """a/b rounded to a float on the requested side (exact when a/b is a float)."""
+    exact = Fraction(a) / Fraction(b)
+    try:
+        x = float(exact)
+    except OverflowError:
+        return math.inf
+    if up and Fraction(x) < exact:
+        return _up(x)
+    if not up and Fraction(x) > exact:
+        return float(np.nextafter(x, 0.0))
+    return x
+
+
+def _event_name(event) -> str:
+    """The DpEvent class name; works for events and their ``to_named_tuple()`` form."""
+    if hasattr(event, "_fields") and hasattr(event, "class_name"):
+        return str(event.class_name)
+    return type(event).__name__
+
+
+def _field(event, name: str):
+    try:
+        return getattr(event, name)
+    except AttributeError:
+        raise UnsupportedEventError(
+            f"{_event_name(event)} has no attribute {name!r}: not the dp_accounting event "
+            f"of that name this adapter reads ({event!r})") from None
+
+
+def _nonneg(event, name: str, *, allow_inf: bool = False) -> float:
+    return _validate.real(f"{_event_name(event)}.{name}", _field(event, name), low=0.0,
+                          allow_inf=allow_inf)
+
+
+def _leaf(f: TradeOff) -> _Mapped:
+    return _Mapped(f)
+
+
+def _map(event, ctx: _Context, build: bool) -> _Mapped:
+    name = _event_name(event)
+    rule = _RULES.get(name)
+    if rule is None:
+        advice = _ADVICE.get(name)
+        if advice is None:
+            raise UnsupportedEventError(
+                f"{name} is not a DpEvent fdp knows how to account for; supported: "
+                f"{', '.join(sorted(_RULES))}. Describe the mechanism with those events, or "
+                "build its TradeOff directly (fdp.from_pair, fdp.from_privacy_profile)")
+        raise UnsupportedEventError(f"{name} is not supported by fdp's DpEvent adapter: "
+                                    f"{advice()}")
+    return rule(event, ctx, build)
+
+
+def _finish(m: _Mapped) -> TradeOff:
+    if not m.private:
+        return no_privacy()
+    if m.directional:
+        return m.f.symmetrize(one_sided=True)
+    return m.f
+
+
+# -- leaves ----------------------------------------------------------------
+def _noop(event, ctx, build):
+    return _leaf(Identity())
+
+
+def _non_private(event, ctx, build):
+    return _NONE
+
+
+def _gaussian(event, ctx, build):
+    sigma = _nonneg(event, "noise_multiplier", allow_inf=True)
+    return _additive(Gaussian, ctx.sensitivity, sigma)
+
+
+def _laplace(event, ctx, build):
+    b = _nonneg(event, "noise_multiplier", allow_inf=True)
+    return _additive(Laplace, ctx.sensitivity, b)
+
+
+def _additive(family, sensitivity: float, scale: float) -> _Mapped:
+    """family(μ) with μ = Δ/scale rounded up; scale 0 (or μ overflowing) is no privacy."""
+    if scale == 0.0:
+        return _NONE
+    if scale == math.inf:
+        return _leaf(Identity())
+    mu = _ratio(sensitivity, scale, up=True)
+    if not math.isfinite(mu):
+        return _NONE
+    return _leaf(family(mu))
+
+
+def _discrete_laplace(event, ctx, build):
+    a = _nonneg(event, "noise_parameter", allow_inf=True)
+    c = _nonneg(event, "sensitivity")
+    if c == 0.0 or a == math.inf:
+        return _leaf(Identity())
+    if a == 0.0:
+        return _NONE
+    family = _needs("DiscreteLaplace", event)
+    # P(z) ∝ e^{−a|z|}: scale 1/a, rounded down (less noise, less privacy)
+    return _leaf(family(_ratio(1.0, a, up=False), sensitivity=_scaled(event, ctx, c)))
+
+
+def _discrete_gaussian(event, ctx, build):
+    sigma = _nonneg(event, "sigma", allow_inf=True)
+    s = _nonneg(event, "sensitivity") if hasattr(event, "sensitivity") else 1.0
+    dimension = getattr(event, "dimension", None)
+    if s == 0.0 or sigma == math.inf:
+        return _leaf(Identity())
+    if sigma == 0.0:
+        return _NONE
+    if dimension != 1:
+        raise UnsupportedEventError(
+            f"{_event_name(event)} with dimension={dimension!r}: fdp accounts for the "
+            "univariate discrete Gaussian only (dimension=1); the multivariate one is not "
+            "the product of univariate ones (Canonne, Kamath & Steinke 2020, §4). Use "
+            "dimension=1 per coordinate query, or a GaussianDpEvent only if the noise is "
+            "continuous")
+    family = _needs("DiscreteGaussian", event)
+    return _leaf(family(sigma, sensitivity=_scaled(event, ctx, s)))
+
+
+def _scaled(event, ctx, c: float) -> int:
+    """Δ·c as the integer sensitivity a discrete mechanism needs (or a clear error)."""
+    delta = ctx.sensitivity * c
+    if not float(delta).is_integer():
+        raise UnsupportedEventError(
+            f"{_event_name(event)}: the sensitivity {delta:g} (= {c:g} × "
+            f"{ctx.sensitivity:g} under {ctx.relation}) is not an integer; the discrete "
+            "mechanisms need an integer sensitivity")
+    return int(delta)
+
+
+def _randomized_response(event, ctx, build):
+    p = _validate.probability(f"{_event_name(event)}.noise_parameter",
+                              _field(event, "noise_parameter"))
+    k = _validate.positive_int(f"{_event_name(event)}.num_buckets", _field(event, "num_buckets"))
+    if ctx.relation != "replace_one":
+        raise UnsupportedEventError(
+            f"{_event_name(event)} randomizes one record's value, a replace-one neighbouring "
+            "relation; use neighbouring='replace_one'")
+    if k == 1 or p == 1.0:
+        return _leaf(Identity())
+    if p == 0.0:
+        return _NONE
+    # true bucket with probability 1 − p + p/k, each other bucket p/k
+    # ε = log(1 + k(1 − p)/p): the ratio rounded up exactly, then one ulp for log1p
+    eps = _up(math.log1p(_ratio(k * (1 - Fraction(p)), p, up=True)))
+    return _leaf(RandomizedResponse(eps, k))
+
+
+def _epsilon_delta(event, ctx, build):
+    eps = _nonneg(event, "epsilon", allow_inf=True)
+    delta = _validate.probability(f"{_event_name(event)}.delta", _field(event, "delta"))
+    if eps == math.inf or delta == 1.0:
+        return _NONE
+    if eps == 0.0 and delta == 0.0:
+        return _leaf(Identity())  # f_{0,0} = Id, kept closed for composition
+    return _leaf(EpsDelta(eps, delta))
+
+
+def _pure(event, family) -> _Mapped:
+    """An ε-DP event: family(ε); ε = 0 is Id and ε = ∞ no privacy."""
+    eps = _nonneg(event, "epsilon", allow_inf=True)
+    if eps == math.inf:
+        return _NONE
+    return _leaf(Identity() if eps == 0.0 else family(eps))
+
+
+def _exponential(event, ctx, build):
+    return _pure(event, getattr(fdp, "BoundedRange", EpsDelta))
+
+
+def _permute_and_flip(event, ctx, build):
+    return _pure(event, EpsDelta)
+
+
+def _zcdp(event, ctx, build):
+    rho = _nonneg(event, "rho", allow_inf=True)
+    xi = _nonneg(event, "xi", allow_inf=True) if hasattr(event, "xi") else 0.0
+    if math.isinf(rho) or math.isinf(xi):
+        return _NONE
+    return _leaf(_needs("from_zcdp", event)(rho, xi=xi))
+
+
+def _needs(attr: str, event):
+    if not hasattr(fdp, attr):
+        raise UnsupportedEventError(
+            f"{_event_name(event)} needs fdp.{attr}, which this version of fdp does not "
+            "have; upgrade fdp")
+    return getattr(fdp, attr)
+
+
+# -- structure ------------------------------------------------------------
+def _self_composed(event, ctx, build):
+    count = _validate.positive_int(f"{_event_name(event)}.count", _field(event, "count"), low=0)
+    inner = _map(_field(event, "event"), ctx, build)
+    if count == 0:
+        return _leaf(Identity())
+    if not inner.private:
+        return _NONE
+    return _Mapped(inner.f ** count if build else None, inner.directional)
+
+
+def _composed(event, ctx, build):
+    parts = [_map(e, ctx, build) for e in _field(event, "events")]
+    if any(not m.private for m in parts):
+        return _NONE
+    if not parts:
+        return _leaf(Identity())
+    directional = any(m.directional for m in parts)
+    if not build:
+        return _Mapped(None, directional)
+    fs = [m.f for m in parts]
+    return _Mapped(fs[0] if len(fs) == 1 else compose(*fs), directional)
+
+
+def _poisson(event, ctx, build):
+    q = _validate.probability(f"{_event_name(event)}.sampling_probability",
+                              _field(event, "sampling_probability"))
+    if ctx.relation != "add_remove":
+        raise UnsupportedEventError(
+            f"{_event_name(event)}: Poisson sampling is analysed for add/remove neighbours; "
+            "use neighbouring='add_remove' (or SampledWithoutReplacementDpEvent for "
+            "replace-one)")
+    inner = _map(_field(event, "event"), ctx, build)
+    if q == 0.0:
+        return _leaf(Identity())
+    if q == 1.0 or not inner.private:
+        return inner  # every record is sampled (no private event: trivially safe)
+    if not build:
+        return _Mapped(None, True)
+    return _Mapped(inner.f.subsample(q, scheme="poisson", direction="add"), True)
+
+
+def _without_replacement(event, ctx, build):
+    n = _validate.positive_int(f"{_event_name(event)}.source_dataset_size",
+                               _field(event, "source_dataset_size"))
+    m = _validate.positive_int(f"{_event_name(event)}.sample_size",
+                               _field(event, "sample_size"), low=0)
+    if m > n:
+        raise ValueError(f"{_event_name(event)}.sample_size must lie in [0, "
+                         f"source_dataset_size={n}], got {m}")
+    if ctx.relation != "replace_one":
+        raise UnsupportedEventError(
+            f"{_event_name(event)}: sampling without replacement is analysed for replace-one "
+            "neighbours (DRS Thm 4.2); use neighbouring='replace_one' (or "
+            "PoissonSampledDpEvent for add/remove)")
+    inner = _map(_field(event, "event"), ctx, build)
+    if m == 0:
+        return _leaf(Identity())
+    if not inner.private:
+        return _NONE
+    if not build:
+        return _Mapped(None)
+    p = _ratio(m, n, up=True)
+    return _Mapped(inner.f.subsample(p, scheme="without_replacement"))
+
+
+_RULES = {
+    "NoOpDpEvent": _noop,
+    "NonPrivateDpEvent": _non_private,
+    "GaussianDpEvent": _gaussian,
+    "LaplaceDpEvent": _laplace,
+    "DiscreteLaplaceDpEvent": _discrete_laplace,
+    "DiscreteGaussianDpEvent": _discrete_gaussian,
+    "RandomizedResponseDpEvent": _randomized_response,
+    "EpsilonDeltaDpEvent": _epsilon_delta,
+    "ExponentialMechanismDpEvent": _exponential,
+    "PermuteAndFlipDpEvent": _permute_and_flip,
+    "ZCDpEvent": _zcdp,
+    "SelfComposedDpEvent": _self_composed,
+    "ComposedDpEvent": _composed,
+    "PoissonSampledDpEvent": _poisson,
+    "SampledWithoutReplacementDpEvent": _without_replacement,
+}
+
+
+def _when(attr: str, present: str, absent: str):
+    return lambda: present if hasattr(fdp, attr) else absent
+
+
+# What to use instead, for events with no certified mapping here.
+_ADVICE = {
+    "UnsupportedDpEvent": lambda: "the event itself declares that no DP description exists",
+    "SampledWithReplacementDpEvent": lambda: (
+        "fdp has no amplification bound for sampling with replacement in this adapter; "
+        "for Gaussian steps use fdp.dpsgd(..., sampling='with_replacement') if your fdp "
+        "version offers it, or sample with Poisson / without replacement"),
+    "SingleEpochTreeAggregationDpEvent": lambda: (
+        "tree aggregation (DP-FTRL) is analysed for the replace-with-special-record "
+        "relation, which fdp does not model; its Gaussian bound is "
+        "GaussianDpEvent(noise_multiplier=σ/√⌈log2(T+1)⌉) under that relation"),
+    "RepeatAndSelectDpEvent": lambda: (
+        "repeat-and-select has an RDP analysis only (Papernot & Steinke 2022); convert "
+        "that RDP curve with fdp.from_rdp if available"),
+    "MixtureOfGaussiansDpEvent": _when(
+        "MixtureOfGaussians",
+        "build it with fdp.MixtureOfGaussians(sigma, sensitivities, probs) directly",
+        "fdp has no mixture-of-Gaussians family yet; a valid, looser bound is "
+        "GaussianDpEvent(noise_multiplier=standard_deviation / max(sensitivities)) "
+        "(a mixture is no less private than its least private component)"),
+    "TruncatedSubsampledGaussianDpEvent": lambda: (
+        "truncated Poisson sampling is not mapped; use fdp.dpsgd(..., "
+        "sampling='truncated_poisson') if your fdp version offers it"),
+    "RandomAllocationDpEvent": _when(
+        "random_allocation",
+        "use fdp.random_allocation(noise_multiplier, steps, selected) directly",
+        "fdp has no random-allocation accountant yet; a valid, looser bound for a "
+        "Gaussian event is SelfComposedDpEvent(GaussianDpEvent(σ), num_selected) (the "
+        "record enters exactly num_selected steps)"),
+}

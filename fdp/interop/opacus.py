@@ -1,0 +1,228 @@
+"""An Opacus accountant with fdp's certified, two-sided answers.
+
+``register()`` once, then ``PrivacyEngine(accountant="fdp")``: training, the privacy
+engine's ``get_epsilon``, ``make_private_with_epsilon`` and
+``opacus.accountants.utils.get_noise_multiplier(..., accountant="fdp")`` work
+unchanged, and every ε they see is fdp's certified UPPER bound.
+
+What is accounted
+-----------------
+Opacus records ``history`` as a list of ``(noise_multiplier, sample_rate, num_steps)``
+(its optimizer hook calls ``step`` once per optimizer step; its noise calibration
+writes ``history`` directly). Each step is a Poisson-subsampled Gaussian mechanism
+under add/remove neighbours -- the model behind every Opacus accountant -- and the
+whole history is ``fdp.dpsgd(σ_t, q_t, T)``: the add directions f_q = q G_{1/σ} +
+(1 − q) Id of all steps are composed and symmetrised once, min{F, F⁻¹}** (Bu, Dong,
+Long & Su 2020; Zhu, Dong & Wang 2022, Thm 11), with a certified numeric bracket.
+The trade-off function is formed lazily from ``history`` on the first query and
+cached until ``history`` changes. Like Opacus' own accountants, this assumes Poisson
+sampling (Opacus' default ``poisson_sampling=True``); batches of a fixed size drawn by
+shuffling are a different mechanism that this history does not describe.
+
+Beyond Opacus' own accountants: ``get_epsilon_bounds(δ)`` (both sides of ε),
+``get_tradeoff()`` (the ``TradeOff``, for plots and any other read-out),
+``get_mu()`` (the tightest μ-GDP bound), ``get_tpr(fpr)`` (the attacker's largest
+true-positive rate at a false-positive rate) and ``get_advantage()``.
+
+Neither Opacus nor torch is imported by this module; ``register()`` imports Opacus.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from copy import deepcopy
+from fractions import Fraction
+
+import numpy as np
+
+from fdp import _validate
+from fdp.engine import dpsgd
+from fdp.families import Gaussian, Identity
+from fdp.interop.dp_accounting import no_privacy
+from fdp.tradeoff import TradeOff
+
+MECHANISM = "fdp"
+
+
+class FdpAccountant:
+    """Opacus ``IAccountant`` protocol, answered by ``fdp.dpsgd`` (see the module docstring).
+
+    Attributes
+    ----------
+    history : list of (noise_multiplier, sample_rate, num_steps)
+        Opacus' own format; may be assigned directly.
+
+    Examples
+    --------
+    >>> from fdp.interop.opacus import FdpAccountant
+    >>> acct = FdpAccountant()
+    >>> acct.history = [(1.5, 0.04, 2249)]
+    >>> lo, hi = acct.get_epsilon_bounds(1e-5)     # about (6.7669, 6.7671)
+    """
+
+    def __init__(self):
+        self.history: list = []
+        self._cached: tuple | None = None  # (key of history, TradeOff)
+
+    # -- the IAccountant protocol ------------------------------------------
+    def step(self, *, noise_multiplier: float | None = None, sample_rate: float | None = None):
+        """Record one optimisation step (Opacus' optimizer hook calls this)."""
+        if noise_multiplier is None or sample_rate is None:
+            raise TypeError("step() needs both keyword arguments noise_multiplier= and "
+                            "sample_rate= (Opacus' optimizer hook passes both)")
+        sigma = _validate.real("noise_multiplier", noise_multiplier, low=0.0, allow_inf=True)
+        q = _validate.probability("sample_rate", sample_rate)
+        if self.history:
+            last_sigma, last_q, n = self.history[-1]
+            if last_sigma == sigma and last_q == q:
+                self.history[-1] = (last_sigma, last_q, n + 1)
+                return
+        self.history.append((sigma, q, 1))
+
+    def get_epsilon(self, delta: float | None = None, *args, **kwargs) -> float:
+        """Certified UPPER ε at ``delta`` for the whole history.
+
+        Positional and keyword arguments that Opacus forwards to its own accountants
+        (``eps_error``, ``alphas``, ``poisson``, ...) are accepted and ignored: fdp's
+        bracket is certified, with no error parameter to tune.
+        """
+        if delta is None:
+            raise TypeError("get_epsilon() needs delta, the target δ in [0, 1]; "
+                            "use get_epsilon(delta=1e-5)")
+        return float(self.get_tradeoff().epsilon(_validate.probability("delta", delta)))
+
+    def __len__(self) -> int:
+        """Number of optimisation steps taken so far."""
+        return int(sum(int(n) for _, _, n in self.history))
+
+    @classmethod
+    def mechanism(cls) -> str:
+        return MECHANISM
+
+    def get_optimizer_hook_fn(self, sample_rate: float):
+        """The callback Opacus attaches to its ``DPOptimizer`` (one ``step`` per step)."""
+
+        def hook_fn(optim):
+            # as Opacus' IAccountant: the rate of one step of gradient accumulation
+            self.step(noise_multiplier=optim.noise_multiplier,
+                      sample_rate=sample_rate * optim.accumulated_iterations)
+
+        return hook_fn
+
+    def state_dict(self, destination=None):
+        """``{"history": ..., "mechanism": "fdp"}`` (Opacus' checkpoint format)."""
+        if destination is None:
+            destination = OrderedDict()
+        destination["history"] = deepcopy(self.history)
+        destination["mechanism"] = self.mechanism()
+        return destination
+
+    def load_state_dict(self, state_dict):
+        """Restore ``history`` from ``state_dict()`` output; the mechanism must be "fdp"."""
+        if not state_dict:
+            raise ValueError("state_dict is None or empty; pass the output of state_dict()")
+        for key in ("history", "mechanism"):
+            if key not in state_dict:
+                raise ValueError(f"state_dict has no key {key!r}; pass the output of "
+                                 "state_dict()")
+        if state_dict["mechanism"] != self.mechanism():
+            raise ValueError(f"state_dict of mechanism {state_dict['mechanism']!r} cannot be "
+                             f"loaded into an accountant of mechanism {self.mechanism()!r}")
+        self.history = deepcopy(list(state_dict["history"]))
+
+    # -- extras --------------------------------------------------------------
+    def get_epsilon_bounds(self, delta: float) -> tuple[float, float]:
+        """(lower, upper) ε at ``delta``: the exact ε of the history lies inside."""
+        lo, hi = self.get_tradeoff().epsilon_bounds(_validate.probability("delta", delta))
+        return float(lo), float(hi)
+
+    def get_tradeoff(self) -> TradeOff:
+        """The certified trade-off function of the whole history (``fdp.dpsgd``)."""
+        key = _history_key(self.history)
+        if self._cached is None or self._cached[0] != key:
+            self._cached = (key, _tradeoff(key))
+        return self._cached[1]
+
+    def get_mu(self) -> float:
+        """Smallest μ with f ≥ G_μ (rounded up): the tightest μ-GDP statement."""
+        return float(self.get_tradeoff().gdp_mu())
+
+    def get_tpr(self, fpr):
+        """Largest true-positive rate 1 − f(fpr) of a membership test at false-positive
+        rate ``fpr`` (certified upper: computed from the lower side of f)."""
+        lower, _ = self.get_tradeoff().bounds(fpr)
+        return _validate.like_input(fpr, 1.0 - np.asarray(lower, dtype=float))
+
+    def get_advantage(self) -> float:
+        """max_α (1 − α − f(α)) = δ(0): the largest TPR − FPR of any membership test
+        (certified upper)."""
+        return float(self.get_tradeoff().advantage())
+
+
+def register() -> type:
+    """Register ``FdpAccountant`` with Opacus under the name "fdp".
+
+    Afterwards ``PrivacyEngine(accountant="fdp")`` and
+    ``get_noise_multiplier(..., accountant="fdp")`` use it. Calling it again is
+    harmless; a *different* accountant already registered as "fdp" is an error.
+    Returns the accountant class.
+    """
+    try:
+        from opacus.accountants import IAccountant, create_accountant, register_accountant
+    except ImportError as exc:
+        raise ImportError("register() needs Opacus >= 1.6 (register_accountant): "
+                          "pip install 'fdp[interop]'") from exc
+    IAccountant.register(FdpAccountant)
+    try:
+        register_accountant(MECHANISM, FdpAccountant)
+    except ValueError:
+        if not isinstance(create_accountant(MECHANISM), FdpAccountant):
+            raise ValueError(f"Opacus already has a different accountant registered as "
+                             f"{MECHANISM!r}") from None
+    return FdpAccountant
+
+
+# ----------------------------------------------------------------------
+def _history_key(history) -> tuple:
+    """The history as a validated, hashable tuple of (σ, q, n)."""
+    out = []
+    for i, entry in enumerate(history):
+        try:
+            sigma, q, n = entry
+        except (TypeError, ValueError):
+            raise ValueError(f"history[{i}] must be (noise_multiplier, sample_rate, "
+                             f"num_steps), got {entry!r}") from None
+        out.append((_validate.real(f"history[{i}] noise_multiplier", sigma, low=0.0,
+                                   allow_inf=True),
+                    _validate.probability(f"history[{i}] sample_rate", q),
+                    _validate.positive_int(f"history[{i}] num_steps", n, low=0)))
+    return tuple(out)
+
+
+def _tradeoff(key: tuple) -> TradeOff:
+    # steps that cannot leak: no sampled record, infinite noise, or none taken
+    live = [(s, q, n) for s, q, n in key if n > 0 and q > 0.0 and s < math.inf]
+    if not live:
+        return Identity()
+    if any(s == 0.0 for s, _, _ in live):
+        return no_privacy()  # a noiseless step on a sampled record: no guarantee
+    if all(q == 1.0 for _, q, _ in live):
+        # full batches: T Gaussian mechanisms compose to G_μ, μ² = Σ n/σ² (DRS Cor 3.3)
+        mu2 = sum(Fraction(n) / Fraction(s) ** 2 for s, _, n in live)
+        return Gaussian(_sqrt_up(mu2))
+    if len({(s, q) for s, q, _ in live}) == 1:
+        s, q, _ = live[0]
+        return dpsgd(s, q, sum(n for _, _, n in live))
+    counts = [n for _, _, n in live]
+    sigma = np.repeat([s for s, _, _ in live], counts)
+    rate = np.repeat([q for _, q, _ in live], counts)
+    return dpsgd(sigma, rate, int(sum(counts)))
+
+
+def _sqrt_up(x: Fraction) -> float:
+    """√x rounded up to a float (x an exact rational)."""
+    r = math.sqrt(float(x))
+    while Fraction(r) ** 2 < x:
+        r = math.nextafter(r, math.inf)
+    return r
