@@ -160,3 +160,53 @@ def test_mu_needed_is_on_the_safe_side(eps, log_d):
         assert exact_log_delta(up, eps) >= log_d
     if down > 1e-17:
         assert exact_log_delta(down, eps) < log_d
+
+
+# ---------------------------------------------------------------- documented bracket widths
+ALPHAS = np.unique(np.concatenate([np.linspace(0.0, 1.0, 1001), np.logspace(-8, -1, 80)]))
+_RNG_EPS = [0.0303, 0.2906, 0.1488, 0.2535, 0.0839, 0.1145, 0.2247, 0.0615, 0.2768, 0.1871,
+            0.0467, 0.2012, 0.1333, 0.2641, 0.0974, 0.1719, 0.0212, 0.2377, 0.1566, 0.0711,
+            0.2199, 0.1067]
+
+CONTINUOUS = {      # privacy losses without point masses off the grid: width ≤ tol/3
+    "dpsgd": lambda tol: fdp.dpsgd(1.1, 256 / 60000, 14060, tol=tol),
+    "dpsgd small sigma": lambda tol: fdp.dpsgd(0.7, 0.01, 1000, tol=tol),
+    "dpsgd replace-one": lambda tol: fdp.dpsgd(1.0, 0.01, 500, sampling="without_replacement",
+                                               neighbouring="replace_one", tol=tol),
+    "gaussians": lambda tol: compose_numeric([(fdp.Gaussian(0.1), 100)], tol=tol),
+    "laplace power": lambda tol: compose_numeric([(fdp.Laplace(0.1), 100)], tol=tol),
+    "laplace square": lambda tol: compose_numeric([(fdp.Laplace(0.5), 2)], tol=tol),
+    "laplace and gaussian": lambda tol: compose_numeric([(fdp.Laplace(1.0), 1),
+                                                         (fdp.Gaussian(1.0), 1)], tol=tol),
+}
+ATOMS = {           # point masses off the grid: width ≤ one grid step Δ ≈ 0.6 √tol
+    "two laplaces": lambda tol: compose_numeric([(fdp.Laplace(0.3), 1), (fdp.Laplace(0.7), 1)],
+                                                tol=tol),
+    "points squared": lambda tol: compose_numeric(
+        [(fdp.from_points([0.1, 0.3], [0.5, 0.2]), 2)], tol=tol),
+    "points power": lambda tol: compose_numeric(
+        [(fdp.from_points([0.1, 0.3], [0.5, 0.2]), 10)], tol=tol),
+    "22 distinct eps": lambda tol: compose_numeric([(fdp.EpsDelta(e), 1) for e in _RNG_EPS],
+                                                   tol=tol),
+    "randomized responses": lambda tol: compose_numeric(
+        [(fdp.RandomizedResponse(1.0), 3), (fdp.RandomizedResponse(0.7), 1)], tol=tol),
+}
+
+
+@pytest.mark.parametrize("tol", [1e-3, 1e-4])
+@pytest.mark.parametrize("name", sorted(CONTINUOUS))
+def test_beta_bracket_width_continuous_losses(name, tol):
+    f = CONTINUOUS[name](tol)
+    lo, hi = f.bounds(ALPHAS)
+    assert np.all(lo <= hi)
+    assert float(np.max(hi - lo)) <= tol / 3
+
+
+@pytest.mark.parametrize("tol", [1e-3, 1e-4])
+@pytest.mark.parametrize("name", sorted(ATOMS))
+def test_beta_bracket_width_off_grid_atoms(name, tol):
+    f = ATOMS[name](tol)
+    lo, hi = f.bounds(ALPHAS)
+    assert np.all(lo <= hi)
+    width = float(np.max(hi - lo))
+    assert width <= f.step and width <= math.sqrt(tol)
