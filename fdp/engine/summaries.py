@@ -112,13 +112,13 @@ def _flip(parts):
     return [(reflect(lp), reflect(lo), n) for lp, lo, n in parts]
 
 
-def _checked_directions(num):
+def _checked_directions(num, dirs):
     """Directions whose δ must all vanish / stay below δ_μ, as lattice parts.
 
     A one-sided symmetrisation (two lattices) is symmetric: its own directions. A
-    plain composition f needs f and f⁻¹ (the reflected factors).
+    plain composition f needs f and f⁻¹ (the reflected factors). ``dirs``: the
+    result's own directions (``_direction_parts``).
     """
-    dirs = _direction_parts(num)
     if dirs is None or any(lat.slack != 0.0 for parts in dirs for p in parts for lat in p[:2]):
         return None
     if len(num.pess) == 1:
@@ -338,11 +338,14 @@ def _recipe_unbounded(num) -> bool:
 
 def pure_epsilon_bounds(num) -> tuple[float, float]:
     """(lo, hi) with lo ≤ ε* ≤ hi, ε* the smallest ε with f ≥ f_{ε,0} (module docstring)."""
-    if _recipe_unbounded(num) or _genuine_infinity(num):
+    if _recipe_unbounded(num):
+        return math.inf, math.inf
+    own = _direction_parts(num)
+    if _genuine_infinity(own):
         return math.inf, math.inf
     lo = _generic_pure_lower(num)
     factor_hi = _factor_pure_upper(num)
-    dirs = _checked_directions(num)
+    dirs = _checked_directions(num, own)
     if dirs is None:
         return _round_down(min(lo, factor_hi)), _round_up(factor_hi)
     hi, lo_s = 0.0, 0.0
@@ -373,10 +376,9 @@ def _eps_grid(num, points: int = 4001):
 # ----------------------------------------------------------------------
 # GDP μ
 # ----------------------------------------------------------------------
-def _genuine_infinity(num) -> bool:
+def _genuine_infinity(dirs) -> bool:
     """A slack-free optimistic factor lattice with a +∞ atom: the composition has Q-mass
     |Q|ⁿ − Fⁿ > 0 at L = +∞, so δ_f(ε) ≥ that for every ε (f(0) < 1): ε* = μ* = ∞."""
-    dirs = _direction_parts(num)
     if dirs is None:
         return False
     return any(p[1].slack == 0.0 and p[1].q_inf > 0 for parts in dirs for p in parts)
@@ -384,10 +386,15 @@ def _genuine_infinity(num) -> bool:
 
 def gdp_mu_bounds(num) -> tuple[float, float]:
     """(lo, hi) with lo ≤ μ* ≤ hi, μ* the smallest μ with f ≥ G_μ (module docstring)."""
-    if _genuine_infinity(num):
+    hi = _factor_mu_upper(num)
+    lo = _family_mu_lower(num)
+    if 0.0 < lo and hi <= lo * (1.0 + 1e-12):
+        return _round_down(lo), _round_up(hi)      # closed form: nothing to discretise
+    dirs = _direction_parts(num)
+    if _genuine_infinity(dirs):
         return math.inf, math.inf
-    hi = min(_factor_mu_upper(num), _lattice_mu_upper(num))
-    lo = max(_family_mu_lower(num), _bulk_mu_lower(num))
+    hi = min(hi, _lattice_mu_upper(num, dirs))
+    lo = max(lo, _bulk_mu_lower(num))
     lo = min(lo, hi)          # both certified: a crossing could only be rounding
     return _round_down(lo), _round_up(hi)
 
@@ -439,8 +446,8 @@ def _bulk_mu_lower(num) -> float:
     return best
 
 
-def _lattice_mu_upper(num) -> float:
-    dirs = _checked_directions(num)
+def _lattice_mu_upper(num, dirs) -> float:
+    dirs = _checked_directions(num, dirs)
     if dirs is None:
         return math.inf
     return _directions_mu_upper([(parts, _plain_upper(num, j)) for j, parts in enumerate(dirs)],
