@@ -28,6 +28,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from fdp import _validate
+from fdp.engine.dpsgd import resolve_sensitivity
 
 #: The neighbouring relation each sampling scheme's CLT is proved for.
 NEIGHBOURING = {"poisson": "add_remove", "without_replacement": "replace_one"}
@@ -71,7 +72,6 @@ def dpsgd_clt_mu(noise_multiplier, sample_rate, steps, sampling: str = "poisson"
     p = _validate.probability("sample_rate", sample_rate)
     t = _validate.real("steps", steps, low=0.0)
     _check_sampling(sampling)
-    from fdp.engine.dpsgd import resolve_sensitivity
     s = s / resolve_sensitivity(sensitivity, NEIGHBOURING[sampling])
     inv = 1.0 / (s * s)
     if inv > 700.0:
@@ -133,7 +133,6 @@ def compare_dpsgd_clt(noise_multiplier, sample_rate, steps, delta=1e-5, *,
     2 for replace-one).
     """
     _check_sampling(sampling)
-    from fdp.engine.dpsgd import resolve_sensitivity
     sens = resolve_sensitivity(sensitivity, NEIGHBOURING[sampling])
     t = _validate.positive_int("steps", steps)
     d = _validate.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)

@@ -121,9 +121,16 @@ def _checked_directions(num, dirs):
     """
     if dirs is None or any(lat.slack != 0.0 for parts in dirs for p in parts for lat in p[:2]):
         return None
-    if len(num.pess) == 1:
+    if len(num.pess) == 1 and not _symmetric_factors(num):
         return [dirs[0], _flip(dirs[0])]
     return dirs
+
+
+def _symmetric_factors(num) -> bool:
+    """Every factor is symmetric (f_i = f_i⁻¹), so is their composition:
+    (⊗ f_i)⁻¹ = ⊗ f_i⁻¹ (DRS Prop 3.2), and f⁻¹ needs no separate check."""
+    recipes = _recipes(num)
+    return recipes is not None and all(f.symmetric for groups, _ in recipes for f, _n in groups)
 
 
 # ----------------------------------------------------------------------

@@ -210,3 +210,42 @@ def test_beta_bracket_width_off_grid_atoms(name, tol):
     assert np.all(lo <= hi)
     width = float(np.max(hi - lo))
     assert width <= f.step and width <= math.sqrt(tol)
+
+
+def laplace_mu_star(b):
+    """sup_α Φ⁻¹(1 − α) − Φ⁻¹(f(α)) for the Laplace curve (DRS Appendix A), mpmath."""
+    b = mp.mpf(b)
+
+    def f(a):
+        if a <= mp.e ** (-b) / 2:
+            return 1 - mp.e ** b * a
+        if a <= mp.mpf(1) / 2:
+            return mp.e ** (-b) / (4 * a)
+        return mp.e ** (-b) * (1 - a)
+
+    def g(t):                                   # α = Φ(−t): Φ⁻¹(1 − α) = t
+        a = mp.ncdf(-t)
+        return t - mp.sqrt(2) * mp.erfinv(2 * f(a) - 1)
+    ts = [mp.mpf(-6) + mp.mpf(12) * k / 600 for k in range(601)]
+    t0 = max(ts, key=g)
+    lo, hi = t0 - mp.mpf(12) / 600, t0 + mp.mpf(12) / 600
+    for _ in range(80):                         # golden section on the concave-enough peak
+        m1, m2 = lo + (hi - lo) * 0.382, lo + (hi - lo) * 0.618
+        if g(m1) < g(m2):
+            lo = m1
+        else:
+            hi = m2
+    return float(g((lo + hi) / 2))
+
+
+@pytest.mark.parametrize("b", [0.3, 1.0, 2.5])
+def test_single_laplace_against_mpmath(b):
+    truth = laplace_mu_star(b)
+    lo, hi = compose_numeric([(fdp.Laplace(b), 1)])._gdp_mu_bounds()
+    assert lo <= truth <= hi and hi - lo < 1e-3 * truth
+
+
+def test_laplace_power_bracket_is_tight():
+    # f = f⁻¹ for a composition of symmetric factors: one direction suffices
+    lo, hi = (fdp.Laplace(1.0) ** 50)._gdp_mu_bounds()
+    assert 0 < lo <= hi and hi - lo < 1e-4 * hi
