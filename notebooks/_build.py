@@ -731,16 +731,18 @@ Gaussian mechanism is $G_\mu$ vs $G_{2\mu}$ — exactly the group-of-2 bound.
 
 In DP-SGD the sampling scheme follows the relation: Poisson sampling with add/remove,
 sampling a fixed-size batch without replacement with replace-one (mixing them is a
-silent error). `fdp.dpsgd` with replace-one uses $C_p(G_{1/\sigma})$ per step (DRS §5):
-the noise multiplier σ is taken relative to the **replace-one** sensitivity. If the
-noise is σC with clipping norm C, that sensitivity is 2C and the per-step curve is
-$G_{2/\sigma}$: pass σ/2. The same MNIST run (σ = 1.3, 15 epochs, batch 256 of 60000)
-under the three readings:"""),
+silent error). With noise σC on the clipped sum (clipping norm C) and sensitivity sC,
+`fdp.dpsgd` uses $C_p(G_{s/\sigma})$ per step with replace-one (DRS §5). Replacing a
+record can move the sum by 2C, so the default is `sensitivity=2`; `sensitivity=1` is
+the reading of Bu et al., valid only if the sum moves by at most C. The same MNIST run
+(σ = 1.3, 15 epochs, batch 256 of 60000) under the three readings:"""),
 code(r"""p, T, DELTA = 256 / 60000, int(np.ceil(15 * 60000 / 256)), 1e-5
 t0 = time.time()
 ar = fdp.dpsgd(1.3, p, T, sampling="poisson", neighbouring="add_remove", tol=1e-4)
-ro = fdp.dpsgd(1.3, p, T, sampling="without_replacement", neighbouring="replace_one", tol=1e-4)
-ro2 = fdp.dpsgd(1.3 / 2, p, T, sampling="without_replacement", neighbouring="replace_one", tol=1e-4)
+ro = fdp.dpsgd(1.3, p, T, sampling="without_replacement", neighbouring="replace_one", tol=1e-4,
+               sensitivity=1)
+ro2 = fdp.dpsgd(1.3, p, T, sampling="without_replacement", neighbouring="replace_one", tol=1e-4,
+                sensitivity=2)
 print(f"(three accountants in {time.time() - t0:.1f} s)")
 runs = (("Poisson, add/remove (sens. C)", ar), ("w/o repl., replace-one, sens. C", ro),
         ("w/o repl., replace-one, sens. 2C", ro2))
@@ -748,7 +750,8 @@ for name, f in runs:
     lo, hi = f.epsilon_bounds(DELTA)
     print(f"{name:33s} eps(1e-5) in [{lo:.4f}, {hi:.4f}]   TPR at FPR=1% <= {1 - f.bounds(0.01)[0]:.4f}")
 print("DRS uniform-sampling CLT for comparison: eps =",
-      round(fdp.gdp_epsilon(fdp.dpsgd_clt_mu(1.3, p, T, sampling="without_replacement"), DELTA), 4))
+      round(fdp.gdp_epsilon(fdp.dpsgd_clt_mu(1.3, p, T, sampling="without_replacement",
+                                            sensitivity=1), DELTA), 4))
 fig, ax = plt.subplots(figsize=(4.6, 4.6))
 fdp.plot(ar, ro, ro2, labels=[n for n, _ in runs], ax=ax)
 plt.show()"""),

@@ -1,12 +1,16 @@
 """CLT limits of noisy SGD (DP-SGD), and how far they are from the truth.
 
-With sampling rate p, T steps, noise multiplier σ and p√T → ν as T → ∞:
+With sampling rate p, T steps, noise multiplier σ and p√T → ν as T → ∞, and
+σ' = σ/s where s is the sensitivity of the clipped gradient sum in units of the
+clipping norm (``fdp.engine.dpsgd``: 1 for add/remove, 2 by default for replace-one):
 
 * Poisson subsampling, add/remove neighbours (Bu, Dong, Long, Su 2020, their CLT
-  for Poisson-subsampled NoisySGD):      μ = p √T √(e^{1/σ²} − 1).
+  for Poisson-subsampled NoisySGD):      μ = p √T √(e^{1/σ'²} − 1).
 * Uniform subsampling without replacement (batch of m out of n, p = m/n),
-  replace-one neighbours (DRS §5, the NoisySGD CLT):
-                 μ = p √(2T) √(e^{1/σ²} Φ(1.5/σ) + 3Φ(−0.5/σ) − 2).
+  replace-one neighbours (DRS §5, the NoisySGD CLT, stated for σ' = the noise
+  multiplier relative to the replace-one sensitivity):
+                 μ = p √(2T) √(e^{1/σ'²} Φ(1.5/σ') + 3Φ(−0.5/σ') − 2).
+  Bu et al. evaluate it at σ' = σ (s = 1); pass ``sensitivity=1`` for their numbers.
 
 The two are different theorems for different neighbouring relations: they are
 never mixed, and ``sampling`` must name one. Both are p → 0 limits, not bounds for
@@ -24,6 +28,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from fdp import _validate
+from fdp.engine.dpsgd import resolve_sensitivity
 
 #: The neighbouring relation each sampling scheme's CLT is proved for.
 NEIGHBOURING = {"poisson": "add_remove", "without_replacement": "replace_one"}
@@ -36,25 +41,48 @@ def _check_sampling(sampling: str) -> str:
     return sampling
 
 
-def dpsgd_clt_mu(noise_multiplier, sample_rate, steps, sampling: str = "poisson") -> float:
+def dpsgd_clt_mu(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
+                 sensitivity: float | None = None) -> float:
     """μ of the CLT limit of T steps of noisy SGD (MATH.md §7). NOT a bound.
 
-    sampling="poisson":             μ = p √T √(e^{1/σ²} − 1)   (Bu et al. 2020)
-    sampling="without_replacement": μ = p √(2T) √(e^{1/σ²}Φ(1.5/σ) + 3Φ(−0.5/σ) − 2)   (DRS)
+    With σ' = σ/s (s the sensitivity, below):
 
-    ``steps`` may be fractional (epochs · n / batch, as Bu et al. use).
+    sampling="poisson":             μ = p √T √(e^{1/σ'²} − 1)   (Bu et al. 2020)
+    sampling="without_replacement": μ = p √(2T) √(e^{1/σ'²}Φ(1.5/σ') + 3Φ(−0.5/σ') − 2)   (DRS §5)
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        σ > 0: noise standard deviation σ·C on the clipped gradient sum.
+    sample_rate : float
+        p ∈ [0, 1].
+    steps : float
+        T ≥ 0; may be fractional (epochs · n / batch, as Bu et al. use).
+    sampling : str
+        "poisson" (add/remove neighbours) or "without_replacement" (replace-one).
+    sensitivity : float, optional
+        s > 0: the largest change of the clipped gradient sum between neighbours, in
+        units of the clipping norm C. Default: 1 for Poisson/add-remove, 2 for
+        without-replacement/replace-one (as ``fdp.dpsgd``). Bu et al.'s uniform
+        numbers use s = 1.
+
     Check: σ = 1.3, p = 256/60000, 15 epochs gives μ = 0.227 (Poisson).
     """
     s = _validate.real("noise_multiplier", noise_multiplier, low=0.0, low_open=True)
     p = _validate.probability("sample_rate", sample_rate)
     t = _validate.real("steps", steps, low=0.0)
     _check_sampling(sampling)
+    s = s / resolve_sensitivity(sensitivity, NEIGHBOURING[sampling])
     inv = 1.0 / (s * s)
+    if inv > 700.0:
+        # e^{1/σ'²} overflows: the per-step loss is unbounded in this limit, μ = ∞
+        # (unless nothing is sampled or no step is taken)
+        return 0.0 if p == 0.0 or t == 0.0 else float("inf")
     if sampling == "poisson":
         return float(p * np.sqrt(t) * np.sqrt(np.expm1(inv)))
-    # e^{1/σ²}Φ(1.5/σ) + 3Φ(−0.5/σ) − 2, written to avoid overflow for small σ.
+    # e^{1/σ²}Φ(1.5/σ) + 3Φ(−0.5/σ) − 2 (≥ 0; no overflow below the cut above)
     inner = np.exp(inv) * ndtr(1.5 / s) + 3.0 * ndtr(-0.5 / s) - 2.0
-    return float(p * np.sqrt(2.0 * t) * np.sqrt(inner))
+    return float(p * np.sqrt(2.0 * t) * np.sqrt(max(inner, 0.0)))
 
 
 @dataclass(frozen=True)
@@ -73,6 +101,7 @@ class DPSGDComparison:
     delta: float
     sampling: str
     neighbouring: str
+    sensitivity: float
     clt_mu: float
     clt_epsilon: float
     epsilon_lower: float
@@ -85,33 +114,39 @@ class DPSGDComparison:
                 if self.under_reports else "CLT is not below the certified bracket")
         return (f"DP-SGD sigma={self.noise_multiplier:g}, p={self.sample_rate:.6g}, "
                 f"T={self.steps}, delta={self.delta:g}, {self.sampling} "
-                f"({self.neighbouring}): CLT mu={self.clt_mu:.4g}, CLT eps={self.clt_epsilon:.4f} "
+                f"({self.neighbouring}, sensitivity {self.sensitivity:g}C): "
+                f"CLT mu={self.clt_mu:.4g}, CLT eps={self.clt_epsilon:.4f} "
                 f"(approximation); certified eps in [{self.epsilon_lower:.4f}, "
                 f"{self.epsilon_upper:.4f}]; {flag}")
 
 
 def compare_dpsgd_clt(noise_multiplier, sample_rate, steps, delta=1e-5, *,
-                      sampling: str = "poisson", tol=None) -> DPSGDComparison:
+                      sampling: str = "poisson", tol=None,
+                      sensitivity: float | None = None) -> DPSGDComparison:
     """CLT ε of DP-SGD next to the certified ε bracket of ``fdp.dpsgd``.
 
     The CLT μ (``dpsgd_clt_mu``) is converted exactly to ε at ``delta`` (DRS Cor 2.13);
     the bracket comes from the numeric accountant with the SAME sampling scheme and
     its neighbouring relation (Poisson ↔ add/remove, without replacement ↔
-    replace-one). ``tol`` is passed to the accountant.
+    replace-one). ``tol`` is passed to the accountant; ``sensitivity`` to both (the
+    same assumed sensitivity of the clipped gradient sum; default 1 for add/remove,
+    2 for replace-one).
     """
     _check_sampling(sampling)
+    sens = resolve_sensitivity(sensitivity, NEIGHBOURING[sampling])
     t = _validate.positive_int("steps", steps)
     d = _validate.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
-    mu = dpsgd_clt_mu(noise_multiplier, sample_rate, t, sampling)
+    mu = dpsgd_clt_mu(noise_multiplier, sample_rate, t, sampling, sensitivity=sens)
     from fdp.conversions.gdp import gdp_epsilon
     eps_clt = float(gdp_epsilon(mu, d))
     from fdp.engine import dpsgd
     kwargs = {} if tol is None else {"tol": tol}
     f = dpsgd(noise_multiplier=noise_multiplier, sample_rate=sample_rate, steps=t,
-              sampling=sampling, neighbouring=NEIGHBOURING[sampling], **kwargs)
+              sampling=sampling, neighbouring=NEIGHBOURING[sampling], sensitivity=sens,
+              **kwargs)
     lo, hi = f.epsilon_bounds(d)
     under = eps_clt < lo
     frac = float((lo - eps_clt) / lo) if under and lo > 0 else 0.0
     return DPSGDComparison(float(noise_multiplier), float(sample_rate), t, d, sampling,
-                           NEIGHBOURING[sampling], mu, eps_clt, float(lo), float(hi),
+                           NEIGHBOURING[sampling], sens, mu, eps_clt, float(lo), float(hi),
                            bool(under), frac)

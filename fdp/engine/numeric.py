@@ -281,6 +281,16 @@ class Numeric(TradeOff):
                        envelope=True,
                        source=lambda: [src()[0], inv_src()[0]])
 
+    def _gdp_mu_bounds(self):
+        """(lo, hi) around the smallest μ with f ≥ G_μ (``fdp.engine.summaries``)."""
+        from fdp.engine.summaries import gdp_mu_bounds
+        return gdp_mu_bounds(self)
+
+    def _pure_epsilon_bounds(self):
+        """(lo, hi) around the smallest ε with f ≥ f_{ε,0} (``fdp.engine.summaries``)."""
+        from fdp.engine.summaries import pure_epsilon_bounds
+        return pure_epsilon_bounds(self)
+
 
 # ----------------------------------------------------------------------
 # Grid choice

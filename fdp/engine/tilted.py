@@ -33,6 +33,7 @@ from fdp.engine.lattice import (Lattice, _tilted_moments, convolve, power, suffi
 
 TAU_TILT = 1e-25
 _CROP = 1e-18     # tilted tails below this (per side) are cut into the slack
+_SCAN = 2 ** 16   # points scanned for the lower ε
 
 
 def _finite(lat: Lattice):
@@ -41,10 +42,13 @@ def _finite(lat: Lattice):
 
 
 def log_mgf_total(parts, theta: float) -> tuple[float, float, float]:
-    """(Λ, Λ', Λ'') of the composed finite loss measure, Λ(θ) = Σ n log Σ q e^{θ l}."""
+    """(Λ, Λ', Λ'') of the composed finite loss measure, Λ(θ) = Σ n log Σ q e^{θ l}.
+
+    ``parts``: (lattice, n) or, pre-extracted, ((losses, masses), n) of the live atoms.
+    """
     tot = [0.0, 0.0, 0.0]
     for lat, n in parts:
-        L, q = _finite(lat)
+        L, q = _finite(lat) if isinstance(lat, Lattice) else lat
         lam, d1, d2 = _tilted_moments(L, q, theta)
         tot[0] += n * lam
         tot[1] += n * d1
@@ -52,14 +56,34 @@ def log_mgf_total(parts, theta: float) -> tuple[float, float, float]:
     return tot[0], tot[1], tot[2]
 
 
+def theta_cap(parts) -> float:
+    """Largest tilt used: 30 grid steps per unit of e-folding (θΔ = 30).
+
+    Beyond it the tilted measure already sits on the top few atoms of every factor
+    (neighbouring atoms differ by e^{−30} in weight), so a larger θ changes nothing
+    the read-back can use; it is where the saddle equation has no solution, i.e. δ
+    below the mass of the top atom (one step, or the remove direction whose losses
+    are bounded above by −log(1 − q)).
+    """
+    return 30.0 / parts[0][0].step
+
+
 def saddle_theta(parts, log_delta: float) -> float:
-    """θ > 0 with Λ(θ) − θΛ'(θ) = log δ (a decreasing function of θ); bisection + Newton."""
-    lo, hi = 0.0, 1.0
-    for _ in range(60):                 # bracket: g(hi) ≤ log δ
+    """θ > 0 with Λ(θ) − θΛ'(θ) = log δ (a decreasing function of θ); bisection + Newton.
+
+    As θ → ∞ the left side tends to Σ n log Q(L = l_max) (the top atoms' mass), so
+    for δ below that there is no root; θ is then capped (``theta_cap``).
+    """
+    cap = theta_cap(parts)
+    parts = [(_finite(lat), n) for lat, n in parts]      # extracted once
+    lo, hi = 0.0, min(1.0, cap)
+    while True:                         # bracket: g(hi) ≤ log δ, or hi at the cap
         lam, d1, _ = log_mgf_total(parts, hi)
         if lam - hi * d1 <= log_delta:
             break
-        lo, hi = hi, 2.0 * hi
+        if hi >= cap:
+            return cap
+        lo, hi = hi, min(2.0 * hi, cap)
     t = 0.5 * (lo + hi)
     for _ in range(40):
         lam, d1, d2 = log_mgf_total(parts, t)
@@ -77,15 +101,28 @@ def saddle_theta(parts, log_delta: float) -> float:
 
 
 def _tilt(lat: Lattice, theta: float):
-    """(tilted lattice with mass 1 and no +inf atom, c, finite mass F, +inf atom)."""
-    L = lat.losses
-    ref = float(L[-1])
+    """(tilted lattice with mass 1 and no +inf atom, c, finite mass F, +inf atom, lost).
+
+    Weights are formed in log space, log q_k + θ l_k, relative to their maximum (so
+    nothing overflows and the normaliser is ≥ 1 whatever the masses); tilted weights
+    that underflow to 0 change the tilted measure by less than one subnormal each,
+    returned as ``lost`` (ℓ1, relative to the tilted mass 1) for the slack.
+    """
+    live = lat.q > 0
+    if not live.any():
+        raise ValueError("a factor has no finite privacy-loss mass; tilting needs some")
+    with np.errstate(divide="ignore"):
+        logw = np.where(live, np.log(np.where(live, lat.q, 1.0)) + theta * lat.losses, -np.inf)
+    top = float(np.max(logw))
     with np.errstate(under="ignore"):
-        w = lat.q * np.exp(theta * (L - ref))
-    s = float(w.sum())
-    c = math.log(s) + theta * ref
-    out = Lattice(lat.step, lat.k0, w / s, 0.0, 0.0, lat.side)
-    return out, c, lat.finite_mass, lat.q_inf
+        w = np.exp(logw - top)          # largest weight 1: nothing overflows
+    s = float(w.sum())                  # in [1, size]
+    c = top + math.log(s)
+    w /= s
+    # an underflowed weight was below 2^-1074 before the division by s ≥ 1
+    lost = float(np.count_nonzero((w == 0) & live)) * 5e-324
+    out = Lattice(lat.step, lat.k0, w, 0.0, 0.0, lat.side)
+    return out, c, lat.finite_mass, lat.q_inf, lost
 
 
 def _cut(lat: Lattice) -> Lattice:
@@ -111,14 +148,15 @@ class TiltedProfile:
         self.theta = theta
         pieces, C, log_f, log1p_inf = [], 0.0, 0.0, 0.0
         for lat, n in parts:
-            t, c, F, q_inf = _tilt(lat, theta)
+            t, c, F, q_inf, lost = _tilt(lat, theta)
             C += n * c
             log_f += n * math.log(F)
             log1p_inf += n * math.log1p(q_inf / F)
             p = power(t, n, TAU_TILT)
             # the pessimistic power parks the mass it saw past its window at +inf and
             # also counts it in the slack; here only the slack is used
-            pieces.append(_cut(Lattice(p.step, p.k0, p.q, 0.0, p.slack, p.side)))
+            # underflowed tilted weights: ℓ1 change ≤ lost per factor, n factors
+            pieces.append(_cut(Lattice(p.step, p.k0, p.q, 0.0, p.slack + n * lost, p.side)))
         while len(pieces) > 1:
             pieces.sort(key=lambda x: x.q.size)
             nxt = [_cut(convolve(pieces[i], pieces[i + 1]))
@@ -160,21 +198,27 @@ class TiltedProfile:
         return np.maximum(val - slack, 0.0) + self.q_inf
 
 
-def profiles(directions, delta: float, side: int) -> list:
+def saddle_thetas(directions, delta: float) -> list:
+    """One saddle-point θ per direction (parts (lat_pess, lat_opt, n)), from the
+    pessimistic lattices; both sides of a direction are tilted by the same θ."""
+    return [saddle_theta([(p[0], p[2]) for p in parts], math.log(delta))
+            for parts in directions]
+
+
+def profiles(directions, delta: float, side: int, thetas=None) -> list:
     """One TiltedProfile per direction (parts (lat_pess, lat_opt, n)) for the target δ."""
-    out = []
-    for parts in directions:
-        pess = [(p[0], p[2]) for p in parts]
-        theta = saddle_theta(pess, math.log(delta))
-        out.append(TiltedProfile([(p[side], p[2]) for p in parts], theta))
-    return out
+    if thetas is None:
+        thetas = saddle_thetas(directions, delta)
+    return [TiltedProfile([(p[side], p[2]) for p in parts], theta)
+            for parts, theta in zip(directions, thetas)]
 
 
 def epsilon_bracket(directions, delta: float, step: float) -> tuple[float, float]:
     """Certified (ε_lo, ε_hi) at one small δ, δ(ε) = max over the directions."""
     from fdp.tradeoff import epsilon_for_delta
-    ups = profiles(directions, delta, 0)
-    los = profiles(directions, delta, 1)
+    thetas = saddle_thetas(directions, delta)
+    ups = profiles(directions, delta, 0, thetas)
+    los = profiles(directions, delta, 1, thetas)
 
     def upper(e):
         return np.max([p.upper(e) for p in ups], axis=0)
@@ -195,12 +239,15 @@ def epsilon_bracket(directions, delta: float, step: float) -> tuple[float, float
     else:
         top = hi
     # the lower bound: any ε with lower(ε) > δ has true ε(δ) > ε; take the largest
-    grid = np.arange(0.0, top + step, step)
+    # found on a grid of at most _SCAN points (the grid step, or coarser: a coarser
+    # scan can only find a smaller, still valid, ε), then bisect its cell
+    width = max(step, (top + step) / _SCAN)
+    grid = np.arange(0.0, top + width, width)
     over = np.flatnonzero(lower(grid) > delta)
     if over.size == 0:
         return 0.0, hi
     a = float(grid[over[-1]])
-    b = a + step
+    b = a + width
     for _ in range(60):
         mid = 0.5 * (a + b)
         if lower(np.array([mid]))[0] > delta:

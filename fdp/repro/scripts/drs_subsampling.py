@@ -66,7 +66,7 @@ def run(out_dir, fast: bool = False):
     sigma, p, steps = 1.1, 256 / 60000, 14063
     by_formula = p * np.sqrt(2 * steps) * np.sqrt(
         np.exp(sigma ** -2) * norm.cdf(1.5 / sigma) + 3 * norm.cdf(-0.5 / sigma) - 2)
-    ours = fdp.dpsgd_clt_mu(sigma, p, steps, sampling="without_replacement")
+    ours = fdp.dpsgd_clt_mu(sigma, p, steps, sampling="without_replacement", sensitivity=1)
     checks.append(Check.close(SOURCE, "NoisySGD CLT μ (without replacement)", by_formula,
                               ours, rtol=1e-12, note="formula written out"))
     fig, axes = figure(1, 2, size=4.6)

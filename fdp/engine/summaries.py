@@ -1,0 +1,560 @@
+"""Certified one-number summaries of numeric results: GDP μ and pure ε brackets.
+
+For a trade-off function f (here a ``Numeric`` result of the engine):
+
+* μ* = the smallest μ with f ≥ G_μ. Since G_μ is symmetric, f ≥ G_μ ⇔ f⁻¹ ≥ G_μ ⇔
+  δ_f(ε) ≤ δ_μ(ε) and δ_{f⁻¹}(ε) ≤ δ_μ(ε) for every ε ≥ 0 (the privacy profile
+  determines f, DRS Prop 2.12; δ_f(−ε) = 1 − e^{−ε} + e^{−ε}δ_{f⁻¹}(ε)), with
+  δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (DRS Cor 2.13).
+* ε* = the smallest ε with f ≥ f_{ε,0} ⇔ the privacy loss lies in [−ε, ε] almost
+  surely: δ_f(ε) = 0 and δ_{f⁻¹}(ε) = 0.
+
+``gdp_mu_bounds`` and ``pure_epsilon_bounds`` return (lo, hi) with lo ≤ truth ≤ hi.
+
+Pure ε. Every factor's pessimistic lattice is an exact measure whose δ bounds the
+factor's from above; the exact composition of such measures bounds the composition
+(convolution is monotone, ``fdp.engine``), and its support is the Minkowski sum of
+the factors' supports: FFT round-off never enters. So with no +∞ atom in any
+factor (and none in the reflected lattices, i.e. no P-mass at L = −∞),
+ε* ≤ Σ n_i max supp(pess_i) for f and Σ n_i max supp(reflect(pess_i)) for f⁻¹. The
+optimistic lattices bound δ from below, and the exact composition has positive mass
+at the sum of the factors' top atoms, so ε* ≥ the same sums over optimistic
+supports (∞ if an optimistic factor has a genuine +∞ atom). A factor whose loss is
+unbounded (Gaussian, subsampled Gaussian) makes ε* = ∞ outright.
+
+GDP μ, upper side. Two certified routes, the smaller wins:
+
+1. Composition of the factors' own guarantees: f_i ≥ G_{μ_i} for all i implies
+   ⊗ f_i^{n_i} ≥ G_{√(Σ n_i μ_i²)} (DRS Cor 3.3), and min{g, g⁻¹}** ≥ G_μ whenever
+   g ≥ G_μ (G_μ is convex and symmetric). μ_i from closed forms (Gaussian; a
+   Poisson- or without-replacement-subsampled Gaussian q G_μ + (1 − q) Id and C_q(G_μ)
+   are ≥ G_μ), or from the factor's own certified ``_gdp_mu_bounds``.
+2. The lattices, when every factor's loss is bounded (no +∞ atom): on a grid
+   0 = ε_0 < … < ε_N = L_max (the composed support's top), δ_f(ε) ≤ U(ε_i) on
+   [ε_i, ε_{i+1}] (δ_f is non-increasing) and δ_μ(ε) ≥ δ_μ(ε_{i+1}), so
+   U(ε_i) ≤ δ_μ(ε_{i+1}) for every cell certifies f ≥ G_μ (δ_f = 0 past L_max). U is
+   the smaller of the composed lattice's certified upper δ and the Chernoff bound of
+   the exact factor lattices, Σ_{l > ε} q_l (1 − e^{ε − l}) ≤ κ(λ) e^{Λ(λ) − λε},
+   Λ(λ) = Σ n_i log Σ q e^{λl}, κ(λ) = max_{x ≥ 0} (1 − e^{−x}) e^{−λx}
+   = λ^λ/(1 + λ)^{1+λ}.
+
+GDP μ, lower side. Any ε with δ_f(ε) (certified lower, optimistic lattices) above
+δ_μ(ε) proves μ* > μ. And for compositions of Gaussians and subsampled Gaussians
+(every factor q G_{μ_i} + (1 − q) Id with q > 0, or C_q(G_{μ_i}) ≤ it, or G_{μ_i}) the
+far tail decides: the Q-side mixture contains the all-sampled component with weight
+w = Π q_i^{n_i}, so δ_f(ε) ≥ w δ_{μ_T}(ε + log(1/w)), μ_T = √(Σ n_i μ_i²), which
+exceeds δ_μ(ε) for large ε whenever μ < μ_T: μ* = μ_T exactly. (So the GDP μ of
+DP-SGD is √T/σ whatever the sampling rate: a GDP curve cannot follow the subsampled
+tail at α ≈ q^T. The CLT μ of ``dpsgd_clt_mu`` describes the bulk instead.)
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+import numpy as np
+from scipy.special import log_ndtr, logsumexp
+
+from fdp.engine.lattice import reflect
+from fdp.families.gaussian import Gaussian
+from fdp.families.identity import Identity
+from fdp.operations.subsample import PoissonAdd, WithoutReplacement
+
+_U = np.finfo(float).eps / 2.0
+_LOG_MU = (-40.0, 20.0)                       # μ searched in [e^−40, e^20]
+_LAMBDAS = np.logspace(-4.0, 6.0, 81)          # Chernoff orders tried (any λ > 0 is valid)
+
+
+# ----------------------------------------------------------------------
+# Access to the factors of a Numeric (plain ``Recipe`` data, or a legacy closure)
+# ----------------------------------------------------------------------
+def _recipes(num):
+    """[(groups, reflected)] per direction of ``num``, or None if the factors are not kept."""
+    src = getattr(num, "source", None)
+    if isinstance(src, tuple):
+        if src and all(hasattr(r, "groups") for r in src):
+            return [(tuple(r.groups), bool(getattr(r, "reflected", False))) for r in src]
+        return None
+    if callable(src):                          # pre-Recipe results: a closure over the groups
+        try:
+            names = inspect.getclosurevars(src).nonlocals
+        except (TypeError, ValueError):
+            return None
+        if "add" in names and len(num.pess) == 2:
+            return [(tuple(names["add"]), False), (tuple(names["add"]), True)]
+        for key in ("groups", "fac"):
+            if key in names and len(num.pess) == 1:
+                return [(tuple(names[key]), False)]
+    return None
+
+
+def _direction_parts(num):
+    """Per direction, the uncropped per-step lattices [(pess, opt, n)], or None."""
+    recipes = _recipes(num)
+    if recipes is None:
+        return None
+    src = num.source
+    if isinstance(src, tuple):
+        return [r.parts() for r in src]
+    from fdp.engine.numeric import discretise_groups
+    out = []
+    for groups, reflected in recipes:
+        parts = discretise_groups(list(groups), num.step)
+        if reflected:
+            parts = [(reflect(lp), reflect(lo), n) for lp, lo, n in parts]
+        out.append(parts)
+    return out
+
+
+def _flip(parts):
+    """The parts of the inverse pair (slack-free per-step lattices reflect exactly)."""
+    return [(reflect(lp), reflect(lo), n) for lp, lo, n in parts]
+
+
+def _checked_directions(num, dirs):
+    """Directions whose δ must all vanish / stay below δ_μ, as lattice parts.
+
+    A one-sided symmetrisation (two lattices) is symmetric: its own directions. A
+    plain composition f needs f and f⁻¹ (the reflected factors). ``dirs``: the
+    result's own directions (``_direction_parts``).
+    """
+    if dirs is None or any(lat.slack != 0.0 for parts in dirs for p in parts for lat in p[:2]):
+        return None
+    if len(num.pess) == 1 and not _symmetric_factors(num):
+        return [dirs[0], _flip(dirs[0])]
+    return dirs
+
+
+def _symmetric_factors(num) -> bool:
+    """Every factor is symmetric (f_i = f_i⁻¹), so is their composition:
+    (⊗ f_i)⁻¹ = ⊗ f_i⁻¹ (DRS Prop 3.2), and f⁻¹ needs no separate check."""
+    recipes = _recipes(num)
+    return recipes is not None and all(f.symmetric for groups, _ in recipes for f, _n in groups)
+
+
+# ----------------------------------------------------------------------
+# Closed forms for the factors
+# ----------------------------------------------------------------------
+def _gaussian_family_mu(f):
+    """μ if f is G_μ, q G_μ + (1 − q) Id (q > 0) or C_q(G_μ) (q > 0): then f ≥ G_μ and
+    f's Q-side law contains N(μ, 1) with weight q (so the tail argument applies);
+    0.0 for Id or q = 0; None otherwise. Also returns the weight q."""
+    if isinstance(f, Identity):
+        return 0.0, 1.0
+    if isinstance(f, Gaussian):
+        return float(f.mu), 1.0
+    if isinstance(f, (PoissonAdd, WithoutReplacement)) and isinstance(f.of, Gaussian):
+        if f.p == 0.0 or f.of.mu == 0.0:
+            return 0.0, 1.0
+        return float(f.of.mu), float(f.p)
+    return None
+
+
+def _factor_mu_hi(f, step: float) -> float:
+    """A certified μ with f ≥ G_μ: closed form, the factor's own certified bracket,
+    or its lattices on the grid ``step`` when its loss is bounded (inf if none)."""
+    fam = _gaussian_family_mu(f)
+    if fam is not None:
+        return fam[0]
+    best = _hook(f, "_gdp_mu_bounds")
+    if not math.isfinite(best) and _exact_vertices(f):
+        best = float(f.gdp_mu())        # exact at the vertices (conversions.summaries)
+    if not math.isfinite(best):
+        best = _single_factor_mu(f, step)
+    return best
+
+
+def _hook(f, name: str) -> float:
+    """The upper end of f's own certified bracket ``name`` (inf if it has none)."""
+    hook = getattr(f, name, None)
+    if hook is None:
+        return math.inf
+    try:
+        return float(hook()[1])
+    except (ValueError, ArithmeticError, NotImplementedError):
+        return math.inf
+
+
+def _exact_vertices(f) -> bool:
+    """f is piecewise linear (or a finite pair): its summaries are exact vertex formulas."""
+    from fdp.families.piecewise import PiecewiseLinear
+    return isinstance(f, PiecewiseLinear) or f._pair() is not None
+
+
+def _factor_pure_upper(num) -> float:
+    """Σ n_i ε_i over the factors (f_i ≥ f_{ε_i,0} composes to f_{Σ n_i ε_i, 0}, DRS
+    Prop 3.2/KOV); ε_i from the factor's certified bracket or exact vertex formula."""
+    recipes = _recipes(num)
+    if recipes is None:
+        return math.inf
+    worst = 0.0
+    for groups, _ in recipes:           # f⁻¹ ≥ f_{ε,0} ⇔ f ≥ f_{ε,0}
+        total = 0.0
+        for f, n in groups:
+            e = _hook(f, "_pure_epsilon_bounds")
+            if not math.isfinite(e) and _exact_vertices(f):
+                e = float(f.pure_epsilon())
+            if not math.isfinite(e):
+                return math.inf
+            total += n * e
+        worst = max(worst, total)
+    return worst
+
+
+def _round_up(x: float) -> float:
+    if not math.isfinite(x):
+        return x
+    return float(np.nextafter(np.nextafter(x * (1.0 + 4.0 * _U), np.inf), np.inf))
+
+
+def _round_down(x: float) -> float:
+    if not math.isfinite(x) or x <= 0.0:
+        return max(x, 0.0)
+    return float(np.nextafter(np.nextafter(x * (1.0 - 4.0 * _U), 0.0), 0.0))
+
+
+# ----------------------------------------------------------------------
+# The GDP privacy profile with certified rounding, and its inverse in μ
+# ----------------------------------------------------------------------
+def log_delta_gdp(mu, eps, side: int):
+    """log δ_μ(ε) bounded from below (side = −1) or above (side = +1), vectorised.
+
+    δ_μ(ε) = e^a (1 − e^{b − a}), a = log Φ(−ε/μ + μ/2), b = ε + log Φ(−ε/μ − μ/2)
+    (b < a). log_ndtr is accurate to a few ulps of |a|, |b| (absolutely, in log), so a
+    margin m = 1e-12 (1 + |a| + |b|) on a and on b − a bounds the true value.
+    """
+    mu = np.asarray(mu, dtype=float)
+    eps = np.asarray(eps, dtype=float)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore", under="ignore"):
+        x = eps / mu
+        a = log_ndtr(-x + 0.5 * mu)
+        b = eps + log_ndtr(-x - 0.5 * mu)
+        m = 1e-12 * (1.0 + np.abs(a) + np.abs(b))
+        d = np.minimum(b - a, 0.0)
+        r = np.exp(d)
+        one_minus = -np.expm1(d)
+        spread = r * np.expm1(m) + 4.0 * _U
+        if side < 0:
+            inner = one_minus - spread
+            out = np.where(inner > 0, a - m + np.log(np.where(inner > 0, inner, 1.0)), -np.inf)
+        else:
+            inner = np.minimum(one_minus + spread, 1.0)
+            out = np.minimum(a + m + np.log(inner), 0.0)
+    ok = np.isfinite(a) & np.isfinite(b) & (mu > 0)
+    if side < 0:
+        return np.where(ok, out, -np.inf)
+    return np.where(ok | (mu <= 0), np.where(mu > 0, out, -np.inf), 0.0)
+
+
+def mu_needed(eps, log_d, side: int):
+    """Per entry, the μ at which δ_μ(ε) reaches e^{log_d}, bracketed to the safe side.
+
+    side = +1 (for an upper μ): the smallest μ whose certified-lower δ_μ(ε) is
+    ≥ e^{log_d}; any μ ≥ it has δ_μ(ε) ≥ e^{log_d}. side = −1 (for a lower μ): the
+    largest μ whose certified-upper δ_μ(ε) is < e^{log_d}; every smaller μ has
+    δ_μ(ε) < e^{log_d}. δ_μ(ε) is increasing in μ. Bisection in log μ over
+    [e^−40, e^20]; beyond it inf (upper) or the bracket's end (lower).
+    """
+    eps = np.asarray(eps, dtype=float)
+    log_d = np.broadcast_to(np.asarray(log_d, dtype=float), eps.shape)
+    lo = np.full(eps.shape, _LOG_MU[0])
+    hi = np.full(eps.shape, _LOG_MU[1])
+    check = -1 if side > 0 else +1
+
+    def good(t):                               # "μ = e^t reaches the target" (certified side)
+        return log_delta_gdp(np.exp(t), eps, check) >= log_d
+
+    for _ in range(52):                        # 60 / 2^52: μ to ~1e-14 relative
+        mid = 0.5 * (lo + hi)
+        g = good(mid)
+        hi = np.where(g, mid, hi)
+        lo = np.where(g, lo, mid)
+    if side > 0:
+        out = np.where(good(hi), np.exp(hi), np.inf)
+        out = np.where(good(np.full(eps.shape, _LOG_MU[0])), 0.0 + np.exp(_LOG_MU[0]), out)
+        return np.where(log_d == -np.inf, 0.0, out)
+    out = np.where(good(lo), 0.0, np.exp(lo))
+    return np.where(log_d == -np.inf, 0.0, out)
+
+
+# ----------------------------------------------------------------------
+# Lattice helpers
+# ----------------------------------------------------------------------
+def _live(lat):
+    live = lat.q > 0
+    return lat.losses[live], lat.q[live]
+
+
+def _support(parts, side: int):
+    """(Σ n max supp, any +∞ atom) of the exact composition of parts[side]."""
+    top, inf_atom = 0.0, False
+    for p in parts:
+        lat, n = p[side], p[2]
+        L, _ = _live(lat)
+        inf_atom |= lat.q_inf > 0
+        if L.size == 0:
+            return -math.inf, inf_atom
+        top += n * float(L[-1])
+    return top, inf_atom
+
+
+def _log_mgf(parts, lambdas):
+    """Λ(λ) = Σ n log Σ q e^{λl} of the pessimistic factors (finite atoms), per λ."""
+    tot = np.zeros(lambdas.size)
+    for lp, _, n in parts:
+        L, q = _live(lp)
+        rows = max(1, 2_000_000 // max(L.size, 1))      # bounded work arrays
+        for s in range(0, lambdas.size, rows):
+            lam = lambdas[s:s + rows]
+            tot[s:s + rows] += n * logsumexp(lam[:, None] * L[None, :], b=q[None, :], axis=1)
+    return tot
+
+
+def _chernoff(parts):
+    """ε ↦ log of min_λ κ(λ) e^{Λ(λ) − λε}: an upper bound on δ of the exact composition
+    of the pessimistic factors (finite atoms only), with a rounding margin."""
+    lam = _LAMBDAS
+    big = _log_mgf(parts, lam)
+    log_kappa = lam * np.log(lam) - (1.0 + lam) * np.log1p(lam)
+    base = big + log_kappa + 1e-9 * (1.0 + np.abs(big))   # logsumexp and products' rounding
+
+    def log_delta(eps):
+        vals = base[None, :] - lam[None, :] * np.asarray(eps, dtype=float)[:, None]
+        return np.minimum(np.min(vals, axis=1), 0.0)
+    return log_delta
+
+
+# ----------------------------------------------------------------------
+# Pure ε
+# ----------------------------------------------------------------------
+def _recipe_unbounded(num) -> bool:
+    """True if some factor's loss is unbounded above (a Gaussian with μ > 0 inside):
+    then the composed loss is unbounded and ε* = ∞ (the other factors' supports are
+    non-empty, so the sum's support is unbounded too)."""
+    recipes = _recipes(num)
+    if recipes is None:
+        return False
+    for groups, _ in recipes:
+        for f, _n in groups:
+            fam = _gaussian_family_mu(f)
+            if fam is not None and fam[0] > 0.0:
+                return True
+    return False
+
+
+def pure_epsilon_bounds(num) -> tuple[float, float]:
+    """(lo, hi) with lo ≤ ε* ≤ hi, ε* the smallest ε with f ≥ f_{ε,0} (module docstring)."""
+    if _recipe_unbounded(num):
+        return math.inf, math.inf
+    own = _direction_parts(num)
+    if _genuine_infinity(own):
+        return math.inf, math.inf
+    lo = _generic_pure_lower(num)
+    factor_hi = _factor_pure_upper(num)
+    dirs = _checked_directions(num, own)
+    if dirs is None:
+        return _round_down(min(lo, factor_hi)), _round_up(factor_hi)
+    hi, lo_s = 0.0, 0.0
+    for parts in dirs:
+        top, inf_atom = _support(parts, 0)
+        hi = math.inf if inf_atom else max(hi, top)
+        top_o, inf_o = _support(parts, 1)
+        lo_s = math.inf if inf_o else max(lo_s, top_o)
+    hi = min(hi, factor_hi)
+    lo = min(max(lo, lo_s), hi)
+    # the supports are sums of grid losses: round the sums outwards
+    return _round_down(lo), _round_up(hi)
+
+
+def _generic_pure_lower(num) -> float:
+    """ε* ≥ any ε with certified-lower δ(ε) > 0 (read from the composed lattices)."""
+    grid = _eps_grid(num)
+    d = num._delta_lower(grid)
+    pos = np.flatnonzero(d > 0)
+    return float(grid[pos[-1]]) if pos.size else 0.0
+
+
+def _eps_grid(num, points: int = 4001):
+    top = max((lat.k0 + lat.q.size) * lat.step for lat in num.pess + num.opt)
+    return np.linspace(0.0, max(top, 0.0) + num.step, points)
+
+
+# ----------------------------------------------------------------------
+# GDP μ
+# ----------------------------------------------------------------------
+def _genuine_infinity(dirs) -> bool:
+    """A slack-free optimistic factor lattice with a +∞ atom: the composition has Q-mass
+    |Q|ⁿ − Fⁿ > 0 at L = +∞, so δ_f(ε) ≥ that for every ε (f(0) < 1): ε* = μ* = ∞."""
+    if dirs is None:
+        return False
+    return any(p[1].slack == 0.0 and p[1].q_inf > 0 for parts in dirs for p in parts)
+
+
+def gdp_mu_bounds(num) -> tuple[float, float]:
+    """(lo, hi) with lo ≤ μ* ≤ hi, μ* the smallest μ with f ≥ G_μ (module docstring)."""
+    hi = _factor_mu_upper(num)
+    lo = _family_mu_lower(num)
+    if 0.0 < lo and hi <= lo * (1.0 + 1e-12):
+        return _round_down(lo), _round_up(hi)      # closed form: nothing to discretise
+    dirs = _direction_parts(num)
+    if _genuine_infinity(dirs):
+        return math.inf, math.inf
+    hi = min(hi, _lattice_mu_upper(num, dirs))
+    lo = max(lo, _bulk_mu_lower(num))
+    lo = min(lo, hi)          # both certified: a crossing could only be rounding
+    return _round_down(lo), _round_up(hi)
+
+
+def _factor_mu_upper(num) -> float:
+    recipes = _recipes(num)
+    if recipes is None:
+        return math.inf
+    worst = 0.0
+    for groups, _ in recipes:           # f⁻¹ ≥ G_μ ⇔ f ≥ G_μ: reflection changes nothing
+        total = 0.0
+        for f, n in groups:
+            m = _factor_mu_hi(f, num.step)
+            if not math.isfinite(m):
+                return math.inf
+            total += n * m * m
+        worst = max(worst, math.sqrt(total))
+    return worst
+
+
+def _family_mu_lower(num) -> float:
+    """μ_T = √(Σ n μ_i²) when every factor of some direction is a (subsampled) Gaussian."""
+    recipes = _recipes(num)
+    if recipes is None:
+        return 0.0
+    best = 0.0
+    for groups, _ in recipes:
+        fams = [(_gaussian_family_mu(f), n) for f, n in groups]
+        if all(fam is not None for fam, _ in fams):
+            best = max(best, math.sqrt(sum(n * fam[0] ** 2 for fam, n in fams)))
+    return best
+
+
+def _bulk_mu_lower(num) -> float:
+    """max over a grid of the μ that the certified-lower δ(ε) (and δ of f⁻¹) forces."""
+    grid = _eps_grid(num)
+    logs = []
+    with np.errstate(divide="ignore"):
+        logs.append(np.log(num._delta_lower(grid)))
+        if len(num.pess) == 1:
+            # δ_{f⁻¹}(ε) = e^ε (δ_f(−ε) − (1 − e^{−ε})), from below with δ_f from below
+            inv = np.exp(grid) * (num._delta_lower(-grid) + np.expm1(-grid))
+            inv = inv - 8.0 * _U * np.exp(grid)            # the subtraction's rounding
+            logs.append(np.log(np.where(inv > 0, inv, 0.0)))
+    best = 0.0
+    for lg in logs:
+        mus = mu_needed(grid, lg, -1)
+        best = max(best, float(np.max(mus)))
+    return best
+
+
+def _lattice_mu_upper(num, dirs) -> float:
+    dirs = _checked_directions(num, dirs)
+    if dirs is None:
+        return math.inf
+    return _directions_mu_upper([(parts, _plain_upper(num, j)) for j, parts in enumerate(dirs)],
+                                _bulk_top(num))
+
+
+def _directions_mu_upper(dirs, bulk: float) -> float:
+    """Certified μ from bounded-support directions [(parts, plain log-upper δ)]."""
+    worst = 0.0
+    for parts, plain in dirs:
+        top, inf_atom = _support(parts, 0)
+        if inf_atom or not math.isfinite(top):
+            return math.inf                    # unbounded tail: route 1 only
+        if top <= 0.0:
+            continue                           # δ(ε) = 0 for ε ≥ 0: no constraint
+        chern = _chernoff(parts)
+
+        def log_upper(eps, plain=plain, chern=chern):
+            return np.minimum(plain(eps), chern(eps))
+        worst = max(worst, _sandwich(log_upper, top, bulk))
+        if not math.isfinite(worst):
+            return worst
+    return worst
+
+
+def _bulk_top(num) -> float:
+    return max((lat.k0 + lat.q.size) * lat.step for lat in num.pess)
+
+
+def _plain_upper(num, j: int):
+    """ε ↦ log of the composed lattices' certified upper δ for direction j (ε ≥ 0)."""
+    def log_upper(eps):
+        eps = np.asarray(eps, dtype=float)
+        with np.errstate(divide="ignore", over="ignore"):
+            if len(num.pess) > 1:
+                lat = num.pess[j]
+                d = lat.delta_raw(eps) + lat.slack + lat.readback
+                return np.log(np.minimum(d, 1.0))
+            if j == 0:
+                return np.log(num._delta(eps))
+            # f⁻¹: e^ε (δ_f(−ε) + expm1(−ε)), from above with δ_f from above
+            val = np.exp(eps) * (num._delta(-eps) + np.expm1(-eps)) + 8.0 * _U * np.exp(eps)
+            return np.log(np.clip(val, 0.0, 1.0))
+    return log_upper
+
+
+def _lattice_upper(lat):
+    """ε ↦ log of a slack-free lattice's own δ, rounded up (its read-back bound)."""
+    def log_upper(eps):
+        with np.errstate(divide="ignore"):
+            d = lat.delta_raw(np.asarray(eps, dtype=float)) + lat.readback
+            return np.log(np.minimum(d, 1.0))
+    return log_upper
+
+
+def _single_factor_mu(f, step: float) -> float:
+    """Certified μ for one bounded-loss factor from its own lattices (inf otherwise)."""
+    from fdp.engine.discretise import discretise
+    try:
+        lp, lo = discretise(f, step)
+    except (ValueError, MemoryError, ArithmeticError):
+        return math.inf
+    if lp.slack != 0.0 or lp.q_inf > 0:
+        return math.inf
+    rp = reflect(lp)
+    parts, flipped = [(lp, lo, 1)], [(rp, reflect(lo), 1)]
+    bulk = (lp.k0 + lp.q.size) * step
+    return _directions_mu_upper([(parts, _lattice_upper(lp)), (flipped, _lattice_upper(rp))],
+                                max(bulk, -rp.k0 * step))
+
+
+def _sandwich(log_upper, top: float, bulk: float, rounds: int = 6, split: int = 8) -> float:
+    """Smallest μ certified by cells [ε_i, ε_{i+1}] covering [0, top]: U(ε_i) ≤ δ_μ(ε_{i+1}).
+
+    Cells that may bind are split ``split`` ways, ``rounds`` times; the maximum over
+    cells is a valid bound at every stage.
+    """
+    edges = np.unique(np.concatenate([np.linspace(0.0, top, 1001),
+                                      np.linspace(0.0, min(bulk, top), 1001)]))
+    lo_e, hi_e = edges[:-1], edges[1:]
+    lu = log_upper(lo_e)
+    cell = mu_needed(hi_e, lu, +1)
+    best = float(np.max(mu_needed(lo_e, lu, +1)))   # a value the truth is near (not a bound)
+    for _ in range(rounds):
+        bound = float(np.max(cell))
+        if not math.isfinite(bound) or bound - best <= 1e-9 * max(bound, 1e-300):
+            break
+        hot = cell > best
+        if hot.sum() * split > 20_000:
+            break
+        t = np.linspace(0.0, 1.0, split + 1)
+        sub = lo_e[hot, None] + (hi_e[hot, None] - lo_e[hot, None]) * t[None, :]
+        new_lo, new_hi = sub[:, :-1].ravel(), sub[:, 1:].ravel()
+        lu = log_upper(new_lo)
+        new_cell = mu_needed(new_hi, lu, +1)
+        best = max(best, float(np.max(mu_needed(new_lo, lu, +1))))
+        lo_e = np.concatenate([lo_e[~hot], new_lo])
+        hi_e = np.concatenate([hi_e[~hot], new_hi])
+        cell = np.concatenate([cell[~hot], new_cell])
+    return float(np.max(cell))
+
+
+__all__ = ["gdp_mu_bounds", "pure_epsilon_bounds", "log_delta_gdp", "mu_needed"]
