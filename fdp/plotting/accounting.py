@@ -86,7 +86,7 @@ def group_privacy(f, ks=(1, 2, 4, 8), *, ax=None, name=None):
 
 def laplace_limit(mu: float = 1.0, ks=(1, 2, 5, 10), *, ax=None):
     """Groups of size k under (μ/k, 0)-DP: 1 − (1 − f_{μ/k,0})^{∘k} → L_μ as k → ∞
-    (DRS Prop 2.15 / MATH.md §5), with the Laplace limit drawn thick."""
+    (DRS §2.5, Prop 2.15), with the Laplace limit drawn thick."""
     import fdp
     ax = tradeoff_axes(get_axes(ax))
     for i, k in enumerate(ks):

@@ -1,4 +1,4 @@
-"""The pictures that introduce f-DP (DRS §2; seed notes 004, figures 08–11).
+"""The pictures that introduce f-DP (Dong, Roth & Su 2022, §2).
 
 * ``hypothesis_test``: two densities, a rejection threshold, shaded type I/II errors;
 * ``fdp_region``: a trade-off curve f with candidate curves, marking which are f-DP;

@@ -1,7 +1,7 @@
 """Bu, Dong, Long, Su (2020), Table 4: MovieLens 1M recommender with DP-SGD.
 
 n = 800167 ratings, batch 10000 (p = 10000/800167), 20 epochs, δ = 1e-6. Printed: μ = 1.94,
-CLT ε = 10.61, MA ε = 15.39. σ is not printed; σ = 0.6 reproduces all three (MATH.md §9).
+CLT ε = 10.61, MA ε = 15.39. σ is not printed; σ = 0.6 reproduces all three.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Dong–Roth–Su §3, composition and the central limit theorem, recomputed.
 
 * Exact n-fold f_{ε,0}^{⊗n} (Kairouz–Oh–Viswanath): n = 10, ε = 0.5 gives δ(4) =
-  5.519627e-3 (MATH.md §4).
+  5.519627e-3 (KOV Thm 3.3; DRS §3.1).
 * Berry–Esseen (DRS Thm 3.4): for that composition μ = 1.5976 and γ = 0.1936, and the
   composition lies in the band G_μ(α + γ) − γ ≤ f ≤ G_μ(α − γ) + γ on [γ, 1 − γ].
 * CLT (DRS Thm 3.5): f_{1/√n,0}^{⊗n} → G_1 and L_{1/√n}^{⊗n} → G_μ as n grows.
@@ -19,7 +19,7 @@ from fdp.repro.scripts._common import engine_tol, figure, have, missing, sup_dis
 
 NAME = "drs_composition_clt"
 TITLE = "DRS §3 (recomputed): composition, the CLT and the Berry–Esseen band"
-SOURCE = "DRS §3 / KOV / MATH §4, §6"
+SOURCE = "DRS §3.1–3.2; KOV Thm 3.3"
 CAPTION = """Recomputed from the formulas of Dong, Roth & Su. Left: the exact 10-fold
 composition of f_{0.5,0} (Kairouz–Oh–Viswanath), its CLT approximation G_1.5976 (dashed)
 and the Berry–Esseen band of width γ = 0.1936 (shaded), which the composition respects.

@@ -4,7 +4,7 @@ Expansion": the Laplace experiment.
 Lap(0,1)^{⊗n} against Lap(3/√n,1)^{⊗n} for n = 1, 3, 5, 10: the exact composition, the
 CLT G_{μ_f} and the degree-2 Edgeworth approximation. The authors' code prints
 μ_f = (E_Q L − E_P L)/√Var_P L · √n = 2.7028840134114045, 2.671608112428377,
-2.6890044854067687, 2.7292239889731054 (MATH.md §6), and the paper's point is that the
+2.6890044854067687, 2.7292239889731054, and the paper's point is that the
 Edgeworth curve is much closer to the truth than the CLT.
 """
 
