@@ -203,7 +203,8 @@ def _cmd_dpsgd(args) -> int:
     import fdp
     relation = {"add_remove": "add/remove one example",
                 "replace_one": "replace one example"}[neighbouring]
-    print("computing the certified bracket ...", file=sys.stderr, flush=True)
+    if sys.stderr.isatty():     # a note for people; logs and pipes get only results
+        print("computing the certified bracket ...", file=sys.stderr, flush=True)
     cert = _with_sensitivity(fdp.dpsgd, sigma, sens, q, steps, sampling=args.sampling,
                              neighbouring=neighbouring, tol=tol)
     lo, hi = (float(v) for v in cert.epsilon_bounds(delta))
@@ -374,7 +375,10 @@ def _cmd_plot(args) -> int:
     fs = [parse_spec(s) for s in args.specs]
     import fdp
     from fdp.plotting import new_figure, save
-    fig, axes = new_figure(1, 1, size=5.0)
+    from fdp.plotting._style import MAX_INSIDE_ENTRIES
+    # A crowded legend goes beside the axes: make the figure wider for it.
+    wide = len(fs) + 1 > MAX_INSIDE_ENTRIES or any(len(lb) > 32 for lb in labels)
+    fig, axes = new_figure(1, 1, figsize=(6.9, 5.0) if wide else (5.0, 5.0))
     fdp.plot(*fs, labels=labels, ax=axes[0, 0], title=args.title)
     save(fig, out)
     print(f"plot written to {out}")
@@ -488,7 +492,9 @@ def main(argv=None) -> int:
         if not getattr(args, "command", None):
             parser.print_help()
             return EXIT_USAGE
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()      # a closed pipe shows here, where it is handled below
+        return code
     except UsageError as exc:
         _error(str(exc).removeprefix("fdp: "))
         return EXIT_USAGE

@@ -58,7 +58,7 @@ def plot(*fs, labels=None, ax=None, diagonal: bool = True, title: str | None = N
         else:
             raise TypeError(f"plot takes TradeOff objects or (alpha, beta) point sets, "
                             f"got {type(f).__name__}")
-    legend(ax, loc="upper right")
+    legend(ax, loc="upper right", crowded="outside")
     return ax
 
 
