@@ -38,8 +38,29 @@ def new_figure(nrows: int = 1, ncols: int = 1, *, size: float = 4.2, figsize=Non
     return fig, axes
 
 
+#: Line styles for the members of a family of curves, so that members stay apart where
+#: they nearly coincide and in greyscale (colour alone is not enough).
+LINESTYLES = ("-", "--", "-.", ":", (0, (6, 1.5, 1, 1.5, 1, 1.5)), (0, (1, 1)))
+
+
 def color(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
+
+
+def linestyle(i: int):
+    return LINESTYLES[i % len(LINESTYLES)]
+
+
+def zoom_inset(ax, xlim, ylim, bounds=(0.52, 0.22, 0.45, 0.36)):
+    """An inset Axes magnifying the window ``xlim × ylim`` of ``ax`` (marked on ``ax``),
+    for curves that nearly coincide at the scale of the whole plot. Draw on it as on
+    ``ax``; it returns the inset."""
+    ins = ax.inset_axes(bounds, xlim=xlim, ylim=ylim)
+    ins.tick_params(labelsize="x-small")
+    ins.grid(True, color="0.9", linewidth=0.6)
+    ins.set_facecolor("white")
+    ax.indicate_inset_zoom(ins, edgecolor="0.35")
+    return ins
 
 
 def tradeoff_axes(ax, *, diagonal: bool = True, title: str | None = None):

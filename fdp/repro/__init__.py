@@ -167,7 +167,7 @@ def run(names=(), out_dir="figures", fast: bool = False, progress: bool = True,
 
 
 #: Columns of the check table: (header, width in the narrow table).
-COLUMNS = (("quantity", 31), ("paper", 13), ("ours", 20), ("tolerance", 20), ("result", 6))
+COLUMNS = (("quantity", 30), ("paper", 17), ("ours", 21), ("tolerance", 16), ("result", 6))
 #: Width of the narrow check table, in characters.
 TABLE_WIDTH = 100
 

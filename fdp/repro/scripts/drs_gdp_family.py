@@ -21,7 +21,8 @@ TITLE = "DRS §2.2: the G_μ family"
 SOURCE = "DRS §2.2, §2.4"
 CAPTION = """Left: G_μ for μ = 0.5, 1, 2, 3: the larger μ, the easier the two hypotheses are
 told apart and the weaker the privacy. Middle: μ-GDP ⇔ (ε, δ(ε))-DP for all ε (DRS Cor 2.13):
-G_1 is the upper envelope of the f_{ε,δ} it implies, each touching it. Right: the privacy
+G_1 is the upper envelope of the f_{ε,δ} it implies, each touching it (the inset magnifies
+[0, 0.05]², where the kinks of the small-δ curves lie). Right: the privacy
 profiles δ(ε) of the four curves. Checked with 30-digit mpmath: G_μ(0.05), the advantage
 Φ(μ/2) − Φ(−μ/2) and δ(1) of each curve; that the curves are ordered in μ; and that each
 implied f_{ε,δ} lies below G_1 and touches it."""
@@ -69,7 +70,7 @@ def run(out_dir, fast: bool = False):
     fig, axes = figure(1, 3, size=4.4)
     gdp_family(MUS, ax=axes[0])
     axes[0].set_title(r"$G_\mu$ for several $\mu$")
-    gdp_conversion(1.0, DELTAS, ax=axes[1])
+    gdp_conversion(1.0, DELTAS, ax=axes[1], zoom=0.05)
     axes[1].set_title(r"$G_1$ and the $f_{\varepsilon,\delta}$ it implies")
     privacy_profile(*[fdp.Gaussian(m) for m in MUS], labels=[rf"$G_{{{m:g}}}$" for m in MUS],
                     eps=np.linspace(0.0, 8.0, 161), ax=axes[2])
