@@ -10,7 +10,6 @@ import re
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 from scipy.stats import norm
 
@@ -362,3 +361,10 @@ def test_crowded_legend_is_beside_the_axes_and_saved_whole(tmp_path):
     height, width = imread(path).shape[:2]
     assert width >= (legend.x1 / fig.dpi - tight.x0) * 100 - 2
     assert width >= tight.width * 100 - 2 and height >= tight.height * 100 - 2
+
+
+def test_main_for_runs_one_reproduction_like_the_command(tmp_path, capsys):
+    from fdp.repro import main_for
+    assert main_for("drs_eps_delta", ["--out", str(tmp_path), "--quiet"]) == 0
+    assert (tmp_path / "drs_eps_delta.png").exists()
+    assert "PASS" in capsys.readouterr().out

@@ -270,6 +270,13 @@ def write_gallery(out_dir) -> Path:
     return path
 
 
+def main_for(name: str, argv=None) -> int:
+    """Run one reproduction as ``fdp repro NAME [--out DIR] [--fast]`` would; returns the
+    exit status (kept for scripts written against earlier versions)."""
+    from fdp.cli import main
+    return main(["repro", name, *(argv or [])])
+
+
 __all__ = ["COLUMNS", "Check", "Progress", "Result", "SCRIPTS", "TABLE_WIDTH", "format_table",
-           "load", "prepare_out_dir", "resolve", "rows", "run", "run_one",
+           "load", "main_for", "prepare_out_dir", "resolve", "rows", "run", "run_one",
            "write_csv", "write_gallery"]
