@@ -31,6 +31,11 @@ def sdist_names(tmp_path_factory):
     src = tmp_path_factory.mktemp("src") / "fdp"
     shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
         ".git", "__pycache__", "*.egg-info", ".hypothesis", ".pytest_cache", "build", "dist"))
+    # leftovers of a working copy that must not ship
+    (src / "tests" / "__pycache__").mkdir(exist_ok=True)
+    (src / "tests" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"")
+    (src / "notebooks" / ".ipynb_checkpoints").mkdir(exist_ok=True)
+    (src / "notebooks" / ".ipynb_checkpoints" / "x-checkpoint.ipynb").write_text("{}")
     out = tmp_path_factory.mktemp("dist")
     import os
     cwd = os.getcwd()
@@ -58,7 +63,8 @@ def test_sdist_carries_the_project_files(sdist_names):
 
 def test_sdist_leaves_internal_notes_out(sdist_names):
     assert not any(n.startswith(("notes/", ".ci/", ".git/")) for n in sdist_names)
-    assert not any("__pycache__" in n for n in sdist_names)
+    assert not any("__pycache__" in n or n.endswith(".pyc") for n in sdist_names)
+    assert not any("checkpoint" in n for n in sdist_names)
 
 
 def test_license_is_the_declared_mit_license():
