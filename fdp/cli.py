@@ -516,6 +516,12 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         _error("interrupted", prefix="fdp: ")
         return 130
+    except Exception as exc:  # a bug of ours: still one line, the traceback on request
+        if os.environ.get("FDP_DEBUG"):
+            raise
+        _error(f"internal error ({type(exc).__name__}: {_one_line(exc)}); please report "
+               "it (FDP_DEBUG=1 shows the traceback)")
+        return EXIT_USAGE
 
 
 def _one_line(exc: BaseException) -> str:

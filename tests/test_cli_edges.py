@@ -368,3 +368,14 @@ def test_main_for_runs_one_reproduction_like_the_command(tmp_path, capsys):
     assert main_for("drs_eps_delta", ["--out", str(tmp_path), "--quiet"]) == 0
     assert (tmp_path / "drs_eps_delta.png").exists()
     assert "PASS" in capsys.readouterr().out
+
+
+def test_an_unexpected_error_is_one_line_unless_debugging(capsys, monkeypatch):
+    def broken(*args, **kwargs):
+        raise IndexError("index 7 is out of bounds")
+    monkeypatch.setattr(fdp, "dpsgd", broken)
+    code, _, err = run(capsys, *BASE)
+    assert_one_line_error(code, err, "internal error (IndexError", "FDP_DEBUG")
+    monkeypatch.setenv("FDP_DEBUG", "1")
+    with pytest.raises(IndexError):
+        main(list(BASE))
