@@ -3,7 +3,7 @@
     fdp repro [NAME ...] [--out DIR] [--list] [--fast]
         reproduce paper figures and tables, print the check table (exit 1 on a FAIL)
     fdp dpsgd --noise-multiplier S (--sample-rate Q --steps T | --epochs E
-              --dataset-size N --batch-size B) [--delta D] [--plot FILE]
+              --dataset-size N --batch-size B) [--delta D] [--sensitivity C] [--plot FILE]
         certified ε bracket of DP-SGD, the CLT μ and ε (with a warning when the CLT
         under-reports), the RDP ε and attack-risk read-outs
     fdp convert (two of --mu, --epsilon, --delta)
@@ -11,8 +11,9 @@
     fdp plot SPEC [SPEC ...] --out FILE
         draw trade-off functions, e.g. ``gaussian:1 epsdelta:1,1e-5 laplace:1^4``
 
-Bad input (unknown names, out-of-range numbers, unwritable paths) gives one line on
-stderr and exit status 2, never a traceback.
+Bad input (unknown names, out-of-range numbers, unwritable paths, a computation too
+large for memory) gives one line on stderr and exit status 2, never a traceback; every
+argument is checked before anything is computed.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -70,7 +72,32 @@ def _writable_file(flag: str, path: str) -> Path:
         raise UsageError(f"{flag} {path!r}: directory {str(parent)!r} does not exist")
     if not os.access(parent, os.W_OK):
         raise UsageError(f"{flag} {path!r}: directory {str(parent)!r} is not writable")
+    # os.access can say yes where writing fails (pseudo-filesystems, read-only mounts
+    # seen by root): open the file the way savefig will, and remove it if it was new.
+    existed = p.exists()
+    try:
+        with open(p, "ab"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"{flag} {path!r} cannot be written: {exc.strerror or exc}") from None
+    if not existed:
+        p.unlink(missing_ok=True)
     return p
+
+
+def _tol(flag: str, x):
+    """The engine accuracy: a number in (0, 1] (the engine's own range), or None."""
+    if x is not None and not (math.isfinite(x) and 0.0 < x <= 1.0):
+        raise UsageError(f"{flag} must lie in (0, 1], got {x!r}")
+    return x
+
+
+def _bound(x: float, trivial: float, why: str) -> str:
+    """A certified upper bound as text; a bound that could not be computed (NaN) is
+    replaced by the trivially safe value, with the reason, never printed as 'nan'."""
+    if math.isnan(x):
+        return f"{trivial:g}   (trivial bound: {why})"
+    return f"{x:.4f}"
 
 
 # ----------------------------------------------------------------------
@@ -78,21 +105,26 @@ def _writable_file(flag: str, path: str) -> Path:
 # ----------------------------------------------------------------------
 def _cmd_repro(args) -> int:
     from fdp import repro
+    try:
+        names = repro.resolve(args.names)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     if args.list:
-        width = max(map(len, repro.SCRIPTS))
-        for name in repro.SCRIPTS:
+        width = max(map(len, names))
+        for name in names:
             mod = repro.load(name)
             print(f"{name:<{width}}  {mod.TITLE}  [{mod.SOURCE}]")
         return 0
+    csv_path = _writable_file("--csv", args.csv) if args.csv else None
     try:
-        names = repro.resolve(args.names)
         repro.prepare_out_dir(args.out)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
     except OSError as exc:
         raise UsageError(str(exc)) from None
     results = repro.run(names, args.out, fast=args.fast, progress=not args.quiet)
-    print(repro.format_table(results))
+    print(repro.format_table(results, wide=args.wide))
+    if csv_path is not None:
+        repro.write_csv(results, csv_path)
+        print(f"check table written to {csv_path}", file=sys.stderr)
     failed = [r.name for r in results if not r.passed]
     if failed:
         print(f"fdp repro: FAILED: {', '.join(failed)}", file=sys.stderr)
@@ -129,49 +161,83 @@ def _dpsgd_schedule(args) -> tuple[float, int, str]:
     return q, steps, ""
 
 
+#: Default sensitivity of the clipped gradient sum, in clipping norms, per neighbouring
+#: relation: adding or removing one example moves the sum by at most one clipping norm C;
+#: replacing one example removes one clipped gradient and adds another, so the sum can
+#: move by up to 2C (the per-step mechanism is then G_{2/σ}; Dong, Roth & Su 2022, §5
+#: analyse NoisySGD with the sensitivity as a parameter).
+DEFAULT_SENSITIVITY = {"add_remove": 1.0, "replace_one": 2.0}
+
+
+def _accepts(fn, keyword: str) -> bool:
+    import inspect
+    try:
+        return keyword in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _with_sensitivity(fn, sigma: float, sensitivity: float, *args, **kwargs):
+    """Call ``fn(sigma, *args, sensitivity=..., **kwargs)``. A library without the
+    ``sensitivity`` keyword gets the equivalent noise multiplier σ/Δ instead: the
+    per-step Gaussian mechanism depends on Δ/σ only (G_{Δ/σ}), so both are the same."""
+    if _accepts(fn, "sensitivity"):
+        return fn(sigma, *args, sensitivity=sensitivity, **kwargs)
+    return fn(sigma / sensitivity, *args, **kwargs)
+
+
 def _cmd_dpsgd(args) -> int:
+    # Every argument is checked before anything is computed.
     sigma = _positive("--noise-multiplier", args.noise_multiplier)
     q, steps, schedule = _dpsgd_schedule(args)
     delta = _unit("--delta", args.delta, open_high=True)
     fpr = _unit("--fpr", args.fpr, open_low=False, open_high=True)
-    if args.tol is not None:
-        _positive("--tol", args.tol)
-    plot_path = _writable_file("--plot", args.plot) if args.plot else None
+    tol = _tol("--tol", args.tol)
     neighbouring = "add_remove" if args.sampling == "poisson" else "replace_one"
+    sens = DEFAULT_SENSITIVITY[neighbouring] if args.sensitivity is None else \
+        _positive("--sensitivity", args.sensitivity)
+    plot_path = _writable_file("--plot", args.plot) if args.plot else None
 
     import numpy as np
 
     import fdp
+    relation = {"add_remove": "add/remove one example",
+                "replace_one": "replace one example"}[neighbouring]
+    if sys.stderr.isatty():     # a note for people; logs and pipes get only results
+        print("computing the certified bracket ...", file=sys.stderr, flush=True)
+    cert = _with_sensitivity(fdp.dpsgd, sigma, sens, q, steps, sampling=args.sampling,
+                             neighbouring=neighbouring, tol=tol)
+    lo, hi = (float(v) for v in cert.epsilon_bounds(delta))
     print(f"DP-SGD: noise multiplier {sigma:g}, sample rate {q:.6g}, {steps} steps"
           + (f" ({schedule})" if schedule else "") + f", delta {delta:g}")
-    relation = {"add_remove": "add/remove", "replace_one": "replace-one"}[neighbouring]
-    print(f"        sampling {args.sampling}, neighbouring {relation}")
-    print("computing the certified bracket ...", file=sys.stderr, flush=True)
-    cert = fdp.dpsgd(sigma, q, steps, sampling=args.sampling, neighbouring=neighbouring,
-                     tol=args.tol)
-    lo, hi = cert.epsilon_bounds(delta)
-    print(f"certified f-DP (numeric accountant):  epsilon in [{lo:.4f}, {hi:.4f}]"
+    print(f"        sampling {args.sampling}, neighbouring relation: {relation}")
+    print(f"        sensitivity of the clipped gradient sum: {sens:g} x clipping norm"
+          + ("   (default for this relation)" if args.sensitivity is None else ""))
+    lo_txt = "0.0000" if math.isnan(lo) else f"{lo:.4f}"
+    hi_txt = "inf" if math.isnan(hi) else f"{hi:.4f}"
+    print(f"certified f-DP (numeric accountant):  epsilon in [{lo_txt}, {hi_txt}]"
           "   (guarantee: the true epsilon is in this bracket)")
 
-    mu = fdp.dpsgd_clt_mu(sigma, q, steps, sampling=args.sampling)
+    mu = _with_sensitivity(fdp.dpsgd_clt_mu, sigma, sens, q, steps, sampling=args.sampling)
     eps_clt = fdp.gdp_epsilon(mu, delta)
     source = "Bu et al." if args.sampling == "poisson" else "Dong-Roth-Su"
     print(f"CLT ({source}):  mu = {mu:.4f}, epsilon = {eps_clt:.4f}"
           "   (approximation, NOT a bound)")
-    if eps_clt < lo:
+    if lo > 0 and eps_clt < lo:
         print(f"WARNING: the CLT under-reports epsilon: {eps_clt:.4f} is below the "
               f"certified lower end {lo:.4f} (by at least {100 * (lo - eps_clt) / lo:.1f}%); "
               "report the certified bracket", file=sys.stderr)
         print(f"  -> CLT under-reports epsilon ({eps_clt:.4f} < {lo:.4f})")
     elif eps_clt <= hi:
         print("  -> the CLT epsilon lies inside the certified bracket here")
-    else:
+    elif eps_clt > hi:
         print("  -> the CLT epsilon is above the certified bracket here (over-reports)")
 
     rdp_eps = None
     if args.sampling == "poisson":
         from fdp.classical import moments_accountant_epsilon
-        rdp = moments_accountant_epsilon(sigma, q, steps, delta, conversion="improved",
+        # The subsampled Gaussian's RDP depends on sensitivity/σ only.
+        rdp = moments_accountant_epsilon(sigma / sens, q, steps, delta, conversion="improved",
                                          orders=None)
         rdp_eps = rdp.epsilon
         print(f"RDP accountant (Mironov-Talwar-Zhang, improved conversion):  "
@@ -180,11 +246,12 @@ def _cmd_dpsgd(args) -> int:
         print("RDP accountant: not available for sampling without replacement")
 
     # Attack risk from the certified LOWER curve: upper bounds on any attack.
-    adv = cert.advantage()
+    why = "the certified curve could not be evaluated here"
+    adv = float(cert.advantage())
     tpr = 1.0 - float(cert(fpr))
     print("membership-inference risk (certified upper bounds, from the lower curve f):")
-    print(f"  advantage  max(TPR - FPR)           <= {adv:.4f}")
-    print(f"  TPR at FPR = {100 * fpr:g}%  (1 - f({fpr:g}))  <= {tpr:.4f}")
+    print(f"  advantage  max(TPR - FPR)           <= {_bound(adv, 1.0, why)}")
+    print(f"  TPR at FPR = {100 * fpr:g}%  (1 - f({fpr:g}))  <= {_bound(tpr, 1.0, why)}")
     print(f"  CLT reading of the same:  advantage {fdp.Gaussian(mu).advantage():.4f}, "
           f"TPR {1 - fdp.Gaussian(mu)(fpr):.4f}   (approximation)")
 
@@ -193,8 +260,9 @@ def _cmd_dpsgd(args) -> int:
         fig, axes = new_figure(1, 2, size=5.0)
         dpsgd_comparison(cert, mu, rdp_eps, delta, ax=axes[0, 0],
                          title=rf"DP-SGD $\sigma={sigma:g}$, $q={q:.4g}$, $T={steps}$")
-        dpsgd_profile(cert, mu, eps=np.linspace(0.0, max(2.0 * hi, 1.0), 121), ax=axes[0, 1],
-                      delta=delta,
+        top = hi if math.isfinite(hi) else (lo if math.isfinite(lo) and lo > 0 else 1.0)
+        dpsgd_profile(cert, mu, eps=np.linspace(0.0, max(2.0 * top, 1.0), 121),
+                      ax=axes[0, 1], delta=delta,
                       title=r"privacy profile $\delta(\varepsilon)$")
         save(fig, plot_path)
         print(f"trade-off plot written to {plot_path}")
@@ -241,8 +309,8 @@ _FAMILIES = {
 }
 
 
-def parse_spec(spec: str):
-    """``family:a[,b][^n]`` → a TradeOff, e.g. ``gaussian:1``, ``epsdelta:1,1e-5^10``."""
+def _parse_spec(spec: str):
+    """``family:a[,b][^n]`` → (the factor, n)."""
     import fdp
     text, power = spec, 1
     for sep in ("^", "**"):
@@ -273,20 +341,45 @@ def parse_spec(spec: str):
         if not vals[1].is_integer():
             raise UsageError(f"{spec!r}: k must be an integer")
         vals[1] = int(vals[1])
-    f = getattr(fdp, cls_name)(*vals)
+    return getattr(fdp, cls_name)(*vals), power
+
+
+def parse_spec(spec: str):
+    """``family:a[,b][^n]`` → a TradeOff, e.g. ``gaussian:1``, ``epsdelta:1,1e-5^10``."""
+    f, power = _parse_spec(spec)
     return f ** power if power > 1 else f
+
+
+def spec_label(spec: str) -> str:
+    """The legend label of a spec: the factor's formula with its composition power,
+    e.g. ``$L_{1}^{\\otimes 10}$`` for ``laplace:1^10`` (the composed object's own name
+    describes its representation, not the spec)."""
+    from fdp.plotting import latex_label
+    f, power = _parse_spec(spec)
+    label = latex_label(f)
+    if power == 1:
+        return label
+    if label.startswith("$") and label.endswith("$"):
+        return f"${{{label[1:-1]}}}^{{\\otimes {power}}}$"
+    return f"{label}^{power}"
 
 
 def _cmd_plot(args) -> int:
     out = _writable_file("--out", args.out)
-    fs = [parse_spec(s) for s in args.specs]
-    if args.labels is not None and len(args.labels) != len(fs):
-        raise UsageError(f"--labels needs one label per curve ({len(fs)}), "
+    for spec in args.specs:          # check every spec before composing any
+        _parse_spec(spec)
+    if args.labels is not None and len(args.labels) != len(args.specs):
+        raise UsageError(f"--labels needs one label per curve ({len(args.specs)}), "
                          f"got {len(args.labels)}")
+    labels = args.labels if args.labels is not None else [spec_label(s) for s in args.specs]
+    fs = [parse_spec(s) for s in args.specs]
     import fdp
     from fdp.plotting import new_figure, save
-    fig, axes = new_figure(1, 1, size=5.0)
-    fdp.plot(*fs, labels=args.labels, ax=axes[0, 0], title=args.title)
+    from fdp.plotting._style import MAX_INSIDE_ENTRIES
+    # A crowded legend goes beside the axes: make the figure wider for it.
+    wide = len(fs) + 1 > MAX_INSIDE_ENTRIES or any(len(lb) > 32 for lb in labels)
+    fig, axes = new_figure(1, 1, figsize=(6.9, 5.0) if wide else (5.0, 5.0))
+    fdp.plot(*fs, labels=labels, ax=axes[0, 0], title=args.title)
     save(fig, out)
     print(f"plot written to {out}")
     return 0
@@ -297,7 +390,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="fdp", description="f-differential privacy and Gaussian DP: "
                      "reproductions, DP-SGD accounting, conversions and plots.")
     from fdp import __version__
-    parser.add_argument("--version", action="version", version=f"fdp {__version__}")
+    parser.add_argument("--version", action="version", version=f"fdp {__version__}",
+                        help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("repro", help="reproduce paper figures and tables with checks")
@@ -305,67 +399,140 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: all; see --list)")
     p.add_argument("--out", default="figures", metavar="DIR",
                    help="output directory (default: figures)")
-    p.add_argument("--list", action="store_true", help="list the reproductions and exit")
+    p.add_argument("--list", action="store_true", help="list the reproductions (the NAMEs "
+                   "given, or all) and exit")
     p.add_argument("--fast", action="store_true",
                    help="coarser numeric engine (wider certified brackets), for tests")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("--wide", action="store_true", help="print the check table with full, "
+                   "unabbreviated rows (wider than 100 columns)")
+    p.add_argument("--csv", metavar="FILE", help="also write the full check table as CSV")
     p.set_defaults(func=_cmd_repro)
 
     p = sub.add_parser("dpsgd", help="privacy of DP-SGD: certified, CLT, RDP, attack risk")
-    p.add_argument("--noise-multiplier", "--sigma", type=float, required=True, metavar="S")
-    p.add_argument("--sample-rate", type=float, metavar="Q")
-    p.add_argument("--steps", type=int, metavar="T")
-    p.add_argument("--epochs", type=float, metavar="E")
-    p.add_argument("--dataset-size", type=int, metavar="N")
-    p.add_argument("--batch-size", type=int, metavar="B")
+    p.add_argument("--noise-multiplier", "--sigma", type=float, required=True, metavar="S",
+                   help="noise multiplier sigma: Gaussian noise of standard deviation "
+                   "sigma x clipping norm is added to the clipped gradient sum")
+    p.add_argument("--sample-rate", type=float, metavar="Q",
+                   help="probability q that an example is in a batch, in [0, 1]")
+    p.add_argument("--steps", type=int, metavar="T", help="number of DP-SGD steps")
+    p.add_argument("--epochs", type=float, metavar="E",
+                   help="epochs (with --dataset-size and --batch-size, instead of "
+                   "--sample-rate and --steps; steps = ceil(E * N / B))")
+    p.add_argument("--dataset-size", type=int, metavar="N", help="number of training examples")
+    p.add_argument("--batch-size", type=int, metavar="B", help="expected batch size")
     p.add_argument("--delta", type=float, default=1e-5, metavar="D",
-                   help="target delta (default 1e-5)")
+                   help="target delta, in (0, 1) (default 1e-5)")
     p.add_argument("--sampling", choices=("poisson", "without_replacement"),
                    default="poisson", help="poisson (add/remove neighbours, default) or "
-                   "without_replacement (replace-one)")
-    p.add_argument("--fpr", type=float, default=0.01, help="false-positive rate for the "
-                   "TPR read-out (default 0.01)")
-    p.add_argument("--tol", type=float, default=None, help="engine accuracy (default: "
-                   "the engine's)")
+                   "without_replacement (replace-one neighbours)")
+    p.add_argument("--sensitivity", type=float, metavar="C", default=None,
+                   help="largest change of the clipped gradient sum between neighbouring "
+                   "datasets, in units of the clipping norm; default 1 for add/remove, 2 "
+                   "for replace-one (replacing an example can move the sum by twice the "
+                   "norm)")
+    p.add_argument("--fpr", type=float, default=0.01, metavar="A",
+                   help="false-positive rate for the TPR read-out, in [0, 1) (default 0.01)")
+    p.add_argument("--tol", type=float, default=None, metavar="TOL",
+                   help="engine accuracy in (0, 1]: smaller is tighter and slower "
+                   "(default: the engine's)")
     p.add_argument("--plot", metavar="FILE", help="save the trade-off plot (PNG, PDF, SVG)")
     p.set_defaults(func=_cmd_dpsgd)
 
     p = sub.add_parser("convert", help="mu-GDP <-> (epsilon, delta): give two of three")
-    p.add_argument("--mu", type=float)
-    p.add_argument("--epsilon", "--eps", type=float)
-    p.add_argument("--delta", type=float)
+    p.add_argument("--mu", type=float, help="GDP parameter mu > 0")
+    p.add_argument("--epsilon", "--eps", type=float, help="epsilon >= 0")
+    p.add_argument("--delta", type=float, help="delta in (0, 1)")
     p.set_defaults(func=_cmd_convert)
 
     p = sub.add_parser("plot", help="plot trade-off functions given as specs")
     p.add_argument("specs", nargs="+", metavar="SPEC", help="family:params[^n], families: "
                    "gaussian:MU, epsdelta:EPS[,DELTA], laplace:MU, rr:EPS[,K], identity; "
                    "^n composes n times")
-    p.add_argument("--out", required=True, metavar="FILE")
-    p.add_argument("--labels", nargs="+")
-    p.add_argument("--title")
+    p.add_argument("--out", required=True, metavar="FILE",
+                   help="image file to write (PNG, PDF, SVG)")
+    p.add_argument("--labels", nargs="+", metavar="LABEL",
+                   help="one legend label per SPEC (default: the formulas)")
+    p.add_argument("--title", help="title of the plot")
     p.set_defaults(func=_cmd_plot)
     return parser
 
 
+#: A number with a leading minus sign, e.g. -1e-5, -.5, -inf (argparse would take
+#: "-1e-5" for an option).
+_NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|infinity|nan)$",
+                              re.IGNORECASE)
+
+
+def _join_negative_values(argv: list[str]) -> list[str]:
+    """``--delta -1e-5`` → ``--delta=-1e-5``, so that the value reaches the range check
+    (and its message) instead of being misread as an option."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if (a.startswith("--") and "=" not in a and i + 1 < len(argv)
+                and _NEGATIVE_NUMBER.match(argv[i + 1])):
+            out.append(f"{a}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(a)
+        i += 1
+    return out
+
+
 def main(argv=None) -> int:
-    """Run the command line; returns the exit status (0 ok, 1 failed checks, 2 bad input)."""
+    """Run the command line; returns the exit status (0 ok, 1 failed checks, 2 bad input
+    or a computation that cannot be done)."""
     os.environ.setdefault("MPLBACKEND", "Agg")
     parser = build_parser()
+    argv = _join_negative_values(list(sys.argv[1:] if argv is None else argv))
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "command", None):
             parser.print_help()
             return EXIT_USAGE
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()      # a closed pipe shows here, where it is handled below
+        return code
     except UsageError as exc:
-        print(f"fdp: error: {str(exc).removeprefix('fdp: ')}", file=sys.stderr)
+        _error(str(exc).removeprefix("fdp: "))
         return EXIT_USAGE
+    except MemoryError as exc:
+        _error(f"too large to compute: {_one_line(exc) or 'out of memory'}")
+        return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader went away (``fdp repro --list | head -1``): not an error of ours.
+        # Point stdout at devnull so that the interpreter's final flush stays quiet.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 0
     except (ValueError, TypeError, OSError, ArithmeticError) as exc:
-        print(f"fdp: error: {exc}", file=sys.stderr)
+        _error(_one_line(exc))
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("fdp: interrupted", file=sys.stderr)
+        _error("interrupted", prefix="fdp: ")
         return 130
+    except Exception as exc:  # a bug of ours: still one line, the traceback on request
+        if os.environ.get("FDP_DEBUG"):
+            raise
+        _error(f"internal error ({type(exc).__name__}: {_one_line(exc)}); please report "
+               "it (FDP_DEBUG=1 shows the traceback)")
+        return EXIT_USAGE
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def _error(message: str, prefix: str = "fdp: error: ") -> None:
+    try:
+        print(f"{prefix}{message}", file=sys.stderr)
+    except (BrokenPipeError, OSError):
+        pass
 
 
 if __name__ == "__main__":

@@ -74,29 +74,29 @@ def test_bad_input_gives_one_line_and_exit_2(capsys, argv, fragment, tmp_path, m
 def test_repro_to_an_unwritable_directory(capsys, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    code, _, err = run(capsys, "repro", "seed_10_eps_delta", "--out", str(blocker / "d"))
+    code, _, err = run(capsys, "repro", "drs_eps_delta", "--out", str(blocker / "d"))
     assert_one_line_error(code, err, "cannot write")
-    code, _, err = run(capsys, "repro", "seed_10_eps_delta", "--out", str(blocker))
+    code, _, err = run(capsys, "repro", "drs_eps_delta", "--out", str(blocker))
     assert_one_line_error(code, err, "not a directory")
 
 
 def test_repro_list_and_run(capsys, tmp_path):
     code, out, _ = run(capsys, "repro", "--list")
     assert code == 0 and len(out.strip().splitlines()) == len(fdp.repro.SCRIPTS)
-    code, out, err = run(capsys, "repro", "seed_10_eps_delta", "r_fdp_docs", "--out",
+    code, out, err = run(capsys, "repro", "drs_eps_delta", "r_fdp_docs", "--out",
                          str(tmp_path), "--fast")
     assert code == 0
     assert "PASS" in out and "FAIL" not in out
     assert "[2/2] r_fdp_docs" in err
-    assert (tmp_path / "seed_10_eps_delta.png").exists()
+    assert (tmp_path / "drs_eps_delta.png").exists()
     assert (tmp_path / "README.md").exists()
 
 
 def test_repro_exits_nonzero_when_a_check_fails(capsys, tmp_path, monkeypatch):
-    mod = fdp.repro.load("seed_10_eps_delta")
+    mod = fdp.repro.load("drs_eps_delta")
     monkeypatch.setattr(mod, "run", lambda out_dir, fast=False: [
         fdp.repro.Check.close("src", "forced", 1.0, 2.0, atol=0.1)])
-    code, out, err = run(capsys, "repro", "seed_10_eps_delta", "--out", str(tmp_path),
+    code, out, err = run(capsys, "repro", "drs_eps_delta", "--out", str(tmp_path),
                          "--quiet")
     assert code == 1 and "FAIL" in out and "FAILED" in err
 

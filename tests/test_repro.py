@@ -1,6 +1,5 @@
 """fdp repro: every reproduction writes its figure and all its checks pass (fast mode)."""
 
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -27,17 +26,15 @@ def test_reproduction_passes_and_writes_its_figure(name, out_dir):
     assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_every_script_has_metadata_and_a_paper_repro_wrapper():
+def test_every_script_has_metadata_and_lives_in_one_place():
     for name in repro.SCRIPTS:
         mod = repro.load(name)
         for attr in ("TITLE", "SOURCE", "CAPTION", "NAME", "run"):
             assert getattr(mod, attr), (name, attr)
         assert mod.NAME == name
-        wrapper = ROOT / "paper_repro" / f"{name}.py"
-        spec = importlib.util.spec_from_file_location(f"_wrapper_{name}", wrapper)
-        w = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(w)
-        assert w.run is mod.run
+        assert Path(mod.__file__).parent == Path(repro.__file__).parent / "scripts"
+    # paper_repro/ only points at the scripts: no second copy to drift.
+    assert sorted(p.name for p in (ROOT / "paper_repro").iterdir()) == ["README.md"]
 
 
 def test_committed_gallery_lists_every_figure():
@@ -48,10 +45,10 @@ def test_committed_gallery_lists_every_figure():
 
 
 def test_gallery_is_written_from_the_registry(tmp_path):
-    repro.run(["seed_10_eps_delta"], tmp_path, progress=False)
+    repro.run(["drs_eps_delta"], tmp_path, progress=False)
     text = (tmp_path / "README.md").read_text(encoding="utf-8")
-    assert "![Seed fig. 10" in text and "seed_10_eps_delta.png" in text
-    assert "seed_11_gdp_family" not in text     # only figures that exist are listed
+    assert "![DRS §2.1: the trade-off function" in text and "drs_eps_delta.png" in text
+    assert "drs_gdp_family" not in text     # only figures that exist are listed
 
 
 def test_unknown_names_and_unwritable_directories_are_refused(tmp_path):
@@ -60,19 +57,19 @@ def test_unknown_names_and_unwritable_directories_are_refused(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     with pytest.raises(OSError, match="not a directory"):
-        repro.run(["seed_10_eps_delta"], blocker)
+        repro.run(["drs_eps_delta"], blocker)
     with pytest.raises(OSError, match="cannot write"):
-        repro.run(["seed_10_eps_delta"], blocker / "sub")
+        repro.run(["drs_eps_delta"], blocker / "sub")
 
 
 def test_a_crashing_script_becomes_a_failed_row(tmp_path, monkeypatch):
-    mod = repro.load("seed_10_eps_delta")
+    mod = repro.load("drs_eps_delta")
 
     def boom(out_dir, fast=False):
         raise RuntimeError("kaboom")
 
     monkeypatch.setattr(mod, "run", boom)
-    r = repro.run_one("seed_10_eps_delta", tmp_path)
+    r = repro.run_one("drs_eps_delta", tmp_path)
     assert not r.passed and "kaboom" in r.checks[0].ours
     assert "FAIL" in repro.format_table([r])
 
@@ -100,7 +97,7 @@ def test_check_constructors():
 def test_format_table_has_one_row_per_check_and_a_summary():
     r = repro.Result("x", [Check.close("src", "a", 1.0, 1.0, atol=0.1),
                            Check.close("src", "b", 1.0, 2.0, atol=0.1)])
-    table = repro.format_table([r])
+    table = repro.format_table([r], wide=True)
     lines = table.splitlines()
     assert lines[0].split()[:3] == ["script", "source", "quantity"]
     assert sum(line.rstrip().endswith(("PASS", "FAIL")) for line in lines) == 2
@@ -118,7 +115,7 @@ def test_progress_printer_writes_one_line_per_script(tmp_path):
                                               "[2/2] b: 1 checks, ok (0.1 s)"]
 
 
-@pytest.mark.parametrize("name", ["seed_08_hypothesis_test", "seed_10_eps_delta",
+@pytest.mark.parametrize("name", ["drs_hypothesis_test", "drs_eps_delta",
                                   "drs_group_privacy"])
 def test_committed_figures_are_exactly_what_repro_writes(name, tmp_path):
     """Deterministic output: rerunning a (non-numeric) reproduction gives the committed

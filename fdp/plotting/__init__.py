@@ -20,7 +20,9 @@ Figure helpers (see each docstring for the formula drawn):
 ``clt_band``                  a composition, its CLT G_μ and the Berry–Esseen band
 ``subsampling``               C_p(f) for several p
 ``dpsgd_comparison``          certified DP-SGD vs CLT vs moments accountant
-``dpsgd_profile``              DP-SGD δ(ε): certified bracket vs CLT (log scale)
+``dpsgd_profile``             DP-SGD δ(ε): certified bracket vs CLT (log scale)
+``dpsgd_roc``                 the same curves as attack ROC on log–log axes (small α)
+``roc_axes``, ``draw_roc``    log–log TPR = 1 − β against FPR = α, for any f
 ============================  =====================================================
 """
 
@@ -28,9 +30,9 @@ from __future__ import annotations
 
 from fdp.plotting._draw import draw_points, draw_tradeoff, is_point_set, latex_label
 from fdp.plotting._style import PALETTE, get_axes, legend, new_figure, save, tradeoff_axes
-from fdp.plotting.accounting import (clt_band, dpsgd_comparison, dpsgd_profile,
-                                     gdp_conversion, group_privacy, laplace_limit,
-                                     privacy_profile, subsampling)
+from fdp.plotting.accounting import (clt_band, dpsgd_comparison, dpsgd_profile, dpsgd_roc,
+                                     draw_roc, gdp_conversion, group_privacy, laplace_limit,
+                                     privacy_profile, roc_axes, subsampling)
 from fdp.plotting.basics import eps_delta, fdp_region, gdp_family, hypothesis_test
 
 
@@ -58,12 +60,13 @@ def plot(*fs, labels=None, ax=None, diagonal: bool = True, title: str | None = N
         else:
             raise TypeError(f"plot takes TradeOff objects or (alpha, beta) point sets, "
                             f"got {type(f).__name__}")
-    legend(ax, loc="upper right")
+    legend(ax, loc="upper right", crowded="outside")
     return ax
 
 
-__all__ = ["PALETTE", "clt_band", "dpsgd_comparison", "dpsgd_profile", "draw_points",
-           "draw_tradeoff",
+__all__ = ["PALETTE", "clt_band", "dpsgd_comparison", "dpsgd_profile", "dpsgd_roc",
+           "draw_points", "draw_roc", "draw_tradeoff",
            "eps_delta", "fdp_region", "gdp_conversion", "gdp_family", "get_axes",
            "group_privacy", "hypothesis_test", "laplace_limit", "latex_label", "legend",
-           "new_figure", "plot", "privacy_profile", "save", "subsampling", "tradeoff_axes"]
+           "new_figure", "plot", "privacy_profile", "roc_axes", "save", "subsampling",
+           "tradeoff_axes"]

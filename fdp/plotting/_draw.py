@@ -15,6 +15,8 @@ precision than the object has:
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from fdp.plotting._style import alpha_grid
@@ -24,9 +26,12 @@ MAX_MARKED_VERTICES = 60
 
 
 def latex_label(f) -> str:
-    """``$<f.latex()>$`` if matplotlib's mathtext can typeset it, else ``repr(f)``."""
+    """``$<f.latex()>$`` if matplotlib's mathtext can typeset it, else ``repr(f)``.
+
+    Exponents and subscripts of several characters are braced (``^10`` → ``^{10}``):
+    TeX would set only the first one raised (a label "^1 0")."""
     try:
-        text = f"${f.latex()}$"
+        text = "$" + re.sub(r"([\^_])([0-9.]{2,})", r"\1{\2}", f.latex()) + "$"
         from matplotlib.mathtext import MathTextParser
         MathTextParser("path").parse(text)
         return text
@@ -65,8 +70,10 @@ def draw_tradeoff(ax, f, *, label=None, color=None, linestyle="-", linewidth=1.8
     lo, hi = f.bounds(a)
     line, = ax.plot(a, lo, color=color, linestyle=linestyle, linewidth=linewidth,
                     label=f"{label} (lower side)", zorder=zorder)
+    # One legend entry for the bands, however many numeric curves share the axes.
+    first_band = "certified bracket" not in ax.get_legend_handles_labels()[1]
     ax.fill_between(a, lo, hi, color=line.get_color(), alpha=band_alpha, linewidth=0,
-                    label="certified bracket", zorder=zorder - 1)
+                    label="certified bracket" if first_band else None, zorder=zorder - 1)
     return line
 
 

@@ -38,8 +38,29 @@ def new_figure(nrows: int = 1, ncols: int = 1, *, size: float = 4.2, figsize=Non
     return fig, axes
 
 
+#: Line styles for the members of a family of curves, so that members stay apart where
+#: they nearly coincide and in greyscale (colour alone is not enough).
+LINESTYLES = ("-", "--", "-.", ":", (0, (6, 1.5, 1, 1.5, 1, 1.5)), (0, (1, 1)))
+
+
 def color(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
+
+
+def linestyle(i: int):
+    return LINESTYLES[i % len(LINESTYLES)]
+
+
+def zoom_inset(ax, xlim, ylim, bounds=(0.52, 0.22, 0.45, 0.36)):
+    """An inset Axes magnifying the window ``xlim × ylim`` of ``ax`` (marked on ``ax``),
+    for curves that nearly coincide at the scale of the whole plot. Draw on it as on
+    ``ax``; it returns the inset."""
+    ins = ax.inset_axes(bounds, xlim=xlim, ylim=ylim)
+    ins.tick_params(labelsize="x-small")
+    ins.grid(True, color="0.9", linewidth=0.6)
+    ins.set_facecolor("white")
+    ax.indicate_inset_zoom(ins, edgecolor="0.35")
+    return ins
 
 
 def tradeoff_axes(ax, *, diagonal: bool = True, title: str | None = None):
@@ -67,15 +88,33 @@ def alpha_grid(n: int = 600) -> np.ndarray:
     return np.unique(np.concatenate([[0.0, 1.0], np.linspace(0.0, 1.0, n), tail, 1.0 - tail]))
 
 
-def legend(ax, **kw):
+#: A legend with more entries than this, or a longer label, goes beside the axes
+#: (``legend(..., crowded="outside")``) instead of covering the curves.
+MAX_INSIDE_ENTRIES = 5
+MAX_INSIDE_LABEL = 32
+
+
+def legend(ax, *, crowded: str = "inside", **kw):
+    """Draw the legend of ``ax`` (small type, translucent frame).
+
+    With ``crowded="outside"`` a legend that would cover much of the axes (more than
+    ``MAX_INSIDE_ENTRIES`` entries, or a label longer than ``MAX_INSIDE_LABEL``
+    characters) is placed to the right of the axes; a constrained-layout figure makes
+    room for it, so it never runs off the figure.
+    """
     handles, labels = ax.get_legend_handles_labels()
     if handles:
         kw.setdefault("fontsize", "small")
         kw.setdefault("framealpha", 0.9)
+        if crowded == "outside" and (len(labels) > MAX_INSIDE_ENTRIES or
+                                     max(map(len, labels)) > MAX_INSIDE_LABEL):
+            kw.update(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
         ax.legend(**kw)
     return ax
 
 
 def save(fig, path, *, dpi: int = 110) -> None:
-    """Save a figure reproducibly: PNG without the Software/timestamp metadata."""
-    fig.savefig(path, dpi=dpi, metadata={"Software": None})
+    """Save a figure reproducibly (PNG without the Software/timestamp metadata), cropped
+    to everything drawn, so a legend beside the axes or a long label is never cut off."""
+    fig.savefig(path, dpi=dpi, metadata={"Software": None}, bbox_inches="tight",
+                pad_inches=0.05)

@@ -12,7 +12,8 @@ import numpy as np
 
 from fdp import _validate
 from fdp.plotting._draw import draw_tradeoff, latex_label
-from fdp.plotting._style import alpha_grid, color, get_axes, legend, tradeoff_axes
+from fdp.plotting._style import (alpha_grid, color, get_axes, legend, linestyle,
+                                tradeoff_axes)
 
 
 def _masked(v, floor):
@@ -40,10 +41,11 @@ def privacy_profile(*fs, labels=None, eps=None, ax=None, logy=True, floor=1e-12)
         name = labels[i] if labels is not None else latex_label(f)
         lo, hi = _delta_sides(f, e)
         if f.is_exact:
-            ax.plot(e, _masked(hi, floor) if logy else hi, color=color(i), label=name)
+            ax.plot(e, _masked(hi, floor) if logy else hi, color=color(i),
+                    linestyle=linestyle(i), label=name)
         else:
             ax.plot(e, _masked(hi, floor) if logy else hi, color=color(i),
-                    label=f"{name} (certified upper)")
+                    linestyle=linestyle(i), label=f"{name} (certified upper)")
             ax.fill_between(e, np.maximum(lo, floor) if logy else lo,
                             np.maximum(hi, floor) if logy else hi, color=color(i), alpha=0.25,
                             linewidth=0)
@@ -57,18 +59,31 @@ def privacy_profile(*fs, labels=None, eps=None, ax=None, logy=True, floor=1e-12)
     return ax
 
 
-def gdp_conversion(mu: float = 1.0, deltas=(1e-1, 1e-2, 1e-3, 1e-5), *, ax=None):
+def gdp_conversion(mu: float = 1.0, deltas=(1e-1, 1e-2, 1e-3, 1e-5), *, ax=None,
+                   zoom: float | None = None):
     """μ-GDP ⇔ (ε, δ(ε))-DP for all ε (DRS Cor 2.13): G_μ is the upper envelope of the
-    f_{ε(δ),δ} it implies. Draws G_μ and f_{ε,δ} for ε = ε_μ(δ) at each δ."""
+    f_{ε(δ),δ} it implies. Draws G_μ and f_{ε,δ} for ε = ε_μ(δ) at each δ.
+
+    ``zoom=z`` adds an inset magnifying [0, z]², where the f_{ε,δ} of small δ (large ε)
+    have their kink and would otherwise hug the axes."""
     import fdp
+    from fdp.plotting._style import zoom_inset
     mu = _validate.real("mu", mu, low=0.0, low_open=True)
     ax = tradeoff_axes(get_axes(ax))
-    draw_tradeoff(ax, fdp.Gaussian(mu), label=rf"$G_{{{mu:g}}}$", color="k", linewidth=2.2)
-    for i, d in enumerate(deltas):
-        e = fdp.gdp_epsilon(mu, d)
-        draw_tradeoff(ax, fdp.EpsDelta(e, d), color=color(i), linestyle="--", linewidth=1.2,
-                      label=rf"$f_{{\varepsilon,\delta}}$: $\delta={d:g}$, "
-                            rf"$\varepsilon={e:.3f}$")
+    targets = [ax]
+    if zoom is not None:
+        z = _validate.real("zoom", zoom, low=0.0, low_open=True, high=1.0)
+        targets.append(zoom_inset(ax, (0.0, z), (0.0, z)))
+    for target in targets:
+        main = target is ax
+        draw_tradeoff(target, fdp.Gaussian(mu), label=rf"$G_{{{mu:g}}}$" if main else "_",
+                      color="k", linewidth=2.2)
+        for i, d in enumerate(deltas):
+            e = fdp.gdp_epsilon(mu, d)
+            draw_tradeoff(target, fdp.EpsDelta(e, d), color=color(i), linestyle=linestyle(i + 1),
+                          linewidth=1.3,
+                          label=rf"$f_{{\varepsilon,\delta}}$: $\delta={d:g}$, "
+                                rf"$\varepsilon={e:.3f}$" if main else "_")
     legend(ax, loc="upper right")
     return ax
 
@@ -78,7 +93,7 @@ def group_privacy(f, ks=(1, 2, 4, 8), *, ax=None, name=None):
     ax = tradeoff_axes(get_axes(ax))
     base = name or f.latex()
     for i, k in enumerate(ks):
-        draw_tradeoff(ax, f.group(k), color=color(i),
+        draw_tradeoff(ax, f.group(k), color=color(i), linestyle=linestyle(i),
                       label=rf"$k={k}$: $1-(1-{base})^{{\circ {k}}}$" if k > 1 else f"${base}$")
     legend(ax, loc="upper right")
     return ax
@@ -86,14 +101,16 @@ def group_privacy(f, ks=(1, 2, 4, 8), *, ax=None, name=None):
 
 def laplace_limit(mu: float = 1.0, ks=(1, 2, 5, 10), *, ax=None):
     """Groups of size k under (μ/k, 0)-DP: 1 − (1 − f_{μ/k,0})^{∘k} → L_μ as k → ∞
-    (DRS Prop 2.15 / MATH.md §5), with the Laplace limit drawn thick."""
+    (DRS §2.5, Prop 2.15), with the Laplace limit drawn thick and grey underneath and
+    one line style per k, so that the members stay apart where they meet the limit."""
     import fdp
     ax = tradeoff_axes(get_axes(ax))
     for i, k in enumerate(ks):
-        draw_tradeoff(ax, fdp.EpsDelta(mu / k).group(k), color=color(i), linewidth=1.2,
+        draw_tradeoff(ax, fdp.EpsDelta(mu / k).group(k), color=color(i), linewidth=1.4,
+                      linestyle=linestyle(i),
                       label=(rf"$k={k}$: $1-(1-f_{{{mu:g}/{k},0}})^{{\circ {k}}}$" if k > 1
                              else rf"$k=1$: $f_{{{mu:g},0}}$"))
-    draw_tradeoff(ax, fdp.Laplace(mu), color="k", linestyle="--", linewidth=2.0,
+    draw_tradeoff(ax, fdp.Laplace(mu), color="0.55", linewidth=5.0, zorder=2,
                   label=rf"limit $L_{{{mu:g}}}$ (Laplace)")
     legend(ax, loc="upper right")
     return ax
@@ -132,7 +149,7 @@ def subsampling(f, ps=(0.1, 0.3, 0.6, 1.0), *, ax=None, scheme="without_replacem
     from fdp.operations.subsample import PoissonAdd
     ax = tradeoff_axes(get_axes(ax))
     for i, p in enumerate(ps):
-        draw_tradeoff(ax, f.subsample(p, scheme=scheme), color=color(i),
+        draw_tradeoff(ax, f.subsample(p, scheme=scheme), color=color(i), linestyle=linestyle(i),
                       label=rf"$C_{{{p:g}}}({f.latex()})$")
     if show_parts is not None:
         fp = PoissonAdd(f, show_parts)
@@ -161,6 +178,66 @@ def dpsgd_comparison(certified=None, clt_mu: float | None = None,
         draw_tradeoff(ax, fdp.EpsDelta(rdp_eps, delta), color=color(2), linestyle=":",
                       linewidth=1.6, label=rf"RDP/MA $f_{{{rdp_eps:.2f},{delta:g}}}$")
     legend(ax, loc="upper right")
+    return ax
+
+
+def roc_axes(ax, *, alpha_min: float = 1e-8, title=None):
+    """Log–log axes of the attacker's true-positive rate 1 − β against the false-positive
+    rate α: the small-α corner, where trade-off curves hug the axes of a linear plot
+    (and where a CLT approximation can claim more privacy than holds), spread out."""
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(alpha_min, 1.0)
+    ax.set_ylim(alpha_min, 1.0)
+    ax.set_aspect("equal", adjustable="box")
+    ax.plot([alpha_min, 1.0], [alpha_min, 1.0], color="0.6", linestyle=":", linewidth=1.0,
+            label=r"$\mathrm{TPR}=\alpha$ (perfect privacy)", zorder=1)
+    ax.set_xlabel(r"false-positive rate $\alpha$ (log)")
+    ax.set_ylabel(r"true-positive rate $1-\beta$ (log)")
+    ax.grid(True, color="0.9", linewidth=0.6)
+    ax.set_axisbelow(True)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def draw_roc(ax, f, *, label=None, color=None, linestyle="-", linewidth=1.8,
+             alpha_min: float = 1e-8, band_alpha=0.3, zorder=3):
+    """Draw 1 − f(α) on ``roc_axes``: a line for an exact or approximate f, the band
+    between 1 − upper and 1 − lower side (and the safe side, 1 − lower, as the line)
+    for a certified numeric f."""
+    a = np.logspace(np.log10(alpha_min), 0.0, 400)
+    label = latex_label(f) if label is None else label
+    if f.is_exact or getattr(f, "approximate", False):
+        line, = ax.plot(a, 1.0 - np.asarray(f(a)), color=color, linestyle=linestyle,
+                        linewidth=linewidth, label=label, zorder=zorder)
+        return line
+    lo, hi = (np.asarray(v, dtype=float) for v in f.bounds(a))
+    line, = ax.plot(a, 1.0 - lo, color=color, linestyle=linestyle, linewidth=linewidth,
+                    label=f"{label} (safe side)", zorder=zorder)
+    ax.fill_between(a, 1.0 - hi, 1.0 - lo, color=line.get_color(), alpha=band_alpha,
+                    linewidth=0, zorder=zorder - 1)
+    return line
+
+
+def dpsgd_roc(certified=None, clt_mu: float | None = None, rdp_eps: float | None = None,
+              delta: float | None = None, *, ax=None, title=None, alpha_min: float = 1e-8):
+    """The curves of ``dpsgd_comparison`` as attack ROC curves on log–log axes:
+    TPR = 1 − β against FPR = α. Where the CLT's TPR falls below the certified band
+    it claims more privacy than the mechanism has (it under-reports ε); the moments
+    accountant's f_{ε,δ} (TPR = min{1, δ + e^ε α, …}) lies above the band."""
+    import fdp
+    ax = roc_axes(get_axes(ax), alpha_min=alpha_min, title=title)
+    if certified is not None:
+        draw_roc(ax, certified, label="certified f-DP", color=color(0), alpha_min=alpha_min)
+    if clt_mu is not None:
+        draw_roc(ax, fdp.Gaussian(clt_mu), color=color(1), linestyle="--",
+                 label=rf"CLT $G_{{{clt_mu:.3f}}}$ (approximation)", alpha_min=alpha_min)
+    if rdp_eps is not None and delta is not None:
+        draw_roc(ax, fdp.EpsDelta(rdp_eps, delta), color=color(2), linestyle=":",
+                 linewidth=1.6, label=rf"RDP/MA $f_{{{rdp_eps:.2f},{delta:g}}}$",
+                 alpha_min=alpha_min)
+    legend(ax, loc="lower right")
     return ax
 
 

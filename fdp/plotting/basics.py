@@ -1,4 +1,4 @@
-"""The pictures that introduce f-DP (DRS §2; seed notes 004, figures 08–11).
+"""The pictures that introduce f-DP (Dong, Roth & Su 2022, §2).
 
 * ``hypothesis_test``: two densities, a rejection threshold, shaded type I/II errors;
 * ``fdp_region``: a trade-off curve f with candidate curves, marking which are f-DP;
@@ -13,7 +13,7 @@ from scipy.stats import norm
 
 from fdp import _validate
 from fdp.plotting._draw import draw_tradeoff, latex_label
-from fdp.plotting._style import color, get_axes, legend, tradeoff_axes
+from fdp.plotting._style import color, get_axes, legend, linestyle, tradeoff_axes
 
 
 def hypothesis_test(mu: float = 2.0, threshold: float | None = None, *, ax=None,
@@ -121,6 +121,7 @@ def gdp_family(mus=(0.5, 1.0, 2.0, 3.0), *, ax=None):
     import fdp
     ax = tradeoff_axes(get_axes(ax))
     for i, m in enumerate(mus):
-        draw_tradeoff(ax, fdp.Gaussian(m), label=rf"$G_{{{m:g}}}$", color=color(i))
+        draw_tradeoff(ax, fdp.Gaussian(m), label=rf"$G_{{{m:g}}}$", color=color(i),
+                      linestyle=linestyle(i))
     legend(ax, loc="upper right")
     return ax

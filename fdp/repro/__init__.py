@@ -1,7 +1,7 @@
 """Reproductions of published figures, tables and documented values (``fdp repro``).
 
-Each reproduction is a module in ``fdp.repro.scripts`` (mirrored by a thin runnable
-wrapper in the repository's ``paper_repro/``) with
+Each reproduction is a module in ``fdp.repro.scripts`` (the one home of the scripts,
+inside the package so that ``fdp repro NAME`` works after any install) with
 
 * ``TITLE``, ``SOURCE`` (where the printed numbers come from), ``CAPTION``;
 * ``run(out_dir, fast=False) -> list[Check]``: writes ``<out_dir>/<name>.png`` and
@@ -12,6 +12,13 @@ script is slow; the printed numbers are checked either way.
 
 The registry below fixes the order of the table and of the gallery
 (``figures/README.md``, written by ``write_gallery``).
+
+Sources are cited by short names: DRS = Dong, Roth & Su, "Gaussian Differential
+Privacy", JRSS-B 84(1), 2022; Bu et al. = Bu, Dong, Long & Su, "Deep Learning with
+Gaussian Differential Privacy", HDSR 2(3), 2020; KOV = Kairouz, Oh & Viswanath, "The
+Composition Theorem for Differential Privacy", ICML 2015; ZDLS = Zheng, Dong, Long & Su,
+"Sharp Composition Bounds for Gaussian Differential Privacy via Edgeworth Expansion",
+ICML 2020.
 """
 
 from __future__ import annotations
@@ -27,10 +34,10 @@ from fdp.repro._check import Check
 
 #: The reproductions, in table order.
 SCRIPTS = (
-    "seed_08_hypothesis_test",
-    "seed_09_fdp_region",
-    "seed_10_eps_delta",
-    "seed_11_gdp_family",
+    "drs_hypothesis_test",
+    "drs_fdp_region",
+    "drs_eps_delta",
+    "drs_gdp_family",
     "drs_group_privacy",
     "drs_composition_clt",
     "drs_subsampling",
@@ -159,31 +166,76 @@ def run(names=(), out_dir="figures", fast: bool = False, progress: bool = True,
     return results
 
 
-def format_table(results) -> str:
-    """The check table: one row per printed number (script, source, quantity, paper,
-    ours, tolerance, PASS/FAIL), then a summary line."""
-    header = ("script", "source", "quantity", "paper", "ours", "tolerance", "result")
-    rows = [(r.name, c.source, c.quantity, c.paper, c.ours, c.tolerance, c.verdict)
+#: Columns of the check table: (header, width in the narrow table).
+COLUMNS = (("quantity", 30), ("paper", 17), ("ours", 21), ("tolerance", 16), ("result", 6))
+#: Width of the narrow check table, in characters.
+TABLE_WIDTH = 100
+
+
+def rows(results) -> list[tuple[str, ...]]:
+    """The full check rows: (script, source, quantity, paper, ours, tolerance, result)."""
+    return [(r.name, c.source, c.quantity, c.paper, c.ours, c.tolerance, c.verdict)
             for r in results for c in r.checks]
-    caps = (24, 34, 42, 18, 26, 40, 6)
-    cut = [tuple(_cut(str(v), w) for v, w in zip(row, caps)) for row in rows]
-    widths = [max([len(h)] + [len(row[i]) for row in cut]) for i, h in enumerate(header)]
+
+
+def format_table(results, wide: bool = False) -> str:
+    """The check table: one row per printed number, then a summary line.
+
+    The default layout fits ``TABLE_WIDTH`` (100) columns: a heading line per script
+    and source, then quantity, paper value, ours, tolerance and PASS/FAIL, each cell
+    wrapped onto further lines rather than cut. ``wide=True`` prints one full line per
+    check with every column (script, source, ...), for wide terminals and grep.
+    """
+    full = rows(results)
+    out = _wide_table(full) if wide else _narrow_table(full)
+    n = len(full)
+    failed = sum(1 for row in full if row[-1] != "PASS")
+    out += ["", f"{n - failed}/{n} checks passed in {len(results)} reproductions"
+            + (f"; {failed} FAILED" if failed else "")]
+    return "\n".join(out)
+
+
+def _wide_table(full) -> list[str]:
+    header = ("script", "source", "quantity", "paper", "ours", "tolerance", "result")
+    widths = [max([len(h)] + [len(row[i]) for row in full]) for i, h in enumerate(header)]
 
     def line(vals):
         return "  ".join(v.ljust(w) for v, w in zip(vals, widths)).rstrip()
 
-    out = [line(header), line(tuple("-" * w for w in widths))]
-    out += [line(row) for row in cut]
-    n = len(rows)
-    failed = sum(1 for r in results for c in r.checks if not c.passed)
-    out.append("")
-    out.append(f"{n - failed}/{n} checks passed in {len(results)} reproductions"
-               + (f"; {failed} FAILED" if failed else ""))
-    return "\n".join(out)
+    return [line(header), line(tuple("-" * w for w in widths))] + [line(r) for r in full]
 
 
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+def _narrow_table(full) -> list[str]:
+    import textwrap
+    widths = [w for _, w in COLUMNS]
+
+    def lines(cells, indent="  "):
+        wrapped = [textwrap.wrap(c, w, break_long_words=True, break_on_hyphens=False) or [""]
+                   for c, w in zip(cells, widths)]
+        height = max(map(len, wrapped))
+        return [(indent + "  ".join((col[k] if k < len(col) else "").ljust(w)
+                                    for col, w in zip(wrapped, widths))).rstrip()
+                for k in range(height)]
+
+    out = lines([h for h, _ in COLUMNS]) + lines(["-" * w for w in widths])
+    heading = None
+    for script, source, *cells in full:
+        if (script, source) != heading:
+            heading = (script, source)
+            out.append(textwrap.shorten(f"{script} ({source})", TABLE_WIDTH, placeholder="…"))
+        out += lines(cells)
+    return out
+
+
+def write_csv(results, path) -> Path:
+    """Write the full check table (every column, nothing abbreviated) as CSV."""
+    import csv
+    path = Path(path)
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(("script", "source", "quantity", "paper", "ours", "tolerance", "result"))
+        w.writerows(rows(results))
+    return path
 
 
 def write_gallery(out_dir) -> Path:
@@ -198,7 +250,12 @@ def write_gallery(out_dir) -> Path:
              "Each figure is recomputed by the library; each reproduction checks every",
              "number printed in its source and prints a PASS/FAIL row per number.",
              "Figures labelled *recomputed* redraw a paper's figure from its formulas",
-             "(the paper's own image is not copied).", ""]
+             "(the paper's own image is not copied).", "",
+             "Sources: DRS = Dong, Roth & Su, *Gaussian Differential Privacy*, JRSS-B 2022;",
+             "Bu et al. = Bu, Dong, Long & Su, *Deep Learning with Gaussian Differential",
+             "Privacy*, HDSR 2020; KOV = Kairouz, Oh & Viswanath, *The Composition Theorem for",
+             "Differential Privacy*, ICML 2015; ZDLS = Zheng, Dong, Long & Su, *Sharp Composition",
+             "Bounds for Gaussian Differential Privacy via Edgeworth Expansion*, ICML 2020.", ""]
     for name in SCRIPTS:
         fig = out / f"{name}.png"
         if not fig.exists():
@@ -206,32 +263,20 @@ def write_gallery(out_dir) -> Path:
         mod = load(name)
         parts += [f"## {mod.TITLE}", "", f"![{mod.TITLE}]({name}.png)", "",
                   mod.CAPTION.strip(), "", f"*Source:* {mod.SOURCE}. "
-                  f"*Script:* `paper_repro/{name}.py` (`fdp repro {name}`).", ""]
+                  f"*Script:* [`fdp/repro/scripts/{name}.py`](../fdp/repro/scripts/{name}.py) "
+                  f"(run `fdp repro {name}`).", ""]
     path = out / "README.md"
     path.write_text("\n".join(parts), encoding="utf-8")
     return path
 
 
 def main_for(name: str, argv=None) -> int:
-    """Entry point of the ``paper_repro/<name>.py`` wrappers: run one reproduction
-    (``--out DIR``, ``--fast``) and print its table."""
-    import argparse
-    parser = argparse.ArgumentParser(prog=f"paper_repro/{name}.py",
-                                     description=load(name).TITLE)
-    parser.add_argument("--out", default=None, help="output directory (default: figures/ "
-                        "next to paper_repro/)")
-    parser.add_argument("--fast", action="store_true", help="lower engine accuracy")
-    args = parser.parse_args(argv)
-    out = args.out or str(Path(sys.modules["__main__"].__file__).resolve().parent.parent
-                          / "figures")
-    try:
-        results = run([name], out, fast=args.fast, gallery=False)
-    except (ValueError, OSError) as exc:
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
-        return 2
-    print(format_table(results))
-    return 0 if all(r.passed for r in results) else 1
+    """Run one reproduction as ``fdp repro NAME [--out DIR] [--fast]`` would; returns the
+    exit status (kept for scripts written against earlier versions)."""
+    from fdp.cli import main
+    return main(["repro", name, *(argv or [])])
 
 
-__all__ = ["Check", "Progress", "Result", "SCRIPTS", "format_table", "load", "main_for",
-           "prepare_out_dir", "resolve", "run", "run_one", "write_gallery"]
+__all__ = ["COLUMNS", "Check", "Progress", "Result", "SCRIPTS", "TABLE_WIDTH", "format_table",
+           "load", "main_for", "prepare_out_dir", "resolve", "rows", "run", "run_one",
+           "write_csv", "write_gallery"]

@@ -62,7 +62,7 @@ class Check:
         unit = 10.0 ** (-decimals)
         if mode == "nearest":
             ok = _finite(ours) and abs(ours - value) <= unit / 2 + slack + 1e-12
-            tol = f"rounds to {printed} (±{unit / 2 + slack:.2g})"
+            tol = f"±{unit / 2 + slack:.2g} (rounding)"
         elif mode == "up":
             ok = _finite(ours) and value - unit - slack < ours <= value + slack + 1e-12
             tol = f"rounded up = {printed}"

@@ -1,7 +1,7 @@
 """Dong–Roth–Su §3, composition and the central limit theorem, recomputed.
 
 * Exact n-fold f_{ε,0}^{⊗n} (Kairouz–Oh–Viswanath): n = 10, ε = 0.5 gives δ(4) =
-  5.519627e-3 (MATH.md §4).
+  5.519627e-3 (KOV Thm 3.3; DRS §3.1).
 * Berry–Esseen (DRS Thm 3.4): for that composition μ = 1.5976 and γ = 0.1936, and the
   composition lies in the band G_μ(α + γ) − γ ≤ f ≤ G_μ(α − γ) + γ on [γ, 1 − γ].
 * CLT (DRS Thm 3.5): f_{1/√n,0}^{⊗n} → G_1 and L_{1/√n}^{⊗n} → G_μ as n grows.
@@ -13,19 +13,21 @@ import numpy as np
 
 import fdp
 from fdp.plotting import clt_band, draw_tradeoff, legend, tradeoff_axes
-from fdp.plotting._style import color
+from fdp.plotting._style import color, linestyle, zoom_inset
 from fdp.repro._check import Check
 from fdp.repro.scripts._common import engine_tol, figure, have, missing, sup_distance, write
 
 NAME = "drs_composition_clt"
 TITLE = "DRS §3 (recomputed): composition, the CLT and the Berry–Esseen band"
-SOURCE = "DRS §3 / KOV / MATH §4, §6"
+SOURCE = "DRS §3.1–3.2; KOV Thm 3.3"
 CAPTION = """Recomputed from the formulas of Dong, Roth & Su. Left: the exact 10-fold
 composition of f_{0.5,0} (Kairouz–Oh–Viswanath), its CLT approximation G_1.5976 (dashed)
 and the Berry–Esseen band of width γ = 0.1936 (shaded), which the composition respects.
-Middle: f_{1/√n,0}^{⊗n} for n = 1, 4, 16, 64 approaching G_1 (black, dashed). Right: the
-n-fold Laplace L_{1/√n}^{⊗n} for n = 1, 4, 16, composed by the numeric engine (certified
-band) approaching its CLT limit. Checked: δ(4) = 5.519627e-3, μ and γ as printed, the band
+Middle: f_{1/√n,0}^{⊗n} for n = 1, 4, 16, 64 (one line style each) approaching G_1 (thick
+grey); the inset magnifies α ∈ [0.12, 0.32], where the larger n nearly coincide with the
+limit. Right: the n-fold Laplace L_{1/√n}^{⊗n} for n = 1, 4, 16, composed by the numeric
+engine (certified band), each with its CLT limit G_μ (dotted, same colour); inset as in
+the middle panel. Checked: δ(4) = 5.519627e-3, μ and γ as printed, the band
 statement, and that the distance to the CLT limit shrinks with n."""
 
 
@@ -54,10 +56,15 @@ def run(out_dir, fast: bool = False):
     clt_band(f10, r.mu, r.gamma, ax=axes[0], label=r"$f_{0.5,0}^{\otimes 10}$ (exact)")
     axes[0].set_title("10-fold $f_{0.5,0}$: CLT and Berry–Esseen")
     ax = tradeoff_axes(axes[1])
-    for i, n in enumerate(ns):
-        draw_tradeoff(ax, fdp.EpsDelta(1 / np.sqrt(n)) ** n, color=color(i), linewidth=1.3,
-                      label=rf"$f_{{1/\sqrt{{{n}}},0}}^{{\otimes {n}}}$")
-    draw_tradeoff(ax, fdp.Gaussian(1.0), color="k", linestyle="--", label=r"$G_1$ (limit)")
+    zoom = zoom_inset(ax, (0.12, 0.32), (0.3, 0.55))
+    for target in (ax, zoom):
+        draw_tradeoff(target, fdp.Gaussian(1.0), color="0.55", linewidth=5.0, zorder=2,
+                      label=r"$G_1$ (limit)" if target is ax else None)
+        for i, n in enumerate(ns):
+            draw_tradeoff(target, fdp.EpsDelta(1 / np.sqrt(n)) ** n, color=color(i),
+                          linestyle=linestyle(i), linewidth=1.5,
+                          label=rf"$f_{{1/\sqrt{{{n}}},0}}^{{\otimes {n}}}$"
+                          if target is ax else "_")
     legend(ax, loc="upper right")
     ax.set_title(r"$f_{1/\sqrt{n},0}^{\otimes n}\to G_1$ (recomputed)")
 
@@ -66,18 +73,23 @@ def run(out_dir, fast: bool = False):
     if have("fdp.engine"):
         lap_n = (1, 4, 16)
         lap_d = []
+        zoom = zoom_inset(ax, (0.12, 0.32), (0.25, 0.45), bounds=(0.52, 0.2, 0.45, 0.3))
         for i, n in enumerate(lap_n):
             comp = fdp.compose(*[fdp.Laplace(1 / np.sqrt(n))] * n, tol=engine_tol(fast)) \
                 if n > 1 else fdp.Laplace(1.0)
             mu_n = fdp.clt([fdp.Laplace(1 / np.sqrt(n))] * n).mu
-            draw_tradeoff(ax, comp, color=color(i),
-                          label=rf"$L_{{1/\sqrt{{{n}}}}}^{{\otimes {n}}}$")
-            draw_tradeoff(ax, fdp.Gaussian(mu_n), color=color(i), linestyle="--",
-                          linewidth=1.0, label=rf"CLT $G_{{{mu_n:.3f}}}$")
+            for target in (ax, zoom):
+                main = target is ax
+                draw_tradeoff(target, comp, color=color(i), linestyle=linestyle(i),
+                              label=rf"$L_{{1/\sqrt{{{n}}}}}^{{\otimes {n}}}$" if main else "_")
+                draw_tradeoff(target, fdp.Gaussian(mu_n), color=color(i), linestyle=(0, (1, 1)),
+                              linewidth=1.0, label="_")
             lap_d.append(sup_distance(comp, fdp.Gaussian(mu_n)))
         checks.append(Check.holds(SOURCE, "sup|L^{⊗n} − G_μ(n)| decreases (n=1,4,16)",
                                   "→ 0 (Thm 3.5)", ", ".join(f"{d:.4f}" for d in lap_d),
                                   bool(np.all(np.diff(lap_d) < 0))))
+        ax.plot([], [], color="0.3", linestyle=(0, (1, 1)), linewidth=1.0,
+                label=r"CLT limits $G_{\mu(n)}$ (dotted)")
     else:
         checks.append(missing(SOURCE, "Laplace composition → G_μ", "fdp.engine"))
         ax.text(0.5, 0.5, "needs fdp.engine", ha="center")

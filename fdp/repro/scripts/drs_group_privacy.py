@@ -2,8 +2,8 @@
 
 f-DP ⇒ [1 − (1 − f)^{∘k}]-DP for groups of size k (DRS Thm 2.14); μ-GDP ⇒ kμ-GDP.
 Groups of size k under (μ/k, 0)-DP converge to the Laplace trade-off function L_μ as
-k → ∞ (DRS Prop 2.15 / seed §4.6), already close for small k: for μ = 1 the sup
-error is 1.2e-3, 1.2e-5, 1.2e-7 at k = 10, 100, 1000 (MATH.md §5).
+k → ∞ (DRS §2.5, Prop 2.15), already close for small k: for μ = 1 the sup
+error is 1.2e-3, 1.2e-5, 1.2e-7 at k = 10, 100, 1000.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from fdp.repro.scripts._common import figure, write
 
 NAME = "drs_group_privacy"
 TITLE = "DRS §2.5 (recomputed): group privacy and its Laplace limit"
-SOURCE = "DRS §2.5 / MATH §5"
+SOURCE = "DRS §2.5"
 CAPTION = """Recomputed from the formulas of Dong, Roth & Su (their PDF is not copied).
 Left: group privacy 1 − (1 − G_0.5)^{∘k} for k = 1, 2, 4, 8, which is G_{0.5k}. Right:
-groups of size k under (1/k, 0)-DP, 1 − (1 − f_{1/k,0})^{∘k}, approach the Laplace
-curve L_1 already for small k. Checked: the generic k-fold construction equals G_{kμ}, the
+groups of size k under (1/k, 0)-DP, 1 − (1 − f_{1/k,0})^{∘k} (one line style per k), approach
+the Laplace curve L_1 (thick grey, underneath) already for small k. Checked: the generic k-fold construction equals G_{kμ}, the
 sup distance to L_1 is 1.2e-3, 1.2e-5, 1.2e-7 at k = 10, 100, 1000, and the f-DP group
 bound of (ε, δ)-DP is at least as strong as the classical (kε, δΣe^{iε})."""
 

@@ -5,7 +5,7 @@ mechanism into a C_p(f)-DP one, p = m/n, C_p(f) = min{f_p, f_p⁻¹}** with
 f_p = p f + (1 − p) Id (DRS Thm 4.2). For symmetric f with fixed point x* = f(x*):
 C_p(f) = f_p on [0, x*], the line x* + f_p(x*) − α on [x*, f_p(x*)], f_p⁻¹ after.
 The noisy-SGD CLT for this sampling scheme: μ = √2 ν √(e^{1/σ²}Φ(1.5/σ) + 3Φ(−0.5/σ) − 2)
-with ν = p√T (DRS §5; MATH.md §7).
+with ν = p√T (DRS §5).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from fdp.repro.scripts._common import figure, write
 
 NAME = "drs_subsampling"
 TITLE = "DRS §4.2 (recomputed): subsampling C_p(f)"
-SOURCE = "DRS Thm 4.2 / MATH §7"
+SOURCE = "DRS §4.2, Thm 4.2; §5"
 CAPTION = """Recomputed from the formulas of Dong, Roth & Su. Left: the construction of
 C_p(f) for f = G_2 and p = 0.3 — the lower convex envelope of f_p = p f + (1 − p) Id and
 its inverse. Right: C_p(G_2) for p = 0.1, 0.3, 0.6, 1. Checked: `subsample(p,

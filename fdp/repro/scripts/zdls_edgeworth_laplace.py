@@ -4,7 +4,7 @@ Expansion": the Laplace experiment.
 Lap(0,1)^{⊗n} against Lap(3/√n,1)^{⊗n} for n = 1, 3, 5, 10: the exact composition, the
 CLT G_{μ_f} and the degree-2 Edgeworth approximation. The authors' code prints
 μ_f = (E_Q L − E_P L)/√Var_P L · √n = 2.7028840134114045, 2.671608112428377,
-2.6890044854067687, 2.7292239889731054 (MATH.md §6), and the paper's point is that the
+2.6890044854067687, 2.7292239889731054, and the paper's point is that the
 Edgeworth curve is much closer to the truth than the CLT.
 """
 
@@ -21,13 +21,18 @@ from fdp.repro.scripts._common import engine_tol, figure, have, missing, write
 NAME = "zdls_edgeworth_laplace"
 TITLE = "Zheng et al. (2020): Edgeworth vs CLT for composed Laplace"
 SOURCE = "ZDLS 2020 code (expr_laplace)"
-CAPTION = """Lap(0,1)^{⊗n} vs Lap(3/√n,1)^{⊗n} for n = 1, 3, 5, 10 (Zheng, Dong, Long & Su):
-the exact trade-off function (n = 1 closed form; n > 1 the certified numeric composition,
-black), the degree-2 Edgeworth approximation (red) and the CLT G_{μ_f} (blue, dashed). Both
-approximations are approximations, not bounds. Checked: the four μ_f printed by the
-authors' code (their values come from numerical quadrature and differ from a 30-digit
-mpmath evaluation by up to 2e-8 relative, hence the 5e-8 tolerance; ours agrees with mpmath
-to 1e-12) and that Edgeworth is closer to the truth than the CLT in sup distance."""
+CAPTION = """Lap(0,1)^{⊗n} vs Lap(3/√n,1)^{⊗n} for n = 1, 3, 5, 10 (Zheng, Dong, Long & Su).
+Top row: the exact trade-off function (n = 1 closed form; n > 1 the certified numeric
+composition; solid black), the degree-2 Edgeworth approximation (vermilion, dash-dotted)
+and the CLT G_{μ_f} (blue, dashed). From n = 5 on the three curves nearly coincide, so the
+bottom row plots each approximation's error β_approx(α) − β_exact(α) (same line styles),
+with the certified bracket's half-width shaded grey around zero: the Edgeworth error is
+the smaller one in sup distance (largest near α = 0, where both approximations are least
+reliable). Both approximations are approximations, not bounds. Checked:
+the four μ_f printed by the authors' code (their values come from numerical quadrature
+and differ from a 30-digit mpmath evaluation by up to 2e-8 relative, hence the 5e-8
+tolerance; ours agrees with mpmath to 1e-12) and that Edgeworth is closer to the truth
+than the CLT in sup distance."""
 
 def _mu_f_mpmath(n: int) -> float:
     """μ_f by 30-digit quadrature: L = |x| − |x − m| under P = Lap(0,1), Q = Lap(m,1)."""
@@ -48,12 +53,16 @@ PRINTED = {1: 2.7028840134114045, 3: 2.671608112428377, 5: 2.6890044854067687,
            10: 2.7292239889731054}
 
 
+EDGEWORTH = dict(color="#D55E00", linestyle="-.", linewidth=1.8)
+CLT = dict(color="#0072B2", linestyle="--", linewidth=1.6)
+
+
 def run(out_dir, fast: bool = False):
     checks = []
     a = np.linspace(1e-7, 1 - 1e-7, 1001 if fast else 4001)
-    fig, axes = figure(2, 2, size=4.2)
+    fig, axes = figure(2, 4, size=3.7)
     engine = have("fdp.engine")
-    for ax, (n, printed) in zip(axes, PRINTED.items()):
+    for ax, ax_err, (n, printed) in zip(axes[:4], axes[4:], PRINTED.items()):
         parts = [fdp.Laplace(3.0 / np.sqrt(n))] * n
         ew = fdp.edgeworth(parts)
         mu_f = fdp.clt(parts).mu
@@ -68,20 +77,38 @@ def run(out_dir, fast: bool = False):
         elif engine:
             truth = fdp.compose(*parts, tol=engine_tol(fast))
         if truth is not None:
-            draw_tradeoff(ax, truth, color="k", linewidth=2.2,
+            draw_tradeoff(ax, truth, color="k", linewidth=2.4,
                           label="exact" if n == 1 else "numeric")
-            lo, hi = truth.bounds(a)
-            mid = (np.asarray(lo) + np.asarray(hi)) / 2
-            e_ew = float(np.max(np.abs(np.asarray(ew(a)) - mid)))
-            e_clt = float(np.max(np.abs(fdp.Gaussian(mu_f)(a) - mid)))
+            lo, hi = (np.asarray(v, dtype=float) for v in truth.bounds(a))
+            mid = (lo + hi) / 2
+            err_ew = np.asarray(ew(a)) - mid
+            err_clt = fdp.Gaussian(mu_f)(a) - mid
+            e_ew, e_clt = float(np.max(np.abs(err_ew))), float(np.max(np.abs(err_clt)))
             checks.append(Check.holds(SOURCE, f"Edgeworth closer than CLT, n={n}",
                                       "EW error < CLT error",
                                       f"sup err {e_ew:.4f} vs {e_clt:.4f}", e_ew < e_clt))
+            _error_panel(ax_err, a, err_ew, err_clt, (hi - lo) / 2, n)
         else:
             checks.append(missing(SOURCE, f"numeric Lap^⊗{n}", "fdp.engine"))
-        draw_tradeoff(ax, ew, color="#D55E00", label="Edgeworth (approx.)", alpha=a)
-        draw_tradeoff(ax, fdp.Gaussian(mu_f), color="#0072B2", linestyle="--",
-                      label=rf"CLT $G_{{{mu_f:.3f}}}$ (approx.)")
+            ax_err.set_axis_off()
+        draw_tradeoff(ax, ew, label="Edgeworth (approx.)", alpha=a, **EDGEWORTH)
+        draw_tradeoff(ax, fdp.Gaussian(mu_f), label=rf"CLT $G_{{{mu_f:.3f}}}$ (approx.)",
+                      **CLT)
         legend(ax, loc="upper right")
     write(fig, out_dir, NAME)
     return checks
+
+
+def _error_panel(ax, a, err_ew, err_clt, half_width, n: int):
+    """β_approx − β_exact against α for both approximations, the bracket half-width grey."""
+    ax.axhline(0.0, color="k", linewidth=1.0)
+    ax.fill_between(a, -half_width, half_width, color="0.75", linewidth=0,
+                    label="certified bracket" if n > 1 else None)
+    ax.plot(a, err_ew, label="Edgeworth − exact", **EDGEWORTH)
+    ax.plot(a, err_clt, label="CLT − exact", **CLT)
+    ax.set_xlim(0.0, 1.0)
+    ax.set_xlabel(r"type I error $\alpha$")
+    ax.set_ylabel(r"$\beta_{\mathrm{approx}}-\beta_{\mathrm{exact}}$")
+    ax.set_title(rf"$n={n}$: error of the approximations")
+    ax.grid(True, color="0.9", linewidth=0.6)
+    legend(ax, loc="lower right")

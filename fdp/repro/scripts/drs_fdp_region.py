@@ -1,9 +1,8 @@
-"""Seed notes 004, figure 09: which trade-off curves are f-DP.
+"""Which trade-off curves are f-DP (Dong, Roth & Su 2022, §2.1).
 
 A mechanism is f-DP when its trade-off curve lies above f everywhere (DRS Def 2.3).
 With f = G_1, the curves G_0.5 and f_{0.5,0} lie above f (f-DP), while f_{1,0.1}
-crosses below it (not f-DP), as in the seed's figure of one solid f and three dashed
-test curves.
+crosses below it (not f-DP): one solid f and three dashed test curves.
 """
 
 from __future__ import annotations
@@ -16,9 +15,9 @@ from fdp.plotting import fdp_region
 from fdp.repro._check import Check
 from fdp.repro.scripts._common import figure, write
 
-NAME = "seed_09_fdp_region"
-TITLE = "Seed fig. 09: the f-DP region and three candidate curves"
-SOURCE = "seed 004 fig. 09"
+NAME = "drs_fdp_region"
+TITLE = "DRS §2.1: the f-DP region and three candidate curves"
+SOURCE = "DRS §2.1, Def 2.3"
 CAPTION = """The solid curve is f = G_1; the shaded region above it holds every trade-off
 curve that is f-DP. G_0.5 and f_{0.5,0} lie above f and are f-DP; f_{1,0.1} dips below
 f (the crossing is shaded) and is not. Checked: `dominates` (a certified comparison in

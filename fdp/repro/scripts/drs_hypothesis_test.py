@@ -1,9 +1,9 @@
-"""Seed notes 004, figure 08: the hypothesis-testing picture behind f-DP.
+"""The hypothesis-testing picture behind f-DP (Dong, Roth & Su 2022, §2.1).
 
 H0: P = N(0, 1) against H1: Q = N(μ, 1), rejecting when x > t. The shaded areas are
 the type I error α = P(X > t) and the type II error β = Q(X ≤ t); the optimal test
 at level α has β = G_μ(α) (Neyman–Pearson; DRS Def 2.1, 2.7), and α + β ≥ 1 − TV(P, Q)
-with equality at t = μ/2 (seed §2).
+with equality at t = μ/2 (the likelihood-ratio test is optimal; DRS §2.1).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from fdp.plotting import hypothesis_test
 from fdp.repro._check import Check
 from fdp.repro.scripts._common import figure, write
 
-NAME = "seed_08_hypothesis_test"
-TITLE = "Seed fig. 08: type I and type II errors of a threshold test"
-SOURCE = "seed 004 fig. 08"
+NAME = "drs_hypothesis_test"
+TITLE = "DRS §2.1: type I and type II errors of a threshold test"
+SOURCE = "DRS §2.1, Def 2.1"
 CAPTION = """Testing H0: N(0,1) against H1: N(μ,1) with μ = 2 by rejecting when x > t.
 The shaded areas are the type I error α (under P, right of t) and the type II error β
 (under Q, left of t). Checked: the areas, integrated numerically, agree with
@@ -43,7 +43,7 @@ def run(out_dir, fast: bool = False):
     a, b = norm.sf(t), norm.cdf(t - MU)
     checks.append(Check.close(SOURCE, "α+β at t=μ/2 vs 1−TV(P,Q)", a + b,
                               1.0 - g.advantage(), atol=1e-12,
-                              note="seed §2: α+β ≥ 1−TV, equality at optimum"))
+                              note="α+β ≥ 1−TV, equality at optimum"))
     fig, (ax,) = figure(1, 1)
     fig.set_size_inches(6.4, 3.8)
     hypothesis_test(MU, t, ax=ax)

@@ -1,6 +1,6 @@
-"""Seed notes 004, figure 10: the graph of f_{ε,δ}.
+"""The graph of f_{ε,δ} (Dong, Roth & Su 2022, §2.1).
 
-f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)} (DRS eq. (5), seed §4.1): two
+f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)} (DRS §2.1, eq. (5)): two
 line segments with slopes −e^ε and −e^{−ε} meeting at the kink α* = (1 − δ)/(1 + e^ε),
 which is also the fixed point f(α*) = α* because f_{ε,δ} is symmetric; f(0) = 1 − δ and
 f vanishes from α = 1 − δ on. (ε, δ)-DP ⇔ f_{ε,δ}-DP, so δ_f(ε) = δ.
@@ -19,9 +19,9 @@ from fdp.plotting import eps_delta
 from fdp.repro._check import Check
 from fdp.repro.scripts._common import figure, write
 
-NAME = "seed_10_eps_delta"
-TITLE = "Seed fig. 10: the trade-off function f_{ε,δ}"
-SOURCE = "seed 004 fig. 10"
+NAME = "drs_eps_delta"
+TITLE = "DRS §2.1: the trade-off function f_{ε,δ}"
+SOURCE = "DRS §2.1, eq. (5)"
 CAPTION = """f_{ε,δ} for ε = 1, δ = 0.1: slopes −e^ε and −e^{−ε}, intercepts 1 − δ, and the
 kink α* = (1 − δ)/(1 + e^ε) on the diagonal β = α (the fixed point). Checked against the
 formulas: the kink, the fixed point found by root finding on `fdp.EpsDelta`, the

@@ -1,8 +1,8 @@
-"""Seed notes 004, figure 11: the Gaussian trade-off functions G_μ.
+"""The Gaussian trade-off functions G_μ (Dong, Roth & Su 2022, §2.2).
 
-G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) (DRS eq. (6), seed §4.2); larger μ means less privacy.
+G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) (DRS §2.2, eq. (6)); larger μ means less privacy.
 μ-GDP ⇔ (ε, δ(ε))-DP for all ε with δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)
-(DRS Cor 2.13, seed §4.5).
+(DRS §2.4, Cor 2.13).
 """
 
 from __future__ import annotations
@@ -16,12 +16,13 @@ from fdp.plotting import gdp_conversion, gdp_family, privacy_profile
 from fdp.repro._check import Check
 from fdp.repro.scripts._common import figure, write
 
-NAME = "seed_11_gdp_family"
-TITLE = "Seed fig. 11: the G_μ family"
-SOURCE = "seed 004 fig. 11"
+NAME = "drs_gdp_family"
+TITLE = "DRS §2.2: the G_μ family"
+SOURCE = "DRS §2.2, §2.4"
 CAPTION = """Left: G_μ for μ = 0.5, 1, 2, 3: the larger μ, the easier the two hypotheses are
-told apart and the weaker the privacy. Middle: μ-GDP ⇔ (ε, δ(ε))-DP for all ε (seed §4.5):
-G_1 is the upper envelope of the f_{ε,δ} it implies, each touching it. Right: the privacy
+told apart and the weaker the privacy. Middle: μ-GDP ⇔ (ε, δ(ε))-DP for all ε (DRS Cor 2.13):
+G_1 is the upper envelope of the f_{ε,δ} it implies, each touching it (the inset magnifies
+[0, 0.05]², where the kinks of the small-δ curves lie). Right: the privacy
 profiles δ(ε) of the four curves. Checked with 30-digit mpmath: G_μ(0.05), the advantage
 Φ(μ/2) − Φ(−μ/2) and δ(1) of each curve; that the curves are ordered in μ; and that each
 implied f_{ε,δ} lies below G_1 and touches it."""
@@ -69,7 +70,7 @@ def run(out_dir, fast: bool = False):
     fig, axes = figure(1, 3, size=4.4)
     gdp_family(MUS, ax=axes[0])
     axes[0].set_title(r"$G_\mu$ for several $\mu$")
-    gdp_conversion(1.0, DELTAS, ax=axes[1])
+    gdp_conversion(1.0, DELTAS, ax=axes[1], zoom=0.05)
     axes[1].set_title(r"$G_1$ and the $f_{\varepsilon,\delta}$ it implies")
     privacy_profile(*[fdp.Gaussian(m) for m in MUS], labels=[rf"$G_{{{m:g}}}$" for m in MUS],
                     eps=np.linspace(0.0, 8.0, 161), ax=axes[2])
