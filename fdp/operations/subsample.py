@@ -160,10 +160,23 @@ class WithoutReplacement(TradeOff):
                 break
         return 0.5 * (lo + hi)
 
-    def _beta(self, alpha):
+    @property
+    def is_exact(self) -> bool:
+        return self.of.is_exact
+
+    @property
+    def _closed(self) -> bool:
+        """The DRS Thm 4.2 closed form needs an exactly known symmetric f."""
+        return self.of.is_exact and self.of.symmetric
+
+    def _envelope(self) -> TradeOff:
         fp = PoissonAdd(self.of, self.p)
-        if not self.of.symmetric:
-            return envelope(fp, fp.inverse())._beta(alpha)
+        return envelope(fp, fp.inverse())
+
+    def _beta(self, alpha):
+        if not self._closed:
+            return self._envelope()._beta(alpha)
+        fp = PoissonAdd(self.of, self.p)
         a = np.asarray(alpha, dtype=float)
         x = self._fixed_point
         y = float(fp._beta(np.array([x]))[0])
@@ -171,9 +184,16 @@ class WithoutReplacement(TradeOff):
         right = fp.inverse()._beta(a)
         return np.where(a <= x, left, np.where(a <= y, x + y - a, right))
 
+    def _upper(self, alpha):
+        if self._closed:
+            return self._beta(alpha)
+        return np.maximum(self._envelope()._upper(alpha), self._beta(alpha))
+
     def _delta(self, eps):
-        fp = PoissonAdd(self.of, self.p)
-        return envelope(fp, fp.inverse())._delta(eps)
+        return self._envelope()._delta(eps)
+
+    def _delta_lower(self, eps):
+        return self._envelope()._delta_lower(eps)
 
     def __repr__(self):
         return f"{self.of!r}.subsample({self.p!r}, scheme='without_replacement')"
