@@ -146,6 +146,9 @@ def _concave_cap(xs: np.ndarray, vs: np.ndarray):
     ax[0:-1:2], av[0:-1:2] = xs[:-1], vs[:-1]
     ax[1::2], av[1::2] = kx, kv
     ax[-1], av[-1] = xs[-1], vs[-1]
+    # ψ is continuous at 0 (a trade-off function is), so on (0, x_1] only the right
+    # extension bounds it: the first segment must start at its value at 0, not at v_0.
+    av[0] = max(av[0], av[1])
     ax, idx = np.unique(ax, return_index=True)
     return ax, av[idx]
 
@@ -185,6 +188,9 @@ class Group(TradeOff):
     def __hash__(self):
         return hash(("Group", self.of, self.k))
 
+    def __reduce__(self):
+        return Group, (self.of, self.k)         # the cached curves are recomputed
+
     # -- the bracket ----------------------------------------------------
     def _curves(self) -> tuple[PiecewiseLinear, PiecewiseLinear]:
         if "curves" not in self._cache:
@@ -194,7 +200,13 @@ class Group(TradeOff):
     def _build(self):
         f, k = self.of, self.k
         x = _alpha_nodes()
-        e = _eps_nodes()
+        # Supporting lines at the fixed grid and at the slopes of f between nodes (any ε
+        # gives a valid line; these touch φ near every node, whatever the scale of f).
+        b = f._beta(x)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slope = np.log(np.diff(-b) / np.diff(x))
+        e = np.unique(np.concatenate([_eps_nodes(), slope[np.isfinite(slope)]]))
+        e = e[np.abs(e) <= EPS_SEARCH]
         with np.errstate(over="ignore", invalid="ignore"):
             d_hi = np.minimum(f._delta(e), 1.0)
             d_lo = np.clip(f._delta_lower(e), 0.0, 1.0)
@@ -351,6 +363,9 @@ class EpsDeltaGroup(TradeOff):
 
     def __hash__(self):
         return hash(("EpsDeltaGroup", self.eps, self.d, self.k))
+
+    def __reduce__(self):
+        return EpsDeltaGroup, (self.eps, self.d, self.k)
 
     def __repr__(self):
         return f"EpsDelta(eps={self.eps!r}, delta={self.d!r}).group({self.k})"
