@@ -59,23 +59,26 @@ def _lower_envelope(log_slopes: np.ndarray, intercepts: np.ndarray):
     c = np.asarray(intercepts, dtype=float)
     keep: list[int] = []
     for j in range(s.size):
-        while keep and c[j] <= c[keep[-1]]:
+        skip = False
+        while keep:
             t = keep[-1]
+            if c[j] > c[t]:
+                skip = s[j] >= s[t]   # steeper and higher at 0: never lowest on x ≥ 0
+                break
+            if s[j] <= s[t]:
+                keep.pop()            # t is above j everywhere on x ≥ 0
+                continue
             if len(keep) >= 2:
                 u = keep[-2]
                 # t is lowest on (x_tj, x_ut): drop it when that interval is empty
                 x_ut = (c[u] - c[t]) / (s[t] - s[u])
                 x_tj = (c[t] - c[j]) / (s[j] - s[t])
-                if x_tj < x_ut:
-                    break
-            elif c[j] < c[t] or s[j] <= s[t]:
-                # with one line kept: j is lower at 0; t survives only where flatter
-                if s[j] > s[t]:
-                    break
-            keep.pop()
-        if keep and c[j] > c[keep[-1]]:
-            continue  # steeper and higher at 0: above the last line on x ≥ 0
-        keep.append(j)
+                if x_tj >= x_ut:
+                    keep.pop()
+                    continue
+            break
+        if not skip:
+            keep.append(j)
     idx = np.array(keep)
     cc, ss = c[idx], s[idx]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -294,11 +297,15 @@ def _log_expm1(x):
                         np.log(np.expm1(np.minimum(x, 30.0))))
 
 
-def _log_geometric(eps: float, a: int, b: int) -> float:
-    """log Σ_{m=a}^{b} e^{mε} (−inf for an empty sum), ε > 0."""
-    if b < a:
-        return -np.inf
-    return a * eps + float(_log_expm1((b - a + 1) * eps)) - float(_log_expm1(eps))
+def _log_geometric(eps: float, a, b):
+    """log Σ_{m=a}^{b} e^{mε} (−inf for an empty sum), ε > 0; a, b integers or arrays."""
+    a, b = np.asarray(a), np.asarray(b)
+    n = np.maximum(b - a + 1, 1)
+    # anchored at the largest term: e^{bε}(1 − e^{−nε})/(1 − e^{−ε}), so that the
+    # rounding is relative to the result's own logarithm
+    out = b * eps + np.log(-np.expm1(-n * eps)) - np.log(-np.expm1(-eps))
+    out = np.where(b < a, -np.inf, out)
+    return float(out) if out.ndim == 0 else out
 
 
 def eps_delta_group(eps: float, delta: float, k: int) -> TradeOff:
@@ -390,9 +397,11 @@ class EpsDeltaGroup(TradeOff):
         log_c = log_num - log_r1
         b = log_d + log_r1                                         # log δ(e^ε + 1)
 
-        def log_alpha_star(j):
+        def log_alpha_star(j, shift=0):
+            """log(e^{shift·ε} α*_j), the power of e^ε combined first (exact integers)."""
             a = (1 - j) * e + log_num
-            return a + np.log(-np.expm1(b - a)) - float(_log_expm1(2.0 * e))
+            return ((1 - j + shift) * e + log_num + np.log(-np.expm1(b - a))
+                    - float(_log_expm1(2.0 * e)))
 
         # j_top: largest j ≤ k with (1 − j)ε + log_num > b
         if d == 0.0:
@@ -418,8 +427,7 @@ class EpsDeltaGroup(TradeOff):
             j = np.arange(top, bot - 1, -1)                      # decreasing loss
             log_p = -j * e + log_c
             log_q = (j - k) * e + log_c
-            las = log_alpha_star(top)
-            log_p[0], log_q[0] = las, (2 * top - k) * e + las
+            log_p[0], log_q[0] = log_alpha_star(top), log_alpha_star(top, 2 * top - k)
             log_p[-1], log_q[-1] = log_q[0], log_p[0]
         loss = (2.0 * j - k) * e
         for arr in (loss, log_p, log_q):
@@ -428,11 +436,26 @@ class EpsDeltaGroup(TradeOff):
         object.__setattr__(self, "log_p", log_p)
         object.__setattr__(self, "log_q", log_q)
         object.__setattr__(self, "log_inf", log_inf)
-        # running sums from the top (log Σ_{i<m} p_i, q_i) and tails (log Σ_{i≥m} q_i)
-        z = np.array([-np.inf])
-        cum_p = np.concatenate([z, np.logaddexp.accumulate(log_p)])
-        cum_q = np.concatenate([z, np.logaddexp.accumulate(log_q)])
-        tail_q = np.concatenate([np.logaddexp.accumulate(log_q[::-1])[::-1], z])
+        # running sums from the top (log Σ_{i<m} p_i, q_i) and tails (log Σ_{i≥m} q_i),
+        # each a geometric sum in closed form plus the end atoms (no accumulated rounding)
+        n = j.size
+        m = np.arange(n + 1)
+        if n == 1:
+            z = np.array([-np.inf, log_p[0]])
+            cum_p, cum_q, tail_q = z, np.array([-np.inf, log_q[0]]), np.array([log_q[0], -np.inf])
+        else:
+            hi_in = np.clip(top - m + 1, bot + 1, top)    # interior j ∈ [hi_in, top − 1]
+            inner_p = log_c + _log_geometric(e, -(top - 1), -hi_in)
+            inner_q = log_c + _log_geometric(e, hi_in - k, top - 1 - k)
+            first = np.where(m >= 1, 0.0, -np.inf)
+            last = np.where(m >= n, 0.0, -np.inf)
+            cum_p = np.logaddexp(np.logaddexp(log_p[0] + first, inner_p), log_p[-1] + last)
+            cum_q = np.logaddexp(np.logaddexp(log_q[0] + first, inner_q), log_q[-1] + last)
+            lo_in = np.minimum(top - m, top - 1)          # interior j ∈ [bot + 1, lo_in]
+            t_in = log_c + _log_geometric(e, bot + 1 - k, lo_in - k)
+            t_first = np.where(m == 0, 0.0, -np.inf)
+            t_last = np.where(m <= n - 1, 0.0, -np.inf)
+            tail_q = np.logaddexp(np.logaddexp(log_q[0] + t_first, t_in), log_q[-1] + t_last)
         object.__setattr__(self, "_cum", (cum_p, cum_q, tail_q))
 
     # -- β ----------------------------------------------------------------
@@ -449,6 +472,7 @@ class EpsDeltaGroup(TradeOff):
             drop = np.exp(np.minimum(self.loss[m] + gap, 709.0))
         out = np.exp(tail_q[m]) - np.where(a > start, drop, 0.0)
         past = la >= cum_p[-1]
+        out = np.where(a == 0.0, -np.expm1(self.log_inf), out)   # f(0) = 1 − q_∞ exactly
         return np.where(past, 0.0, np.clip(out, 0.0, 1.0 - a))
 
     def _pair(self):
