@@ -91,3 +91,11 @@ def test_pairs_are_built_once_per_factor():
     c = Counting(base.log_ratio, base.p, base.q)
     fdp.compose(c, fdp.EpsDelta(1.0))
     assert len(calls) == 1
+
+
+def test_identity_pairs_are_neutral():
+    """f_{0,0} and T(P, P) are Id: dropped, never sent to the engine (which failed on
+    G_{6e-5} ⊗ f_{0,0} and asked for 4e10 grid points for G_1 ⊗ f_{0,0})."""
+    assert fdp.Gaussian(6.103515625e-05) @ fdp.EpsDelta(0.0, 0.0) == fdp.Gaussian(6.103515625e-05)
+    assert fdp.Gaussian(1.0) @ fdp.EpsDelta(0.0, 0.0) == fdp.Gaussian(1.0)
+    assert fdp.Laplace(1.0) @ fdp.from_pair([0.3, 0.7], [0.3, 0.7]) == fdp.Laplace(1.0)

@@ -129,9 +129,15 @@ def _classify(f: TradeOff) -> tuple[str, object]:
     if isinstance(f, Gaussian):
         return "gaussian", f
     if isinstance(f, EpsDelta):
+        if f.eps == 0.0 and f.delta == 0.0:
+            return "neutral", None            # f_{0,0} = Id
         return "pair", f                      # the binomial form needs no pair
     pair = f._pair()
-    return ("pair", pair) if pair is not None else ("numeric", f)
+    if pair is None:
+        return "numeric", f
+    if np.array_equal(pair.p, pair.q):
+        return "neutral", None                # P = Q: T(P, P) = Id
+    return "pair", pair
 
 
 def compose(*fs: TradeOff, tol: float | None = None) -> TradeOff:

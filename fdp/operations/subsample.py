@@ -87,9 +87,11 @@ class PoissonAdd(TradeOff):
         from fdp.families.finite_pair import FinitePair
         p = self.p
         q_mix = (1.0 - p) * pair.p + p * pair.q
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):
             L = np.log(q_mix) - np.log(pair.p)
-        return FinitePair.from_atoms(L, pair.p, q_mix)
+        # an atom with no mass on either side (p = 0: the +∞ atom) is dropped
+        return FinitePair.from_atoms(np.nan_to_num(L, nan=0.0, posinf=np.inf, neginf=-np.inf),
+                                     pair.p, q_mix)
 
     def __repr__(self):
         return f"PoissonAdd({self.of!r}, p={self.p!r})  # one direction only, not a guarantee"
