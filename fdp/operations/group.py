@@ -17,12 +17,14 @@ import numpy as np
 from scipy.special import logsumexp
 
 from fdp import _validate
-from fdp.families.piecewise import PiecewiseLinear
+from fdp.families.piecewise import PiecewiseLinear, lower_convex_hull
 from fdp.tradeoff import EPS_SEARCH, TradeOff
 
 # Group sizes up to this are also evaluated by iterating 1 − f pointwise (exact to
 # rounding for closed-form f); the grid bracket is used for every k.
 DIRECT_MAX = 32
+# Group sizes above this are computed by repeated doubling of the bounds (O(log k)).
+DOUBLING_FROM = 256
 # Most atoms an exact group of f_{ε,δ} hands to exact composition as a FinitePair.
 PAIR_MAX_ATOMS = 100_000
 # Absolute error allowed for 1 − f(x) computed in double precision (a few ulps of 1).
@@ -121,14 +123,51 @@ def _iterate(bound, x0: np.ndarray, k: int) -> np.ndarray:
     return x
 
 
-def _concave_cap(xs: np.ndarray, vs: np.ndarray):
-    """Vertices of the least upper bound of every concave non-decreasing ψ with ψ(x_i) ≤ v_i.
+def _double_upper(bound, x: np.ndarray) -> _MonotoneBound:
+    """A concave non-decreasing bound ≥ bound∘bound, from its values at the nodes.
 
-    Between x_i and x_{i+1}, ψ lies below the extensions of its secants on the
-    neighbouring cells: ψ(x) ≤ min{v_i + s_{i−1}(x − x_i), v_{i+1} − s_{i+1}(x_{i+1} − x)},
-    with s the secant slopes of the upper values (an upper bound for the left slope,
-    and a lower bound, clipped at 0, for the right one). The minimum of two lines has
-    one kink; the vertices are the nodes and the kinks.
+    bound∘bound is concave when bound is concave and non-decreasing; ``_concave_cap``
+    bounds it between nodes, and the least concave majorant (upper hull) of that keeps
+    the result concave for the next doubling."""
+    v = bound(bound(x))
+    cx, cv = _concave_cap(x, v)
+    hx, neg = lower_convex_hull(cx, -cv)
+    at0 = min(float(-neg[0]), float(bound(bound(np.zeros(1)))[0]))
+    return _MonotoneBound(((hx, -neg),), at0)
+
+
+def _double_lower(bound, x: np.ndarray) -> _MonotoneBound:
+    """A non-decreasing bound ≤ ψ∘ψ from one ≤ ψ (ψ concave): the chord of the node
+    values of bound∘bound lies below the chord of ψ∘ψ, which is concave."""
+    v = np.maximum.accumulate(bound(bound(x)))
+    return _MonotoneBound(((x, v),), float(v[0]))
+
+
+def _power(bound, x: np.ndarray, k: int, doubler) -> np.ndarray:
+    """Node values of a bound of ψ^{∘k}: plain iteration for small k, else by doubling
+    (about 2 log₂ k compositions) and composing the powers 2^j of k's binary digits."""
+    if k <= DOUBLING_FROM:
+        return _iterate(bound, x, k)
+    y = np.asarray(x, dtype=float)
+    power = bound
+    while k:
+        if k & 1:
+            y = power(y)
+        k >>= 1
+        if k:
+            power = doubler(power, x)
+    return y
+
+
+def _concave_cap(xs: np.ndarray, vs: np.ndarray):
+    """Vertices of a piecewise-linear upper bound of a concave non-decreasing Ψ on [0, 1]
+    known at the nodes, v_i = Ψ(x_i).
+
+    Between x_i and x_{i+1}, a concave Ψ lies below the extensions of its secants on
+    the neighbouring cells: Ψ(x) ≤ min{v_i + s_{i−1}(x − x_i), v_{i+1} − s_{i+1}(x_{i+1} − x)},
+    s the secant slopes (the right one clipped at 0). The minimum of two lines has one
+    kink; the vertices are the nodes and the kinks. On the first cell only the right
+    extension applies; a continuous Ψ is below it at 0 as well.
     """
     h = np.diff(xs)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -211,8 +250,8 @@ class Group(TradeOff):
         e = np.unique(np.concatenate([_eps_nodes(), slope[np.isfinite(slope)]]))
         e = e[np.abs(e) <= EPS_SEARCH]
         with np.errstate(over="ignore", invalid="ignore"):
-            d_hi = np.minimum(f._delta(e), 1.0)
-            d_lo = np.clip(f._delta_lower(e), 0.0, 1.0)
+            d_hi = np.nan_to_num(np.minimum(f._delta(e), 1.0), nan=1.0)     # NaN: safe ends
+            d_lo = np.nan_to_num(np.clip(f._delta_lower(e), 0.0, 1.0), nan=0.0)
         d_inf_hi = float(f._delta(np.array([np.inf]))[0])
         d_inf_lo = float(f._delta_lower(np.array([np.inf]))[0])
         # U: min over the supporting lines δ_hi(ε) + e^ε x (and the cap 1).
@@ -230,8 +269,8 @@ class Group(TradeOff):
         # 1 − f_hi(x) is known to an absolute ROUNDING only (it is 0 for x < 1e-16).
         lp = np.maximum.accumulate(np.clip(1.0 - f._upper(x) - ROUNDING, 0.0, 1.0))
         L = _MonotoneBound(((lx, ly), (x, lp)), float(max(d_inf_lo, lp[0])))
-        hi = _iterate(U, x, k)
-        lo = _iterate(L, x, k)
+        hi = _power(U, x, k, _double_upper)
+        lo = _power(L, x, k, _double_lower)
         hi = np.minimum.accumulate(hi[::-1])[::-1]       # ψ is non-decreasing
         lo = np.minimum(np.maximum.accumulate(lo), hi)
         cx, cv = _concave_cap(x, hi)
