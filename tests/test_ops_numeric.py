@@ -212,3 +212,17 @@ def test_operations_on_numeric_results_bracket_the_truth(mu, op, p):
                    lambda e: remove_delta(mu, p, e)),
     }[op]
     assert_brackets(f, beta, delta, delta_target=1e-3)
+
+
+def test_large_group_of_numeric_by_doubling():
+    """A numeric G_0.01 (tol 1e-3) in groups of 300 (the doubling route): G_3 is bracketed."""
+    h = compose_numeric([(fdp.Gaussian(0.01 / R2), 2)], tol=1e-3)
+    f = h.group(300)
+    lo, hi = f.bounds(ALPHA)
+    t = g_beta(3.0, ALPHA)
+    assert np.all(lo <= t + 2e-15) and np.all(hi >= t - 2e-15)
+    e = EPS[EPS >= 0]
+    assert np.all(f._delta_lower(e) <= g_delta(3.0, e) + 2e-15)
+    assert np.all(f.delta(e) >= g_delta(3.0, e) - 2e-15)
+    el, eh = f.epsilon_bounds(1e-5)
+    assert el <= eps_of(lambda x: g_delta(3.0, x), 1e-5) <= eh
