@@ -1,12 +1,14 @@
 """Composition f ⊗ g = T(P × P', Q × Q') (DRS Def 3.1, MATH.md §4): the rule table.
 
 Every composition goes through ``compose``. Factors are first flattened and equal
-factors counted; then each factor is routed by the one table ``_RULES`` below:
+factors counted; ``_classify`` gives each its kind (building an exact pair at most
+once), and the table ``_RULES`` maps each kind to its reducer:
 
-    Identity            neutral, dropped                         (DRS Prop 3.2)
+    Identity, f_{0,0}   neutral, dropped                         (DRS Prop 3.2)
     Gaussian            G_a ⊗ G_b = G_√(a²+b²), closed           (DRS Cor 3.3)
     EpsDelta^n          binomial form of f_{ε,δ}^{⊗n}, exact    (KOV Thm 3.3)
-    exact finite pair   product pair, equal losses merged, exact (DRS Def 3.1)
+    exact finite pair   product pair, equal losses merged, exact (DRS Def 3.1);
+                        past MAX_ATOMS atoms (TooManyAtoms) to the engine
     g ⊗ f_{0,δ}         (1−δ) g(α/(1−δ)), closed                  (MATH.md §4)
     anything else       the numeric engine, certified bracket     (fdp.engine)
 
@@ -42,6 +44,7 @@ def eps_delta_power(f: EpsDelta, n: int) -> FinitePair:
     Binomial(n, 1 − q) counts of the loss +ε, q = 1/(1 + e^ε): loss (2j − n)ε with
     P-mass Bin(j; n, q), Q-mass Bin(j; n, 1 − q). The δ part composes to
     f_{0, 1 − (1 − δ)^n}, an atom of loss +inf (Q-mass δ_n) and one of −inf (P-mass δ_n).
+    The binomial masses come from ``log_binom_pmf`` (log space, any ε).
     """
     eps, delta = f.eps, float(f.delta)
     j = np.arange(n + 1)

@@ -133,9 +133,11 @@ class PoissonRemove(Inverse):
 class WithoutReplacement(TradeOff):
     """C_p(f) = min{f_p, f_p⁻¹}** (DRS Thm 4.2), replace-one neighbours, p = m/n.
 
-    For symmetric f the closed form of DRS Thm 4.2 is used: with x* the fixed point
-    of f (f(x*) = x*, where f' = −1), f_p on [0, x*], the segment of slope −1 on
-    [x*, f_p(x*)], and f_p⁻¹ on [f_p(x*), 1]. Otherwise the generic envelope.
+    For exactly known symmetric f the closed form of DRS Thm 4.2 is used: with x* the
+    fixed point of f (f(x*) = x*, where f' = −1), f_p on [0, x*], the segment of slope
+    −1 on [x*, f_p(x*)], and f_p⁻¹ on [f_p(x*), 1]. Otherwise (a numeric f, whose two
+    sides need not be symmetric themselves) the envelope min{f_p, f_p⁻¹}**, which is
+    monotone in f and so carries both sides of the bracket.
     """
 
     of: TradeOff
