@@ -260,3 +260,12 @@ def test_generic_group_of_a_pair_matches_the_exact_iteration():
         x = 1.0 - f(x)
     lo, hi = f.group(6).bounds(a)
     assert np.all(lo <= 1.0 - x + 1e-14) and np.all(hi >= 1.0 - x - 1e-14)
+
+
+def test_pure_epsilon_of_pure_dp_groups():
+    """f_{ε,0} in groups of k: f_k ≥ f_{kε,0} (checked on a grid) with slope −e^{kε} at 0."""
+    g = fdp.EpsDelta(0.3).group(5)
+    assert g.pure_epsilon() == pytest.approx(1.5, rel=1e-15)
+    a = np.linspace(0, 1, 2001)
+    assert np.all(g(a) >= fdp.EpsDelta(1.5)(a) - 1e-15)
+    assert fdp.EpsDelta(0.3, 1e-9).group(5).pure_epsilon() == np.inf

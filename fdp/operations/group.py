@@ -426,6 +426,15 @@ class EpsDeltaGroup(TradeOff):
     def _group(self, k: int) -> TradeOff:
         return eps_delta_group(self.eps, self.d, self.k * k)
 
+    def _pure_epsilon_bounds(self) -> tuple[float, float]:
+        """kε when δ = 0 (the first segment has slope −e^{kε} and the curve lies above
+        f_{kε,0}, whose other lines it dominates); ∞ when f(0) < 1."""
+        value = self.k * self.eps if self.d == 0.0 else np.inf
+        return value, value
+
+    def pure_epsilon(self) -> float:
+        return self._pure_epsilon_bounds()[1]
+
     # -- the atoms -------------------------------------------------------
     def _atoms(self):
         e, d, k = self.eps, self.d, self.k
