@@ -66,6 +66,7 @@ from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
 from fdp.families.laplace import Laplace
 from fdp.families.piecewise import PiecewiseLinear
+from fdp.operations.with_delta import WithDelta
 from fdp.tradeoff import TradeOff, golden_max
 
 # ----------------------------------------------------------------------
@@ -139,48 +140,10 @@ def dominates(g: TradeOff, f: TradeOff, slack: float = 0.0) -> bool:
     return bool(np.all(dg <= df * (1.0 + DELTA_RTOL) + slack))
 
 
-class TailDelta(TradeOff):
-    """f ⊗ f_{0,η}: (1 − η) f(α/(1 − η)) on [0, 1 − η], 0 after (MATH.md §4).
-
-    The form in which a numeric guarantee can meet a curve target: its certified lower
-    side puts the truncated tail of the privacy-loss law, a mass η = δ_g(+∞), at
-    infinite loss, so g(0) = 1 − η and no g can lie above a curve with f(0) = 1.
-    """
-
-    __slots__ = ("of", "eta")
-
-    def __init__(self, of: TradeOff, eta: float):
-        if not isinstance(of, TradeOff):
-            raise TypeError(f"of must be a TradeOff, got {type(of).__name__}")
-        object.__setattr__(self, "of", of)
-        object.__setattr__(self, "eta", _validate.real("eta", eta, low=0.0, high=1.0,
-                                                       high_open=True))
-
-    def __setattr__(self, name, value):
-        raise AttributeError("TailDelta is immutable")
-
-    def __repr__(self):
-        return f"TailDelta({self.of!r}, eta={self.eta:.3g})"
-
-    def _side(self, fn, alpha):
-        keep = 1.0 - self.eta
-        inside = alpha <= keep
-        with np.errstate(divide="ignore", invalid="ignore"):
-            x = np.where(inside, alpha / keep, 1.0)
-        return np.where(inside, keep * fn(np.minimum(x, 1.0)), 0.0)
-
-    def _beta(self, alpha):
-        return self._side(self.of._beta, alpha)
-
-    def _upper(self, alpha):
-        return self._side(self.of._upper, alpha)
-
-    def _delta(self, eps):
-        """δ = 1 − (1 − η)(1 − δ_f) = η + (1 − η) δ_f (composition with f_{0,η})."""
-        return self.eta + (1.0 - self.eta) * self.of._delta(eps)
-
-    def _delta_lower(self, eps):
-        return self.eta + (1.0 - self.eta) * self.of._delta_lower(eps)
+# f ⊗ f_{0,η}, (1 − η) f(α/(1 − η)) on [0, 1 − η] and 0 after (MATH.md §4): the form in
+# which a numeric guarantee, whose certified lower side puts the truncated tail mass
+# η = δ_g(+∞) at infinite loss, can meet a curve target. One implementation: WithDelta.
+TailDelta = WithDelta
 
 
 # Largest tail mass η accepted when a numeric guarantee is checked against a curve.

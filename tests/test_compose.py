@@ -10,7 +10,7 @@ import pytest
 from scipy.special import comb
 
 import fdp
-from fdp.operations.compose import _kind
+from fdp.operations.compose import _classify
 
 
 def test_gaussian_composition_stays_closed():
@@ -23,11 +23,11 @@ def test_gaussian_composition_stays_closed():
 
 
 def test_rule_table_routes_by_kind():
-    assert _kind(fdp.Identity()) == "neutral"
-    assert _kind(fdp.Gaussian(1)) == "gaussian"
-    assert _kind(fdp.EpsDelta(1)) == "pair"
-    assert _kind(fdp.RandomizedResponse(1, 3)) == "pair"
-    assert _kind(fdp.Laplace(1)) == "numeric"
+    assert _classify(fdp.Identity())[0] == "neutral"
+    assert _classify(fdp.Gaussian(1))[0] == "gaussian"
+    assert _classify(fdp.EpsDelta(1))[0] == "pair"
+    assert _classify(fdp.RandomizedResponse(1, 3))[0] == "pair"
+    assert _classify(fdp.Laplace(1))[0] == "numeric"
 
 
 def kov_delta(n, eps, eps_target):

@@ -138,5 +138,6 @@ def test_reprs_read_like_the_math():
     assert repr(fdp.strongest(fdp.Gaussian(1.0), fdp.EpsDelta(1.0))) == \
         "strongest(Gaussian(mu=1.0), EpsDelta(eps=1.0, delta=0.0))"
     assert repr(fdp.Gaussian(2.0).group(3)) == "Gaussian(mu=6.0)"
-    assert repr(fdp.Laplace(1.0).group(2)) == "Laplace(mu=1.0).group(2)"
+    assert repr(fdp.Laplace(1.0).group(2)) == "Laplace(mu=2.0)"   # closed form L_{kμ}
+    assert repr(fdp.from_pair([0.2, 0.8], [0.6, 0.4]).group(2)) == "FinitePair(2 atoms).group(2)"
     assert repr(fdp.Gaussian(1.0).subsample(0.1)).startswith("envelope(PoissonAdd(")

@@ -87,6 +87,11 @@ class EpsDelta(TradeOff):
     def pure_epsilon(self) -> float:
         return self.eps if self._delta_value == 0.0 else np.inf
 
+    def _group(self, k: int) -> TradeOff:
+        """The exact k-fold 1 − (1 − f_{ε,δ})^{∘k} (DRS Thm 2.14), in log space."""
+        from fdp.operations.group import eps_delta_group
+        return eps_delta_group(self.eps, self._delta_value, k)
+
     def latex(self) -> str:
         return rf"f_{{{self.eps:g},{self._delta_value:g}}}"
 
@@ -125,6 +130,13 @@ class RandomizedResponse(TradeOff):
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         return self._pair()._delta(eps)
+
+    def _group(self, k: int) -> TradeOff:
+        """Binary randomized response is f_{ε,0}: its exact group curve; k-ary: generic."""
+        if self.k == 2:
+            from fdp.operations.group import eps_delta_group
+            return eps_delta_group(self.eps, 0.0, k)
+        return super()._group(k)
 
     def latex(self) -> str:
         return rf"\mathrm{{RR}}_{{{self.eps:g},{self.k}}}"

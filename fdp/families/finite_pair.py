@@ -25,6 +25,12 @@ MERGE_RTOL = 1e-9
 MAX_ATOMS = 4_000_000
 
 
+class TooManyAtoms(ValueError):
+    """An exact product pair would exceed ``MAX_ATOMS`` atoms (checked before allocating).
+
+    ``fdp.compose`` catches it and sends the factors to the numeric engine instead."""
+
+
 class FinitePair(PiecewiseLinear):
     """T(P, Q) for finite pmfs, exact (Neyman–Pearson); atoms ``log_ratio``, ``p``, ``q``."""
 
@@ -121,7 +127,7 @@ def product(a: FinitePair, b: FinitePair) -> FinitePair:
     """The pair (P × P', Q × Q'): T of it is T(P,Q) ⊗ T(P',Q') (DRS Def 3.1)."""
     size = a.p.size * b.p.size
     if size > MAX_ATOMS:
-        raise MemoryError(
+        raise TooManyAtoms(
             f"exact composition would form {size} atoms (limit {MAX_ATOMS}); "
             "use the numeric engine (fdp.compose(..., tol=...))")
     with np.errstate(invalid="ignore"):

@@ -38,6 +38,13 @@ class Gaussian(TradeOff):
         return np.exp(_log_delta(self.mu, np.asarray(eps, dtype=float)))
 
     def _group(self, k: int) -> TradeOff:
+        """G_μ.group(k) = G_{kμ} exactly (DRS Thm 2.14).
+
+        N(θ, 1) is a location family with a log-concave density, so the optimal tests of
+        T(N(0,1), N(μ,1)) reject above a threshold: with S = 1 − Φ, α = S(t) and
+        1 − G_μ(α) = S(S⁻¹(α) − μ). Iterating, (1 − G_μ)^{∘k}(α) = S(S⁻¹(α) − kμ),
+        which is 1 − G_{kμ}(α).
+        """
         return Gaussian(k * self.mu)
 
     def advantage(self) -> float:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fdp.tradeoff import EPS_SEARCH, TradeOff, _search_grid, maximise_unimodal
+from fdp.tradeoff import EPS_SEARCH, TradeOff, _search_grid, conjugate_delta, maximise_unimodal
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,17 @@ class Strongest(_Combination):
 
     def _upper(self, alpha):
         return np.max([m._upper(alpha) for m in self.members], axis=0)
+
+    def _delta(self, eps):
+        """sup_α (1 − max_i f_i(α) − e^ε α), from the lower sides; never above min_i δ_i."""
+        own = conjugate_delta(self._beta, eps)
+        return np.minimum(own, np.min([m._delta(eps) for m in self.members], axis=0))
+
+    def _delta_lower(self, eps):
+        """The conjugate of the upper sides: a lower bound of δ (a value, not a supremum)."""
+        if self.is_exact:
+            return self._delta(eps)
+        return np.minimum(conjugate_delta(self._upper, eps), self._delta(eps))
 
     def latex(self) -> str:
         return r"\max\{" + ", ".join(m.latex() for m in self.members) + r"\}"

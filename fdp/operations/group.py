@@ -1,46 +1,318 @@
-"""Group privacy (DRS Theorem 2.14, MATH.md §5)."""
+"""Group privacy (DRS Theorem 2.14, MATH.md §5).
+
+f-DP for individuals gives [1 − (1 − f)^{∘k}]-DP for groups of size k, where
+(1 − f)^{∘k} is the k-fold function composition of φ(x) = 1 − f(x). Three routes:
+
+* location families with a monotone likelihood ratio (Gaussian, Laplace) are closed
+  under the map (``Gaussian._group``, ``Laplace._group``): G_μ → G_{kμ}, L_μ → L_{kμ};
+* f_{ε,δ} has an exact piecewise-linear k-fold, kept in log space (``EpsDeltaGroup``);
+* anything else, numeric results included, gets a certified bracket (``Group``).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.special import logsumexp
 
-from fdp.tradeoff import TradeOff
+from fdp import _validate
+from fdp.families.piecewise import PiecewiseLinear, lower_convex_hull
+from fdp.tradeoff import EPS_SEARCH, TradeOff
+
+# Group sizes up to this are also evaluated by iterating 1 − f pointwise (exact to
+# rounding for closed-form f); the grid bracket is used for every k.
+DIRECT_MAX = 32
+# Group sizes above this are computed by repeated doubling of the bounds (O(log k)).
+DOUBLING_FROM = 256
+# Most atoms an exact group of f_{ε,δ} hands to exact composition as a FinitePair.
+PAIR_MAX_ATOMS = 100_000
+# Absolute error allowed for 1 − f(x) computed in double precision (a few ulps of 1).
+ROUNDING = 4.5e-16
+
+
+# ----------------------------------------------------------------------
+# Generic group privacy: a certified bracket, iterated on a vertex set
+# ----------------------------------------------------------------------
+def _alpha_nodes() -> np.ndarray:
+    """Nodes in [0, 1]: ratio ≈ 1.1 on [1e-300, 1e-20], ≈ 1.01 on [1e-20, 0.1],
+    uniform (2e-4 apart) on [0.1, 0.9], 1 − x log-spaced (ratio ≈ 1.02) down to 1e-17."""
+    return np.unique(np.concatenate([
+        [0.0, 1.0], np.logspace(-300.0, -20.0, 7000), np.logspace(-20.0, -1.0, 4400),
+        np.linspace(0.1, 0.9, 4001), 1.0 - np.logspace(-17.0, -1.0, 1900)]))
+
+
+def _eps_nodes() -> np.ndarray:
+    """Privacy levels for the supporting lines: 0.002 apart on [−40, 40], 0.05 beyond."""
+    core = np.linspace(-40.0, 40.0, 40001)
+    right = np.arange(40.05, EPS_SEARCH, 0.05)
+    return np.concatenate([-right[::-1], core, right, [EPS_SEARCH]])
+
+
+def _lower_envelope(log_slopes: np.ndarray, intercepts: np.ndarray):
+    """Vertices on [0, 1] of x ↦ min_j (c_j + e^{s_j} x), a concave piecewise-linear map.
+
+    ``log_slopes`` strictly increasing. The convex-hull trick keeps the lines that are
+    lowest somewhere; the breakpoints of consecutive kept lines (decreasing, since a
+    steeper line wins to the left) inside (0, 1), with 0 and 1, are the vertices, and
+    the value at each is the minimum of the lines kept around it.
+    """
+    s = np.exp(log_slopes)
+    c = np.asarray(intercepts, dtype=float)
+    keep: list[int] = []
+    for j in range(s.size):
+        skip = False
+        while keep:
+            t = keep[-1]
+            if c[j] > c[t]:
+                skip = s[j] >= s[t]   # steeper and higher at 0: never lowest on x ≥ 0
+                break
+            if s[j] <= s[t]:
+                keep.pop()            # t is above j everywhere on x ≥ 0
+                continue
+            if len(keep) >= 2:
+                u = keep[-2]
+                # t is lowest on (x_tj, x_ut): drop it when that interval is empty
+                x_ut = (c[u] - c[t]) / (s[t] - s[u])
+                x_tj = (c[t] - c[j]) / (s[j] - s[t])
+                if x_tj >= x_ut:
+                    keep.pop()
+                    continue
+            break
+        if not skip:
+            keep.append(j)
+    idx = np.array(keep)
+    cc, ss = c[idx], s[idx]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        xb = (cc[:-1] - cc[1:]) / (ss[1:] - ss[:-1])
+    xs = np.unique(np.concatenate([[0.0, 1.0], xb[(xb > 0.0) & (xb < 1.0)]]))
+    # the line lowest at x: the first kept line (from the steep end) whose breakpoint
+    # with its flatter neighbour lies at or left of x
+    rev = xb[::-1]                                      # increasing
+    pos = np.searchsorted(rev, xs, side="right")        # breakpoints ≤ x
+    line = idx.size - 1 - pos
+    ys = np.full(xs.shape, np.inf)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for off in (-1, 0, 1):
+            j = np.clip(line + off, 0, idx.size - 1)
+            ys = np.minimum(ys, cc[j] + np.where(xs == 0.0, 0.0, ss[j] * xs))
+    return xs, ys
 
 
 @dataclass(frozen=True)
-class Group(TradeOff):
-    """f-DP for individuals ⇒ [1 − (1 − f)^{∘k}]-DP for groups of size k (DRS Thm 2.14).
+class _MonotoneBound:
+    """max over parts of non-decreasing piecewise-linear maps (xs, ys), capped at 1,
+    with its own value at 0 (for iteration; each part is exact between its vertices)."""
 
-    (1 − f)^{∘k} is the k-fold function composition of x ↦ 1 − f(x). The inverse is
-    the same construction on f⁻¹ (reflecting in the diagonal commutes with it).
+    parts: tuple
+    at0: float
+
+    def __call__(self, x):
+        out = np.max([np.interp(x, xs, ys) for xs, ys in self.parts], axis=0)
+        return np.where(x == 0.0, self.at0, np.minimum(out, 1.0))
+
+
+def _iterate(bound, x0: np.ndarray, k: int) -> np.ndarray:
+    """bound^{∘k}(x0); stops early at a fixed point (further steps change nothing)."""
+    x = np.asarray(x0, dtype=float)
+    for _ in range(k):
+        nxt = bound(x)
+        if np.array_equal(nxt, x):
+            break
+        x = nxt
+    return x
+
+
+def _double_upper(bound, x: np.ndarray) -> _MonotoneBound:
+    """A concave non-decreasing bound ≥ bound∘bound, from its values at the nodes.
+
+    bound∘bound is concave when bound is concave and non-decreasing; ``_concave_cap``
+    bounds it between nodes, and the least concave majorant (upper hull) of that keeps
+    the result concave for the next doubling."""
+    v = bound(bound(x))
+    cx, cv = _concave_cap(x, v)
+    hx, neg = lower_convex_hull(cx, -cv)
+    at0 = min(float(-neg[0]), float(bound(bound(np.zeros(1)))[0]))
+    return _MonotoneBound(((hx, -neg),), at0)
+
+
+def _double_lower(bound, x: np.ndarray) -> _MonotoneBound:
+    """A non-decreasing bound ≤ ψ∘ψ from one ≤ ψ (ψ concave): the chord of the node
+    values of bound∘bound lies below the chord of ψ∘ψ, which is concave."""
+    v = np.maximum.accumulate(bound(bound(x)))
+    return _MonotoneBound(((x, v),), float(v[0]))
+
+
+def _power(bound, x: np.ndarray, k: int, doubler) -> np.ndarray:
+    """Node values of a bound of ψ^{∘k}: plain iteration for small k, else by doubling
+    (about 2 log₂ k compositions) and composing the powers 2^j of k's binary digits."""
+    if k <= DOUBLING_FROM:
+        return _iterate(bound, x, k)
+    y = np.asarray(x, dtype=float)
+    power = bound
+    while k:
+        if k & 1:
+            y = power(y)
+        k >>= 1
+        if k:
+            power = doubler(power, x)
+    return y
+
+
+def _concave_cap(xs: np.ndarray, vs: np.ndarray):
+    """Vertices of a piecewise-linear upper bound of a concave non-decreasing Ψ on [0, 1]
+    known at the nodes, v_i = Ψ(x_i).
+
+    Between x_i and x_{i+1}, a concave Ψ lies below the extensions of its secants on
+    the neighbouring cells: Ψ(x) ≤ min{v_i + s_{i−1}(x − x_i), v_{i+1} − s_{i+1}(x_{i+1} − x)},
+    s the secant slopes (the right one clipped at 0). The minimum of two lines has one
+    kink; the vertices are the nodes and the kinks. On the first cell only the right
+    extension applies; a continuous Ψ is below it at 0 as well.
+    """
+    h = np.diff(xs)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = np.diff(vs) / h
+    n = h.size
+    sl = np.concatenate([[np.inf], s[:-1]])          # left-neighbour slope (cell i)
+    sr = np.concatenate([np.maximum(s[1:], 0.0), [0.0]])  # right-neighbour slope
+    sl = np.maximum(sl, sr)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        t = (vs[1:] - vs[:-1] - sr * h) / (sl - sr)
+    t = np.where(np.isfinite(t), np.clip(t, 0.0, h), 0.0)
+    kx = xs[:-1] + t
+    with np.errstate(invalid="ignore"):
+        kv = np.where(np.isinf(sl), vs[1:] - sr * (h - t), vs[:-1] + sl * t)
+    kv = np.minimum(np.minimum(kv, vs[1:] - sr * (h - t)), vs[1:])
+    ax = np.empty(2 * n + 1)
+    av = np.empty(2 * n + 1)
+    ax[0:-1:2], av[0:-1:2] = xs[:-1], vs[:-1]
+    ax[1::2], av[1::2] = kx, kv
+    ax[-1], av[-1] = xs[-1], vs[-1]
+    # ψ is continuous at 0 (a trade-off function is), so on (0, x_1] only the right
+    # extension bounds it: the first segment must start at its value at 0, not at v_0.
+    av[0] = max(av[0], av[1])
+    ax, idx = np.unique(ax, return_index=True)
+    return ax, av[idx]
+
+
+@dataclass(frozen=True, eq=False)
+class Group(TradeOff):
+    """1 − (1 − f)^{∘k}: f-DP for individuals ⇒ this for groups of size k (DRS Thm 2.14).
+
+    With φ = 1 − f (concave, non-decreasing, φ(x) ≥ x), the group curve is 1 − φ^{∘k}.
+    The map f ↦ 1 − (1 − f)^{∘k} is monotone, so a bracket f_lo ≤ f ≤ f_hi gives the
+    bracket [1 − (1 − f_lo)^{∘k}, 1 − (1 − f_hi)^{∘k}]. It is computed on a vertex set:
+
+    * upper bound of φ: U(x) = min_ε (δ_hi(ε) + e^ε x) over a grid of ε (every supporting
+      line lies above φ, DRS Prop 2.12), concave, and exact in relative terms near x = 0;
+    * lower bound of φ: the chord of 1 − f_hi at the nodes (φ is concave) and the lines
+      δ_lo(ε_{j+1}) + e^{ε_j} x (δ is non-increasing between grid points);
+    * both are non-decreasing, so U^{∘k} ≥ φ^{∘k} ≥ L^{∘k}; they are iterated on the
+      nodes only (k steps, stopping at a fixed point);
+    * between nodes, ψ = φ^{∘k} (concave) lies above the chord of the lower values and
+      below the secant extensions of the upper values (``_concave_cap``).
+
+    The result is two piecewise-linear curves, exact to rounding at their vertices, so
+    δ(ε) brackets are vertex maxima. For k ≤ ``DIRECT_MAX`` the curve at a queried α is
+    also iterated directly, which is exact to rounding for closed-form f.
     """
 
     of: TradeOff
     k: int
+    _cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "k", _validate.positive_int("k", self.k))
+
+    def __eq__(self, other):
+        return type(other) is Group and self.of == other.of and self.k == other.k
+
+    def __hash__(self):
+        return hash(("Group", self.of, self.k))
+
+    def __reduce__(self):
+        return Group, (self.of, self.k)         # the cached curves are recomputed
+
+    # -- the bracket ----------------------------------------------------
+    def _curves(self) -> tuple[PiecewiseLinear, PiecewiseLinear]:
+        if "curves" not in self._cache:
+            self._cache["curves"] = self._build()
+        return self._cache["curves"]
+
+    def _build(self):
+        f, k = self.of, self.k
+        x = _alpha_nodes()
+        # Supporting lines at the fixed grid and at the slopes of f between nodes (any ε
+        # gives a valid line; these touch φ near every node, whatever the scale of f).
+        b = f._beta(x)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slope = np.log(np.diff(-b) / np.diff(x))
+        e = np.unique(np.concatenate([_eps_nodes(), slope[np.isfinite(slope)]]))
+        e = e[np.abs(e) <= EPS_SEARCH]
+        with np.errstate(over="ignore", invalid="ignore"):
+            d_hi = np.nan_to_num(np.minimum(f._delta(e), 1.0), nan=1.0)     # NaN: safe ends
+            d_lo = np.nan_to_num(np.clip(f._delta_lower(e), 0.0, 1.0), nan=0.0)
+        d_inf_hi = float(f._delta(np.array([np.inf]))[0])
+        d_inf_lo = float(f._delta_lower(np.array([np.inf]))[0])
+        # U: min over the supporting lines δ_hi(ε) + e^ε x (and the cap 1).
+        ux, uy = _lower_envelope(e, d_hi)
+        # δ_hi is known to a relative rounding error: widen by a relative 1e-15.
+        uy = uy * (1.0 + 1e-15)
+        U = _MonotoneBound(((ux, uy),), min(float(uy[0]), d_inf_hi * (1.0 + 1e-15)))
+        # L (dual): φ(x) = inf_ε (δ(ε) + e^ε x) ≥ min_j (δ_lo(ε_{j+1}) + e^{ε_j} x),
+        # with the tails ε ≥ ε_max (δ ≥ δ(∞)) and ε ≤ ε_min (δ ≥ δ_lo(ε_min)).
+        slopes = np.concatenate([[-np.inf], e])
+        icpt = np.concatenate([[d_lo[0]], np.append(d_lo[1:], d_inf_lo)])
+        lx, ly = _lower_envelope(slopes, icpt)
+        # L (primal): chord of 1 − f_hi at the nodes, made non-decreasing. The maximum
+        # of the two is taken pointwise (a chord of the maximum could lie above it).
+        # 1 − f_hi(x) is known to an absolute ROUNDING only (it is 0 for x < 1e-16).
+        lp = np.maximum.accumulate(np.clip(1.0 - f._upper(x) - ROUNDING, 0.0, 1.0))
+        L = _MonotoneBound(((lx, ly), (x, lp)), float(max(d_inf_lo, lp[0])))
+        hi = _power(U, x, k, _double_upper)
+        lo = _power(L, x, k, _double_lower)
+        hi = np.minimum.accumulate(hi[::-1])[::-1]       # ψ is non-decreasing
+        lo = np.minimum(np.maximum.accumulate(lo), hi)
+        cx, cv = _concave_cap(x, hi)
+        lower = PiecewiseLinear(cx, np.clip(1.0 - cv, 0.0, 1.0), cv)
+        upper = PiecewiseLinear(x, 1.0 - lo, lo)
+        return lower, upper
+
+    def _direct(self, fn, alpha, margin):
+        """1 − (1 − fn)^{∘k}(α), each step moved by ``margin`` (± ROUNDING) to its safe side."""
+        x = np.asarray(alpha, dtype=float)
+        for _ in range(self.k):
+            x = np.clip(1.0 - fn(x) + margin, 0.0, 1.0)
+        return 1.0 - x
 
     def _beta(self, alpha):
-        x = np.asarray(alpha, dtype=float)
-        for _ in range(self.k):
-            x = 1.0 - self.of._beta(x)
-        return 1.0 - x
+        lower = self._curves()[0]._beta(alpha)
+        if self.k <= DIRECT_MAX:
+            lower = np.maximum(lower, self._direct(self.of._beta, alpha, ROUNDING))
+        return np.clip(lower, 0.0, 1.0 - alpha)
 
     def _upper(self, alpha):
-        x = np.asarray(alpha, dtype=float)
-        for _ in range(self.k):
-            x = 1.0 - self.of._upper(x)
-        return 1.0 - x
+        upper = self._curves()[1]._beta(alpha)
+        if self.k <= DIRECT_MAX:
+            upper = np.minimum(upper, self._direct(self.of._upper, alpha, -ROUNDING))
+        return np.maximum(upper, self._beta(alpha))
+
+    def _delta(self, eps):
+        return self._curves()[0]._delta(eps)
+
+    def _delta_lower(self, eps):
+        return np.minimum(self._curves()[1]._delta(eps), self._delta(eps))
 
     @property
     def is_exact(self) -> bool:
-        return self.of.is_exact
+        return False
 
     @property
     def symmetric(self) -> bool:
         return self.of.symmetric
 
     def _inverse(self) -> TradeOff:
+        """Reflecting in the diagonal commutes with 1 − (1 − f)^{∘k}."""
         return Group(self.of.inverse(), self.k)
 
     def _group(self, k: int) -> TradeOff:
@@ -51,3 +323,288 @@ class Group(TradeOff):
 
     def latex(self) -> str:
         return rf"1-(1-{self.of.latex()})^{{\circ {self.k}}}"
+
+
+# ----------------------------------------------------------------------
+# f_{ε,δ}: the exact k-fold, in log space
+# ----------------------------------------------------------------------
+def _log_expm1(x):
+    """log(e^x − 1) for x > 0, without overflow for large x."""
+    x = np.asarray(x, dtype=float)
+    with np.errstate(divide="ignore"):
+        return np.where(x > 30.0, x + np.log1p(-np.exp(-np.maximum(x, 30.0))),
+                        np.log(np.expm1(np.minimum(x, 30.0))))
+
+
+def _log_geometric(eps: float, a, b):
+    """log Σ_{m=a}^{b} e^{mε} (−inf for an empty sum), ε > 0; a, b integers or arrays."""
+    a, b = np.asarray(a), np.asarray(b)
+    n = np.maximum(b - a + 1, 1)
+    # anchored at the largest term: e^{bε}(1 − e^{−nε})/(1 − e^{−ε}), so that the
+    # rounding is relative to the result's own logarithm
+    out = b * eps + np.log(-np.expm1(-n * eps)) - np.log(-np.expm1(-eps))
+    out = np.where(b < a, -np.inf, out)
+    return float(out) if out.ndim == 0 else out
+
+
+def eps_delta_group(eps: float, delta: float, k: int) -> TradeOff:
+    """1 − (1 − f_{ε,δ})^{∘k} exactly (DRS Thm 2.14 applied to DRS eq. 2.4).
+
+    φ = 1 − f_{ε,δ} = min{1, L₁, L₂} with the increasing lines L₁(x) = δ + e^ε x and
+    L₂(x) = 1 − e^{−ε}(1 − δ − x). Since every map is non-decreasing, φ^{∘k} is the
+    minimum over all words of k letters from {L₁, L₂} (and 1), and since
+    L₁∘L₂ − L₂∘L₁ = (e^{ε/2} − e^{−ε/2})² + 2δ(1 − e^{−ε}) ≥ 0, moving every L₁
+    innermost lowers a word: φ^{∘k} = min{1, min_j L₂^{∘(k−j)} ∘ L₁^{∘j}}. Hence the
+    group curve is max{0, max_{j=0..k} (A_j − e^{(2j−k)ε} α)}, a piecewise-linear
+    trade-off function whose segment j has slope −e^{(2j−k)ε}; consecutive lines meet
+    at α*_j = [e^{(1−j)ε}(e^ε − 1 + 2δ) − δ(e^ε + 1)]/(e^{2ε} − 1). It is therefore
+    T(P, Q) for atoms of privacy loss l_j = (2j − k)ε with masses (inside the range)
+
+        p_j = e^{−jε} c,   q_j = e^{(j−k)ε} c,   c = (e^ε − 1 + 2δ)/(e^ε + 1),
+
+    for j_bot < j < j_top, where j_top is the largest j ≤ k with α*_j > 0 and
+    j_bot = k − j_top (the curve is symmetric); the end atoms carry
+    p_{j_top} = α*_{j_top} = q_{j_bot}, q_{j_top} = e^{l_{j_top}} α*_{j_top} = p_{j_bot},
+    and the loss ±∞ atoms carry 1 − f(0) = 1 − A_{j_top}, which is
+    δ(1 + e^ε + … + e^{(k−1)ε}) when j_top = k. δ = 0 gives all k + 1 atoms;
+    ε = 0 gives f_{0, min(1, kδ)}.
+    """
+    from fdp.families.eps_delta import EpsDelta
+    if delta >= 1.0 or (np.isinf(eps) and delta > 0.0):
+        return EpsDelta(0.0, 1.0)                 # f ≡ 0 stays 0 (φ(x) = 1 for x > 0)
+    if np.isinf(eps):
+        return EpsDelta(eps, 0.0)
+    if eps == 0.0:
+        return EpsDelta(0.0, min(1.0, k * delta))
+    try:
+        return EpsDeltaGroup(eps, delta, k)
+    except _Degenerate:
+        return EpsDelta(0.0, 1.0)
+
+
+class EpsDeltaGroup(TradeOff):
+    """1 − (1 − f_{ε,δ})^{∘k} exactly, with masses kept as logarithms (see ``eps_delta_group``).
+
+    β(α), δ(ε') and ε(δ') are computed from the atoms in log space, so that kε far
+    beyond 709 (where e^{kε} overflows) neither overflows nor loses the safe side.
+    """
+
+    __slots__ = ("eps", "d", "k", "loss", "log_p", "log_q", "log_inf", "_cum")
+
+    def __init__(self, eps: float, delta: float, k: int):
+        eps = _validate.real("eps", eps, low=0.0, low_open=True)
+        delta = _validate.real("delta", delta, low=0.0, high=1.0, high_open=True)
+        k = _validate.positive_int("k", k)
+        object.__setattr__(self, "eps", eps)
+        object.__setattr__(self, "d", delta)
+        object.__setattr__(self, "k", k)
+        self._atoms()
+
+    def __setattr__(self, name, value):
+        raise AttributeError("EpsDeltaGroup is immutable")
+
+    def __eq__(self, other):
+        return (type(other) is EpsDeltaGroup and self.eps == other.eps and self.d == other.d
+                and self.k == other.k)
+
+    def __hash__(self):
+        return hash(("EpsDeltaGroup", self.eps, self.d, self.k))
+
+    def __reduce__(self):
+        return EpsDeltaGroup, (self.eps, self.d, self.k)
+
+    def __repr__(self):
+        return f"EpsDelta(eps={self.eps!r}, delta={self.d!r}).group({self.k})"
+
+    def latex(self) -> str:
+        return rf"1-(1-f_{{{self.eps:g},{self.d:g}}})^{{\circ {self.k}}}"
+
+    @property
+    def symmetric(self) -> bool:
+        return True
+
+    def _group(self, k: int) -> TradeOff:
+        return eps_delta_group(self.eps, self.d, self.k * k)
+
+    def _pure_epsilon_bounds(self) -> tuple[float, float]:
+        """kε when δ = 0 (the first segment has slope −e^{kε} and the curve lies above
+        f_{kε,0}, whose other lines it dominates); ∞ when f(0) < 1."""
+        value = self.k * self.eps if self.d == 0.0 else np.inf
+        return value, value
+
+    def pure_epsilon(self) -> float:
+        return self._pure_epsilon_bounds()[1]
+
+    # -- the atoms -------------------------------------------------------
+    def _atoms(self):
+        e, d, k = self.eps, self.d, self.k
+        log_d = np.log(d) if d > 0.0 else -np.inf
+        log_r1 = float(np.logaddexp(e, 0.0))                       # log(e^ε + 1)
+        log_num = (e + np.log1p((2.0 * d - 1.0) * np.exp(-e)) if e > 30.0
+                   else np.log(np.expm1(e) + 2.0 * d))             # log(e^ε − 1 + 2δ)
+        log_c = log_num - log_r1
+        b = log_d + log_r1                                         # log δ(e^ε + 1)
+
+        def log_alpha_star(j, shift=0):
+            """log(e^{shift·ε} α*_j), the power of e^ε combined first (exact integers)."""
+            a = (1 - j) * e + log_num
+            return ((1 - j + shift) * e + log_num + np.log(-np.expm1(b - a))
+                    - float(_log_expm1(2.0 * e)))
+
+        # j_top: largest j ≤ k with (1 − j)ε + log_num > b
+        if d == 0.0:
+            top = k
+        else:
+            top = min(k, int(np.floor(1.0 + (log_num - b) / e)))
+            while top > 1 and (1 - top) * e + log_num <= b:
+                top -= 1
+            while top < k and (1 - (top + 1)) * e + log_num > b:
+                top += 1
+        bot = k - top
+        # 1 − A_top, the mass at loss ±∞
+        terms = [np.log(-np.expm1((top - k) * e)) if top < k else -np.inf,
+                 log_d + np.logaddexp(_log_geometric(e, top - k, 2 * top - k - 1),
+                                      _log_geometric(e, top - k, -1))]
+        log_inf = float(np.logaddexp(*terms))
+        if 2 * top < k or log_inf >= 0.0:
+            raise _Degenerate
+        if top == bot:
+            j = np.array([top])
+            log_p = log_q = np.array([np.log(-np.expm1(log_inf))])
+        else:
+            j = np.arange(top, bot - 1, -1)                      # decreasing loss
+            log_p = -j * e + log_c
+            log_q = (j - k) * e + log_c
+            log_p[0], log_q[0] = log_alpha_star(top), log_alpha_star(top, 2 * top - k)
+            log_p[-1], log_q[-1] = log_q[0], log_p[0]
+        loss = (2.0 * j - k) * e
+        for arr in (loss, log_p, log_q):
+            arr.setflags(write=False)
+        object.__setattr__(self, "loss", loss)
+        object.__setattr__(self, "log_p", log_p)
+        object.__setattr__(self, "log_q", log_q)
+        object.__setattr__(self, "log_inf", log_inf)
+        # running sums from the top (log Σ_{i<m} p_i, q_i) and tails (log Σ_{i≥m} q_i),
+        # each a geometric sum in closed form plus the end atoms (no accumulated rounding)
+        n = j.size
+        m = np.arange(n + 1)
+        if n == 1:
+            z = np.array([-np.inf, log_p[0]])
+            cum_p, cum_q, tail_q = z, np.array([-np.inf, log_q[0]]), np.array([log_q[0], -np.inf])
+        else:
+            hi_in = np.clip(top - m + 1, bot + 1, top)    # interior j ∈ [hi_in, top − 1]
+            inner_p = log_c + _log_geometric(e, -(top - 1), -hi_in)
+            inner_q = log_c + _log_geometric(e, hi_in - k, top - 1 - k)
+            first = np.where(m >= 1, 0.0, -np.inf)
+            last = np.where(m >= n, 0.0, -np.inf)
+            cum_p = np.logaddexp(np.logaddexp(log_p[0] + first, inner_p), log_p[-1] + last)
+            cum_q = np.logaddexp(np.logaddexp(log_q[0] + first, inner_q), log_q[-1] + last)
+            lo_in = np.minimum(top - m, top - 1)          # interior j ∈ [bot + 1, lo_in]
+            t_in = log_c + _log_geometric(e, bot + 1 - k, lo_in - k)
+            t_first = np.where(m == 0, 0.0, -np.inf)
+            t_last = np.where(m <= n - 1, 0.0, -np.inf)
+            tail_q = np.logaddexp(np.logaddexp(log_q[0] + t_first, t_in), log_q[-1] + t_last)
+        object.__setattr__(self, "_cum", (cum_p, cum_q, tail_q))
+
+    # -- β ----------------------------------------------------------------
+    def _beta(self, alpha):
+        a = np.asarray(alpha, dtype=float)
+        cum_p, _, tail_q = self._cum
+        with np.errstate(divide="ignore"):
+            la = np.log(a)
+        # segment m: cum_p[m] ≤ α < cum_p[m + 1] (atoms in decreasing loss)
+        m = np.clip(np.searchsorted(cum_p, la, side="right") - 1, 0, self.loss.size - 1)
+        start = np.exp(cum_p[m])
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            gap = np.log(np.maximum(a - start, 0.0))
+            drop = np.exp(np.minimum(self.loss[m] + gap, 709.0))
+        out = np.exp(tail_q[m]) - np.where(a > start, drop, 0.0)
+        past = la >= cum_p[-1]
+        out = np.where(a == 0.0, -np.expm1(self.log_inf), out)   # f(0) = 1 − q_∞ exactly
+        return np.where(past, 0.0, np.clip(out, 0.0, 1.0 - a))
+
+    def _pair(self):
+        if self.loss.size > PAIR_MAX_ATOMS:
+            return None
+        from fdp.families.finite_pair import FinitePair
+        inf = np.exp(self.log_inf)
+        return FinitePair.from_atoms(
+            np.concatenate([[np.inf], self.loss, [-np.inf]]),
+            np.concatenate([[0.0], np.exp(self.log_p), [inf]]),
+            np.concatenate([[inf], np.exp(self.log_q), [0.0]]))
+
+    # -- δ(ε') and ε(δ') ---------------------------------------------------
+    def _log_delta(self, eps: np.ndarray) -> np.ndarray:
+        """log δ(ε') = log[ e^{log_inf} + Σ_{l_j > ε'} q_j (1 − e^{ε' − l_j}) ].
+
+        Atoms with l_j > ε' + 1 are summed through the running sums
+        (Σ q − e^{ε'} Σ p, a difference of at most a factor e apart); the few within
+        1 of ε' term by term; every term is non-negative, so nothing cancels.
+        """
+        e = np.asarray(eps, dtype=float)
+        flat = e.ravel()
+        cum_p, cum_q, _ = self._cum
+        L = self.loss
+        out = np.empty(flat.shape)
+        for i, x in enumerate(flat):
+            if x == np.inf:
+                out[i] = self.log_inf
+                continue
+            if x == -np.inf:
+                out[i] = 0.0
+                continue
+            far = int(np.searchsorted(-L, -(x + 1.0), side="left"))
+            near = int(np.searchsorted(-L, -x, side="left"))              # l > x
+            parts = [self.log_inf]
+            if far > 0:
+                lq, lp = cum_q[far], cum_p[far]
+                parts.append(lq + np.log(-np.expm1(x + lp - lq)))
+            if near > far:
+                sl = slice(far, near)
+                parts.append(float(logsumexp(self.log_q[sl] + np.log(-np.expm1(x - L[sl])))))
+            out[i] = float(logsumexp(parts))
+        return np.minimum(out, 0.0).reshape(e.shape)
+
+    def _delta(self, eps):
+        return np.exp(self._log_delta(eps))
+
+    def _epsilon(self, delta: np.ndarray) -> np.ndarray:
+        """Smallest ε' ≥ 0 with δ(ε') ≤ δ': bisection on [0, l_top] in log δ, upper end."""
+        d = np.asarray(delta, dtype=float)
+        flat = d.ravel()
+        out = np.empty(flat.shape)
+        top = max(float(self.loss[0]), 0.0)
+        with np.errstate(divide="ignore"):
+            target = np.log(flat)
+        at0 = float(self._log_delta(np.zeros(1))[0])
+        for i, t in enumerate(target):
+            if at0 <= t:
+                out[i] = 0.0
+            elif t < self.log_inf:
+                out[i] = np.inf
+            else:
+                lo, hi = 0.0, top
+                for _ in range(2000):
+                    mid = 0.5 * (lo + hi)
+                    if mid <= lo or mid >= hi:
+                        break
+                    if self._log_delta(np.array([mid]))[0] <= t:
+                        hi = mid
+                    else:
+                        lo = mid
+                out[i] = hi
+        return out.reshape(d.shape)
+
+    def epsilon(self, delta):
+        """Smallest ε ≥ 0 with δ(ε) ≤ delta, exact (to the next float above)."""
+        d = _validate.reals("delta", delta, low=0.0, high=1.0)
+        return _validate.like_input(delta, self._epsilon(d))
+
+    def epsilon_bounds(self, delta):
+        """(ε, ε): exact."""
+        eps = self.epsilon(delta)
+        return eps, eps
+
+
+class _Degenerate(Exception):
+    """The group curve is identically 0 (no finite atoms)."""

@@ -87,9 +87,11 @@ class PoissonAdd(TradeOff):
         from fdp.families.finite_pair import FinitePair
         p = self.p
         q_mix = (1.0 - p) * pair.p + p * pair.q
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):
             L = np.log(q_mix) - np.log(pair.p)
-        return FinitePair.from_atoms(L, pair.p, q_mix)
+        # an atom with no mass on either side (p = 0: the +∞ atom) is dropped
+        return FinitePair.from_atoms(np.nan_to_num(L, nan=0.0, posinf=np.inf, neginf=-np.inf),
+                                     pair.p, q_mix)
 
     def __repr__(self):
         return f"PoissonAdd({self.of!r}, p={self.p!r})  # one direction only, not a guarantee"
@@ -131,9 +133,11 @@ class PoissonRemove(Inverse):
 class WithoutReplacement(TradeOff):
     """C_p(f) = min{f_p, f_p⁻¹}** (DRS Thm 4.2), replace-one neighbours, p = m/n.
 
-    For symmetric f the closed form of DRS Thm 4.2 is used: with x* the fixed point
-    of f (f(x*) = x*, where f' = −1), f_p on [0, x*], the segment of slope −1 on
-    [x*, f_p(x*)], and f_p⁻¹ on [f_p(x*), 1]. Otherwise the generic envelope.
+    For exactly known symmetric f the closed form of DRS Thm 4.2 is used: with x* the
+    fixed point of f (f(x*) = x*, where f' = −1), f_p on [0, x*], the segment of slope
+    −1 on [x*, f_p(x*)], and f_p⁻¹ on [f_p(x*), 1]. Otherwise (a numeric f, whose two
+    sides need not be symmetric themselves) the envelope min{f_p, f_p⁻¹}**, which is
+    monotone in f and so carries both sides of the bracket.
     """
 
     of: TradeOff
@@ -160,10 +164,23 @@ class WithoutReplacement(TradeOff):
                 break
         return 0.5 * (lo + hi)
 
-    def _beta(self, alpha):
+    @property
+    def is_exact(self) -> bool:
+        return self.of.is_exact
+
+    @property
+    def _closed(self) -> bool:
+        """The DRS Thm 4.2 closed form needs an exactly known symmetric f."""
+        return self.of.is_exact and self.of.symmetric
+
+    def _envelope(self) -> TradeOff:
         fp = PoissonAdd(self.of, self.p)
-        if not self.of.symmetric:
-            return envelope(fp, fp.inverse())._beta(alpha)
+        return envelope(fp, fp.inverse())
+
+    def _beta(self, alpha):
+        if not self._closed:
+            return self._envelope()._beta(alpha)
+        fp = PoissonAdd(self.of, self.p)
         a = np.asarray(alpha, dtype=float)
         x = self._fixed_point
         y = float(fp._beta(np.array([x]))[0])
@@ -171,9 +188,16 @@ class WithoutReplacement(TradeOff):
         right = fp.inverse()._beta(a)
         return np.where(a <= x, left, np.where(a <= y, x + y - a, right))
 
+    def _upper(self, alpha):
+        if self._closed:
+            return self._beta(alpha)
+        return np.maximum(self._envelope()._upper(alpha), self._beta(alpha))
+
     def _delta(self, eps):
-        fp = PoissonAdd(self.of, self.p)
-        return envelope(fp, fp.inverse())._delta(eps)
+        return self._envelope()._delta(eps)
+
+    def _delta_lower(self, eps):
+        return self._envelope()._delta_lower(eps)
 
     def __repr__(self):
         return f"{self.of!r}.subsample({self.p!r}, scheme='without_replacement')"
