@@ -40,11 +40,13 @@ it, so T of that pair is ≥ f), then steps (2)–(4).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 from scipy.special import expit
 
-from fdp.engine.lattice import OPTIMISTIC, PESSIMISTIC, TINY, Lattice, check_size
+from fdp.engine.lattice import (EXP_SAFE, LOSS_WINDOW, OPTIMISTIC, PESSIMISTIC, TINY, Lattice,
+                                check_size, p_masses)
 from fdp.engine.laws import atoms, interval_masses, loss_range
 from fdp.tradeoff import LOGIT_SEARCH, golden_max
 
@@ -99,7 +101,9 @@ def _both(f, step, side=None):
     kappa, pi, grid_atoms = _split_grid_atoms(f, kappa, pi, kmin, step)
     # masses far below any reachable δ slow the arithmetic (subnormals): the
     # pessimistic side moves them to +inf, the optimistic side drops them
-    small = kappa < TINY
+    # — unless they carry P-mass that the reflected lattice (the inverse pair, the
+    # remove direction) needs, and are normal doubles
+    small = (kappa < TINY) & ((pi < 1e-30) | (kappa < 1e3 * np.finfo(float).tiny))
     dropped = float(kappa[small].sum())
     p_neginf += float(pi[small].sum())
     kappa, pi = np.where(small, 0.0, kappa), np.where(small, 0.0, pi)
@@ -108,10 +112,15 @@ def _both(f, step, side=None):
            _contract_masses(kappa, pi, q_inf, kmin, step) if side != PESSIMISTIC else None)
     if grid_atoms is not None:
         at, qa = grid_atoms
-        for lat in out:
-            if lat is not None:
-                np.add.at(lat.q, at, qa)
+        out = tuple(None if lat is None else replace(lat, q=_add_at(lat.q, at, qa))
+                    for lat in out)
     return out
+
+
+def _add_at(q, at, qa):
+    q = q.copy()
+    np.add.at(q, at, qa)
+    return q
 
 
 def _split_grid_atoms(f, kappa, pi, kmin, step):
@@ -136,8 +145,7 @@ def _split_grid_atoms(f, kappa, pi, kmin, step):
     edges = (kmin + np.arange(kappa.size - 1)) * step
     cell = np.searchsorted(edges, L, side="right")
     kappa, pi = kappa.copy(), pi.copy()
-    with np.errstate(under="ignore"):
-        p = q * np.exp(-L)
+    p = p_masses(q, L)
     np.subtract.at(kappa, cell, q)
     np.subtract.at(pi, cell, p)
     # what is left of a cell is its continuous mass; a round-off residue of the
@@ -152,8 +160,20 @@ def _split_grid_atoms(f, kappa, pi, kmin, step):
     return kappa, pi, (k - kmin, q)
 
 
+def window(rng) -> tuple[float, float]:
+    """The part of a loss range that is gridded: rng clipped to ±LOSS_WINDOW."""
+    lo = min(max(float(rng[0]), -LOSS_WINDOW), LOSS_WINDOW)
+    hi = max(min(float(rng[1]), LOSS_WINDOW), lo)
+    return lo, hi
+
+
 def _grid_range(rng, step):
-    lo, hi = rng
+    """Grid indices [kmin, kmax] covering the windowed range with one cell to spare.
+
+    Mass outside goes to the safe side (see ``_spread``, ``_contract_masses``); the
+    size is checked before anything is allocated.
+    """
+    lo, hi = window(rng)
     kmin = math.floor(lo / step) - 1
     kmax = max(math.floor(hi / step) + 2, kmin + 2)   # hi lies strictly inside
     check_size(kmax - kmin + 1, "discretised factor")
@@ -171,7 +191,9 @@ def _cells(kappa, pi, kmin, step):
     lc = (kmin + np.arange(K)) * step
     with np.errstate(divide="ignore", invalid="ignore"):
         m = np.where((p > 0) & (k > 0), np.log(k) - np.log(p), lc + step)
-    top = (k > 0) & (lc + step - m < 1e-9 * step)
+    # (a cell whose P-mass underflowed has no known location: it stays at the top of
+    # its cell, which only the pessimistic side uses below EXP_SAFE)
+    top = (k > 0) & (p > 0) & (lc + step - m < 1e-9 * step)
     top[-1] = False
     if top.any():
         i = np.flatnonzero(top)
@@ -205,32 +227,52 @@ def _spread(kappa, pi, q_inf, kmin, step, p_neginf=0.0) -> Lattice:
     up = np.clip(np.where(k > 0, up, 0.0), 0.0, k)
     q[1:] += up
     q[:-1] += k - up
-    lat = Lattice(step, kmin, q, q_inf + float(kappa[-1]), 0.0, PESSIMISTIC)
-    moved_up = max(float(pi[0]) - float(kappa[0]) * math.exp(-kmin * step), 0.0)
-    object.__setattr__(lat, "p_neginf", p_neginf + moved_up + float(pi[-1]))
-    return lat
+    # P-mass the low tail loses by moving up to the first point (log space: kmin·Δ
+    # may be far below −709)
+    moved_up = max(float(pi[0]) - float(p_masses(kappa[0], kmin * step)), 0.0)
+    return Lattice(step, kmin, q, q_inf + float(kappa[-1]), 0.0, PESSIMISTIC,
+                   p_neginf=p_neginf + moved_up + float(pi[-1]))
 
 
 # ----------------------------------------------------------------------
 # Optimistic: mean-preserving contraction onto the grid (in Y under P)
 # ----------------------------------------------------------------------
 def _contract_masses(kappa, pi, q_inf, kmin, step) -> Lattice:
+    """The optimistic lattice of cell masses (see the module docstring).
+
+    Cells up to the loss EXP_SAFE are contracted in P-space (Y = e^L is
+    representable there). Cells above it, and the tail above the grid, are handled
+    with Q-masses only: each is moved down to its cell's lower grid point (or the
+    grid's top) keeping its Q-mass, which lowers every term q (1 − e^{ε−l})₊ of δ —
+    a safe move for this side that costs at most one cell in ε. That move adds
+    P-mass (at most Q·e^{−EXP_SAFE}); the bound is recorded as ``p_excess`` for
+    ``lattice.reflect``.
+    """
     K = kappa.size - 2
     k, p, m, lc = _cells(kappa, pi, kmin, step)
-    lost = float(kappa[0])                 # below the grid: to L = −∞
-    nu, lost_c, lowest = contract(m, p, kmin, step)
-    # above the grid: down to the last point, P-mass kept
-    top = (kmin + K) * step
-    tail_q = float(kappa[-1])
-    if tail_q > 0 and pi[-1] > 0:
-        nu[-1] += float(pi[-1])
-        lost_c += tail_q - float(pi[-1]) * math.exp(top)
-    q = nu * np.exp((kmin + np.arange(K + 1)) * step)
-    lost_c = compensate(q, lost_c, lowest, step)
-    lost += lost_c
-    lat = Lattice(step, kmin, q, q_inf, 0.0, OPTIMISTIC)
-    object.__setattr__(lat, "lost", lost)
-    return lat
+    # below the grid (κ_0): to L = −∞
+    # cells [0, J) lie below EXP_SAFE entirely
+    J = int(min(max(math.floor(EXP_SAFE / step) - kmin, 0), K))
+    q = np.zeros(K + 1)
+    lost_c, lowest = 0.0, 0
+    if J > 0:
+        nu, lost_c, lowest = contract(m[:J], p[:J], kmin, step)
+        top = (kmin + J) * step
+        tail_q = float(kappa[-1]) if J == K else 0.0
+        if tail_q > 0 and pi[-1] > 0:
+            # above the grid: down to the last point, P-mass kept
+            nu[-1] += float(pi[-1])
+            lost_c += tail_q - float(pi[-1]) * math.exp(top)
+        with np.errstate(under="ignore"):
+            q[:J + 1] = nu * np.exp((kmin + np.arange(J + 1)) * step)
+        compensate(q[:J + 1], lost_c, lowest, step)
+    excess = 0.0
+    if J < K:
+        q[J:K] += k[J:]
+        q[K] += float(kappa[-1])
+        excess = math.fsum(p_masses(k[J:], lc[J:])) + float(
+            p_masses(kappa[-1], (kmin + K) * step))
+    return Lattice(step, kmin, q, q_inf, 0.0, OPTIMISTIC, p_excess=excess)
 
 
 def contract(m: np.ndarray, p: np.ndarray, kmin: int, step: float):
@@ -474,8 +516,14 @@ def max_of_lattices(lats, step: float) -> Lattice:
     them and adds their mass to the slack. Slacks: the largest member slack.
     """
     side = lats[0].side
-    kmin = min(lat.k0 for lat in lats)
-    kmax = max(lat.k0 + lat.q.size for lat in lats) + 1
+    # the chords are formed in x = e^ε, so only |ε| ≤ EXP_SAFE: below, the first chord
+    # from (0, mass) covers the rest on both sides; above, the pessimistic side keeps
+    # δ constant (M is non-increasing) and the optimistic side drops to M(+∞) there
+    cap = math.floor(EXP_SAFE / step)
+    kmin = max(min(lat.k0 for lat in lats), -cap)
+    kmax = min(max(lat.k0 + lat.q.size for lat in lats) + 1, cap)
+    kmin = min(kmin, kmax - 1)
+    check_size(kmax - kmin + 1, "envelope lattice")
     k = np.arange(kmin, kmax + 1)
     D = np.array([lat.delta_grid(k) for lat in lats])
     masses = np.array([lat.mass for lat in lats])
@@ -518,6 +566,11 @@ def max_of_lattices(lats, step: float) -> Lattice:
         q = np.zeros(k.size)
         q[at] = np.maximum(xs[keep[1:]] * np.diff(slopes), 0.0)
         q_inf = min(q_inf, float(ys[-1]))
+        # beyond the last grid point M falls to M(+∞) = max_i Q_i(+∞) (if the lattices
+        # reach past EXP_SAFE): that Q-mass moves from +∞ down onto the last point
+        beyond = max(q_inf - max(lat.q_inf for lat in lats), 0.0)
+        q[-1] += beyond
+        q_inf -= beyond
         excess = math.fsum(q) + q_inf - mass
         if excess > 0:
             q *= 1.0 - excess / max(math.fsum(q), 1e-300)   # less δ: safe
@@ -554,10 +607,8 @@ def _regrid(lat: Lattice, step: float) -> Lattice:
         return lat
     L = lat.losses
     q = lat.q
-    p = q * np.exp(-L)
-    kmin = math.floor(L[0] / step) - 1
-    kmax = max(math.floor(L[-1] / step) + 2, kmin + 2)
-    check_size(kmax - kmin + 1, "regridded factor")
+    p = p_masses(q, L)
+    kmin, kmax = _grid_range((L[0], L[-1]), step)
     edges = np.arange(kmin, kmax + 1) * step
     idx = np.searchsorted(edges, L, side="right")
     kappa = np.bincount(idx, weights=q, minlength=edges.size + 1)
@@ -566,7 +617,8 @@ def _regrid(lat: Lattice, step: float) -> Lattice:
         out = _spread(kappa, pi, lat.q_inf, kmin, step)
     else:
         out = _contract_masses(kappa, pi, lat.q_inf, kmin, step)
-    return Lattice(step, out.k0, out.q, out.q_inf, lat.slack, lat.side)
+    return Lattice(step, out.k0, out.q, out.q_inf, lat.slack, lat.side,
+                   p_excess=out.p_excess)
 
 
 # ----------------------------------------------------------------------

@@ -21,8 +21,8 @@ import numpy as np
 
 from fdp import _validate
 from fdp.engine.lattice import reflect
-from fdp.engine.numeric import (Numeric, check_tol, choose_step, combine_parts, cropped,
-                                 discretise_groups, work_units)
+from fdp.engine.numeric import (Numeric, Recipe, check_tol, choose_step, combine_parts,
+                                 cropped, discretise_groups, work_units)
 from fdp.engine.progress import Meter
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
@@ -91,15 +91,14 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
         add_p, add_o = combine_parts(cropped(add_parts), meter=meter)
         rem_p, rem_o = combine_parts(cropped(rem_parts), meter=meter)
         meter.close()
-        return Numeric((add_p, rem_p), (add_o, rem_o), label, tol, envelope=True,
-                       source=directions)
+        return Numeric((add_p, rem_p), (add_o, rem_o), label, tol,
+                       source=(Recipe(tuple(add), step), Recipe(tuple(add), step, True)))
     fac = [(WithoutReplacement(Gaussian(1.0 / s), q), n) for (s, q), n in counts.items()]
     step, _ = choose_step(fac, tol)
     meter = Meter(work_units(len(fac)), "dpsgd", progress)
     pess, opt = combine_parts(cropped(discretise_groups(fac, step, meter)), meter=meter)
     meter.close()
-    return Numeric((pess,), (opt,), label, tol,
-                   source=lambda: [discretise_groups(fac, step)])
+    return Numeric((pess,), (opt,), label, tol, source=(Recipe(tuple(fac), step),))
 
 
 def _label(sigma, rate, steps, sampling):

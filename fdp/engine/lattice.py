@@ -22,7 +22,7 @@ algebra from the identity above).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import fft as sfft
@@ -33,6 +33,17 @@ _U = np.finfo(float).eps / 2.0  # unit round-off
 # the transforms need about three such arrays.
 MAX_POINTS = 2 ** 25
 PESSIMISTIC, OPTIMISTIC = "pessimistic", "optimistic"
+# Losses the engine handles in linear space (Y = e^L under P): e^700 ≈ 1e304 is
+# finite and e^{−700} a normal double, so a P-mass or a likelihood ratio formed for a
+# loss in [−EXP_SAFE, EXP_SAFE] neither overflows nor underflows to nothing. Beyond it
+# everything is done with Q-masses and differences of losses only.
+EXP_SAFE = 700.0
+# Losses a discretised factor grids: [−LOSS_WINDOW, LOSS_WINDOW]. Q-mass above it goes
+# to +∞ on the pessimistic side and down to the window's edge (Q-mass kept) on the
+# optimistic side; below it, up to the edge (pessimistic) or to −∞ (optimistic). Every
+# answer with ε below ≈ LOSS_WINDOW − 40 is unaffected by more than e^{−40} relative;
+# larger ε (a step that nearly reveals the record) read as ε = ∞ on the safe side.
+LOSS_WINDOW = 1000.0
 
 
 def _fft_gamma(m: int) -> float:
@@ -41,6 +52,7 @@ def _fft_gamma(m: int) -> float:
 
 
 def check_size(n: int, what: str = "lattice") -> None:
+    """Raise MemoryError before an array of n grid points (over MAX_POINTS) is formed."""
     if n > MAX_POINTS:
         raise MemoryError(
             f"the {what} would need {n:,} grid points, over the engine limit of "
@@ -50,6 +62,21 @@ def check_size(n: int, what: str = "lattice") -> None:
 
 NOISE_CROP_CAP = 1e-13  # crops at the noise level remove at most this much mass
 TINY = 1e-280   # masses below this are flushed to 0 (subnormals slow every FFT)
+
+
+def p_masses(q: np.ndarray, L: np.ndarray) -> np.ndarray:
+    """P-masses q·e^{−L} of Q-masses q at losses L, formed as e^{log q − L}.
+
+    Never overflows: a Q-mass at a very negative loss is correspondingly tiny, so
+    the product is at most about 1 however large e^{−L} alone would be.
+    """
+    q = np.asarray(q, dtype=float)
+    out = np.zeros(np.broadcast(q, L).shape)
+    live = np.broadcast_to(q > 0, out.shape)
+    with np.errstate(under="ignore", over="ignore"):
+        out[live] = np.exp(np.log(np.broadcast_to(q, out.shape)[live])
+                           - np.broadcast_to(L, out.shape)[live])
+    return out
 
 
 def flush(q: np.ndarray) -> tuple[np.ndarray, float]:
@@ -105,7 +132,15 @@ def suffix_sums(q: np.ndarray, decay: float) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class Lattice:
-    """Measure ``q`` on losses (k0 + i)·step, atom ``q_inf`` at +inf, δ-slack ``slack``."""
+    """Measure ``q`` on losses (k0 + i)·step, atom ``q_inf`` at +inf, δ-slack ``slack``.
+
+    Plain data: the defining fields, two facts recorded by whoever built the lattice
+    (``noise``: the round-off level of the transform that produced it, used by
+    ``crop``; ``p_neginf``: the exact P-mass at L = −∞ of a per-step pessimistic
+    lattice, used by ``reflect``; ``p_excess``: P-mass an optimistic per-step lattice
+    may carry beyond the pair's, which ``reflect`` pays into the slack), the total
+    finite mass, and lazily filled read-back tables that are not pickled.
+    """
 
     step: float
     k0: int
@@ -113,6 +148,28 @@ class Lattice:
     q_inf: float
     slack: float
     side: str
+    noise: float = 0.0
+    p_neginf: float | None = None
+    p_excess: float = 0.0
+    # read-back tables (suffix sums; Neyman–Pearson vertices), filled on first use
+    _tables_cache: tuple | None = field(default=None, init=False, repr=False, compare=False)
+    _np_cache: tuple | None = field(default=None, init=False, repr=False, compare=False)
+    _mass_cache: float | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        if self.side not in (PESSIMISTIC, OPTIMISTIC):
+            raise ValueError(f"side must be {PESSIMISTIC!r} or {OPTIMISTIC!r}, got {self.side!r}")
+        if self.q.ndim != 1 or self.q.size == 0:
+            raise ValueError("a lattice needs at least one grid point")
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_tables_cache"] = state["_np_cache"] = None    # recomputed on demand
+        state["_mass_cache"] = None
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
 
     # ------------------------------------------------------------------
     # Basic facts
@@ -123,11 +180,10 @@ class Lattice:
 
     @property
     def finite_mass(self) -> float:
-        fm = self.__dict__.get("_fm")
-        if fm is None:
-            fm = float(np.sum(self.q))
-            object.__setattr__(self, "_fm", fm)
-        return fm
+        """Σ q (the Q-mass of the finite losses)."""
+        if self._mass_cache is None:
+            object.__setattr__(self, "_mass_cache", float(np.sum(self.q)))
+        return self._mass_cache
 
     @property
     def mass(self) -> float:
@@ -145,19 +201,19 @@ class Lattice:
     # Read-back: δ(ε) and β(α) of the lattice measure (no slack)
     # ------------------------------------------------------------------
     def _tables(self):
-        cache = self.__dict__.get("_cache")
+        cache = self._tables_cache
         if cache is None:
             # Q(L ≥ l_j) and R_j = Σ_{i ≥ j} q_i e^{−(l_i − l_j)}: blocked suffix sums
             # (nothing over/underflows; round-off bounded by ``readback``)
             cache = (suffix_sums(self.q, 1.0), suffix_sums(self.q, math.exp(-self.step)))
-            object.__setattr__(self, "_cache", cache)
+            object.__setattr__(self, "_tables_cache", cache)
         return cache
 
     def drop_tables_if_large(self, points: int = 2_000_000) -> None:
         """Forget the read-back tables of a huge lattice (two more arrays of its size):
         one-off queries then stay within memory, repeated ones recompute them."""
         if self.q.size > points:
-            self.__dict__.pop("_cache", None)
+            object.__setattr__(self, "_tables_cache", None)
 
     @property
     def readback(self) -> float:
@@ -244,17 +300,14 @@ class Lattice:
         Vertices (Σ_{l ≥ l_j} p, 1 − q_inf − Σ_{l ≥ l_j} q) with p_k = q_k e^{−l_k};
         β is accumulated from the bottom so that small β keep full precision.
         """
-        cache = self.__dict__.get("_np")
+        cache = self._np_cache
         if cache is None:
-            L = self.losses[::-1]
-            qd = self.q[::-1]
-            with np.errstate(over="ignore"):
-                p = np.minimum(qd * np.exp(np.minimum(-L, 700.0)), 2.0)
+            p = p_masses(self.q[::-1], self.losses[::-1])
             A = np.concatenate([[0.0], np.cumsum(p)])
             below = np.concatenate([np.cumsum(self.q)[::-1], [0.0]])  # Σ q strictly below
             B = below + (1.0 - self.mass)
             cache = (A, B)
-            object.__setattr__(self, "_np", cache)
+            object.__setattr__(self, "_np_cache", cache)
         A, B = cache
         return np.interp(alpha, A, B)
 
@@ -274,17 +327,17 @@ def reflect(lat: Lattice) -> Lattice:
     """
     if lat.slack != 0.0:
         raise ValueError("only a slack-free lattice can be reflected exactly")
-    L = lat.losses[::-1]
-    with np.errstate(under="ignore"):
-        p = lat.q[::-1] * np.exp(-L)
+    p = p_masses(lat.q[::-1], lat.losses[::-1])
     if lat.side == OPTIMISTIC:
         q_inf = 0.0
-    elif "p_neginf" in lat.__dict__:
-        q_inf = lat.__dict__["p_neginf"]          # recorded exactly by the discretiser
+    elif lat.p_neginf is not None:
+        q_inf = lat.p_neginf                      # recorded exactly by the discretiser
     else:
         q_inf = max(0.0, 1.0 - math.fsum(p))
-    out = Lattice(lat.step, -(lat.k0 + lat.q.size - 1), p, q_inf, 0.0, lat.side)
-    return out
+    # an optimistic lattice whose P-mass exceeds the pair's by p_excess (mass moved
+    # down in Q-space beyond EXP_SAFE) reflects to one whose δ may exceed the
+    # inverse's by that much, at every ε: paid into the slack
+    return Lattice(lat.step, -(lat.k0 + lat.q.size - 1), p, q_inf, lat.p_excess, lat.side)
 
 
 # ----------------------------------------------------------------------
@@ -349,9 +402,8 @@ def convolve(a: Lattice, b: Lattice) -> Lattice:
     out, flushed = flush(out)
     clip_err += flushed
     slack = a.slack + b.slack * max(a.mass, 1.0) + err + clip_err
-    lat = Lattice(a.step, a.k0 + b.k0, out, _combine_inf(a, b), slack, a.side)
-    object.__setattr__(lat, "noise", err + clip_err)
-    return lat
+    return Lattice(a.step, a.k0 + b.k0, out, _combine_inf(a, b), slack, a.side,
+                   noise=err + clip_err)
 
 
 def _light_head(q: np.ndarray, tau: float) -> tuple[int, float]:
@@ -382,7 +434,7 @@ def crop(lat: Lattice, tau: float) -> Lattice:
     Q-mass is unchanged.
     """
     q = lat.q
-    tau = max(tau, min(lat.__dict__.get("noise", 0.0), NOISE_CROP_CAP))
+    tau = max(tau, min(lat.noise, NOISE_CROP_CAP))
     if q.size < 64 or tau <= 0:
         return lat
     lo, low_mass = _light_head(q, tau)                      # q[:lo] has mass ≤ τ
@@ -543,6 +595,17 @@ def power(lat: Lattice, n: int, tau: float) -> Lattice:
     if n == 1:
         return lat
     a, b = _tail_window(lat, n, tau)
+    if b < a:
+        # Chernoff: the finite part of the n-fold sum carries at most 2τ in all (the
+        # finite mass is tiny, the rest sits at +∞); the pessimistic side sends it to
+        # +∞, the optimistic side drops it (δ only shrinks): nothing to transform
+        F, M = lat.finite_mass, lat.mass
+        growth = math.exp(max(n - 1, 0) * max(math.log(max(M, 1e-300)), 0.0))
+        with np.errstate(under="ignore"):
+            Fn = F ** n
+        q_inf = M ** n if lat.side == PESSIMISTIC else M ** n - Fn
+        return Lattice(lat.step, a, np.zeros(1), max(q_inf, 0.0), n * lat.slack * growth,
+                       lat.side)
     width = b - a + 1
     full = (a == n * lat.k0) and (b == n * (lat.k0 + lat.q.size - 1))
     check_size(width)
@@ -625,7 +688,5 @@ def power(lat: Lattice, n: int, tau: float) -> Lattice:
     q_inf = F ** n * math.expm1(n * math.log1p(lat.q_inf / F)) if F > 0 else M ** n
     if lat.side == PESSIMISTIC:
         q_inf += outside
-    out = Lattice(lat.step, a, res, q_inf, slack, lat.side)
-    object.__setattr__(out, "noise", rounding)
-    return out
+    return Lattice(lat.step, a, res, q_inf, slack, lat.side, noise=rounding)
 

@@ -8,8 +8,8 @@ returns, for the intervals
 the Q-mass κ and the P-mass π of L in each, plus the atoms Q(L = +∞) and
 P(L = −∞). Each interval's conditional mean of e^L under P is κ/π, so it sits
 inside the interval: this is all the discretisers need. ``loss_range(f)`` gives
-an interval of losses outside which the law has negligible mass (< 1e-25) or
-none at all. Both return ``None`` when f has no exact law here; the engine then
+an interval of losses outside which the law has negligible mass (< 1e-25) under
+both P and Q, or none at all. Both return ``None`` when f has no exact law here; the engine then
 falls back to f's privacy profile δ(ε) (``fdp.engine.discretise``).
 
 Laws (P, Q) and L under Q:
@@ -33,6 +33,7 @@ from functools import singledispatch
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from fdp.engine.lattice import p_masses
 from fdp.families.finite_pair import FinitePair
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
@@ -135,8 +136,10 @@ def _(f: Laplace, edges):
     xa = np.clip((left + mu) / 2.0, 0.0, mu)
     xb = np.clip((right + mu) / 2.0, 0.0, mu)
     d = xb - xa
-    kappa = 0.5 * np.exp(xa - mu) * np.expm1(d)
-    pi = -0.5 * np.exp(-xa) * np.expm1(-d)
+    # Q-mass ½(e^{xb−μ} − e^{xa−μ}), written without e^{d} (d can exceed 709)
+    with np.errstate(under="ignore"):
+        kappa = -0.5 * np.exp(xb - mu) * np.expm1(-d)
+        pi = -0.5 * np.exp(-xa) * np.expm1(-d)
     k_atoms, p_atoms = _bin_atoms(edges, np.array([mu, -mu]),
                                   np.array([0.5 * np.exp(-mu), 0.5]),
                                   np.array([0.5, 0.5 * np.exp(-mu)]))
@@ -152,8 +155,12 @@ def _(f: PoissonAdd, edges):
         return interval_masses(f.of, edges)
     e = np.asarray(edges, dtype=float)
     floor = np.log1p(-p)  # smallest loss of the mixture
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pulled = np.where(e > floor, np.log(np.expm1(e) + p) - np.log(p), -np.inf)
+    pulled = np.full(e.shape, -np.inf)
+    big = e > 1.0
+    # l = log((e^{l'} − 1 + p)/p); for large l' as l' + log1p((p − 1)e^{−l'}) − log p
+    pulled[big] = e[big] + np.log1p((p - 1.0) * np.exp(-e[big])) - np.log(p)
+    mid = (e > floor) & ~big
+    pulled[mid] = np.log(np.expm1(e[mid]) + p) - np.log(p)
     inner = interval_masses(f.of, pulled)
     if inner is None:
         return None
@@ -234,8 +241,10 @@ def _(f: Identity):
 
 @loss_range.register
 def _(f: Gaussian):
+    # the bulk of L under Q (around μ²/2) and under P (around −μ²/2): the P side is
+    # what the reflected lattice of the inverse pair (remove direction) lives on
     mu = f.mu
-    return mu * mu / 2.0 - Z_TAIL * mu, mu * mu / 2.0 + Z_TAIL * mu
+    return -mu * mu / 2.0 - Z_TAIL * mu, mu * mu / 2.0 + Z_TAIL * mu
 
 
 @loss_range.register
@@ -378,10 +387,11 @@ def _(f: PoissonAdd):
     p = f.p
     if p in (0.0, 1.0):
         return L, q
-    return np.logaddexp(np.log1p(-p), np.log(p) + L), p * q + (1 - p) * q * np.exp(-L)
+    return np.logaddexp(np.log1p(-p), np.log(p) + L), p * q + (1 - p) * p_masses(q, L)
 
 
 @atoms.register
 def _(f: Inverse):
     L, q = atoms(f.of)
-    return -L, q * np.exp(-L)
+    return -L, p_masses(q, L)
+

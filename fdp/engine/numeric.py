@@ -15,18 +15,19 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Literal
 
 import numpy as np
 
 from fdp import _validate
-from fdp.engine.discretise import discretise, profile_range
-from fdp.engine.lattice import (MAX_POINTS, OPTIMISTIC, PESSIMISTIC, Lattice, convolve, crop,
-                                power, reflect)
+from fdp.engine.discretise import discretise, profile_range, window
+from fdp.engine.lattice import (EXP_SAFE, MAX_POINTS, OPTIMISTIC, PESSIMISTIC, Lattice, convolve,
+                                crop, power, reflect)
 from fdp.engine.laws import atoms, interval_masses, loss_moments, loss_range
 from fdp.engine.progress import Meter
 from fdp.operations.envelope import Envelope
-from fdp.tradeoff import TradeOff
+from fdp.tradeoff import TradeOff, math_repr, remark
 
 DEFAULT_TOL = 1e-4
 # Tail mass cut (cropped to the safe side, or bounded by Chernoff when it wraps).
@@ -37,32 +38,74 @@ TAU = 1e-22
 STEP_SCALE = 1.3
 MAX_STEP = 0.05
 
+Directions = Literal["one", "both"]
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How to recompute one direction's per-step lattices (plain data, picklable).
+
+    ``groups`` are the (TradeOff, count) factor groups, discretised on ΔZ with
+    Δ = ``step``; ``reflected`` gives the inverse pair T(Q, P) instead, by reflecting
+    each per-step lattice (``lattice.reflect``; DRS Prop 3.2 for composing inverses).
+    """
+
+    groups: tuple
+    step: float
+    reflected: bool = False
+
+    def parts(self, meter: Meter | None = None) -> list:
+        """[(pessimistic, optimistic, n)] per group: discretised, uncropped."""
+        parts = discretise_groups(self.groups, self.step, meter)
+        if self.reflected:
+            parts = [(reflect(lp), reflect(lo), n) for lp, lo, n in parts]
+        return parts
+
 
 @dataclass(frozen=True, eq=False)
 class Numeric(TradeOff):
     """A certified numeric trade-off function: f(α) is the lower bound, ``bounds`` both.
 
-    ``pess`` and ``opt`` are tuples of lattices (one each for a plain composition;
+    ``pess`` and ``opt`` are tuples of lattices: one each for a plain composition,
     two each — add and remove directions — for a one-sided symmetrisation
-    min{f, f⁻¹}**, ``envelope=True``). Their δ-slacks are already part of every
-    answer. ``tol`` is the accuracy the grid was chosen for (see
-    ``compose_numeric``); the bracket itself is always certified.
+    min{f, f⁻¹}**, whose privacy profile is the maximum over them (``envelope``).
+    Their δ-slacks are already part of every answer. ``tol`` is the accuracy the
+    grid was chosen for (see ``compose_numeric``); the bracket itself is always
+    certified. ``directions`` is "one" when the result describes one direction of
+    add/remove neighbouring only (a composition of ``PoissonAdd`` factors: not a
+    guarantee by itself), else "both". ``source`` holds one ``Recipe`` per lattice
+    (the factors, for tilted recomposition at small δ and for the inverse), or ()
+    when the factors are not kept.
     """
 
     pess: tuple
     opt: tuple
     label: str
     tol: float
-    envelope: bool = False
-    # () → per direction, the discretised factors [(pessimistic, optimistic, n)]
-    # (uncropped); used to recompose exponentially tilted for δ below the round-off
-    # floor, and reflected for the inverse
-    source: object = field(default=None, repr=False)
+    directions: Directions = "both"
+    source: tuple = field(default=(), repr=False)
+    # read-back curves of one-sided symmetrisations, filled on first use
+    _curves: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        if self.directions not in ("one", "both"):
+            raise ValueError(f"directions must be 'one' or 'both', got {self.directions!r}")
+        if not self.pess or len(self.pess) != len(self.opt):
+            raise ValueError("pess and opt must hold the same number (≥ 1) of lattices")
+        if self.source and len(self.source) != len(self.pess):
+            raise ValueError("source must hold one Recipe per lattice, or be empty")
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_curves"] = {}
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
 
     # -- identity ---------------------------------------------------------
     def __repr__(self):
-        text, _, remark = self.label.partition("  # ")
-        return f"Numeric({text}, tol={self.tol:g})" + (f"  # {remark}" if remark else "")
+        return f"Numeric({self.label}, tol={self.tol:g})" + remark(self)
 
     def latex(self) -> str:
         return r"\mathrm{Numeric}(" + self.label.replace("⊗", r"\otimes ") + ")"
@@ -72,12 +115,17 @@ class Numeric(TradeOff):
         return False
 
     @property
+    def envelope(self) -> bool:
+        """True when δ is the maximum over several lattices (add and remove directions)."""
+        return len(self.pess) > 1
+
+    @property
     def symmetric(self) -> bool:
         return self.envelope
 
     @property
     def single(self) -> bool:
-        return len(self.pess) == 1 and not self.envelope
+        return not self.envelope
 
     def lattice(self, side: str) -> Lattice:
         return (self.pess if side == PESSIMISTIC else self.opt)[0]
@@ -137,19 +185,28 @@ class Numeric(TradeOff):
         and f = f⁻¹ transfers it to the rest; max{g, g⁻¹} is therefore a certified
         side. Lattice profiles are linear in e^ε between grid points, so the grid
         k ≥ 0 loses nothing (see ``fdp.engine``).
+
+        Only lines with kΔ ≤ EXP_SAFE are formed (e^{kΔ} must be finite). Dropping
+        the steeper ones lowers g: safe for the pessimistic side. On the optimistic
+        side the last line kept, k̂, takes δ's value at the lattices' top (where δ
+        has reached its +∞ limit): 1 − δ(top) − e^{k̂Δ}α lies above every dropped
+        line, so g stays an upper bound.
         """
-        cache = self.__dict__.setdefault("_sym", {})
+        cache = self._curves
         if side not in cache:
             step = self.step
             top = max(lat.k0 + lat.q.size for lat in self.pess + self.opt) + 1
-            k = np.arange(0, max(top, 1) + 1)
+            last = min(max(top, 1), math.floor(EXP_SAFE / step))
+            k = np.arange(0, last + 1)
             eps = k * step
             if side == PESSIMISTIC:
                 D = np.max([lat.delta_grid(k) + lat.slack + lat.readback
                             for lat in self.pess], axis=0)
             else:
-                D = np.max([np.maximum(lat.delta_grid(k) - lat.slack - lat.readback, 0.0)
+                kk = np.append(k, max(top, last))
+                D = np.max([np.maximum(lat.delta_grid(kk) - lat.slack - lat.readback, 0.0)
                             for lat in self.opt], axis=0)
+                D = np.append(D[:-2], min(D[-2], D[-1]))
             D = np.minimum(D, 1.0)
             x = np.exp(eps)
             al = (D[:-1] - D[1:]) / (x[1:] - x[:-1])        # vertex between lines k, k+1
@@ -178,8 +235,8 @@ class Numeric(TradeOff):
         read directly. Below 1000× the floor the factors are also recomposed,
         exponentially tilted towards that δ (``fdp.engine.tilted``), whose error is
         relative to δ itself; where both apply the intersection is returned. The
-        answer can be inf where atoms cut off at +∞ (tails below ~1e-25 per step)
-        already exceed δ.
+        answer can be inf where atoms cut off at +∞ (tails below ~1e-25 per step,
+        or losses beyond the gridded window ``lattice.LOSS_WINDOW``) already exceed δ.
         """
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
         if d.size and (np.any(d <= 0.0) or np.any(d >= 1.0)):
@@ -190,7 +247,7 @@ class Numeric(TradeOff):
         flat = d.ravel()
         floor = self.delta_floor
         plain = flat >= 10.0 * floor
-        tilted = (flat < 1000.0 * floor) & (self.source is not None)
+        tilted = (flat < 1000.0 * floor) & bool(self.source)
         if not (plain | tilted).all():
             raise ValueError(
                 f"delta={float(np.min(flat[~plain])):g} is below the certified resolution "
@@ -203,7 +260,7 @@ class Numeric(TradeOff):
         if tilted.any():
             # both brackets are certified, so their intersection is
             from fdp.engine.tilted import epsilon_bracket
-            directions = self.source()
+            directions = [recipe.parts() for recipe in self.source]
             for value in np.unique(flat[tilted]):
                 at = flat == value
                 t_lo, t_hi = epsilon_bracket(directions, float(value), self.step)
@@ -248,38 +305,31 @@ class Numeric(TradeOff):
         from fdp.operations.inverse import Inverse
         if self.envelope:
             return self
-        directions = self.source() if self.source is not None else None
-        if directions is None or any(lat.slack for lp, lo, _ in directions[0]
-                                     for lat in (lp, lo)):
+        if not self.source:
             return Inverse(self)
-        source = self.source
-
-        def mirror(parts):
-            return [(reflect(lp), reflect(lo), n) for lp, lo, n in parts]
-
-        def reflected():
-            return [mirror(source()[0])]
-        pess, opt = combine_parts(cropped(mirror(directions[0])))
-        text, sep, remark = self.label.partition("  # ")
-        return Numeric((pess,), (opt,), f"({text})⁻¹{sep}{remark}", self.tol,
-                       source=reflected)
+        parts = self.source[0].parts()
+        if any(lat.slack for lp, lo, _ in parts for lat in (lp, lo)):
+            return Inverse(self)
+        recipe = replace(self.source[0], reflected=not self.source[0].reflected)
+        mirrored = [(reflect(lp), reflect(lo), n) for lp, lo, n in parts]
+        pess, opt = combine_parts(cropped(mirrored))
+        return Numeric((pess,), (opt,), f"({self.label})⁻¹", self.tol,
+                       directions=self.directions, source=(recipe,))
 
     def symmetrize(self, one_sided: bool = False) -> TradeOff:
         """As ``TradeOff.symmetrize``; one-sided: both directions kept as lattices.
 
         min{f, f⁻¹}** has privacy profile max(δ_f, δ_{f⁻¹}), which is what an
-        ``envelope=True`` result reads (the same form ``fdp.dpsgd`` returns).
+        ``envelope`` result reads (the same form ``fdp.dpsgd`` returns).
         """
         if self.envelope or not one_sided:
             return super().symmetrize(one_sided)
         inv = self.inverse()
         if not isinstance(inv, Numeric):
             return super().symmetrize(one_sided)
-        src, inv_src = self.source, inv.source
         return Numeric((self.pess[0], inv.pess[0]), (self.opt[0], inv.opt[0]),
-                       f"symmetrize({self.label.partition('  # ')[0]})", self.tol,
-                       envelope=True,
-                       source=lambda: [src()[0], inv_src()[0]])
+                       f"symmetrize({self.label})", self.tol, directions="both",
+                       source=self.source + inv.source)
 
 
 # ----------------------------------------------------------------------
@@ -290,15 +340,15 @@ def _spread(f) -> tuple[float, float, float, float]:
     if isinstance(f, Numeric) and f.single:
         lat = f.pess[0]
         m, v = lat.moments()
-        return m, v, float(lat.losses[0]), float(lat.losses[-1])
+        return (m, v) + window((lat.losses[0], lat.losses[-1]))
     rng = loss_range(f)
     known = loss_moments(f)
     if rng is not None and known is not None:
-        return known[0], known[1], rng[0], rng[1]
+        return (known[0], known[1]) + window(rng)
     if rng is None or (interval_masses(f, np.zeros(1)) is None
                        and not isinstance(f, Envelope)):
         rng = profile_range(f)
-    lo, hi = rng
+    lo, hi = window(rng)
     width = max(hi - lo, 1e-12)
     coarse = max(width / 4000.0, 1e-9)
     lat = discretise(f, coarse, PESSIMISTIC)
@@ -314,8 +364,11 @@ def choose_step(groups, tol: float) -> tuple[float, list]:
     # ε grows with the spread of the composed loss and so does its sensitivity to
     # the variance error: shrink Δ by V^{1/4} once V > 1
     step = STEP_SCALE * math.sqrt(tol * V / N) / max(1.0, V) ** 0.25
+    # resolve the narrowest factor, but not below 1% of the typical one: a factor
+    # that is nearly a point mass needs no finer grid (its discretisation moves the
+    # composed variance by O(Δ²) like any other)
     smallest_sd = min(math.sqrt(s[1]) for s in spreads)
-    step = min(step, MAX_STEP, max(smallest_sd, 1e-9))
+    step = min(step, MAX_STEP, max(smallest_sd, 0.01 * math.sqrt(V / N), 1e-9))
     step = _snap(groups, step)
     # composed loss width: bulk ± 20 sd (Chernoff windows are ~14–20 sd), never
     # more than the sum of ranges; the transform itself checks its exact window
@@ -431,15 +484,18 @@ def _validate_groups(factors):
 
 
 def _label(groups) -> str:
-    """Factors' reprs joined by ⊗; a factor's trailing "# …" remark (one direction of a
-    subsampled mechanism) moves to the end, once."""
-    bare = [repr(f).split("  # ") for f, _ in groups]
-    parts = [b[0] if n == 1 else f"{b[0]}^{n}" for b, (_, n) in zip(bare[:4], groups[:4])]
+    """Factors' reprs (without their one-direction remark) joined by ⊗."""
+    bare = [math_repr(f) for f, _ in groups[:4]]
+    parts = [b if n == 1 else f"{b}^{n}" for b, (_, n) in zip(bare, groups[:4])]
     if len(groups) > 4:
         total = sum(n for _, n in groups)
         parts.append(f"… ({len(groups)} distinct factors, {total} in all)")
-    remarks = sorted({b[1] for b in bare if len(b) > 1})
-    return " ⊗ ".join(parts) + "".join("  # " + r for r in remarks)
+    return " ⊗ ".join(parts)
+
+
+def _directions(groups) -> str:
+    """"one" if any factor covers one direction of add/remove neighbouring only."""
+    return "one" if any(f.directions == "one" for f, _ in groups) else "both"
 
 
 def check_tol(tol) -> float:
@@ -472,5 +528,5 @@ def compose_numeric(factors, tol: float | None = None, progress: bool | None = N
     meter = Meter(work_units(len(groups)), "composing", progress)
     pess, opt = combine_parts(cropped(discretise_groups(groups, step, meter)), meter=meter)
     meter.close()
-    return Numeric((pess,), (opt,), _label(groups), tol,
-                   source=lambda: [discretise_groups(groups, step)])
+    return Numeric((pess,), (opt,), _label(groups), tol, directions=_directions(groups),
+                   source=(Recipe(tuple(groups), step),))
