@@ -244,9 +244,8 @@ def _contract_masses(kappa, pi, q_inf, kmin, step) -> Lattice:
     representable there). Cells above it, and the tail above the grid, are handled
     with Q-masses only: each is moved down to its cell's lower grid point (or the
     grid's top) keeping its Q-mass, which lowers every term q (1 − e^{ε−l})₊ of δ —
-    a safe move for this side that costs at most one cell in ε. That move adds
-    P-mass (at most Q·e^{−EXP_SAFE}); the bound is recorded as ``p_excess`` for
-    ``lattice.reflect``.
+    a safe move for this side that costs at most one cell in ε (the P-mass it adds
+    is accounted for by ``lattice.reflect``, which measures the totals).
     """
     K = kappa.size - 2
     k, p, m, lc = _cells(kappa, pi, kmin, step)
@@ -266,13 +265,10 @@ def _contract_masses(kappa, pi, q_inf, kmin, step) -> Lattice:
         with np.errstate(under="ignore"):
             q[:J + 1] = nu * np.exp((kmin + np.arange(J + 1)) * step)
         compensate(q[:J + 1], lost_c, lowest, step)
-    excess = 0.0
     if J < K:
         q[J:K] += k[J:]
         q[K] += float(kappa[-1])
-        excess = math.fsum(p_masses(k[J:], lc[J:])) + float(
-            p_masses(kappa[-1], (kmin + K) * step))
-    return Lattice(step, kmin, q, q_inf, 0.0, OPTIMISTIC, p_excess=excess)
+    return Lattice(step, kmin, q, q_inf, 0.0, OPTIMISTIC)
 
 
 def contract(m: np.ndarray, p: np.ndarray, kmin: int, step: float):
@@ -617,8 +613,7 @@ def _regrid(lat: Lattice, step: float) -> Lattice:
         out = _spread(kappa, pi, lat.q_inf, kmin, step)
     else:
         out = _contract_masses(kappa, pi, lat.q_inf, kmin, step)
-    return Lattice(step, out.k0, out.q, out.q_inf, lat.slack, lat.side,
-                   p_excess=out.p_excess)
+    return Lattice(step, out.k0, out.q, out.q_inf, lat.slack, lat.side)
 
 
 # ----------------------------------------------------------------------

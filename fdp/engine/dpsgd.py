@@ -20,9 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from fdp import _validate
-from fdp.engine.lattice import reflect
 from fdp.engine.numeric import (Numeric, Recipe, check_tol, choose_step, combine_parts,
-                                 cropped, discretise_groups, work_units)
+                                 cropped, discretise_groups, inverse_parts, work_units)
 from fdp.engine.progress import Meter
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
@@ -83,8 +82,8 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
 
         def directions(meter=None):
             add_parts = discretise_groups(add, step, meter)
-            # the remove direction is the inverse pair: reflect each step's lattices
-            rem_parts = [(reflect(lp), reflect(lo), n) for lp, lo, n in add_parts]
+            # the remove direction is the inverse pair of each step
+            rem_parts = inverse_parts(add, add_parts)
             return [add_parts, rem_parts]
         meter = Meter(work_units(len(add), 2), "dpsgd", progress)
         add_parts, rem_parts = directions(meter)

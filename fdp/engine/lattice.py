@@ -137,9 +137,8 @@ class Lattice:
     Plain data: the defining fields, two facts recorded by whoever built the lattice
     (``noise``: the round-off level of the transform that produced it, used by
     ``crop``; ``p_neginf``: the exact P-mass at L = −∞ of a per-step pessimistic
-    lattice, used by ``reflect``; ``p_excess``: P-mass an optimistic per-step lattice
-    may carry beyond the pair's, which ``reflect`` pays into the slack), the total
-    finite mass, and lazily filled read-back tables that are not pickled.
+    lattice, used by ``reflect``), and lazily filled caches (the finite mass, the
+    read-back tables) that are not pickled.
     """
 
     step: float
@@ -150,7 +149,6 @@ class Lattice:
     side: str
     noise: float = 0.0
     p_neginf: float | None = None
-    p_excess: float = 0.0
     # read-back tables (suffix sums; Neyman–Pearson vertices), filled on first use
     _tables_cache: tuple | None = field(default=None, init=False, repr=False, compare=False)
     _np_cache: tuple | None = field(default=None, init=False, repr=False, compare=False)
@@ -315,29 +313,67 @@ class Lattice:
 def reflect(lat: Lattice) -> Lattice:
     """The lattice of the inverse pair T(Q, P) (losses −l, Q-masses p_k = q_k e^{−l_k}).
 
-    T(Q, P) = T(P, Q)⁻¹ and inversion, f⁻¹(α) = inf{t : f(t) ≤ α}, is monotone
-    (g ≤ f ⇒ g⁻¹ ≤ f⁻¹; MATH.md §1), so the reflection of
-    a pessimistic (optimistic) lattice of f is a pessimistic (optimistic) lattice
-    of f⁻¹; for connect-the-dots it is exactly the connect-the-dots lattice of f⁻¹
-    (both interpolate δ_{f⁻¹}(ε) = 1 − e^ε + e^ε δ_f(−ε) between grid points).
+    T(Q, P) = T(P, Q)⁻¹. Pessimistic side: connect-the-dots reflected is exactly
+    the connect-the-dots lattice of f⁻¹ (both interpolate
+    δ_{f⁻¹}(ε) = 1 − e^ε + e^ε δ_f(−ε) between grid points), so it stays pessimistic.
     The +inf atom of the reflection is the P-mass at L = −∞ (recorded by the
-    discretiser as ``p_neginf``, else 1 − Σ p_k); the optimistic side may drop it
-    (a smaller δ). Only for slack-free (per-step) lattices: a slack η at −ε would
-    become e^ε η.
+    discretiser as ``p_neginf``, else 1 − Σ p_k).
+
+    Optimistic side: a lattice with totals P = Σ p, Q = Σ q has, for every ε,
+    δ_refl(ε) = P − e^ε Q + e^ε δ(−ε) (split the sum at l = −ε), while the pair's
+    inverse has 1 − e^ε + e^ε δ_true(−ε). An optimistic lattice has δ ≤ δ_true but
+    may have lost Q-mass (rounding down) or gained P-mass (moving mass down in
+    Q-space), so its reflection can exceed the truth by (P − 1) + e^ε(1 − Q) — and
+    it vanishes for ε above its top loss −l_0. That amount, at the best cut (atoms
+    of the lowest losses may be dropped first: dropping an atom only lowers both
+    profiles and lowers the top), is the reflection's slack.
+
+    Forming p_k = e^{log q_k − l_k} errs by a relative u(|log q_k − l_k| + 2) at most;
+    each p_k is moved by that much to the safe side (up on the pessimistic side,
+    down on the optimistic side: δ is increasing in every mass). Only for
+    slack-free (per-step) lattices: a slack η at −ε would become e^ε η.
     """
     if lat.slack != 0.0:
         raise ValueError("only a slack-free lattice can be reflected exactly")
-    p = p_masses(lat.q[::-1], lat.losses[::-1])
+    L, q = lat.losses, lat.q
+    p = p_masses(q, L)
+    with np.errstate(divide="ignore"):
+        spread = np.where(q > 0, np.abs(np.log(np.where(q > 0, q, 1.0)) - L), 0.0)
+    rel = 4.0 * _U * (spread + 2.0)
+    p_up = p * (1.0 + rel)
+    slack = 0.0
     if lat.side == OPTIMISTIC:
         q_inf = 0.0
-    elif lat.p_neginf is not None:
-        q_inf = lat.p_neginf                      # recorded exactly by the discretiser
+        p = p * (1.0 - rel)
+        cut, extra = _reflection_cut(L, q, p_up, lat.mass)   # P totals from above
+        q, p, L = q[cut:], p[cut:], L[cut:]
+        slack += extra
+        k0 = lat.k0 + cut
     else:
-        q_inf = max(0.0, 1.0 - math.fsum(p))
-    # an optimistic lattice whose P-mass exceeds the pair's by p_excess (mass moved
-    # down in Q-space beyond EXP_SAFE) reflects to one whose δ may exceed the
-    # inverse's by that much, at every ε: paid into the slack
-    return Lattice(lat.step, -(lat.k0 + lat.q.size - 1), p, q_inf, lat.p_excess, lat.side)
+        p = p_up
+        q_inf = lat.p_neginf if lat.p_neginf is not None else max(0.0, 1.0 - math.fsum(p))
+        k0 = lat.k0
+    return Lattice(lat.step, -(k0 + q.size - 1), p[::-1].copy(), q_inf, slack, lat.side)
+
+
+def _reflection_cut(L, q, p, Q_total) -> tuple[int, float]:
+    """(j, s): drop atoms [0, j) of an optimistic lattice before reflecting; s is the
+    reflection's excess bound max(0, (P_j − 1) + max(0, e^{−l_j}(1 − Q_j))) (totals P_j,
+    Q_j of the atoms kept). j minimises s plus the P-mass dropped (what the
+    reflection loses in tightness); atoms with no mass are skipped for free."""
+    P_rest = math.fsum(p) - np.concatenate([[0.0], np.cumsum(p)[:-1]])
+    Q_rest = Q_total - np.concatenate([[0.0], np.cumsum(q)[:-1]])
+    short = np.maximum(1.0 - Q_rest, 0.0)
+    with np.errstate(over="ignore", divide="ignore", under="ignore"):
+        grow = np.where(short > 0, np.exp(np.log(np.where(short > 0, short, 1.0)) - L), 0.0)
+    # round-off of the totals (fsum of p, running sums of q): a few u each
+    s = np.maximum(P_rest - 1.0 + grow, 0.0) + 4.0 * _U * (P_rest + grow + 1.0)
+    cost = s + (P_rest[0] - P_rest)
+    cost = np.where(np.isfinite(cost), cost, np.inf)
+    j = int(np.argmin(cost))
+    if not math.isfinite(float(s[j])):
+        return 0, math.inf
+    return j, float(s[j])
 
 
 # ----------------------------------------------------------------------

@@ -46,8 +46,8 @@ class Recipe:
     """How to recompute one direction's per-step lattices (plain data, picklable).
 
     ``groups`` are the (TradeOff, count) factor groups, discretised on ΔZ with
-    Δ = ``step``; ``reflected`` gives the inverse pair T(Q, P) instead, by reflecting
-    each per-step lattice (``lattice.reflect``; DRS Prop 3.2 for composing inverses).
+    Δ = ``step``; ``reflected`` gives the inverse pairs T(Q, P) instead
+    (``inverse_parts``; DRS Prop 3.2 for composing inverses).
     """
 
     groups: tuple
@@ -57,9 +57,7 @@ class Recipe:
     def parts(self, meter: Meter | None = None) -> list:
         """[(pessimistic, optimistic, n)] per group: discretised, uncropped."""
         parts = discretise_groups(self.groups, self.step, meter)
-        if self.reflected:
-            parts = [(reflect(lp), reflect(lo), n) for lp, lo, n in parts]
-        return parts
+        return inverse_parts(self.groups, parts) if self.reflected else parts
 
 
 @dataclass(frozen=True, eq=False)
@@ -307,12 +305,12 @@ class Numeric(TradeOff):
             return self
         if not self.source:
             return Inverse(self)
-        parts = self.source[0].parts()
-        if any(lat.slack for lp, lo, _ in parts for lat in (lp, lo)):
-            return Inverse(self)
         recipe = replace(self.source[0], reflected=not self.source[0].reflected)
-        mirrored = [(reflect(lp), reflect(lo), n) for lp, lo, n in parts]
-        pess, opt = combine_parts(cropped(mirrored))
+        base = replace(recipe, reflected=False).parts()     # the factors, unreflected
+        if any(lat.slack for lp, lo, _ in base for lat in (lp, lo)):
+            return Inverse(self)
+        parts = inverse_parts(recipe.groups, base) if recipe.reflected else base
+        pess, opt = combine_parts(cropped(parts))
         return Numeric((pess,), (opt,), f"({self.label})⁻¹", self.tol,
                        directions=self.directions, source=(recipe,))
 
@@ -357,7 +355,9 @@ def _spread(f) -> tuple[float, float, float, float]:
 
 
 def choose_step(groups, tol: float) -> tuple[float, list]:
-    """Δ = STEP_SCALE·sqrt(tol·V/N)/max(1, V)^{1/4}, capped, and the per-group spreads."""
+    """Δ = STEP_SCALE·sqrt(tol·V/N)/max(1, V)^{1/4}, capped, at least tol/N, and the
+    per-group spreads. Raises MemoryError naming tol before anything is allocated
+    when the composed grid would exceed ``lattice.MAX_POINTS``."""
     spreads = [_spread(f) for f, _ in groups]
     N = sum(n for _, n in groups)
     V = sum(n * s[1] for (_, n), s in zip(groups, spreads))
@@ -369,6 +369,11 @@ def choose_step(groups, tol: float) -> tuple[float, list]:
     # composed variance by O(Δ²) like any other)
     smallest_sd = min(math.sqrt(s[1]) for s in spreads)
     step = min(step, MAX_STEP, max(smallest_sd, 0.01 * math.sqrt(V / N), 1e-9))
+    # a composed law of tiny variance needs no cells finer than tol/N: connect-the-dots
+    # moves δ by at most a quarter of a cell's width in e^ε (δ is convex in e^ε with
+    # slope in [−1, 0]), so N factors move it by ≲ N·Δ/4 ≤ tol/4 near ε = 0 and far
+    # less in the tails — while a grid of steps √(tol·V) would be enormous
+    step = max(step, min(tol / N, MAX_STEP))
     step = _snap(groups, step)
     # composed loss width: bulk ± 20 sd (Chernoff windows are ~14–20 sd), never
     # more than the sum of ranges; the transform itself checks its exact window
@@ -413,6 +418,26 @@ def discretise_groups(groups, step: float, meter: Meter | None = None) -> list:
         if meter is not None:
             meter.advance()
     return parts
+
+
+def inverse_parts(groups, parts) -> list:
+    """[(pessimistic, optimistic, n)] of the inverse pairs f_i⁻¹ = T(Q, P) of groups (f_i, n_i)
+    whose own discretised lattices are ``parts``.
+
+    Pessimistic: the reflection of f_i's pessimistic lattice, which is exactly the
+    connect-the-dots lattice of f_i⁻¹ (``lattice.reflect``). Optimistic: f_i⁻¹
+    discretised directly — reflecting an optimistic lattice is not optimistic where
+    its rounding lost Q-mass (the reflection then carries a slack of that size,
+    ``lattice.reflect``), which happens near point-like parts of a law.
+    """
+    out = []
+    for (f, _), (lp, lo, n) in zip(groups, parts):
+        inv = f.inverse()
+        if inv is f:                                     # symmetric: its own lattices
+            out.append((lp, lo, n))
+        else:
+            out.append((reflect(lp), discretise(inv, lp.step, OPTIMISTIC), n))
+    return out
 
 
 def cropped(parts, tau: float = TAU) -> list:
