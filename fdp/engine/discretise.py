@@ -30,6 +30,11 @@ Steps (1)–(3) keep E_P[Y] (the Q-mass) exactly, so the optimistic side loses
 Q-mass only in (4) and in the far tails, and its gap to the truth does not grow
 like n·Δ under n-fold composition.
 
+Losses beyond ``lattice.EXP_SAFE`` (where e^L would overflow) are handled with
+Q-masses only, and each factor grids [−LOSS_WINDOW, LOSS_WINDOW] (see
+``fdp.engine``): beyond the window, mass goes to +∞ (pessimistic) or to the edge
+(optimistic).
+
 Functions without an exact law (``fdp.engine.laws``) are discretised through
 their privacy profile: the pessimistic side is the chord interpolation of
 δ(kΔ) (the same connect-the-dots measure), the optimistic side the finite pair

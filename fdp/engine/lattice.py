@@ -29,9 +29,13 @@ from scipy import fft as sfft
 from scipy.signal import lfilter
 
 _U = np.finfo(float).eps / 2.0  # unit round-off
-# Largest lattice the engine forms: 2^26 points is 0.5 GB per float64 array and
-# the transforms need about three such arrays.
+# The engine's memory budget, in grid points: every array it forms (discretised
+# factors, transform windows, products, read-back curves) is checked against it
+# before allocation (``check_size``). At the peak a transform holds about
+# BYTES_PER_POINT bytes per point (measured: the window, its spectrum, the result,
+# the read-back tables), so MAX_POINTS = 2^25 is about 3 GB.
 MAX_POINTS = 2 ** 25
+BYTES_PER_POINT = 100
 PESSIMISTIC, OPTIMISTIC = "pessimistic", "optimistic"
 # Losses the engine handles in linear space (Y = e^L under P): e^700 ≈ 1e304 is
 # finite and e^{−700} a normal double, so a P-mass or a likelihood ratio formed for a
@@ -56,7 +60,8 @@ def check_size(n: int, what: str = "lattice") -> None:
     if n > MAX_POINTS:
         raise MemoryError(
             f"the {what} would need {n:,} grid points, over the engine limit of "
-            f"{MAX_POINTS:,} (about {MAX_POINTS * 8 * 6 / 2**30:.1f} GB of work arrays); "
+            f"{MAX_POINTS:,} (lattice.MAX_POINTS, about "
+            f"{MAX_POINTS * BYTES_PER_POINT / 2**30:.1f} GB of work arrays); "
             "increase tol (a coarser grid) or reduce the number of steps")
 
 
@@ -542,6 +547,8 @@ def _tail_window(lat: Lattice, n: int, tau: float) -> tuple[int, int]:
     if n == 1:
         return lo_sup, hi_sup
     live = lat.q > 0
+    if not live.any():                  # no finite mass: a one-point window
+        return lo_sup, lo_sup
     L = lat.losses[live]
     q = lat.q[live]
     mean, var = lat.moments()

@@ -119,10 +119,13 @@ def _(f: Gaussian, edges):
     mu = f.mu
     if mu == 0.0:
         return interval_masses(Identity(), edges)
+    # L ≤ e ⇔ x ≤ e/μ ∓ μ/2 (Q: x ∼ N(μ, 1) shifted; P: N(0, 1)); written without μ²,
+    # which overflows for μ > 1e154, and without inf − inf at infinite edges
     e = np.asarray(edges, dtype=float)
-    h = mu * mu / 2.0
-    kappa = normal_cells((e - h) / mu)
-    pi = normal_cells((e + h) / mu)
+    with np.errstate(over="ignore"):
+        z = e / mu
+    kappa = normal_cells(z - mu / 2.0)
+    pi = normal_cells(z + mu / 2.0)
     return kappa, pi, 0.0, 0.0
 
 
@@ -257,9 +260,14 @@ def _(f: PoissonAdd):
     if isinstance(f.of, Gaussian) and 0.0 < f.p < 1.0 and f.of.mu > 0.0:
         # Q(L > l) = (1 − p)Φ̄(x) + pΦ̄(x − μ) at the x with L(x) = l: cut where the
         # larger term is 5e-26, as for the plain Gaussian
+        # (an inclusion component of mass below 1e-25 in all is left out: the grid's
+        # top tail goes to the safe side anyway). Exponents as μ(x − μ/2): finite or
+        # ±inf, never inf − inf, however large μ is.
         mu, p = f.of.mu, f.p
-        x_hi = max(mu + float(isf_normal(5e-26 / p)), float(isf_normal(5e-26)))
-        hi = float(np.logaddexp(np.log1p(-p), np.log(p) + mu * x_hi - mu * mu / 2.0))
+        x_hi = float(isf_normal(5e-26))
+        if 5e-26 / p < 0.5:
+            x_hi = max(x_hi, mu + float(isf_normal(5e-26 / p)))
+        hi = float(np.logaddexp(np.log1p(-p), np.log(p) + mu * (x_hi - mu / 2.0)))
         return float(np.log1p(-p)), hi
     inner = loss_range(f.of)
     if inner is None or interval_masses(f.of, np.zeros(1)) is None:
@@ -325,11 +333,14 @@ def _subsampled_gaussian_loss(f):
     mu, p = f.of.mu, f.p
 
     def loss(x):
-        return np.logaddexp(np.log1p(-p), np.log(p) + mu * x - mu * mu / 2.0)
+        with np.errstate(over="ignore"):
+            return np.logaddexp(np.log1p(-p), np.log(p) + mu * (x - mu / 2.0))
     return loss
 
 
 def _mean_var(values, weights):
+    if not np.all(np.isfinite(values)):
+        return np.inf, np.inf          # a law beyond doubles: the grid is sized by its window
     m = float(weights @ values)
     return m, float(weights @ (values - m) ** 2)
 

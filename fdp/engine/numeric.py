@@ -22,8 +22,8 @@ import numpy as np
 
 from fdp import _validate
 from fdp.engine.discretise import discretise, profile_range, window
-from fdp.engine.lattice import (EXP_SAFE, MAX_POINTS, OPTIMISTIC, PESSIMISTIC, Lattice, convolve,
-                                crop, power, reflect)
+from fdp.engine.lattice import (EXP_SAFE, MAX_POINTS, OPTIMISTIC, PESSIMISTIC, Lattice,
+                                check_size, convolve, crop, power, reflect)
 from fdp.engine.laws import atoms, interval_masses, loss_moments, loss_range
 from fdp.engine.progress import Meter
 from fdp.operations.envelope import Envelope
@@ -195,6 +195,7 @@ class Numeric(TradeOff):
             step = self.step
             top = max(lat.k0 + lat.q.size for lat in self.pess + self.opt) + 1
             last = min(max(top, 1), math.floor(EXP_SAFE / step))
+            check_size(last + 1, "read-back curve")
             k = np.arange(0, last + 1)
             eps = k * step
             if side == PESSIMISTIC:
@@ -363,7 +364,8 @@ def choose_step(groups, tol: float) -> tuple[float, list]:
     V = sum(n * s[1] for (_, n), s in zip(groups, spreads))
     # ε grows with the spread of the composed loss and so does its sensitivity to
     # the variance error: shrink Δ by V^{1/4} once V > 1
-    step = STEP_SCALE * math.sqrt(tol * V / N) / max(1.0, V) ** 0.25
+    step = (STEP_SCALE * math.sqrt(tol * V / N) / max(1.0, V) ** 0.25
+            if math.isfinite(V) else MAX_STEP)
     # resolve the narrowest factor, but not below 1% of the typical one: a factor
     # that is nearly a point mass needs no finer grid (its discretisation moves the
     # composed variance by O(Δ²) like any other)

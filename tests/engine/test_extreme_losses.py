@@ -285,3 +285,27 @@ def test_one_step_dpsgd_epsilon_bracket_property(sigma, q, delta):
     if math.isfinite(hi):
         assert subsampled_delta(sigma, q, hi) <= delta
     assert lo == 0.0 or subsampled_delta(sigma, q, lo) >= delta
+
+
+@pytest.mark.parametrize("q,T", [(0.5, 3), (1.0, 3), (0.3, 2)])
+def test_noise_beyond_doubles(q, T):
+    # σ = 1e-300 (μ = 1e300, μ² overflows): every inclusion is revealed. With
+    # r = (1 − q)^T: f_add(α) = r(1 − α), its inverse max(1 − α/r, 0); the lower convex
+    # envelope of their minimum is max(r − α, 0), and δ(ε) = 1 − r for every ε ≥ 0.
+    f = fdp.dpsgd(1e-300, q, T)
+    r = (1.0 - q) ** T
+    eps = np.array([0.0, 1.0, 800.0])
+    assert np.all(f.delta(eps) >= 1.0 - r - 1e-15)
+    assert np.all(f._delta_lower(eps) <= 1.0 - r + 1e-15)
+    a = np.array([1e-300, 0.01, 0.5])
+    lo, hi = f.bounds(a)
+    truth = np.maximum(r - a, 0.0)
+    assert np.all(lo <= truth + 1e-15) and np.all(truth <= hi + 1e-15)
+    assert f.epsilon_bounds(1e-5)[1] == np.inf
+
+
+def test_gaussian_beyond_doubles_in_a_composition():
+    f = compose_numeric([(fdp.Gaussian(1e300), 1), (fdp.Laplace(1.0), 1)])
+    assert np.all(f.delta(np.array([0.0, 10.0, 900.0])) == 1.0)     # G_∞ ⊗ g: δ ≡ 1
+    assert f.bounds(0.01)[0] == 0.0
+    assert f.epsilon_bounds(1e-5)[1] == np.inf
