@@ -186,7 +186,13 @@ def _grid_range(rng, step):
 
 
 def _cells(kappa, pi, kmin, step):
-    """Cell masses and conditional locations m_c ∈ [l_c, l_c + Δ].
+    """Cell masses, conditional locations m_c ∈ [l_c, l_c + Δ], and which are known.
+
+    m_c = log κ_c − log π_c needs a P-mass with full relative precision: below TINY
+    (far in the upper tail, π ≈ κ e^{−l}; subnormal tails of Φ are not accurate to
+    the last digit) the location is unknown, m_c is put at the top of the cell (the
+    pessimistic side then moves the whole cell up; the optimistic side rounds it
+    down in Q-space) and ``known`` is False there.
 
     A point mass that sits on a grid point up to rounding (m within 1e-9 Δ of the
     cell's top) is moved to the next cell's bottom, where it belongs exactly.
@@ -194,11 +200,13 @@ def _cells(kappa, pi, kmin, step):
     K = kappa.size - 2
     k, p = kappa[1:-1].copy(), pi[1:-1].copy()
     lc = (kmin + np.arange(K)) * step
-    with np.errstate(divide="ignore", invalid="ignore"):
-        m = np.where((p > 0) & (k > 0), np.log(k) - np.log(p), lc + step)
-    # (a cell whose P-mass underflowed has no known location: it stays at the top of
-    # its cell, which only the pessimistic side uses below EXP_SAFE)
-    top = (k > 0) & (p > 0) & (lc + step - m < 1e-9 * step)
+
+    def locate():
+        known = (k > 0) & (p >= TINY)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(known, np.log(k) - np.log(p), lc + step), known
+    m, known = locate()
+    top = known & (lc + step - m < 1e-9 * step)
     top[-1] = False
     if top.any():
         i = np.flatnonzero(top)
@@ -206,10 +214,9 @@ def _cells(kappa, pi, kmin, step):
         p[i + 1] += p[i]
         k[i] = 0.0
         p[i] = 0.0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            m = np.where((p > 0) & (k > 0), np.log(k) - np.log(p), lc + step)
+        m, known = locate()
     m = np.clip(m, lc, lc + step)
-    return k, p, m, lc
+    return k, p, m, lc, known
 
 
 # ----------------------------------------------------------------------
@@ -227,7 +234,7 @@ def _spread(kappa, pi, q_inf, kmin, step, p_neginf=0.0) -> Lattice:
     K = kappa.size - 2                     # number of cells
     q = np.zeros(K + 1)
     q[0] += kappa[0]                       # below the grid: up to the first point
-    k, p, m, lc = _cells(kappa, pi, kmin, step)
+    k, p, m, lc, _ = _cells(kappa, pi, kmin, step)
     up = k * (-np.expm1(lc - m)) / (-math.expm1(-step))
     up = np.clip(np.where(k > 0, up, 0.0), 0.0, k)
     q[1:] += up
@@ -245,34 +252,29 @@ def _spread(kappa, pi, q_inf, kmin, step, p_neginf=0.0) -> Lattice:
 def _contract_masses(kappa, pi, q_inf, kmin, step) -> Lattice:
     """The optimistic lattice of cell masses (see the module docstring).
 
-    Cells up to the loss EXP_SAFE are contracted in P-space (Y = e^L is
-    representable there). Cells above it, and the tail above the grid, are handled
-    with Q-masses only: each is moved down to its cell's lower grid point (or the
-    grid's top) keeping its Q-mass, which lowers every term q (1 − e^{ε−l})₊ of δ —
-    a safe move for this side that costs at most one cell in ε (the P-mass it adds
-    is accounted for by ``lattice.reflect``, which measures the totals).
+    Cells below the loss EXP_SAFE whose location is known (``_cells``) are
+    contracted in P-space (Y = e^L is representable there). The others — above
+    EXP_SAFE, or with a P-mass too small to locate them — and the tail above the
+    grid are handled with Q-masses only: each moves down to its cell's lower grid
+    point (the tail: to the top point) keeping its Q-mass, which lowers every term
+    q (1 − e^{ε−l})₊ of δ — a safe move for this side that costs at most one cell
+    in ε (the P-mass it adds is accounted for by ``lattice.reflect``, which
+    measures the totals). Below the grid (κ_0): to L = −∞.
     """
     K = kappa.size - 2
-    k, p, m, lc = _cells(kappa, pi, kmin, step)
-    # below the grid (κ_0): to L = −∞
+    k, p, m, lc, known = _cells(kappa, pi, kmin, step)
     # cells [0, J) lie below EXP_SAFE entirely
     J = int(min(max(math.floor(EXP_SAFE / step) - kmin, 0), K))
+    by_q = ~known
+    by_q[J:] = True
     q = np.zeros(K + 1)
-    lost_c, lowest = 0.0, 0
     if J > 0:
-        nu, lost_c, lowest = contract(m[:J], p[:J], kmin, step)
-        top = (kmin + J) * step
-        tail_q = float(kappa[-1]) if J == K else 0.0
-        if tail_q > 0 and pi[-1] > 0:
-            # above the grid: down to the last point, P-mass kept
-            nu[-1] += float(pi[-1])
-            lost_c += tail_q - float(pi[-1]) * math.exp(top)
+        nu, lost, lowest = contract(m[:J], np.where(by_q[:J], 0.0, p[:J]), kmin, step)
         with np.errstate(under="ignore"):
             q[:J + 1] = nu * np.exp((kmin + np.arange(J + 1)) * step)
-        compensate(q[:J + 1], lost_c, lowest, step)
-    if J < K:
-        q[J:K] += k[J:]
-        q[K] += float(kappa[-1])
+        compensate(q[:J + 1], lost, lowest, step)
+    q[:K] += np.where(by_q, k, 0.0)
+    q[K] += float(kappa[-1])
     return Lattice(step, kmin, q, q_inf, 0.0, OPTIMISTIC)
 
 

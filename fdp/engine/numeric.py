@@ -427,9 +427,12 @@ def inverse_parts(groups, parts) -> list:
     whose own discretised lattices are ``parts``.
 
     Pessimistic: the reflection of f_i's pessimistic lattice, which is exactly the
-    connect-the-dots lattice of f_i⁻¹ (``lattice.reflect``). Optimistic: f_i⁻¹
-    discretised directly — reflecting an optimistic lattice is not optimistic where
-    its rounding lost Q-mass (the reflection then carries a slack of that size,
+    connect-the-dots lattice of f_i⁻¹ (``lattice.reflect``) — unless f_i⁻¹ has an
+    exact law and the reflection would send P-mass to +∞ (P-mass at losses below
+    ≈ −708, where the Q-masses the lattice stores underflow): then f_i⁻¹ is
+    discretised directly, with its own Q-masses. Optimistic: f_i⁻¹ discretised
+    directly — reflecting an optimistic lattice is not optimistic where its
+    rounding lost Q-mass (the reflection then carries a slack of that size,
     ``lattice.reflect``), which happens near point-like parts of a law.
     """
     out = []
@@ -437,8 +440,13 @@ def inverse_parts(groups, parts) -> list:
         inv = f.inverse()
         if inv is f:                                     # symmetric: its own lattices
             out.append((lp, lo, n))
+            continue
+        pess = reflect(lp)
+        if pess.q_inf > 1e-30 and loss_range(inv) is not None:
+            pess, opt = discretise(inv, lp.step)
         else:
-            out.append((reflect(lp), discretise(inv, lp.step, OPTIMISTIC), n))
+            opt = discretise(inv, lp.step, OPTIMISTIC)
+        out.append((pess, opt, n))
     return out
 
 

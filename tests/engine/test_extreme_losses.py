@@ -167,6 +167,18 @@ def test_dpsgd_small_rate_near_the_exp_limit():
     assert hi - lo < 0.1
 
 
+def test_dpsgd_half_rate_near_the_exp_limit():
+    # P-masses of cells near loss 700 are subnormal (e^{−700} × 1e-8) and carry no
+    # precise location: the optimistic side used to put too much mass up there and
+    # returned a zero-width bracket above the truth
+    f = fdp.dpsgd(0.03, 0.5, 1)
+    truth = epsilon_of(lambda e: subsampled_delta(0.03, 0.5, e), 1e-5, 0, 3000)  # 690.8356
+    lo, hi = assert_eps_bracket(f, 1e-5, truth)
+    assert hi - lo < 0.1
+    assert_delta_bracket(f, [0.0, 600.0, 690.0, 699.0],
+                         [subsampled_delta(0.03, 0.5, e) for e in (0.0, 600.0, 690.0, 699.0)])
+
+
 def test_dpsgd_two_inclusions_at_huge_eps():
     # σ = 0.01: one inclusion alone has loss ≈ μ²/2 = 5000 > 1500, so
     # δ(1500) ≥ Q(at least one inclusion) − (tails below 1e-100) = 1 − (1 − q)^10, and
@@ -275,7 +287,7 @@ def test_one_step_dpsgd_profile_bracket_property(sigma, q, eps):
 
 
 @settings(max_examples=10)
-@given(sigma=st.floats(0.02, 3.0), q=st.sampled_from([1e-3, 0.05, 1.0]),
+@given(sigma=st.floats(0.02, 3.0), q=st.sampled_from([1e-3, 0.05, 0.5, 1.0]),
        delta=st.floats(1e-8, 0.5))
 def test_one_step_dpsgd_epsilon_bracket_property(sigma, q, delta):
     f = fdp.dpsgd(sigma, q, 1)
