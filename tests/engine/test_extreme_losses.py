@@ -41,7 +41,8 @@ def gauss_delta(mu, eps):
 
 def gauss_beta(mu, alpha):
     """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ)."""
-    with mp.workdps(DPS):
+    # 2α − 1 must keep α's digits: α down to 1e-300 needs ~340 digits
+    with mp.workdps(DPS + 340):
         z = -mp.sqrt(2) * mp.erfinv(2 * mp.mpf(alpha) - 1)     # Φ⁻¹(1 − α)
         return mp.ncdf(z - mp.mpf(mu))
 
