@@ -322,3 +322,14 @@ def test_gaussian_beyond_doubles_in_a_composition():
     assert np.all(f.delta(np.array([0.0, 10.0, 900.0])) == 1.0)     # G_∞ ⊗ g: δ ≡ 1
     assert f.bounds(0.01)[0] == 0.0
     assert f.epsilon_bounds(1e-5)[1] == np.inf
+
+
+def test_small_delta_with_mass_beyond_the_window():
+    # every step of G_74 (σ = 0.0135, q = 1) has its loss bulk at ≈ 2700, beyond the
+    # window: δ is read from the plain bracket even where the tilted recomposition
+    # (which cannot tilt an atom at +∞) gives up. G_74^{100} = G_740.7.
+    f = fdp.dpsgd(0.0135, 1.0, 100)
+    mu = 10.0 / 0.0135
+    lo, hi = f.epsilon_bounds(1e-8)
+    assert lo <= 0.5 * mu * mu <= hi == np.inf      # truth μ²/2 + μ·z > μ²/2 ≈ 2.7e5
+    assert gauss_delta(mu, lo) >= 1e-8
