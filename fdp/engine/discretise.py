@@ -272,7 +272,15 @@ def _contract_masses(kappa, pi, q_inf, kmin, step) -> Lattice:
         nu, lost, lowest = contract(m[:J], np.where(by_q[:J], 0.0, p[:J]), kmin, step)
         with np.errstate(under="ignore"):
             q[:J + 1] = nu * np.exp((kmin + np.arange(J + 1)) * step)
-        compensate(q[:J + 1], lost, lowest, step)
+        total = math.fsum(lost)
+        rest = compensate(q[:J + 1], total, lowest, step)
+        if rest > 0.0:
+            # what compensation could not give back (no grid mass below the leftovers,
+            # e.g. next to a point-like part of the law) is given back where it was
+            # lost: Q-mass ρ_c ≤ ℓ_c at x_c raises δ by at most ρ_c below x_c, where the
+            # rounding lowered it by ℓ_c, and not at all above; with Σρ_c = rest the
+            # total change stays ≤ 0 at every ε (see ``compensate``)
+            q[:J] += lost * (rest / total)
     q[:K] += np.where(by_q, k, 0.0)
     q[K] += float(kappa[-1])
     return Lattice(step, kmin, q, q_inf, 0.0, OPTIMISTIC)
@@ -281,8 +289,9 @@ def _contract_masses(kappa, pi, q_inf, kmin, step) -> Lattice:
 def contract(m: np.ndarray, p: np.ndarray, kmin: int, step: float):
     """Contract atoms (P-mass p_c at loss m_c ∈ [l_c, l_c + Δ]) onto grid points.
 
-    Returns the P-masses ν on the K + 1 grid points and the Q-mass lost by the
-    final rounding down. All merges keep the P-mean of Y = e^L (see the module
+    Returns the P-masses ν on the K + 1 grid points, the Q-mass lost by the final
+    rounding down per cell (ℓ_c = λ_c (e^{m_c} − e^{l_c})) and the lowest cell with
+    such a leftover. All merges keep the P-mean of Y = e^L (see the module
     docstring); distances are computed relative to a grid point so that nothing
     overflows.
     """
@@ -344,7 +353,7 @@ def contract(m: np.ndarray, p: np.ndarray, kmin: int, step: float):
                     _merge_with_grid(left, nu, g_down, g_up, step, down, biggest)
     # (4) round the remainder down to x_c
     nu[:-1] += left
-    lost = float(left @ (np.exp(lc) * g_down))
+    lost = left * (np.exp(lc) * g_down)
     live = np.flatnonzero(left > 0)
     lowest = int(live[0]) if live.size else K
     return nu, lost, lowest
