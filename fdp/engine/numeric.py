@@ -22,8 +22,8 @@ import numpy as np
 
 from fdp import _validate
 from fdp.engine.discretise import discretise, profile_range, window
-from fdp.engine.lattice import (EXP_SAFE, MAX_POINTS, OPTIMISTIC, PESSIMISTIC, Lattice,
-                                check_size, convolve, crop, power, reflect)
+from fdp.engine.lattice import (EXP_SAFE, LOSS_WINDOW, MAX_POINTS, OPTIMISTIC, PESSIMISTIC,
+                                Lattice, check_size, convolve, crop, power, reflect)
 from fdp.engine.laws import atoms, interval_masses, loss_moments, loss_range
 from fdp.engine.progress import Meter
 from fdp.operations.envelope import Envelope
@@ -342,16 +342,23 @@ class Numeric(TradeOff):
 # ----------------------------------------------------------------------
 # Grid choice
 # ----------------------------------------------------------------------
-def _spread(f) -> tuple[float, float, float, float]:
-    """(mean, variance, lo, hi) of the loss of f under Q, from a coarse lattice."""
+def _spread(f) -> tuple[float, float, float, float, float]:
+    """(mean, variance, lo, hi, gridded variance) of the loss of f under Q.
+
+    lo, hi: the gridded (windowed) range. The gridded variance is that of the law as
+    the lattices hold it, mass beyond the window counted at the window's edge (where
+    the optimistic side puts it); it sizes the composed grid. The variance itself
+    (of the whole law, or of a coarse lattice) sets the step.
+    """
     if isinstance(f, Numeric) and f.single:
         lat = f.pess[0]
         m, v = lat.moments()
-        return (m, v) + window((lat.losses[0], lat.losses[-1]))
+        return (m, v) + window((lat.losses[0], lat.losses[-1])) + (v,)
     rng = loss_range(f)
     known = loss_moments(f)
-    if rng is not None and known is not None:
-        return (known[0], known[1]) + window(rng)
+    clipped = rng is not None and window(rng) != (float(rng[0]), float(rng[1]))
+    if rng is not None and known is not None and not clipped:
+        return (known[0], known[1]) + window(rng) + (known[1],)
     if rng is None or (interval_masses(f, np.zeros(1)) is None
                        and not isinstance(f, Envelope)):
         rng = profile_range(f)
@@ -360,7 +367,15 @@ def _spread(f) -> tuple[float, float, float, float]:
     coarse = max(width / 4000.0, 1e-9)
     lat = discretise(f, coarse, PESSIMISTIC)
     m, v = lat.moments()
-    return m, max(v, coarse * coarse), lo, hi
+    v = max(v, coarse * coarse)
+    gridded = v
+    F, beyond = lat.finite_mass, lat.q_inf
+    if clipped and beyond > 0.0 and F + beyond > 0.0:
+        w = beyond / (F + beyond)
+        gridded = (1.0 - w) * v + w * (1.0 - w) * (LOSS_WINDOW - m) ** 2
+    if known is not None:
+        m, v = known
+    return m, v, lo, hi, gridded
 
 
 def choose_step(groups, tol: float) -> tuple[float, list]:
@@ -387,8 +402,9 @@ def choose_step(groups, tol: float) -> tuple[float, list]:
     step = _snap(groups, step)
     # composed loss width: bulk ± 20 sd (Chernoff windows are ~14–20 sd), never
     # more than the sum of ranges; the transform itself checks its exact window
+    V_grid = sum(n * s[4] for (_, n), s in zip(groups, spreads))
     width = min(sum(n * (s[3] - s[2]) for (_, n), s in zip(groups, spreads)),
-                40.0 * math.sqrt(V) + 1.0) + max(s[3] - s[2] for s in spreads)
+                40.0 * math.sqrt(V_grid) + 1.0) + max(s[3] - s[2] for s in spreads)
     if width / step > MAX_POINTS:
         raise MemoryError(
             f"tol={tol:g} needs a grid of about {width / step:,.0f} points for this "

@@ -230,7 +230,7 @@ def test_large_eps_curve_has_no_nan():
 # ----------------------------------------------------------------------
 # Item 10: degenerate steps
 # ----------------------------------------------------------------------
-@pytest.mark.parametrize("T", [1, 10, 1000])
+@pytest.mark.parametrize("T", [1, 10, 1000, pytest.param(10_000, marks=pytest.mark.slow)])
 def test_step_that_reveals_the_record(T):
     q = 0.01
     f = fdp.dpsgd(1e-3, q, T)                    # was MemoryError at every tol
