@@ -39,7 +39,11 @@ paying its mass (≤ τ) into the slack. The optimistic contraction's few
 rounded-down leftovers lose Q-mass ℓ; it is given back by moving P-mass up one
 cell at grid points below every leftover, which raises E(Y − t)₊ by at most ℓ
 for t below them and not at all above, where the rounding lowered it by exactly
-ℓ: still Y_opt ≤_icx Y (``discretise.compensate``). So both sides keep mass
+ℓ: still Y_opt ≤_icx Y (``discretise.compensate``). What finds no grid mass
+below it (a point-like part at the bottom of a law) is given back in place: Q-mass
+ρ_c ≤ ℓ_c at the leftover's own grid point (in all at most what compensation
+left) raises δ by at most ρ_c below that point, where the rounding lowered it by
+ℓ_c. So both sides keep mass
 1 ± 1e-12 after any number of compositions (10⁹ tested). Atoms of a law that
 sit on grid points (Laplace's ±μ after snapping Δ) are placed exactly on both
 sides instead of being contracted with their cell.
