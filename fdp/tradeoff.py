@@ -38,6 +38,20 @@ LOGIT_SEARCH = (-745.0, 40.0)
 _GOLDEN = (np.sqrt(5.0) - 1.0) / 2.0
 
 
+ONE_DIRECTION_REMARK = "  # one direction only, not a guarantee"
+
+
+def remark(f: TradeOff) -> str:
+    """The remark a repr ends with: ``ONE_DIRECTION_REMARK`` for one-direction f."""
+    return ONE_DIRECTION_REMARK if f.directions == "one" else ""
+
+
+def math_repr(f: TradeOff) -> str:
+    """repr(f) without its one-direction remark (for reprs that contain f)."""
+    text, tail = repr(f), remark(f)
+    return text[:-len(tail)] if tail and text.endswith(tail) else text
+
+
 class TradeOff(abc.ABC):
     """A trade-off function α ↦ β (DRS 2022, Definition 2.1).
 
@@ -59,6 +73,14 @@ class TradeOff(abc.ABC):
     def symmetric(self) -> bool:
         """True when f = f⁻¹ is known (then ``inverse()`` returns ``self``)."""
         return False
+
+    @property
+    def directions(self) -> str:
+        """"both" when f-DP is claimed for both orders of every neighbouring pair;
+        "one" for one direction of add/remove neighbouring only (``PoissonAdd``, its
+        inverse, and what is built from one of them alone): not a guarantee by itself
+        (symmetrise it, DRS Thm 4.2; Bu et al. 2020)."""
+        return "both"
 
     def _pair(self) -> FinitePair | None:
         """An exact finite pair (P, Q) with T(P, Q) = f, if one is known."""

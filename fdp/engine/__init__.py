@@ -39,15 +39,23 @@ paying its mass (≤ τ) into the slack. The optimistic contraction's few
 rounded-down leftovers lose Q-mass ℓ; it is given back by moving P-mass up one
 cell at grid points below every leftover, which raises E(Y − t)₊ by at most ℓ
 for t below them and not at all above, where the rounding lowered it by exactly
-ℓ: still Y_opt ≤_icx Y (``discretise.compensate``). So both sides keep mass
+ℓ: still Y_opt ≤_icx Y (``discretise.compensate``). What finds no grid mass
+below it (a point-like part at the bottom of a law) is given back in place: Q-mass
+ρ_c ≤ ℓ_c at the leftover's own grid point (in all at most what compensation
+left) raises δ by at most ρ_c below that point, where the rounding lowered it by
+ℓ_c. So both sides keep mass
 1 ± 1e-12 after any number of compositions (10⁹ tested). Atoms of a law that
 sit on grid points (Laplace's ±μ after snapping Δ) are placed exactly on both
 sides instead of being contracted with their cell.
 
 The inverse pair T(Q, P) is the reflection of a lattice (losses −l, Q-masses
-q e^{−l}); inversion is monotone, so reflecting a factor's pessimistic
-(optimistic) lattice gives one for f⁻¹. The remove direction of DP-SGD and
-``Numeric.inverse`` reflect the per-step lattices and recompose. Envelopes
+q e^{−l}). Reflecting a factor's pessimistic lattice gives exactly the
+connect-the-dots lattice of f⁻¹. An optimistic lattice that lost Q-mass in its
+rounding does not reflect to an optimistic one (its reflection exceeds the
+inverse by up to (P − 1) + e^ε(1 − Q), which ``lattice.reflect`` charges as
+slack), so the optimistic side of f⁻¹ is discretised from f⁻¹ directly
+(``numeric.inverse_parts``). The remove direction of DP-SGD and
+``Numeric.inverse`` recompose those per-step lattices. Envelopes
 min{f_i}** (δ = max δ_i) are discretised from their members' lattices
 (``discretise.max_of_lattices``): chords of max δ_i at grid points above it for
 the pessimistic side; for the optimistic side chords where one member leads on
@@ -74,6 +82,21 @@ the untilted δ(ε) errs by at most e^{C − θε} η̃, a Chernoff-sized multip
 (``fdp.engine.tilted``). Brackets are then certified down to δ ≈ 1e-25 per
 step, where the discretisation's own cut-off tails (at +∞) take over; below
 that a ValueError says so.
+
+Losses beyond the range of doubles (e^L overflows above L ≈ 709): the
+discretisers use Y = e^L only for losses up to ``lattice.EXP_SAFE`` = 700; above
+it they work with Q-masses alone (the pessimistic split needs only log κ − log π;
+the optimistic side moves each cell's Q-mass down to its lower grid point, which
+lowers every term q (1 − e^{ε−l})₊). Each factor grids the losses in
+[−LOSS_WINDOW, LOSS_WINDOW] (1000): Q-mass above goes to +∞ (pessimistic) or down
+to the edge keeping its Q-mass (optimistic), mass below up to the edge or to −∞.
+A step that nearly reveals the record (tiny noise) thus becomes an atom at +∞ —
+δ(ε) ≈ 1 − (1 − q)^T, ε = ∞ below it — instead of a grid over its whole range.
+The read-back never forms e^ε for a loss: δ(ε) = q_inf + Σ q (1 − e^{ε−l})₊, and
+β curves of envelopes use supporting lines with ε ≤ EXP_SAFE only (dropping the
+steeper lines lowers the lower side; the upper side gives its last line δ(+∞)).
+Every array is checked against ``lattice.MAX_POINTS`` before it is allocated; the
+error names tol.
 
 Public: ``compose_numeric(factors, tol)``, ``dpsgd(...)``, ``Numeric``.
 """

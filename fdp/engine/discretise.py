@@ -30,6 +30,11 @@ Steps (1)–(3) keep E_P[Y] (the Q-mass) exactly, so the optimistic side loses
 Q-mass only in (4) and in the far tails, and its gap to the truth does not grow
 like n·Δ under n-fold composition.
 
+Losses beyond ``lattice.EXP_SAFE`` (where e^L would overflow) are handled with
+Q-masses only, and each factor grids [−LOSS_WINDOW, LOSS_WINDOW] (see
+``fdp.engine``): beyond the window, mass goes to +∞ (pessimistic) or to the edge
+(optimistic).
+
 Functions without an exact law (``fdp.engine.laws``) are discretised through
 their privacy profile: the pessimistic side is the chord interpolation of
 δ(kΔ) (the same connect-the-dots measure), the optimistic side the finite pair
@@ -40,11 +45,13 @@ it, so T of that pair is ≥ f), then steps (2)–(4).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 from scipy.special import expit
 
-from fdp.engine.lattice import OPTIMISTIC, PESSIMISTIC, TINY, Lattice, check_size
+from fdp.engine.lattice import (EXP_SAFE, LOSS_WINDOW, OPTIMISTIC, PESSIMISTIC, TINY, Lattice,
+                                check_size, p_masses)
 from fdp.engine.laws import atoms, interval_masses, loss_range
 from fdp.tradeoff import LOGIT_SEARCH, golden_max
 
@@ -99,7 +106,9 @@ def _both(f, step, side=None):
     kappa, pi, grid_atoms = _split_grid_atoms(f, kappa, pi, kmin, step)
     # masses far below any reachable δ slow the arithmetic (subnormals): the
     # pessimistic side moves them to +inf, the optimistic side drops them
-    small = kappa < TINY
+    # — unless they carry P-mass that the reflected lattice (the inverse pair, the
+    # remove direction) needs, and are normal doubles
+    small = (kappa < TINY) & ((pi < 1e-30) | (kappa < 1e3 * np.finfo(float).tiny))
     dropped = float(kappa[small].sum())
     p_neginf += float(pi[small].sum())
     kappa, pi = np.where(small, 0.0, kappa), np.where(small, 0.0, pi)
@@ -108,10 +117,15 @@ def _both(f, step, side=None):
            _contract_masses(kappa, pi, q_inf, kmin, step) if side != PESSIMISTIC else None)
     if grid_atoms is not None:
         at, qa = grid_atoms
-        for lat in out:
-            if lat is not None:
-                np.add.at(lat.q, at, qa)
+        out = tuple(None if lat is None else replace(lat, q=_add_at(lat.q, at, qa))
+                    for lat in out)
     return out
+
+
+def _add_at(q, at, qa):
+    q = q.copy()
+    np.add.at(q, at, qa)
+    return q
 
 
 def _split_grid_atoms(f, kappa, pi, kmin, step):
@@ -136,8 +150,7 @@ def _split_grid_atoms(f, kappa, pi, kmin, step):
     edges = (kmin + np.arange(kappa.size - 1)) * step
     cell = np.searchsorted(edges, L, side="right")
     kappa, pi = kappa.copy(), pi.copy()
-    with np.errstate(under="ignore"):
-        p = q * np.exp(-L)
+    p = p_masses(q, L)
     np.subtract.at(kappa, cell, q)
     np.subtract.at(pi, cell, p)
     # what is left of a cell is its continuous mass; a round-off residue of the
@@ -152,8 +165,20 @@ def _split_grid_atoms(f, kappa, pi, kmin, step):
     return kappa, pi, (k - kmin, q)
 
 
+def window(rng) -> tuple[float, float]:
+    """The part of a loss range that is gridded: rng clipped to ±LOSS_WINDOW."""
+    lo = min(max(float(rng[0]), -LOSS_WINDOW), LOSS_WINDOW)
+    hi = max(min(float(rng[1]), LOSS_WINDOW), lo)
+    return lo, hi
+
+
 def _grid_range(rng, step):
-    lo, hi = rng
+    """Grid indices [kmin, kmax] covering the windowed range with one cell to spare.
+
+    Mass outside goes to the safe side (see ``_spread``, ``_contract_masses``); the
+    size is checked before anything is allocated.
+    """
+    lo, hi = window(rng)
     kmin = math.floor(lo / step) - 1
     kmax = max(math.floor(hi / step) + 2, kmin + 2)   # hi lies strictly inside
     check_size(kmax - kmin + 1, "discretised factor")
@@ -161,7 +186,13 @@ def _grid_range(rng, step):
 
 
 def _cells(kappa, pi, kmin, step):
-    """Cell masses and conditional locations m_c ∈ [l_c, l_c + Δ].
+    """Cell masses, conditional locations m_c ∈ [l_c, l_c + Δ], and which are known.
+
+    m_c = log κ_c − log π_c needs a P-mass with full relative precision: below TINY
+    (far in the upper tail, π ≈ κ e^{−l}; subnormal tails of Φ are not accurate to
+    the last digit) the location is unknown, m_c is put at the top of the cell (the
+    pessimistic side then moves the whole cell up; the optimistic side rounds it
+    down in Q-space) and ``known`` is False there.
 
     A point mass that sits on a grid point up to rounding (m within 1e-9 Δ of the
     cell's top) is moved to the next cell's bottom, where it belongs exactly.
@@ -169,9 +200,13 @@ def _cells(kappa, pi, kmin, step):
     K = kappa.size - 2
     k, p = kappa[1:-1].copy(), pi[1:-1].copy()
     lc = (kmin + np.arange(K)) * step
-    with np.errstate(divide="ignore", invalid="ignore"):
-        m = np.where((p > 0) & (k > 0), np.log(k) - np.log(p), lc + step)
-    top = (k > 0) & (lc + step - m < 1e-9 * step)
+
+    def locate():
+        known = (k > 0) & (p >= TINY)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(known, np.log(k) - np.log(p), lc + step), known
+    m, known = locate()
+    top = known & (lc + step - m < 1e-9 * step)
     top[-1] = False
     if top.any():
         i = np.flatnonzero(top)
@@ -179,10 +214,9 @@ def _cells(kappa, pi, kmin, step):
         p[i + 1] += p[i]
         k[i] = 0.0
         p[i] = 0.0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            m = np.where((p > 0) & (k > 0), np.log(k) - np.log(p), lc + step)
+        m, known = locate()
     m = np.clip(m, lc, lc + step)
-    return k, p, m, lc
+    return k, p, m, lc, known
 
 
 # ----------------------------------------------------------------------
@@ -200,44 +234,64 @@ def _spread(kappa, pi, q_inf, kmin, step, p_neginf=0.0) -> Lattice:
     K = kappa.size - 2                     # number of cells
     q = np.zeros(K + 1)
     q[0] += kappa[0]                       # below the grid: up to the first point
-    k, p, m, lc = _cells(kappa, pi, kmin, step)
+    k, p, m, lc, _ = _cells(kappa, pi, kmin, step)
     up = k * (-np.expm1(lc - m)) / (-math.expm1(-step))
     up = np.clip(np.where(k > 0, up, 0.0), 0.0, k)
     q[1:] += up
     q[:-1] += k - up
-    lat = Lattice(step, kmin, q, q_inf + float(kappa[-1]), 0.0, PESSIMISTIC)
-    moved_up = max(float(pi[0]) - float(kappa[0]) * math.exp(-kmin * step), 0.0)
-    object.__setattr__(lat, "p_neginf", p_neginf + moved_up + float(pi[-1]))
-    return lat
+    # P-mass the low tail loses by moving up to the first point (log space: kmin·Δ
+    # may be far below −709)
+    moved_up = max(float(pi[0]) - float(p_masses(kappa[0], kmin * step)), 0.0)
+    return Lattice(step, kmin, q, q_inf + float(kappa[-1]), 0.0, PESSIMISTIC,
+                   p_neginf=p_neginf + moved_up + float(pi[-1]))
 
 
 # ----------------------------------------------------------------------
 # Optimistic: mean-preserving contraction onto the grid (in Y under P)
 # ----------------------------------------------------------------------
 def _contract_masses(kappa, pi, q_inf, kmin, step) -> Lattice:
+    """The optimistic lattice of cell masses (see the module docstring).
+
+    Cells below the loss EXP_SAFE whose location is known (``_cells``) are
+    contracted in P-space (Y = e^L is representable there). The others — above
+    EXP_SAFE, or with a P-mass too small to locate them — and the tail above the
+    grid are handled with Q-masses only: each moves down to its cell's lower grid
+    point (the tail: to the top point) keeping its Q-mass, which lowers every term
+    q (1 − e^{ε−l})₊ of δ — a safe move for this side that costs at most one cell
+    in ε (the P-mass it adds is accounted for by ``lattice.reflect``, which
+    measures the totals). Below the grid (κ_0): to L = −∞.
+    """
     K = kappa.size - 2
-    k, p, m, lc = _cells(kappa, pi, kmin, step)
-    lost = float(kappa[0])                 # below the grid: to L = −∞
-    nu, lost_c, lowest = contract(m, p, kmin, step)
-    # above the grid: down to the last point, P-mass kept
-    top = (kmin + K) * step
-    tail_q = float(kappa[-1])
-    if tail_q > 0 and pi[-1] > 0:
-        nu[-1] += float(pi[-1])
-        lost_c += tail_q - float(pi[-1]) * math.exp(top)
-    q = nu * np.exp((kmin + np.arange(K + 1)) * step)
-    lost_c = compensate(q, lost_c, lowest, step)
-    lost += lost_c
-    lat = Lattice(step, kmin, q, q_inf, 0.0, OPTIMISTIC)
-    object.__setattr__(lat, "lost", lost)
-    return lat
+    k, p, m, lc, known = _cells(kappa, pi, kmin, step)
+    # cells [0, J) lie below EXP_SAFE entirely
+    J = int(min(max(math.floor(EXP_SAFE / step) - kmin, 0), K))
+    by_q = ~known
+    by_q[J:] = True
+    q = np.zeros(K + 1)
+    if J > 0:
+        nu, lost, lowest = contract(m[:J], np.where(by_q[:J], 0.0, p[:J]), kmin, step)
+        with np.errstate(under="ignore"):
+            q[:J + 1] = nu * np.exp((kmin + np.arange(J + 1)) * step)
+        total = math.fsum(lost)
+        rest = compensate(q[:J + 1], total, lowest, step)
+        if rest > 0.0:
+            # what compensation could not give back (no grid mass below the leftovers,
+            # e.g. next to a point-like part of the law) is given back where it was
+            # lost: Q-mass ρ_c ≤ ℓ_c at x_c raises δ by at most ρ_c below x_c, where the
+            # rounding lowered it by ℓ_c, and not at all above; with Σρ_c = rest the
+            # total change stays ≤ 0 at every ε (see ``compensate``)
+            q[:J] += lost * (rest / total)
+    q[:K] += np.where(by_q, k, 0.0)
+    q[K] += float(kappa[-1])
+    return Lattice(step, kmin, q, q_inf, 0.0, OPTIMISTIC)
 
 
 def contract(m: np.ndarray, p: np.ndarray, kmin: int, step: float):
     """Contract atoms (P-mass p_c at loss m_c ∈ [l_c, l_c + Δ]) onto grid points.
 
-    Returns the P-masses ν on the K + 1 grid points and the Q-mass lost by the
-    final rounding down. All merges keep the P-mean of Y = e^L (see the module
+    Returns the P-masses ν on the K + 1 grid points, the Q-mass lost by the final
+    rounding down per cell (ℓ_c = λ_c (e^{m_c} − e^{l_c})) and the lowest cell with
+    such a leftover. All merges keep the P-mean of Y = e^L (see the module
     docstring); distances are computed relative to a grid point so that nothing
     overflows.
     """
@@ -299,7 +353,7 @@ def contract(m: np.ndarray, p: np.ndarray, kmin: int, step: float):
                     _merge_with_grid(left, nu, g_down, g_up, step, down, biggest)
     # (4) round the remainder down to x_c
     nu[:-1] += left
-    lost = float(left @ (np.exp(lc) * g_down))
+    lost = left * (np.exp(lc) * g_down)
     live = np.flatnonzero(left > 0)
     lowest = int(live[0]) if live.size else K
     return nu, lost, lowest
@@ -474,8 +528,14 @@ def max_of_lattices(lats, step: float) -> Lattice:
     them and adds their mass to the slack. Slacks: the largest member slack.
     """
     side = lats[0].side
-    kmin = min(lat.k0 for lat in lats)
-    kmax = max(lat.k0 + lat.q.size for lat in lats) + 1
+    # the chords are formed in x = e^ε, so only |ε| ≤ EXP_SAFE: below, the first chord
+    # from (0, mass) covers the rest on both sides; above, the pessimistic side keeps
+    # δ constant (M is non-increasing) and the optimistic side drops to M(+∞) there
+    cap = math.floor(EXP_SAFE / step)
+    kmin = max(min(lat.k0 for lat in lats), -cap)
+    kmax = min(max(lat.k0 + lat.q.size for lat in lats) + 1, cap)
+    kmin = min(kmin, kmax - 1)
+    check_size(kmax - kmin + 1, "envelope lattice")
     k = np.arange(kmin, kmax + 1)
     D = np.array([lat.delta_grid(k) for lat in lats])
     masses = np.array([lat.mass for lat in lats])
@@ -518,6 +578,11 @@ def max_of_lattices(lats, step: float) -> Lattice:
         q = np.zeros(k.size)
         q[at] = np.maximum(xs[keep[1:]] * np.diff(slopes), 0.0)
         q_inf = min(q_inf, float(ys[-1]))
+        # beyond the last grid point M falls to M(+∞) = max_i Q_i(+∞) (if the lattices
+        # reach past EXP_SAFE): that Q-mass moves from +∞ down onto the last point
+        beyond = max(q_inf - max(lat.q_inf for lat in lats), 0.0)
+        q[-1] += beyond
+        q_inf -= beyond
         excess = math.fsum(q) + q_inf - mass
         if excess > 0:
             q *= 1.0 - excess / max(math.fsum(q), 1e-300)   # less δ: safe
@@ -554,10 +619,8 @@ def _regrid(lat: Lattice, step: float) -> Lattice:
         return lat
     L = lat.losses
     q = lat.q
-    p = q * np.exp(-L)
-    kmin = math.floor(L[0] / step) - 1
-    kmax = max(math.floor(L[-1] / step) + 2, kmin + 2)
-    check_size(kmax - kmin + 1, "regridded factor")
+    p = p_masses(q, L)
+    kmin, kmax = _grid_range((L[0], L[-1]), step)
     edges = np.arange(kmin, kmax + 1) * step
     idx = np.searchsorted(edges, L, side="right")
     kappa = np.bincount(idx, weights=q, minlength=edges.size + 1)

@@ -34,9 +34,8 @@ from __future__ import annotations
 import numpy as np
 
 from fdp import _validate
-from fdp.engine.lattice import reflect
-from fdp.engine.numeric import (Numeric, check_tol, choose_step, combine_parts, cropped,
-                                 discretise_groups, work_units)
+from fdp.engine.numeric import (Numeric, Recipe, check_tol, choose_step, combine_parts,
+                                 cropped, discretise_groups, inverse_parts, work_units)
 from fdp.engine.progress import Meter
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
@@ -134,23 +133,22 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
 
         def directions(meter=None):
             add_parts = discretise_groups(add, step, meter)
-            # the remove direction is the inverse pair: reflect each step's lattices
-            rem_parts = [(reflect(lp), reflect(lo), n) for lp, lo, n in add_parts]
+            # the remove direction is the inverse pair of each step
+            rem_parts = inverse_parts(add, add_parts)
             return [add_parts, rem_parts]
         meter = Meter(work_units(len(add), 2), "dpsgd", progress)
         add_parts, rem_parts = directions(meter)
         add_p, add_o = combine_parts(cropped(add_parts), meter=meter)
         rem_p, rem_o = combine_parts(cropped(rem_parts), meter=meter)
         meter.close()
-        return Numeric((add_p, rem_p), (add_o, rem_o), label, tol, envelope=True,
-                       source=directions)
+        return Numeric((add_p, rem_p), (add_o, rem_o), label, tol,
+                       source=(Recipe(tuple(add), step), Recipe(tuple(add), step, True)))
     fac = [(WithoutReplacement(Gaussian(sens / s), q), n) for (s, q), n in counts.items()]
     step, _ = choose_step(fac, tol)
     meter = Meter(work_units(len(fac)), "dpsgd", progress)
     pess, opt = combine_parts(cropped(discretise_groups(fac, step, meter)), meter=meter)
     meter.close()
-    return Numeric((pess,), (opt,), label, tol,
-                   source=lambda: [discretise_groups(fac, step)])
+    return Numeric((pess,), (opt,), label, tol, source=(Recipe(tuple(fac), step),))
 
 
 def _label(sigma, rate, steps, sampling, sens):

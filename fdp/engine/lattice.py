@@ -22,17 +22,32 @@ algebra from the identity above).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import fft as sfft
 from scipy.signal import lfilter
 
 _U = np.finfo(float).eps / 2.0  # unit round-off
-# Largest lattice the engine forms: 2^26 points is 0.5 GB per float64 array and
-# the transforms need about three such arrays.
+# The engine's memory budget, in grid points: every array it forms (discretised
+# factors, transform windows, products, read-back curves) is checked against it
+# before allocation (``check_size``). At the peak a transform holds about
+# BYTES_PER_POINT bytes per point (measured: the window, its spectrum, the result,
+# the read-back tables), so MAX_POINTS = 2^25 is about 3 GB.
 MAX_POINTS = 2 ** 25
+BYTES_PER_POINT = 100
 PESSIMISTIC, OPTIMISTIC = "pessimistic", "optimistic"
+# Losses the engine handles in linear space (Y = e^L under P): e^700 ≈ 1e304 is
+# finite and e^{−700} a normal double, so a P-mass or a likelihood ratio formed for a
+# loss in [−EXP_SAFE, EXP_SAFE] neither overflows nor underflows to nothing. Beyond it
+# everything is done with Q-masses and differences of losses only.
+EXP_SAFE = 700.0
+# Losses a discretised factor grids: [−LOSS_WINDOW, LOSS_WINDOW]. Q-mass above it goes
+# to +∞ on the pessimistic side and down to the window's edge (Q-mass kept) on the
+# optimistic side; below it, up to the edge (pessimistic) or to −∞ (optimistic). Every
+# answer with ε below ≈ LOSS_WINDOW − 40 is unaffected by more than e^{−40} relative;
+# larger ε (a step that nearly reveals the record) read as ε = ∞ on the safe side.
+LOSS_WINDOW = 1000.0
 
 
 def _fft_gamma(m: int) -> float:
@@ -41,15 +56,32 @@ def _fft_gamma(m: int) -> float:
 
 
 def check_size(n: int, what: str = "lattice") -> None:
+    """Raise MemoryError before an array of n grid points (over MAX_POINTS) is formed."""
     if n > MAX_POINTS:
         raise MemoryError(
             f"the {what} would need {n:,} grid points, over the engine limit of "
-            f"{MAX_POINTS:,} (about {MAX_POINTS * 8 * 6 / 2**30:.1f} GB of work arrays); "
+            f"{MAX_POINTS:,} (lattice.MAX_POINTS, about "
+            f"{MAX_POINTS * BYTES_PER_POINT / 2**30:.1f} GB of work arrays); "
             "increase tol (a coarser grid) or reduce the number of steps")
 
 
 NOISE_CROP_CAP = 1e-13  # crops at the noise level remove at most this much mass
 TINY = 1e-280   # masses below this are flushed to 0 (subnormals slow every FFT)
+
+
+def p_masses(q: np.ndarray, L: np.ndarray) -> np.ndarray:
+    """P-masses q·e^{−L} of Q-masses q at losses L, formed as e^{log q − L}.
+
+    Never overflows: a Q-mass at a very negative loss is correspondingly tiny, so
+    the product is at most about 1 however large e^{−L} alone would be.
+    """
+    q = np.asarray(q, dtype=float)
+    out = np.zeros(np.broadcast(q, L).shape)
+    live = np.broadcast_to(q > 0, out.shape)
+    with np.errstate(under="ignore", over="ignore"):
+        out[live] = np.exp(np.log(np.broadcast_to(q, out.shape)[live])
+                           - np.broadcast_to(L, out.shape)[live])
+    return out
 
 
 def flush(q: np.ndarray) -> tuple[np.ndarray, float]:
@@ -105,7 +137,14 @@ def suffix_sums(q: np.ndarray, decay: float) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class Lattice:
-    """Measure ``q`` on losses (k0 + i)·step, atom ``q_inf`` at +inf, δ-slack ``slack``."""
+    """Measure ``q`` on losses (k0 + i)·step, atom ``q_inf`` at +inf, δ-slack ``slack``.
+
+    Plain data: the defining fields, two facts recorded by whoever built the lattice
+    (``noise``: the round-off level of the transform that produced it, used by
+    ``crop``; ``p_neginf``: the exact P-mass at L = −∞ of a per-step pessimistic
+    lattice, used by ``reflect``), and lazily filled caches (the finite mass, the
+    read-back tables) that are not pickled.
+    """
 
     step: float
     k0: int
@@ -113,6 +152,27 @@ class Lattice:
     q_inf: float
     slack: float
     side: str
+    noise: float = 0.0
+    p_neginf: float | None = None
+    # read-back tables (suffix sums; Neyman–Pearson vertices), filled on first use
+    _tables_cache: tuple | None = field(default=None, init=False, repr=False, compare=False)
+    _np_cache: tuple | None = field(default=None, init=False, repr=False, compare=False)
+    _mass_cache: float | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        if self.side not in (PESSIMISTIC, OPTIMISTIC):
+            raise ValueError(f"side must be {PESSIMISTIC!r} or {OPTIMISTIC!r}, got {self.side!r}")
+        if self.q.ndim != 1 or self.q.size == 0:
+            raise ValueError("a lattice needs at least one grid point")
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_tables_cache"] = state["_np_cache"] = None    # recomputed on demand
+        state["_mass_cache"] = None
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
 
     # ------------------------------------------------------------------
     # Basic facts
@@ -123,11 +183,10 @@ class Lattice:
 
     @property
     def finite_mass(self) -> float:
-        fm = self.__dict__.get("_fm")
-        if fm is None:
-            fm = float(np.sum(self.q))
-            object.__setattr__(self, "_fm", fm)
-        return fm
+        """Σ q (the Q-mass of the finite losses)."""
+        if self._mass_cache is None:
+            object.__setattr__(self, "_mass_cache", float(np.sum(self.q)))
+        return self._mass_cache
 
     @property
     def mass(self) -> float:
@@ -145,19 +204,19 @@ class Lattice:
     # Read-back: δ(ε) and β(α) of the lattice measure (no slack)
     # ------------------------------------------------------------------
     def _tables(self):
-        cache = self.__dict__.get("_cache")
+        cache = self._tables_cache
         if cache is None:
             # Q(L ≥ l_j) and R_j = Σ_{i ≥ j} q_i e^{−(l_i − l_j)}: blocked suffix sums
             # (nothing over/underflows; round-off bounded by ``readback``)
             cache = (suffix_sums(self.q, 1.0), suffix_sums(self.q, math.exp(-self.step)))
-            object.__setattr__(self, "_cache", cache)
+            object.__setattr__(self, "_tables_cache", cache)
         return cache
 
     def drop_tables_if_large(self, points: int = 2_000_000) -> None:
         """Forget the read-back tables of a huge lattice (two more arrays of its size):
         one-off queries then stay within memory, repeated ones recompute them."""
         if self.q.size > points:
-            self.__dict__.pop("_cache", None)
+            object.__setattr__(self, "_tables_cache", None)
 
     @property
     def readback(self) -> float:
@@ -244,17 +303,14 @@ class Lattice:
         Vertices (Σ_{l ≥ l_j} p, 1 − q_inf − Σ_{l ≥ l_j} q) with p_k = q_k e^{−l_k};
         β is accumulated from the bottom so that small β keep full precision.
         """
-        cache = self.__dict__.get("_np")
+        cache = self._np_cache
         if cache is None:
-            L = self.losses[::-1]
-            qd = self.q[::-1]
-            with np.errstate(over="ignore"):
-                p = np.minimum(qd * np.exp(np.minimum(-L, 700.0)), 2.0)
+            p = p_masses(self.q[::-1], self.losses[::-1])
             A = np.concatenate([[0.0], np.cumsum(p)])
             below = np.concatenate([np.cumsum(self.q)[::-1], [0.0]])  # Σ q strictly below
             B = below + (1.0 - self.mass)
             cache = (A, B)
-            object.__setattr__(self, "_np", cache)
+            object.__setattr__(self, "_np_cache", cache)
         A, B = cache
         return np.interp(alpha, A, B)
 
@@ -262,29 +318,67 @@ class Lattice:
 def reflect(lat: Lattice) -> Lattice:
     """The lattice of the inverse pair T(Q, P) (losses −l, Q-masses p_k = q_k e^{−l_k}).
 
-    T(Q, P) = T(P, Q)⁻¹ and inversion, f⁻¹(α) = inf{t : f(t) ≤ α}, is monotone
-    (g ≤ f ⇒ g⁻¹ ≤ f⁻¹; MATH.md §1), so the reflection of
-    a pessimistic (optimistic) lattice of f is a pessimistic (optimistic) lattice
-    of f⁻¹; for connect-the-dots it is exactly the connect-the-dots lattice of f⁻¹
-    (both interpolate δ_{f⁻¹}(ε) = 1 − e^ε + e^ε δ_f(−ε) between grid points).
+    T(Q, P) = T(P, Q)⁻¹. Pessimistic side: connect-the-dots reflected is exactly
+    the connect-the-dots lattice of f⁻¹ (both interpolate
+    δ_{f⁻¹}(ε) = 1 − e^ε + e^ε δ_f(−ε) between grid points), so it stays pessimistic.
     The +inf atom of the reflection is the P-mass at L = −∞ (recorded by the
-    discretiser as ``p_neginf``, else 1 − Σ p_k); the optimistic side may drop it
-    (a smaller δ). Only for slack-free (per-step) lattices: a slack η at −ε would
-    become e^ε η.
+    discretiser as ``p_neginf``, else 1 − Σ p_k).
+
+    Optimistic side: a lattice with totals P = Σ p, Q = Σ q has, for every ε,
+    δ_refl(ε) = P − e^ε Q + e^ε δ(−ε) (split the sum at l = −ε), while the pair's
+    inverse has 1 − e^ε + e^ε δ_true(−ε). An optimistic lattice has δ ≤ δ_true but
+    may have lost Q-mass (rounding down) or gained P-mass (moving mass down in
+    Q-space), so its reflection can exceed the truth by (P − 1) + e^ε(1 − Q) — and
+    it vanishes for ε above its top loss −l_0. That amount, at the best cut (atoms
+    of the lowest losses may be dropped first: dropping an atom only lowers both
+    profiles and lowers the top), is the reflection's slack.
+
+    Forming p_k = e^{log q_k − l_k} errs by a relative u(|log q_k − l_k| + 2) at most;
+    each p_k is moved by that much to the safe side (up on the pessimistic side,
+    down on the optimistic side: δ is increasing in every mass). Only for
+    slack-free (per-step) lattices: a slack η at −ε would become e^ε η.
     """
     if lat.slack != 0.0:
         raise ValueError("only a slack-free lattice can be reflected exactly")
-    L = lat.losses[::-1]
-    with np.errstate(under="ignore"):
-        p = lat.q[::-1] * np.exp(-L)
+    L, q = lat.losses, lat.q
+    p = p_masses(q, L)
+    with np.errstate(divide="ignore"):
+        spread = np.where(q > 0, np.abs(np.log(np.where(q > 0, q, 1.0)) - L), 0.0)
+    rel = 4.0 * _U * (spread + 2.0)
+    p_up = p * (1.0 + rel)
+    slack = 0.0
     if lat.side == OPTIMISTIC:
         q_inf = 0.0
-    elif "p_neginf" in lat.__dict__:
-        q_inf = lat.__dict__["p_neginf"]          # recorded exactly by the discretiser
+        p = p * (1.0 - rel)
+        cut, extra = _reflection_cut(L, q, p_up, lat.mass)   # P totals from above
+        q, p, L = q[cut:], p[cut:], L[cut:]
+        slack += extra
+        k0 = lat.k0 + cut
     else:
-        q_inf = max(0.0, 1.0 - math.fsum(p))
-    out = Lattice(lat.step, -(lat.k0 + lat.q.size - 1), p, q_inf, 0.0, lat.side)
-    return out
+        p = p_up
+        q_inf = lat.p_neginf if lat.p_neginf is not None else max(0.0, 1.0 - math.fsum(p))
+        k0 = lat.k0
+    return Lattice(lat.step, -(k0 + q.size - 1), p[::-1].copy(), q_inf, slack, lat.side)
+
+
+def _reflection_cut(L, q, p, Q_total) -> tuple[int, float]:
+    """(j, s): drop atoms [0, j) of an optimistic lattice before reflecting; s is the
+    reflection's excess bound max(0, (P_j − 1) + max(0, e^{−l_j}(1 − Q_j))) (totals P_j,
+    Q_j of the atoms kept). j minimises s plus the P-mass dropped (what the
+    reflection loses in tightness); atoms with no mass are skipped for free."""
+    P_rest = math.fsum(p) - np.concatenate([[0.0], np.cumsum(p)[:-1]])
+    Q_rest = Q_total - np.concatenate([[0.0], np.cumsum(q)[:-1]])
+    short = np.maximum(1.0 - Q_rest, 0.0)
+    with np.errstate(over="ignore", divide="ignore", under="ignore"):
+        grow = np.where(short > 0, np.exp(np.log(np.where(short > 0, short, 1.0)) - L), 0.0)
+    # round-off of the totals (fsum of p, running sums of q): a few u each
+    s = np.maximum(P_rest - 1.0 + grow, 0.0) + 4.0 * _U * (P_rest + grow + 1.0)
+    cost = s + (P_rest[0] - P_rest)
+    cost = np.where(np.isfinite(cost), cost, np.inf)
+    j = int(np.argmin(cost))
+    if not math.isfinite(float(s[j])):
+        return 0, math.inf
+    return j, float(s[j])
 
 
 # ----------------------------------------------------------------------
@@ -349,9 +443,8 @@ def convolve(a: Lattice, b: Lattice) -> Lattice:
     out, flushed = flush(out)
     clip_err += flushed
     slack = a.slack + b.slack * max(a.mass, 1.0) + err + clip_err
-    lat = Lattice(a.step, a.k0 + b.k0, out, _combine_inf(a, b), slack, a.side)
-    object.__setattr__(lat, "noise", err + clip_err)
-    return lat
+    return Lattice(a.step, a.k0 + b.k0, out, _combine_inf(a, b), slack, a.side,
+                   noise=err + clip_err)
 
 
 def _light_head(q: np.ndarray, tau: float) -> tuple[int, float]:
@@ -382,7 +475,7 @@ def crop(lat: Lattice, tau: float) -> Lattice:
     Q-mass is unchanged.
     """
     q = lat.q
-    tau = max(tau, min(lat.__dict__.get("noise", 0.0), NOISE_CROP_CAP))
+    tau = max(tau, min(lat.noise, NOISE_CROP_CAP))
     if q.size < 64 or tau <= 0:
         return lat
     lo, low_mass = _light_head(q, tau)                      # q[:lo] has mass ≤ τ
@@ -454,6 +547,8 @@ def _tail_window(lat: Lattice, n: int, tau: float) -> tuple[int, int]:
     if n == 1:
         return lo_sup, hi_sup
     live = lat.q > 0
+    if not live.any():                  # no finite mass: a one-point window
+        return lo_sup, lo_sup
     L = lat.losses[live]
     q = lat.q[live]
     mean, var = lat.moments()
@@ -543,6 +638,17 @@ def power(lat: Lattice, n: int, tau: float) -> Lattice:
     if n == 1:
         return lat
     a, b = _tail_window(lat, n, tau)
+    if b < a:
+        # Chernoff: the finite part of the n-fold sum carries at most 2τ in all (the
+        # finite mass is tiny, the rest sits at +∞); the pessimistic side sends it to
+        # +∞, the optimistic side drops it (δ only shrinks): nothing to transform
+        F, M = lat.finite_mass, lat.mass
+        growth = math.exp(max(n - 1, 0) * max(math.log(max(M, 1e-300)), 0.0))
+        with np.errstate(under="ignore"):
+            Fn = F ** n
+        q_inf = M ** n if lat.side == PESSIMISTIC else M ** n - Fn
+        return Lattice(lat.step, a, np.zeros(1), max(q_inf, 0.0), n * lat.slack * growth,
+                       lat.side)
     width = b - a + 1
     full = (a == n * lat.k0) and (b == n * (lat.k0 + lat.q.size - 1))
     check_size(width)
@@ -625,7 +731,5 @@ def power(lat: Lattice, n: int, tau: float) -> Lattice:
     q_inf = F ** n * math.expm1(n * math.log1p(lat.q_inf / F)) if F > 0 else M ** n
     if lat.side == PESSIMISTIC:
         q_inf += outside
-    out = Lattice(lat.step, a, res, q_inf, slack, lat.side)
-    object.__setattr__(out, "noise", rounding)
-    return out
+    return Lattice(lat.step, a, res, q_inf, slack, lat.side, noise=rounding)
 

@@ -8,8 +8,8 @@ returns, for the intervals
 the Q-mass κ and the P-mass π of L in each, plus the atoms Q(L = +∞) and
 P(L = −∞). Each interval's conditional mean of e^L under P is κ/π, so it sits
 inside the interval: this is all the discretisers need. ``loss_range(f)`` gives
-an interval of losses outside which the law has negligible mass (< 1e-25) or
-none at all. Both return ``None`` when f has no exact law here; the engine then
+an interval of losses outside which the law has negligible mass (< 1e-25) under
+both P and Q, or none at all. Both return ``None`` when f has no exact law here; the engine then
 falls back to f's privacy profile δ(ε) (``fdp.engine.discretise``).
 
 Laws (P, Q) and L under Q:
@@ -33,6 +33,7 @@ from functools import singledispatch
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from fdp.engine.lattice import p_masses
 from fdp.families.finite_pair import FinitePair
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
@@ -118,10 +119,13 @@ def _(f: Gaussian, edges):
     mu = f.mu
     if mu == 0.0:
         return interval_masses(Identity(), edges)
+    # L ≤ e ⇔ x ≤ e/μ ∓ μ/2 (Q: x ∼ N(μ, 1) shifted; P: N(0, 1)); written without μ²,
+    # which overflows for μ > 1e154, and without inf − inf at infinite edges
     e = np.asarray(edges, dtype=float)
-    h = mu * mu / 2.0
-    kappa = normal_cells((e - h) / mu)
-    pi = normal_cells((e + h) / mu)
+    with np.errstate(over="ignore"):
+        z = e / mu
+    kappa = normal_cells(z - mu / 2.0)
+    pi = normal_cells(z + mu / 2.0)
     return kappa, pi, 0.0, 0.0
 
 
@@ -135,8 +139,10 @@ def _(f: Laplace, edges):
     xa = np.clip((left + mu) / 2.0, 0.0, mu)
     xb = np.clip((right + mu) / 2.0, 0.0, mu)
     d = xb - xa
-    kappa = 0.5 * np.exp(xa - mu) * np.expm1(d)
-    pi = -0.5 * np.exp(-xa) * np.expm1(-d)
+    # Q-mass ½(e^{xb−μ} − e^{xa−μ}), written without e^{d} (d can exceed 709)
+    with np.errstate(under="ignore"):
+        kappa = -0.5 * np.exp(xb - mu) * np.expm1(-d)
+        pi = -0.5 * np.exp(-xa) * np.expm1(-d)
     k_atoms, p_atoms = _bin_atoms(edges, np.array([mu, -mu]),
                                   np.array([0.5 * np.exp(-mu), 0.5]),
                                   np.array([0.5, 0.5 * np.exp(-mu)]))
@@ -152,8 +158,12 @@ def _(f: PoissonAdd, edges):
         return interval_masses(f.of, edges)
     e = np.asarray(edges, dtype=float)
     floor = np.log1p(-p)  # smallest loss of the mixture
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pulled = np.where(e > floor, np.log(np.expm1(e) + p) - np.log(p), -np.inf)
+    pulled = np.full(e.shape, -np.inf)
+    big = e > 1.0
+    # l = log((e^{l'} − 1 + p)/p); for large l' as l' + log1p((p − 1)e^{−l'}) − log p
+    pulled[big] = e[big] + np.log1p((p - 1.0) * np.exp(-e[big])) - np.log(p)
+    mid = (e > floor) & ~big
+    pulled[mid] = np.log(np.expm1(e[mid]) + p) - np.log(p)
     inner = interval_masses(f.of, pulled)
     if inner is None:
         return None
@@ -234,8 +244,10 @@ def _(f: Identity):
 
 @loss_range.register
 def _(f: Gaussian):
+    # the bulk of L under Q (around μ²/2) and under P (around −μ²/2): the P side is
+    # what the reflected lattice of the inverse pair (remove direction) lives on
     mu = f.mu
-    return mu * mu / 2.0 - Z_TAIL * mu, mu * mu / 2.0 + Z_TAIL * mu
+    return -mu * mu / 2.0 - Z_TAIL * mu, mu * mu / 2.0 + Z_TAIL * mu
 
 
 @loss_range.register
@@ -248,9 +260,14 @@ def _(f: PoissonAdd):
     if isinstance(f.of, Gaussian) and 0.0 < f.p < 1.0 and f.of.mu > 0.0:
         # Q(L > l) = (1 − p)Φ̄(x) + pΦ̄(x − μ) at the x with L(x) = l: cut where the
         # larger term is 5e-26, as for the plain Gaussian
+        # (an inclusion component of mass below 1e-25 in all is left out: the grid's
+        # top tail goes to the safe side anyway). Exponents as μ(x − μ/2): finite or
+        # ±inf, never inf − inf, however large μ is.
         mu, p = f.of.mu, f.p
-        x_hi = max(mu + float(isf_normal(5e-26 / p)), float(isf_normal(5e-26)))
-        hi = float(np.logaddexp(np.log1p(-p), np.log(p) + mu * x_hi - mu * mu / 2.0))
+        x_hi = float(isf_normal(5e-26))
+        if 5e-26 / p < 0.5:
+            x_hi = max(x_hi, mu + float(isf_normal(5e-26 / p)))
+        hi = float(np.logaddexp(np.log1p(-p), np.log(p) + mu * (x_hi - mu / 2.0)))
         return float(np.log1p(-p)), hi
     inner = loss_range(f.of)
     if inner is None or interval_masses(f.of, np.zeros(1)) is None:
@@ -316,11 +333,14 @@ def _subsampled_gaussian_loss(f):
     mu, p = f.of.mu, f.p
 
     def loss(x):
-        return np.logaddexp(np.log1p(-p), np.log(p) + mu * x - mu * mu / 2.0)
+        with np.errstate(over="ignore"):
+            return np.logaddexp(np.log1p(-p), np.log(p) + mu * (x - mu / 2.0))
     return loss
 
 
 def _mean_var(values, weights):
+    if not np.all(np.isfinite(values)):
+        return np.inf, np.inf          # a law beyond doubles: the grid is sized by its window
     m = float(weights @ values)
     return m, float(weights @ (values - m) ** 2)
 
@@ -378,12 +398,12 @@ def _(f: PoissonAdd):
     p = f.p
     if p in (0.0, 1.0):
         return L, q
-    return np.logaddexp(np.log1p(-p), np.log(p) + L), p * q + (1 - p) * q * np.exp(-L)
+    return np.logaddexp(np.log1p(-p), np.log(p) + L), p * q + (1 - p) * p_masses(q, L)
 
 
 @atoms.register
 def _(f: Inverse):
     L, q = atoms(f.of)
-    return -L, q * np.exp(-L)
+    return -L, p_masses(q, L)
 
 import fdp.engine.laws_discrete  # noqa: E402,F401  (registers the discrete Gaussian law)

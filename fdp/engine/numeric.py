@@ -15,18 +15,19 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Literal
 
 import numpy as np
 
 from fdp import _validate
-from fdp.engine.discretise import discretise, profile_range
-from fdp.engine.lattice import (MAX_POINTS, OPTIMISTIC, PESSIMISTIC, Lattice, convolve, crop,
-                                power, reflect)
+from fdp.engine.discretise import discretise, profile_range, window
+from fdp.engine.lattice import (EXP_SAFE, LOSS_WINDOW, MAX_POINTS, OPTIMISTIC, PESSIMISTIC,
+                                Lattice, check_size, convolve, crop, power, reflect)
 from fdp.engine.laws import atoms, interval_masses, loss_moments, loss_range
 from fdp.engine.progress import Meter
 from fdp.operations.envelope import Envelope
-from fdp.tradeoff import TradeOff
+from fdp.tradeoff import TradeOff, math_repr, remark
 
 DEFAULT_TOL = 1e-4
 # Tail mass cut (cropped to the safe side, or bounded by Chernoff when it wraps).
@@ -37,32 +38,72 @@ TAU = 1e-22
 STEP_SCALE = 1.3
 MAX_STEP = 0.05
 
+Directions = Literal["one", "both"]
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How to recompute one direction's per-step lattices (plain data, picklable).
+
+    ``groups`` are the (TradeOff, count) factor groups, discretised on ΔZ with
+    Δ = ``step``; ``reflected`` gives the inverse pairs T(Q, P) instead
+    (``inverse_parts``; DRS Prop 3.2 for composing inverses).
+    """
+
+    groups: tuple
+    step: float
+    reflected: bool = False
+
+    def parts(self, meter: Meter | None = None) -> list:
+        """[(pessimistic, optimistic, n)] per group: discretised, uncropped."""
+        parts = discretise_groups(self.groups, self.step, meter)
+        return inverse_parts(self.groups, parts) if self.reflected else parts
+
 
 @dataclass(frozen=True, eq=False)
 class Numeric(TradeOff):
     """A certified numeric trade-off function: f(α) is the lower bound, ``bounds`` both.
 
-    ``pess`` and ``opt`` are tuples of lattices (one each for a plain composition;
+    ``pess`` and ``opt`` are tuples of lattices: one each for a plain composition,
     two each — add and remove directions — for a one-sided symmetrisation
-    min{f, f⁻¹}**, ``envelope=True``). Their δ-slacks are already part of every
-    answer. ``tol`` is the accuracy the grid was chosen for (see
-    ``compose_numeric``); the bracket itself is always certified.
+    min{f, f⁻¹}**, whose privacy profile is the maximum over them (``envelope``).
+    Their δ-slacks are already part of every answer. ``tol`` is the accuracy the
+    grid was chosen for (see ``compose_numeric``); the bracket itself is always
+    certified. ``directions`` is "one" when the result describes one direction of
+    add/remove neighbouring only (a composition of ``PoissonAdd`` factors: not a
+    guarantee by itself), else "both". ``source`` holds one ``Recipe`` per lattice
+    (the factors, for tilted recomposition at small δ and for the inverse), or ()
+    when the factors are not kept.
     """
 
     pess: tuple
     opt: tuple
     label: str
     tol: float
-    envelope: bool = False
-    # () → per direction, the discretised factors [(pessimistic, optimistic, n)]
-    # (uncropped); used to recompose exponentially tilted for δ below the round-off
-    # floor, and reflected for the inverse
-    source: object = field(default=None, repr=False)
+    directions: Directions = "both"
+    source: tuple = field(default=(), repr=False)
+    # read-back curves of one-sided symmetrisations, filled on first use
+    _curves: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        if self.directions not in ("one", "both"):
+            raise ValueError(f"directions must be 'one' or 'both', got {self.directions!r}")
+        if not self.pess or len(self.pess) != len(self.opt):
+            raise ValueError("pess and opt must hold the same number (≥ 1) of lattices")
+        if self.source and len(self.source) != len(self.pess):
+            raise ValueError("source must hold one Recipe per lattice, or be empty")
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_curves"] = {}
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
 
     # -- identity ---------------------------------------------------------
     def __repr__(self):
-        text, _, remark = self.label.partition("  # ")
-        return f"Numeric({text}, tol={self.tol:g})" + (f"  # {remark}" if remark else "")
+        return f"Numeric({self.label}, tol={self.tol:g})" + remark(self)
 
     def latex(self) -> str:
         return r"\mathrm{Numeric}(" + self.label.replace("⊗", r"\otimes ") + ")"
@@ -72,12 +113,17 @@ class Numeric(TradeOff):
         return False
 
     @property
+    def envelope(self) -> bool:
+        """True when δ is the maximum over several lattices (add and remove directions)."""
+        return len(self.pess) > 1
+
+    @property
     def symmetric(self) -> bool:
         return self.envelope
 
     @property
     def single(self) -> bool:
-        return len(self.pess) == 1 and not self.envelope
+        return not self.envelope
 
     def lattice(self, side: str) -> Lattice:
         return (self.pess if side == PESSIMISTIC else self.opt)[0]
@@ -137,19 +183,29 @@ class Numeric(TradeOff):
         and f = f⁻¹ transfers it to the rest; max{g, g⁻¹} is therefore a certified
         side. Lattice profiles are linear in e^ε between grid points, so the grid
         k ≥ 0 loses nothing (see ``fdp.engine``).
+
+        Only lines with kΔ ≤ EXP_SAFE are formed (e^{kΔ} must be finite). Dropping
+        the steeper ones lowers g: safe for the pessimistic side. On the optimistic
+        side the last line kept, k̂, takes δ's value at the lattices' top (where δ
+        has reached its +∞ limit): 1 − δ(top) − e^{k̂Δ}α lies above every dropped
+        line, so g stays an upper bound.
         """
-        cache = self.__dict__.setdefault("_sym", {})
+        cache = self._curves
         if side not in cache:
             step = self.step
             top = max(lat.k0 + lat.q.size for lat in self.pess + self.opt) + 1
-            k = np.arange(0, max(top, 1) + 1)
+            last = min(max(top, 1), math.floor(EXP_SAFE / step))
+            check_size(last + 1, "read-back curve")
+            k = np.arange(0, last + 1)
             eps = k * step
             if side == PESSIMISTIC:
                 D = np.max([lat.delta_grid(k) + lat.slack + lat.readback
                             for lat in self.pess], axis=0)
             else:
-                D = np.max([np.maximum(lat.delta_grid(k) - lat.slack - lat.readback, 0.0)
+                kk = np.append(k, max(top, last))
+                D = np.max([np.maximum(lat.delta_grid(kk) - lat.slack - lat.readback, 0.0)
                             for lat in self.opt], axis=0)
+                D = np.append(D[:-2], min(D[-2], D[-1]))
             D = np.minimum(D, 1.0)
             x = np.exp(eps)
             al = (D[:-1] - D[1:]) / (x[1:] - x[:-1])        # vertex between lines k, k+1
@@ -178,8 +234,8 @@ class Numeric(TradeOff):
         read directly. Below 1000× the floor the factors are also recomposed,
         exponentially tilted towards that δ (``fdp.engine.tilted``), whose error is
         relative to δ itself; where both apply the intersection is returned. The
-        answer can be inf where atoms cut off at +∞ (tails below ~1e-25 per step)
-        already exceed δ.
+        answer can be inf where atoms cut off at +∞ (tails below ~1e-25 per step,
+        or losses beyond the gridded window ``lattice.LOSS_WINDOW``) already exceed δ.
         """
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
         if d.size and (np.any(d <= 0.0) or np.any(d >= 1.0)):
@@ -190,7 +246,7 @@ class Numeric(TradeOff):
         flat = d.ravel()
         floor = self.delta_floor
         plain = flat >= 10.0 * floor
-        tilted = (flat < 1000.0 * floor) & (self.source is not None)
+        tilted = (flat < 1000.0 * floor) & bool(self.source)
         if not (plain | tilted).all():
             raise ValueError(
                 f"delta={float(np.min(flat[~plain])):g} is below the certified resolution "
@@ -203,10 +259,18 @@ class Numeric(TradeOff):
         if tilted.any():
             # both brackets are certified, so their intersection is
             from fdp.engine.tilted import epsilon_bracket
-            directions = self.source()
+            directions = [recipe.parts() for recipe in self.source]
             for value in np.unique(flat[tilted]):
                 at = flat == value
-                t_lo, t_hi = epsilon_bracket(directions, float(value), self.step)
+                try:
+                    t_lo, t_hi = epsilon_bracket(directions, float(value), self.step)
+                except (ArithmeticError, ValueError):
+                    # the tilted recomposition could not certify this δ (e.g. per-step
+                    # mass at +∞ beyond its range); the plain bracket, where it
+                    # applies, is certified on its own
+                    if not plain[at].all():
+                        raise
+                    continue
                 lo[at] = np.maximum(lo[at], t_lo)
                 hi[at] = np.minimum(hi[at], t_hi)
         return (_validate.like_input(delta, lo.reshape(d.shape)),
@@ -248,38 +312,31 @@ class Numeric(TradeOff):
         from fdp.operations.inverse import Inverse
         if self.envelope:
             return self
-        directions = self.source() if self.source is not None else None
-        if directions is None or any(lat.slack for lp, lo, _ in directions[0]
-                                     for lat in (lp, lo)):
+        if not self.source:
             return Inverse(self)
-        source = self.source
-
-        def mirror(parts):
-            return [(reflect(lp), reflect(lo), n) for lp, lo, n in parts]
-
-        def reflected():
-            return [mirror(source()[0])]
-        pess, opt = combine_parts(cropped(mirror(directions[0])))
-        text, sep, remark = self.label.partition("  # ")
-        return Numeric((pess,), (opt,), f"({text})⁻¹{sep}{remark}", self.tol,
-                       source=reflected)
+        recipe = replace(self.source[0], reflected=not self.source[0].reflected)
+        base = replace(recipe, reflected=False).parts()     # the factors, unreflected
+        if any(lat.slack for lp, lo, _ in base for lat in (lp, lo)):
+            return Inverse(self)
+        parts = inverse_parts(recipe.groups, base) if recipe.reflected else base
+        pess, opt = combine_parts(cropped(parts))
+        return Numeric((pess,), (opt,), f"({self.label})⁻¹", self.tol,
+                       directions=self.directions, source=(recipe,))
 
     def symmetrize(self, one_sided: bool = False) -> TradeOff:
         """As ``TradeOff.symmetrize``; one-sided: both directions kept as lattices.
 
         min{f, f⁻¹}** has privacy profile max(δ_f, δ_{f⁻¹}), which is what an
-        ``envelope=True`` result reads (the same form ``fdp.dpsgd`` returns).
+        ``envelope`` result reads (the same form ``fdp.dpsgd`` returns).
         """
         if self.envelope or not one_sided:
             return super().symmetrize(one_sided)
         inv = self.inverse()
         if not isinstance(inv, Numeric):
             return super().symmetrize(one_sided)
-        src, inv_src = self.source, inv.source
         return Numeric((self.pess[0], inv.pess[0]), (self.opt[0], inv.opt[0]),
-                       f"symmetrize({self.label.partition('  # ')[0]})", self.tol,
-                       envelope=True,
-                       source=lambda: [src()[0], inv_src()[0]])
+                       f"symmetrize({self.label})", self.tol, directions="both",
+                       source=self.source + inv.source)
 
     def _gdp_mu_bounds(self):
         """(lo, hi) around the smallest μ with f ≥ G_μ (``fdp.engine.summaries``)."""
@@ -295,42 +352,69 @@ class Numeric(TradeOff):
 # ----------------------------------------------------------------------
 # Grid choice
 # ----------------------------------------------------------------------
-def _spread(f) -> tuple[float, float, float, float]:
-    """(mean, variance, lo, hi) of the loss of f under Q, from a coarse lattice."""
+def _spread(f) -> tuple[float, float, float, float, float]:
+    """(mean, variance, lo, hi, gridded variance) of the loss of f under Q.
+
+    lo, hi: the gridded (windowed) range. The gridded variance is that of the law as
+    the lattices hold it, mass beyond the window counted at the window's edge (where
+    the optimistic side puts it); it sizes the composed grid. The variance itself
+    (of the whole law, or of a coarse lattice) sets the step.
+    """
     if isinstance(f, Numeric) and f.single:
         lat = f.pess[0]
         m, v = lat.moments()
-        return m, v, float(lat.losses[0]), float(lat.losses[-1])
+        return (m, v) + window((lat.losses[0], lat.losses[-1])) + (v,)
     rng = loss_range(f)
     known = loss_moments(f)
-    if rng is not None and known is not None:
-        return known[0], known[1], rng[0], rng[1]
+    clipped = rng is not None and window(rng) != (float(rng[0]), float(rng[1]))
+    if rng is not None and known is not None and not clipped:
+        return (known[0], known[1]) + window(rng) + (known[1],)
     if rng is None or (interval_masses(f, np.zeros(1)) is None
                        and not isinstance(f, Envelope)):
         rng = profile_range(f)
-    lo, hi = rng
+    lo, hi = window(rng)
     width = max(hi - lo, 1e-12)
     coarse = max(width / 4000.0, 1e-9)
     lat = discretise(f, coarse, PESSIMISTIC)
     m, v = lat.moments()
-    return m, max(v, coarse * coarse), lo, hi
+    v = max(v, coarse * coarse)
+    gridded = v
+    F, beyond = lat.finite_mass, lat.q_inf
+    if clipped and beyond > 0.0 and F + beyond > 0.0:
+        w = beyond / (F + beyond)
+        gridded = (1.0 - w) * v + w * (1.0 - w) * (LOSS_WINDOW - m) ** 2
+    if known is not None:
+        m, v = known
+    return m, v, lo, hi, gridded
 
 
 def choose_step(groups, tol: float) -> tuple[float, list]:
-    """Δ = STEP_SCALE·sqrt(tol·V/N)/max(1, V)^{1/4}, capped, and the per-group spreads."""
+    """Δ = STEP_SCALE·sqrt(tol·V/N)/max(1, V)^{1/4}, capped, at least tol/N, and the
+    per-group spreads. Raises MemoryError naming tol before anything is allocated
+    when the composed grid would exceed ``lattice.MAX_POINTS``."""
     spreads = [_spread(f) for f, _ in groups]
     N = sum(n for _, n in groups)
     V = sum(n * s[1] for (_, n), s in zip(groups, spreads))
     # ε grows with the spread of the composed loss and so does its sensitivity to
     # the variance error: shrink Δ by V^{1/4} once V > 1
-    step = STEP_SCALE * math.sqrt(tol * V / N) / max(1.0, V) ** 0.25
+    step = (STEP_SCALE * math.sqrt(tol * V / N) / max(1.0, V) ** 0.25
+            if math.isfinite(V) else MAX_STEP)
+    # resolve the narrowest factor, but not below 1% of the typical one: a factor
+    # that is nearly a point mass needs no finer grid (its discretisation moves the
+    # composed variance by O(Δ²) like any other)
     smallest_sd = min(math.sqrt(s[1]) for s in spreads)
-    step = min(step, MAX_STEP, max(smallest_sd, 1e-9))
+    step = min(step, MAX_STEP, max(smallest_sd, 0.01 * math.sqrt(V / N), 1e-9))
+    # a composed law of tiny variance needs no cells finer than tol/N: connect-the-dots
+    # moves δ by at most a quarter of a cell's width in e^ε (δ is convex in e^ε with
+    # slope in [−1, 0]), so N factors move it by ≲ N·Δ/4 ≤ tol/4 near ε = 0 and far
+    # less in the tails — while a grid of steps √(tol·V) would be enormous
+    step = max(step, min(tol / N, MAX_STEP))
     step = _snap(groups, step)
     # composed loss width: bulk ± 20 sd (Chernoff windows are ~14–20 sd), never
     # more than the sum of ranges; the transform itself checks its exact window
+    V_grid = sum(n * s[4] for (_, n), s in zip(groups, spreads))
     width = min(sum(n * (s[3] - s[2]) for (_, n), s in zip(groups, spreads)),
-                40.0 * math.sqrt(V) + 1.0) + max(s[3] - s[2] for s in spreads)
+                40.0 * math.sqrt(V_grid) + 1.0) + max(s[3] - s[2] for s in spreads)
     if width / step > MAX_POINTS:
         raise MemoryError(
             f"tol={tol:g} needs a grid of about {width / step:,.0f} points for this "
@@ -370,6 +454,34 @@ def discretise_groups(groups, step: float, meter: Meter | None = None) -> list:
         if meter is not None:
             meter.advance()
     return parts
+
+
+def inverse_parts(groups, parts) -> list:
+    """[(pessimistic, optimistic, n)] of the inverse pairs f_i⁻¹ = T(Q, P) of groups (f_i, n_i)
+    whose own discretised lattices are ``parts``.
+
+    Pessimistic: the reflection of f_i's pessimistic lattice, which is exactly the
+    connect-the-dots lattice of f_i⁻¹ (``lattice.reflect``) — unless f_i⁻¹ has an
+    exact law and the reflection would send P-mass to +∞ (P-mass at losses below
+    ≈ −708, where the Q-masses the lattice stores underflow): then f_i⁻¹ is
+    discretised directly, with its own Q-masses. Optimistic: f_i⁻¹ discretised
+    directly — reflecting an optimistic lattice is not optimistic where its
+    rounding lost Q-mass (the reflection then carries a slack of that size,
+    ``lattice.reflect``), which happens near point-like parts of a law.
+    """
+    out = []
+    for (f, _), (lp, lo, n) in zip(groups, parts):
+        inv = f.inverse()
+        if inv is f:                                     # symmetric: its own lattices
+            out.append((lp, lo, n))
+            continue
+        pess = reflect(lp)
+        if pess.q_inf > 1e-30 and loss_range(inv) is not None:
+            pess, opt = discretise(inv, lp.step)
+        else:
+            opt = discretise(inv, lp.step, OPTIMISTIC)
+        out.append((pess, opt, n))
+    return out
 
 
 def cropped(parts, tau: float = TAU) -> list:
@@ -441,15 +553,18 @@ def _validate_groups(factors):
 
 
 def _label(groups) -> str:
-    """Factors' reprs joined by ⊗; a factor's trailing "# …" remark (one direction of a
-    subsampled mechanism) moves to the end, once."""
-    bare = [repr(f).split("  # ") for f, _ in groups]
-    parts = [b[0] if n == 1 else f"{b[0]}^{n}" for b, (_, n) in zip(bare[:4], groups[:4])]
+    """Factors' reprs (without their one-direction remark) joined by ⊗."""
+    bare = [math_repr(f) for f, _ in groups[:4]]
+    parts = [b if n == 1 else f"{b}^{n}" for b, (_, n) in zip(bare, groups[:4])]
     if len(groups) > 4:
         total = sum(n for _, n in groups)
         parts.append(f"… ({len(groups)} distinct factors, {total} in all)")
-    remarks = sorted({b[1] for b in bare if len(b) > 1})
-    return " ⊗ ".join(parts) + "".join("  # " + r for r in remarks)
+    return " ⊗ ".join(parts)
+
+
+def _directions(groups) -> str:
+    """"one" if any factor covers one direction of add/remove neighbouring only."""
+    return "one" if any(f.directions == "one" for f, _ in groups) else "both"
 
 
 def check_tol(tol) -> float:
@@ -482,5 +597,5 @@ def compose_numeric(factors, tol: float | None = None, progress: bool | None = N
     meter = Meter(work_units(len(groups)), "composing", progress)
     pess, opt = combine_parts(cropped(discretise_groups(groups, step, meter)), meter=meter)
     meter.close()
-    return Numeric((pess,), (opt,), _label(groups), tol,
-                   source=lambda: [discretise_groups(groups, step)])
+    return Numeric((pess,), (opt,), _label(groups), tol, directions=_directions(groups),
+                   source=(Recipe(tuple(groups), step),))

@@ -50,7 +50,6 @@ tail at α ≈ q^T. The CLT μ of ``dpsgd_clt_mu`` describes the bulk instead.)
 
 from __future__ import annotations
 
-import inspect
 import math
 
 import numpy as np
@@ -67,44 +66,21 @@ _LAMBDAS = np.logspace(-4.0, 6.0, 81)          # Chernoff orders tried (any λ >
 
 
 # ----------------------------------------------------------------------
-# Access to the factors of a Numeric (plain ``Recipe`` data, or a legacy closure)
+# Access to the factors of a Numeric (its plain ``Recipe`` data)
 # ----------------------------------------------------------------------
 def _recipes(num):
     """[(groups, reflected)] per direction of ``num``, or None if the factors are not kept."""
     src = getattr(num, "source", None)
-    if isinstance(src, tuple):
-        if src and all(hasattr(r, "groups") for r in src):
-            return [(tuple(r.groups), bool(getattr(r, "reflected", False))) for r in src]
-        return None
-    if callable(src):                          # pre-Recipe results: a closure over the groups
-        try:
-            names = inspect.getclosurevars(src).nonlocals
-        except (TypeError, ValueError):
-            return None
-        if "add" in names and len(num.pess) == 2:
-            return [(tuple(names["add"]), False), (tuple(names["add"]), True)]
-        for key in ("groups", "fac"):
-            if key in names and len(num.pess) == 1:
-                return [(tuple(names[key]), False)]
+    if isinstance(src, tuple) and src and all(hasattr(r, "groups") for r in src):
+        return [(tuple(r.groups), bool(getattr(r, "reflected", False))) for r in src]
     return None
 
 
 def _direction_parts(num):
     """Per direction, the uncropped per-step lattices [(pess, opt, n)], or None."""
-    recipes = _recipes(num)
-    if recipes is None:
+    if _recipes(num) is None:
         return None
-    src = num.source
-    if isinstance(src, tuple):
-        return [r.parts() for r in src]
-    from fdp.engine.numeric import discretise_groups
-    out = []
-    for groups, reflected in recipes:
-        parts = discretise_groups(list(groups), num.step)
-        if reflected:
-            parts = [(reflect(lp), reflect(lo), n) for lp, lo, n in parts]
-        out.append(parts)
-    return out
+    return [r.parts() for r in num.source]
 
 
 def _flip(parts):

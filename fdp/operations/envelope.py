@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fdp.tradeoff import EPS_SEARCH, TradeOff, _search_grid, conjugate_delta, maximise_unimodal
+from fdp.tradeoff import (EPS_SEARCH, TradeOff, _search_grid, conjugate_delta, math_repr,
+                          maximise_unimodal, remark)
 
 
 @dataclass(frozen=True)
@@ -29,16 +30,17 @@ class _Combination(TradeOff):
     def _inverse(self) -> TradeOff:
         return type(self)(tuple(m.inverse() for m in self.members))
 
+    @property
+    def directions(self) -> str:
+        # an envelope of both directions is the guarantee: one-sided only while a
+        # member is and the combination is not symmetric
+        one = any(m.directions == "one" for m in self.members)
+        return "one" if one and not self.symmetric else "both"
+
     def __repr__(self):
-        # members' "one direction only" remarks describe the members, not the result
-        # (an envelope of both directions is the guarantee): keep one at the end only
-        # when the combination is still one-sided
-        parts = [repr(m).split("  # ")[0] for m in self.members]
-        text = self._name + "(" + ", ".join(parts) + ")"
-        one_sided = any("  # one direction only" in repr(m) for m in self.members)
-        if one_sided and not self.symmetric:
-            text += "  # one direction only, not a guarantee"
-        return text
+        # members' remarks describe the members, not the result: one at the end only
+        parts = [math_repr(m) for m in self.members]
+        return self._name + "(" + ", ".join(parts) + ")" + remark(self)
 
 
 @dataclass(frozen=True, repr=False)

@@ -22,7 +22,7 @@ import numpy as np
 from fdp import _validate
 from fdp.operations.envelope import envelope
 from fdp.operations.inverse import Inverse
-from fdp.tradeoff import TradeOff
+from fdp.tradeoff import TradeOff, remark
 
 SCHEMES = ("poisson", "without_replacement")
 DIRECTIONS = ("both", "add", "remove")
@@ -93,8 +93,12 @@ class PoissonAdd(TradeOff):
         return FinitePair.from_atoms(np.nan_to_num(L, nan=0.0, posinf=np.inf, neginf=-np.inf),
                                      pair.p, q_mix)
 
+    @property
+    def directions(self) -> str:
+        return "one"
+
     def __repr__(self):
-        return f"PoissonAdd({self.of!r}, p={self.p!r})  # one direction only, not a guarantee"
+        return f"PoissonAdd({self.of!r}, p={self.p!r})" + remark(self)
 
     def latex(self) -> str:
         return rf"{self.p:g}\,{self.of.latex()} + {1 - self.p:g}\,\mathrm{{Id}}"
@@ -124,9 +128,12 @@ class PoissonRemove(Inverse):
             out[live] = delta_fn(e[live])
         return out
 
+    @property
+    def directions(self) -> str:
+        return "one"
+
     def __repr__(self):
-        return (f"PoissonRemove({self.of.of!r}, p={self.of.p!r})"
-                "  # one direction only, not a guarantee")
+        return f"PoissonRemove({self.of.of!r}, p={self.of.p!r})" + remark(self)
 
 
 @dataclass(frozen=True)

@@ -102,7 +102,7 @@ def test_the_reported_case_answers():
 
 def test_saddle_without_root_is_capped():
     # the remove direction's losses are bounded by −log(1 − q): no θ reaches δ = 1e-25
-    parts = fdp.dpsgd(1.0, 0.01, 1).source()[1]
+    parts = fdp.dpsgd(1.0, 0.01, 1).source[1].parts()
     pess = [(p[0], p[2]) for p in parts]
     theta = saddle_theta(pess, math.log(1e-25))
     assert theta == theta_cap(pess)
@@ -112,7 +112,7 @@ def test_saddle_without_root_is_capped():
 
 def test_tilt_in_log_space_keeps_a_top_atom_of_zero_mass_harmless():
     # zero masses at the top of the lattice used to make every tilted weight underflow
-    lat = fdp.dpsgd(1.0, 0.01, 1).source()[1][0][0]
+    lat = fdp.dpsgd(1.0, 0.01, 1).source[1].parts()[0][0]
     assert lat.q[-1] == 0.0
     for theta in (1.0, 1e3, 1e6):
         t, c, F, q_inf, lost = _tilt(lat, theta)
