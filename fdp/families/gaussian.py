@@ -32,9 +32,16 @@ class Gaussian(TradeOff):
     def _beta(self, alpha: np.ndarray) -> np.ndarray:
         return gdp_beta(self.mu, alpha)
 
+    _certified_delta = True
+
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         """δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (DRS Cor 2.13), all real ε."""
         return np.exp(_log_delta(self.mu, np.asarray(eps, dtype=float)))
+
+    def _log_delta(self, eps: np.ndarray) -> np.ndarray:
+        """log δ(ε) in closed log-space form (fdp.conversions.gdp): ε(δ) for δ down to
+        1e-300 and below, and δ = 0 ⇒ ε = inf (δ_μ(ε) > 0 for every finite ε, μ > 0)."""
+        return _log_delta(self.mu, np.asarray(eps, dtype=float))
 
     def _group(self, k: int) -> TradeOff:
         return Gaussian(k * self.mu)
@@ -44,12 +51,13 @@ class Gaussian(TradeOff):
         from scipy.special import ndtr
         return float(ndtr(self.mu / 2) - ndtr(-self.mu / 2))
 
-    def gdp_mu(self) -> float:
-        return self.mu
+    def _gdp_mu_bounds(self) -> tuple[float, float]:
+        return self.mu, self.mu
 
-    def pure_epsilon(self) -> float:
+    def _pure_epsilon_bounds(self) -> tuple[float, float]:
         """G_μ has slope −∞ at α = 0, so no f_{ε,0} lies below it unless μ = 0."""
-        return 0.0 if self.mu == 0.0 else float("inf")
+        v = 0.0 if self.mu == 0.0 else float("inf")
+        return v, v
 
     def latex(self) -> str:
         return rf"G_{{{self.mu:g}}}"

@@ -40,6 +40,12 @@ class Laplace(TradeOff):
         return np.where(a < kink, 1.0 - np.exp(mu) * a,
                         np.where(a <= 0.5, middle, np.exp(-mu) * (1.0 - a)))
 
+    _certified_delta = True
+
+    def _pure_epsilon_bounds(self) -> tuple[float, float]:
+        """L_μ ≥ f_{ε,0} iff ε ≥ μ: δ_L(ε) = 0 exactly for ε ≥ μ (DRS Appendix A)."""
+        return self.mu, self.mu
+
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         """δ(ε) = 1 − e^{(ε−μ)/2} on [−μ, μ], 0 above μ, 1 − e^ε below −μ."""
         e = np.asarray(eps, dtype=float)
