@@ -37,6 +37,8 @@ _LAZY = {
     "BudgetExceeded": ("fdp.accountant", "BudgetExceeded"),
     "calibrate": ("fdp.calibration", "calibrate"),
     "calibrate_dpsgd": ("fdp.calibration", "calibrate_dpsgd"),
+    "gdp_mu_for_eps_delta": ("fdp.conversions.gdp", "gdp_mu_for_eps_delta"),
+    "gdp_log_delta": ("fdp.conversions.gdp", "gdp_log_delta"),
 }
 
 

@@ -56,7 +56,7 @@ guarantee itself (relative error ~1e-15 in δ); no further margin is added.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.special import expit, ndtri
@@ -66,7 +66,7 @@ from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
 from fdp.families.laplace import Laplace
 from fdp.families.piecewise import PiecewiseLinear
-from fdp.tradeoff import TradeOff, golden_max
+from fdp.tradeoff import TradeOff, bisect_monotone, golden_max
 
 # ----------------------------------------------------------------------
 # g ≥ f
@@ -118,25 +118,11 @@ DELTA_RTOL = 1e-12
 
 
 def dominates(g: TradeOff, f: TradeOff, slack: float = 0.0) -> bool:
-    """g ≥ f, checked in both pictures (DRS Prop 2.12: g ≥ f ⇔ δ_g ≤ δ_f on ℝ).
+    """g ≥ f − slack on [0, 1], PROVEN (``TradeOff.dominates``, one meaning everywhere).
 
-    (1) β: min_α g_lower(α) − f_upper(α) ≥ −(slack + ROUNDING) (see ``min_gap``);
-    (2) δ: δ_g,upper(ε) ≤ δ_f,lower(ε)(1 + DELTA_RTOL) + slack on 3201 ε in [−40, 40]
-    and ε = ±∞. (2) keeps relative precision where δ is tiny, which (1) cannot near
-    α = 0: e.g. it sees that no Gaussian lies above a Laplace curve (δ_L(ε) = 0 for
-    ε ≥ μ_L but δ_G(ε) > 0), as long as δ_G(ε) does not underflow (δ ≳ 1e-300).
+    False means "not proven". See ``fdp.conversions.summaries.prove_dominates``.
     """
-    if type(g) is type(f) and isinstance(g, (Gaussian, Laplace)):
-        return g.mu <= f.mu
-    df = f._delta_lower(_EPS_GRID)
-    if isinstance(g, Gaussian) and g.mu > 0 and slack == 0 and np.any(
-            df[np.isfinite(_EPS_GRID)] == 0.0):
-        # δ_f(ε) = 0 at a finite ε (bounded privacy loss) but δ_G(ε) > 0 for every ε.
-        return False
-    if min_gap(g, f) < -(slack + ROUNDING):
-        return False
-    dg = g._delta(_EPS_GRID)
-    return bool(np.all(dg <= df * (1.0 + DELTA_RTOL) + slack))
+    return g.dominates(f, tol=slack)
 
 
 class TailDelta(TradeOff):
@@ -209,6 +195,7 @@ class Target:
     advantage: float | None = None
     tpr: float | None = None
     fpr: float | None = None
+    max_tail: float = 1e-9
 
     @classmethod
     def make(cls, target=None, *, mu=None, epsilon=None, delta=None, advantage=None,
@@ -272,14 +259,46 @@ class Target:
         if self.kind == "mu":
             if isinstance(g, Gaussian):
                 return g.mu <= self.mu
-            return _dominates_numeric(g, Gaussian(self.mu), slack)
+            if g._gdp_mu_bounds()[1] <= self.mu:     # certified: g ≥ G_{μ_g} ≥ G_μ
+                return True
+            return _dominates_numeric(g, Gaussian(self.mu), slack, self.max_tail)
         if self.kind == "eps_delta":
-            return float(g._delta(np.array([self.epsilon]))[0]) <= self.delta + slack
+            return _delta_within(g, self.epsilon, self.delta, slack)
         if self.kind == "advantage":
-            return float(g._delta(np.array([0.0]))[0]) <= self.advantage + slack
+            return _delta_within(g, 0.0, self.advantage, slack)
         if self.kind == "tpr_at_fpr":
             return float(g._beta(np.array([self.fpr]))[0]) >= 1.0 - self.tpr - slack
-        return _dominates_numeric(g, self.tradeoff, slack)
+        return _dominates_numeric(g, self.tradeoff, slack, self.max_tail)
+
+    def shortfall(self, g: TradeOff) -> str:
+        """In words: what g would have to meet, what it gives (certified side), and by how much
+        it misses -- the text of a refusal."""
+        if self.kind == "mu":
+            lo, hi = g._gdp_mu_bounds()
+            if np.isfinite(hi):
+                return (f"it is certified {hi:.6g}-GDP (true μ in [{lo:.6g}, {hi:.6g}]), over the "
+                        f"budget μ = {self.mu:.6g} by {hi - self.mu:.3g}")
+            eta = self.allowance(g)
+            if eta > self.max_tail:
+                return (f"no finite GDP μ is certified for it (lower bound {lo:.6g}); as a "
+                        f"numeric result it could only be compared in the form G_μ ⊗ f_{{0,η}} "
+                        f"with η = {eta:.3g} > max_tail = {self.max_tail:.3g}")
+            return f"no finite GDP μ ≤ {self.mu:.6g} is certified for it (lower bound {lo:.6g})"
+        if self.kind == "eps_delta":
+            d = float(g._delta(np.array([self.epsilon]))[0])
+            e = float(g.epsilon(self.delta))
+            return (f"its δ({self.epsilon:.6g}) = {d:.6g} exceeds δ = {self.delta:.6g} by "
+                    f"{d - self.delta:.3g} (its ε at δ = {self.delta:.3g} is {e:.6g}, over by "
+                    f"{e - self.epsilon:.3g})")
+        if self.kind == "advantage":
+            d = float(g._delta(np.array([0.0]))[0])
+            return f"its advantage {d:.6g} exceeds {self.advantage:.6g} by {d - self.advantage:.3g}"
+        if self.kind == "tpr_at_fpr":
+            t = 1.0 - float(g._beta(np.array([self.fpr]))[0])
+            return (f"its attack TPR at FPR {self.fpr:.3g} can reach {t:.6g}, over {self.tpr:.6g} "
+                    f"by {t - self.tpr:.3g}")
+        gap = min_gap(g, self.tradeoff)
+        return f"its curve falls below the target curve by up to {max(-gap, 0.0):.3g} in β"
 
     def curve(self) -> TradeOff | None:
         """The target as a curve, for the μ and curve kinds (None otherwise)."""
@@ -308,39 +327,73 @@ class Target:
             guess = None
         if guess is not None and np.isfinite(guess) and guess >= 0:
             mu = guess
+            step = 4e-16
             for _ in range(64):
                 if self.met_by(Gaussian(mu)):
                     return float(mu)
-                mu = float(np.nextafter(mu, 0.0)) if mu < 1e-300 else mu * (1 - 4e-16)
+                # steps growing geometrically: a few ulps first, then up to 2x
+                mu = float(np.nextafter(mu, 0.0)) if mu < 1e-300 else mu * (1.0 - step)
+                step = min(2.0 * step, 0.5)
         # Generic: the noise search on σ = 1/μ.
         res = search_noise(lambda s: Gaussian(1.0 / s), self, rtol=rtol, guess=1.0,
-                           max_noise=1e15, min_noise=1e-15)
+                           max_noise=1e300, min_noise=1e-300)
         return 1.0 / res.noise
 
 
-def tail_allowance(g: TradeOff, f: TradeOff) -> float:
-    """η for checking a numeric g against f ⊗ f_{0,η} (0 for exact g).
+# Relative allowance, on the SAFE side, for the rounding of a computed δ(ε) (about two
+# ulps): a δ counts as meeting a target only if δ (1 + DELTA_EVAL_RTOL) ≤ target. The
+# Gaussian's larger evaluation error (≤ 2e-13) is already inside its certified upper
+# log δ (``fdp.conversions.gdp.LOG_DELTA_ALLOWANCE``).
+DELTA_EVAL_RTOL = 4.5e-16
 
-    η = max(δ_g(+∞), max_ε (δ_g(ε) − δ_f(ε))₊/(1 − δ_f(ε))) over the ε grid: the
-    smallest η with δ_g ≤ η + (1 − η) δ_f there -- the truncated tail of the engine's
-    privacy-loss law plus its discretisation error where δ_f is tiny.
+
+def _delta_within(g: TradeOff, eps: float, target: float, slack: float) -> bool:
+    """δ_g(eps) ≤ target, certified: compared in log space with the evaluation allowance."""
+    if target >= 1.0:
+        return True
+    log_d = float(g._log_delta(np.array([eps]))[0])
+    if slack > 0.0:
+        return bool(np.exp(log_d) * (1.0 + DELTA_EVAL_RTOL) <= target + slack)
+    if target <= 0.0:
+        return log_d == -np.inf
+    return bool(log_d + np.log1p(DELTA_EVAL_RTOL) <= np.log(target))
+
+
+def tail_allowance(g: TradeOff, f: TradeOff) -> float:
+    """The least η for which g ≥ f ⊗ f_{0,η} is proven (0 for exact g).
+
+    η ≥ δ_g(+∞) (the truncated tail of the engine's privacy-loss law); the least
+    proven η is found by bisection on log η (``bisect_monotone``; the proof is
+    monotone in η since f ⊗ f_{0,η} decreases with η) and returned rounded up.
+    1.0 when no η < 1 is proven.
     """
     if g.is_exact:
         return 0.0
-    dg = g._delta(_EPS_GRID)
-    df = f._delta_lower(_EPS_GRID)
-    # where δ_f ≈ 1 the ratio is ill-conditioned; the β picture checks those ε
-    fine = (1.0 - df) >= 1e-3
-    excess = (dg[fine] - df[fine]) / (1.0 - df[fine])
-    return float(max(tail_mass(g), np.max(excess, initial=0.0), 0.0))
+    floor = tail_mass(g)
+
+    def passes(eta):
+        return np.array([dominates(g, TailDelta(f, float(e))) for e in np.atleast_1d(eta)])
+
+    start = max(floor, 1e-300)
+    if passes(floor)[0] if floor > 0 else False:
+        return floor
+    hi = max(start, 1e-16)
+    while not passes(hi)[0]:
+        hi *= 16.0
+        if hi >= 1.0:
+            return 1.0
+    lo = max(start, hi / 16.0) if hi > start else start
+    _, up = bisect_monotone(passes, lo, hi, rtol=1e-3)
+    return float(up)
 
 
-def _dominates_numeric(g: TradeOff, f: TradeOff, slack: float) -> bool:
-    """g ≥ f for exact g; g ≥ f ⊗ f_{0,η} (η = ``tail_allowance`` ≤ MAX_TAIL) for numeric g."""
-    eta = tail_allowance(g, f)
-    if eta > MAX_TAIL:
-        return False
-    return dominates(g, TailDelta(f, eta) if eta > 0 else f, slack)
+def _dominates_numeric(g: TradeOff, f: TradeOff, slack: float,
+                       max_tail: float = MAX_TAIL) -> bool:
+    """g ≥ f for exact g; g ≥ f ⊗ f_{0,η} (η = ``tail_allowance`` ≤ max_tail) for numeric g."""
+    if g.is_exact:
+        return dominates(g, f, slack)
+    # f ⊗ f_{0,η} decreases with η: proving it at η = max_tail proves some η ≤ max_tail.
+    return dominates(g, TailDelta(f, max_tail), slack)
 
 
 # ----------------------------------------------------------------------
@@ -415,21 +468,47 @@ def search_noise(tradeoff_of_noise, target: Target, *, rtol: float = 1e-9,
                 break
             hi = x
         lo, hi = hi, (x if ok(x) else hi * (1.0 + rtol))
+        prev_eta = None
         while not ok(hi):
+            prev_eta = _raise_if_accuracy_limited(target, cache[hi][1], hi, kind, prev_eta)
             lo, hi = hi, hi * 2.0
             if hi > max_noise:
                 raise ValueError(f"no noise up to {max_noise:g} meets the target "
                                  f"{target.describe()}: it is unattainable or too strict")
-    while hi - lo > rtol * hi:
-        mid = math.sqrt(lo * hi) if hi > 4.0 * lo else 0.5 * (lo + hi)
-        if mid <= lo or mid >= hi:
-            break
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
+    lo_a, hi_a = bisect_monotone(lambda x: ok(float(x)), lo, hi, rtol=rtol)
+    lo, hi = float(lo_a), float(hi_a)
     return Calibration(hi, lower=lo, target=target, tradeoff=cache[hi][1],
                        evaluations=len(cache), kind=kind)
+
+
+# An η below this is read as the engine's accuracy floor, not as a privacy gap.
+_ACCURACY_FLOOR = 1e-6
+
+
+def _raise_if_accuracy_limited(target: Target, g: TradeOff, noise: float, kind: str,
+                               prev_eta: float | None) -> float | None:
+    """Stop a search that more noise cannot help (more noise would only grow the grid).
+
+    A numeric guarantee meets a curve target only as f ⊗ f_{0,η} with η ≤ max_tail.
+    When the least proven η is tiny (< 1e-6) and doubling the noise did not shrink
+    it fourfold, η is the engine's accuracy floor where δ_f is tiny: the target is
+    missed for accuracy, not privacy, and the search stops with a ValueError.
+    Returns η for the next call.
+    """
+    f = target.curve()
+    if f is None or g.is_exact:
+        return None
+    eta = tail_allowance(g, f)
+    if (eta <= target.max_tail or eta >= _ACCURACY_FLOOR or prev_eta is None
+            or eta < prev_eta / 4.0):
+        return eta
+    raise ValueError(
+        f"at {kind} = {noise:g} the guarantee already lies above {target.describe()} up to "
+        f"its numeric accuracy, but that accuracy (η = {eta:.3g}, the certified δ floor of the "
+        f"numeric result where the target's δ is tiny) exceeds max_tail = {target.max_tail:.3g}, "
+        f"so {target.describe()} cannot be certified and more noise would not change that. "
+        f"Pass max_tail >= {eta:.2g} (the result then meets f ⊗ f_{{0,η}}, reported as "
+        f"tail_delta) or use an (epsilon, delta) target.")
 
 
 # ----------------------------------------------------------------------
@@ -472,7 +551,8 @@ def calibrate(mechanism: str = "gaussian", *, sensitivity: float = 1.0, target=N
                          "no finite noise meets it")
     guess = delta_s / m if m is not None and np.isfinite(m) else delta_s
     res = search_noise(make, tgt, rtol=rtol, guess=guess,
-                       max_noise=delta_s * 1e15, min_noise=delta_s * 1e-15, kind=kind)
+                       max_noise=min(delta_s * 1e300, 1e300), min_noise=delta_s * 1e-300,
+                       kind=kind)
     mech = cls(delta_s, res.noise)
     return Calibration(res.noise, lower=res.lower, target=tgt, tradeoff=res.tradeoff,
                        evaluations=res.evaluations, kind=kind, mechanism=mech,
@@ -497,7 +577,7 @@ def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon=None, delta=None,
                     advantage=None, tpr_at_fpr=None, target=None, sampling: str = "poisson",
                     neighbouring: str = "add_remove", rtol: float = 1e-3,
                     guess: float = 1.0, min_noise: float = 0.05, max_noise: float = 1e6,
-                    **engine_options) -> Calibration:
+                    max_tail: float = MAX_TAIL, **engine_options) -> Calibration:
     """Smallest DP-SGD noise multiplier σ whose CERTIFIED guarantee meets the target.
 
     The guarantee is ``fdp.dpsgd(σ, sample_rate, steps, sampling, neighbouring,
@@ -507,6 +587,11 @@ def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon=None, delta=None,
     ``max_noise``, halving down to ``min_noise``), then bisection to relative width
     ``rtol``; returns the passing end. If even ``min_noise`` meets the target, that is
     returned with ``at_floor=True`` (the target is too weak to need more care).
+
+    μ and curve targets: the guarantee passes when its certified GDP bound
+    (``gdp_mu_bounds``) is ≤ μ, or when it lies above f ⊗ f_{0,η} with η ≤ ``max_tail``
+    (default 1e-9; see ``TailDelta``). When only the numeric accuracy η stands in
+    the way, a ValueError says so (more noise would not help) instead of searching on.
     """
     from fdp import dpsgd
     q = _validate.probability("sample_rate", sample_rate)
@@ -515,6 +600,7 @@ def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon=None, delta=None,
     T = _validate.positive_int("steps", steps)
     tgt = Target.make(target, mu=mu, epsilon=epsilon, delta=delta, advantage=advantage,
                       tpr_at_fpr=tpr_at_fpr)
+    tgt = replace(tgt, max_tail=_validate.real("max_tail", max_tail, low=0.0, high=1.0))
     lo_n = _validate.real("min_noise", min_noise, low=0.0, low_open=True)
     hi_n = _validate.real("max_noise", max_noise, low=lo_n, low_open=True)
 

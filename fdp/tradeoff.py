@@ -193,13 +193,14 @@ class TradeOff(abc.ABC):
         proven at a finite ε (pure DP), and δ down to 1e-300 keeps full precision.
         """
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
-        return _validate.like_input(delta, epsilon_for_delta(self._log_delta, d, log=True))
+        return _validate.like_input(delta, epsilon_for_delta(self._delta, d,
+                                                             log_delta_fn=self._log_delta))
 
     def epsilon_bounds(self, delta):
         """(lower, upper) ε at the given δ: equal for exact f, a bracket for numeric f."""
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
-        lo = epsilon_for_delta(self._log_delta_lower, d, log=True)
-        hi = epsilon_for_delta(self._log_delta, d, log=True)
+        lo = epsilon_for_delta(self._delta_lower, d, log_delta_fn=self._log_delta_lower)
+        hi = epsilon_for_delta(self._delta, d, log_delta_fn=self._log_delta)
         return _validate.like_input(delta, lo), _validate.like_input(delta, hi)
 
     # --- summaries: two different questions, two names each ----------------
@@ -460,13 +461,15 @@ def _log(x) -> np.ndarray:
 EPS_CAP = 2.0 ** 40
 
 
-def epsilon_for_delta(delta_fn, delta: np.ndarray, *, log: bool = False) -> np.ndarray:
+def epsilon_for_delta(delta_fn, delta: np.ndarray, *, log: bool = False,
+                      log_delta_fn=None) -> np.ndarray:
     """Smallest ε ≥ 0 with δ(ε) ≤ delta, for a non-increasing δ(·).
 
-    ``log=True``: ``delta_fn`` returns log δ(ε) (−inf where δ = 0), and the
-    comparison log δ(ε) ≤ log(delta) is made in log space, so that δ values far
-    below the double range (δ(ε) ≈ e^{−2000} for a Gaussian at large ε) are still
-    told apart from 0: δ = 0 is then met only where the hook proves δ(ε) = 0.
+    ``log_delta_fn`` (log δ(ε), −inf where δ = 0): the comparison is made in log
+    space too, so that δ values far below the double range (δ(ε) ≈ e^{−2000} for a
+    Gaussian at large ε) are still told apart from 0: δ = 0 is then met only where
+    the hook proves δ(ε) = 0. Both δ(ε) ≤ delta and log δ(ε) ≤ log(delta) must hold
+    at the answer. ``log=True``: ``delta_fn`` itself returns log δ.
 
     No fixed bracket: the upper end doubles until δ(hi) ≤ delta (up to ``EPS_CAP``
     = 2^40; beyond, inf). Bisection (``bisect_monotone``) then returns the upper
@@ -476,8 +479,11 @@ def epsilon_for_delta(delta_fn, delta: np.ndarray, *, log: bool = False) -> np.n
     d = np.asarray(delta, dtype=float)
     flat = d.ravel()
     out = np.zeros(flat.shape)
+    lin_fn = None
     if log:
         lfn = delta_fn
+    elif log_delta_fn is not None:
+        lfn, lin_fn = log_delta_fn, delta_fn
     else:
         def lfn(e):
             return _log(delta_fn(e))
@@ -496,6 +502,14 @@ def epsilon_for_delta(delta_fn, delta: np.ndarray, *, log: bool = False) -> np.n
             lo = np.where(over, hi, lo)
             hi = np.where(over, 2.0 * hi, hi)
             over = lfn(hi) > t
-        _, hi = bisect_monotone(lambda e: lfn(e) <= t, lo, hi)
+        lin = flat[todo]
+
+        def meets(e):
+            ok = lfn(e) <= t
+            if lin_fn is not None:      # and δ ≤ delta as a user will check it
+                ok &= lin_fn(e) <= lin
+            return ok
+        over |= ~meets(hi)
+        _, hi = bisect_monotone(meets, lo, hi)
         out[todo] = np.where(over, np.inf, hi)
     return out.reshape(d.shape)

@@ -188,8 +188,12 @@ def _pair_end(r):
     return np.minimum(r[:, 0], r[:, 1])
 
 
+_GRID_A = np.linspace(0.0, 1.0, 2001)
+
+
 def _grid(u: np.ndarray) -> np.ndarray:
-    return np.unique(np.concatenate([[0.0, 1.0], expit(u)]))
+    """logit-spaced points (the tails) and uniform points (the middle), plus 0 and 1."""
+    return np.unique(np.concatenate([[0.0, 1.0], expit(u), _GRID_A]))
 
 
 def _sandwich_bounds(f: TradeOff, req, rounds: int = 6, split: int = 8):
@@ -201,7 +205,8 @@ def _sandwich_bounds(f: TradeOff, req, rounds: int = 6, split: int = 8):
         up = np.asarray(f._upper(a), dtype=float)
         lower = float(np.max(req(a, up, 1.0 - up)))
         hi = float(np.max(cells))
-        if not np.isfinite(hi) or hi - lower <= 1e-9 * max(1.0, abs(hi)) or r == rounds:
+        if (not np.isfinite(lower) or hi - lower <= 1e-9 * max(1.0, abs(hi))
+                or r == rounds):
             break
         hot = np.flatnonzero(cells > lower + 1e-10 * max(1.0, abs(hi)))
         if hot.size * split > 50_000:
@@ -294,14 +299,35 @@ def prove_dominates(f: TradeOff, g: TradeOff, tol: float = 0.0) -> bool:
         return f.mu <= g.mu
     if type(f) is EpsDelta and type(g) is EpsDelta:
         return f.eps <= g.eps and f.delta <= g.delta
+    if _bounded_loss_refutes(f, g):
+        return False
     if f._has_certified_delta():
         lines = _supporting_lines(g)
         if lines is not None:
             eps, c = lines
-            return bool(np.all(f._delta(eps) <= c + tol))
+            bound = c + tol
+            with np.errstate(divide="ignore"):
+                log_bound = np.log(np.maximum(bound, 0.0))
+            # linear and log forms: an underflowed δ_f (> 0 in logs) never meets c = 0
+            return bool(np.all((f._delta(eps) <= bound) & (f._log_delta(eps) <= log_bound)))
     req = _req_dominated_by(g, tol)
-    _, hi = _sandwich_bounds(f, req, rounds=0)
+    _, hi = _sandwich_bounds(f, req, rounds=3)
     return hi <= 0.0
+
+
+_REFUTE_EPS = np.array([0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 700.0])
+
+
+def _bounded_loss_refutes(f: TradeOff, g: TradeOff) -> bool:
+    """f ≥ g needs δ_f ≤ δ_g; where δ_g(ε) = 0 exactly (bounded privacy loss, a closed
+    form) but log δ_f(ε) > −inf (f's loss is unbounded), f ≥ g is false. Decided in log
+    space, so an underflowed δ_f (a Gaussian at large ε) still counts as positive."""
+    if not (g.is_exact and g._has_certified_delta() and f.is_exact and f._has_certified_delta()):
+        return False
+    dg = g._delta(_REFUTE_EPS)
+    if not np.any(dg == 0.0):
+        return False
+    return bool(np.any((dg == 0.0) & (f._log_delta(_REFUTE_EPS) > -np.inf)))
 
 
 def _supporting_lines(g: TradeOff):
