@@ -212,8 +212,11 @@ class Accountant:
             if not np.isfinite(mu_new):
                 return (f"no finite GDP bound is certified for {f!r}, which adaptive mode "
                         "needs (f(0) < 1, or not proven)")
-            return (f"the spends together would be {mu_new:.6g}-GDP, over the budget's "
-                    f"μ = {mu_b:.6g} by {mu_new - mu_b:.3g}")
+            text = (f"the spends together would be {mu_new:.6g}-GDP, over μ = {mu_b:.6g} "
+                    f"(the largest μ whose GDP meets the budget) by {mu_new - mu_b:.3g}")
+            if self._target.kind != "mu":
+                text += f"; as a curve {self._target.shortfall(Gaussian(mu_new))}"
+            return text
         return f"the composition would miss the budget: {self._target.shortfall(new)}"
 
     def remaining(self) -> float:

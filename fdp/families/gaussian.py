@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fdp import _validate
-from fdp.conversions.gdp import _log_delta, gdp_beta
+from fdp.conversions.gdp import _log_delta, _log_delta_estimate, gdp_beta
 from fdp.tradeoff import TradeOff
 
 
@@ -36,20 +36,21 @@ class Gaussian(TradeOff):
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         """δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (DRS Cor 2.13), all real ε."""
-        return np.exp(_log_delta(self.mu, np.asarray(eps, dtype=float)))
+        return np.exp(_log_delta_estimate(self.mu, np.asarray(eps, dtype=float)))
 
     def _log_delta(self, eps: np.ndarray) -> np.ndarray:
-        """log δ(ε) in closed log-space form (fdp.conversions.gdp): ε(δ) for δ down to
-        1e-300 and below, and δ = 0 ⇒ ε = inf (δ_μ(ε) > 0 for every finite ε, μ > 0)."""
+        """Certified upper log δ(ε) in closed log-space form (fdp.conversions.gdp): ε(δ)
+        for δ down to 1e-300 and below, and δ = 0 ⇒ ε = inf (δ_μ(ε) > 0 for every finite
+        ε when μ > 0)."""
         return _log_delta(self.mu, np.asarray(eps, dtype=float))
 
     def _group(self, k: int) -> TradeOff:
         return Gaussian(k * self.mu)
 
     def advantage(self) -> float:
-        """Φ(μ/2) − Φ(−μ/2)."""
-        from scipy.special import ndtr
-        return float(ndtr(self.mu / 2) - ndtr(-self.mu / 2))
+        """Φ(μ/2) − Φ(−μ/2) = erf(μ/(2√2)) = δ(0), in the erf form (no cancellation at small μ)."""
+        from scipy.special import erf
+        return float(erf(self.mu / (2.0 * np.sqrt(2.0))))
 
     def _gdp_mu_bounds(self) -> tuple[float, float]:
         return self.mu, self.mu
