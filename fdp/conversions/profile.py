@@ -33,10 +33,11 @@ class ProfileBound(TradeOff):
     def _beta(self, alpha):
         a = np.asarray(alpha, dtype=float).ravel()
         out = np.zeros(a.shape)
-        y = np.exp(self.eps)
+        with np.errstate(over="ignore"):
+            y = np.exp(self.eps)      # +inf past ε ≈ 709: the line is then vertical at α = 0
         for s in range(0, y.size, 512):
             ys, ds = y[s:s + 512, None], self.deltas[s:s + 512, None]
-            with np.errstate(invalid="ignore"):
+            with np.errstate(invalid="ignore", over="ignore"):
                 lines = np.where(a[None, :] == 0, 1.0 - ds, 1.0 - ds - ys * a[None, :])
             if self.two_sided:
                 lines = np.maximum(lines, (1.0 - ds - a[None, :]) / ys)
