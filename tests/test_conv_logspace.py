@@ -141,3 +141,20 @@ def test_bisect_monotone_terminates_at_one_ulp():
     # geometric steps over a huge bracket, vectorised
     lo, hi = bisect_monotone(lambda t: t >= np.array([1e-200, 3e100]), [0.0, 0.0], [1e300, 1e300])
     assert np.all(hi >= [1e-200, 3e100]) and np.allclose(hi, [1e-200, 3e100], rtol=1e-15)
+
+
+def test_privacy_profile_kink_below_the_smallest_double():
+    """sup of f_{800,0} and f_{1,0.1}: its kink sits at α ≈ 0.1 e^{−800} (not a double).
+
+    The exact profile (closed form of the max of lines): δ(ε) = 0.1 (1 − e^{ε−800})·…
+    stays ≈ 0.1 up to ε = 800, so ε(0) = 800 (a grid search over doubles said 707.3,
+    unsafe) and ε(0.1) = 1 (it said inf).
+    """
+    f = fdp.from_privacy_profile([800.0, 1.0], [0.0, 0.1])
+    assert f.epsilon(0.0) >= 800.0 and f.epsilon(0.0) == pytest.approx(800.0, rel=1e-12)
+    assert f.epsilon(0.1) == pytest.approx(1.0, rel=1e-12)
+    # independent: at ε ∈ (1, 800) the binding pair is the two steep lines; δ = 0.1(1 − r)
+    # with r = (e^ε − e)/(e^800 − e) ≈ e^{ε−800}
+    for eps in [5.0, 700.0, 799.0]:
+        r = math.exp(eps - 800.0)
+        assert f.delta(eps) == pytest.approx(0.1 * (1 - r) + 0.0, rel=1e-12)

@@ -301,6 +301,12 @@ def prove_dominates(f: TradeOff, g: TradeOff, tol: float = 0.0) -> bool:
         return f.eps <= g.eps and f.delta <= g.delta
     if _bounded_loss_refutes(f, g):
         return False
+    # One-number certificates, when f has them (closed forms; numeric results from
+    # their bracket): f ≥ G_{μ_f} ≥ G_μ, and f ≥ f_{ε_f,0} ≥ f_{ε,0}.
+    if isinstance(g, Gaussian) and f._gdp_mu_bounds()[1] <= g.mu:
+        return True
+    if type(g) is EpsDelta and float(g.delta) == 0.0 and f._pure_epsilon_bounds()[1] <= g.eps:
+        return True
     if f._has_certified_delta():
         lines = _supporting_lines(g)
         if lines is not None:
