@@ -94,3 +94,27 @@ def test_laplace_pure_epsilon_generic_path_matches_closed_form(mu):
     from fdp.conversions.summaries import pure_epsilon_bounds
     lo, hi = pure_epsilon_bounds(fdp.Laplace(mu))
     assert lo <= mu <= hi and hi - lo <= 1e-12 * mu
+
+
+from tests.conftest import ALPHA_GRID, closed_families, point_sets  # noqa: E402
+
+
+@settings(max_examples=40)
+@given(st.one_of(closed_families, point_sets()), st.one_of(closed_families, point_sets()))
+def test_dominates_never_claims_a_false_true(f, g):
+    """A True is a proof: then f ≥ g at every α of a fine grid (independent check)."""
+    if f.dominates(g):
+        assert np.all(f(ALPHA_GRID) >= g(ALPHA_GRID) - 1e-12)
+
+
+@settings(max_examples=40)
+@given(st.one_of(closed_families, point_sets()))
+def test_summary_brackets_hold_pointwise(f):
+    """lo ≤ hi, and at the upper ends the curve is above G_μ and f_{ε,0} on a grid."""
+    mu_lo, mu_hi = f.gdp_mu_bounds()
+    eps_lo, eps_hi = f.pure_epsilon_bounds()
+    assert mu_lo <= mu_hi and eps_lo <= eps_hi
+    if np.isfinite(mu_hi):
+        assert np.all(f(ALPHA_GRID) >= fdp.Gaussian(mu_hi)(ALPHA_GRID) - 1e-12)
+    if np.isfinite(eps_hi):
+        assert np.all(f(ALPHA_GRID) >= fdp.EpsDelta(eps_hi)(ALPHA_GRID) - 1e-12)
