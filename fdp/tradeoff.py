@@ -132,6 +132,18 @@ class TradeOff(abc.ABC):
         at ℓ's vertices (g is convex, hence below its chords). Certified sides are
         used throughout (lower β of f, upper β and lower δ of g). Values are
         compared as computed in floating point.
+
+        Parameters
+        ----------
+        other : TradeOff
+            g, the curve f should lie above.
+        tol : float, optional
+            Absolute allowance on β in [0, 1] (default 0: strict).
+
+        Returns
+        -------
+        bool
+            True only when f ≥ g − tol is proven on [0, 1].
         """
         if not isinstance(other, TradeOff):
             raise TypeError(f"other must be a TradeOff, got {type(other).__name__}")
@@ -226,6 +238,11 @@ class TradeOff(abc.ABC):
         ``fdp.gdp_mu(eps, delta)`` (alias ``fdp.gdp_mu_for_eps_delta``), which goes
         the other way: the largest μ whose μ-GDP implies a given (ε, δ)-DP.
         Alias: ``smallest_gdp_mu()``.
+
+        Returns
+        -------
+        float
+            The certified upper end of the bracket on μ* = inf{μ : f ≥ G_μ} (DRS Def 2.7).
         """
         return float(self._gdp_mu_bounds()[1])
 
@@ -242,6 +259,11 @@ class TradeOff(abc.ABC):
         """The smallest ε with f ≥ f_{ε,0} (pure ε-DP), inf if none is proven.
 
         Safe side: the upper end of ``pure_epsilon_bounds()``.
+
+        Returns
+        -------
+        float
+            The certified upper end of the bracket on ε* = inf{ε : f ≥ f_{ε,0}} (DRS eq. 2.4).
         """
         return float(self._pure_epsilon_bounds()[1])
 
@@ -347,6 +369,22 @@ def bisect_monotone(passes, lo, hi, *, rtol: float = 4e-16, atol: float = 0.0,
     hi − lo ≤ max(atol, rtol·|hi|) or when the midpoint rounds onto an end (the
     bracket is one ulp wide), so it always terminates: at most ~2200 steps even
     for a bracket [0, 1e308] closing at a subnormal.
+
+    Parameters
+    ----------
+    passes : callable
+        Monotone predicate on float arrays (False below the threshold, True above).
+    lo, hi : float or array_like
+        Bracket ends (broadcast together); ``passes(lo)`` False, ``passes(hi)`` True.
+    rtol, atol : float, optional
+        Stop when hi − lo ≤ max(atol, rtol·|hi|).
+    max_iter : int, optional
+        Safety cap on the number of steps.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        ``(lo, hi)``: the last failing and the last passing points.
     """
     lo = np.array(lo, dtype=float)
     hi = np.array(hi, dtype=float)

@@ -147,6 +147,18 @@ def gdp_delta(mu, eps):
     (1.3e-13 where |log δ| is in the hundreds) for μ ∈ [1e-12, 60], ε up to 700 and
     beyond, until δ underflows. Decisions (``gdp_epsilon``, ``gdp_mu``, calibration)
     compare a certified upper bound that covers this error.
+
+    Parameters
+    ----------
+    mu : float
+        The GDP parameter μ ≥ 0.
+    eps : float or array_like
+        ε, any real (±inf allowed); negative ε describes the other order of the pair.
+
+    Returns
+    -------
+    float or ndarray
+        δ_μ(ε), shaped like ``eps``.
     """
     m = _validate.real("mu", mu, low=0.0)
     e = _validate.reals("eps", eps, allow_inf=True)
@@ -155,7 +167,20 @@ def gdp_delta(mu, eps):
 
 def gdp_log_delta(mu, eps):
     """log δ_μ(ε) (natural log, the estimate as ``gdp_delta``), also below the double
-    range (log δ < −745); vectorised in ε."""
+    range (log δ < −745); vectorised in ε.
+
+    Parameters
+    ----------
+    mu : float
+        μ ≥ 0.
+    eps : float or array_like
+        ε, any real (±inf allowed).
+
+    Returns
+    -------
+    float or ndarray
+        log δ_μ(ε) (−inf where δ = 0 exactly: μ = 0 and ε ≥ 0, or ε = +inf).
+    """
     m = _validate.real("mu", mu, low=0.0)
     e = _validate.reals("eps", eps, allow_inf=True)
     return _validate.like_input(eps, _log_delta_estimate(m, e))
@@ -165,7 +190,20 @@ def gdp_epsilon(mu, delta):
     """Smallest ε ≥ 0 with δ_μ(ε) ≤ delta (DRS Cor 2.13 inverted); vectorised in delta.
 
     δ ≥ δ_μ(0) gives 0; δ = 0 gives inf (for μ > 0). Bisection on log δ_μ(ε) (the
-    package's ``epsilon_for_delta``), returning the end where δ_μ(ε) ≤ delta holds.
+    package's ``epsilon_for_delta``), returning the end where δ_μ(ε) ≤ delta holds
+    (certified: the compared log δ covers the evaluation error).
+
+    Parameters
+    ----------
+    mu : float
+        μ ≥ 0.
+    delta : float or array_like
+        Target δ in [0, 1], down to 1e-300 and below.
+
+    Returns
+    -------
+    float or ndarray
+        The smallest ε ≥ 0 with δ_μ(ε) ≤ delta (rounded up), shaped like ``delta``.
     """
     from fdp.tradeoff import epsilon_for_delta
     m = _validate.real("mu", mu, low=0.0)
@@ -184,7 +222,18 @@ def gdp_mu(eps, delta):
     unambiguous alias of this function is ``gdp_mu_for_eps_delta``.
     delta = 0 gives 0 (every μ > 0 has δ_μ(ε) > 0); delta = 1 gives inf. The answer
     is the verified end of a bisection on log δ_μ(ε) (never above the true root).
-    Scalars in, float out.
+
+    Parameters
+    ----------
+    eps : float
+        ε ≥ 0 of the (ε, δ) target.
+    delta : float
+        δ in [0, 1] of the target.
+
+    Returns
+    -------
+    float
+        The largest μ with δ_μ(eps) ≤ delta (rounded down; inf for delta = 1).
     """
     e = _validate.real("eps", eps, low=0.0)
     d = _validate.real("delta", delta, low=0.0, high=1.0)
