@@ -33,6 +33,10 @@ if TYPE_CHECKING:  # pragma: no cover
 # Search range of ε for conjugate evaluations: e^{709} is the largest finite exp,
 # so no supporting line outside it can change a float result.
 EPS_SEARCH = 709.0
+# Absolute resolution of a δ computed from evaluated β values: 1 − β(α) near β = 1
+# carries the rounding of β (an ulp of 1 is 2.2e-16), so smaller δ are not resolved.
+DELTA_RESOLUTION = 2.0 ** -51
+_TINY = float(np.nextafter(0.0, 1.0))
 # Search range of logit(α) for golden-section searches over α in (0, 1).
 LOGIT_SEARCH = (-745.0, 40.0)
 _GOLDEN = (np.sqrt(5.0) - 1.0) / 2.0
@@ -176,17 +180,30 @@ class TradeOff(abc.ABC):
         return self._delta(eps)
 
     def _log_delta(self, eps: np.ndarray) -> np.ndarray:
-        """log δ(ε) (−inf where δ = 0), the hook ε(δ) is solved with.
+        """Upper log δ(ε) (−inf where δ = 0 is proven), the hook ε(δ) is solved with.
 
-        Default: the log of ``_delta``. Families whose δ(ε) underflows while still
-        positive (the Gaussian beyond ε ≈ 38 μ) override it with a log-space closed
+        Default: the log of ``_delta``. When ``_delta`` is the generic maximisation
+        over evaluated β (``conjugate_delta``), 1 − β(α) is known only to the absolute
+        resolution of doubles near 1, so δ is raised to at least ``DELTA_RESOLUTION``:
+        ε(δ) for δ below it (δ = 0 included) is then inf, the safe answer, instead of
+        a number read off rounded values. Other uncertified ``_delta`` overrides: a
+        computed 0 counts as the smallest positive double (an underflow is not a
+        proof of δ = 0). Families whose δ(ε) underflows while still
+        positive (the Gaussian beyond ε ≈ 38 μ) override this with a log-space closed
         form, so that ε(δ) stays right for δ down to 1e-300 and δ = 0 gives inf.
         """
-        return _log(self._delta(eps))
+        d = self._delta(eps)
+        if type(self)._delta is TradeOff._delta:
+            d = np.maximum(d, DELTA_RESOLUTION)
+        elif not self._has_certified_delta():
+            # a computed 0 may be an underflow: δ = 0 is believed only where certified
+            d = np.where(np.isposinf(eps), d, np.maximum(d, _TINY))
+        return _log(d)
 
     def _log_delta_lower(self, eps: np.ndarray) -> np.ndarray:
-        """log of the lower side of the δ bracket (``_log_delta`` for exact f)."""
-        if type(self)._delta_lower is TradeOff._delta_lower:
+        """log of the lower side of the δ bracket (no resolution floor: a lower side)."""
+        if (type(self)._delta_lower is TradeOff._delta_lower
+                and type(self)._delta is not TradeOff._delta):
             return self._log_delta(eps)
         return _log(self._delta_lower(eps))
 

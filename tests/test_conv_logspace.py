@@ -158,3 +158,18 @@ def test_privacy_profile_kink_below_the_smallest_double():
     for eps in [5.0, 700.0, 799.0]:
         r = math.exp(eps - 800.0)
         assert f.delta(eps) == pytest.approx(0.1 * (1 - r) + 0.0, rel=1e-12)
+
+
+def test_pointwise_functions_do_not_read_epsilon_off_rounded_values():
+    """A user's copy of G_1 (pointwise only): δ below the resolution of doubles near β = 1
+    cannot be resolved from its values; ε(δ) there is inf (safe), never below the truth.
+    Before: ε(0) = 8.6 (truth inf) and ε(1e-20) = 8.6 (truth 9.51, by mpmath)."""
+    from scipy.stats import norm
+    g = fdp.from_function(lambda a: norm.cdf(norm.isf(a) - 1.0))
+    assert g.epsilon(0.0) == math.inf
+    truth = float(_mp_gdp_eps(1.0, 1e-20))
+    assert g.epsilon(1e-20) >= truth
+    # where δ is resolved, the generic answer is on the safe side of the closed form
+    assert g.epsilon(1e-10) >= float(_mp_gdp_eps(1.0, 1e-10)) * (1 - 1e-12)
+    # a computed zero from an uncertified closed-form override is not a proof of δ = 0
+    assert fdp.Gaussian(1.0).subsample(0.5).epsilon(0.0) == math.inf
