@@ -4,10 +4,14 @@
 ``spend(f)`` forms the composition of everything spent with f (``fdp.compose``: closed
 forms where they exist -- Gaussians, finite pairs, (ε, δ) -- otherwise the numeric
 engine with its certified bracket) and checks it against the budget on the certified
-side (see ``fdp.calibration`` for the checks). If the budget would break, it raises
-``BudgetExceeded`` and *nothing changes*; otherwise the spend is recorded. Once the
-budget is exhausted every further spend is refused: the data can no longer be
-accessed.
+side (see ``fdp.calibration`` for the checks). A spend is also accepted when the
+certified GDP bounds of all spends satisfy Σ μ_i² ≤ μ_B² (μ_B the largest μ whose G_μ
+meets the budget): ⊗ G_{μ_i} = G_√Σμ_i² (DRS Cor 3.3) lies below the composition, so
+this is a second sufficient condition, and it keeps a negligible spend negligible
+when the numeric ⊗-check cannot resolve it. If the budget would break, it raises
+``BudgetExceeded`` -- whose message says what was over and by how much (certified
+sides) -- and *nothing changes*; otherwise the spend is recorded. Once the budget is
+exhausted every further spend is refused: the data can no longer be accessed.
 
 Budgets: a TradeOff (``budget=fdp.Gaussian(1.0)``; ``fdp.EpsDelta(ε, δ)`` means
 (ε, δ)-DP, i.e. δ(ε) ≤ δ), ``mu=``, ``epsilon=`` with ``delta=`` (or
@@ -223,8 +227,9 @@ class Accountant:
         """The largest μ such that ``spend(fdp.Gaussian(μ))`` would still succeed.
 
         Gaussian path (all spends Gaussian, or adaptive=True): √(μ_B² − Σμ_i²), exact up
-        to the 1e-12 tolerance above. Otherwise a bracket-and-bisect search over μ
-        (relative width 1e-6), returning the end that passes; 0.0 if nothing fits.
+        to the 1e-12 tolerance above. Otherwise the larger of √(μ_B² − Σμ_i²) with the
+        spends' certified GDP bounds μ_i and a bracket-and-bisect search over μ on the
+        ⊗-composition (relative width 1e-6, the end that passes); 0.0 if nothing fits.
         """
         if self._gaussian_path():
             rest = self.budget_mu() ** 2 - self._mu2

@@ -32,7 +32,7 @@ def calibrate(mechanism: str = "gaussian", *, sensitivity: float = 1.0, target=N
     (ε, δ) (δ_{L_m}(ε) = 1 − e^{(ε − m)/2}) and m = −2 log(1 − a) for advantage a --
     and then brackets and bisects on the noise itself, so the returned noise is
     verified to meet the target and a noise below it by the reported relative
-    ``tolerance`` (≤ ``rtol``) is verified to fail.
+    ``tolerance`` (≤ ``rtol``) could not be certified.
     Returns a ``Calibration`` (a float; ``.mechanism`` is the mechanism object).
     """
     from fdp.mechanisms.additive import GaussianMechanism, LaplaceMechanism

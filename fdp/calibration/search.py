@@ -15,7 +15,7 @@ class Calibration(float):
     """The calibrated noise: a float (use it directly) that also carries the report.
 
     ``noise``: the returned value (it meets the target, verified); ``lower``: a value
-    verified to fail it (None if the floor was reached); ``tolerance``:
+    that could not be certified (None if the floor was reached); ``tolerance``:
     (noise − lower)/noise, the relative width of the final bracket; ``tradeoff``: the
     guarantee at ``noise``; ``target``: the ``Target``; ``evaluations``: guarantees
     computed; ``mechanism``: the calibrated mechanism object, when there is one;
