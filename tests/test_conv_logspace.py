@@ -173,3 +173,17 @@ def test_pointwise_functions_do_not_read_epsilon_off_rounded_values():
     assert g.epsilon(1e-10) >= float(_mp_gdp_eps(1.0, 1e-10)) * (1 - 1e-12)
     # a computed zero from an uncertified closed-form override is not a proof of δ = 0
     assert fdp.Gaussian(1.0).subsample(0.5).epsilon(0.0) == math.inf
+
+
+def test_log_delta_is_never_nan_and_monotone_far_out():
+    """ε/μ up to 1e300: the erfcx difference rounds to 0 or below; the asymptotic term
+    keeps log δ finite, decreasing, and far below the double range (was NaN at
+    μ = 7.6e-9, ε = 0.5, which made gdp_epsilon(7.6e-9, 1e-9) return 0.5)."""
+    for mu in [1e-300, 1e-12, 7.6e-9, 1e-3, 0.5, 50.0, 1e4]:
+        eps = np.concatenate([[0.0], np.logspace(-12, 300, 400)])
+        lg = _log_delta(mu, eps)
+        assert not np.any(np.isnan(lg))
+        assert np.all(np.diff(lg) <= 1e-9 * np.abs(lg[1:]) + 1e-12)
+    mu = 10 ** -8.119140625
+    ours = fdp.gdp_epsilon(mu, 1e-9)
+    assert ours == pytest.approx(float(_mp_gdp_eps(mu, 1e-9)), rel=1e-9)

@@ -80,7 +80,12 @@ def _log_delta_pos(mu: float, eps: np.ndarray) -> np.ndarray:
         r = np.empty_like(e)
         far = t1 > 1.0
         # Far tail: the erfcx form, no cancellation between the exponents.
-        diff = erfcx(t1[far] / _SQRT2) - erfcx(t2[far] / _SQRT2)
+        u1, u2 = t1[far] / _SQRT2, t2[far] / _SQRT2
+        diff = erfcx(u1) - erfcx(u2)
+        # where the difference is lost to rounding (ε/μ ≳ 1e7, δ < e^{−5e13}): the
+        # leading term of erfcx(u) ≈ 1/(u√π), i.e. (u2 − u1)/(√π u1 u2)
+        asym = (mu / _SQRT2) / (np.sqrt(np.pi) * u1 * u2)
+        diff = np.where((diff > 0) & np.isfinite(diff), diff, asym)
         r[far] = np.log(0.5) - 0.5 * t1[far] ** 2 + np.log(diff)
         # Near: log of Φ(−t1) (1 − e^{ε + log Φ(−t2) − log Φ(−t1)}).
         near = ~far
@@ -120,7 +125,7 @@ def _log_delta_estimate(mu: float, eps: np.ndarray) -> np.ndarray:
     eps = np.asarray(eps, dtype=float)
     shape = eps.shape
     e = eps.ravel()
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
         if mu == 0.0:
             # G_0 = Id: δ(ε) = max(0, 1 − e^ε).
             return np.where(e >= 0, -np.inf, np.log(-np.expm1(np.minimum(e, 0.0)))).reshape(shape)

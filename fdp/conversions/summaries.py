@@ -113,7 +113,7 @@ class _Sandwich:
         """Candidate lower-bound lines per cell: arrays (x0, y0, g0, e) of shape (cells, k)."""
         a, y = self.a, self.y
         m = a.size - 1                      # cells 0..m−1
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             sl = -np.diff(y) / np.diff(a)   # e ≥ 0 (minus the slope) of each chord
         nan = np.full(m, np.nan)
         x0s, y0s, es = [], [], []
@@ -356,8 +356,10 @@ def _supporting_lines(g: TradeOff):
     if pl is None:
         return None
     a, b, gain = pl.alphas, pl.betas, pl.gains
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         slope = -np.diff(b) / np.diff(a)
+    if not np.all(np.isfinite(slope)):
+        return None          # a segment steeper than doubles hold: use the sandwich
     steep = slope > 0
     if np.any(~steep & (b[:-1] > 0)):
         return None
