@@ -187,3 +187,16 @@ def test_log_delta_is_never_nan_and_monotone_far_out():
     mu = 10 ** -8.119140625
     ours = fdp.gdp_epsilon(mu, 1e-9)
     assert ours == pytest.approx(float(_mp_gdp_eps(mu, 1e-9)), rel=1e-9)
+
+
+@pytest.mark.parametrize("mu", [100.0, 1e3, 1e4])
+def test_decision_log_delta_covers_large_mu(mu):
+    """Near ε = μ²/2 the log-space form loses ~2e-16·μ; the certified upper log covers it."""
+    mp.mp.dps = 80
+    try:
+        for k in (-2.0, 0.0, 2.0):
+            eps = mu * mu / 2 + k * mu
+            truth = _mp_log_delta(mu, eps)
+            assert _log_delta(mu, np.array([eps]))[0] >= truth
+    finally:
+        mp.mp.dps = 60

@@ -100,10 +100,13 @@ def _log_delta_pos(mu: float, eps: np.ndarray) -> np.ndarray:
 # Allowance added to the computed log δ where a DECISION is made (ε(δ), μ(ε, δ),
 # calibration, the accountant), so that the compared value is an upper bound: the
 # evaluation error measured against mpmath (60 digits; μ in [1e-12, 60], ε in [−5,
-# 1600]) is below 1.3e-13 absolute and 1.7e-15·|log δ| relative; 1e-12 + 4e-15·|log δ|
-# covers both. Reported values (``gdp_delta``, ``Gaussian.delta``) are the estimate.
+# 1600]) is below 1.3e-13 absolute and 1.7e-15·|log δ| relative, and grows like
+# 2.4e-16·μ for large μ (1.8e-12 at μ = 1e4, 2.4e-11 at μ = 1e5, near ε = μ²/2);
+# 1e-12 + 4e-15·|log δ| + 1e-15·μ covers all three. Reported values (``gdp_delta``,
+# ``Gaussian.delta``) are the estimate.
 LOG_DELTA_ALLOWANCE = 1e-12
 LOG_DELTA_RALLOWANCE = 4e-15
+LOG_DELTA_MU_ALLOWANCE = 1e-15
 
 
 def _log_delta(mu: float, eps: np.ndarray) -> np.ndarray:
@@ -112,7 +115,8 @@ def _log_delta(mu: float, eps: np.ndarray) -> np.ndarray:
     est = _log_delta_estimate(mu, eps)
     finite = np.isfinite(est)
     safe = np.where(finite, est, 0.0)
-    up = safe + LOG_DELTA_ALLOWANCE + LOG_DELTA_RALLOWANCE * np.abs(safe)
+    up = (safe + LOG_DELTA_ALLOWANCE + LOG_DELTA_RALLOWANCE * np.abs(safe)
+          + LOG_DELTA_MU_ALLOWANCE * mu)
     return np.where(finite, np.minimum(up, 0.0), est)
 
 

@@ -42,6 +42,12 @@ class Laplace(TradeOff):
 
     _certified_delta = True
 
+    def _gdp_mu_bounds(self) -> tuple[float, float]:
+        """L_0 = Id is 0-GDP; otherwise the generic certified bracket."""
+        if self.mu == 0.0:
+            return 0.0, 0.0
+        return super()._gdp_mu_bounds()
+
     def _pure_epsilon_bounds(self) -> tuple[float, float]:
         """L_μ ≥ f_{ε,0} iff ε ≥ μ: δ_L(ε) = 0 exactly for ε ≥ μ (DRS Appendix A)."""
         return self.mu, self.mu
