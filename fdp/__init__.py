@@ -38,6 +38,8 @@ _LAZY = {
     "calibrate": ("fdp.calibration", "calibrate"),
     "calibrate_dpsgd": ("fdp.calibration", "calibrate_dpsgd"),
     "from_dp_event": ("fdp.interop.dp_accounting", "from_dp_event"),
+    "gdp_mu_for_eps_delta": ("fdp.conversions.gdp", "gdp_mu_for_eps_delta"),
+    "gdp_log_delta": ("fdp.conversions.gdp", "gdp_log_delta"),
 }
 
 

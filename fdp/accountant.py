@@ -4,10 +4,14 @@
 ``spend(f)`` forms the composition of everything spent with f (``fdp.compose``: closed
 forms where they exist -- Gaussians, finite pairs, (ε, δ) -- otherwise the numeric
 engine with its certified bracket) and checks it against the budget on the certified
-side (see ``fdp.calibration`` for the checks). If the budget would break, it raises
-``BudgetExceeded`` and *nothing changes*; otherwise the spend is recorded. Once the
-budget is exhausted every further spend is refused: the data can no longer be
-accessed.
+side (see ``fdp.calibration`` for the checks). A spend is also accepted when the
+certified GDP bounds of all spends satisfy Σ μ_i² ≤ μ_B² (μ_B the largest μ whose G_μ
+meets the budget): ⊗ G_{μ_i} = G_√Σμ_i² (DRS Cor 3.3) lies below the composition, so
+this is a second sufficient condition, and it keeps a negligible spend negligible
+when the numeric ⊗-check cannot resolve it. If the budget would break, it raises
+``BudgetExceeded`` -- whose message says what was over and by how much (certified
+sides) -- and *nothing changes*; otherwise the spend is recorded. Once the budget is
+exhausted every further spend is refused: the data can no longer be accessed.
 
 Budgets: a TradeOff (``budget=fdp.Gaussian(1.0)``; ``fdp.EpsDelta(ε, δ)`` means
 (ε, δ)-DP, i.e. δ(ε) ≤ δ), ``mu=``, ``epsilon=`` with ``delta=`` (or
@@ -49,7 +53,7 @@ import math
 import numpy as np
 
 from fdp import _validate
-from fdp.calibration import Target, dominates
+from fdp.calibration import Target
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
 from fdp.operations.compose import compose
@@ -73,31 +77,15 @@ class BudgetExceeded(Exception):
 
 
 def gdp_bound(f: TradeOff) -> float:
-    """Smallest μ with f ≥ G_μ, rounded up (inf if none).
+    """Smallest μ with f ≥ G_μ, certified and rounded up (inf if none is proven).
 
-    ``f.gdp_mu()`` first; if it reports inf, a bracket-and-bisect search on μ with
-    ``fdp.calibration.dominates`` (grid-checked) confirms or finds a finite bound.
+    ``f.gdp_mu()``: the upper end of ``f.gdp_mu_bounds()`` (closed forms exact,
+    piecewise-linear f at their vertices, other f by the convexity sandwich of
+    ``fdp.conversions.summaries``, numeric results from their bracket).
     """
     if isinstance(f, Gaussian):
         return f.mu
-    mu = f.gdp_mu()
-    if np.isfinite(mu):
-        return float(mu)
-    if float(f._beta(np.array([0.0]))[0]) < 1.0:
-        return math.inf   # f(0) < 1: no G_μ lies below f
-    hi = 1.0
-    while not dominates(f, Gaussian(hi)):
-        hi *= 2.0
-        if hi > 1e6:
-            return math.inf
-    lo = 0.0
-    while hi - lo > 1e-10 * hi:
-        mid = 0.5 * (lo + hi)
-        if dominates(f, Gaussian(mid)):
-            hi = mid
-        else:
-            lo = mid
-    return float(hi)
+    return float(f.gdp_mu())
 
 
 class Accountant:
@@ -154,7 +142,10 @@ class Accountant:
     def budget_mu(self) -> float:
         """μ_B: the largest μ whose G_μ meets the budget (cached)."""
         if self._budget_mu is None:
-            self._budget_mu = self._target.gdp_mu()
+            try:
+                self._budget_mu = self._target.gdp_mu()
+            except ValueError:      # no Gaussian meets the budget (bounded-loss curve)
+                self._budget_mu = 0.0
         return self._budget_mu
 
     # ------------------------------------------------------------------
@@ -170,7 +161,23 @@ class Accountant:
             ok = math.sqrt(mu2) <= self.budget_mu() * (1.0 + _GAUSS_RTOL)
             return ok, Gaussian(math.sqrt(mu2)), mu2
         new = compose(*self._spends, f, tol=self._tol)
-        return bool(self._target.met_by(new, self._slack)), new, self._mu2
+        if self._target.met_by(new, self._slack):
+            return True, new, self._mu2
+        # Second sufficient condition: every spend is μ_i-GDP (certified), the ⊗ of the
+        # G_{μ_i} is G_√Σμ_i² (DRS Cor 3.3), and that meets the budget. It keeps a
+        # negligible spend negligible when the numeric ⊗-check cannot resolve it.
+        mu2 = self._gdp_sum2([*self._spends, f])
+        ok = math.sqrt(mu2) <= self.budget_mu() * (1.0 + _GAUSS_RTOL)
+        return ok, new, self._mu2
+
+    def _gdp_sum2(self, spends) -> float:
+        total = 0.0
+        for g in spends:
+            m = self._gdp_bound(g)
+            if not np.isfinite(m):
+                return math.inf
+            total += m * m
+        return total
 
     def _gdp_bound(self, f: TradeOff) -> float:
         try:
@@ -193,23 +200,45 @@ class Accountant:
         if not ok:
             raise BudgetExceeded(
                 f"spending {f!r} would exceed the budget {self._target.describe()} "
-                f"(already spent: {len(self._spends)} mechanism(s)); nothing was recorded",
+                f"(already spent: {len(self._spends)} mechanism(s)): "
+                f"{self._refusal_detail(f, new, mu2)}; nothing was recorded",
                 requested=f, would_spend=new, budget=self._target.describe())
         self._spends.append(f)
         self._spent = new
         self._mu2 = mu2
         return new
 
+    def _refusal_detail(self, f: TradeOff, new, mu2: float) -> str:
+        """What was over, and by how much (certified sides)."""
+        mu_b = self.budget_mu()
+        if new is None or isinstance(new, Gaussian):
+            mu_new = math.sqrt(mu2) if np.isfinite(mu2) else math.inf
+            if not np.isfinite(mu_new):
+                return (f"no finite GDP bound is certified for {f!r}, which adaptive mode "
+                        "needs (f(0) < 1, or not proven)")
+            text = (f"the spends together would be {mu_new:.6g}-GDP, over μ = {mu_b:.6g} "
+                    f"(the largest μ whose GDP meets the budget) by {mu_new - mu_b:.3g}")
+            if self._target.kind != "mu":
+                text += f"; as a curve {self._target.shortfall(Gaussian(mu_new))}"
+            return text
+        return f"the composition would miss the budget: {self._target.shortfall(new)}"
+
     def remaining(self) -> float:
         """The largest μ such that ``spend(fdp.Gaussian(μ))`` would still succeed.
 
         Gaussian path (all spends Gaussian, or adaptive=True): √(μ_B² − Σμ_i²), exact up
-        to the 1e-12 tolerance above. Otherwise a bracket-and-bisect search over μ
-        (relative width 1e-6), returning the end that passes; 0.0 if nothing fits.
+        to the 1e-12 tolerance above. Otherwise the larger of √(μ_B² − Σμ_i²) with the
+        spends' certified GDP bounds μ_i and a bracket-and-bisect search over μ on the
+        ⊗-composition (relative width 1e-6, the end that passes); 0.0 if nothing fits.
         """
         if self._gaussian_path():
             rest = self.budget_mu() ** 2 - self._mu2
             return float(math.sqrt(rest)) if rest > 0 else 0.0
+        rest = self.budget_mu() ** 2 - self._gdp_sum2(self._spends)
+        by_gdp = float(math.sqrt(rest)) if rest > 0 else 0.0
+        return max(by_gdp, self._remaining_by_search())
+
+    def _remaining_by_search(self) -> float:
         from fdp.calibration import search_noise
         spends = list(self._spends)
 

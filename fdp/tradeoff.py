@@ -33,6 +33,10 @@ if TYPE_CHECKING:  # pragma: no cover
 # Search range of ε for conjugate evaluations: e^{709} is the largest finite exp,
 # so no supporting line outside it can change a float result.
 EPS_SEARCH = 709.0
+# Absolute resolution of a δ computed from evaluated β values: 1 − β(α) near β = 1
+# carries the rounding of β (an ulp of 1 is 2.2e-16), so smaller δ are not resolved.
+DELTA_RESOLUTION = 2.0 ** -51
+_TINY = float(np.nextafter(0.0, 1.0))
 # Search range of logit(α) for golden-section searches over α in (0, 1).
 LOGIT_SEARCH = (-745.0, 40.0)
 _GOLDEN = (np.sqrt(5.0) - 1.0) / 2.0
@@ -140,21 +144,38 @@ class TradeOff(abc.ABC):
     # ------------------------------------------------------------------
     # Comparisons and summaries
     # ------------------------------------------------------------------
-    def dominates(self, other: TradeOff, *, tol: float = 1e-12) -> bool:
-        """True iff f ≥ g on [0, 1] (f at least as private as g).
+    def dominates(self, other: TradeOff, *, tol: float = 0.0) -> bool:
+        """True only when it is PROVEN that f(α) ≥ g(α) − tol for every α ∈ [0, 1].
 
-        Checked in the dual: f ≥ g ⇔ δ_f(ε) ≤ δ_g(ε) for every real ε (DRS Prop 2.12),
-        on a grid of 4001 values of ε in [−40, 40] plus the limits ε → ±∞, and on
-        a grid of α; certified sides are compared (upper δ of f against lower δ of g,
-        lower β of f against upper β of g) with absolute tolerance ``tol``.
+        One meaning: ``tol`` is an absolute allowance on β (default 0, a strict
+        comparison); False means "not proven", which includes "false". The proof
+        (``fdp.conversions.summaries.prove_dominates``) uses, in order: closed-form
+        rules of the families (G_a ≥ G_b ⇔ a ≤ b, …); for a piecewise-linear g, the
+        dual f ≥ line ⇔ δ_f(ε) ≤ c (DRS Prop 2.12) on each of g's supporting lines
+        1 − c − e^ε α, when f's privacy profile is certified; otherwise a
+        piecewise-linear lower bound ℓ ≤ f from convexity (secant extensions between
+        evaluated points, supporting lines from a certified profile) with g below ℓ
+        at ℓ's vertices (g is convex, hence below its chords). Certified sides are
+        used throughout (lower β of f, upper β and lower δ of g). Values are
+        compared as computed in floating point.
+
+        Parameters
+        ----------
+        other : TradeOff
+            g, the curve f should lie above.
+        tol : float, optional
+            Absolute allowance on β in [0, 1] (default 0: strict).
+
+        Returns
+        -------
+        bool
+            True only when f ≥ g − tol is proven on [0, 1].
         """
         if not isinstance(other, TradeOff):
             raise TypeError(f"other must be a TradeOff, got {type(other).__name__}")
-        eps = np.concatenate([np.linspace(-40.0, 40.0, 4001), [-EPS_SEARCH, EPS_SEARCH]])
-        if np.any(self._delta(eps) > other._delta_lower(eps) + tol):
-            return False
-        a = _alpha_grid()
-        return bool(np.all(self._beta(a) >= other._upper(a) - tol))
+        tol = _validate.real("tol", tol, low=0.0, high=1.0)
+        from fdp.conversions.summaries import prove_dominates
+        return prove_dominates(self, other, tol)
 
     def advantage(self) -> float:
         """max_α (1 − α − f(α)) = δ(0): the total-variation distance of the pair."""
@@ -180,27 +201,115 @@ class TradeOff(abc.ABC):
         """Lower side of a certified δ(ε) bracket; equal to ``_delta`` for exact f."""
         return self._delta(eps)
 
+    def _log_delta(self, eps: np.ndarray) -> np.ndarray:
+        """Upper log δ(ε) (−inf where δ = 0 is proven), the hook ε(δ) is solved with.
+
+        Default: the log of ``_delta``. When ``_delta`` is the generic maximisation
+        over evaluated β (``conjugate_delta``), 1 − β(α) is known only to the absolute
+        resolution of doubles near 1, so δ is raised to at least ``DELTA_RESOLUTION``:
+        ε(δ) for δ below it (δ = 0 included) is then inf, the safe answer, instead of
+        a number read off rounded values. Other uncertified ``_delta`` overrides: a
+        computed 0 counts as the smallest positive double (an underflow is not a
+        proof of δ = 0). Families whose δ(ε) underflows while still
+        positive (the Gaussian beyond ε ≈ 38 μ) override this with a log-space closed
+        form, so that ε(δ) stays right for δ down to 1e-300 and δ = 0 gives inf.
+        """
+        d = self._delta(eps)
+        if type(self)._delta is TradeOff._delta:
+            d = np.maximum(d, DELTA_RESOLUTION)
+        elif not self._has_certified_delta():
+            # a computed 0 may be an underflow: δ = 0 is believed only where certified
+            d = np.where(np.isposinf(eps), d, np.maximum(d, _TINY))
+        return _log(d)
+
+    def _log_delta_lower(self, eps: np.ndarray) -> np.ndarray:
+        """log of the lower side of the δ bracket (no resolution floor: a lower side)."""
+        if (type(self)._delta_lower is TradeOff._delta_lower
+                and type(self)._delta is not TradeOff._delta):
+            return self._log_delta(eps)
+        return _log(self._delta_lower(eps))
+
+    # True when ``_delta`` is a closed form or a certified upper bound (never a
+    # numerical maximisation that may fall short of the supremum). Numeric results
+    # (``is_exact`` False) are certified by contract.
+    _certified_delta = False
+
+    def _has_certified_delta(self) -> bool:
+        return self._certified_delta or not self.is_exact
+
     def epsilon(self, delta):
-        """Smallest ε ≥ 0 with δ(ε) ≤ delta (inf if none); certified upper for numeric f."""
+        """Smallest ε ≥ 0 with δ(ε) ≤ delta (inf if none); certified upper for numeric f.
+
+        Solved in log space (``_log_delta``), so δ = 0 gives inf unless δ(ε) = 0 is
+        proven at a finite ε (pure DP), and δ down to 1e-300 keeps full precision.
+        """
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
-        return _validate.like_input(delta, epsilon_for_delta(self._delta, d))
+        return _validate.like_input(delta, epsilon_for_delta(self._delta, d,
+                                                             log_delta_fn=self._log_delta))
 
     def epsilon_bounds(self, delta):
         """(lower, upper) ε at the given δ: equal for exact f, a bracket for numeric f."""
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
-        lo = epsilon_for_delta(self._delta_lower, d)
-        hi = epsilon_for_delta(self._delta, d)
+        lo = epsilon_for_delta(self._delta_lower, d, log_delta_fn=self._log_delta_lower)
+        hi = epsilon_for_delta(self._delta, d, log_delta_fn=self._log_delta)
         return _validate.like_input(delta, lo), _validate.like_input(delta, hi)
 
+    # --- summaries: two different questions, two names each ----------------
+    def _gdp_mu_bounds(self) -> tuple[float, float]:
+        """(lo, hi) with lo ≤ μ* ≤ hi, μ* = inf{μ : f ≥ G_μ} (inf if none).
+
+        Generic certified default: ``fdp.conversions.summaries.gdp_mu_bounds``.
+        Families with a closed form override it (Gaussian: (μ, μ)).
+        """
+        from fdp.conversions.summaries import gdp_mu_bounds
+        return gdp_mu_bounds(self)
+
+    def _pure_epsilon_bounds(self) -> tuple[float, float]:
+        """(lo, hi) with lo ≤ ε* ≤ hi, ε* = inf{ε : f ≥ f_{ε,0}} (inf if none)."""
+        from fdp.conversions.summaries import pure_epsilon_bounds
+        return pure_epsilon_bounds(self)
+
     def gdp_mu(self) -> float:
-        """Smallest μ with f ≥ G_μ (inf if none), rounded up (see conversions.summaries)."""
-        from fdp.conversions.summaries import gdp_mu_of
-        return gdp_mu_of(self)
+        """The smallest μ with f ≥ G_μ: "this f is μ-GDP" (inf if no μ is proven).
+
+        A property of the curve f, rounded to the safe side (the upper end of
+        ``gdp_mu_bounds()``). Not to be confused with the module function
+        ``fdp.gdp_mu(eps, delta)`` (alias ``fdp.gdp_mu_for_eps_delta``), which goes
+        the other way: the largest μ whose μ-GDP implies a given (ε, δ)-DP.
+        Alias: ``smallest_gdp_mu()``.
+
+        Returns
+        -------
+        float
+            The certified upper end of the bracket on μ* = inf{μ : f ≥ G_μ} (DRS Def 2.7).
+        """
+        return float(self._gdp_mu_bounds()[1])
+
+    def smallest_gdp_mu(self) -> float:
+        """Alias of ``gdp_mu()``: the smallest μ with f ≥ G_μ (safe side)."""
+        return self.gdp_mu()
+
+    def gdp_mu_bounds(self) -> tuple[float, float]:
+        """(lower, upper) bracket on the smallest μ with f ≥ G_μ."""
+        lo, hi = self._gdp_mu_bounds()
+        return float(lo), float(hi)
 
     def pure_epsilon(self) -> float:
-        """Smallest ε with f ≥ f_{ε,0} (inf if none) (see conversions.summaries)."""
-        from fdp.conversions.summaries import pure_epsilon_of
-        return pure_epsilon_of(self)
+        """The smallest ε with f ≥ f_{ε,0} (pure ε-DP), inf if none is proven.
+
+        Safe side: the upper end of ``pure_epsilon_bounds()``.
+
+        Returns
+        -------
+        float
+            The certified upper end of the bracket on ε* = inf{ε : f ≥ f_{ε,0}} (DRS eq. 2.4).
+        """
+        return float(self._pure_epsilon_bounds()[1])
+
+    def pure_epsilon_bounds(self) -> tuple[float, float]:
+        """(lower, upper) bracket on the smallest ε with f ≥ f_{ε,0}."""
+        lo, hi = self._pure_epsilon_bounds()
+        return float(lo), float(hi)
 
     # ------------------------------------------------------------------
     # Operations
@@ -282,6 +391,59 @@ def golden_max(fun, lo: np.ndarray, hi: np.ndarray, iters: int = 100) -> np.ndar
     return np.where(fc >= fd, c, d)
 
 
+def bisect_monotone(passes, lo, hi, *, rtol: float = 4e-16, atol: float = 0.0,
+                    max_iter: int = 2200):
+    """Vectorised bisection for monotone predicates; the package's one root finder.
+
+    ``passes(x)`` maps a float array shaped like ``lo`` to booleans and must be
+    monotone: False below a threshold x*, True above. On entry ``passes(hi)`` is
+    assumed True and ``passes(lo)`` False (the caller checks or arranges that).
+    Returns ``(lo, hi)`` with the invariant kept at every step -- ``hi`` is a point
+    that passed (or the initial ``hi``), ``lo`` one that failed -- so the caller
+    reads off the side it can certify: ``hi`` for "smallest x that passes", ``lo``
+    for "largest x that fails".
+
+    Midpoints are geometric while hi > 4·lo > 0 (brackets spanning many decades
+    close in a few dozen steps) and arithmetic otherwise. The loop stops when
+    hi − lo ≤ max(atol, rtol·|hi|) or when the midpoint rounds onto an end (the
+    bracket is one ulp wide), so it always terminates: at most ~2200 steps even
+    for a bracket [0, 1e308] closing at a subnormal.
+
+    Parameters
+    ----------
+    passes : callable
+        Monotone predicate on float arrays (False below the threshold, True above).
+    lo, hi : float or array_like
+        Bracket ends (broadcast together); ``passes(lo)`` False, ``passes(hi)`` True.
+    rtol, atol : float, optional
+        Stop when hi − lo ≤ max(atol, rtol·|hi|).
+    max_iter : int, optional
+        Safety cap on the number of steps.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        ``(lo, hi)``: the last failing and the last passing points.
+    """
+    lo = np.array(lo, dtype=float)
+    hi = np.array(hi, dtype=float)
+    lo, hi = np.broadcast_arrays(lo, hi)
+    lo, hi = lo.copy(), hi.copy()
+    for _ in range(max_iter):
+        width = hi - lo
+        active = width > np.maximum(atol, rtol * np.abs(hi))
+        geo = (lo > 0) & (hi > 4.0 * lo)
+        with np.errstate(over="ignore", invalid="ignore"):
+            mid = np.where(geo, np.sqrt(lo) * np.sqrt(hi), lo + 0.5 * width)
+        active &= (mid > lo) & (mid < hi)
+        if not active.any():
+            break
+        ok = np.asarray(passes(np.where(active, mid, hi)), dtype=bool).reshape(hi.shape)
+        hi = np.where(active & ok, mid, hi)
+        lo = np.where(active & ~ok, mid, lo)
+    return lo, hi
+
+
 def _search_grid(lo: float, hi: float) -> np.ndarray:
     """A grid on [lo, hi]: 0.05 apart on [−40, 40], coarser (≈3.5 apart) outside."""
     core = np.linspace(max(lo, -40.0), min(hi, 40.0), 1601)
@@ -359,52 +521,72 @@ def conjugate_delta(beta, eps: np.ndarray, *, reflected: bool = False) -> np.nda
 
 
 def _first_zero(beta) -> float:
-    """min{x ∈ [0, 1] : β(x) = 0}, by bisection (β is non-increasing)."""
-    lo, hi = 0.0, 1.0
+    """min{x ∈ [0, 1] : β(x) = 0} (β is non-increasing); returns the passing end."""
     if float(beta(np.array([0.0]))[0]) <= 0.0:
         return 0.0
-    for _ in range(80):
-        mid = 0.5 * (lo + hi)
-        if float(beta(np.array([mid]))[0]) <= 0.0:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    _, hi = bisect_monotone(lambda x: beta(x) <= 0.0, 0.0, 1.0, rtol=0.0, atol=1e-24)
+    return float(hi)
 
 
-def epsilon_for_delta(delta_fn, delta: np.ndarray) -> np.ndarray:
+def _log(x) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        return np.log(np.asarray(x, dtype=float))
+
+
+# Largest ε the search for ε(δ) tries before answering inf. Beyond it the safe
+# answer inf is returned; no trade-off function in this package needs more.
+EPS_CAP = 2.0 ** 40
+
+
+def epsilon_for_delta(delta_fn, delta: np.ndarray, *, log: bool = False,
+                      log_delta_fn=None) -> np.ndarray:
     """Smallest ε ≥ 0 with δ(ε) ≤ delta, for a non-increasing δ(·).
 
-    No fixed bracket: the upper end doubles until δ(hi) ≤ delta (or ε reaches 2^20,
-    past which e^ε overflows and δ has reached its limit 1 − f(0), so the answer is
-    inf). Bisection then returns the upper end, on which δ ≤ delta holds: the
-    answer is never below the true ε.
+    ``log_delta_fn`` (log δ(ε), −inf where δ = 0): the comparison is made in log
+    space too, so that δ values far below the double range (δ(ε) ≈ e^{−2000} for a
+    Gaussian at large ε) are still told apart from 0: δ = 0 is then met only where
+    the hook proves δ(ε) = 0. Both δ(ε) ≤ delta and log δ(ε) ≤ log(delta) must hold
+    at the answer. ``log=True``: ``delta_fn`` itself returns log δ.
+
+    No fixed bracket: the upper end doubles until δ(hi) ≤ delta (up to ``EPS_CAP``
+    = 2^40; beyond, inf). Bisection (``bisect_monotone``) then returns the upper
+    end, on which δ ≤ delta was verified: the answer is never below the true ε
+    (up to the accuracy of ``delta_fn`` itself).
     """
     d = np.asarray(delta, dtype=float)
     flat = d.ravel()
     out = np.zeros(flat.shape)
-    at0 = delta_fn(np.zeros(1))[0]
-    todo = flat < at0
-    limit = delta_fn(np.array([np.inf]))[0]
-    out[todo & (flat < limit)] = np.inf
-    todo &= flat >= limit
+    lin_fn = None
+    if log:
+        lfn = delta_fn
+    elif log_delta_fn is not None:
+        lfn, lin_fn = log_delta_fn, delta_fn
+    else:
+        def lfn(e):
+            return _log(delta_fn(e))
+    target = _log(flat)
+    at0 = lfn(np.zeros(1))[0]
+    todo = target < at0
+    limit = lfn(np.array([np.inf]))[0]
+    out[todo & (target < limit)] = np.inf
+    todo &= target >= limit
     if todo.any():
-        target = flat[todo]
-        lo = np.zeros(target.shape)
-        hi = np.ones(target.shape)
-        for _ in range(21):
-            over = delta_fn(hi) > target
-            if not over.any():
-                break
+        t = target[todo]
+        lo = np.zeros(t.shape)
+        hi = np.ones(t.shape)
+        over = lfn(hi) > t
+        while over.any() and hi.max() < EPS_CAP:
             lo = np.where(over, hi, lo)
             hi = np.where(over, 2.0 * hi, hi)
-        still = delta_fn(hi) > target
-        for _ in range(200):
-            mid = 0.5 * (lo + hi)
-            ok = delta_fn(mid) <= target
-            hi = np.where(ok, mid, hi)
-            lo = np.where(ok, lo, mid)
-            if np.all(hi - lo <= 4e-16 * np.maximum(hi, 1.0)):
-                break
-        out[todo] = np.where(still, np.inf, hi)
+            over = lfn(hi) > t
+        lin = flat[todo]
+
+        def meets(e):
+            ok = lfn(e) <= t
+            if lin_fn is not None:      # and δ ≤ delta as a user will check it
+                ok &= lin_fn(e) <= lin
+            return ok
+        over |= ~meets(hi)
+        _, hi = bisect_monotone(meets, lo, hi)
+        out[todo] = np.where(over, np.inf, hi)
     return out.reshape(d.shape)

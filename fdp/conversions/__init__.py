@@ -1,7 +1,8 @@
 """Conversions between trade-off functions, (ε, δ) and GDP."""
 
-from fdp.conversions.gdp import gdp_delta, gdp_epsilon, gdp_mu
+from fdp.conversions.gdp import gdp_delta, gdp_epsilon, gdp_log_delta, gdp_mu, gdp_mu_for_eps_delta
 from fdp.conversions.profile import from_privacy_profile
 from fdp.conversions.summaries import tightest_eps_delta
 
-__all__ = ["from_privacy_profile", "gdp_delta", "gdp_epsilon", "gdp_mu", "tightest_eps_delta"]
+__all__ = ["from_privacy_profile", "gdp_delta", "gdp_epsilon", "gdp_log_delta", "gdp_mu",
+           "gdp_mu_for_eps_delta", "tightest_eps_delta"]

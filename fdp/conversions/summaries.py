@@ -1,9 +1,33 @@
-"""One-number summaries of a trade-off function, rounded to the safe side.
+"""One-number summaries of a trade-off function, proven or rounded to the safe side.
 
-gdp_mu:  smallest μ with f ≥ G_μ.
-pure_epsilon: smallest ε with f ≥ f_{ε,0}.
-tightest_eps_delta: fix ε or δ, report the other from f's privacy profile.
-For numeric (bracketed) f the certified lower side of f is used throughout.
+Two questions, never to be confused (their names say which):
+
+* ``f.gdp_mu()`` (alias ``f.smallest_gdp_mu()``): the smallest μ with f ≥ G_μ,
+  "the curve f is μ-GDP". ``f.pure_epsilon()``: the smallest ε with f ≥ f_{ε,0}.
+  Both are properties of a curve; the answer is the upper end of a certified
+  bracket (``gdp_mu_bounds``, ``pure_epsilon_bounds``), inf when nothing finite is
+  proven.
+* ``fdp.gdp_mu(eps, delta)`` (alias ``fdp.gdp_mu_for_eps_delta``): the LARGEST μ
+  whose μ-GDP implies (ε, δ)-DP -- a conversion of a target, in the other direction.
+
+How a curve known only through evaluations is summarised (a proof, not a grid read):
+f is convex, so on a cell [a_i, a_{i+1}] between evaluated points it lies ABOVE the
+extensions of the neighbouring secants (through a_{i−1}, a_i and through a_{i+1},
+a_{i+2}) and above f(a_{i+1}) (non-increasing); when f's privacy profile is
+certified (a closed form, or the certified upper δ of a numeric result), also above
+every supporting line 1 − δ_f(ε) − e^ε α (DRS Prop 2.12). A convex g (G_μ, f_{ε,0},
+any trade-off function) lies below a linear λ on a cell as soon as it does at the
+cell's ends (g lies below its chords), and below max{λ₁, λ₂} as soon as it does at
+the ends and at the crossing point. So a cell is PROVEN when one such lower bound
+passes at its check points; the summary is the worst cell. The ends need the axioms
+only through these lines: f(0) is never assumed to be 1, and a lower bound that
+reaches 0 before α = 1 leaves every G_μ (positive on [0, 1)) unproven, which is why
+``from_function(lambda a: (1 - a)**2)`` gets gdp μ = inf and pure ε = inf (truths:
+both inf, since (1 − α)² is below G_μ and e^{−ε}(1 − α) near α = 1).
+
+Evaluated values are taken as computed in floating point; for numeric results the
+certified lower curve ``_beta`` feeds the lower bounds and the certified upper curve
+``_upper`` the lower end of the bracket.
 """
 
 from __future__ import annotations
@@ -13,11 +37,20 @@ from scipy.special import expit, ndtri
 
 from fdp import _validate
 from fdp.families.piecewise import PiecewiseLinear
-from fdp.tradeoff import TradeOff
+from fdp.tradeoff import EPS_CAP, TradeOff, bisect_monotone
 
-# logit(α) grid up to α = 1 − 1e-12: closer to 1, doubles space α by 1.1e-16 and the
-# cells of the sandwich below cannot be made narrow.
-_GRID_U = np.linspace(-690.0, 27.6, 4001)
+# logit(α) grid of the sandwich; α = 0 and α = 1 are added as exact ends.
+_GRID_U = np.linspace(-690.0, 36.7, 2001)
+# Supporting lines tried on the two end cells (a certified profile is needed).
+_END_EPS = np.array([0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 700.0])
+
+
+def _round_up(x: float) -> float:
+    return float(np.nextafter(np.nextafter(x, np.inf), np.inf)) if np.isfinite(x) else x
+
+
+def _round_down(x: float) -> float:
+    return float(np.nextafter(np.nextafter(x, -np.inf), -np.inf)) if np.isfinite(x) else x
 
 
 def _z_upper(alpha):
@@ -27,118 +60,334 @@ def _z_upper(alpha):
         return np.where(a < 0.5, -ndtri(a), ndtri(1.0 - a))
 
 
-def _round_up(x: float) -> float:
-    return float(np.nextafter(np.nextafter(x, np.inf), np.inf)) if np.isfinite(x) else x
-
-
-def gdp_mu_of(f: TradeOff) -> float:
-    """Smallest μ with f ≥ G_μ.
-
-    Piecewise-linear f (points, finite pairs): exact, because a convex G_μ lies below
-    a piecewise-linear f iff it does at f's vertices: μ = max_i Φ⁻¹(1−α_i) − Φ⁻¹(β_i).
-    Other f: on a grid α_0 < α_1 < … (logit-spaced, refined where it binds),
-    G_μ(α_i) ≤ f(α_{i+1}) for all i implies G_μ ≤ f on [α_0, 1] since both are
-    non-increasing; the smallest such μ is returned (≥ the true value on [α_0, 1]).
-    See ``_sandwich_mu`` for α_0.
-    """
-    pair = f._pair()
-    if pair is not None:
-        f = pair
+def _exact_pl(f: TradeOff) -> PiecewiseLinear | None:
     if isinstance(f, PiecewiseLinear):
-        a, b = f.alphas, f.betas
-        if b[0] < 1.0 or np.any((b == 0.0) & (a < 1.0)):
-            return np.inf
-        inner = (a > 0) & (a < 1)
-        with np.errstate(divide="ignore"):
-            mu = np.max(_z_upper(a[inner]) - ndtri(b[inner]), initial=0.0)
-        return _round_up(max(mu, 0.0))
-    return _round_up(_sandwich_mu(f))
+        return f
+    if f.is_exact:
+        pair = f._pair()
+        if pair is not None:
+            return pair
+    return None
 
 
-def _sandwich_mu(f: TradeOff, rounds: int = 10, split: int = 16) -> float:
-    """Certified μ by the monotone sandwich, refined where the sandwich may bind.
+# ----------------------------------------------------------------------
+# Requirements at one point: the least parameter for which the target g_θ lies
+# below a lower value y (gain 1 − y) of f at α = x. Vectorised.
+# ----------------------------------------------------------------------
+def _ndtri_y(y, gain):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(y < 0.5, ndtri(np.clip(y, 0.0, 1.0)), -ndtri(np.clip(gain, 0.0, 1.0)))
 
-    On a cell [a_i, a_{i+1}] the bound μ_i = Φ⁻¹(1 − a_i) − Φ⁻¹(f(a_{i+1})) is valid.
-    Cells whose bound exceeds the best pointwise value max_j Φ⁻¹(1 − a_j) − Φ⁻¹(f(a_j))
-    (a lower estimate of the truth) are split ``split`` ways, ``rounds`` times; the
-    maximum over cells stays a valid upper bound throughout and tightens.
 
-    Cells where f(a_{i+1}) > 1 − 1e-9 are left out: there 1 − f is below the
-    resolution of a double near 1 and Φ⁻¹(f) is noise. The certificate therefore
-    covers α_0 ≤ α ≤ 1 − 1e-12 with f(α_0) = 1 − 1e-9 (for G_μ-like f, α_0 ≈ 1e-10
-    or less): outside, doubles cannot resolve the comparison.
-    """
-    u_lo, u_hi = _GRID_U[:-1], _GRID_U[1:]
-    best_point = 0.0
-    bound = np.inf
+def _req_mu(x, y, gain):
+    """Least μ with G_μ(x) ≤ y: Φ⁻¹(1 − x) − Φ⁻¹(y) (−inf if none needed, inf if none works)."""
+    with np.errstate(invalid="ignore"):
+        r = _z_upper(x) - _ndtri_y(y, gain)
+    r = np.where(np.isnan(r), np.where((gain <= 0.0) | (x >= 1.0), -np.inf, np.inf), r)
+    r = np.where(x >= 1.0, np.where(y >= 0.0, -np.inf, np.inf), r)
+    r = np.where((x <= 0.0), np.where(gain <= 0.0, -np.inf, np.inf), r)
+    return np.where((y <= 0.0) & (x < 1.0), np.inf, r)
+
+
+def _req_eps(x, y, gain):
+    """Least ε ≥ 0 with f_{ε,0}(x) = max{0, 1 − e^ε x, e^{−ε}(1 − x)} ≤ y."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        steep = np.where(gain <= 0.0, -np.inf,
+                         np.where(x <= 0.0, np.inf, np.log(gain) - np.log(x)))
+        flat = np.where(x >= 1.0, -np.inf,
+                        np.where(y <= 0.0, np.inf, np.log1p(-x) - np.log(y)))
+    return np.where(y < 0.0, np.inf, np.maximum(steep, flat))
+
+
+class _Sandwich:
+    """Certified piecewise-linear lower bounds of a convex f on the cells of a grid."""
+
+    def __init__(self, f: TradeOff, alphas: np.ndarray):
+        self.f = f
+        a = alphas
+        self.a = a
+        self.y = np.asarray(f._beta(a), dtype=float)
+        self.certified = f._has_certified_delta()
+
+    def _lines(self):
+        """Candidate lower-bound lines per cell: arrays (x0, y0, g0, e) of shape (cells, k)."""
+        a, y = self.a, self.y
+        m = a.size - 1                      # cells 0..m−1
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            sl = -np.diff(y) / np.diff(a)   # e ≥ 0 (minus the slope) of each chord
+        nan = np.full(m, np.nan)
+        x0s, y0s, es = [], [], []
+        # secant of the previous chord, extended to the right
+        x0s.append(np.concatenate([[np.nan], a[1:m]]))
+        y0s.append(np.concatenate([[np.nan], y[1:m]]))
+        es.append(np.concatenate([[np.nan], sl[:m - 1]]))
+        # secant of the next chord, extended to the left
+        x0s.append(np.concatenate([a[1:m], [np.nan]]))
+        y0s.append(np.concatenate([y[1:m], [np.nan]]))
+        es.append(np.concatenate([sl[1:], [np.nan]]))
+        # monotone: f ≥ f(a_{i+1}) on the cell
+        x0s.append(a[1:])
+        y0s.append(y[1:])
+        es.append(np.zeros(m))
+        g0s = [1.0 - yy for yy in y0s]
+        if self.certified:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                eps_cell = np.log(sl)
+            eps_cell = np.where(np.isfinite(eps_cell), eps_cell, np.nan)
+            for extra in (None, *_END_EPS, *(-_END_EPS)):
+                if extra is None:
+                    ee = eps_cell
+                else:
+                    ee = nan.copy()
+                    ee[0 if extra > 0 else m - 1] = extra
+                ok = np.isfinite(ee)
+                c = np.full(m, np.nan)
+                if ok.any():
+                    c[ok] = self.f._delta(ee[ok])
+                x0s.append(np.zeros(m))
+                y0s.append(1.0 - c)
+                g0s.append(c)
+                with np.errstate(over="ignore"):
+                    es.append(np.exp(ee))
+        return (np.stack(x0s, 1), np.stack(y0s, 1), np.stack(g0s, 1), np.stack(es, 1))
+
+    def cell_requirements(self, req):
+        """Per cell, the least parameter proven by one line or by the max of two lines."""
+        x0, y0, g0, e = self._lines()
+        lo, hi = self.a[:-1, None], self.a[1:, None]
+
+        def value(x):
+            d = x - x0
+            with np.errstate(invalid="ignore", over="ignore"):
+                t = e * d
+                return y0 - t, g0 + t
+
+        def at(x):
+            yv, gv = value(x)
+            r = req(np.broadcast_to(x, yv.shape), yv, gv)
+            return np.where(np.isnan(yv) | np.isnan(gv), np.inf, r)
+
+        r_lo, r_hi = at(lo), at(hi)
+        single = np.maximum(r_lo, r_hi)
+        best = np.min(single, axis=1)
+        # max of the two secants (columns 0 and 1): check at their crossing point too
+        with np.errstate(divide="ignore", invalid="ignore"):
+            w = (y0[:, 0] - y0[:, 1] + e[:, 0] * x0[:, 0] - e[:, 1] * x0[:, 1]) / (e[:, 0] - e[:, 1])
+        w = np.where(np.isfinite(w), np.clip(w, lo[:, 0], hi[:, 0]), lo[:, 0])
+        yv, gv = value(w[:, None])
+        top = np.argmax(np.where(np.isnan(yv[:, :2]), -np.inf, yv[:, :2]), axis=1)
+        rows = np.arange(w.size)
+        r_w = req(w, yv[rows, top], gv[rows, top])
+        pair = np.maximum(np.maximum(_pair_end(r_lo), _pair_end(r_hi)), r_w)
+        pair = np.where(np.isnan(yv[:, 0]) | np.isnan(yv[:, 1]), np.inf, pair)
+        return np.minimum(best, pair)
+
+
+def _pair_end(r):
+    """At a cell end the max of the two secants is at least either: the smaller need."""
+    return np.minimum(r[:, 0], r[:, 1])
+
+
+_GRID_A = np.linspace(0.0, 1.0, 2001)
+
+
+def _grid(u: np.ndarray) -> np.ndarray:
+    """logit-spaced points (the tails) and uniform points (the middle), plus 0 and 1."""
+    return np.unique(np.concatenate([[0.0, 1.0], expit(u), _GRID_A]))
+
+
+def _sandwich_bounds(f: TradeOff, req, rounds: int = 6, split: int = 8):
+    """(lo, hi) of sup over α of the requirement, hi proven by the sandwich."""
+    a = _grid(_GRID_U)
     for r in range(rounds + 1):
-        a_lo, a_hi = expit(u_lo), expit(u_hi)
-        b_hi = f._beta(a_hi)
-        if np.any(b_hi <= 0.0):
-            return np.inf
-        resolved = b_hi <= 1.0 - 1e-9
-        with np.errstate(divide="ignore"):
-            cell = np.where(resolved, _z_upper(a_lo) - ndtri(b_hi), -np.inf)
-            point = np.where(resolved, _z_upper(a_hi) - ndtri(b_hi), -np.inf)
-        best_point = max(best_point, float(np.max(point)))
-        bound = float(np.max(cell))
-        if r == rounds or bound - best_point <= 1e-12 * max(1.0, bound):
+        sw = _Sandwich(f, a)
+        cells = sw.cell_requirements(req)
+        up = np.asarray(f._upper(a), dtype=float)
+        lower = float(np.max(req(a, up, 1.0 - up)))
+        hi = float(np.max(cells))
+        if (not np.isfinite(lower) or hi - lower <= 1e-9 * max(1.0, abs(hi))
+                or r == rounds):
             break
-        hot = cell > best_point + 1e-10 * max(1.0, bound)
-        if hot.sum() * split > 100_000:
-            break  # the current bound is valid; refining further would cost too much
-        # Split the cells that may still bind; the others are settled below best_point.
-        t = np.linspace(0.0, 1.0, split + 1)
-        sub = u_lo[hot, None] + (u_hi[hot, None] - u_lo[hot, None]) * t[None, :]
-        u_lo, u_hi = sub[:, :-1].ravel(), sub[:, 1:].ravel()
-    return max(bound, 0.0)
+        hot = np.flatnonzero(cells > lower + 1e-10 * max(1.0, abs(hi)))
+        if hot.size * split > 50_000:
+            break
+        t = np.linspace(0.0, 1.0, split + 1)[1:-1]
+        new = (a[hot, None] + (a[hot + 1, None] - a[hot, None]) * t[None, :]).ravel()
+        a = np.unique(np.concatenate([a, new]))
+    return max(lower, 0.0), max(hi, 0.0)
 
 
-def pure_epsilon_of(f: TradeOff) -> float:
-    """Smallest ε with f ≥ f_{ε,0} = max{0, 1 − e^ε α, e^{−ε}(1 − α)} (inf if none).
+# ----------------------------------------------------------------------
+# gdp μ: the smallest μ with f ≥ G_μ
+# ----------------------------------------------------------------------
+def gdp_mu_bounds(f: TradeOff) -> tuple[float, float]:
+    """(lo, hi) with lo ≤ μ* = inf{μ : f ≥ G_μ} ≤ hi (the generic ``_gdp_mu_bounds``).
+
+    Piecewise-linear f (points, finite pairs, (ε, δ)): exact, because a convex G_μ
+    lies below a piecewise-linear f iff it does at f's vertices:
+    μ* = max_i Φ⁻¹(1 − α_i) − Φ⁻¹(β_i). Other f: the sandwich of the module docstring
+    (hi proven; lo = the largest pointwise need at the evaluated points, from the
+    certified upper curve).
+    """
+    pl = _exact_pl(f)
+    if pl is not None:
+        a, b, g = pl.alphas, pl.betas, pl.gains
+        mu = float(np.max(_req_mu(a, b, g)))
+        mu = max(mu, 0.0)
+        return _round_down(mu), _round_up(mu)
+    lo, hi = _sandwich_bounds(f, _req_mu)
+    return _round_down(lo), _round_up(hi)
+
+
+# ----------------------------------------------------------------------
+# pure ε: the smallest ε with f ≥ f_{ε,0}
+# ----------------------------------------------------------------------
+def pure_epsilon_bounds(f: TradeOff) -> tuple[float, float]:
+    """(lo, hi) with lo ≤ ε* = inf{ε : f ≥ f_{ε,0}} ≤ hi (the generic ``_pure_epsilon_bounds``).
 
     This is a pointwise statement about f (as in the R package fdp). For an
     asymmetric f it can exceed ``tightest_eps_delta(f, delta=0)``, which reads f as
     a guarantee for every ordered neighbouring pair and so needs only δ_f.
-    Piecewise-linear f: exact, ε = max(log max_i (1 − β_i)/α_i, −log min_i β_i/(1 − α_i)).
-    Other f: f ≥ f_{ε,0} ⇔ δ_f(ε) = 0 and δ_f(−ε) ≤ 1 − e^{−ε} (DRS Prop 2.12), found
-    by bisection on ε with a bracket that doubles up to 2^12 (inf beyond).
+    Piecewise-linear f: exact at the vertices,
+    ε* = max(log max_i (1 − β_i)/α_i, −log min_i β_i/(1 − α_i)).
+    Certified privacy profile: f ≥ f_{ε,0} ⇔ δ_f(ε) = 0 and δ_f(−ε) ≤ 1 − e^{−ε}
+    (DRS Prop 2.12), bisected on ε; the lower end uses the lower δ. Otherwise: the
+    sandwich of the module docstring.
     """
-    pair = f._pair()
-    if pair is not None:
-        f = pair
-    if isinstance(f, PiecewiseLinear):
-        a, b, g = f.alphas, f.betas, f.gains
-        if b[0] < 1.0:
-            return np.inf
-        pos, below1 = a > 0, a < 1
-        with np.errstate(divide="ignore"):
-            steep = np.log(np.max(g[pos] / a[pos]))
-            flat = -np.log(np.min(b[below1] / (1.0 - a[below1])))
-        return _round_up(max(steep, flat, 0.0))
+    pl = _exact_pl(f)
+    if pl is not None:
+        a, b, g = pl.alphas, pl.betas, pl.gains
+        eps = max(float(np.max(_req_eps(a, b, g))), 0.0)
+        return _round_down(eps), _round_up(eps)
+    if f._has_certified_delta():
+        return (_profile_pure_eps(f._delta_lower, upper=False),
+                _profile_pure_eps(f._delta, upper=True))
+    lo, hi = _sandwich_bounds(f, _req_eps)
+    return _round_down(lo), _round_up(hi)
 
-    def holds(e: float) -> bool:
-        ee = np.array([e, -e])
-        d = f._delta(ee)
-        return bool(d[0] <= 0.0 and d[1] <= -np.expm1(-e) + 1e-15)
 
-    if holds(0.0):
+def _profile_pure_eps(delta_fn, *, upper: bool) -> float:
+    def holds(e):
+        e = np.atleast_1d(np.asarray(e, dtype=float))
+        d_pos = delta_fn(e)
+        d_neg = delta_fn(-e)
+        return (d_pos <= 0.0) & (d_neg <= -np.expm1(-e))
+
+    if holds(0.0)[0]:
         return 0.0
     hi = 1.0
-    while not holds(hi):
+    while not holds(hi)[0]:
         hi *= 2.0
-        if hi > 4096:
+        if hi > EPS_CAP:
             return np.inf
-    lo = hi / 2.0 if hi > 1.0 else 0.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if holds(mid):
-            hi = mid
-        else:
-            lo = mid
-        if hi - lo <= 1e-15 * hi:
-            break
-    return float(hi)
+    lo, hi = bisect_monotone(holds, 0.0, hi)
+    return float(hi) if upper else float(lo)
+
+
+# ----------------------------------------------------------------------
+# f ≥ g, proven
+# ----------------------------------------------------------------------
+def prove_dominates(f: TradeOff, g: TradeOff, tol: float = 0.0) -> bool:
+    """True only when f(α) ≥ g(α) − tol is proven for every α (see ``TradeOff.dominates``)."""
+    from fdp.families.eps_delta import EpsDelta
+    from fdp.families.gaussian import Gaussian
+    from fdp.families.identity import Identity
+    from fdp.families.laplace import Laplace
+    if isinstance(f, Identity):
+        return True                          # Id ≥ every trade-off function
+    if type(f) is type(g) and isinstance(f, (Gaussian, Laplace)):
+        return f.mu <= g.mu
+    if type(f) is EpsDelta and type(g) is EpsDelta:
+        return f.eps <= g.eps and f.delta <= g.delta
+    if _bounded_loss_refutes(f, g):
+        return False
+    # One-number certificates, when f has them (closed forms; numeric results from
+    # their bracket): f ≥ G_{μ_f} ≥ G_μ, and f ≥ f_{ε_f,0} ≥ f_{ε,0}.
+    if isinstance(g, Gaussian) and f._gdp_mu_bounds()[1] <= g.mu:
+        return True
+    if type(g) is EpsDelta and float(g.delta) == 0.0 and f._pure_epsilon_bounds()[1] <= g.eps:
+        return True
+    if f._has_certified_delta():
+        lines = _supporting_lines(g)
+        if lines is not None:
+            eps, c = lines
+            bound = c + tol
+            with np.errstate(divide="ignore"):
+                log_bound = np.log(np.maximum(bound, 0.0))
+            # linear and log forms: an underflowed δ_f (> 0 in logs) never meets c = 0
+            return bool(np.all((f._delta(eps) <= bound) & (f._log_delta(eps) <= log_bound)))
+    req = _req_dominated_by(g, tol)
+    _, hi = _sandwich_bounds(f, req, rounds=3)
+    return hi <= 0.0
+
+
+_REFUTE_EPS = np.array([0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 700.0])
+
+
+def _bounded_loss_refutes(f: TradeOff, g: TradeOff) -> bool:
+    """f ≥ g needs δ_f ≤ δ_g; where δ_g(ε) = 0 exactly (bounded privacy loss, a closed
+    form) but log δ_f(ε) > −inf (f's loss is unbounded), f ≥ g is false. Decided in log
+    space, so an underflowed δ_f (a Gaussian at large ε) still counts as positive."""
+    if not (g.is_exact and g._has_certified_delta() and f.is_exact and f._has_certified_delta()):
+        return False
+    dg = g._delta(_REFUTE_EPS)
+    if not np.any(dg == 0.0):
+        return False
+    return bool(np.any((dg == 0.0) & (f._log_delta(_REFUTE_EPS) > -np.inf)))
+
+
+def _supporting_lines(g: TradeOff):
+    """(ε_j, c_j) with g = max{0, max_j (1 − c_j − e^{ε_j} α)} for a piecewise-linear g.
+
+    Then f ≥ g ⇔ δ_f(ε_j) ≤ c_j for every j (DRS Prop 2.12: f ≥ 1 − c − e^ε α ⇔
+    δ_f(ε) ≤ c). (ε, δ) targets use their exact parameters; other piecewise-linear
+    g their segments (ε_j = log of minus the slope, c_j from the gains, exactly
+    through the segment's left vertex). None when g is not piecewise linear or has
+    a flat piece above 0.
+    """
+    from fdp.families.eps_delta import EpsDelta
+    from fdp.families.identity import Identity
+    if isinstance(g, Identity):
+        return np.array([0.0]), np.array([0.0])
+    if type(g) is EpsDelta:
+        e, d = g.eps, float(g.delta)
+        return np.array([e, -e]), np.array([d, -np.expm1(-e) + np.exp(-e) * d])
+    pl = _exact_pl(g)
+    if pl is None:
+        return None
+    a, b, gain = pl.alphas, pl.betas, pl.gains
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        slope = -np.diff(b) / np.diff(a)
+    if not np.all(np.isfinite(slope)):
+        return None          # a segment steeper than doubles hold: use the sandwich
+    steep = slope > 0
+    if np.any(~steep & (b[:-1] > 0)):
+        return None
+    with np.errstate(divide="ignore"):
+        eps = np.log(slope[steep])
+    c = gain[:-1][steep] - np.exp(eps) * a[:-1][steep]
+    return eps, c
+
+
+def _req_dominated_by(g: TradeOff, tol: float):
+    """A requirement ≤ 0 iff g's upper value at x is ≤ y + tol (proof of f ≥ g − tol)."""
+    def req(x, y, gain):
+        gx = np.asarray(g._upper(np.clip(np.asarray(x, dtype=float), 0.0, 1.0)), dtype=float)
+        return np.where(gx <= y + tol, 0.0, np.inf)
+    return req
+
+
+# ----------------------------------------------------------------------
+# Backwards-compatible helpers
+# ----------------------------------------------------------------------
+def gdp_mu_of(f: TradeOff) -> float:
+    """Smallest μ with f ≥ G_μ, safe side (= ``f.gdp_mu()``)."""
+    return f.gdp_mu()
+
+
+def pure_epsilon_of(f: TradeOff) -> float:
+    """Smallest ε with f ≥ f_{ε,0}, safe side (= ``f.pure_epsilon()``)."""
+    return f.pure_epsilon()
 
 
 def tightest_eps_delta(f: TradeOff, eps=None, delta=None, *, digits: int | None = None):

@@ -81,11 +81,14 @@ class EpsDelta(TradeOff):
         hi, lo = (1.0 - d) * expit(e), (1.0 - d) * expit(-e)
         return FinitePair.from_atoms([np.inf, e, -e, -np.inf], [0.0, lo, hi, d], [d, hi, lo, 0.0])
 
+    _certified_delta = True
+
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         return self._pair()._delta(eps)
 
-    def pure_epsilon(self) -> float:
-        return self.eps if self._delta_value == 0.0 else np.inf
+    def _pure_epsilon_bounds(self) -> tuple[float, float]:
+        v = self.eps if self._delta_value == 0.0 else np.inf
+        return v, v
 
     def _group(self, k: int) -> TradeOff:
         """The exact k-fold 1 − (1 − f_{ε,δ})^{∘k} (DRS Thm 2.14), in log space."""
@@ -127,6 +130,8 @@ class RandomizedResponse(TradeOff):
 
     def _beta(self, alpha: np.ndarray) -> np.ndarray:
         return self._pair()._beta(alpha)
+
+    _certified_delta = True
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         return self._pair()._delta(eps)

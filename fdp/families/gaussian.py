@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fdp import _validate
-from fdp.conversions.gdp import _log_delta, gdp_beta
+from fdp.conversions.gdp import _log_delta, _log_delta_estimate, gdp_beta
 from fdp.tradeoff import TradeOff
 
 
@@ -33,9 +33,17 @@ class Gaussian(TradeOff):
         # Φ(Φ⁻¹(1 − α) − μ) rounds a hair above 1 − α for μ ≈ 0: G_μ ≤ Id exactly
         return np.minimum(gdp_beta(self.mu, alpha), 1.0 - np.asarray(alpha, dtype=float))
 
+    _certified_delta = True
+
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         """δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (DRS Cor 2.13), all real ε."""
-        return np.exp(_log_delta(self.mu, np.asarray(eps, dtype=float)))
+        return np.exp(_log_delta_estimate(self.mu, np.asarray(eps, dtype=float)))
+
+    def _log_delta(self, eps: np.ndarray) -> np.ndarray:
+        """Certified upper log δ(ε) in closed log-space form (fdp.conversions.gdp): ε(δ)
+        for δ down to 1e-300 and below, and δ = 0 ⇒ ε = inf (δ_μ(ε) > 0 for every finite
+        ε when μ > 0)."""
+        return _log_delta(self.mu, np.asarray(eps, dtype=float))
 
     def _group(self, k: int) -> TradeOff:
         """G_μ.group(k) = G_{kμ} exactly (DRS Thm 2.14).
@@ -48,16 +56,17 @@ class Gaussian(TradeOff):
         return Gaussian(k * self.mu)
 
     def advantage(self) -> float:
-        """Φ(μ/2) − Φ(−μ/2)."""
-        from scipy.special import ndtr
-        return float(ndtr(self.mu / 2) - ndtr(-self.mu / 2))
+        """Φ(μ/2) − Φ(−μ/2) = erf(μ/(2√2)) = δ(0), in the erf form (no cancellation at small μ)."""
+        from scipy.special import erf
+        return float(erf(self.mu / (2.0 * np.sqrt(2.0))))
 
-    def gdp_mu(self) -> float:
-        return self.mu
+    def _gdp_mu_bounds(self) -> tuple[float, float]:
+        return self.mu, self.mu
 
-    def pure_epsilon(self) -> float:
+    def _pure_epsilon_bounds(self) -> tuple[float, float]:
         """G_μ has slope −∞ at α = 0, so no f_{ε,0} lies below it unless μ = 0."""
-        return 0.0 if self.mu == 0.0 else float("inf")
+        v = 0.0 if self.mu == 0.0 else float("inf")
+        return v, v
 
     def latex(self) -> str:
         return rf"G_{{{self.mu:g}}}"

@@ -23,7 +23,7 @@ class Identity(TradeOff):
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         """δ(ε) = max(0, 1 − e^ε)."""
         e = np.asarray(eps, dtype=float)
-        return 0.0 - np.expm1(np.minimum(e, 0.0))   # 0.0 − x: never −0.0
+        return np.maximum(-np.expm1(np.minimum(e, 0.0)), 0.0)   # no −0.0 at ε ≥ 0
 
     def _pair(self):
         from fdp.families.finite_pair import FinitePair
@@ -32,11 +32,13 @@ class Identity(TradeOff):
     def _group(self, k: int) -> TradeOff:
         return self
 
-    def gdp_mu(self) -> float:
-        return 0.0
+    _certified_delta = True
 
-    def pure_epsilon(self) -> float:
-        return 0.0
+    def _gdp_mu_bounds(self) -> tuple[float, float]:
+        return 0.0, 0.0
+
+    def _pure_epsilon_bounds(self) -> tuple[float, float]:
+        return 0.0, 0.0
 
     def latex(self) -> str:
         return r"\mathrm{Id}"

@@ -45,6 +45,18 @@ class Laplace(TradeOff):
             last = np.exp(-mu) * (1.0 - a)
         return np.where(left, first, np.where(a <= 0.5, middle, last))
 
+    _certified_delta = True
+
+    def _gdp_mu_bounds(self) -> tuple[float, float]:
+        """L_0 = Id is 0-GDP; otherwise the generic certified bracket."""
+        if self.mu == 0.0:
+            return 0.0, 0.0
+        return super()._gdp_mu_bounds()
+
+    def _pure_epsilon_bounds(self) -> tuple[float, float]:
+        """L_μ ≥ f_{ε,0} iff ε ≥ μ: δ_L(ε) = 0 exactly for ε ≥ μ (DRS Appendix A)."""
+        return self.mu, self.mu
+
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         """δ(ε) = 1 − e^{(ε−μ)/2} on [−μ, μ], 0 above μ, 1 − e^ε below −μ."""
         e = np.asarray(eps, dtype=float)

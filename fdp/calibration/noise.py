@@ -1,0 +1,115 @@
+"""``calibrate`` and ``calibrate_dpsgd``: least noise meeting a target (see ``fdp.calibration``)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from fdp import _validate
+from fdp.calibration.search import Calibration, search_noise
+from fdp.calibration.targets import MAX_TAIL, Target
+from fdp.families.gaussian import Gaussian
+from fdp.families.laplace import Laplace
+from fdp.tradeoff import TradeOff
+
+# ----------------------------------------------------------------------
+# Public entry points
+# ----------------------------------------------------------------------
+_MECHANISMS = ("gaussian", "laplace")
+
+
+def calibrate(mechanism: str = "gaussian", *, sensitivity: float = 1.0, target=None,
+              mu=None, epsilon=None, delta=None, advantage=None, tpr_at_fpr=None,
+              rtol: float = 1e-9) -> Calibration:
+    """Least noise for a Gaussian (σ) or Laplace (scale b) mechanism meeting a target.
+
+    Gaussian: guarantee G_{Δ/σ} (DRS Thm 2.7). Laplace: L_{Δ/b} (DRS Appendix A).
+    The search starts at the closed-form answer where one exists -- Gaussian: σ = Δ/μ
+    with μ from the target (μ; ``fdp.gdp_mu(ε, δ)``; 2Φ⁻¹((1 + a)/2) for advantage a;
+    Φ⁻¹(1 − FPR) − Φ⁻¹(1 − TPR)); Laplace: b = Δ/m with m = ε − 2 log(1 − δ) for
+    (ε, δ) (δ_{L_m}(ε) = 1 − e^{(ε − m)/2}) and m = −2 log(1 − a) for advantage a --
+    and then brackets and bisects on the noise itself, so the returned noise is
+    verified to meet the target and a noise below it by the reported relative
+    ``tolerance`` (≤ ``rtol``) could not be certified.
+    Returns a ``Calibration`` (a float; ``.mechanism`` is the mechanism object).
+    """
+    from fdp.mechanisms.additive import GaussianMechanism, LaplaceMechanism
+    if mechanism not in _MECHANISMS:
+        raise ValueError(f"mechanism must be one of {_MECHANISMS}, got {mechanism!r}")
+    delta_s = _validate.real("sensitivity", sensitivity, low=0.0, low_open=True)
+    tgt = Target.make(target, mu=mu, epsilon=epsilon, delta=delta, advantage=advantage,
+                      tpr_at_fpr=tpr_at_fpr)
+    if mechanism == "gaussian":
+        make = lambda s: Gaussian(delta_s / s)  # noqa: E731
+        m = _gaussian_guess(tgt)
+        cls, kind = GaussianMechanism, "sigma"
+    else:
+        make = lambda b: Laplace(delta_s / b)  # noqa: E731
+        m = _laplace_guess(tgt)
+        cls, kind = LaplaceMechanism, "scale"
+    if m is not None and m <= 0:
+        raise ValueError(f"the target {tgt.describe()} allows no privacy loss at all: "
+                         "no finite noise meets it")
+    guess = delta_s / m if m is not None and np.isfinite(m) else delta_s
+    res = search_noise(make, tgt, rtol=rtol, guess=guess,
+                       max_noise=min(delta_s * 1e300, 1e300), min_noise=delta_s * 1e-300,
+                       kind=kind)
+    mech = cls(delta_s, res.noise)
+    return Calibration(res.noise, lower=res.lower, target=tgt, tradeoff=res.tradeoff,
+                       evaluations=res.evaluations, kind=kind, mechanism=mech,
+                       at_floor=res.at_floor)
+
+
+def _gaussian_guess(t: Target) -> float | None:
+    if t.kind == "tradeoff":
+        return None
+    return t.gdp_mu()
+
+
+def _laplace_guess(t: Target) -> float | None:
+    if t.kind == "eps_delta":
+        return t.epsilon - 2.0 * math.log1p(-t.delta) if t.delta < 1 else np.inf
+    if t.kind == "advantage":
+        return -2.0 * math.log1p(-t.advantage) if t.advantage < 1 else np.inf
+    return None
+
+
+def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon=None, delta=None, mu=None,
+                    advantage=None, tpr_at_fpr=None, target=None, sampling: str = "poisson",
+                    neighbouring: str = "add_remove", rtol: float = 1e-3,
+                    guess: float = 1.0, min_noise: float = 0.05, max_noise: float = 1e6,
+                    max_tail: float = MAX_TAIL, **engine_options) -> Calibration:
+    """Smallest DP-SGD noise multiplier σ whose CERTIFIED guarantee meets the target.
+
+    The guarantee is ``fdp.dpsgd(σ, sample_rate, steps, sampling, neighbouring,
+    **engine_options)``, a certified numeric TradeOff; the target is checked on its safe
+    side (upper δ(ε), lower curve), so ``fdp.dpsgd(σ, …).epsilon(delta) <= epsilon`` holds
+    for the returned σ. Search: expanding bracket from ``guess`` (doubling up to
+    ``max_noise``, halving down to ``min_noise``), then bisection to relative width
+    ``rtol``; returns the passing end. If even ``min_noise`` meets the target, that is
+    returned with ``at_floor=True`` (the target is too weak to need more care).
+
+    μ and curve targets: the guarantee passes when its certified GDP bound
+    (``gdp_mu_bounds``) is ≤ μ, or when it lies above f ⊗ f_{0,η} with η ≤ ``max_tail``
+    (default 1e-9; see ``TailDelta``). When only the numeric accuracy η stands in
+    the way, a ValueError says so (more noise would not help) instead of searching on.
+    """
+    from fdp import dpsgd
+    q = _validate.probability("sample_rate", sample_rate)
+    if q == 0.0:
+        raise ValueError("sample_rate must lie in (0, 1]: with rate 0 no noise is needed")
+    T = _validate.positive_int("steps", steps)
+    tgt = Target.make(target, mu=mu, epsilon=epsilon, delta=delta, advantage=advantage,
+                      tpr_at_fpr=tpr_at_fpr)
+    tgt = replace(tgt, max_tail=_validate.real("max_tail", max_tail, low=0.0, high=1.0))
+    lo_n = _validate.real("min_noise", min_noise, low=0.0, low_open=True)
+    hi_n = _validate.real("max_noise", max_noise, low=lo_n, low_open=True)
+
+    def make(sigma: float) -> TradeOff:
+        return dpsgd(noise_multiplier=sigma, sample_rate=q, steps=T, sampling=sampling,
+                     neighbouring=neighbouring, **engine_options)
+
+    return search_noise(make, tgt, rtol=rtol, guess=guess, max_noise=hi_n, min_noise=lo_n,
+                        kind="noise_multiplier")

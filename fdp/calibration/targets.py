@@ -1,0 +1,292 @@
+"""Privacy targets and how a guarantee is judged against them (see ``fdp.calibration``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit, ndtri
+
+from fdp import _validate
+from fdp.families.eps_delta import EpsDelta
+from fdp.families.gaussian import Gaussian
+from fdp.conversions.summaries import _exact_pl
+from fdp.operations.with_delta import WithDelta
+from fdp.tradeoff import TradeOff, bisect_monotone, golden_max
+
+# ----------------------------------------------------------------------
+# g ≥ f
+# ----------------------------------------------------------------------
+_LOGITS = np.linspace(-690.0, 36.7, 4001)
+
+
+def min_gap(g: TradeOff, f: TradeOff) -> float:
+    """An ESTIMATE of min over α of g_lower(α) − f_upper(α), for messages (decisions use
+    the proof of ``dominates``). Piecewise-linear f: golden section on each segment
+    (g − f is convex there); otherwise 4001 logit-spaced α, refined around the worst five.
+    """
+    pl = _exact_pl(f)
+    if pl is not None:
+        a, b = pl.alphas, pl.betas
+        at_vertices = float(np.min(g._beta(a) - b))
+        lo, hi = a[:-1], a[1:]
+        slope = (b[1:] - b[:-1]) / (hi - lo)
+
+        def neg_gap(x):
+            return -(g._beta(x) - (b[:-1] + slope * (x - lo)))
+
+        x = golden_max(neg_gap, lo, hi, iters=90)
+        return min(at_vertices, float(np.min(-neg_gap(x))))
+    alpha = expit(_LOGITS)
+    gap = g._beta(alpha) - f._upper(alpha)
+    worst = np.argsort(gap)[:5]
+    lo = alpha[np.maximum(worst - 1, 0)]
+    hi = alpha[np.minimum(worst + 1, alpha.size - 1)]
+    x = golden_max(lambda t: -(g._beta(t) - f._upper(t)), lo, hi, iters=90)
+    refined = g._beta(x) - f._upper(x)
+    return float(min(np.min(gap), np.min(refined)))
+
+
+def dominates(g: TradeOff, f: TradeOff, slack: float = 0.0) -> bool:
+    """g ≥ f − slack on [0, 1], PROVEN (``TradeOff.dominates``, one meaning everywhere).
+
+    False means "not proven". See ``fdp.conversions.summaries.prove_dominates``.
+    """
+    return g.dominates(f, tol=slack)
+
+
+# f ⊗ f_{0,η}: (1 − η) f(α/(1 − η)) on [0, 1 − η], 0 after. The form in which a numeric
+# guarantee can meet a curve target: its certified lower side puts the truncated tail of
+# the privacy-loss law, a mass η = δ_g(+∞), at infinite loss, so g(0) = 1 − η and no g can
+# lie above a curve with f(0) = 1. One implementation: ``WithDelta``.
+TailDelta = WithDelta
+
+
+# Largest tail mass η accepted when a numeric guarantee is checked against a curve.
+MAX_TAIL = 1e-9
+
+
+def tail_mass(g: TradeOff) -> float:
+    """η = δ_g(+∞) = 1 − g(0) for a numeric g (0 for exact closed forms)."""
+    if g.is_exact:
+        return 0.0
+    return float(g._delta(np.array([np.inf]))[0])
+
+
+# ----------------------------------------------------------------------
+# Targets
+# ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Target:
+    """A privacy target; ``met_by(g)`` decides it on the certified side of g."""
+
+    kind: str
+    tradeoff: TradeOff | None = None
+    mu: float | None = None
+    epsilon: float | None = None
+    delta: float | None = None
+    advantage: float | None = None
+    tpr: float | None = None
+    fpr: float | None = None
+    max_tail: float = 1e-9
+
+    @classmethod
+    def make(cls, target=None, *, mu=None, epsilon=None, delta=None, advantage=None,
+             tpr_at_fpr=None) -> Target:
+        """Exactly one of: target (TradeOff), mu, (epsilon and delta), advantage, tpr_at_fpr."""
+        given = [name for name, v in (("target", target), ("mu", mu),
+                                      ("epsilon/delta", epsilon if epsilon is not None
+                                       else delta),
+                                      ("advantage", advantage), ("tpr_at_fpr", tpr_at_fpr))
+                 if v is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one target: target=<TradeOff>, mu=, epsilon= with "
+                             f"delta=, advantage= or tpr_at_fpr=(tpr, fpr); got {given or 'none'}")
+        if target is not None:
+            if isinstance(target, Target):
+                return target
+            if isinstance(target, EpsDelta):
+                return cls("eps_delta", epsilon=target.eps, delta=target.delta)
+            if isinstance(target, Gaussian):
+                return cls("mu", mu=target.mu)
+            if not isinstance(target, TradeOff):
+                raise TypeError(f"target must be a TradeOff, got {type(target).__name__}")
+            return cls("tradeoff", tradeoff=target)
+        if mu is not None:
+            return cls("mu", mu=_validate.real("mu", mu, low=0.0))
+        if epsilon is not None or delta is not None:
+            if epsilon is None or delta is None:
+                raise ValueError("an (epsilon, delta) target needs both epsilon and delta")
+            return cls("eps_delta", epsilon=_validate.real("epsilon", epsilon, low=0.0),
+                       delta=_validate.probability("delta", delta))
+        if advantage is not None:
+            return cls("advantage", advantage=_validate.probability("advantage", advantage))
+        try:
+            tpr, fpr = tpr_at_fpr
+        except (TypeError, ValueError):
+            raise ValueError("tpr_at_fpr must be a pair (tpr, fpr)") from None
+        tpr = _validate.probability("tpr", tpr)
+        fpr = _validate.probability("fpr", fpr)
+        if tpr < fpr:
+            raise ValueError(f"tpr_at_fpr=({tpr}, {fpr}) asks for TPR below FPR, which even a "
+                             "perfectly private mechanism (random guessing) cannot meet")
+        return cls("tpr_at_fpr", tpr=tpr, fpr=fpr)
+
+    def describe(self) -> str:
+        if self.kind == "tradeoff":
+            return f"f-DP with f = {self.tradeoff!r}"
+        if self.kind == "mu":
+            return f"{self.mu:g}-GDP"
+        if self.kind == "eps_delta":
+            return f"({self.epsilon:g}, {self.delta:g})-DP"
+        if self.kind == "advantage":
+            return f"advantage <= {self.advantage:g}"
+        return f"TPR <= {self.tpr:g} at FPR {self.fpr:g}"
+
+    def met_by(self, g: TradeOff, slack: float = 0.0) -> bool:
+        """True when a g-DP mechanism meets the target (certified side of g).
+
+        ``slack`` (default 0): an absolute allowance on the compared δ or β values,
+        for callers that must absorb rounding (the accountant uses 1e-12).
+        """
+        if self.kind == "mu":
+            if isinstance(g, Gaussian):
+                return g.mu <= self.mu
+            if g._gdp_mu_bounds()[1] <= self.mu:     # certified: g ≥ G_{μ_g} ≥ G_μ
+                return True
+            return _dominates_numeric(g, Gaussian(self.mu), slack, self.max_tail)
+        if self.kind == "eps_delta":
+            return _delta_within(g, self.epsilon, self.delta, slack)
+        if self.kind == "advantage":
+            return _delta_within(g, 0.0, self.advantage, slack)
+        if self.kind == "tpr_at_fpr":
+            return float(g._beta(np.array([self.fpr]))[0]) >= 1.0 - self.tpr - slack
+        return _dominates_numeric(g, self.tradeoff, slack, self.max_tail)
+
+    def shortfall(self, g: TradeOff) -> str:
+        """In words: what g would have to meet, what it gives (certified side), and by how much
+        it misses -- the text of a refusal."""
+        if self.kind == "mu":
+            lo, hi = g._gdp_mu_bounds()
+            if np.isfinite(hi):
+                return (f"it is certified {hi:.6g}-GDP (true μ in [{lo:.6g}, {hi:.6g}]), over the "
+                        f"budget μ = {self.mu:.6g} by {hi - self.mu:.3g}")
+            eta = self.allowance(g)
+            if eta > self.max_tail:
+                return (f"no finite GDP μ is certified for it (lower bound {lo:.6g}); as a "
+                        f"numeric result it could only be compared in the form G_μ ⊗ f_{{0,η}} "
+                        f"with η = {eta:.3g} > max_tail = {self.max_tail:.3g}")
+            return f"no finite GDP μ ≤ {self.mu:.6g} is certified for it (lower bound {lo:.6g})"
+        if self.kind == "eps_delta":
+            d = float(g._delta(np.array([self.epsilon]))[0])
+            e = float(g.epsilon(self.delta))
+            return (f"its δ({self.epsilon:.6g}) = {d:.6g} exceeds δ = {self.delta:.6g} by "
+                    f"{d - self.delta:.3g} (its ε at δ = {self.delta:.3g} is {e:.6g}, over by "
+                    f"{e - self.epsilon:.3g})")
+        if self.kind == "advantage":
+            d = float(g._delta(np.array([0.0]))[0])
+            return f"its advantage {d:.6g} exceeds {self.advantage:.6g} by {d - self.advantage:.3g}"
+        if self.kind == "tpr_at_fpr":
+            t = 1.0 - float(g._beta(np.array([self.fpr]))[0])
+            return (f"its attack TPR at FPR {self.fpr:.3g} can reach {t:.6g}, over {self.tpr:.6g} "
+                    f"by {t - self.tpr:.3g}")
+        gap = min_gap(g, self.tradeoff)
+        return f"its curve falls below the target curve by up to {max(-gap, 0.0):.3g} in β"
+
+    def curve(self) -> TradeOff | None:
+        """The target as a curve, for the μ and curve kinds (None otherwise)."""
+        if self.kind == "mu":
+            return Gaussian(self.mu)
+        return self.tradeoff if self.kind == "tradeoff" else None
+
+    def allowance(self, g: TradeOff) -> float:
+        """η in f ⊗ f_{0,η} used to judge a numeric g against a curve target (else 0)."""
+        f = self.curve()
+        return 0.0 if f is None else tail_allowance(g, f)
+
+    def gdp_mu(self, rtol: float = 1e-12) -> float:
+        """The largest μ with G_μ meeting the target (rounded down; verified)."""
+        if self.kind == "mu":
+            return self.mu
+        if self.kind == "eps_delta":
+            from fdp.conversions.gdp import gdp_mu
+            guess = gdp_mu(self.epsilon, self.delta)
+        elif self.kind == "advantage":
+            guess = 2.0 * float(ndtri((1.0 + self.advantage) / 2.0))
+        elif self.kind == "tpr_at_fpr":
+            with np.errstate(divide="ignore"):
+                guess = float(-ndtri(self.fpr) - ndtri(1.0 - self.tpr))
+        else:
+            guess = None
+        if guess is not None and np.isfinite(guess) and guess >= 0:
+            mu = guess
+            step = 4e-16
+            for _ in range(64):
+                if self.met_by(Gaussian(mu)):
+                    return float(mu)
+                # steps growing geometrically: a few ulps first, then up to 2x
+                mu = float(np.nextafter(mu, 0.0)) if mu < 1e-300 else mu * (1.0 - step)
+                step = min(2.0 * step, 0.5)
+        # Generic: the noise search on σ = 1/μ.
+        from fdp.calibration.search import search_noise
+        res = search_noise(lambda s: Gaussian(1.0 / s), self, rtol=rtol, guess=1.0,
+                           max_noise=1e300, min_noise=1e-300)
+        return 1.0 / res.noise
+
+
+# Relative allowance, on the SAFE side, for the rounding of a computed δ(ε) (about two
+# ulps): a δ counts as meeting a target only if δ (1 + DELTA_EVAL_RTOL) ≤ target. The
+# Gaussian's larger evaluation error (≤ 2e-13) is already inside its certified upper
+# log δ (``fdp.conversions.gdp.LOG_DELTA_ALLOWANCE``).
+DELTA_EVAL_RTOL = 4.5e-16
+
+
+def _delta_within(g: TradeOff, eps: float, target: float, slack: float) -> bool:
+    """δ_g(eps) ≤ target, certified: compared in log space with the evaluation allowance."""
+    if target >= 1.0:
+        return True
+    log_d = float(g._log_delta(np.array([eps]))[0])
+    if slack > 0.0:
+        return bool(np.exp(log_d) * (1.0 + DELTA_EVAL_RTOL) <= target + slack)
+    if target <= 0.0:
+        return log_d == -np.inf
+    return bool(log_d + np.log1p(DELTA_EVAL_RTOL) <= np.log(target))
+
+
+def tail_allowance(g: TradeOff, f: TradeOff) -> float:
+    """The least η for which g ≥ f ⊗ f_{0,η} is proven (0 for exact g).
+
+    η ≥ δ_g(+∞) (the truncated tail of the engine's privacy-loss law); the least
+    proven η is found by bisection on log η (``bisect_monotone``; the proof is
+    monotone in η since f ⊗ f_{0,η} decreases with η) and returned rounded up.
+    1.0 when no η < 1 is proven.
+    """
+    if g.is_exact:
+        return 0.0
+    floor = tail_mass(g)
+
+    def passes(eta):
+        return np.array([dominates(g, TailDelta(f, float(e))) for e in np.atleast_1d(eta)])
+
+    start = max(floor, 1e-300)
+    if passes(floor)[0] if floor > 0 else False:
+        return floor
+    hi = max(start, 1e-16)
+    while not passes(hi)[0]:
+        hi *= 16.0
+        if hi >= 1.0:
+            return 1.0
+    lo = max(start, hi / 16.0) if hi > start else start
+    _, up = bisect_monotone(passes, lo, hi, rtol=1e-3)
+    return float(up)
+
+
+def _dominates_numeric(g: TradeOff, f: TradeOff, slack: float,
+                       max_tail: float = MAX_TAIL) -> bool:
+    """g ≥ f for exact g; g ≥ f ⊗ f_{0,η} (η = ``tail_allowance`` ≤ max_tail) for numeric g."""
+    if g.is_exact:
+        return dominates(g, f, slack)
+    # f ⊗ f_{0,η} decreases with η: proving it at η = max_tail proves some η ≤ max_tail.
+    return dominates(g, TailDelta(f, max_tail), slack)
+
+
