@@ -301,6 +301,10 @@ def prove_dominates(f: TradeOff, g: TradeOff, tol: float = 0.0) -> bool:
         return f.eps <= g.eps and f.delta <= g.delta
     if _bounded_loss_refutes(f, g):
         return False
+    # g = h ⊗ f_{0,d} lies below h (composition only weakens), so f ≥ h proves f ≥ g.
+    base = getattr(g, "base", None)
+    if isinstance(base, TradeOff) and hasattr(g, "d") and prove_dominates(f, base, tol):
+        return True
     # One-number certificates, when f has them (closed forms; numeric results from
     # their bracket): f ≥ G_{μ_f} ≥ G_μ, and f ≥ f_{ε_f,0} ≥ f_{ε,0}.
     if isinstance(g, Gaussian) and f._gdp_mu_bounds()[1] <= g.mu:

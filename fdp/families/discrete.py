@@ -105,6 +105,8 @@ class DiscreteLaplace(TradeOff):
         # the interpolation of the vertices may round a hair above 1 − α near α = 1
         return np.minimum(self._pair()._beta(alpha), 1.0 - np.asarray(alpha, dtype=float))
 
+    _certified_delta = True        # the exact pair's profile (FinitePair)
+
     def _delta(self, eps):
         return self._pair()._delta(eps)
 

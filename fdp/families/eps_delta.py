@@ -84,7 +84,18 @@ class EpsDelta(TradeOff):
     _certified_delta = True
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
-        return self._pair()._delta(eps)
+        """δ(ε') = δ + (1 − δ)·max{(e^ε − e^{ε'})₊/(1 + e^ε), (1 − e^{ε'})₊} (DRS Prop 2.12).
+
+        The first term is the order (P, Q) of the randomized-response pair, the second
+        the other order (ε' < −ε); both written with expm1/expit so that they keep their
+        relative precision for ε' near ε or 0 and never overflow.
+        """
+        e = np.asarray(eps, dtype=float)
+        d = self._delta_value
+        with np.errstate(over="ignore", invalid="ignore"):
+            same = np.where(e < self.eps, -np.expm1(np.minimum(e - self.eps, 0.0)) * expit(self.eps), 0.0)
+            other = np.where(e < 0.0, -np.expm1(np.minimum(e, 0.0)), 0.0)
+        return d + (1.0 - d) * np.maximum(np.maximum(same, other), 0.0)
 
     def _pure_epsilon_bounds(self) -> tuple[float, float]:
         v = self.eps if self._delta_value == 0.0 else np.inf

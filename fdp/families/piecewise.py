@@ -55,7 +55,8 @@ class PiecewiseLinear(TradeOff):
 
     # --- evaluation -----------------------------------------------------
     def _beta(self, alpha: np.ndarray) -> np.ndarray:
-        return np.interp(alpha, self.alphas, self.betas)
+        # f ≤ 1 − α holds exactly; interpolation round-off must not cross it
+        return np.minimum(np.interp(alpha, self.alphas, self.betas), 1.0 - alpha)
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         return vertex_delta(self.alphas, self.gains, eps)

@@ -17,6 +17,12 @@ class _Combination(TradeOff):
     diagonal preserves pointwise order and convex hulls)."""
 
     members: tuple
+
+    def _has_certified_delta(self) -> bool:
+        # max (envelope) and min (strongest) of the members' profiles are 0 exactly
+        # where the members' certified profiles say so
+        return all(m._has_certified_delta() for m in self.members)
+
     _name = "combination"
 
     @property

@@ -42,6 +42,9 @@ class WithDelta(TradeOff):
     def is_exact(self) -> bool:
         return self.base.is_exact
 
+    def _has_certified_delta(self) -> bool:
+        return self.base._has_certified_delta()     # d + (1 − d) δ_base
+
     def _scaled(self, fn, alpha: np.ndarray) -> np.ndarray:
         keep = 1.0 - self.d
         x = np.minimum(alpha / keep, 1.0)
