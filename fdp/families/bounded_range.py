@@ -1,0 +1,140 @@
+"""ε-bounded range (ε-BR) as a trade-off function (Dong, Durfee & Rogers 2020).
+
+A mechanism M is ε-bounded range (Durfee & Rogers 2019, Def 1.1) if for every pair
+of neighbours the privacy loss L(y) = log(dQ/dP)(y) takes values in an interval of
+width ε: L ∈ [−t, ε − t] for some t, which E_P[e^L] = 1 forces into [0, ε].
+
+Worst case. Such a pair is a post-processing of the *generalized randomized
+response* GRR_t on {0, 1} (Dong, Durfee & Rogers 2020, "Optimal differential
+privacy composition for exponential mechanisms", ICML, Lemma 4.1 and §3.1) with
+losses ε − t at 1 and −t at 0:
+
+    P_t(1) = (e^t − 1)/(e^ε − 1),   Q_t(1) = e^{ε−t} P_t(1).
+
+T(GRR_t) is the polygon (0, 1) → V_t → (1, 0), V_t = (P_t(1), Q_t(0)) =
+((u − 1)/(e^ε − 1), (e^ε/u − 1)/(e^ε − 1)), u = e^t ∈ [1, e^ε]. The vertices all lie
+on the convex curve (1 + (e^ε − 1)α)(1 + (e^ε − 1)β) = e^ε, which passes through
+(0, 1) and (1, 0); each polygon's edges are chords of that curve and lie above it.
+So the worst case over t ∈ [0, ε] is, exactly and with the argmax in closed form
+(t*(α) = log(1 + (e^ε − 1)α)),
+
+    BR_ε(α) = min_{t∈[0,ε]} T(GRR_t)(α) = (1 − α) / (1 + (e^ε − 1) α),
+
+already convex, so it is the tightest trade-off function that every ε-BR pair
+satisfies. Its privacy profile (the conjugate, DRS Prop 2.12) is
+
+    δ(x) = (e^{ε/2} − e^{x/2})² / (e^ε − 1) = expm1((x − ε)/2)² / (−expm1(−ε))
+
+for |x| ≤ ε, 0 for x ≥ ε and 1 − e^x for x ≤ −ε; it is the pointwise maximum over
+t of the profiles of GRR_t. Sanity bounds: f_{ε,0} ≤ BR_ε ≤ f_{ε/2,0} (BR_ε
+touches the kink of f_{ε/2,0}); BR_ε is symmetric.
+
+Composition. ``BR_ε ⊗ BR_ε ⊗ …`` (``fdp.compose``) is the f-DP composition of
+the curve: valid for any mechanisms that are BR_ε-DP, run adaptively (DRS Thm
+3.2), and computed by the numeric engine from the exact law of the curve's
+privacy loss (``fdp.engine.laws_bounded_range``). Mechanisms that are truly
+ε-BR compose more tightly, because each step is one GRR_t (loss range ε), not
+the curve (loss range 2ε): ``compose_selections`` gives that optimum for
+adaptively chosen ε-BR mechanisms (Dong, Durfee & Rogers 2020, §6).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit
+
+from fdp import _validate
+from fdp.tradeoff import TradeOff
+
+
+def log_expm1(eps):
+    """log(e^ε − 1) for ε > 0, without overflow: ε + log1p(−e^{−ε})."""
+    e = np.asarray(eps, dtype=float)
+    with np.errstate(divide="ignore"):
+        return np.where(e > 1.0, e + np.log1p(-np.exp(-np.maximum(e, 1.0))),
+                        np.log(np.expm1(np.minimum(e, 1.0))))
+
+
+def grr_masses(eps: float, t):
+    """(P_t(1), Q_t(1)) of the generalized randomized response GRR_t (DDR 2020 §3.1).
+
+    P_t(1) = (e^t − 1)/(e^ε − 1) = expm1(t)/expm1(ε), and
+    Q_t(1) = e^{ε−t} P_t(1) = (1 − e^{−t})/(1 − e^{−ε}); both stable for every ε.
+    """
+    t = np.asarray(t, dtype=float)
+    with np.errstate(over="ignore", under="ignore"):
+        p1 = np.exp(log_expm1(np.maximum(t, 1e-300)) - log_expm1(eps))
+        p1 = np.where(t <= 0.0, 0.0, p1)
+        q1 = np.expm1(-t) / np.expm1(-eps)
+    return np.minimum(p1, 1.0), np.minimum(q1, 1.0)
+
+
+@dataclass(frozen=True)
+class BoundedRange(TradeOff):
+    """The trade-off function of ε-bounded-range mechanisms (exact):
+
+        BR_ε(α) = (1 − α) / (1 + (e^ε − 1) α)
+
+    = min over t ∈ [0, ε] of T(GRR_t), the generalized randomized response with
+    losses ε − t and −t (Dong, Durfee & Rogers 2020, Lemma 4.1; Durfee & Rogers
+    2019). The exponential mechanism P[r] ∝ exp(ε u(r)/(2Δ)) and report-noisy-max
+    with Gumbel noise of scale 2Δ/ε are ε-BR, hence BR_ε-DP; this is strictly
+    stronger than f_{ε,0} (ε-DP) and at most f_{ε/2,0}.
+
+    Parameters
+    ----------
+    eps : float
+        The range ε ≥ 0 of the privacy loss (ε = 0 gives Id; any finite ε).
+
+    Notes
+    -----
+    Privacy profile (exact): δ(x) = expm1((x − ε)/2)² / (−expm1(−ε)) for |x| ≤ ε,
+    0 above, 1 − e^x below. Composition with ``@``/``fdp.compose`` treats the curve
+    as an f-DP guarantee (valid for anything BR_ε-DP); for k adaptively chosen
+    ε-BR mechanisms ``fdp.compose_selections`` is tighter and optimal.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> round(fdp.BoundedRange(1.0)(0.2), 6)
+    0.59539
+    """
+
+    eps: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "eps", _validate.real("eps", self.eps, low=0.0))
+
+    @property
+    def symmetric(self) -> bool:
+        return True
+
+    def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        a = np.asarray(alpha, dtype=float)
+        if self.eps == 0.0:
+            return 1.0 - a
+        # (1 − α) / (1 + cα) = (1 − α) · expit(−log(cα)), c = e^ε − 1 (no overflow)
+        with np.errstate(divide="ignore"):
+            z = log_expm1(self.eps) + np.log(a)
+        return np.where(a <= 0.0, 1.0, (1.0 - a) * expit(-z))
+
+    def _delta(self, x: np.ndarray) -> np.ndarray:
+        """δ(x) = expm1((x − ε)/2)² / (−expm1(−ε)) on [−ε, ε] (module docstring)."""
+        x = np.asarray(x, dtype=float)
+        e = self.eps
+        below = -np.expm1(np.minimum(x, 0.0))
+        if e == 0.0:
+            return below
+        xc = np.clip(x, -e, e)
+        with np.errstate(under="ignore"):
+            inside = np.expm1((xc - e) / 2.0) ** 2 / (-np.expm1(-e))
+        return np.where(x >= e, 0.0, np.where(x <= -e, below, np.minimum(inside, 1.0)))
+
+    def pure_epsilon(self) -> float:
+        """ε: the slope of BR_ε at α = 0 is −e^ε."""
+        return self.eps
+
+    def latex(self) -> str:
+        return rf"\mathrm{{BR}}_{{{self.eps:g}}}"
