@@ -242,6 +242,10 @@ def _pair_from_lines(x, d, *, pessimistic: bool):
     """
     from fdp.families.finite_pair import FinitePair
     hx, hd, bp = _hull(x, d)
+    if hx.size == 0:   # no usable line: the trivially safe pair on each side
+        if pessimistic:
+            return FinitePair.from_atoms([np.inf, -np.inf], [0.0, 1.0], [1.0, 0.0])
+        return FinitePair.from_atoms([0.0], [1.0], [1.0])
     edges = np.clip(np.concatenate([[0.0], bp, [1.0]]), 0.0, 1.0)
     edges = np.maximum.accumulate(edges)
     pm = np.diff(edges)
@@ -392,6 +396,8 @@ class SelectionComposition(TradeOff):
             self._hulls[key] = hull
         xs, ds, bp = hull
         a = np.asarray(alpha, dtype=float)
+        if xs.size == 0:      # every line below x = 700 has d = 1 (δ ≈ 1 there): no line
+            return np.full(a.shape, np.nan)
         pos = np.searchsorted(bp, a)
         best = np.full(a.shape, -np.inf)
         for shift in (-1, 0, 1):
@@ -404,7 +410,7 @@ class SelectionComposition(TradeOff):
     def _beta(self, alpha):
         a = np.asarray(alpha, dtype=float)
         # lower: every grid point's supporting line lies below f (δ ≤ up)
-        val = self._read(a, self._up) - 2.0 * ROUND
+        val = np.nan_to_num(self._read(a, self._up), nan=0.0) - 2.0 * ROUND
         tail = np.exp(-self.k * self.eps) * (1.0 - a)     # the line of x = −S, exact
         val = np.maximum(val, tail * (1.0 - ROUND))
         return np.clip(np.where(a <= 0.0, 1.0, val), 0.0, 1.0 - a)
@@ -412,7 +418,7 @@ class SelectionComposition(TradeOff):
     def _upper(self, alpha):
         a = np.asarray(alpha, dtype=float)
         # upper: on [x_i, x_{i+1}] the line is at most 1 − δ(x_{i+1}) − e^{x_i} α
-        val = self._read(a, self._lo_next) + 2.0 * ROUND
+        val = np.nan_to_num(self._read(a, self._lo_next), nan=1.0) + 2.0 * ROUND
         val = np.where(a < 1e-300, 1.0, val)
         return np.clip(np.where(a <= 0.0, 1.0, val), 0.0, 1.0 - a)
 
