@@ -13,7 +13,7 @@ import itertools
 import mpmath as mp
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fdp
@@ -53,6 +53,21 @@ def grr_product_delta(eps, ts, x):
             q *= q1 if b else 1 - q1
         total += max(mp.mpf(0), q - ex * p)
     return total
+
+
+def grr_pmfs(eps, ts):
+    """The product pmfs of GRR_{t_1} × … × GRR_{t_k} as float arrays (2^k outcomes)."""
+    masses = [tuple(float(v) for v in grr(eps, t)) for t in ts]
+    P, Q = [], []
+    for bits in itertools.product((0, 1), repeat=len(ts)):
+        p = q = 1.0
+        for b, (p1, q1) in zip(bits, masses):
+            p *= p1 if b else 1 - p1
+            q *= q1 if b else 1 - q1
+        P.append(p)
+        Q.append(q)
+    P, Q = np.array(P), np.array(Q)
+    return P / P.sum(), Q / Q.sum()
 
 
 def grr_power_delta(eps, t, k, x):
@@ -308,12 +323,46 @@ def test_selection_bracket_axioms():
     assert np.all(f._delta_lower(x) <= f.delta(x))
 
 
-def test_many_selections_without_overflow():
-    f = compose_selections(0.05, 1000)
+def test_blocked_selections_and_huge_eps():
+    f = compose_selections(0.5, 40)            # one optimal block of 32, then 8
     lo, hi = f.epsilon_bounds(np.array([1e-6, 1e-12]))
     assert np.all(np.isfinite(hi)) and np.all(lo <= hi)
-    g_hi = (fdp.BoundedRange(0.05) ** 1000).epsilon(1e-6)
-    assert hi[0] < g_hi
+    assert hi[0] < (fdp.BoundedRange(0.5) ** 40).epsilon(1e-6)
+    a = np.linspace(0, 1, 51)
+    b_lo, b_hi = f.bounds(a)
+    assert np.all(b_lo <= b_hi) and np.all(b_lo >= (fdp.BoundedRange(0.5) ** 40)(a) - 1e-3)
     big = compose_selections(700.0, 3)
     assert big.epsilon(1e-300) <= 2100.0
     assert big(1e-300) >= 0.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("eps,k", [(0.05, 1000), (0.01, 10_000)])
+def test_many_selections_without_overflow(eps, k):
+    f = compose_selections(eps, k)
+    lo, hi = f.epsilon_bounds(np.array([1e-6, 1e-12]))
+    assert np.all(np.isfinite(hi)) and np.all(lo <= hi)
+    g_hi = (fdp.BoundedRange(eps) ** k).epsilon(1e-6)
+    assert hi[0] < g_hi
+
+
+@settings(max_examples=12)
+@given(st.floats(0.05, 6.0), st.integers(2, 3), st.lists(st.floats(0.0, 1.0), min_size=3,
+                                                          max_size=3), st.floats(-1.0, 1.0))
+def test_property_grr_products_inside_the_bracket(eps, k, fractions, x_frac):
+    # any fixed choice of t_1..t_k is an adaptive strategy: its exact δ (enumerated in
+    # mpmath) is at most the certified upper δ; and the bracket is ordered
+    f = SelectionComposition(eps, k, M=40)
+    x = x_frac * k * eps
+    ts = [fr * eps for fr in fractions[:k]]
+    exact = float(grr_product_delta(eps, ts, x))
+    assert exact <= float(f.delta(x)) * (1 + 1e-12) + 1e-300
+    assert f._delta_lower(np.array([x]))[0] <= f.delta(x)
+    a = np.linspace(0, 1, 21)
+    lo, hi = f.bounds(a)
+    assert np.all(lo <= hi) and np.all(np.diff(lo) <= 1e-15)
+    # the safe side is below the curve of every fixed-t product (exact pair) ...
+    assert np.all(lo <= fdp.from_pair(*grr_pmfs(eps, ts))(a) + 1e-12)
+    # ... and the finite pairs sit on their sides (to rounding)
+    assert np.all(f.pessimistic_pair()(a) <= lo + 4e-15)
+    assert np.all(f.optimistic_pair()(a) >= lo - 1e-15)

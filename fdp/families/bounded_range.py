@@ -1,12 +1,13 @@
 """ε-bounded range (ε-BR) as a trade-off function (Dong, Durfee & Rogers 2020).
 
-A mechanism M is ε-bounded range (Durfee & Rogers 2019, Def 1.1) if for every pair
+A mechanism M is ε-bounded range (Durfee & Rogers 2019, "Practical differentially
+private top-k selection with pay-what-you-get composition", NeurIPS) if for every pair
 of neighbours the privacy loss L(y) = log(dQ/dP)(y) takes values in an interval of
 width ε: L ∈ [−t, ε − t] for some t, which E_P[e^L] = 1 forces into [0, ε].
 
 Worst case. Such a pair is a post-processing of the *generalized randomized
 response* GRR_t on {0, 1} (Dong, Durfee & Rogers 2020, "Optimal differential
-privacy composition for exponential mechanisms", ICML, Lemma 4.1 and §3.1) with
+privacy composition for exponential mechanisms", ICML, §3.1 and §4) with
 losses ε − t at 1 and −t at 0:
 
     P_t(1) = (e^t − 1)/(e^ε − 1),   Q_t(1) = e^{ε−t} P_t(1).
@@ -40,6 +41,7 @@ adaptively chosen ε-BR mechanisms (Dong, Durfee & Rogers 2020, §6).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -78,8 +80,7 @@ class BoundedRange(TradeOff):
         BR_ε(α) = (1 − α) / (1 + (e^ε − 1) α)
 
     = min over t ∈ [0, ε] of T(GRR_t), the generalized randomized response with
-    losses ε − t and −t (Dong, Durfee & Rogers 2020, Lemma 4.1; Durfee & Rogers
-    2019). The exponential mechanism P[r] ∝ exp(ε u(r)/(2Δ)) and report-noisy-max
+    losses ε − t and −t (Dong, Durfee & Rogers 2020, §4; Durfee & Rogers 2019). The exponential mechanism P[r] ∝ exp(ε u(r)/(2Δ)) and report-noisy-max
     with Gumbel noise of scale 2Δ/ε are ε-BR, hence BR_ε-DP; this is strictly
     stronger than f_{ε,0} (ε-DP) and at most f_{ε/2,0}.
 
@@ -251,14 +252,34 @@ def _pair_from_lines(x, d, *, pessimistic: bool):
     pm = np.diff(edges)
     with np.errstate(over="ignore", invalid="ignore"):
         qm = np.where(pm > 0.0, np.exp(hx) * pm, 0.0)
-    if pessimistic:
-        qm = qm * (1.0 - ROUND)
-    total = float(np.sum(qm))
+    total = math.fsum(qm)
     if total > 1.0:
         qm = qm / total
-        total = 1.0
-    q_inf = max(0.0, 1.0 - total) if pessimistic else 0.0
-    return FinitePair.from_atoms(np.append(hx, np.inf), np.append(pm, 0.0), np.append(qm, q_inf))
+    if not pessimistic:
+        # The envelope may end above 0 at α = 1 (the cells' upper bound); a trade-off
+        # curve ends at 0. Replace its tail by the chord from the vertex minimising
+        # β_r/(1 − α_r) to (1, 0): the largest convex curve below the envelope with
+        # f(1) = 0, hence still above the truth. In pair terms, merge the atoms from
+        # that vertex on into one carrying the rest of both masses.
+        a_v = np.concatenate([[0.0], np.cumsum(pm)])
+        b_v = np.maximum(1.0 - np.concatenate([[0.0], np.cumsum(qm)]), 0.0)
+        live = a_v < 1.0 - 1e-15
+        with np.errstate(divide="ignore"):
+            ratio = np.where(live, b_v / np.where(live, 1.0 - a_v, 1.0), np.inf)
+        r = int(np.argmin(ratio))
+        pm = np.append(pm[:r], 1.0 - a_v[r])
+        qm = np.append(qm[:r], b_v[r])
+        with np.errstate(divide="ignore"):
+            hx = np.append(hx[:r], np.log(b_v[r]) - np.log(pm[-1]) if b_v[r] > 0 else -np.inf)
+        return FinitePair.from_atoms(hx, pm, qm)
+    if pessimistic:
+        # Lower every Q-mass by a few ulps and give the deficit to the atom of the
+        # largest loss: the curve only drops (at α inside that atom the first
+        # slope steepens; beyond it Q(rejected) grows), with no mass at +∞.
+        qm = qm * (1.0 - 64 * ROUND)
+        top = int(np.flatnonzero(pm > 0.0)[0])
+        qm[top] += max(0.0, 1.0 - math.fsum(qm))
+    return FinitePair.from_atoms(hx, pm, qm)
 
 
 class _Blocked(TradeOff):
@@ -329,7 +350,9 @@ class SelectionComposition(TradeOff):
     def __init__(self, eps: float, k: int, M: int | None = None):
         eps = _validate.real("eps", eps, low=0.0, low_open=True)
         k = _validate.positive_int("k", k)
-        if M is None:
+        if M is not None:
+            M = _validate.positive_int("M", M)
+        else:
             M = int(max(8, min(2000, np.sqrt(WORK) / k)))
         x, up, lo = _profile_recursion(eps, k, M)
         lo_next = np.append(lo[1:], 0.0)

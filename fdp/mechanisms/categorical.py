@@ -153,7 +153,8 @@ class ExponentialMechanism(_Selection):
     Guarantee (``tradeoff``): ``fdp.BoundedRange(ε)``, BR_ε(α) = (1 − α)/(1 + (e^ε − 1)α).
     The privacy loss is L(r) = (ε/2Δ)(u'(r) − u(r)) − log(Z'/Z), and
     (ε/2Δ)(u' − u) ranges over an interval of width at most (ε/2Δ)·2Δ = ε, so the
-    mechanism is ε-bounded range (Durfee & Rogers 2019, Lemma 3.2; Dong, Durfee &
+    mechanism is ε-bounded range (Durfee & Rogers 2019, "Practical differentially
+    private top-k selection with pay-what-you-get composition"; Dong, Durfee &
     Rogers 2020, §2.1), and every ε-BR pair is a post-processing of a generalized
     randomized response GRR_t, t ∈ [0, ε], whose worst case is BR_ε (see
     ``fdp.families.bounded_range``). This is strictly stronger than the classical
@@ -239,10 +240,11 @@ class ReportNoisyMax(_Selection):
         in distribution (Ding, Zhang, Kifer et al. 2021, "The permute-and-flip
         mechanism is identical to report-noisy-max with exponential noise"), ε-DP
         (McKenna & Sheldon 2020, Thm 1): guarantee ``EpsDelta(ε)`` = f_{ε,0}. It is
-        not ε-bounded range in general (for u ≡ 0 against u' = (+Δ, −Δ, …, −Δ) the
-        loss at candidate 0 tends to +ε as k grows while the other losses tend to 0,
-        and the mirror pair gives −ε), so BR_ε does not apply to it, and pure ε is
-        the smallest pure-DP parameter that holds over all utilities.
+        not ε-bounded range (two candidates, u = (0, 0) against u' = (Δ, −Δ): the
+        losses are log(2 − e^{−ε}) and −ε, a range above ε), so BR_ε does not apply
+        to it; and pure ε is the smallest pure-DP parameter over all utilities (for
+        u ≡ 0 against u' = (+Δ, −Δ, …, −Δ) the loss at candidate 0 tends to ε as k
+        grows).
     """
 
     noise: str = "gumbel"
@@ -292,8 +294,9 @@ class PermuteAndFlip(_Selection):
     Guarantee (``tradeoff``): f_{ε,0}, pure ε-DP (McKenna & Sheldon 2020, Thm 1). It
     is identical in law to report-noisy-max with exponential noise of scale 2Δ/ε
     (Ding, Zhang, Kifer et al. 2021), never worse in expected utility than the
-    exponential mechanism, but not ε-bounded range: the loss reaches ±ε as k grows
-    (see ``ReportNoisyMax``), so neither BR_ε nor ``compose_selections`` applies.
+    exponential mechanism, but not ε-bounded range (a two-candidate pair has loss
+    range ε + log(2 − e^{−ε}); see ``ReportNoisyMax``), so neither BR_ε nor
+    ``compose_selections`` applies. f_{ε,0} composes exactly (``EpsDelta ** k``).
     """
 
     @property
@@ -305,10 +308,11 @@ class PermuteAndFlip(_Selection):
         """P[r] = E over a random order of the chance r is the first head (exact).
 
         Writing p_s = exp(ε(u_s − u*)/(2Δ)), r comes first among the heads when it
-        is heads and every candidate placed before it is tails: with r at a uniform
-        position among a uniform order, P[r] = p_r ∫_0^1 Π_{s≠r} (1 − p_s x) dx
-        (position as a Poisson-clock time x; McKenna & Sheldon 2020, §3). Evaluated
-        by Gauss–Legendre quadrature, exact for the polynomial of degree k − 1.
+        is heads and every candidate placed before it is tails. Draw the order by
+        giving each candidate an independent uniform time; given r's time x, each
+        other s comes first with probability x, independently, so
+        P[r] = p_r ∫_0^1 Π_{s≠r} (1 − p_s x) dx. Evaluated by Gauss–Legendre
+        quadrature, exact for this polynomial of degree k − 1.
         """
         u = self.scores(value)
         if u.ndim != 1:
