@@ -167,8 +167,9 @@ def _profile_recursion(eps: float, k: int, M: int):
     with upper bounds for A(t_m), B(t_m): an upper bound over the whole cell, so over
     all t ∈ [0, ε]. Its weights are non-negative and sum to one, so the bracket
     width does not grow from step to step beyond the O(h) of each cell. The lower
-    bound is the value of the strategies with t on the grid, exactly. Outside [−S_j, S_j] (S_j = jε, the
-    range of the composed loss) δ_j is exact: 1 − e^x below, 0 above.
+    bound is the value of the strategies with t on the grid, exactly. Outside
+    [−S_j, S_j] (S_j = jε, the range of the composed loss) δ_j is exact: 1 − e^x
+    below (E_Q[e^{x−L}] = e^x), 0 above.
     Returns (x, upper, lower), the arrays indexed by i = −kM … kM.
     """
     h = eps / M
@@ -386,7 +387,8 @@ class SelectionComposition(TradeOff):
         """Grid position at or below (side=-1) / at or above (side=+1) each x."""
         r = (np.asarray(x, dtype=float) - self._first) / self._h
         with np.errstate(invalid="ignore"):
-            p = np.floor(r + 1e-9) if side < 0 else np.ceil(r - 1e-9)
+            # no tolerance: rounding may only move x to the safe neighbour
+            p = np.floor(r) if side < 0 else np.ceil(r)
         return np.clip(np.nan_to_num(p, posinf=self._x.size - 1, neginf=0), 0,
                        self._x.size - 1).astype(np.int64)
 
@@ -398,7 +400,21 @@ class SelectionComposition(TradeOff):
         return np.where(x >= S, 0.0, np.where(x <= -S, np.minimum(exact, 1.0), inside))
 
     def _delta(self, x):
-        return self._profile(x, self._up, -1, ROUND)
+        """Upper δ: the chord in e^x between the grid points around x.
+
+        δ(x) = sup_α (1 − f(α) − e^x α) is convex in e^x, so its chord between two
+        grid points lies above it, and so does the chord of the upper values.
+        """
+        x = np.asarray(x, dtype=float)
+        step = self._profile(x, self._up, -1, ROUND)
+        i = self._pos(x, -1)
+        j = np.minimum(i + 1, self._x.size - 1)
+        with np.errstate(over="ignore", invalid="ignore"):
+            w = np.expm1(x - self._x[i]) / np.expm1(self._h)
+        w = np.clip(np.nan_to_num(w, nan=1.0), 0.0, 1.0)
+        chord = (1.0 - w) * self._up[i] + w * self._up[j]
+        inside = (x > self._x[0]) & (x < self._x[-1])
+        return np.where(inside, np.minimum(step, chord * (1.0 + ROUND)), step)
 
     def _delta_lower(self, x):
         return self._profile(x, self._lo, +1, -ROUND)
