@@ -366,3 +366,38 @@ def test_property_grr_products_inside_the_bracket(eps, k, fractions, x_frac):
     # ... and the finite pairs sit on their sides (to rounding)
     assert np.all(f.pessimistic_pair()(a) <= lo + 4e-15)
     assert np.all(f.optimistic_pair()(a) >= lo - 1e-15)
+
+
+def pure_dp_power_delta(eps, k, x):
+    """δ(x) of f_{ε,0}^{⊗k} in closed form: losses (2j − k)ε, binomial masses (KOV)."""
+    from scipy.stats import binom
+    j = np.arange(k + 1)
+    w = 1.0 / (1.0 + np.exp(eps))
+    q_mass = binom.pmf(j, k, 1.0 - w)
+    p_mass = binom.pmf(j, k, w)
+    return float(np.sum(np.maximum(q_mass - np.exp(x) * p_mass, 0.0)))
+
+
+@pytest.mark.parametrize("eps,k", [(0.3, 200), (0.01, 10_000)])
+def test_curve_composition_between_pure_dp_compositions(eps, k):
+    # BR_ε ≥ f_{ε,0} and BR_ε ≤ f_{ε/2,0} pointwise, and ⊗ preserves the order, so the
+    # certified δ bracket of BR_ε^{⊗k} lies between the two binomial profiles.
+    g = fdp.BoundedRange(eps) ** k
+    for x in np.array([0.5, 1.0, 2.0]) * np.sqrt(k) * eps:
+        up = float(g.delta(x))
+        lo = float(g._delta_lower(np.array([x]))[0])
+        assert up <= pure_dp_power_delta(eps, k, x) * (1 + 1e-9) + 1e-15
+        assert lo >= pure_dp_power_delta(eps / 2, k, x) * (1 - 1e-9) - 1e-15
+        assert lo <= up
+
+
+def test_selections_compose_with_other_factors():
+    f = compose_selections(1.0, 10)
+    g = f @ fdp.Gaussian(0.5)
+    lo, hi = g.epsilon_bounds(1e-6)
+    assert lo <= hi < 8.8
+    # tighter than composing the BR_1 curve ten times with the same Gaussian
+    assert hi < (fdp.BoundedRange(1.0) ** 10 @ fdp.Gaussian(0.5)).epsilon_bounds(1e-6)[0]
+    # and never below the exact composition of a fixed-t product with it (a strategy)
+    pair = fdp.from_pair(*grr_pmfs(1.0, [0.5] * 10))
+    assert hi >= (pair @ fdp.Gaussian(0.5)).epsilon(1e-6) - 1e-9
