@@ -332,7 +332,7 @@ def test_blocked_selections_and_huge_eps():
     b_lo, b_hi = f.bounds(a)
     assert np.all(b_lo <= b_hi) and np.all(b_lo >= (fdp.BoundedRange(0.5) ** 40)(a) - 1e-3)
     big = compose_selections(700.0, 3)
-    assert big.epsilon(1e-300) <= 2100.0
+    assert big.epsilon(1e-300) <= 2100.0 * (1 + 1e-15)   # kε, rounded outwards
     assert big(1e-300) >= 0.0
 
 
@@ -401,3 +401,10 @@ def test_selections_compose_with_other_factors():
     # and never below the exact composition of a fixed-t product with it (a strategy)
     pair = fdp.from_pair(*grr_pmfs(1.0, [0.5] * 10))
     assert hi >= (pair @ fdp.Gaussian(0.5)).epsilon(1e-6) - 1e-9
+
+
+def test_epsilon_at_zero_delta_is_the_loss_range_rounded_outwards():
+    # δ(x) > 0 for every x below k·ε (all k outputs at their top loss ε − t, t → 0)
+    for eps, k in ((1.0, 4), (0.3, 7)):
+        assert compose_selections(eps, k).epsilon(0.0) >= mp.mpf(eps) * k
+    assert fdp.BoundedRange(0.3).epsilon(0.0) >= mp.mpf(0.3)

@@ -387,14 +387,21 @@ class SelectionComposition(TradeOff):
         """Grid position at or below (side=-1) / at or above (side=+1) each x."""
         r = (np.asarray(x, dtype=float) - self._first) / self._h
         with np.errstate(invalid="ignore"):
-            # no tolerance: rounding may only move x to the safe neighbour
             p = np.floor(r) if side < 0 else np.ceil(r)
-        return np.clip(np.nan_to_num(p, posinf=self._x.size - 1, neginf=0), 0,
-                       self._x.size - 1).astype(np.int64)
+        p = np.clip(np.nan_to_num(p, posinf=self._x.size - 1, neginf=0), 0,
+                    self._x.size - 1).astype(np.int64)
+        # the division rounds, and so does the float grid point i·h against the
+        # real one i·ε/M: step to the safe neighbour unless x is clearly past it
+        x = np.nan_to_num(np.asarray(x, dtype=float), posinf=1e300, neginf=-1e300)
+        ulps = 8e-16 * np.abs(x) + 1e-300
+        if side < 0:
+            return np.where((self._x[p] > x - ulps) & (p > 0), p - 1, p)
+        return np.where((self._x[p] < x + ulps) & (p < self._x.size - 1), p + 1, p)
 
     def _profile(self, x, arr, side, extra):
         x = np.asarray(x, dtype=float)
-        S = self.k * self.eps
+        # k·ε rounded outwards: δ = 0 only at or above the true range of the loss
+        S = float(np.nextafter(self.k * self.eps, np.inf))
         exact = -np.expm1(np.minimum(x, 0.0)) * (1.0 + extra)
         inside = arr[self._pos(x, side)]
         return np.where(x >= S, 0.0, np.where(x <= -S, np.minimum(exact, 1.0), inside))
