@@ -406,5 +406,5 @@ def test_selections_compose_with_other_factors():
 def test_epsilon_at_zero_delta_is_the_loss_range_rounded_outwards():
     # δ(x) > 0 for every x below k·ε (all k outputs at their top loss ε − t, t → 0)
     for eps, k in ((1.0, 4), (0.3, 7)):
-        assert compose_selections(eps, k).epsilon(0.0) >= mp.mpf(eps) * k
+        assert SelectionComposition(eps, k, M=60).epsilon(0.0) >= mp.mpf(eps) * k
     assert fdp.BoundedRange(0.3).epsilon(0.0) >= mp.mpf(0.3)

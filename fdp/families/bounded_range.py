@@ -145,7 +145,7 @@ class BoundedRange(TradeOff):
 # Optimal composition of adaptively chosen ε-BR mechanisms
 # ----------------------------------------------------------------------
 BLOCK = 32           # selections composed by the exact recursion in one block
-WORK = 1.5e8          # grid points × t-cells summed over the steps of one block
+WORK = 8e7            # grid points × t-cells summed over the steps of one block
 ROUND = 4e-16        # relative round-off allowance per step (a few ulps)
 
 
