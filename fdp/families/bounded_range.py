@@ -509,8 +509,9 @@ def compose_selections(eps: float, k: int) -> TradeOff:
         optimal: safe because f-DP composition holds for adaptively chosen blocks
         (DRS Thm 3.2), slightly above the k-fold optimum. Its lower side composes
         each block's pessimistic finite pair, its upper side the optimistic pairs,
-        so ``bounds`` brackets the blocked composition (not the k-fold optimum,
-        which lies between the blocked curve and the upper side is not claimed).
+        so ``bounds`` brackets the blocked composition. The k-fold optimum lies
+        on or above the blocked curve; that the upper side bounds it is not
+        claimed.
 
     Examples
     --------
