@@ -13,6 +13,7 @@ from fdp.conversions import (from_privacy_profile, gdp_delta, gdp_epsilon, gdp_m
 from fdp.families import (DiscreteGaussian, DiscreteLaplace, EpsDelta, FinitePair, Gaussian, Identity, Laplace, PiecewiseLinear,
                           RandomizedResponse, UserFunction, from_function, from_pair, from_points)
 from fdp.operations import compose, envelope, strongest
+from fdp.families.bounded_range import BoundedRange, compose_selections  # noqa: E402
 from fdp.tradeoff import TradeOff
 
 __version__ = "0.1.0"
@@ -55,3 +56,4 @@ __all__ = ["DiscreteGaussian", "DiscreteLaplace", "EpsDelta", "FinitePair", "Gau
            "RandomizedResponse", "TradeOff", "UserFunction", "compose", "envelope",
            "from_function", "from_pair", "from_points", "from_privacy_profile", "gdp_delta",
            "gdp_epsilon", "gdp_mu", "strongest", "tightest_eps_delta", *_LAZY]
+__all__ += ["BoundedRange", "compose_selections"]

@@ -407,3 +407,4 @@ def _(f: Inverse):
     return -L, p_masses(q, L)
 
 import fdp.engine.laws_discrete  # noqa: E402,F401  (registers the discrete Gaussian law)
+import fdp.engine.laws_bounded_range  # noqa: E402,F401  (registers the bounded-range law)

@@ -1,5 +1,6 @@
 """The closed-form families of trade-off functions."""
 
+from fdp.families.bounded_range import BoundedRange
 from fdp.families.discrete import DiscreteGaussian, DiscreteLaplace
 from fdp.families.eps_delta import EpsDelta, RandomizedResponse
 from fdp.families.finite_pair import FinitePair, from_pair
@@ -9,5 +10,5 @@ from fdp.families.laplace import Laplace
 from fdp.families.piecewise import PiecewiseLinear, from_points
 from fdp.families.user import UserFunction, from_function
 
-__all__ = ["DiscreteGaussian", "DiscreteLaplace", "EpsDelta", "FinitePair", "Gaussian", "Identity", "Laplace", "PiecewiseLinear",
+__all__ = ["BoundedRange", "DiscreteGaussian", "DiscreteLaplace", "EpsDelta", "FinitePair", "Gaussian", "Identity", "Laplace", "PiecewiseLinear",
            "RandomizedResponse", "UserFunction", "from_function", "from_pair", "from_points"]

@@ -8,7 +8,10 @@ queries; ``rng`` is a numpy ``Generator``, an int seed, or None for fresh entrop
 ``GaussianMechanism(Δ, σ)``     x + N(0, σ²): ``Gaussian(Δ/σ)`` (Δ = L2 sensitivity)
 ``LaplaceMechanism(Δ, b)``      x + Lap(0, b): ``Laplace(Δ/b)`` (scalar queries)
 ``RandomizedResponseMechanism`` k-ary RR: ``RandomizedResponse(ε, k)``
-``ExponentialMechanism``        P[r] ∝ e^{ε u(r)/(2Δ)}: ``EpsDelta(ε)`` = f_{ε,0}
+``ExponentialMechanism``        P[r] ∝ e^{ε u(r)/(2Δ)}: ``BoundedRange(ε)`` (ε-bounded range)
+``ReportNoisyMax``              argmax u + noise of scale 2Δ/ε: Gumbel ``BoundedRange(ε)``,
+                                exponential ``EpsDelta(ε)``
+``PermuteAndFlip``              permute-and-flip: ``EpsDelta(ε)`` = f_{ε,0}
 ``DiscreteLaplaceMechanism``    integer x + exact discrete Laplace: ``DiscreteLaplace(b, Δ)``
 ``DiscreteGaussianMechanism``   integer x + exact discrete Gaussian: ``DiscreteGaussian(σ, Δ)``
 ==============================  ===============================================
@@ -42,12 +45,13 @@ the snapping mechanism, is not provided here.
 from fdp.mechanisms import exact, sensitivity
 from fdp.mechanisms._base import Mechanism
 from fdp.mechanisms.additive import GaussianMechanism, LaplaceMechanism
-from fdp.mechanisms.categorical import ExponentialMechanism, RandomizedResponseMechanism
+from fdp.mechanisms.categorical import (ExponentialMechanism, PermuteAndFlip,
+                                        RandomizedResponseMechanism, ReportNoisyMax)
 from fdp.mechanisms.exact import (DiscreteGaussianMechanism, DiscreteLaplaceMechanism,
                                   RandomBits, bernoulli_exp, discrete_gaussian,
                                   discrete_laplace)
 
 __all__ = ["DiscreteGaussianMechanism", "DiscreteLaplaceMechanism", "ExponentialMechanism",
-           "GaussianMechanism", "LaplaceMechanism", "Mechanism", "RandomBits",
-           "RandomizedResponseMechanism", "bernoulli_exp", "discrete_gaussian",
+           "GaussianMechanism", "LaplaceMechanism", "Mechanism", "PermuteAndFlip", "RandomBits",
+           "RandomizedResponseMechanism", "ReportNoisyMax", "bernoulli_exp", "discrete_gaussian",
            "discrete_laplace", "exact", "sensitivity"]

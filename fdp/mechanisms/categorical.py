@@ -1,5 +1,5 @@
-"""Mechanisms with a finite output set: k-ary randomized response and the exponential
-mechanism.
+"""Mechanisms with a finite output set: k-ary randomized response and private
+selection (the exponential mechanism, report-noisy-max, permute-and-flip).
 
 Both sample with a numpy ``Generator`` from probabilities computed in floating point.
 """
@@ -13,9 +13,11 @@ import numpy as np
 from scipy.special import log_softmax
 
 from fdp import _validate
+from fdp.families.bounded_range import BoundedRange
 from fdp.families.eps_delta import EpsDelta, RandomizedResponse
 from fdp.families.finite_pair import FinitePair
 from fdp.mechanisms._base import Mechanism, finite_values, generator, positive
+from fdp.tradeoff import TradeOff
 
 
 def _categories(name: str, value, k: int) -> np.ndarray:
@@ -80,27 +82,14 @@ class RandomizedResponseMechanism(Mechanism):
 
 
 @dataclass(frozen=True)
-class ExponentialMechanism(Mechanism):
-    """The exponential mechanism (McSherry & Talwar 2007), standard 2Δ calibration.
-
-    Given scores u(S, r) for candidates r = 0, …, k−1, output r with probability
-
-        P[r] = exp(ε u(S, r) / (2Δ)) / Σ_r' exp(ε u(S, r') / (2Δ)),
-
-    where Δ = ``sensitivity`` = sup over neighbours S ~ S' and candidates r of
-    |u(S, r) − u(S', r)| (computed under the neighbouring relation you use).
-
-    Guarantee (``tradeoff``): f_{ε,0}, i.e. pure ε-DP (McSherry & Talwar 2007, Thm 6):
-    the numerator changes by at most e^{ε/2} and the normaliser by at most e^{ε/2}.
-    This is the guarantee over all utilities with sensitivity Δ, approached as k → ∞
-    (u' = u + Δ on one candidate and u − Δ on all others); for a specific pair of
-    inputs, ``pair_tradeoff(value, value')`` is the exact (stronger) T. The factor 2
-    is needed for general utilities; for monotone utilities exp(ε u/Δ) would suffice,
-    but that variant is not what this class samples.
+class _Selection(Mechanism):
+    """Shared fields and checks of the private-selection mechanisms.
 
     ``utility``: a callable mapping the input (a dataset, or whatever ``release``
     receives) to a score array of shape (k,) -- or (..., k) for a batch of queries --
     or None, in which case ``release`` receives the score array itself.
+    ``sensitivity``: Δ = sup over neighbours S ~ S' and candidates r of
+    |u(S, r) − u(S', r)|. ``eps``: the privacy parameter (2Δ calibration, below).
     ``candidates``: optional sequence of k outputs returned instead of indices.
     """
 
@@ -121,12 +110,6 @@ class ExponentialMechanism(Mechanism):
                 raise ValueError("candidates must hold at least one output")
             object.__setattr__(self, "candidates", cands)
 
-    @property
-    def tradeoff(self) -> EpsDelta:
-        """f_{ε,0} (pure ε-DP) for the 2Δ-calibrated mechanism."""
-        return EpsDelta(self.eps)
-
-    # --- probabilities -------------------------------------------------------
     def scores(self, value) -> np.ndarray:
         """The utility scores of ``value``, checked: finite, shape (..., k), k ≥ 1."""
         raw = self.utility(value) if self.utility is not None else value
@@ -139,10 +122,62 @@ class ExponentialMechanism(Mechanism):
                              f"(k = {len(self.candidates)}), got shape {u.shape}")
         return u
 
+    @property
+    def _rate(self) -> float:
+        """ε/(2Δ): the factor on the scores (the 2Δ calibration)."""
+        return self.eps / (2.0 * self.sensitivity)
+
+    def _output(self, idx):
+        if self.candidates is None:
+            return idx
+        return np.asarray(self.candidates, dtype=object)[idx] if np.ndim(idx) else \
+            self.candidates[int(idx)]
+
+    def audit_inputs(self):
+        """There is no generic worst-case pair: it depends on the utility."""
+        raise ValueError(f"{type(self).__name__} has no generic worst-case neighbouring "
+                         "pair; pass inputs=(value, value_prime) to fdp.audit.check")
+
+
+@dataclass(frozen=True)
+class ExponentialMechanism(_Selection):
+    """The exponential mechanism (McSherry & Talwar 2007), standard 2Δ calibration.
+
+    Given scores u(S, r) for candidates r = 0, …, k−1, output r with probability
+
+        P[r] = exp(ε u(S, r) / (2Δ)) / Σ_r' exp(ε u(S, r') / (2Δ)),
+
+    where Δ = ``sensitivity`` = sup over neighbours S ~ S' and candidates r of
+    |u(S, r) − u(S', r)| (computed under the neighbouring relation you use).
+
+    Guarantee (``tradeoff``): ``fdp.BoundedRange(ε)``, BR_ε(α) = (1 − α)/(1 + (e^ε − 1)α).
+    The privacy loss is L(r) = (ε/2Δ)(u'(r) − u(r)) − log(Z'/Z), and
+    (ε/2Δ)(u' − u) ranges over an interval of width at most (ε/2Δ)·2Δ = ε, so the
+    mechanism is ε-bounded range (Durfee & Rogers 2019, "Practical differentially
+    private top-k selection with pay-what-you-get composition"; Dong, Durfee &
+    Rogers 2020, §2.1), and every ε-BR pair is a post-processing of a generalized
+    randomized response GRR_t, t ∈ [0, ε], whose worst case is BR_ε (see
+    ``fdp.families.bounded_range``). This is strictly stronger than the classical
+    ε-DP statement f_{ε,0} (McSherry & Talwar 2007, Thm 6), and it is the best
+    single curve over all utilities of sensitivity Δ: the pair u, u' = u ± Δ (+Δ on
+    a set S of candidates, −Δ off it) is exactly GRR_t with t fixed by the mass of S,
+    and small candidates let t take any value in [0, ε]. For a specific pair of
+    inputs, ``pair_tradeoff(value, value')`` is the exact (stronger) T.
+    k such selections, chosen adaptively, compose optimally with
+    ``fdp.compose_selections`` (Dong, Durfee & Rogers 2020, §6), more tightly than
+    the f-DP composition ``tradeoff ** k``.
+    """
+
+    @property
+    def tradeoff(self) -> BoundedRange:
+        """BR_ε: the exponential mechanism with the 2Δ calibration is ε-bounded range."""
+        return BoundedRange(self.eps)
+
+    # --- probabilities -------------------------------------------------------
     def log_probabilities(self, value) -> np.ndarray:
         """log P[r] = ε u(r)/(2Δ) − logsumexp (stable for any score range)."""
         u = self.scores(value)
-        return log_softmax(self.eps * u / (2.0 * self.sensitivity), axis=-1)
+        return log_softmax(self._rate * u, axis=-1)
 
     def probabilities(self, value) -> np.ndarray:
         """P[r] ∝ exp(ε u(r)/(2Δ)), along the last axis."""
@@ -157,12 +192,6 @@ class ExponentialMechanism(Mechanism):
         return FinitePair.from_atoms(lq - lp, np.exp(lp), np.exp(lq))
 
     # --- sampling ----------------------------------------------------------
-    def _output(self, idx):
-        if self.candidates is None:
-            return idx
-        return np.asarray(self.candidates, dtype=object)[idx] if np.ndim(idx) else \
-            self.candidates[int(idx)]
-
     def release(self, value, rng=None):
         """One candidate per row of scores (inverse-CDF sampling, vectorised)."""
         p = self.probabilities(value)
@@ -182,11 +211,6 @@ class ExponentialMechanism(Mechanism):
         idx = generator(rng).choice(p.size, size=n, p=p / p.sum())
         return self._output(idx)
 
-    def audit_inputs(self):
-        """There is no generic worst-case pair: it depends on the utility."""
-        raise ValueError("ExponentialMechanism has no generic worst-case neighbouring pair; "
-                         "pass inputs=(value, value_prime) to fdp.audit.check")
-
     def audit_scores(self, outputs, value, value_prime):
         """log q(o) − log p(o) from the exact output probabilities."""
         lp, lq = self.log_probabilities(value), self.log_probabilities(value_prime)
@@ -195,3 +219,128 @@ class ExponentialMechanism(Mechanism):
             lookup = {c: i for i, c in enumerate(self.candidates)}
             o = np.array([lookup[c] for c in o.ravel()], dtype=np.int64).reshape(o.shape)
         return (lq - lp)[o.astype(np.int64)]
+
+
+_NOISES = ("gumbel", "exponential")
+MAX_PF_CANDIDATES = 20_000
+
+
+@dataclass(frozen=True)
+class ReportNoisyMax(_Selection):
+    """Report-noisy-max: output argmax_r (u(S, r) + Z_r), Z_r i.i.d. of scale 2Δ/ε.
+
+    Same fields and 2Δ calibration as ``ExponentialMechanism``, plus ``noise``:
+
+    ``noise="gumbel"`` (default): Z_r ~ Gumbel(0, 2Δ/ε). By the Gumbel-max trick
+        (Yellott 1977; see Durfee & Rogers 2019, §2) the output has exactly the
+        exponential mechanism's law P[r] ∝ exp(ε u(r)/(2Δ)), so the guarantee is
+        ``BoundedRange(ε)`` (ε-bounded range; Dong, Durfee & Rogers 2020), and k
+        such selections compose with ``fdp.compose_selections``.
+    ``noise="exponential"``: Z_r ~ Exponential(scale 2Δ/ε). This is permute-and-flip
+        in distribution (Ding, Zhang, Kifer et al. 2021, "The permute-and-flip
+        mechanism is identical to report-noisy-max with exponential noise"), ε-DP
+        (McKenna & Sheldon 2020, Thm 1): guarantee ``EpsDelta(ε)`` = f_{ε,0}. It is
+        not ε-bounded range (two candidates, u = (0, 0) against u' = (Δ, −Δ): the
+        losses are log(2 − e^{−ε}) and −ε, a range above ε), so BR_ε does not apply
+        to it; and pure ε is the smallest pure-DP parameter over all utilities (for
+        u ≡ 0 against u' = (+Δ, −Δ, …, −Δ) the loss at candidate 0 tends to ε as k
+        grows).
+    """
+
+    noise: str = "gumbel"
+
+    def __post_init__(self):
+        super().__post_init__()
+        if not isinstance(self.noise, str) or self.noise not in _NOISES:
+            raise ValueError(f"noise must be one of {_NOISES}, got {self.noise!r}")
+
+    @property
+    def tradeoff(self) -> TradeOff:
+        """BR_ε for Gumbel noise (= the exponential mechanism), f_{ε,0} for exponential."""
+        return BoundedRange(self.eps) if self.noise == "gumbel" else EpsDelta(self.eps)
+
+    def release(self, value, rng=None):
+        """argmax of the noisy scaled scores, one per row of scores (vectorised)."""
+        a = self._rate * self.scores(value)
+        g = generator(rng)
+        z = g.gumbel(size=a.shape) if self.noise == "gumbel" else g.standard_exponential(a.shape)
+        idx = np.argmax(a + z, axis=-1)
+        return self._output(int(idx) if np.ndim(idx) == 0 else idx)
+
+    def log_probabilities(self, value) -> np.ndarray:
+        """The exact output law (Gumbel noise only: the exponential mechanism's)."""
+        if self.noise != "gumbel":
+            raise ValueError("log_probabilities is available for noise='gumbel' only; "
+                             "for exponential noise use PermuteAndFlip.probabilities")
+        return log_softmax(self._rate * self.scores(value), axis=-1)
+
+    def audit_scores(self, outputs, value, value_prime):
+        """Log-likelihood ratio (Gumbel noise); the output index otherwise."""
+        if self.noise != "gumbel":
+            return np.asarray(outputs, dtype=float)
+        em = ExponentialMechanism(None, self.sensitivity, self.eps, self.candidates)
+        return em.audit_scores(outputs, self.scores(value), self.scores(value_prime))
+
+
+@dataclass(frozen=True)
+class PermuteAndFlip(_Selection):
+    """Permute-and-flip (McKenna & Sheldon 2020), 2Δ calibration.
+
+    Visit the candidates in a uniformly random order and output the first r for
+    which a coin with P(heads) = exp(ε (u(r) − u*)/(2Δ)) lands heads (u* = max u;
+    the best candidate always stops the walk). Same fields as
+    ``ExponentialMechanism``.
+
+    Guarantee (``tradeoff``): f_{ε,0}, pure ε-DP (McKenna & Sheldon 2020, Thm 1). It
+    is identical in law to report-noisy-max with exponential noise of scale 2Δ/ε
+    (Ding, Zhang, Kifer et al. 2021), never worse in expected utility than the
+    exponential mechanism, but not ε-bounded range (a two-candidate pair has loss
+    range ε + log(2 − e^{−ε}); see ``ReportNoisyMax``), so neither BR_ε nor
+    ``compose_selections`` applies. f_{ε,0} composes exactly (``EpsDelta ** k``).
+    """
+
+    @property
+    def tradeoff(self) -> EpsDelta:
+        """f_{ε,0}: permute-and-flip is ε-DP."""
+        return EpsDelta(self.eps)
+
+    def probabilities(self, value) -> np.ndarray:
+        """P[r] = E over a random order of the chance r is the first head (exact).
+
+        Writing p_s = exp(ε(u_s − u*)/(2Δ)), r comes first among the heads when it
+        is heads and every candidate placed before it is tails. Draw the order by
+        giving each candidate an independent uniform time; given r's time x, each
+        other s comes first with probability x, independently, so
+        P[r] = p_r ∫_0^1 Π_{s≠r} (1 − p_s x) dx. Evaluated by Gauss–Legendre
+        quadrature, exact for this polynomial of degree k − 1.
+        """
+        u = self.scores(value)
+        if u.ndim != 1:
+            raise ValueError(f"probabilities needs one score vector (shape (k,)), got shape {u.shape}")
+        p = np.exp(self._rate * (u - u.max()))
+        k = p.size
+        if k > MAX_PF_CANDIDATES:
+            raise ValueError(f"probabilities needs k <= {MAX_PF_CANDIDATES} candidates "
+                             f"(cost k^2/2), got k = {k}")
+        x, w = np.polynomial.legendre.leggauss(k // 2 + 1)
+        x, w = (x + 1.0) / 2.0, w / 2.0
+        total = np.zeros(x.size)
+        for s in range(0, k, 1024):
+            total += np.log1p(-p[s:s + 1024, None] * x[None, :]).sum(axis=0)
+        out = np.empty(k)
+        for s in range(0, k, 1024):
+            logt = np.log1p(-p[s:s + 1024, None] * x[None, :])   # p x < 1 at interior nodes
+            with np.errstate(under="ignore"):
+                out[s:s + 1024] = np.exp(total[None, :] - logt) @ w
+        return p * out
+
+    def release(self, value, rng=None):
+        """The first head in a random order, one per row of scores (vectorised)."""
+        a = self._rate * self.scores(value)
+        p = np.exp(a - a.max(axis=-1, keepdims=True))
+        g = generator(rng)
+        order = np.argsort(g.random(p.shape), axis=-1)
+        heads = g.random(p.shape) < np.take_along_axis(p, order, axis=-1)
+        first = np.argmax(heads, axis=-1)[..., None]
+        idx = np.take_along_axis(order, first, axis=-1)[..., 0]
+        return self._output(int(idx) if np.ndim(idx) == 0 else idx)

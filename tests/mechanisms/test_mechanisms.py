@@ -52,9 +52,9 @@ def test_randomized_response_tradeoff_is_the_family():
     assert m.keep_probability == pytest.approx(np.e / z, rel=1e-15)
 
 
-def test_exponential_guarantee_is_pure_eps_and_pairs_meet_it():
+def test_exponential_guarantee_is_bounded_range_and_pairs_meet_pure_eps():
     m = ExponentialMechanism(None, sensitivity=1.0, eps=1.0)
-    assert m.tradeoff == fdp.EpsDelta(1.0)
+    assert m.tradeoff == fdp.BoundedRange(1.0)   # ε-BR, stronger than f_{ε,0}
     rng = np.random.default_rng(5)
     for k in (2, 5, 40):
         for _ in range(20):
