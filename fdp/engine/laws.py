@@ -387,3 +387,4 @@ def _(f: Inverse):
     return -L, q * np.exp(-L)
 
 import fdp.engine.laws_discrete  # noqa: E402,F401  (registers the discrete Gaussian law)
+import fdp.engine.laws_mixture  # noqa: E402,F401  (registers the mixture-of-Gaussians laws)
