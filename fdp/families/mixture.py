@@ -50,6 +50,8 @@ from fdp.tradeoff import EPS_SEARCH, TradeOff, _search_grid, maximise_unimodal
 #: Tolerance on |Σ pⱼ − 1| (probabilities are then divided by their sum).
 PROB_SUM_TOL = 1e-9
 _NEWTON_ITERS = 200
+#: Smallest ratio of two positive sensitivities (beyond it μⱼ/max μ underflows).
+SPAN = 1e-250
 
 
 def _as_vector(name: str, value) -> np.ndarray:
@@ -107,6 +109,11 @@ class MixtureOfGaussians(TradeOff):
         live = p > 0
         cs, inv = np.unique(c[live], return_inverse=True)
         ps = np.bincount(inv, weights=p[live], minlength=cs.size)
+        pos = cs[cs > 0]
+        if pos.size and pos.min() / pos.max() < SPAN:
+            raise ValueError(f"sensitivities: the positive ones must lie within a factor "
+                             f"1/{SPAN:g} of each other (the loss is solved in units of the "
+                             f"largest), got {pos.min()!r} and {pos.max()!r}")
         object.__setattr__(self, "sigma", sigma)
         object.__setattr__(self, "sensitivities", tuple(float(x) for x in cs))
         object.__setattr__(self, "probs", tuple(float(x) for x in ps))
@@ -148,21 +155,31 @@ class MixtureOfGaussians(TradeOff):
         return logsumexp(terms, axis=0).reshape(x.shape)
 
     def _live_part(self):
-        """(μⱼ, log pⱼ) of the components with μⱼ > 0, and log of their total mass."""
+        """Components with μⱼ > 0: (μⱼ, rⱼ = μⱼ/max μ, log pⱼ, max μ)."""
         mu = self.mus
         live = mu > 0
-        lp = np.log(self.weights[live])
-        return mu[live], lp, float(logsumexp(lp))
+        mu = mu[live]
+        top = float(mu.max())
+        return mu, mu / top, np.log(self.weights[live]), top
 
     def x_at_loss(self, loss) -> np.ndarray:
         """The threshold x with L(x) = l, rounded so that L(x) ≤ l as computed.
 
-        L(x) = log(p₀ + e^{M(x)}) with M(x) = log Σ_{μⱼ>0} pⱼ e^{μⱼx − μⱼ²/2}, a convex
-        function with slope in [min μⱼ, max μⱼ] (μⱼ > 0). Solve M(x) = t,
-        t = l + log(1 − p₀e^{−l}), by Newton's method started at a point right of
-        the root (M(x) ≥ log pⱼ + μⱼx − μⱼ²/2 for every j): on a convex increasing
-        function the iterates then decrease monotonically to the root. −inf for
-        l ≤ log p₀, +inf for l = +inf.
+        −inf for l ≤ inf L = log p₀, +inf for l = +inf (see ``_scaled_root``).
+        """
+        u = self._scaled_root(loss)
+        with np.errstate(over="ignore"):
+            return u / self._live_part()[3]
+
+    def _scaled_root(self, loss) -> np.ndarray:
+        """u = (max μ)·x with L(x) = l, rounded down (L(x) ≤ l as computed).
+
+        L(x) = log(p₀ + e^{M}) with M = log Σ_{μⱼ>0} pⱼ e^{rⱼu − μⱼ²/2}, rⱼ = μⱼ/max μ ∈ (0, 1]:
+        a convex increasing function of u. Solve M(u) = t, t = l + log(1 − p₀e^{−l}), by
+        Newton's method from a point right of the root (M(u) ≥ log pⱼ + rⱼu − μⱼ²/2 for
+        every j): the tangent of a convex function lies below it, so every iterate
+        stays right of the root and they decrease to it monotonically. Working in u
+        keeps every quantity finite even for subnormal μ.
         """
         lvals = np.asarray(loss, dtype=float)
         shape = lvals.shape
@@ -182,38 +199,37 @@ class MixtureOfGaussians(TradeOff):
         return out.reshape(shape)
 
     def _solve(self, lvals: np.ndarray, floor: float) -> np.ndarray:
-        mu, lp, lp_tot = self._live_part()
+        _, r, lp, _ = self._live_part()
+        half = self.mus[self.mus > 0] ** 2 / 2.0
         with np.errstate(divide="ignore"):
             t = lvals + (np.log(-np.expm1(floor - lvals)) if floor > -np.inf else 0.0)
-        half = mu ** 2 / 2.0
-        x = np.min((t[:, None] - lp[None, :] + half[None, :]) / mu[None, :], axis=1)
-        x_lo = np.min((t[:, None] - lp_tot + half[None, :]) / mu[None, :], axis=1)
+        with np.errstate(over="ignore"):
+            u = np.min((t[:, None] - lp[None, :] + half[None, :]) / r[None, :], axis=1)
 
-        def m_and_slope(xv):
-            terms = lp[None, :] + mu[None, :] * xv[:, None] - half[None, :]
+        def m_and_slope(uv):
+            terms = lp[None, :] + r[None, :] * uv[:, None] - half[None, :]
             m = logsumexp(terms, axis=1)
-            w = np.exp(terms - m[:, None])
-            return m, w @ mu
+            with np.errstate(under="ignore"):
+                w = np.exp(terms - m[:, None])
+            return m, w @ r
 
-        todo = np.ones(x.size, dtype=bool)
+        todo = np.ones(u.size, dtype=bool)
         for _ in range(_NEWTON_ITERS):
             idx = np.flatnonzero(todo)
             if idx.size == 0:
                 break
-            m, slope = m_and_slope(x[idx])
-            step = (m - t[idx]) / slope
-            new = np.maximum(x[idx] - np.maximum(step, 0.0), x_lo[idx])
-            done = new >= x[idx] - 2e-16 * np.maximum(1.0, np.abs(x[idx]))
-            x[idx] = new
-            todo[idx[done]] = False
-        # outward rounding: step down until M(x) ≤ t as computed (a few ulps at most)
+            m, slope = m_and_slope(u[idx])
+            step = np.maximum(m - t[idx], 0.0) / np.maximum(slope, 1e-300)
+            u[idx] = u[idx] - step
+            todo[idx[step <= 2e-16 * np.maximum(1.0, np.abs(u[idx]))]] = False
+        # outward rounding: step down until M(u) ≤ t as computed (a few ulps at most)
         for _ in range(8):
-            m, _ = m_and_slope(x)
+            m, _ = m_and_slope(u)
             high = m > t
             if not high.any():
                 break
-            x = np.where(high, np.nextafter(x, -np.inf) - 4e-16 * np.abs(x), x)
-        return x
+            u = np.where(high, np.nextafter(u, -np.inf) - 4e-16 * np.abs(u), u)
+        return u
 
     # ------------------------------------------------------------------
     # the trade-off function
@@ -239,12 +255,12 @@ class MixtureOfGaussians(TradeOff):
         live = (flat > self.floor) & (flat < np.inf)
         out = np.where(flat == np.inf, 0.0, out)
         if live.any():
-            x = self.x_at_loss(flat[live])
-            acc = np.zeros(x.size)
-            for mu, p in zip(self.mus, self.weights):
-                if mu > 0:
-                    with np.errstate(under="ignore"):
-                        acc += p * np.exp(_log_delta(float(mu), mu * x - mu * mu / 2.0))
+            u = self._scaled_root(flat[live])           # u = (max μ)·x_ε
+            mu, r, lp, _ = self._live_part()
+            acc = np.zeros(u.size)
+            for mj, rj, lpj in zip(mu, r, lp):
+                with np.errstate(under="ignore"):
+                    acc += np.exp(lpj + _log_delta(float(mj), rj * u - mj * mj / 2.0))
             out[live] = np.minimum(acc, 1.0)
         return out.reshape(e.shape)
 
