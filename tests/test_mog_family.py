@@ -93,6 +93,15 @@ def test_subnormal_and_huge_shifts():
         1000.0 + np.log(2.0) + np.log1p(-np.exp(-1000.0 - np.log(2.0)))), rel=1e-6)
 
 
+def test_inverse_profile_at_scalar_eps():
+    f = fdp.MixtureOfGaussians(1.0, [0.0, 1.0, 2.0], [0.2, 0.6, 0.2])
+    inv = f.inverse()
+    # T(Q, P): removing can raise no probability by more than 1/p₀ = 5
+    assert inv.delta(5.0) == 0.0 or inv.delta(5.0) < 1e-15
+    assert inv.delta(0.5) == pytest.approx(float(inv.delta(np.array([0.5]))[0]))
+    assert inv.inverse() == f and "inverse()" in repr(inv)
+
+
 def test_canonical_form_and_repr():
     f = fdp.MixtureOfGaussians(1.0, [2.0, 0.0, 2.0, 5.0], [0.25, 0.5, 0.25, 0.0])
     assert f.sensitivities == (0.0, 2.0) and f.probs == (0.5, 0.5)

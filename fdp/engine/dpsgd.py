@@ -290,12 +290,14 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
     fac = [(step_pair(sens / s, q, opts), n) for (s, q), n in counts.items()]
     step, _ = choose_step(fac, tol)
     if both:
+        add = fac      # (the name ``add`` is how engine.summaries finds the factors)
+
         def directions(meter=None):
-            add_parts = discretise_groups(fac, step, meter)
+            add_parts = discretise_groups(add, step, meter)
             # the remove direction is the inverse pair: reflect each step's lattices
             rem_parts = [(reflect(lp), reflect(lo), n) for lp, lo, n in add_parts]
             return [add_parts, rem_parts]
-        meter = Meter(work_units(len(fac), 2), "dpsgd", progress)
+        meter = Meter(work_units(len(add), 2), "dpsgd", progress)
         add_parts, rem_parts = directions(meter)
         add_p, add_o = combine_parts(cropped(add_parts), meter=meter)
         rem_p, rem_o = combine_parts(cropped(rem_parts), meter=meter)

@@ -45,6 +45,7 @@ from scipy.special import logsumexp
 
 from fdp import _validate
 from fdp.conversions.gdp import _log_delta, gdp_beta
+from fdp.operations.inverse import Inverse
 from fdp.tradeoff import EPS_SEARCH, TradeOff, _search_grid, maximise_unimodal
 
 #: Tolerance on |Σ pⱼ − 1| (probabilities are then divided by their sum).
@@ -264,6 +265,9 @@ class MixtureOfGaussians(TradeOff):
             out[live] = np.minimum(acc, 1.0)
         return out.reshape(e.shape)
 
+    def _inverse(self) -> TradeOff:
+        return MixtureInverse(self)
+
     def gdp_mu(self) -> float:
         if self.trivial:
             return 0.0
@@ -285,6 +289,27 @@ class MixtureOfGaussians(TradeOff):
         parts = " + ".join(f"{p:g}\\,N({c:g},{self.sigma:g}^2)"
                            for c, p in zip(self.sensitivities, self.probs))
         return rf"T\big(N(0,{self.sigma:g}^2),\ {parts}\big)"
+
+
+@dataclass(frozen=True, repr=False)
+class MixtureInverse(Inverse):
+    """T(Σⱼ pⱼ N(cⱼ, σ²), N(0, σ²)): the other order of a MixtureOfGaussians pair.
+
+    ``Inverse`` with its profile evaluated on flat arrays (the reflection formula
+    assigns into its result, which a 0-d input would turn into a scalar).
+    """
+
+    def _delta(self, eps):
+        e = np.asarray(eps, dtype=float)
+        return super()._delta(e.ravel()).reshape(e.shape)
+
+    def _delta_lower(self, eps):
+        e = np.asarray(eps, dtype=float)
+        return super()._delta_lower(e.ravel()).reshape(e.shape)
+
+    def __repr__(self):
+        return repr(self.of).split("  # ")[0] + ".inverse()" + (
+            "" if self.of.symmetric else "  # one direction only, not a guarantee")
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.stats import binom
 
 import fdp
@@ -165,3 +167,17 @@ def test_sampler_table_is_one_row_per_sampler():
     assert set(SAMPLERS) >= {"poisson", "without_replacement", "truncated_poisson",
                              "with_replacement"}
     assert all(len(row) == 4 for row in SAMPLERS.values())
+
+
+@settings(max_examples=12)
+@given(st.integers(1, 40), st.integers(1, 40),
+       st.one_of(st.just(0.0), st.just(1.0), st.floats(1e-6, 1.0)), st.floats(0.3, 4.0))
+def test_truncated_step_bracket_contains_closed_form(n, cap, q, sigma):
+    cap = min(cap, n)
+    f = _truncated_poisson_step(1.0 / sigma, q, {"dataset_size": n, "batch_cap": cap,
+                                                 "examples_per_user": 1})
+    for g in (f, f.inverse()):
+        num = fdp.engine.compose_numeric([(g, 1)], tol=1e-3)
+        truth = g.delta(EPS)
+        assert np.all(num._delta_lower(EPS) <= truth + 1e-9)
+        assert np.all(num.delta(EPS) >= truth - 1e-9)
