@@ -93,6 +93,19 @@ def test_subnormal_and_huge_shifts():
         1000.0 + np.log(2.0) + np.log1p(-np.exp(-1000.0 - np.log(2.0)))), rel=1e-6)
 
 
+def test_gdp_mu_is_the_largest_shift():
+    f = fdp.MixtureOfGaussians(0.7, [0.0, 1.0, 2.0], [0.2, 0.6, 0.2])
+    mu = f.gdp_mu()
+    assert mu >= 2.0 / 0.7 and mu <= np.nextafter(2.0 / 0.7, np.inf)
+    a = np.concatenate([np.logspace(-12, -1, 12), np.linspace(0.1, 0.99, 30)])
+    assert np.all(f(a) >= fdp.Gaussian(mu)(a) - 1e-15)
+    # in the dual: a smaller μ fails in the far tail of the profile (α → 0)
+    eps = np.array([20.0, 40.0, 80.0])
+    assert np.all(f.delta(eps) > fdp.Gaussian(0.9 * mu).delta(eps))
+    assert np.all(f.delta(eps) <= fdp.Gaussian(mu).delta(eps))
+    assert f.pure_epsilon() == float("inf")
+
+
 def test_inverse_profile_at_scalar_eps():
     f = fdp.MixtureOfGaussians(1.0, [0.0, 1.0, 2.0], [0.2, 0.6, 0.2])
     inv = f.inverse()

@@ -39,6 +39,7 @@ the objective's derivative in ε is e^ε(α(ε) − α), so it is unimodal in ε
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from scipy.special import logsumexp
@@ -269,11 +270,20 @@ class MixtureOfGaussians(TradeOff):
         return MixtureInverse(self)
 
     def gdp_mu(self) -> float:
+        """max μⱼ = max cⱼ/σ, rounded up: f ≥ G_{max μ} because every G_{μⱼ} ≥ G_{max μ},
+        and no smaller μ works: as α → 0, 1 − f(α) ≥ p_max Φ̄(z − max μ) (z = Φ̄⁻¹(α)) while
+        1 − G_{μ'}(α) = Φ̄(z − μ') is smaller by a factor e^{−(max μ − μ')z + O(1)}."""
         if self.trivial:
             return 0.0
-        if len(self.probs) == 1:
-            return float(self.mus[0])
-        return super().gdp_mu()
+        c, s = max(self.sensitivities), self.sigma
+        mu = c / s
+        if Fraction(mu) * Fraction(s) < Fraction(c):
+            mu = float(np.nextafter(mu, np.inf))
+        return mu
+
+    def pure_epsilon(self) -> float:
+        """The likelihood ratio is unbounded unless every shift is 0."""
+        return 0.0 if self.trivial else float("inf")
 
     def advantage(self) -> float:
         return float(self._delta(np.array([0.0]))[0])
