@@ -115,6 +115,15 @@ def test_inverse_profile_at_scalar_eps():
     assert inv.inverse() == f and "inverse()" in repr(inv)
 
 
+@given(st.lists(st.tuples(st.sampled_from([0.0, 0.5, 1.0]), st.floats(0.0, 1.0)),
+                min_size=1, max_size=8))
+def test_canonical_form_round_trips(parts):
+    c = [a for a, _ in parts]
+    w = np.array([b for _, b in parts]) + 1e-3
+    f = fdp.MixtureOfGaussians(1.0, c, w / w.sum())
+    assert fdp.MixtureOfGaussians(f.sigma, f.sensitivities, f.probs) == f
+
+
 def test_canonical_form_and_repr():
     f = fdp.MixtureOfGaussians(1.0, [2.0, 0.0, 2.0, 5.0], [0.25, 0.5, 0.25, 0.0])
     assert f.sensitivities == (0.0, 2.0) and f.probs == (0.5, 0.5)

@@ -107,10 +107,11 @@ class MixtureOfGaussians(TradeOff):
         total = float(np.sum(p))
         if abs(total - 1.0) > PROB_SUM_TOL:
             raise ValueError(f"probs must sum to 1 (within {PROB_SUM_TOL:g}), got {total!r}")
-        p = p / total
+        if abs(total - 1.0) > 1e-14:   # a sum already 1 to rounding is kept (idempotent)
+            p = p / total
         live = p > 0
         cs, inv = np.unique(c[live], return_inverse=True)
-        ps = np.bincount(inv, weights=p[live], minlength=cs.size)
+        ps = np.minimum(np.bincount(inv, weights=p[live], minlength=cs.size), 1.0)
         pos = cs[cs > 0]
         if pos.size and pos.min() / pos.max() < SPAN:
             raise ValueError(f"sensitivities: the positive ones must lie within a factor "
