@@ -36,7 +36,9 @@ composes the reflected lattices and symmetrises once):
   k examples is included independently with probability q, so the sum moves by
   J·s, J ~ Binomial(k, q): the mixture of Gaussians T(N(0, 1), Σⱼ Bin(j; k, q)
   N(js/σ, 1)) (Choquette-Choo, Ganesh, Steinke & Thakurta 2024, §4: a vector
-  mixture is dominated by the scalar one with the norms as sensitivities).
+  mixture is dominated by the scalar one with the norms |v_A| ≤ |A|·s as
+  sensitivities, and a mixture only gets less private as a sensitivity grows;
+  the latter is also property-tested in tests/test_mog_family.py).
 * ``"truncated_poisson"`` (add/remove; Poisson batches capped at B by keeping a
   uniform B-subset; n = ``dataset_size`` counts the record): let M ~ Bin(n − 1, q)
   be the number of other records drawn. On {M < B} (probability 1 − τ,
