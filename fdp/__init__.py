@@ -10,7 +10,7 @@ from importlib import import_module
 
 from fdp.conversions import (from_privacy_profile, gdp_delta, gdp_epsilon, gdp_mu,
                              tightest_eps_delta)
-from fdp.families import (DiscreteGaussian, DiscreteLaplace, EpsDelta, FinitePair, Gaussian, Identity, Laplace, PiecewiseLinear,
+from fdp.families import (DiscreteGaussian, DiscreteLaplace, EpsDelta, FinitePair, Gaussian, Identity, Laplace, MixtureOfGaussians, PiecewiseLinear,
                           RandomizedResponse, UserFunction, from_function, from_pair, from_points)
 from fdp.operations import compose, envelope, strongest
 from fdp.families.bounded_range import BoundedRange, compose_selections  # noqa: E402
@@ -52,7 +52,7 @@ def __getattr__(name):
     raise AttributeError(f"module 'fdp' has no attribute {name!r}")
 
 
-__all__ = ["DiscreteGaussian", "DiscreteLaplace", "EpsDelta", "FinitePair", "Gaussian", "Identity", "Laplace", "PiecewiseLinear",
+__all__ = ["DiscreteGaussian", "DiscreteLaplace", "EpsDelta", "FinitePair", "Gaussian", "Identity", "Laplace", "MixtureOfGaussians", "PiecewiseLinear",
            "RandomizedResponse", "TradeOff", "UserFunction", "compose", "envelope",
            "from_function", "from_pair", "from_points", "from_privacy_profile", "gdp_delta",
            "gdp_epsilon", "gdp_mu", "strongest", "tightest_eps_delta", *_LAZY]

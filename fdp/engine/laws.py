@@ -408,3 +408,4 @@ def _(f: Inverse):
 
 import fdp.engine.laws_discrete  # noqa: E402,F401  (registers the discrete Gaussian law)
 import fdp.engine.laws_bounded_range  # noqa: E402,F401  (registers the bounded-range law)
+import fdp.engine.laws_mixture  # noqa: E402,F401  (registers the mixture-of-Gaussians laws)

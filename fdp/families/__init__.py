@@ -7,8 +7,9 @@ from fdp.families.finite_pair import FinitePair, from_pair
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
 from fdp.families.laplace import Laplace
+from fdp.families.mixture import MixtureOfGaussians
 from fdp.families.piecewise import PiecewiseLinear, from_points
 from fdp.families.user import UserFunction, from_function
 
-__all__ = ["BoundedRange", "DiscreteGaussian", "DiscreteLaplace", "EpsDelta", "FinitePair", "Gaussian", "Identity", "Laplace", "PiecewiseLinear",
+__all__ = ["BoundedRange", "DiscreteGaussian", "DiscreteLaplace", "EpsDelta", "FinitePair", "Gaussian", "Identity", "Laplace", "MixtureOfGaussians", "PiecewiseLinear",
            "RandomizedResponse", "UserFunction", "from_function", "from_pair", "from_points"]

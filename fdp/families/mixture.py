@@ -1,0 +1,404 @@
+"""Mixture-of-Gaussians pairs, and mixtures of pairs with the component revealed.
+
+MixtureOfGaussians(σ, c, p) = T(N(0, σ²), Σⱼ pⱼ N(cⱼ, σ²)), cⱼ ≥ 0, Σⱼ pⱼ = 1: the
+output law of a Gaussian mechanism whose sensitivity is itself random, cⱼ with
+probability pⱼ (Choquette-Choo, Ganesh, Steinke & Thakurta 2024, "Privacy
+amplification for matrix mechanisms", §4; dp_accounting's MixtureOfGaussiansDpEvent).
+In units of σ, with μⱼ = cⱼ/σ, P = N(0, 1), Q = Σⱼ pⱼ N(μⱼ, 1) and
+
+    L(x) = log dQ/dP(x) = log Σⱼ pⱼ exp(μⱼ x − μⱼ²/2),
+
+a log-sum-exp of lines with slopes μⱼ ≥ 0: convex and, unless every μⱼ is 0,
+strictly increasing, from log p₀ (p₀ = Σ_{μⱼ=0} pⱼ; −∞ if p₀ = 0) to +∞. So the
+Neyman–Pearson tests are the thresholds {x > t}, and with α = Φ̄(t)
+
+    β(α) = Σⱼ pⱼ Φ(Φ̄⁻¹(α) − μⱼ) = Σⱼ pⱼ G_{μⱼ}(α),
+
+a mixture of Gaussian trade-off curves at a common α. The privacy profile at ε is
+the threshold x_ε with L(x_ε) = ε: δ(ε) = Q(X > x_ε) − e^ε P(X > x_ε), and writing
+e^ε = Σⱼ pⱼ e^{μⱼ x_ε − μⱼ²/2} splits it into non-negative Gaussian profiles,
+
+    δ(ε) = Σⱼ pⱼ δ_{G_{μⱼ}}(μⱼ x_ε − μⱼ²/2),
+
+each evaluated in log space without cancellation (``fdp.conversions.gdp``).
+Special cases: c = (0, 1), p = (1 − q, q) is the Poisson-subsampled Gaussian
+q G_{1/σ} + (1 − q) Id (add direction); c = (0, s, …, ks), p = Binomial(k, q) is a
+user with k examples under Poisson sampling. The pair is ONE direction of an
+add/remove mechanism; the other is its inverse T(Q, P) (``inverse()``).
+
+RevealedMixture(w, f) is the pair (Σᵢ wᵢ Pᵢ ⊗ e_i, Σᵢ wᵢ Qᵢ ⊗ e_i): member i is
+drawn with probability wᵢ and the draw is published. Its privacy profile is
+δ(ε) = Σᵢ wᵢ δᵢ(ε) and its privacy-loss law the w-mixture of the members' laws.
+It is what joint convexity of the hockey-stick divergence gives for a mechanism
+that, conditionally on an event with the same law under both datasets, is
+dominated by member i (used by ``fdp.dpsgd`` for truncated Poisson sampling and
+sampling with replacement). f(α) = sup_ε (1 − δ(ε) − e^ε α) (DRS Prop 2.12);
+the objective's derivative in ε is e^ε(α(ε) − α), so it is unimodal in ε.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from scipy.special import logsumexp
+
+from fdp import _validate
+from fdp.conversions.gdp import _log_delta, gdp_beta
+from fdp.operations.inverse import Inverse
+from fdp.tradeoff import EPS_SEARCH, TradeOff, _search_grid, maximise_unimodal
+
+#: Tolerance on |Σ pⱼ − 1| (probabilities are then divided by their sum).
+PROB_SUM_TOL = 1e-9
+_NEWTON_ITERS = 200
+#: Smallest ratio of two positive sensitivities (beyond it μⱼ/max μ underflows).
+SPAN = 1e-250
+
+
+def _as_vector(name: str, value) -> np.ndarray:
+    arr = _validate.reals(name, value, low=0.0)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-d sequence, got shape {arr.shape}")
+    return arr
+
+
+@dataclass(frozen=True)
+class MixtureOfGaussians(TradeOff):
+    """T(N(0, σ²), Σⱼ pⱼ N(cⱼ, σ²)): the Gaussian mechanism with random sensitivity.
+
+    β(α) = Σⱼ pⱼ Φ(Φ⁻¹(1 − α) − cⱼ/σ) (Choquette-Choo, Ganesh, Steinke & Thakurta
+    2024, §4; see the module docstring for the loss and the profile).
+
+    Parameters
+    ----------
+    sigma : float
+        σ > 0, the standard deviation of the Gaussian noise.
+    sensitivities : sequence of float
+        cⱼ ≥ 0 (finite), the possible shifts of the mean.
+    probs : sequence of float
+        pⱼ ∈ [0, 1] with Σⱼ pⱼ = 1 (within 1e-9; they are divided by their sum).
+
+    Notes
+    -----
+    This is ONE order of the pair. For add/remove neighbours (adding the record
+    shifts the mean by the random sensitivity) compose this direction and its
+    ``inverse()`` separately and take ``symmetrize(one_sided=True)`` once at the end
+    (as ``fdp.dpsgd`` does), or symmetrise one step. Zero-probability components
+    are dropped, equal sensitivities merged, components sorted; ``repr`` shows the
+    canonical form. Composition runs on the numeric engine with certified brackets.
+
+    Examples
+    --------
+    >>> f = MixtureOfGaussians(1.0, [0.0, 1.0], [0.9, 0.1])   # = 0.1 G_1 + 0.9 Id
+    """
+
+    sigma: float
+    sensitivities: tuple
+    probs: tuple
+
+    def __post_init__(self):
+        sigma = _validate.real("sigma", self.sigma, low=0.0, low_open=True)
+        c = _as_vector("sensitivities", self.sensitivities)
+        p = _validate.reals("probs", self.probs, low=0.0, high=1.0)
+        if p.ndim != 1 or p.size != c.size:
+            raise ValueError(f"probs must have one entry per sensitivity "
+                             f"(length {c.size}), got shape {p.shape}")
+        total = float(np.sum(p))
+        if abs(total - 1.0) > PROB_SUM_TOL:
+            raise ValueError(f"probs must sum to 1 (within {PROB_SUM_TOL:g}), got {total!r}")
+        if abs(total - 1.0) > 1e-14:   # a sum already 1 to rounding is kept (idempotent)
+            p = p / total
+        live = p > 0
+        cs, inv = np.unique(c[live], return_inverse=True)
+        ps = np.minimum(np.bincount(inv, weights=p[live], minlength=cs.size), 1.0)
+        pos = cs[cs > 0]
+        if pos.size and pos.min() / pos.max() < SPAN:
+            raise ValueError(f"sensitivities: the positive ones must lie within a factor "
+                             f"1/{SPAN:g} of each other (the loss is solved in units of the "
+                             f"largest), got {pos.min()!r} and {pos.max()!r}")
+        object.__setattr__(self, "sigma", sigma)
+        object.__setattr__(self, "sensitivities", tuple(float(x) for x in cs))
+        object.__setattr__(self, "probs", tuple(float(x) for x in ps))
+
+    # ------------------------------------------------------------------
+    # the law in units of σ
+    # ------------------------------------------------------------------
+    @property
+    def mus(self) -> np.ndarray:
+        """μⱼ = cⱼ/σ (means of Q's components, P = N(0, 1))."""
+        return np.asarray(self.sensitivities) / self.sigma
+
+    @property
+    def weights(self) -> np.ndarray:
+        return np.asarray(self.probs)
+
+    @property
+    def trivial(self) -> bool:
+        """True when every μⱼ is 0 (then the pair is T(P, P) = Id)."""
+        return not np.any(self.mus > 0)
+
+    @property
+    def floor(self) -> float:
+        """inf L = log Σ_{μⱼ = 0} pⱼ (−inf when no component has μⱼ = 0)."""
+        p0 = float(self.weights[self.mus == 0].sum())
+        return float(np.log(p0)) if p0 > 0 else -np.inf
+
+    @property
+    def symmetric(self) -> bool:
+        return self.trivial or len(self.probs) == 1
+
+    def loss(self, x) -> np.ndarray:
+        """L(x) = log Σⱼ pⱼ exp(μⱼ x − μⱼ²/2), vectorised."""
+        x = np.asarray(x, dtype=float)
+        mu, lp = self.mus, np.log(self.weights)
+        with np.errstate(invalid="ignore"):
+            terms = lp[:, None] + mu[:, None] * x.ravel()[None, :] - mu[:, None] ** 2 / 2
+        terms = np.where(np.isnan(terms), -np.inf, terms)   # μ = 0 at x = ±inf
+        return logsumexp(terms, axis=0).reshape(x.shape)
+
+    def _live_part(self):
+        """Components with μⱼ > 0: (μⱼ, rⱼ = μⱼ/max μ, log pⱼ, max μ)."""
+        mu = self.mus
+        live = mu > 0
+        mu = mu[live]
+        top = float(mu.max())
+        return mu, mu / top, np.log(self.weights[live]), top
+
+    def x_at_loss(self, loss) -> np.ndarray:
+        """The threshold x with L(x) = l, rounded so that L(x) ≤ l as computed.
+
+        −inf for l ≤ inf L = log p₀, +inf for l = +inf (see ``_scaled_root``).
+        """
+        u = self._scaled_root(loss)
+        with np.errstate(over="ignore"):
+            return u / self._live_part()[3]
+
+    def _scaled_root(self, loss) -> np.ndarray:
+        """u = (max μ)·x with L(x) = l, rounded down (L(x) ≤ l as computed).
+
+        L(x) = log(p₀ + e^{M}) with M = log Σ_{μⱼ>0} pⱼ e^{rⱼu − μⱼ²/2}, rⱼ = μⱼ/max μ ∈ (0, 1]:
+        a convex increasing function of u. Solve M(u) = t, t = l + log(1 − p₀e^{−l}), by
+        Newton's method from a point right of the root (M(u) ≥ log pⱼ + rⱼu − μⱼ²/2 for
+        every j): the tangent of a convex function lies below it, so every iterate
+        stays right of the root and they decrease to it monotonically. Working in u
+        keeps every quantity finite even for subnormal μ.
+        """
+        lvals = np.asarray(loss, dtype=float)
+        shape = lvals.shape
+        lvals = lvals.ravel()
+        out = np.empty(lvals.size)
+        if self.trivial:
+            out[:] = np.where(lvals >= 0.0, np.inf, -np.inf)
+            return out.reshape(shape)
+        floor = self.floor
+        low = lvals <= floor
+        top = lvals == np.inf
+        out[low] = -np.inf
+        out[top] = np.inf
+        live = ~(low | top)
+        if live.any():
+            out[live] = self._solve(lvals[live], floor)
+        return out.reshape(shape)
+
+    def _solve(self, lvals: np.ndarray, floor: float) -> np.ndarray:
+        _, r, lp, _ = self._live_part()
+        half = self.mus[self.mus > 0] ** 2 / 2.0
+        with np.errstate(divide="ignore"):
+            t = lvals + (np.log(-np.expm1(floor - lvals)) if floor > -np.inf else 0.0)
+        with np.errstate(over="ignore"):
+            u = np.min((t[:, None] - lp[None, :] + half[None, :]) / r[None, :], axis=1)
+
+        def m_and_slope(uv):
+            terms = lp[None, :] + r[None, :] * uv[:, None] - half[None, :]
+            m = logsumexp(terms, axis=1)
+            with np.errstate(under="ignore"):
+                w = np.exp(terms - m[:, None])
+            return m, w @ r
+
+        todo = np.ones(u.size, dtype=bool)
+        for _ in range(_NEWTON_ITERS):
+            idx = np.flatnonzero(todo)
+            if idx.size == 0:
+                break
+            m, slope = m_and_slope(u[idx])
+            step = np.maximum(m - t[idx], 0.0) / np.maximum(slope, 1e-300)
+            u[idx] = u[idx] - step
+            todo[idx[step <= 2e-16 * np.maximum(1.0, np.abs(u[idx]))]] = False
+        # outward rounding: step down until M(u) ≤ t as computed (a few ulps at most)
+        for _ in range(8):
+            m, _ = m_and_slope(u)
+            high = m > t
+            if not high.any():
+                break
+            u = np.where(high, np.nextafter(u, -np.inf) - 4e-16 * np.abs(u), u)
+        return u
+
+    # ------------------------------------------------------------------
+    # the trade-off function
+    # ------------------------------------------------------------------
+    def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        a = np.asarray(alpha, dtype=float)
+        out = np.zeros(a.shape)
+        for mu, p in zip(self.mus, self.weights):
+            out = out + p * gdp_beta(float(mu), a)
+        return np.minimum(out, 1.0 - a)
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        """δ(ε) = Σⱼ pⱼ δ_{G_{μⱼ}}(μⱼx_ε − μⱼ²/2), x_ε = L⁻¹(ε) (module docstring).
+
+        x_ε is rounded down (L(x_ε) ≤ ε), which can only raise δ: the safe side.
+        Below inf L, δ(ε) = 1 − e^ε.
+        """
+        e = np.asarray(eps, dtype=float)
+        flat = e.ravel()
+        out = -np.expm1(np.minimum(flat, 0.0))            # ε ≤ inf L: 1 − e^ε
+        if self.trivial:
+            return out.reshape(e.shape)
+        live = (flat > self.floor) & (flat < np.inf)
+        out = np.where(flat == np.inf, 0.0, out)
+        if live.any():
+            u = self._scaled_root(flat[live])           # u = (max μ)·x_ε
+            mu, r, lp, _ = self._live_part()
+            acc = np.zeros(u.size)
+            for mj, rj, lpj in zip(mu, r, lp):
+                with np.errstate(under="ignore"):
+                    acc += np.exp(lpj + _log_delta(float(mj), rj * u - mj * mj / 2.0))
+            out[live] = np.minimum(acc, 1.0)
+        return out.reshape(e.shape)
+
+    def _inverse(self) -> TradeOff:
+        return MixtureInverse(self)
+
+    def gdp_mu(self) -> float:
+        """max μⱼ = max cⱼ/σ, rounded up: f ≥ G_{max μ} because every G_{μⱼ} ≥ G_{max μ},
+        and no smaller μ works: as α → 0, 1 − f(α) ≥ p_max Φ̄(z − max μ) (z = Φ̄⁻¹(α)) while
+        1 − G_{μ'}(α) = Φ̄(z − μ') is smaller by a factor e^{−(max μ − μ')z + O(1)}."""
+        if self.trivial:
+            return 0.0
+        c, s = max(self.sensitivities), self.sigma
+        mu = c / s
+        if Fraction(mu) * Fraction(s) < Fraction(c):
+            mu = float(np.nextafter(mu, np.inf))
+        return mu
+
+    def pure_epsilon(self) -> float:
+        """The likelihood ratio is unbounded unless every shift is 0."""
+        return 0.0 if self.trivial else float("inf")
+
+    def advantage(self) -> float:
+        return float(self._delta(np.array([0.0]))[0])
+
+    def __repr__(self):
+        text = (f"MixtureOfGaussians(sigma={self.sigma!r}, sensitivities={self.sensitivities!r}, "
+                f"probs={self.probs!r})")
+        if not self.symmetric:
+            text += "  # one direction only, not a guarantee"
+        return text
+
+    def latex(self) -> str:
+        parts = " + ".join(f"{p:g}\\,N({c:g},{self.sigma:g}^2)"
+                           for c, p in zip(self.sensitivities, self.probs))
+        return rf"T\big(N(0,{self.sigma:g}^2),\ {parts}\big)"
+
+
+@dataclass(frozen=True, repr=False)
+class MixtureInverse(Inverse):
+    """T(Σⱼ pⱼ N(cⱼ, σ²), N(0, σ²)): the other order of a MixtureOfGaussians pair.
+
+    ``Inverse`` with its profile evaluated on flat arrays (the reflection formula
+    assigns into its result, which a 0-d input would turn into a scalar).
+    """
+
+    def _delta(self, eps):
+        e = np.asarray(eps, dtype=float)
+        return super()._delta(e.ravel()).reshape(e.shape)
+
+    def _delta_lower(self, eps):
+        e = np.asarray(eps, dtype=float)
+        return super()._delta_lower(e.ravel()).reshape(e.shape)
+
+    def __repr__(self):
+        return repr(self.of).split("  # ")[0] + ".inverse()" + (
+            "" if self.of.symmetric else "  # one direction only, not a guarantee")
+
+
+@dataclass(frozen=True)
+class RevealedMixture(TradeOff):
+    """The pair (Σᵢ wᵢ Pᵢ ⊗ e_i, Σᵢ wᵢ Qᵢ ⊗ e_i): member i with probability wᵢ, index published.
+
+    δ(ε) = Σᵢ wᵢ δᵢ(ε); f(α) = sup_ε (1 − δ(ε) − e^ε α) (DRS Prop 2.12). A mechanism
+    that, conditionally on an event of the same law under both neighbours, is
+    fᵢ-DP on the i-th event, is f-DP (joint convexity of hockey-stick
+    divergences). Members are trade-off functions with exact privacy profiles.
+
+    Parameters
+    ----------
+    weights : sequence of float
+        wᵢ ≥ 0 summing to 1 (within 1e-9; divided by their sum).
+    members : sequence of TradeOff
+        fᵢ, one per weight.
+    """
+
+    weights: tuple
+    members: tuple
+
+    def __post_init__(self):
+        w = _validate.reals("weights", self.weights, low=0.0, high=1.0)
+        members = tuple(self.members)
+        if w.ndim != 1 or w.size != len(members) or w.size == 0:
+            raise ValueError(f"weights must have one entry per member ({len(members)}), "
+                             f"got shape {w.shape}")
+        if not all(isinstance(m, TradeOff) for m in members):
+            raise TypeError("members must be TradeOff objects")
+        total = float(w.sum())
+        if abs(total - 1.0) > PROB_SUM_TOL:
+            raise ValueError(f"weights must sum to 1 (within {PROB_SUM_TOL:g}), got {total!r}")
+        w = w / total
+        keep = w > 0
+        object.__setattr__(self, "weights", tuple(float(x) for x in w[keep]))
+        object.__setattr__(self, "members", tuple(m for m, k in zip(members, keep) if k))
+
+    @property
+    def symmetric(self) -> bool:
+        return all(m.symmetric for m in self.members)
+
+    @property
+    def is_exact(self) -> bool:
+        return all(m.is_exact for m in self.members)
+
+    def _inverse(self) -> TradeOff:
+        return RevealedMixture(self.weights, tuple(m.inverse() for m in self.members))
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        e = np.asarray(eps, dtype=float)
+        out = np.zeros(e.shape)
+        for w, m in zip(self.weights, self.members):
+            out = out + w * m._delta(e)
+        return np.minimum(out, 1.0)
+
+    def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        a = np.asarray(alpha, dtype=float)
+        flat = a.ravel()
+        grid = _search_grid(-EPS_SEARCH, EPS_SEARCH)
+        d_grid = self._delta(grid)
+        y_grid = np.exp(grid)
+        out = np.empty(flat.size)
+        for s in range(0, flat.size, 1024):
+            part = flat[s:s + 1024]
+            vals = 1.0 - d_grid[None, :] - y_grid[None, :] * part[:, None]
+
+            def row(x, part=part):
+                return 1.0 - self._delta(x) - np.exp(x) * part
+            out[s:s + 1024] = maximise_unimodal(row, grid, vals)
+        # α = 0: sup_ε (1 − δ(ε)) = 1 − (Q-mass at L = +inf), read at ε = EPS_SEARCH
+        out = np.clip(out, 0.0, 1.0 - flat)
+        return out.reshape(a.shape)
+
+    def __repr__(self):
+        inner = ", ".join(f"{w:.6g}: {repr(m).split('  # ')[0]}"
+                          for w, m in zip(self.weights, self.members))
+        text = f"RevealedMixture({{{inner}}})"
+        if not self.symmetric:
+            text += "  # one direction only, not a guarantee"
+        return text
