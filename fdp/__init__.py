@@ -23,6 +23,7 @@ _LAZY = {
     "engine": ("fdp.engine", None),
     "compose_numeric": ("fdp.engine", "compose_numeric"),
     "dpsgd": ("fdp.engine", "dpsgd"),
+    "random_allocation": ("fdp.engine.allocation", "random_allocation"),
     "functionals": ("fdp.clt", "functionals"),
     "clt": ("fdp.clt", "clt"),
     "edgeworth": ("fdp.clt", "edgeworth"),
