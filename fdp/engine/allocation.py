@@ -82,8 +82,8 @@ from fdp.engine.numeric import (MAX_STEP, STEP_SCALE, Numeric, check_tol, combin
                                 cropped)
 
 _U = np.finfo(float).eps / 2.0
-#: The Z tail beyond exp(s²/2 + Z_SD·s) (s = 1/σ) is flagged (Q-mass Φ(−Z_SD) ≈ 1e-14).
-Z_SD = 7.6
+#: The Z tail beyond exp(s²/2 + Z_SD·s) (s = 1/σ) is flagged: Q-mass Φ(−Z_SD) ≈ 4e-11, added to δ once per block.
+Z_SD = 6.5
 #: Far upper tails of partial sums with E_P[S; tail] ≤ SUM_TAIL (as computed, FFT noise included) are flagged/dropped.
 SUM_TAIL = 1e-15
 #: Largest y-grid of one coordinate (σ below ≈ 0.6 needs more: refused, see below).
@@ -144,7 +144,24 @@ def _lat(arr, h, side, slack=0.0):
     return Lattice(h, 0, arr, 0.0, slack, side)
 
 
+def _mix(c1: Lattice, w1: float, c2: Lattice, w2: float) -> Lattice:
+    """w1·c1 + w2·c2 (non-negative weights summing to 1), slacks and noise mixed."""
+    n = max(c1.q.size, c2.q.size)
+    out = np.zeros(n)
+    out[:c1.q.size] += w1 * c1.q
+    out[:c2.q.size] += w2 * c2.q
+    lat = _lat(out, c1.step, c1.side, w1 * c1.slack + w2 * c2.slack)
+    object.__setattr__(lat, "noise", w1 * c1.__dict__.get("noise", 0.0)
+                       + w2 * c2.__dict__.get("noise", 0.0))
+    return lat
+
+
+def _cut(lat: Lattice, cut: int) -> Lattice:
+    return _lat(lat.q[:cut].copy(), lat.step, lat.side, lat.slack)
+
+
 def _pess_coordinate(s, h, J, tail_q):
+    """(P-law, Q-law, w, 1) of one spread coordinate on hZ (module docstring)."""
     p, mu = _cell_masses(s, np.arange(1, J + 1) * h)
     p_tail, p = float(p[-1]), p[:-1]                  # cells [jh, (j+1)h), j < J; the tail
     mu = mu[:-1]
@@ -154,79 +171,70 @@ def _pess_coordinate(s, h, J, tail_q):
     a[:-1] += p - up
     a[1:] += up
     a[0] += p_tail                                     # ⊥_P: likelihood ratio 0
-    return _lat(a, h, PESSIMISTIC, 0.0), tail_q, 0.0
+    qh = a * (np.arange(J + 1) * h)                    # Q-law of the finite part
+    return (_lat(a, h, PESSIMISTIC), _lat(qh, h, PESSIMISTIC), tail_q, 1)
 
 
 def _opt_coordinate(s, h, J):
+    """(A, Q_A, B⁺, B⁻, 1) of one quantised coordinate (module docstring)."""
     p, mu = _cell_masses(s, (np.arange(J) + 0.5) * h)   # cells centred on j·h
     p, mu = p[:-1], mu[:-1]                             # the tail beyond (J − ½)h: dropped
     g = np.arange(J) * h
     b = mu - g * p                                     # E[Z − j h; cell j]
     eb = float(np.sum(2.0 * _U * (mu + g * p))) + 1e-300
-    A = _lat(p, h, OPTIMISTIC, 0.0)
-    object.__setattr__(A, "eta1", 0.0)
-    Bp = _lat(np.maximum(b, 0.0), h, OPTIMISTIC, eb)
-    Bm = _lat(np.maximum(-b, 0.0), h, OPTIMISTIC, eb)
-    return A, Bp, Bm
+    return (_lat(p, h, OPTIMISTIC), _lat(g * p, h, OPTIMISTIC),
+            _lat(np.maximum(b, 0.0), h, OPTIMISTIC, eb),
+            _lat(np.maximum(-b, 0.0), h, OPTIMISTIC, eb), 1)
 
 
 def _high_cut(lat: Lattice) -> int:
-    """Smallest index c with E[S; S ≥ c·h] ≤ SUM_TAIL, read from the array with values
-    below the transform's round-off level taken as 0.
+    """Smallest index c whose tail of the Q-law ``lat`` holds at most SUM_TAIL, read
+    with values below the transform's round-off level taken as 0.
 
     Any cut is valid (the pessimistic side flags what it cuts, the optimistic side
     drops it, and the array's distance to the exact measure is in the slack either
     way); reading through the noise only keeps the cut tight."""
-    a, h = lat.q, lat.step
+    a = lat.q
     thr = lat.__dict__.get("noise", 0.0) / max(a.size, 1)
-    tail = np.cumsum((np.maximum(a - thr, 0.0) * (np.arange(a.size) * h))[::-1])[::-1]
+    tail = np.cumsum(np.maximum(a - thr, 0.0)[::-1])[::-1]
     over = np.flatnonzero(tail > SUM_TAIL)
     return int(over[-1]) + 1 if over.size else 1
 
 
-def _moment(lat: Lattice) -> float:
-    return float(lat.q @ (np.arange(lat.q.size) * lat.step))
-
-
-def _weighted(a: Lattice, b: Lattice, c: Lattice, ea1: float, eb1: float) -> float:
-    """y-weighted ℓ1 error of c = a * b: Σ_s s|Δc(s)| ≤ η1(a)|b| + η(a)m1(b) + (a↔b)
-    plus the transform's own ℓ1 error times the largest s."""
-    noise = c.__dict__.get("noise", 0.0)
-    return (ea1 * max(b.finite_mass, 1.0) + a.slack * _moment(b) + eb1 * max(a.finite_mass, 1.0)
-            + b.slack * _moment(a) + noise * c.q.size * c.step)
-
-
 def _pess_add(x, y):
-    (a, wa, ea1), (b, wb, eb1) = x, y
-    c = convolve(a, b)
-    e1 = _weighted(a, b, c, ea1, eb1)
-    q = c.q
-    cut = _high_cut(c)
+    """Sum of two independent blocks. The Q-law of S_{a+b}/(a+b) is
+    (a/(a+b))·Q_a * P_b + (b/(a+b))·P_a * Q_b (the mixture Q is linear), so both laws
+    are convolutions of non-negative arrays with ℓ1 round-off bounds; the add
+    direction reads the Q-law, the remove direction the P-law (each error ≤ its ℓ1)."""
+    (pa, qa, wa, na), (pb, qb, wb, nb) = x, y
+    n = na + nb
+    P = convolve(pa, pb)
+    Q = _mix(convolve(qa, pb), na / n, convolve(pa, qb), nb / n)
+    cut = min(_high_cut(Q), P.q.size)
     w = wa + wb
-    if cut < q.size:
-        tail = q[cut:]
-        w += float(tail @ (np.arange(cut, q.size) * c.step))
-        q = q[:cut].copy()
-        q[0] += float(tail.sum())                      # flagged: P-mass to ⊥_P
-    return _lat(q, c.step, PESSIMISTIC, c.slack), w, e1
+    if cut < Q.q.size:
+        w += n * float(np.sum(Q.q[cut:]))               # flagged: Q-mass to ⊥_Q (Y = ∞)
+        P = _lat(np.concatenate([[P.q[0] + float(np.sum(P.q[cut:]))], P.q[1:cut]]),
+                 P.step, PESSIMISTIC, P.slack)          # and P-mass to ⊥_P (Y = 0)
+        Q = _cut(Q, cut)
+    return P, Q, w, n
 
 
 def _opt_add(x, y):
-    (A1, P1, M1), (A2, P2, M2) = x, y
+    """Sum of two independent quantised blocks: A, Q_A as ``_pess_add``;
+    B = A₁*B₂ + B₁*A₂ (split into its positive and negative parts)."""
+    (A1, Q1, P1, M1, n1), (A2, Q2, P2, M2, n2) = x, y
+    n = n1 + n2
     A = convolve(A1, A2)
-    Bp = [convolve(A1, P2), convolve(P1, A2)]
-    Bm = [convolve(A1, M2), convolve(M1, A2)]
-    cut = _high_cut(A)
+    Q = _mix(convolve(Q1, A2), n1 / n, convolve(A1, Q2), n2 / n)
+    Bp = _mix(convolve(A1, P2), 0.5, convolve(P1, A2), 0.5)
+    Bm = _mix(convolve(A1, M2), 0.5, convolve(M1, A2), 0.5)
+    cut = min(_high_cut(Q), A.q.size)
 
-    def total(parts):
-        n = max(len(p.q) for p in parts)
-        out = np.zeros(n)
-        for p in parts:
-            out[:p.q.size] += p.q
-        return _lat(out[:cut].copy(), A.step, OPTIMISTIC, sum(p.slack for p in parts))
-    out = _lat(A.q[:cut].copy(), A.step, OPTIMISTIC, A.slack)
-    object.__setattr__(out, "eta1", _weighted(A1, A2, A, A1.eta1, A2.eta1))
-    return out, total(Bp), total(Bm)
+    def keep(lat, scale=1.0):
+        out = _lat(scale * lat.q[:cut], lat.step, OPTIMISTIC, scale * lat.slack)
+        return out
+    return keep(A), keep(Q), keep(Bp, 2.0), keep(Bm, 2.0), n
 
 
 def _power(x, n, add):
@@ -243,35 +251,43 @@ def _power(x, n, add):
 def _block_laws(sigma: float, n: int, tol: float):
     """Certified laws of Y for one single allocation over n steps.
 
-    Returns (pess, opt): pess = (y, P-mass, p_zero, q_inf, η) with y > 0 atoms,
-    P-mass p_zero at y = 0, Q-mass q_inf at y = ∞ and ℓ1 error η of the P-masses;
-    opt = (y_add, y_rem, P-mass, η_A, η_B): atom positions moved by their round-off
-    bound to the side that lowers δ_add resp. δ_remove.
+    Returns (pess, opt) with, for each direction, atoms (y, mass) and the ℓ1 error
+    η of the masses (δ moves by at most η):
+    pess = ((y, Q-mass, q_inf, η_Q), (y, P-mass, p_zero, η_P)) — the add direction
+    reads the Q-law (Q-mass q_inf at y = ∞), the remove direction the P-law (P-mass
+    p_zero at y = 0);
+    opt = ((y, Q-mass, η), (y, P-mass, η)) — atoms at the Jensen positions, moved
+    by their round-off bound to the side that lowers that direction's δ.
     """
     s, h, J, tail_q = _coordinate(sigma, tol)
-    pa, w, e1 = _power(_pess_coordinate(s, h, J, tail_q), n, _pess_add)
-    q = pa.q
-    y = np.arange(q.size) * (h / n)
-    pess = (y[1:], q[1:].copy(), float(q[0]), w / n, (pa.slack, e1 / n))
-    A, Bp, Bm = _power(_opt_coordinate(s, h, J), n, _opt_add)
-    m = min(A.q.size, Bp.q.size, Bm.q.size)
-    a = A.q[:m]
+    P, Q, w, _ = _power(_pess_coordinate(s, h, J, tail_q), n, _pess_add)
+    y = np.arange(Q.q.size) * (h / n)
+    pess = ((y[1:], Q.q[1:].copy(), w / n, Q.slack),
+            (y[1:P.q.size], P.q[1:].copy(), float(P.q[0]), P.slack))
+    A, QA, Bp, Bm, _ = _power(_opt_coordinate(s, h, J), n, _opt_add)
+    m = A.q.size
+    a = A.q
     b = np.zeros(m)
-    b[:Bp.q.size] += Bp.q[:m]
-    b[:Bm.q.size] -= Bm.q[:m]
+    b[:min(m, Bp.q.size)] += Bp.q[:m]
+    b[:min(m, Bm.q.size)] -= Bm.q[:m]
+    qa = np.zeros(m)
+    qa[:min(m, QA.q.size)] += QA.q[:m]
     g = np.arange(m) * h
     eta_b = Bp.slack + Bm.slack
     live = a > 0
-    a, b, g = a[live], b[live], g[live]
+    a, b, g, qa = a[live], b[live], g[live], qa[live]
     # Jensen: the true conditional mean lies within n·h/2 of g (|r_j| ≤ h/2) and
     # within |ΔB(g)|/A(g) ≤ η_B/A(g) (plus rounding) of the computed one
     lo, hi = np.maximum(g - n * h / 2, 0.0), g + n * h / 2
     centre = np.clip(g + b / a, lo, hi)
-    # add side: δ_add is 1-Lipschitz in y, so the positions' total error Σ|ΔB|/n ≤ η_B/n
-    # is a δ-slack; remove side (Lipschitz e^ε): each atom moved up by its own bound
+    # add side: Q-mass of an atom = (g·A + B)/n, its ℓ1 error ≤ η_QA + η_B/n, and
+    # δ_add reads Q-masses with weights ≤ 1; remove side (Lipschitz e^ε in y): each
+    # atom is moved up by its own bound
     y_add = np.maximum(centre * (1.0 - 1e-13), lo) / n
+    q_add = np.maximum(qa + a * (y_add - g / n), 0.0)      # Q_A = g·A/n already
     y_rem = np.minimum(centre * (1.0 + 1e-13) + eta_b / a, hi) / n
-    opt = (y_add, y_rem, a, (A.slack, A.eta1 / n + eta_b / n + 1e-13))
+    opt = ((y_add, q_add, QA.slack + eta_b / n + 1e-13 + 2 * _U * n),
+           (y_rem, a, A.slack))
     return pess, opt
 
 
@@ -300,36 +316,39 @@ def _cells(loss, qmass, pmass, step):
 
 
 def _with_slack(lat: Lattice, slack: float) -> Lattice:
-    out = Lattice(lat.step, lat.k0, lat.q, lat.q_inf, lat.slack + slack, lat.side)
-    return out
+    return Lattice(lat.step, lat.k0, lat.q, lat.q_inf, lat.slack + slack, lat.side)
 
 
 def _lattices(pess, opt, step):
-    """(add_p, add_o, rem_p, rem_o) lattices of one block on ΔZ."""
-    y, p, p0, q_inf, (eta, eta1) = pess
-    live = p > 0
-    y, p = y[live], p[live]
-    L = np.log(y)
-    kappa, pi, kmin = _cells(L, p * y, p, step)
-    add_p = _with_slack(_spread(kappa, pi, q_inf, kmin, step, p0), eta1)
-    # reflected pair (Q, P): losses −log y, Q-masses = P-masses, P-masses = y·P
-    kappa, pi, kmin = _cells(-L, p, p * y, step)
-    rem_p = _with_slack(_spread(kappa, pi, p0, kmin, step, q_inf), eta)
-    y_add, y_rem, a, (eta_a, eta_a1) = opt
-    ya = y_add > 0
-    kappa, pi, kmin = _cells(np.log(y_add[ya]), a[ya] * y_add[ya], a[ya], step)
-    add_o = _with_slack(_contract_masses(kappa, pi, 0.0, kmin, step),
-                        eta_a1)
-    kappa, pi, kmin = _cells(-np.log(y_rem), a, a * y_rem, step)
-    rem_o = _with_slack(_contract_masses(kappa, pi, 0.0, kmin, step), eta_a)
+    """(add_p, add_o, rem_p, rem_o) lattices of one block on ΔZ.
+
+    Add direction: atoms at losses log y with their Q-masses (P-masses Q/y);
+    remove direction, the reflected pair (Q, P): losses −log y, Q-masses = the
+    P-masses, P-masses = y·P. The pessimistic lattices are the engine's
+    connect-the-dots spreads, the optimistic ones its contractions.
+    """
+    (y, qm, q_inf, eta_q), (yr, pm, p0, eta_p) = pess
+    live = (qm > 0) & (y > 0)
+    L = np.log(y[live])
+    kappa, pi, kmin = _cells(L, qm[live], qm[live] / y[live], step)
+    add_p = _with_slack(_spread(kappa, pi, q_inf, kmin, step, p0), eta_q)
+    live = (pm > 0) & (yr > 0)
+    kappa, pi, kmin = _cells(-np.log(yr[live]), pm[live], pm[live] * yr[live], step)
+    rem_p = _with_slack(_spread(kappa, pi, p0, kmin, step, q_inf), eta_p)
+    (ya, qa, eta_a), (yo, po, eta_r) = opt
+    live = (qa > 0) & (ya > 0)
+    kappa, pi, kmin = _cells(np.log(ya[live]), qa[live], qa[live] / ya[live], step)
+    add_o = _with_slack(_contract_masses(kappa, pi, 0.0, kmin, step), eta_a)
+    live = (po > 0) & (yo > 0)
+    kappa, pi, kmin = _cells(-np.log(yo[live]), po[live], po[live] * yo[live], step)
+    rem_o = _with_slack(_contract_masses(kappa, pi, 0.0, kmin, step), eta_r)
     return add_p, add_o, rem_p, rem_o
 
 
 def _loss_variance(pess) -> float:
-    y, p, _, _, _ = pess
-    live = (p > 0) & (y > 0)
-    w = p[live] * y[live]
-    w = w / w.sum()
+    y, qm, _, _ = pess[0]
+    live = (qm > 0) & (y > 0)
+    w = qm[live] / qm[live].sum()
     L = np.log(y[live])
     m = float(w @ L)
     return float(w @ (L - m) ** 2)

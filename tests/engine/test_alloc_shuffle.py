@@ -1,0 +1,62 @@
+"""fdp.engine.shuffle_lower: a labelled LOWER curve, never a guarantee."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import fdp
+from fdp.engine.shuffle_lower import NOT_A_GUARANTEE, ShuffleLower, shuffle_lower
+from tests.engine.test_alloc_allocation import _exact_t2
+
+
+def test_marked_everywhere_as_not_a_guarantee():
+    low = shuffle_lower(2.0, 10)
+    assert isinstance(low, ShuffleLower) and low.is_guarantee is False
+    assert ShuffleLower.is_guarantee is False
+    text = repr(low)
+    assert "LOWER BOUND" in text and "NOT a guarantee" in text
+    assert "lower" in low.latex().lower()
+    assert "LOWER" in (ShuffleLower.__doc__ or "") and "LOWER" in shuffle_lower.__doc__
+
+
+def test_operations_refused_with_the_reason():
+    low = shuffle_lower(2.0, 10)
+    for op in (lambda: low @ fdp.Gaussian(1.0), lambda: fdp.Gaussian(1.0) @ low,
+               lambda: low ** 2, lambda: low.group(2), lambda: low.subsample(0.5),
+               lambda: low.pure_epsilon()):
+        with pytest.raises(TypeError, match="LOWER bound"):
+            op()
+    assert "not a privacy guarantee" in NOT_A_GUARANTEE
+
+
+def test_lower_side_of_the_exact_instance_t2():
+    """t = 2: every reading is on the leaky side of the exact instance (mpmath)."""
+    sigma = 1.0
+    low = shuffle_lower(sigma, 2)
+    for eps in (0.0, 0.5, 1.5):
+        truth = max(_exact_t2(sigma, eps))
+        assert float(low.delta(eps)) <= truth
+        assert float(low.delta(eps)) >= truth * (1 - 1e-3)
+
+
+def test_tf_privacy_reference_below_once_per_epoch():
+    """n = 10⁴, batch 64 (156 batches), 5 epochs, σ = 1, δ = 1e-6: the lower bound
+    stays below the no-amplification value 12.595 (TF Privacy), and so does the
+    whole curve (f_lower ≥ G_{√5})."""
+    low = shuffle_lower(1.0, 10_000 // 64, epochs=5)
+    lo, hi = low.epsilon_bounds(1e-6)
+    assert math.isinf(hi)
+    full = fdp.Gaussian(math.sqrt(5.0))
+    assert 0.0 < lo <= 12.595 and lo <= full.epsilon(1e-6)
+    a = np.linspace(0.0, 1.0, 201)
+    assert np.all(low(a) >= full(a) - 1e-9)
+
+
+def test_gdp_mu_is_a_lower_bound():
+    low = shuffle_lower(2.0, 3)
+    # the instance is at least as leaky as its own certified lower μ
+    mu = low.gdp_mu()
+    assert 0.0 < mu <= 1.0 / 2.0 * math.sqrt(1.0) + 1e-12
