@@ -6,6 +6,10 @@
               --dataset-size N --batch-size B) [--delta D] [--sensitivity C] [--plot FILE]
         certified ε bracket of DP-SGD, the CLT μ and ε (with a warning when the CLT
         under-reports), the RDP ε and attack-risk read-outs
+    fdp dpsgd --noise-multiplier S --epochs E --dataset-size N --batch-size B
+              --compare-samplers [--delta D] [--plot FILE]
+        one row per batch sampler (Poisson, without replacement, random allocation,
+        truncated Poisson, shuffle LOWER bound): ε, μ and attack-TPR brackets
     fdp convert (two of --mu, --epsilon, --delta)
         μ-GDP ↔ (ε, δ) by DRS Cor 2.13
     fdp plot SPEC [SPEC ...] --out FILE
@@ -186,8 +190,44 @@ def _with_sensitivity(fn, sigma: float, sensitivity: float, *args, **kwargs):
     return fn(sigma / sensitivity, *args, **kwargs)
 
 
+def _cmd_compare_samplers(args) -> int:
+    """``fdp dpsgd ... --compare-samplers``: one configuration, every batch sampler."""
+    sigma = _positive("--noise-multiplier", args.noise_multiplier)
+    if None in (args.epochs, args.dataset_size, args.batch_size) or \
+            args.sample_rate is not None or args.steps is not None:
+        raise UsageError("--compare-samplers needs --epochs, --dataset-size and "
+                         "--batch-size (not --sample-rate/--steps)")
+    epochs = _positive("--epochs", args.epochs)
+    if epochs != int(epochs):
+        raise UsageError(f"--compare-samplers needs a whole number of --epochs "
+                         f"(random allocation and shuffling are per epoch), got {epochs:g}")
+    n = _count("--dataset-size", args.dataset_size)
+    b = _count("--batch-size", args.batch_size)
+    if b > n:
+        raise UsageError(f"--batch-size ({b}) must not exceed --dataset-size ({n})")
+    delta = _unit("--delta", args.delta, open_high=True)
+    fpr = _unit("--fpr", args.fpr, open_low=False, open_high=True)
+    tol = _tol("--tol", args.tol)
+    if args.sensitivity is not None or args.sampling != "poisson":
+        raise UsageError("--compare-samplers accounts every sampler with its own "
+                         "neighbouring relation; drop --sampling and --sensitivity")
+    plot_path = _writable_file("--plot", args.plot) if args.plot else None
+    from fdp.samplers_report import compare_samplers, format_table
+    if sys.stderr.isatty():
+        print("computing certified brackets for every sampler ...", file=sys.stderr, flush=True)
+    rows = compare_samplers(n, b, int(epochs), sigma, delta, fpr=fpr, tol=tol, plot=plot_path)
+    print(f"DP-SGD sampler comparison: {n} records, batch {b}, {int(epochs)} epochs, "
+          f"noise multiplier {sigma:g}, delta {delta:g}")
+    print(format_table(rows, delta, fpr))
+    if plot_path is not None:
+        print(f"trade-off curves written to {plot_path} (shuffle LOWER curve dashed)")
+    return 0
+
+
 def _cmd_dpsgd(args) -> int:
     # Every argument is checked before anything is computed.
+    if args.compare_samplers:
+        return _cmd_compare_samplers(args)
     sigma = _positive("--noise-multiplier", args.noise_multiplier)
     q, steps, schedule = _dpsgd_schedule(args)
     delta = _unit("--delta", args.delta, open_high=True)
@@ -437,6 +477,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="engine accuracy in (0, 1]: smaller is tighter and slower "
                    "(default: the engine's)")
     p.add_argument("--plot", metavar="FILE", help="save the trade-off plot (PNG, PDF, SVG)")
+    p.add_argument("--compare-samplers", action="store_true",
+                   help="account the run (--epochs, --dataset-size, --batch-size) under "
+                   "Poisson, without replacement, random allocation, truncated Poisson and "
+                   "shuffling (a LOWER bound only) and print one row each")
     p.set_defaults(func=_cmd_dpsgd)
 
     p = sub.add_parser("convert", help="mu-GDP <-> (epsilon, delta): give two of three")
