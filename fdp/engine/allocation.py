@@ -418,3 +418,31 @@ def random_allocation(noise_multiplier, steps, selected=1, epochs=1, tol=None) -
     label = (f"random_allocation(sigma={sigma:g}, steps={t}, selected={k}, epochs={e})"
              "  # add/remove neighbours")
     return Numeric((ap, rp), (ao, ro), label, tol, envelope=True)
+
+
+def epochs_of(sample_rate, steps, *, partial: str) -> tuple[int, int]:
+    """(t, epochs) for DP-SGD's (sample_rate, steps) with one of t = 1/q steps per epoch.
+
+    ``sample_rate`` must be 1/t for an integer t. A last partial epoch is a prefix of a
+    full one, i.e. a post-processing of it: ``partial="up"`` counts it as a full epoch
+    (valid for an upper bound on the privacy loss), ``partial="down"`` drops it (valid
+    for a lower bound).
+    """
+    q = _validate.real("sample_rate", sample_rate, low=0.0, high=1.0, low_open=True)
+    t = round(1.0 / q)
+    if t < 1 or abs(t * q - 1.0) > 1e-9:
+        raise ValueError(f"sample_rate must be 1/t for a whole number t of steps per epoch "
+                         f"(each record is in exactly one of t steps), got {q!r}")
+    T = _validate.positive_int("steps", steps)
+    e = -(-T // t) if partial == "up" else T // t
+    if e < 1:
+        raise ValueError(f"steps={T} is less than one epoch of t={t} steps; a lower "
+                         "bound needs at least one full epoch")
+    return t, e
+
+
+def from_dpsgd(noise_multiplier, sample_rate, steps, tol=None) -> Numeric:
+    """``fdp.dpsgd(σ, q, T, sampling="random_allocation")``: k = 1 of t = 1/q steps per
+    epoch, ⌈T/t⌉ epochs (a last partial epoch counted whole)."""
+    t, e = epochs_of(sample_rate, steps, partial="up")
+    return random_allocation(noise_multiplier, t, 1, e, tol=tol)

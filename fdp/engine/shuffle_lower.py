@@ -158,3 +158,12 @@ def shuffle_lower(noise_multiplier, steps, epochs=1, tol=None) -> ShuffleLower:
     inst = random_allocation(noise_multiplier, steps, 1, epochs, tol=tol)
     return ShuffleLower(inst, f"sigma={float(noise_multiplier):g}, steps={int(steps)}, "
                               f"epochs={int(epochs)}, add/remove")
+
+
+def from_dpsgd(noise_multiplier, sample_rate, steps, tol=None) -> ShuffleLower:
+    """``fdp.dpsgd(σ, q, T, sampling="shuffle")``: the LOWER curve over ⌊T·q⌋ full
+    epochs of t = 1/q batches (a last partial epoch only adds leakage, so dropping it
+    keeps the bound valid)."""
+    from fdp.engine.allocation import epochs_of
+    t, e = epochs_of(sample_rate, steps, partial="down")
+    return shuffle_lower(noise_multiplier, t, e, tol=tol)

@@ -60,3 +60,16 @@ def test_gdp_mu_is_a_lower_bound():
     # the instance is at least as leaky as its own certified lower μ
     mu = low.gdp_mu()
     assert 0.0 < mu <= 1.0 / 2.0 * math.sqrt(1.0) + 1e-12
+
+
+def test_dpsgd_wiring_helpers():
+    from fdp.engine import allocation, shuffle_lower as sl
+    f = allocation.from_dpsgd(2.0, 0.1, 25)            # 10 steps per epoch, 3 epochs (up)
+    g = allocation.random_allocation(2.0, 10, 1, 3)
+    assert f.epsilon_bounds(1e-5) == g.epsilon_bounds(1e-5)
+    low = sl.from_dpsgd(2.0, 0.1, 25)                   # 2 full epochs (down)
+    assert "epochs=2" in repr(low) and low.is_guarantee is False
+    with pytest.raises(ValueError, match="sample_rate"):
+        allocation.from_dpsgd(2.0, 0.3, 10)
+    with pytest.raises(ValueError, match="one epoch"):
+        sl.from_dpsgd(2.0, 0.1, 5)
