@@ -24,6 +24,8 @@ _LAZY = {
     "compose_numeric": ("fdp.engine", "compose_numeric"),
     "dpsgd": ("fdp.engine", "dpsgd"),
     "random_allocation": ("fdp.engine.allocation", "random_allocation"),
+    "shuffle_lower": ("fdp.engine.shuffle_lower", "shuffle_lower"),
+    "compare_samplers": ("fdp.samplers_report", "compare_samplers"),
     "functionals": ("fdp.clt", "functionals"),
     "clt": ("fdp.clt", "clt"),
     "edgeworth": ("fdp.clt", "edgeworth"),

@@ -178,7 +178,7 @@ def compare_samplers(dataset_size, batch_size, epochs, noise_multiplier, delta,
     full = fdp.Gaussian(math.sqrt(e) / sigma)
     curves["shuffle (LOWER bound)"] = low
     e_lo = float(low.epsilon_bounds(d)[0])
-    m_lo = float(low.gdp_mu())
+    m_lo = float(low.mu_lower())
     rows.append(SamplerRow(
         "shuffle", "add/remove", LOWER, e_lo, float(full.epsilon(d)), m_lo, full.mu,
         1.0 - float(low(fpr)), 1.0 - float(full(fpr)),

@@ -50,8 +50,9 @@ class ShuffleLower(TradeOff):
 
     ``f(α)`` and ``bounds`` are upper bounds on the true trade-off function (the
     leaky side); ``delta``, ``epsilon``, ``epsilon_bounds`` (lower end; the upper
-    end is inf) and ``gdp_mu`` are lower bounds. Not a guarantee (``is_guarantee``
-    is False): it cannot be composed, symmetrised, subsampled or spent.
+    end is inf) and ``mu_lower`` are lower bounds. Not a guarantee (``is_guarantee``
+    is False): it cannot be composed, subsampled or spent, and ``gdp_mu`` and
+    ``pure_epsilon`` (guarantee read-outs) are refused.
     """
 
     instance: Numeric
@@ -97,10 +98,15 @@ class ShuffleLower(TradeOff):
         lo, _ = self.instance.epsilon_bounds(delta)
         return lo, _validate.like_input(delta, np.full(np.shape(lo), np.inf))
 
-    def gdp_mu(self) -> float:
-        """A LOWER bound on the smallest μ with f_shuffle ≥ G_μ."""
+    def mu_lower(self) -> float:
+        """A LOWER bound on the smallest μ with f_shuffle ≥ G_μ (shuffling is at least
+        this far from μ-GDP)."""
         from fdp.engine.summaries import gdp_mu_bounds
         return gdp_mu_bounds(self.instance)[0]
+
+    def gdp_mu(self):
+        """Refused: a GDP μ is read as a guarantee (``mu_lower`` gives the lower bound)."""
+        self._refuse("read a GDP guarantee μ from (use mu_lower())")
 
     # -- refused operations -------------------------------------------------
     def _refuse(self, what):

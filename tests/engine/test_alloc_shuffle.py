@@ -55,11 +55,20 @@ def test_tf_privacy_reference_below_once_per_epoch():
     assert np.all(low(a) >= full(a) - 1e-9)
 
 
-def test_gdp_mu_is_a_lower_bound():
+def test_mu_lower_is_below_the_full_batch_mu():
     low = shuffle_lower(2.0, 3)
-    # the instance is at least as leaky as its own certified lower μ
-    mu = low.gdp_mu()
-    assert 0.0 < mu <= 1.0 / 2.0 * math.sqrt(1.0) + 1e-12
+    mu = low.mu_lower()
+    assert 0.0 < mu <= 1.0 / 2.0 + 1e-12          # f_instance ≥ G_{1/σ}
+    with pytest.raises(TypeError, match="LOWER bound"):
+        low.gdp_mu()
+
+
+@pytest.mark.parametrize("adaptive", [False, True])
+def test_accountant_refuses_to_spend_it(adaptive):
+    acc = fdp.Accountant(mu=5.0, adaptive=adaptive)
+    with pytest.raises(TypeError, match="LOWER bound"):
+        acc.spend(shuffle_lower(2.0, 10))
+    assert len(acc.spends) == 0
 
 
 def test_dpsgd_wiring_helpers():
