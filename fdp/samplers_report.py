@@ -206,6 +206,9 @@ def format_table(rows, delta=None, fpr=0.01) -> str:
                      f"{r.kind}")
         if r.note:
             lines.append(f"{'':<20} {r.note}")
+    lines.append("mu: smallest mu with f >= G_mu over ALL alpha; subsampled curves have heavy "
+                 "tails, so their mu can exceed the no-amplification value while epsilon is "
+                 "far smaller.")
     if any(r.kind == LOWER for r in rows):
         lines.append("shuffle: the lower end is a LOWER bound (the truth is at least this "
                      "leaky), NOT a guarantee; no amplification-based guarantee is known.")
