@@ -133,9 +133,9 @@ def _coordinate(sigma: float, tol: float):
     if J > MAX_Y_POINTS:
         raise ValueError(
             f"noise_multiplier={sigma:g} is too small for the certified random-allocation "
-            f"grid ({J:,} points per step, limit {MAX_Y_POINTS:,}); use noise_multiplier ≥ 0.6, "
-            f"or a larger tol, or the full-batch bound: one allocation of k steps is "
-            f"at least as private as Gaussian(sqrt(k)/σ) composed over the epochs")
+            f"grid ({J:,} points per step, limit {MAX_Y_POINTS:,}); use noise_multiplier ≥ 0.65 "
+            f"(at tol=1e-4), or a larger tol, or the full-batch bound: one allocation of k "
+            f"steps is at least as private as Gaussian(sqrt(k)/σ) composed over the epochs")
     tail_q = float(ndtr(-(math.log(J * h) - s * s / 2) / s))   # E_P[Z; Z > Jh]
     return s, h, J, tail_q
 
@@ -376,7 +376,7 @@ def random_allocation(noise_multiplier, steps, selected=1, epochs=1, tol=None) -
     ----------
     noise_multiplier : float
         σ > 0 (noise standard deviation in units of the clipping norm; add/remove
-        sensitivity 1). Values below about 0.6 are refused (grid too large).
+        sensitivity 1). Values below about 0.65 are refused (grid too large).
     steps : int
         t ≥ 1, steps per epoch.
     selected : int

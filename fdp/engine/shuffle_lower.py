@@ -49,10 +49,11 @@ class ShuffleLower(TradeOff):
     """A certified LOWER curve for shuffled DP-SGD: the truth is at most this curve.
 
     ``f(α)`` and ``bounds`` are upper bounds on the true trade-off function (the
-    leaky side); ``delta``, ``epsilon``, ``epsilon_bounds`` (lower end; the upper
-    end is inf) and ``mu_lower`` are lower bounds. Not a guarantee (``is_guarantee``
-    is False): it cannot be composed, subsampled or spent, and ``gdp_mu`` and
-    ``pure_epsilon`` (guarantee read-outs) are refused.
+    leaky side); ``delta_lower``, ``epsilon_lower``, ``epsilon_bounds`` (lower end;
+    the upper end is inf) and ``mu_lower`` are lower bounds. Not a guarantee
+    (``is_guarantee`` is False): it cannot be composed, subsampled or spent, and the
+    guarantee read-outs ``epsilon``, ``delta``, ``gdp_mu``, ``pure_epsilon`` are
+    refused with the reason.
     """
 
     instance: Numeric
@@ -89,7 +90,12 @@ class ShuffleLower(TradeOff):
     def _delta_lower(self, eps):
         return self.instance._delta_lower(eps)
 
-    def epsilon(self, delta):
+    def delta_lower(self, eps):
+        """A LOWER bound on δ(ε) of shuffled DP-SGD (certified)."""
+        e = _validate.reals("eps", eps, allow_inf=True)
+        return _validate.like_input(eps, self.instance._delta_lower(e))
+
+    def epsilon_lower(self, delta):
         """A LOWER bound on ε(δ) of shuffled DP-SGD (certified)."""
         return self.epsilon_bounds(delta)[0]
 
@@ -97,6 +103,14 @@ class ShuffleLower(TradeOff):
         """(lower bound, inf): shuffling has no known upper bound."""
         lo, _ = self.instance.epsilon_bounds(delta)
         return lo, _validate.like_input(delta, np.full(np.shape(lo), np.inf))
+
+    def epsilon(self, delta):
+        """Refused: ``epsilon`` is a guarantee read-out (use ``epsilon_lower``)."""
+        self._refuse("read a guarantee ε from (use epsilon_lower())")
+
+    def delta(self, eps):
+        """Refused: ``delta`` is a guarantee read-out (use ``delta_lower``)."""
+        self._refuse("read a guarantee δ from (use delta_lower())")
 
     def mu_lower(self) -> float:
         """A LOWER bound on the smallest μ with f_shuffle ≥ G_μ (shuffling is at least
@@ -159,7 +173,7 @@ def shuffle_lower(noise_multiplier, steps, epochs=1, tol=None) -> ShuffleLower:
     Examples
     --------
     >>> low = shuffle_lower(1.0, 156, epochs=5)
-    >>> low.epsilon(1e-6)          # shuffled DP-SGD leaks at least this much
+    >>> low.epsilon_lower(1e-6)    # shuffled DP-SGD leaks at least this much
     """
     inst = random_allocation(noise_multiplier, steps, 1, epochs, tol=tol)
     return ShuffleLower(inst, f"sigma={float(noise_multiplier):g}, steps={int(steps)}, "

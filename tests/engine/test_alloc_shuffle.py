@@ -26,7 +26,8 @@ def test_operations_refused_with_the_reason():
     low = shuffle_lower(2.0, 10)
     for op in (lambda: low @ fdp.Gaussian(1.0), lambda: fdp.Gaussian(1.0) @ low,
                lambda: low ** 2, lambda: low.group(2), lambda: low.subsample(0.5),
-               lambda: low.pure_epsilon()):
+               lambda: low.pure_epsilon(), lambda: low.epsilon(1e-5),
+               lambda: low.delta(1.0), lambda: low.gdp_mu()):
         with pytest.raises(TypeError, match="LOWER bound"):
             op()
     assert "not a privacy guarantee" in NOT_A_GUARANTEE
@@ -38,8 +39,8 @@ def test_lower_side_of_the_exact_instance_t2():
     low = shuffle_lower(sigma, 2)
     for eps in (0.0, 0.5, 1.5):
         truth = max(_exact_t2(sigma, eps))
-        assert float(low.delta(eps)) <= truth
-        assert float(low.delta(eps)) >= truth * (1 - 1e-3)
+        assert float(low.delta_lower(eps)) <= truth
+        assert float(low.delta_lower(eps)) >= truth * (1 - 1e-3)
 
 
 def test_tf_privacy_reference_below_once_per_epoch():

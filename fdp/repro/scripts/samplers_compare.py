@@ -58,7 +58,7 @@ def run(out_dir, fast: bool = False):
                               "allocation at least as private", f"{a_hi:.4f} ≤ {hi:.4f}",
                               a_hi <= hi))
     low = shuffle_lower(SIGMA, t, E, tol=tol)
-    s_lo = float(low.epsilon(DELTA))
+    s_lo = float(low.epsilon_lower(DELTA))
     checks.append(Check.holds("TF Privacy", "shuffle LOWER ε ≤ once-per-epoch",
                               "≤ 12.595", f"{s_lo:.4f}", s_lo <= e_once))
     ref = random_allocation(2.0, 100, selected=10)
