@@ -135,3 +135,66 @@ def test_non_integers_refused(kwargs):
 
 def test_exported():
     assert fdp.random_allocation is random_allocation
+
+
+def _exact_t3(sigma: float, eps: float):
+    """(δ_add, δ_remove, quadrature error) for t = 3: a 2-D scipy quadrature over
+    (L₁, L₂) of the closed-form expectation over Z₃ (independent of the engine)."""
+    from scipy import integrate
+    from scipy.special import ndtr
+    from scipy.stats import norm
+    s = 1.0 / sigma
+    half = s * s / 2
+
+    def call(c):
+        if c <= 0:
+            return 1 - c
+        d1 = (-np.log(c) + half) / s
+        return ndtr(d1) - c * ndtr(d1 - s)
+
+    def put(c):
+        return c - 1 + call(c) if c > 0 else 0.0
+
+    e, em = np.exp(eps), np.exp(-eps)
+    lo, hi = -half - 12 * s, -half + 12 * s
+    dens = norm(-half, s).pdf
+    add = integrate.dblquad(lambda l2, l1: dens(l1) * dens(l2)
+                            * call(3 * e - np.exp(l1) - np.exp(l2)) / 3,
+                            lo, hi, lo, hi, epsabs=1e-12, epsrel=1e-9)
+    rem = integrate.dblquad(lambda l2, l1: dens(l1) * dens(l2)
+                            * put(3 * em - np.exp(l1) - np.exp(l2)),
+                            lo, hi, lo, hi, epsabs=1e-12, epsrel=1e-9)
+    return add[0], rem[0] * e / 3, add[1] + rem[1] * e / 3 + 1e-10
+
+
+@pytest.mark.slow
+def test_t3_bracket_contains_2d_quadrature():
+    f = random_allocation(1.5, 3)
+    eps = 0.5
+    add, rem, err = _exact_t3(1.5, eps)
+    for lat_p, lat_o, val in ((f.pess[0], f.opt[0], add), (f.pess[1], f.opt[1], rem)):
+        up = float(lat_p.delta_raw(np.array(eps))) + lat_p.slack + lat_p.readback
+        dn = float(lat_o.delta_raw(np.array(eps))) - lat_o.slack - lat_o.readback
+        assert dn - err <= val <= up + err
+        assert up - dn <= 1e-3 * val
+
+
+@settings(max_examples=6, deadline=None)
+@given(sigma=st.floats(0.9, 60.0), t=st.integers(1, 6), k=st.integers(1, 6),
+       e=st.integers(1, 3))
+def test_property_edges_and_domination(sigma, t, k, e):
+    """Over the edge range of ε (±700, ±inf): 0 ≤ lower ≤ upper ≤ 1, δ non-increasing
+    in ε, and the allocation no leakier than its full batch G_{√(k·E)/σ}."""
+    k = min(k, t)
+    f = random_allocation(sigma, t, k, e)
+    eps = np.array([-np.inf, -700.0, -3.0, 0.0, 0.7, 3.0, 40.0, 700.0, np.inf])
+    hi = f.delta(eps)
+    lo = f._delta_lower(eps)
+    assert np.all((0.0 <= lo) & (lo <= hi) & (hi <= 1.0))
+    assert np.all(np.diff(hi) <= 1e-15) and np.all(np.diff(lo) <= 1e-15)
+    g = fdp.Gaussian(math.sqrt(k * e) / sigma)
+    assert np.all(lo[1:-1] <= g.delta(eps[1:-1]) + 1e-12)
+    a = np.array([0.0, 1e-300, 1e-12, 0.3, 1.0])
+    b_lo, b_hi = f.bounds(a)
+    assert np.all((0.0 <= b_lo) & (b_lo <= b_hi) & (b_hi <= 1.0 - a + 1e-15))
+    assert np.all(b_hi >= g(a) - 1e-12)
