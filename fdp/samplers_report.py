@@ -191,7 +191,8 @@ def compare_samplers(dataset_size, batch_size, epochs, noise_multiplier, delta,
 
 def format_table(rows, delta=None, fpr=0.01) -> str:
     """The rows as a fixed-width text table (the CLI's output)."""
-    head = (f"{'sampler':<20} {'neighbours':<11} {'epsilon' + (f' (δ={delta:g})' if delta else ''):<22}"
+    eps_head = "epsilon" + (f" (δ={delta:g})" if delta else "")
+    head = (f"{'sampler':<20} {'neighbours':<11} {eps_head:<22}"
             f" {'mu':<17} {f'TPR at FPR={100 * fpr:g}%':<17} kind")
     lines = [head, "-" * len(head)]
 
@@ -201,8 +202,9 @@ def format_table(rows, delta=None, fpr=0.01) -> str:
         hi_txt = "inf" if math.isinf(hi) else f"{hi:.4f}"
         return f"[{lo:.4f}, {hi_txt}]".ljust(w)
     for r in rows:
-        lines.append(f"{r.sampler:<20} {r.neighbouring:<11} {br(r.epsilon_lower, r.epsilon_upper, 22)}"
-                     f" {br(r.mu_lower, r.mu_upper, 17)} {br(r.tpr_lower, r.tpr_upper, 17)} "
+        lines.append(f"{r.sampler:<20} {r.neighbouring:<11} "
+                     f"{br(r.epsilon_lower, r.epsilon_upper, 22)} "
+                     f"{br(r.mu_lower, r.mu_upper, 17)} {br(r.tpr_lower, r.tpr_upper, 17)} "
                      f"{r.kind}")
         if r.note:
             lines.append(f"{'':<20} {r.note}")

@@ -88,11 +88,13 @@ from fdp.engine.numeric import (MAX_STEP, STEP_SCALE, Numeric, check_tol, combin
                                 cropped)
 
 _U = np.finfo(float).eps / 2.0
-#: The Z tail beyond exp(s²/2 + Z_SD·s) (s = 1/σ) is flagged: Q-mass Φ(−Z_SD) ≈ 4e-11, added to δ once per block.
+#: The Z tail beyond exp(s²/2 + Z_SD·s) (s = 1/σ) is flagged: Q-mass Φ(−Z_SD) ≈ 4e-11,
+#: added to δ once per block.
 Z_SD = 6.5
-#: Far upper tails of partial sums with E_P[S; tail] ≤ SUM_TAIL (as computed, FFT noise included) are flagged/dropped.
+#: Far upper tails of partial sums whose Q-mass is ≤ SUM_TAIL (read through the FFT
+#: noise) are flagged (pessimistic) or dropped (optimistic).
 SUM_TAIL = 1e-15
-#: Largest y-grid of one coordinate (σ below ≈ 0.6 needs more: refused, see below).
+#: Largest y-grid of one coordinate (σ below ≈ 0.65 needs more: refused, see below).
 MAX_Y_POINTS = 4_000_000
 #: Loss lattice range: Q-mass below LOSS_TAIL is moved to the safe side.
 LOSS_TAIL = 1e-30
