@@ -5,7 +5,10 @@
     fdp dpsgd --noise-multiplier S (--sample-rate Q --steps T | --epochs E
               --dataset-size N --batch-size B) [--delta D] [--sensitivity C] [--plot FILE]
         certified ε bracket of DP-SGD, the CLT μ and ε (with a warning when the CLT
-        under-reports), the RDP ε and attack-risk read-outs
+        under-reports), the RDP ε and attack-risk read-outs; ``--sampling
+        random_allocation`` is certified too, ``--sampling shuffle`` prints a LOWER
+        bound only (no guarantee with amplification is known) and the once-per-epoch
+        guarantee
     fdp dpsgd --noise-multiplier S --epochs E --dataset-size N --batch-size B
               --compare-samplers [--delta D] [--plot FILE]
         one row per batch sampler (Poisson, without replacement, random allocation,
@@ -224,10 +227,66 @@ def _cmd_compare_samplers(args) -> int:
     return 0
 
 
+def _cmd_allocation_or_shuffle(args) -> int:
+    """``--sampling random_allocation`` (certified) or ``--sampling shuffle`` (a LOWER
+    bound only, next to the no-amplification guarantee)."""
+    sigma = _positive("--noise-multiplier", args.noise_multiplier)
+    q, steps, schedule = _dpsgd_schedule(args)
+    delta = _unit("--delta", args.delta, open_high=True)
+    fpr = _unit("--fpr", args.fpr, open_low=False, open_high=True)
+    tol = _tol("--tol", args.tol)
+    if args.sensitivity is not None and args.sensitivity != 1.0:
+        raise UsageError(f"--sampling {args.sampling} is accounted for add/remove neighbours "
+                         "with sensitivity 1; drop --sensitivity")
+    t = round(1.0 / q) if q > 0 else 0
+    if t < 1 or abs(t * q - 1.0) > 1e-9:
+        raise UsageError(f"--sampling {args.sampling} needs one of t steps per epoch: a sample "
+                         f"rate 1/t (batch size dividing the dataset size), got {q:.6g}")
+    if args.sampling == "shuffle" and steps < t:
+        raise UsageError(f"--sampling shuffle needs at least one full epoch ({t} steps)")
+    plot_path = _writable_file("--plot", args.plot) if args.plot else None
+    import fdp
+    from fdp.engine import allocation, shuffle_lower
+    head = (f"DP-SGD: noise multiplier {sigma:g}, {t} steps per epoch, {steps} steps"
+            + (f" ({schedule})" if schedule else "") + f", delta {delta:g}")
+    print(head)
+    print(f"        sampling {args.sampling}, neighbouring relation: add/remove one example")
+    if args.sampling == "random_allocation":
+        f = allocation.from_dpsgd(sigma, q, steps, tol=tol)
+        lo, hi = (float(v) for v in f.epsilon_bounds(delta))
+        print(f"        each example in exactly one step of every epoch; "
+              f"{-(-steps // t)} epoch(s) accounted (a partial epoch counts whole)")
+        print(f"certified f-DP (numeric accountant):  epsilon in [{lo:.4f}, {hi:.4f}]"
+              "   (guarantee: the true epsilon is in this bracket)")
+        print(f"membership-inference risk: TPR at FPR = {100 * fpr:g}% <= "
+              f"{1.0 - float(f(fpr)):.4f}   (certified upper bound)")
+    else:
+        low = shuffle_lower.from_dpsgd(sigma, q, steps, tol=tol)
+        f = low
+        epochs_up = -(-steps // t)
+        full = fdp.Gaussian(math.sqrt(epochs_up) / sigma)
+        e_lo = float(low.epsilon_lower(delta))
+        print("shuffling: NO privacy guarantee with amplification is known (Chua et al. 2024).")
+        print(f"LOWER bound (NOT a guarantee): epsilon >= {e_lo:.4f}   (a certified attack "
+              f"instance: shuffled training leaks at least this much)")
+        print(f"guarantee without amplification (each example once per epoch, "
+              f"{epochs_up} epoch(s)): epsilon <= {float(full.epsilon(delta)):.4f}")
+        print(f"membership-inference risk: TPR at FPR = {100 * fpr:g}% >= "
+              f"{1.0 - float(low(fpr)):.4f} (lower bound) and <= {1.0 - float(full(fpr)):.4f}")
+    if plot_path is not None:
+        from fdp.samplers_report import plot_samplers
+        plot_samplers({args.sampling + (" LOWER curve" if args.sampling == "shuffle"
+                                        else ""): f}, plot_path, title=head)
+        print(f"trade-off plot written to {plot_path}")
+    return 0
+
+
 def _cmd_dpsgd(args) -> int:
     # Every argument is checked before anything is computed.
     if args.compare_samplers:
         return _cmd_compare_samplers(args)
+    if args.sampling in ("random_allocation", "shuffle"):
+        return _cmd_allocation_or_shuffle(args)
     sigma = _positive("--noise-multiplier", args.noise_multiplier)
     q, steps, schedule = _dpsgd_schedule(args)
     delta = _unit("--delta", args.delta, open_high=True)
@@ -463,9 +522,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, metavar="B", help="expected batch size")
     p.add_argument("--delta", type=float, default=1e-5, metavar="D",
                    help="target delta, in (0, 1) (default 1e-5)")
-    p.add_argument("--sampling", choices=("poisson", "without_replacement"),
-                   default="poisson", help="poisson (add/remove neighbours, default) or "
-                   "without_replacement (replace-one neighbours)")
+    p.add_argument("--sampling", choices=("poisson", "without_replacement",
+                                          "random_allocation", "shuffle"),
+                   default="poisson", help="poisson (add/remove neighbours, default), "
+                   "without_replacement (replace-one neighbours), random_allocation (each "
+                   "example in one step per epoch; certified) or shuffle (a LOWER bound only)")
     p.add_argument("--sensitivity", type=float, metavar="C", default=None,
                    help="largest change of the clipped gradient sum between neighbouring "
                    "datasets, in units of the clipping norm; default 1 for add/remove, 2 "

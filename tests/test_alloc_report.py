@@ -115,3 +115,57 @@ def test_cli_bad_input(capsys, argv, frag):
     code, out, err = run(capsys, "dpsgd", "--noise-multiplier", "2", *argv, "--compare-samplers")
     assert code == 2 and frag in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_cli_random_allocation_is_certified(capsys):
+    code, out, _ = run(capsys, "dpsgd", "--noise-multiplier", "2", "--sample-rate", "0.1",
+                       "--steps", "20", "--delta", "1e-5", "--sampling", "random_allocation")
+    assert code == 0 and "certified" in out
+    lo, hi = fdp.random_allocation(2.0, 10, epochs=2).epsilon_bounds(1e-5)
+    assert f"[{lo:.4f}, {hi:.4f}]" in out
+
+
+def test_cli_shuffle_says_lower_bound(capsys):
+    code, out, _ = run(capsys, "dpsgd", "--noise-multiplier", "2", "--sample-rate", "0.1",
+                       "--steps", "20", "--delta", "1e-5", "--sampling", "shuffle")
+    assert code == 0
+    assert "LOWER bound (NOT a guarantee)" in out and "NO privacy guarantee" in out
+    e_once = fdp.Gaussian(math.sqrt(2) / 2.0).epsilon(1e-5)
+    assert f"epsilon <= {e_once:.4f}" in out
+
+
+@pytest.mark.parametrize("argv, frag", [
+    (["--sample-rate", "0.3", "--steps", "10", "--sampling", "random_allocation"], "1/t"),
+    (["--sample-rate", "0.1", "--steps", "5", "--sampling", "shuffle"], "full epoch"),
+    (["--sample-rate", "0.1", "--steps", "10", "--sampling", "shuffle",
+      "--sensitivity", "2"], "sensitivity"),
+])
+def test_cli_allocation_shuffle_bad_input(capsys, argv, frag):
+    code, _, err = run(capsys, "dpsgd", "--noise-multiplier", "2", *argv)
+    assert code == 2 and frag in err and len(err.strip().splitlines()) == 1
+
+
+def _dpsgd_has(sampling):
+    try:
+        fdp.dpsgd(2.0, 0.5, 2, sampling=sampling)
+    except ValueError as exc:
+        if "not supported" in str(exc):
+            return False
+    return True
+
+
+@pytest.mark.skipif(not _dpsgd_has("random_allocation"),
+                    reason="fdp.dpsgd not yet wired to sampling='random_allocation'")
+def test_dpsgd_sampling_random_allocation_matches():
+    a = fdp.dpsgd(2.0, 0.1, 20, sampling="random_allocation").epsilon_bounds(1e-5)
+    b = fdp.random_allocation(2.0, 10, epochs=2).epsilon_bounds(1e-5)
+    assert a == b
+
+
+@pytest.mark.skipif(not _dpsgd_has("shuffle"),
+                    reason="fdp.dpsgd not yet wired to sampling='shuffle'")
+def test_dpsgd_sampling_shuffle_is_a_lower_curve():
+    low = fdp.dpsgd(2.0, 0.1, 20, sampling="shuffle")
+    assert low.is_guarantee is False and "NOT a guarantee" in repr(low)
+    with pytest.raises(TypeError, match="LOWER bound"):
+        fdp.Accountant(mu=5.0).spend(low)
