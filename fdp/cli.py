@@ -5,7 +5,14 @@
     fdp dpsgd --noise-multiplier S (--sample-rate Q --steps T | --epochs E
               --dataset-size N --batch-size B) [--delta D] [--sensitivity C] [--plot FILE]
         certified ε bracket of DP-SGD, the CLT μ and ε (with a warning when the CLT
-        under-reports), the RDP ε and attack-risk read-outs
+        under-reports), the RDP ε and attack-risk read-outs; ``--sampling
+        random_allocation`` is certified too, ``--sampling shuffle`` prints a LOWER
+        bound only (no guarantee with amplification is known) and the once-per-epoch
+        guarantee
+    fdp dpsgd --noise-multiplier S --epochs E --dataset-size N --batch-size B
+              --compare-samplers [--delta D] [--plot FILE]
+        one row per batch sampler (Poisson, without replacement, random allocation,
+        truncated Poisson, shuffle LOWER bound): ε, μ and attack-TPR brackets
     fdp convert (two of --mu, --epsilon, --delta)
         μ-GDP ↔ (ε, δ) by DRS Cor 2.13
     fdp plot SPEC [SPEC ...] --out FILE
@@ -186,8 +193,100 @@ def _with_sensitivity(fn, sigma: float, sensitivity: float, *args, **kwargs):
     return fn(sigma / sensitivity, *args, **kwargs)
 
 
+def _cmd_compare_samplers(args) -> int:
+    """``fdp dpsgd ... --compare-samplers``: one configuration, every batch sampler."""
+    sigma = _positive("--noise-multiplier", args.noise_multiplier)
+    if None in (args.epochs, args.dataset_size, args.batch_size) or \
+            args.sample_rate is not None or args.steps is not None:
+        raise UsageError("--compare-samplers needs --epochs, --dataset-size and "
+                         "--batch-size (not --sample-rate/--steps)")
+    epochs = _positive("--epochs", args.epochs)
+    if epochs != int(epochs):
+        raise UsageError(f"--compare-samplers needs a whole number of --epochs "
+                         f"(random allocation and shuffling are per epoch), got {epochs:g}")
+    n = _count("--dataset-size", args.dataset_size)
+    b = _count("--batch-size", args.batch_size)
+    if b > n:
+        raise UsageError(f"--batch-size ({b}) must not exceed --dataset-size ({n})")
+    delta = _unit("--delta", args.delta, open_high=True)
+    fpr = _unit("--fpr", args.fpr, open_low=False, open_high=True)
+    tol = _tol("--tol", args.tol)
+    if args.sensitivity is not None or args.sampling != "poisson":
+        raise UsageError("--compare-samplers accounts every sampler with its own "
+                         "neighbouring relation; drop --sampling and --sensitivity")
+    plot_path = _writable_file("--plot", args.plot) if args.plot else None
+    from fdp.samplers_report import compare_samplers, format_table
+    if sys.stderr.isatty():
+        print("computing certified brackets for every sampler ...", file=sys.stderr, flush=True)
+    rows = compare_samplers(n, b, int(epochs), sigma, delta, fpr=fpr, tol=tol, plot=plot_path)
+    print(f"DP-SGD sampler comparison: {n} records, batch {b}, {int(epochs)} epochs, "
+          f"noise multiplier {sigma:g}, delta {delta:g}")
+    print(format_table(rows, delta, fpr))
+    if plot_path is not None:
+        print(f"trade-off curves written to {plot_path} (shuffle LOWER curve dashed)")
+    return 0
+
+
+def _cmd_allocation_or_shuffle(args) -> int:
+    """``--sampling random_allocation`` (certified) or ``--sampling shuffle`` (a LOWER
+    bound only, next to the no-amplification guarantee)."""
+    sigma = _positive("--noise-multiplier", args.noise_multiplier)
+    q, steps, schedule = _dpsgd_schedule(args)
+    delta = _unit("--delta", args.delta, open_high=True)
+    fpr = _unit("--fpr", args.fpr, open_low=False, open_high=True)
+    tol = _tol("--tol", args.tol)
+    if args.sensitivity is not None and args.sensitivity != 1.0:
+        raise UsageError(f"--sampling {args.sampling} is accounted for add/remove neighbours "
+                         "with sensitivity 1; drop --sensitivity")
+    t = round(1.0 / q) if q > 0 else 0
+    if t < 1 or abs(t * q - 1.0) > 1e-9:
+        raise UsageError(f"--sampling {args.sampling} needs one of t steps per epoch: a sample "
+                         f"rate 1/t (batch size dividing the dataset size), got {q:.6g}")
+    if args.sampling == "shuffle" and steps < t:
+        raise UsageError(f"--sampling shuffle needs at least one full epoch ({t} steps)")
+    plot_path = _writable_file("--plot", args.plot) if args.plot else None
+    import fdp
+    from fdp.engine import allocation, shuffle_lower
+    head = (f"DP-SGD: noise multiplier {sigma:g}, {t} steps per epoch, {steps} steps"
+            + (f" ({schedule})" if schedule else "") + f", delta {delta:g}")
+    print(head)
+    print(f"        sampling {args.sampling}, neighbouring relation: add/remove one example")
+    if args.sampling == "random_allocation":
+        f = allocation.from_dpsgd(sigma, q, steps, tol=tol)
+        lo, hi = (float(v) for v in f.epsilon_bounds(delta))
+        print(f"        each example in exactly one step of every epoch; "
+              f"{-(-steps // t)} epoch(s) accounted (a partial epoch counts whole)")
+        print(f"certified f-DP (numeric accountant):  epsilon in [{lo:.4f}, {hi:.4f}]"
+              "   (guarantee: the true epsilon is in this bracket)")
+        print(f"membership-inference risk: TPR at FPR = {100 * fpr:g}% <= "
+              f"{1.0 - float(f(fpr)):.4f}   (certified upper bound)")
+    else:
+        low = shuffle_lower.from_dpsgd(sigma, q, steps, tol=tol)
+        f = low
+        epochs_up = -(-steps // t)
+        full = fdp.Gaussian(math.sqrt(epochs_up) / sigma)
+        e_lo = float(low.epsilon_lower(delta))
+        print("shuffling: NO privacy guarantee with amplification is known (Chua et al. 2024).")
+        print(f"LOWER bound (NOT a guarantee): epsilon >= {e_lo:.4f}   (a certified attack "
+              f"instance: shuffled training leaks at least this much)")
+        print(f"guarantee without amplification (each example once per epoch, "
+              f"{epochs_up} epoch(s)): epsilon <= {float(full.epsilon(delta)):.4f}")
+        print(f"membership-inference risk: TPR at FPR = {100 * fpr:g}% >= "
+              f"{1.0 - float(low(fpr)):.4f} (lower bound) and <= {1.0 - float(full(fpr)):.4f}")
+    if plot_path is not None:
+        from fdp.samplers_report import plot_samplers
+        plot_samplers({args.sampling + (" LOWER curve" if args.sampling == "shuffle"
+                                        else ""): f}, plot_path, title=head)
+        print(f"trade-off plot written to {plot_path}")
+    return 0
+
+
 def _cmd_dpsgd(args) -> int:
     # Every argument is checked before anything is computed.
+    if args.compare_samplers:
+        return _cmd_compare_samplers(args)
+    if args.sampling in ("random_allocation", "shuffle"):
+        return _cmd_allocation_or_shuffle(args)
     sigma = _positive("--noise-multiplier", args.noise_multiplier)
     q, steps, schedule = _dpsgd_schedule(args)
     delta = _unit("--delta", args.delta, open_high=True)
@@ -423,9 +522,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, metavar="B", help="expected batch size")
     p.add_argument("--delta", type=float, default=1e-5, metavar="D",
                    help="target delta, in (0, 1) (default 1e-5)")
-    p.add_argument("--sampling", choices=("poisson", "without_replacement"),
-                   default="poisson", help="poisson (add/remove neighbours, default) or "
-                   "without_replacement (replace-one neighbours)")
+    p.add_argument("--sampling", choices=("poisson", "without_replacement",
+                                          "random_allocation", "shuffle"),
+                   default="poisson", help="poisson (add/remove neighbours, default), "
+                   "without_replacement (replace-one neighbours), random_allocation (each "
+                   "example in one step per epoch; certified) or shuffle (a LOWER bound only)")
     p.add_argument("--sensitivity", type=float, metavar="C", default=None,
                    help="largest change of the clipped gradient sum between neighbouring "
                    "datasets, in units of the clipping norm; default 1 for add/remove, 2 "
@@ -437,6 +538,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="engine accuracy in (0, 1]: smaller is tighter and slower "
                    "(default: the engine's)")
     p.add_argument("--plot", metavar="FILE", help="save the trade-off plot (PNG, PDF, SVG)")
+    p.add_argument("--compare-samplers", action="store_true",
+                   help="account the run (--epochs, --dataset-size, --batch-size) under "
+                   "Poisson, without replacement, random allocation, truncated Poisson and "
+                   "shuffling (a LOWER bound only) and print one row each")
     p.set_defaults(func=_cmd_dpsgd)
 
     p = sub.add_parser("convert", help="mu-GDP <-> (epsilon, delta): give two of three")

@@ -160,6 +160,8 @@ def compose(*fs: TradeOff, tol: float | None = None) -> TradeOff:
     for f in fs:
         if not isinstance(f, TradeOff):
             raise TypeError(f"compose takes TradeOff objects, got {type(f).__name__}")
+        if getattr(f, "is_guarantee", True) is False:      # e.g. the shuffle LOWER curve
+            raise TypeError(f"cannot compose {f!r}: it is a LOWER bound, not a guarantee")
     if tol is not None:
         _validate.real("tol", tol, low=0.0, low_open=True)
     return _compose_counted(list(_count(fs).items()), tol)

@@ -47,6 +47,7 @@ SCRIPTS = (
     "zdls_edgeworth_laplace",
     "r_fdp_docs",
     "opacus_values",
+    "samplers_compare",
 )
 
 

@@ -1,0 +1,189 @@
+"""Shuffled batches: a certified LOWER curve only (no upper bound is known).
+
+Shuffling (one uniformly random permutation of the n records per epoch, cut into
+t = n/B consecutive batches of size B) is what most DP-SGD code does, and no
+privacy guarantee for it is known that beats the no-amplification bound
+(each record in one batch per epoch: Gaussian(√epochs/σ)). Only lower bounds
+exist (Chua et al., "How private are DP-SGD implementations?", ICML 2024;
+Chua et al., "Scalable DP-SGD: shuffling vs. Poisson subsampling", NeurIPS 2024):
+a specific pair of neighbouring datasets and gradients on which the mechanism
+provably leaks at least a given amount.
+
+The instance used here
+----------------------
+All records other than the differing one have clipped gradient 0 (an input of
+the adaptive batch linear queries of Chua et al. 2024), the differing record's
+gradient has norm C, neighbours add or remove it, and the permutation is redrawn
+every epoch. Whatever the batch filling rule, the released batch sums are then
+N(0, σ²C²) noise except in the one batch that holds the record, whose position is
+uniform over the t batches: exactly one random allocation (k = 1) of t steps per
+epoch, Chua et al. (AISTATS 2025) / Feldman & Shenfeld (2025). So the true
+trade-off function of shuffled DP-SGD satisfies
+
+    f_shuffle ≤ T(this instance) ≤ the upper side of its certified bracket,
+
+and every number read from ``ShuffleLower`` is on the LEAKY side: β is an upper
+bound on the best attack's type II error, δ(ε), ε(δ), μ are lower bounds. It is
+never a guarantee: ``is_guarantee`` is False, composition and the other
+operations are refused, and ``fdp.Accountant`` refuses to spend it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from fdp import _validate
+from fdp.engine.allocation import random_allocation
+from fdp.engine.numeric import Numeric
+from fdp.tradeoff import TradeOff
+
+NOT_A_GUARANTEE = (
+    "this is a LOWER bound on the privacy loss of shuffled batches (no upper bound "
+    "is known for shuffling; Chua et al. 2024), not a privacy guarantee")
+
+
+@dataclass(frozen=True, eq=False)
+class ShuffleLower(TradeOff):
+    """A certified LOWER curve for shuffled DP-SGD: the truth is at most this curve.
+
+    ``f(α)`` and ``bounds`` are upper bounds on the true trade-off function (the
+    leaky side); ``delta_lower``, ``epsilon_lower``, ``epsilon_bounds`` (lower end;
+    the upper end is inf) and ``mu_lower`` are lower bounds. Not a guarantee
+    (``is_guarantee`` is False): it cannot be composed, subsampled or spent, and the
+    guarantee read-outs ``epsilon``, ``delta``, ``gdp_mu``, ``pure_epsilon`` are
+    refused with the reason.
+    """
+
+    instance: Numeric
+    label: str
+
+    #: Typed marker for accountants and reports: this object bounds the privacy
+    #: loss from BELOW and must never be spent as a guarantee.
+    is_guarantee = False
+
+    def __repr__(self):
+        return f"ShuffleLower({self.label})  # LOWER BOUND on the privacy loss, NOT a guarantee"
+
+    def latex(self) -> str:
+        return r"\mathrm{ShuffleLower}\;(\text{lower bound, not a guarantee})"
+
+    @property
+    def is_exact(self) -> bool:
+        return False
+
+    @property
+    def symmetric(self) -> bool:
+        return True
+
+    # the leaky side of the instance's bracket, for every reading
+    def _beta(self, alpha):
+        return self.instance._upper(alpha)
+
+    def _upper(self, alpha):
+        return self.instance._upper(alpha)
+
+    def _delta(self, eps):
+        return self.instance._delta_lower(eps)
+
+    def _delta_lower(self, eps):
+        return self.instance._delta_lower(eps)
+
+    def delta_lower(self, eps):
+        """A LOWER bound on δ(ε) of shuffled DP-SGD (certified)."""
+        e = _validate.reals("eps", eps, allow_inf=True)
+        return _validate.like_input(eps, self.instance._delta_lower(e))
+
+    def epsilon_lower(self, delta):
+        """A LOWER bound on ε(δ) of shuffled DP-SGD (certified)."""
+        return self.epsilon_bounds(delta)[0]
+
+    def epsilon_bounds(self, delta):
+        """(lower bound, inf): shuffling has no known upper bound."""
+        lo, _ = self.instance.epsilon_bounds(delta)
+        return lo, _validate.like_input(delta, np.full(np.shape(lo), np.inf))
+
+    def epsilon(self, delta):
+        """Refused: ``epsilon`` is a guarantee read-out (use ``epsilon_lower``)."""
+        self._refuse("read a guarantee ε from (use epsilon_lower())")
+
+    def delta(self, eps):
+        """Refused: ``delta`` is a guarantee read-out (use ``delta_lower``)."""
+        self._refuse("read a guarantee δ from (use delta_lower())")
+
+    def mu_lower(self) -> float:
+        """A LOWER bound on the smallest μ with f_shuffle ≥ G_μ (shuffling is at least
+        this far from μ-GDP)."""
+        from fdp.engine.summaries import gdp_mu_bounds
+        return gdp_mu_bounds(self.instance)[0]
+
+    def gdp_mu(self):
+        """Refused: a GDP μ is read as a guarantee (``mu_lower`` gives the lower bound)."""
+        self._refuse("read a GDP guarantee μ from (use mu_lower())")
+
+    # -- refused operations -------------------------------------------------
+    def _refuse(self, what):
+        raise TypeError(f"cannot {what} a ShuffleLower: {NOT_A_GUARANTEE}")
+
+    def inverse(self):
+        return self
+
+    def symmetrize(self, one_sided: bool = False):
+        return self
+
+    def group(self, k):
+        self._refuse("take group privacy of")
+
+    def subsample(self, p, scheme="poisson", direction="both"):
+        self._refuse("subsample")
+
+    def pure_epsilon(self):
+        self._refuse("read a pure-DP ε from")
+
+    def __matmul__(self, other):
+        self._refuse("compose")
+
+    def __rmatmul__(self, other):
+        self._refuse("compose")
+
+    def __pow__(self, n):
+        self._refuse("compose")
+
+
+def shuffle_lower(noise_multiplier, steps, epochs=1, tol=None) -> ShuffleLower:
+    """Certified LOWER curve of shuffled DP-SGD (see the module docstring).
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        σ > 0 (noise standard deviation in units of the clipping norm).
+    steps : int
+        t ≥ 1: batches per epoch (dataset size / batch size).
+    epochs : int
+        Number of epochs ≥ 1 (a fresh permutation each).
+    tol : float, optional
+        Accuracy target of the underlying bracket (default 1e-4).
+
+    Returns
+    -------
+    ShuffleLower
+        Every reading is on the leaky side; ``is_guarantee`` is False.
+
+    Examples
+    --------
+    >>> low = shuffle_lower(1.0, 156, epochs=5)
+    >>> low.epsilon_lower(1e-6)    # shuffled DP-SGD leaks at least this much
+    """
+    inst = random_allocation(noise_multiplier, steps, 1, epochs, tol=tol)
+    return ShuffleLower(inst, f"sigma={float(noise_multiplier):g}, steps={int(steps)}, "
+                              f"epochs={int(epochs)}, add/remove")
+
+
+def from_dpsgd(noise_multiplier, sample_rate, steps, tol=None) -> ShuffleLower:
+    """``fdp.dpsgd(σ, q, T, sampling="shuffle")``: the LOWER curve over ⌊T·q⌋ full
+    epochs of t = 1/q batches (a last partial epoch only adds leakage, so dropping it
+    keeps the bound valid)."""
+    from fdp.engine.allocation import epochs_of
+    t, e = epochs_of(sample_rate, steps, partial="down")
+    return shuffle_lower(noise_multiplier, t, e, tol=tol)

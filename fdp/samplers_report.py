@@ -1,0 +1,237 @@
+"""A sampler-honest DP-SGD report: one training configuration, every batch sampler.
+
+For a dataset of n records, (expected) batch size B, E epochs, noise multiplier σ
+and a target δ, ``compare_samplers`` accounts the same training run under each
+batch sampler people actually use and returns one plain row per sampler:
+
+* Poisson (rate q = B/n, add/remove neighbours; Zhu, Dong & Wang 2021, Thm 11);
+* sampling without replacement (fixed batch B, replace-one neighbours, DRS Thm 4.2;
+  a different neighbouring relation, so not directly comparable);
+* random allocation (each record in one of t = n/B steps per epoch; Chua et al.
+  AISTATS 2025, Feldman & Shenfeld 2025): ``fdp.random_allocation``;
+* truncated Poisson (Poisson batches capped at a maximum size), when
+  ``fdp.dpsgd`` accepts ``sampling="truncated_poisson"``, else the row says
+  "not available";
+* shuffling: NO upper bound better than "each record once per epoch" (the full
+  batch Gaussian G_{√E/σ}, a valid guarantee) is known; the row gives the
+  certified LOWER bound of ``fdp.engine.shuffle_lower`` (Chua et al. ICML 2024,
+  NeurIPS 2024) as its lower end and the no-amplification guarantee as its upper
+  end, labelled so.
+
+Each row holds the ε bracket at δ, the GDP μ bracket and the bracket of the best
+membership-inference attack's true-positive rate at a false-positive rate
+(1 − f(FPR)). Rows are dataclasses; ``[row.as_dict() for row in rows]`` is what a
+pandas DataFrame takes.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from dataclasses import asdict, dataclass, replace
+
+import numpy as np
+
+from fdp import _validate
+
+GUARANTEE = "certified bracket"
+LOWER = "LOWER bound only (no upper bound known; upper end: no amplification)"
+MISSING = "not available"
+
+
+@dataclass(frozen=True)
+class SamplerRow:
+    """One sampler's privacy for the configuration (NaN where not available)."""
+
+    sampler: str
+    neighbouring: str
+    kind: str
+    epsilon_lower: float
+    epsilon_upper: float
+    mu_lower: float
+    mu_upper: float
+    tpr_lower: float
+    tpr_upper: float
+    note: str = ""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _mu_bounds(f) -> tuple[float, float]:
+    b = getattr(f, "_gdp_mu_bounds", None)
+    if b is not None:
+        lo, hi = b()
+        return float(lo), float(hi)
+    mu = float(f.gdp_mu())
+    return mu, mu
+
+
+def _row(name, neighbouring, f, delta, fpr, note="") -> SamplerRow:
+    e_lo, e_hi = (float(v) for v in f.epsilon_bounds(delta))
+    m_lo, m_hi = _mu_bounds(f)
+    b_lo, b_hi = (float(v) for v in f.bounds(fpr))
+    return SamplerRow(name, neighbouring, GUARANTEE, e_lo, e_hi, m_lo, m_hi,
+                      1.0 - b_hi, 1.0 - b_lo, note)
+
+
+def _missing(name, neighbouring, why) -> SamplerRow:
+    nan = math.nan
+    return SamplerRow(name, neighbouring, MISSING, nan, nan, nan, nan, nan, nan, why)
+
+
+def _truncated(sigma, q, steps, n, cap, tol):
+    """fdp.dpsgd(..., sampling="truncated_poisson") if this fdp has it, else None."""
+    import fdp
+    params = inspect.signature(fdp.dpsgd).parameters
+    kw = {}
+    for name in params:
+        low = name.lower()
+        if "cap" in low or "max_batch" in low or low in ("batch_size", "max_size"):
+            kw[name] = cap
+        elif low in ("dataset_size", "n", "num_examples", "population"):
+            kw[name] = n
+    try:
+        return fdp.dpsgd(sigma, q, steps, sampling="truncated_poisson", tol=tol, **kw)
+    except (ValueError, TypeError) as exc:
+        if "truncated_poisson" in str(exc) or "not supported" in str(exc) or not kw:
+            return None
+        raise
+
+
+def compare_samplers(dataset_size, batch_size, epochs, noise_multiplier, delta,
+                     fpr=0.01, max_batch_size=None, tol=None, plot=None,
+                     _truncated_fn=None) -> list[SamplerRow]:
+    """ε, μ and attack-TPR brackets of one DP-SGD configuration under every sampler.
+
+    Parameters
+    ----------
+    dataset_size : int
+        n ≥ 1 records.
+    batch_size : int
+        B ∈ [1, n]: the (expected) batch size; Poisson rate q = B/n, t = round(n/B)
+        steps per epoch, T = ⌈E·n/B⌉ steps in all.
+    epochs : int
+        E ≥ 1 full epochs (random allocation and shuffling are per epoch).
+    noise_multiplier : float
+        σ > 0 (noise standard deviation / clipping norm).
+    delta : float
+        Target δ in (0, 1).
+    fpr : float
+        False-positive rate for the attack read-out, in [0, 1) (default 1 %).
+    max_batch_size : int, optional
+        Cap of truncated Poisson batches (default 2B, at most n).
+    tol : float, optional
+        Engine accuracy (default 1e-4).
+    plot : str or path, optional
+        Save the trade-off curves (guarantees solid, the shuffle LOWER curve dashed).
+
+    Returns
+    -------
+    list of SamplerRow
+        Poisson, without replacement, random allocation, truncated Poisson,
+        shuffle, in that order.
+    """
+    import fdp
+    from fdp.engine.allocation import random_allocation
+    from fdp.engine.shuffle_lower import shuffle_lower
+    n = _validate.positive_int("dataset_size", dataset_size)
+    b = _validate.positive_int("batch_size", batch_size)
+    if b > n:
+        raise ValueError(f"batch_size must lie in [1, dataset_size={n}], got {b}")
+    e = _validate.positive_int("epochs", epochs)
+    sigma = _validate.real("noise_multiplier", noise_multiplier, low=0.0, low_open=True)
+    d = _validate.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+    fpr = _validate.real("fpr", fpr, low=0.0, high=1.0, high_open=True)
+    cap = min(2 * b, n) if max_batch_size is None else \
+        _validate.positive_int("max_batch_size", max_batch_size)
+    if cap > n:
+        raise ValueError(f"max_batch_size must lie in [1, dataset_size={n}], got {cap}")
+    q = b / n
+    t = max(1, round(n / b))
+    steps = math.ceil(e * n / b - 1e-9)
+    curves = {}
+    rows = []
+    f = fdp.dpsgd(sigma, q, steps, tol=tol)
+    curves["Poisson"] = f
+    rows.append(_row("Poisson", "add/remove", f, d, fpr, f"q={q:.4g}, T={steps}"))
+    f = fdp.dpsgd(sigma, q, steps, sampling="without_replacement",
+                  neighbouring="replace_one", tol=tol)
+    curves["without replacement"] = f
+    rows.append(_row("without replacement", "replace-one", f, d, fpr,
+                     f"batch {b}, T={steps}, sensitivity 2C (replace-one)"))
+    f = random_allocation(sigma, t, 1, e, tol=tol)
+    curves["random allocation"] = f
+    row = _row("random allocation", "add/remove", f, d, fpr,
+               f"one of t={t} steps per epoch, {e} epochs")
+    # f ≥ G_{√E/σ} (revealing the chosen step is the full batch): a certified μ cap
+    rows.append(replace(row, mu_upper=min(row.mu_upper, math.sqrt(e) / sigma)))
+    f = (_truncated_fn or _truncated)(sigma, q, steps, n, cap, tol)
+    if f is None:
+        rows.append(_missing("truncated Poisson", "add/remove",
+                             "fdp.dpsgd has no sampling='truncated_poisson' here"))
+    else:
+        curves["truncated Poisson"] = f
+        rows.append(_row("truncated Poisson", "add/remove", f, d, fpr,
+                         f"q={q:.4g}, cap {cap}, T={steps}"))
+    low = shuffle_lower(sigma, t, e, tol=tol)
+    full = fdp.Gaussian(math.sqrt(e) / sigma)
+    curves["shuffle (LOWER bound)"] = low
+    e_lo = float(low.epsilon_bounds(d)[0])
+    m_lo = float(low.mu_lower())
+    rows.append(SamplerRow(
+        "shuffle", "add/remove", LOWER, e_lo, float(full.epsilon(d)), m_lo, full.mu,
+        1.0 - float(low(fpr)), 1.0 - float(full(fpr)),
+        f"t={t} batches per epoch; lower: certified attack instance, upper: "
+        f"Gaussian(sqrt(E)/sigma) (each record once per epoch)"))
+    if plot is not None:
+        plot_samplers(curves, plot, title=f"n={n}, B={b}, E={e}, σ={sigma:g}")
+    return rows
+
+
+def format_table(rows, delta=None, fpr=0.01) -> str:
+    """The rows as a fixed-width text table (the CLI's output)."""
+    eps_head = "epsilon" + (f" (δ={delta:g})" if delta else "")
+    head = (f"{'sampler':<20} {'neighbours':<11} {eps_head:<22}"
+            f" {'mu':<17} {f'TPR at FPR={100 * fpr:g}%':<17} kind")
+    lines = [head, "-" * len(head)]
+
+    def br(lo, hi, w):
+        if math.isnan(lo):
+            return "n/a".ljust(w)
+        hi_txt = "inf" if math.isinf(hi) else f"{hi:.4f}"
+        return f"[{lo:.4f}, {hi_txt}]".ljust(w)
+    for r in rows:
+        lines.append(f"{r.sampler:<20} {r.neighbouring:<11} "
+                     f"{br(r.epsilon_lower, r.epsilon_upper, 22)} "
+                     f"{br(r.mu_lower, r.mu_upper, 17)} {br(r.tpr_lower, r.tpr_upper, 17)} "
+                     f"{r.kind}")
+        if r.note:
+            lines.append(f"{'':<20} {r.note}")
+    lines.append("mu: smallest mu with f >= G_mu over ALL alpha; subsampled curves have heavy "
+                 "tails, so their mu can exceed the no-amplification value while epsilon is "
+                 "far smaller.")
+    if any(r.kind == LOWER for r in rows):
+        lines.append("shuffle: the lower end is a LOWER bound (the truth is at least this "
+                     "leaky), NOT a guarantee; no amplification-based guarantee is known.")
+    return "\n".join(lines)
+
+
+def plot_samplers(curves: dict, path, title: str = ""):
+    """Save the trade-off curves: guarantees solid, lower bounds dashed."""
+    from fdp.plotting import new_figure, save
+    fig, axes = new_figure(1, 1, size=5.0)
+    ax = axes[0, 0]
+    a = np.linspace(0.0, 1.0, 401)
+    for name, f in curves.items():
+        lower = getattr(f, "is_guarantee", True) is False
+        ax.plot(a, f(a), ls="--" if lower else "-", lw=1.5,
+                label=name + (" — not a guarantee" if lower else ""))
+    ax.plot(a, 1.0 - a, color="0.6", lw=0.8, ls=":")
+    ax.set_xlabel("type I error α (FPR)")
+    ax.set_ylabel("type II error β (1 − TPR)")
+    if title:
+        ax.set_title(title)
+    ax.legend(fontsize=8)
+    save(fig, path)
+    return fig
