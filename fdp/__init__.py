@@ -38,6 +38,7 @@ _LAZY = {
     "calibrate": ("fdp.calibration", "calibrate"),
     "calibrate_dpsgd": ("fdp.calibration", "calibrate_dpsgd"),
     "from_dp_event": ("fdp.interop.dp_accounting", "from_dp_event"),
+    "sweep": ("fdp.sweep", None),
 }
 
 
