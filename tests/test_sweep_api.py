@@ -171,6 +171,32 @@ def test_dpsgd_table_full_batch_brackets_the_gaussian_truth(sigma, steps, logd):
     assert_brackets_gaussian(row.epsilon_lo, row.epsilon_hi, math.sqrt(steps) / sigma, delta)
 
 
+def check_edge(sigma, steps, logd):
+    # at the edges a configuration may be refused (grid limit, δ below the resolution);
+    # recorded, its row claims nothing beyond [0, inf], otherwise it holds the truth
+    delta = 10.0 ** logd
+    (row,) = sweep.dpsgd_table(sigma, 1.0, steps, delta, tol=TOL, errors="record")
+    if row.error is not None:
+        assert row.error.split(":")[0] in ("ValueError", "MemoryError", "ArithmeticError")
+        assert (row.epsilon_lo, row.epsilon_hi) == (0.0, math.inf)
+    else:
+        assert_brackets_gaussian(row.epsilon_lo, row.epsilon_hi, math.sqrt(steps) / sigma,
+                                 delta)
+
+
+@settings(max_examples=10, deadline=None)
+@given(sigma=st.floats(0.05, 1e4), steps=st.integers(1, 2000), logd=st.floats(-300.0, -1.0))
+def test_dpsgd_table_edges_give_the_truth_or_only_the_trivial_bracket(sigma, steps, logd):
+    check_edge(sigma, steps, logd)
+
+
+@pytest.mark.slow
+@settings(max_examples=30, deadline=None)
+@given(sigma=st.floats(0.05, 1e4), steps=st.integers(1, 10**6), logd=st.floats(-300.0, -1.0))
+def test_dpsgd_table_edges_up_to_a_million_steps(sigma, steps, logd):
+    check_edge(sigma, steps, logd)
+
+
 def test_dpsgd_table_without_replacement_full_batch_is_gaussian():
     # q = 1 without replacement, replace-one, sensitivity 2: G_{2√T/σ} (DRS Thm 2.7)
     rows = sweep.dpsgd_table(2.0, 1.0, [1, 9], 1e-6, sampling="without_replacement",
