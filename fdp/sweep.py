@@ -40,7 +40,8 @@ import math
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -213,7 +214,22 @@ class DpsgdConfig:
 
 
 def dpsgd_rows(config: DpsgdConfig) -> tuple:
-    """The rows of one configuration: compose once, read every δ (runs in a worker)."""
+    """The rows of one configuration: compose once, read every δ (runs in a worker).
+
+    The task function of ``dpsgd_table``; ``evaluate(dpsgd_rows, configs)`` runs any
+    list of ``DpsgdConfig`` (a grid that is not a product, say).
+
+    Parameters
+    ----------
+    config : DpsgdConfig
+        One (σ, q, T) with its δ values and engine settings.
+
+    Returns
+    -------
+    tuple of DpsgdRow
+        One row per δ, in the order of ``config.deltas``: the bracket
+        ``fdp.dpsgd(...).epsilon_bounds(delta)`` (Bu, Dong, Long & Su 2020).
+    """
     from fdp.engine.dpsgd import dpsgd
     start = time.perf_counter()
     f = dpsgd(config.noise_multiplier, config.sample_rate, config.steps,
@@ -350,7 +366,21 @@ _TARGET_KEYS = ("epsilon", "delta", "mu", "advantage", "tpr", "fpr")
 
 
 def calibration_row(kwargs: Mapping) -> CalibrationRow:
-    """``fdp.calibrate_dpsgd(**kwargs)`` as a plain row (runs in a worker)."""
+    """``fdp.calibrate_dpsgd(**kwargs)`` as a plain row (runs in a worker).
+
+    The task function of ``calibrate_many``.
+
+    Parameters
+    ----------
+    kwargs : mapping
+        Keyword arguments of ``fdp.calibrate_dpsgd`` (``sample_rate``, ``steps`` and
+        one target are required); ``progress`` defaults to False inside a sweep.
+
+    Returns
+    -------
+    CalibrationRow
+        The calibrated noise multiplier and its report, as plain numbers.
+    """
     from fdp.calibration import calibrate_dpsgd
     start = time.perf_counter()
     opts = dict(kwargs)

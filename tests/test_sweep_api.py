@@ -147,6 +147,8 @@ def test_dpsgd_table_process_pool_gives_identical_rows():
     with ProcessPoolExecutor(2) as ex:
         pooled = sweep.dpsgd_table(**GRID, executor=ex)
     assert pooled == serial
+    with ThreadPoolExecutor(2) as ex:
+        assert sweep.dpsgd_table(**GRID, executor=ex) == serial
     # equal, not approximately: every number bit for bit
     assert [(r.epsilon_lo, r.epsilon_hi) for r in pooled] == \
            [(r.epsilon_lo, r.epsilon_hi) for r in serial]
@@ -252,6 +254,15 @@ def test_dpsgd_table_bad_input_names_the_parameter(kwargs, exc, match):
     args.update(kwargs)
     with pytest.raises(exc, match=match):
         sweep.dpsgd_table(**args)
+
+
+def test_evaluate_runs_any_list_of_dpsgd_configs():
+    # a grid that is not a product: one tuple of rows per configuration
+    configs = [sweep.DpsgdConfig(1.0, 1.0, 4, (1e-5,), tol=TOL),
+               sweep.DpsgdConfig(2.0, 0.0, 9, (1e-5, 1e-3), tol=TOL)]
+    (a,), (b, c) = sweep.evaluate(sweep.dpsgd_rows, configs)
+    assert_brackets_gaussian(a.epsilon_lo, a.epsilon_hi, 2.0, 1e-5)
+    assert (b.delta, c.delta) == (1e-5, 1e-3) and b.epsilon_hi == c.epsilon_hi == 0.0
 
 
 def test_dpsgd_table_empty_grid():
