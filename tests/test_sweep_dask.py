@@ -23,13 +23,17 @@ def halve_or_fail(x):
     return x / 2
 
 
+def warm_up():
+    importlib.import_module("fdp.engine.dpsgd")
+
+
 @pytest.fixture(scope="module")
 def dask_executor():
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                        dashboard_address=None)
     client = distributed.Client(cluster)
     # the workers import fdp (numpy, scipy) once here, not inside the first test
-    client.run(importlib.import_module, "fdp.engine.dpsgd")
+    client.run(warm_up)
     try:
         yield client.get_executor()
     finally:
