@@ -39,8 +39,9 @@ import itertools
 import math
 import sys
 import time
-from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -143,7 +144,7 @@ def evaluate(fn: Callable, configs: Iterable, *, executor=None, errors: str = "r
     try:
         if executor is None:
             for i, c in enumerate(configs):
-                out.append(_settle(lambda: _run(fn, c, i, record), i, c, record))
+                out.append(_settle(partial(_run, fn, c, i, record), i, c, record))
                 meter.advance()
             return out
         futures = [executor.submit(_run, fn, c, i, record) for i, c in enumerate(configs)]
@@ -183,7 +184,8 @@ class DpsgdRow:
     sample_rate, steps, sampling, neighbouring)``; ``epsilon_hi`` is the value to
     report. ``error`` is None, or ``"Type: message"`` for a configuration that
     failed under ``errors="record"`` (its bracket is then the trivial [0, inf]).
-    ``seconds``: wall time of the configuration (all its δ), not compared.
+    ``seconds``: wall time of the configuration (all its δ; 0 when it failed), not
+    compared.
     """
 
     noise_multiplier: float
@@ -340,7 +342,8 @@ class CalibrationRow:
     ``mu``, ``advantage``, ``tpr``/``fpr``; None where not part of it).
     ``tail_delta``: η = δ(+∞) of the guarantee (see ``fdp.calibrate_dpsgd``).
     ``error``: None, or ``"Type: message"`` under ``errors="record"`` (the noise
-    multiplier is then the trivially safe +∞). ``seconds`` is not compared.
+    multiplier is then the trivially safe +∞). ``seconds``: wall time of the task
+    (0 when it failed), not compared.
     """
 
     sample_rate: float

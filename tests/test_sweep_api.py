@@ -94,6 +94,16 @@ def test_evaluate_records_failures_in_place(where):
         assert out[i] == sweep.Failure(i, 3, "ValueError: x must not be 3, got 3")
 
 
+@settings(max_examples=30)
+@given(xs=st.lists(st.integers(0, 6), max_size=12))
+def test_evaluate_record_is_the_pointwise_map(xs):
+    expected = [sweep.Failure(i, 3, "ValueError: x must not be 3, got 3") if x == 3
+                else x + 0.5 for i, x in enumerate(xs)]
+    assert sweep.evaluate(fail_on_three, xs, errors="record") == expected
+    if 3 not in xs:
+        assert sweep.evaluate(fail_on_three, xs) == expected
+
+
 def test_evaluate_rejects_bad_options():
     with pytest.raises(ValueError, match="errors must be one of"):
         sweep.evaluate(square, [1], errors="ignore")
