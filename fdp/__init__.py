@@ -44,6 +44,7 @@ _LAZY = {
     "from_dp_event": ("fdp.interop.dp_accounting", "from_dp_event"),
     "gdp_mu_for_eps_delta": ("fdp.conversions.gdp", "gdp_mu_for_eps_delta"),
     "gdp_log_delta": ("fdp.conversions.gdp", "gdp_log_delta"),
+    "sweep": ("fdp.sweep", None),
 }
 
 

@@ -153,6 +153,9 @@ class Accountant:
         """(accepted?, new spent, new Σμ²) without changing anything."""
         if not isinstance(f, TradeOff):
             raise TypeError(f"spend takes a TradeOff, got {type(f).__name__}")
+        if getattr(f, "is_guarantee", True) is False:
+            raise TypeError(f"cannot spend {f!r}: it is a LOWER bound on the privacy loss "
+                            "(e.g. shuffled batches), not a guarantee")
         if self._adaptive or (isinstance(f, Gaussian) and self._gaussian_path()):
             mu_f = self._gdp_bound(f) if self._adaptive else f.mu
             if not np.isfinite(mu_f):
