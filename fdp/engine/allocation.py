@@ -425,7 +425,7 @@ def random_allocation(noise_multiplier, steps, selected=1, epochs=1, tol=None) -
     rp, ro = combine_parts(cropped(rem))
     label = (f"random_allocation(sigma={sigma:g}, steps={t}, selected={k}, epochs={e})"
              "  # add/remove neighbours")
-    return Numeric((ap, rp), (ao, ro), label, tol, envelope=True)
+    return Numeric((ap, rp), (ao, ro), label, tol)
 
 
 def epochs_of(sample_rate, steps, *, partial: str) -> tuple[int, int]:
