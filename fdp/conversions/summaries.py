@@ -85,7 +85,7 @@ def _sandwich_mu(f: TradeOff, rounds: int = 10, split: int = 16) -> float:
         if r == rounds or bound - best_point <= 1e-12 * max(1.0, bound):
             break
         hot = cell > best_point + 1e-10 * max(1.0, bound)
-        if hot.sum() * split > 100_000:
+        if not hot.any() or hot.sum() * split > 100_000:
             break  # the current bound is valid; refining further would cost too much
         # Split the cells that may still bind; the others are settled below best_point.
         t = np.linspace(0.0, 1.0, split + 1)
