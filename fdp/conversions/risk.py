@@ -103,11 +103,11 @@ class GdpFit:
     mu_lo, mu_hi : lo ≤ μ* ≤ hi (inf, inf when no finite μ works).
     gap_lo, gap_hi : bracket for sup_α (f(α) − G_{μ*}(α)) ≥ 0 (nan if μ* = inf).
     gap_at : α where the lower gap bound is attained.
-    bulk_mu : certified upper bound on the smallest μ with f ≥ G_μ on the α range a
-        double resolves, [1e-300, 1 − 1e-12] (≤ mu_hi up to rounding); when it is
-        below mu_lo, μ* is provably set outside that range (the far tail).
-    binding_at : α in that range where f comes closest to G_{μ*} (largest pointwise
-        Φ⁻¹(1 − α) − Φ⁻¹(f(α))).
+    bulk_mu : the largest pointwise Φ⁻¹(1 − α) − Φ⁻¹(f(α)) found on α ∈ [1e-300,
+        1 − 1e-12], from f's upper side (a certified lower bound on μ*): the μ a GDP
+        curve needs where doubles resolve f. Well below mu_lo means μ* is set in the
+        far tail, α < 1e-300.
+    binding_at : the α where that pointwise value is largest.
     """
 
     mu_lo: float
@@ -120,8 +120,8 @@ class GdpFit:
 
     @property
     def far_tail(self) -> bool:
-        """True when μ* is certified to be set at α < 1e-300 (beyond a double)."""
-        return bool(self.bulk_mu < self.mu_lo)
+        """True when no α ≥ 1e-300 needs a μ within 0.1 % of μ*: μ* is set at α < 1e-300."""
+        return bool(self.bulk_mu < self.mu_lo * (1.0 - 1e-3))
 
     def summary(self) -> str:
         """The read-out in words."""
@@ -131,8 +131,9 @@ class GdpFit:
                     "no μ-GDP summary applies, read the curve")
         text = f"smallest μ with f ≥ G_μ: μ* ∈ [{self.mu_lo:.6g}, {self.mu_hi:.6g}]"
         if self.far_tail:
-            text += (f"; it is set in the far tail (α < 1e-300): on α ≥ 1e-300 the curve "
-                     f"is already ≥ G_μ for μ = {self.bulk_mu:.4g}")
+            text += (f"; it is set in the far tail (α < 1e-300): where doubles resolve the "
+                     f"curve, the largest μ it needs is {self.bulk_mu:.4g} (at α = "
+                     f"{self.binding_at:.3g})")
         else:
             text += f"; the curve comes closest to G_μ* near α = {self.binding_at:.3g}"
         text += (f". Elsewhere the curve lies up to {self.gap_lo:.3g} (≤ {self.gap_hi:.3g}) "
@@ -186,12 +187,15 @@ def _orders(f: TradeOff) -> list[TradeOff]:
     return [f] if f.symmetric else [f, f.inverse()]
 
 
-def _round_down(x):
-    return np.maximum(np.asarray(x, dtype=float) * (1.0 - _REL) - _U, 0.0)
+def _round_down(x, scale=1.0):
+    """x lowered by its rounding: 4 ulps relative plus ``scale``·2^-51 absolute (the
+    error of a probability formed as a difference of numbers ≤ ``scale``)."""
+    return np.maximum(np.asarray(x, dtype=float) * (1.0 - 2 * _U) - 2 * _U * scale, 0.0)
 
 
-def _round_up(x):
-    return np.minimum(np.asarray(x, dtype=float) * (1.0 + _REL) + _U, 1.0)
+def _round_up(x, scale=1.0):
+    """x raised by its rounding (see ``_round_down``), at most 1."""
+    return np.minimum(np.asarray(x, dtype=float) * (1.0 + 2 * _U) + 2 * _U * scale, 1.0)
 
 
 def _one_minus_upper(g: TradeOff, a: np.ndarray) -> np.ndarray:
@@ -277,7 +281,7 @@ def _risk_one(f: TradeOff, prior: float) -> tuple[float, float]:
     r_lo = prior * (1.0 - f._delta(eps)[0])
     r_hi = prior * (1.0 - f._delta_lower(eps)[0])
     cap = min(prior, 1.0 - prior)
-    return (float(_round_down(r_lo)), float(min(_round_up(r_hi), cap)))
+    return (float(_round_down(r_lo, prior)), float(min(_round_up(r_hi, prior), cap)))
 
 
 def bayes_risk(f: TradeOff, prior: float = 0.5) -> Bracket:
@@ -317,7 +321,9 @@ def attack_success(f: TradeOff, prior: float = 0.5) -> Bracket:
     """Best success probability 1 − R(π) of a membership attacker with prior π
     (see ``bayes_risk``); ``safe`` is ``hi``. Without the output: max{π, 1 − π}."""
     r = bayes_risk(f, prior)
-    return Bracket(1.0 - r.hi, 1.0 - r.lo, "hi", r.note)
+    lo = float(np.nextafter(1.0 - r.hi, 0.0)) if r.hi > 0.0 else 1.0
+    hi = float(min(np.nextafter(1.0 - r.lo, 2.0), 1.0))
+    return Bracket(lo, hi, "hi", r.note)
 
 
 def reconstruction_bound(f: TradeOff, kappa: float) -> Bracket:
@@ -484,7 +490,7 @@ def gdp_mu_bracket(f: TradeOff) -> GdpFit:
     Fit gap: sup_α (f(α) − G_{μ*}(α)) ≥ 0, bracketed from the grid: below by
     max_i (f_lo(α_i) − G_{μ_lo}(α_i)), above by max_i (f_up(α_i) − G_{μ_hi}(α_{i+1}))
     (both functions are non-increasing, so on a cell the difference is at most that).
-    Also the bulk μ: the sandwich on the same grid, certified on α ∈ [1e-300, 1 − 1e-12].
+    Also the bulk μ: the largest pointwise value where doubles resolve f.
 
     Returns
     -------
@@ -498,13 +504,7 @@ def gdp_mu_bracket(f: TradeOff) -> GdpFit:
     a = np.concatenate([[0.0], inner, [1.0]])
     lo_b, up_b = f._beta(a), f._upper(a)
     z = _z_upper(a)
-    # bulk μ: sandwich μ_i = Φ⁻¹(1 − a_i) − Φ⁻¹(f_lo(a_{i+1})) on resolved inner cells
-    zi, bi = z[1:-1], lo_b[1:-1]
-    resolved = (bi[1:] > 0.0) & (bi[1:] <= 1.0 - 1e-9)
-    with np.errstate(divide="ignore"):
-        cell = np.where(resolved, zi[:-1] - ndtri(bi[1:]), -np.inf)
-    bulk = np.inf if np.any(bi <= 0.0) else float(np.max(cell, initial=0.0))
-    _, binding = _pointwise_max(f, _GRID_U)
+    bulk, binding = _pointwise_max(f, _GRID_U)
     if not np.isfinite(mu_hi):
         return GdpFit(mu_lo, mu_hi, float("nan"), float("nan"), float("nan"), bulk, binding)
     g_lo_mu = ndtr(z - mu_lo)           # G_{μ_lo} ≥ G_{μ*}
@@ -513,8 +513,7 @@ def gdp_mu_bracket(f: TradeOff) -> GdpFit:
     j = int(np.argmax(diff))
     gap_lo = max(float(diff[j]) - 2 * _U, 0.0)
     gap_hi = _gap_upper(f, a, up_b, g_hi_mu, mu_hi, gap_lo) + 2 * _U
-    return GdpFit(mu_lo, mu_hi, gap_lo, max(gap_hi, gap_lo), float(a[j]),
-                  _round_up_float(bulk), binding)
+    return GdpFit(mu_lo, mu_hi, gap_lo, max(gap_hi, gap_lo), float(a[j]), bulk, binding)
 
 
 def _gap_upper(f, a, up_b, g_hi, mu_hi, target, rounds: int = 8, split: int = 16) -> float:
@@ -546,6 +545,32 @@ def _gap_upper(f, a, up_b, g_hi, mu_hi, target, rounds: int = 8, split: int = 16
 
 def _round_up_float(x: float) -> float:
     return float(np.nextafter(np.nextafter(x, np.inf), np.inf)) if np.isfinite(x) else x
+
+
+def gdp_shortfall(f: TradeOff, mu: float) -> tuple[float, float]:
+    """Certified lower bound on sup_α (G_μ(α) − f(α)) and the α attaining it.
+
+    Positive ⇒ f is NOT μ-GDP (proven from f's upper side: G_μ(α) − f_up(α) > 0 at
+    that α, with rounding allowed for). Use it to test a μ reported by a fit
+    (e.g. a "μ with regret" from another tool) against the curve.
+
+    Parameters
+    ----------
+    f : TradeOff
+    mu : float
+        μ ≥ 0.
+
+    Returns
+    -------
+    (shortfall, alpha) : tuple of float
+        shortfall ≥ 0 (0 when no violation is found on the grid).
+    """
+    f = _tradeoff(f)
+    m = _validate.real("mu", mu, low=0.0)
+    a = expit(_GRID_U)
+    diff = ndtr(_z_upper(a) - m) - f._upper(a) - 4 * _U
+    j = int(np.argmax(diff))
+    return max(float(diff[j]), 0.0), float(a[j])
 
 
 def risk_lines(f: TradeOff, fprs=(1e-3, 1e-2, 0.1), prior: float = 0.5,
