@@ -75,6 +75,7 @@ def test_reference_gaussian_sqrt3_three_times():
     fit = gdp_mu_bracket(f)
     assert fit.mu_lo <= 1.0 <= fit.mu_hi and fit.mu_hi - fit.mu_lo < 1e-12
     assert fit.gap_lo == 0.0 and fit.gap_hi < 1e-3 and not fit.far_tail
+    assert "faithful" in fit.summary()
 
 
 # ----------------------------------------------------------------------
@@ -227,7 +228,12 @@ def test_gdp_fit_subsampled_gaussian_tail():
 
 def test_gdp_fit_no_finite_mu():
     fit = gdp_mu_bracket(fdp.EpsDelta(1.0, 1e-5))     # f(0) < 1: no G_μ below it
-    assert fit.mu_hi == math.inf and math.isnan(fit.gap_lo)
+    assert fit.mu_lo == fit.mu_hi == math.inf and math.isnan(fit.gap_lo)
+    assert "no finite μ" in fit.summary()
+    # a curve whose far tail cannot be certified: a finite lower side, no upper side
+    g = fdp.from_function(lambda a: fdp.Gaussian(1.0)(a))
+    fit = gdp_mu_bracket(g)
+    assert fit.mu_lo <= 1.0 and fit.mu_hi == math.inf
     assert "no finite upper bound" in fit.summary()
 
 

@@ -125,6 +125,9 @@ class GdpFit:
 
     def summary(self) -> str:
         """The read-out in words."""
+        if not np.isfinite(self.mu_lo):
+            return ("no finite μ: f(0) < 1 or f reaches 0 before α = 1, which no G_μ does "
+                    "(e.g. δ > 0): no μ-GDP summary applies, read the curve")
         if not np.isfinite(self.mu_hi):
             return (f"no finite upper bound on μ* could be certified (μ* ≥ {self.mu_lo:.6g}; "
                     "f may reach 0 before α = 1, or its far tail is out of reach): "
@@ -136,6 +139,9 @@ class GdpFit:
                      f"{self.binding_at:.3g})")
         else:
             text += f"; the curve comes closest to G_μ* near α = {self.binding_at:.3g}"
+        if self.gap_hi < 1e-3:
+            return text + (f". G_μ* fits the curve: f − G_μ* ≤ {self.gap_hi:.2g} everywhere, "
+                           "the μ summary is faithful.")
         text += (f". Elsewhere the curve lies up to {self.gap_lo:.3g} (≤ {self.gap_hi:.3g}) "
                  f"above G_μ* in β (at α = {self.gap_at:.3g})")
         if self.gap_lo > 0.05:
@@ -362,6 +368,10 @@ def _mu_bracket(f: TradeOff) -> tuple[float, float]:
     largest pointwise value Φ⁻¹(1 − α) − Φ⁻¹(f(α)) found (``_pointwise_max``)."""
     from fdp.engine.summaries import _exact_vertices, _gaussian_family_mu
     from fdp.operations.envelope import Envelope, Strongest
+    ends = f._upper(np.array([0.0, 1.0 - 1e-12]))
+    if ends[0] < 1.0 or ends[1] <= 0.0:
+        # G_μ(0) = 1 and G_μ(α) > 0 for α < 1: no finite μ, certified from f's upper side
+        return np.inf, np.inf
     fam = _gaussian_family_mu(f)
     if fam is not None:
         return fam[0], fam[0]
