@@ -17,6 +17,7 @@ import fdp
 from fdp.conversions.risk import (Bracket, GdpFit, advantage_bounds, attack_success,
                                   bayes_risk, gdp_mu_bracket, gdp_shortfall, one_direction,
                                   reconstruction_bound, risk_lines, tpr_at_fpr)
+from tests.conftest import pairs
 
 mp.mp.dps = 50
 
@@ -219,6 +220,30 @@ def test_gdp_fit_pure_dp_exact_vertex():
     assert "μ*" in fit.summary()
 
 
+def test_gdp_fit_edges():
+    # ε = 700 pure DP: the kink α* = 1/(1 + e^700) ≈ 1e-304 sets μ* = −2Φ⁻¹(α*)
+    truth = -2 * mp_phi_inv(1 / (1 + mp.e ** 700))
+    fit = gdp_mu_bracket(fdp.EpsDelta(700.0, 0.0))
+    assert fit.mu_lo <= truth <= fit.mu_hi and 0 <= fit.gap_lo <= fit.gap_hi <= 1
+    fit = gdp_mu_bracket(fdp.Gaussian(50.0))
+    assert (fit.mu_lo, fit.mu_hi, fit.gap_hi) == (50.0, 50.0, 0.0)
+    fit = gdp_mu_bracket(fdp.Identity())
+    assert fit.mu_lo == 0.0 and fit.mu_hi == 0.0
+
+
+def test_numeric_one_direction_extreme_priors():
+    f = fdp.compose_numeric([(fdp.Gaussian(1.0).subsample(0.2, direction="add"), 10)])
+    assert one_direction(f) is not None
+    for prior in (1e-300, 1e-12, 0.5, 1 - 1e-16):
+        r = bayes_risk(f, prior)
+        assert 0.0 <= r.lo <= r.hi <= min(prior, 1 - prior)
+        assert "one direction" in r.note
+    t = tpr_at_fpr(f, np.array([0.0, 1e-300, 0.5, 1.0]))
+    assert np.all(t.lo <= t.hi) and np.all(t.hi <= 1.0) and t.lo[3] == 1.0
+    fit = gdp_mu_bracket(f)      # composed add directions of q G_1: μ* = √10
+    assert fit.mu_lo <= math.sqrt(10) <= fit.mu_hi
+
+
 def test_gdp_fit_subsampled_gaussian_tail():
     # q G_μ + (1 − q) Id: μ* = μ (the far tail), although the bulk needs much less
     fit = gdp_mu_bracket(fdp.Gaussian(1.0).subsample(0.1, direction="add"))
@@ -355,3 +380,15 @@ def test_property_gaussian_tpr_contains_truth(mu, a):
 def test_property_gaussian_bayes_contains_truth(mu, prior):
     r = bayes_risk(fdp.Gaussian(mu), prior)
     assert r.lo <= mp_gauss_risk(mu, prior) <= r.hi
+
+
+@settings(max_examples=25)
+@given(st.one_of(pairs(), st.floats(0.0, 40.0).map(fdp.Gaussian),
+                 st.builds(fdp.EpsDelta, st.floats(0.0, 700.0), st.just(0.0))))
+def test_property_gdp_bracket_ordered_and_consistent(f):
+    fit = gdp_mu_bracket(f)
+    assert fit.mu_lo <= fit.mu_hi
+    if math.isfinite(fit.mu_hi):
+        assert 0.0 <= fit.gap_lo <= fit.gap_hi <= 1.0
+        # no violation of G_μ can be found above the certified upper side
+        assert gdp_shortfall(f, fit.mu_hi)[0] == 0.0

@@ -281,13 +281,11 @@ def advantage_bounds(f: TradeOff) -> Bracket:
     return Bracket(min(lo, hi), hi, "hi", "total-variation distance (both orders)")
 
 
-def _risk_one(f: TradeOff, prior: float) -> tuple[float, float]:
-    """Bracket for R_f(π) = min_α [(1 − π)α + π f(α)] = π (1 − δ_f(log((1 − π)/π)))."""
-    eps = np.array([np.log1p(-prior) - np.log(prior)])
-    r_lo = prior * (1.0 - f._delta(eps)[0])
-    r_hi = prior * (1.0 - f._delta_lower(eps)[0])
-    cap = min(prior, 1.0 - prior)
-    return (float(_round_down(r_lo, prior)), float(min(_round_up(r_hi, prior), cap)))
+def _risk_one(g: TradeOff, prior: float, eps: np.ndarray) -> tuple[float, float]:
+    """Bracket for R_g(π) = min_α [(1 − π)α + π g(α)] = π (1 − δ_g(ε)), e^ε = (1 − π)/π."""
+    r_lo = prior * (1.0 - g._delta(eps)[0])
+    r_hi = prior * (1.0 - g._delta_lower(eps)[0])
+    return float(_round_down(r_lo, prior)), float(_round_up(r_hi, prior))
 
 
 def bayes_risk(f: TradeOff, prior: float = 0.5) -> Bracket:
@@ -295,10 +293,11 @@ def bayes_risk(f: TradeOff, prior: float = 0.5) -> Bracket:
 
     R(π) = min over tests of (1 − π)·α + π·β = min_α [(1 − π)α + π f(α)]
     = π (1 − δ_f(ε)), e^ε = (1 − π)/π (DRS 2022, Prop 2.12), on the worst ordered
-    pair: min{R_f(π), R_f(1 − π)} (R_{f⁻¹}(π) = R_f(1 − π)). See Kaissis, Hayes,
-    Ziller & Rueckert 2023 (arXiv:2307.03928) for the Bayesian reading. The
-    attacker's best success probability is 1 − R (``attack_success``); without the
-    output it is max{π, 1 − π}, and R ≤ min{π, 1 − π}.
+    pair: min{R_f(π), R_{f⁻¹}(π)} (R_{f⁻¹}(π) = R_f(1 − π): the test 1 − φ swaps the
+    two errors). See Kaissis, Hayes, Ziller & Rueckert 2023 (arXiv:2307.03928) for
+    the Bayesian reading. The attacker's best success probability is 1 − R
+    (``attack_success``); without the output it is max{π, 1 − π}, and
+    R ≤ min{π, 1 − π}.
 
     Parameters
     ----------
@@ -315,11 +314,10 @@ def bayes_risk(f: TradeOff, prior: float = 0.5) -> Bracket:
     p = _validate.probability("prior", prior)
     if p in (0.0, 1.0):
         return Bracket(0.0, 0.0, "lo", "prior 0 or 1: the attacker already knows")
-    sides = [_risk_one(f, p)]
-    if not f.symmetric:
-        sides.append(_risk_one(f, 1.0 - p))
+    eps = np.array([np.log1p(-p) - np.log(p)])
+    sides = [_risk_one(g, p, eps) for g in _orders(f)]
     lo = min(s[0] for s in sides)
-    hi = min(s[1] for s in sides)
+    hi = min(min(s[1] for s in sides), min(p, 1.0 - p))
     return Bracket(lo, max(lo, hi), "lo", _pair_note(f))
 
 
@@ -368,10 +366,8 @@ def _mu_bracket(f: TradeOff) -> tuple[float, float]:
     largest pointwise value Φ⁻¹(1 − α) − Φ⁻¹(f(α)) found (``_pointwise_max``)."""
     from fdp.engine.summaries import _exact_vertices, _gaussian_family_mu
     from fdp.operations.envelope import Envelope, Strongest
-    ends = f._upper(np.array([0.0, 1.0 - 1e-12]))
-    if ends[0] < 1.0 or ends[1] <= 0.0:
-        # G_μ(0) = 1 and G_μ(α) > 0 for α < 1: no finite μ, certified from f's upper side
-        return np.inf, np.inf
+    if f._upper(np.zeros(1))[0] < 1.0 - 4 * _U:
+        return np.inf, np.inf          # G_μ(0) = 1 > f(0) (f's upper side): no finite μ
     fam = _gaussian_family_mu(f)
     if fam is not None:
         return fam[0], fam[0]
@@ -482,7 +478,8 @@ def _pointwise_mu(upper_beta, a):
     ok = (b > 0.0) & (b <= 1.0 - 1e-9) & (a > 0.0) & (a < 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         zb = ndtri(b)
-        slack = 4.0 * _U / np.maximum(np.exp(-0.5 * zb * zb) / np.sqrt(2 * np.pi), 1e-300)
+        # b carries a rounding error of a few ulps of itself: |dΦ⁻¹| ≤ 4u·b/φ(z)
+        slack = 4.0 * _U * b / np.maximum(np.exp(-0.5 * zb * zb) / np.sqrt(2 * np.pi), 1e-320)
         mu = _z_upper(a) - zb - slack
         mu = mu - _REL * np.abs(mu)
     ok &= np.isfinite(mu)
@@ -508,6 +505,10 @@ def gdp_mu_bracket(f: TradeOff) -> GdpFit:
         ``summary()`` states it in words.
     """
     f = _tradeoff(f)
+    from fdp.families.gaussian import Gaussian
+    if isinstance(f, Gaussian):           # f = G_μ: μ* = μ and no gap, in closed form
+        mu = float(f.mu)
+        return GdpFit(mu, mu, 0.0, 0.0, 0.0, mu, 0.5)
     mu_lo, mu_hi = _mu_bracket(f)
     # the grid of gdp_mu's sandwich, α ∈ [1e-300, 1 − 1e-12], then both ends
     inner = expit(_GRID_U)
@@ -522,7 +523,7 @@ def gdp_mu_bracket(f: TradeOff) -> GdpFit:
     diff = lo_b - g_lo_mu
     j = int(np.argmax(diff))
     gap_lo = max(float(diff[j]) - 2 * _U, 0.0)
-    gap_hi = _gap_upper(f, a, up_b, g_hi_mu, mu_hi, gap_lo) + 2 * _U
+    gap_hi = min(_gap_upper(f, a, up_b, g_hi_mu, mu_hi, gap_lo) + 2 * _U, 1.0)
     return GdpFit(mu_lo, mu_hi, gap_lo, max(gap_hi, gap_lo), float(a[j]), bulk, binding)
 
 
