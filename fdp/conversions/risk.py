@@ -210,16 +210,17 @@ def _one_minus_upper(g: TradeOff, a: np.ndarray) -> np.ndarray:
     inner = a < 0.5                # α = 0 too: inf_ε δ_g(ε) = 1 − g(0)
     if not inner.any():
         return plain
-    ai = a[inner]
     d = g._delta(_EPS_GRID)
-    with np.errstate(over="ignore"):
-        vals = -(d[None, :] + np.exp(_EPS_GRID)[None, :] * ai[:, None])
+    e = np.exp(_EPS_GRID)
+    dual = np.empty(int(inner.sum()))
+    for start in range(0, dual.size, 512):          # rows in blocks: bounded memory
+        ai = a[inner][start:start + 512]
+        vals = -(d[None, :] + e[None, :] * ai[:, None])
 
-    def row(x):
-        with np.errstate(over="ignore"):
+        def row(x, ai=ai):
             return -(g._delta(x) + np.exp(x) * ai)
 
-    dual = -maximise_unimodal(row, _EPS_GRID, vals)
+        dual[start:start + ai.size] = -maximise_unimodal(row, _EPS_GRID, vals)
     out = plain.copy()
     # relative allowance only: δ in log space is accurate to rounding relative to itself
     out[inner] = np.minimum(plain[inner], np.minimum(dual * (1.0 + _REL), 1.0))
