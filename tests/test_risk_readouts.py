@@ -392,3 +392,14 @@ def test_property_gdp_bracket_ordered_and_consistent(f):
         assert 0.0 <= fit.gap_lo <= fit.gap_hi <= 1.0
         # no violation of G_μ can be found above the certified upper side
         assert gdp_shortfall(f, fit.mu_hi)[0] == 0.0
+
+
+def test_one_direction_typed_field():
+    class Dummy:
+        directions = "remove"
+
+    class Both:
+        directions = ("add", "remove")
+
+    assert one_direction(Dummy()) == "remove"
+    assert one_direction(Both()) is None

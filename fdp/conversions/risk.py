@@ -360,7 +360,7 @@ def reconstruction_bound(f: TradeOff, kappa: float) -> Bracket:
 def _mu_bracket(f: TradeOff) -> tuple[float, float]:
     """(lo, hi) around μ*. Upper side, first that applies: a closed form (G_μ; a
     subsampled G_μ, whose far tail makes μ* = μ exactly, see ``fdp.engine.summaries``);
-    the object's certified hook ``_gdp_mu_bounds``; the exact vertex formula of a
+    the object's certified hook ``_gdp_mu_bounds`` (when finite); the exact vertex formula of a
     piecewise-linear f; the members of an envelope (G_μ convex: every member ≥ G_μ
     ⇒ the envelope is) or of a max (one member suffices); else the log-space
     sandwich ``_mu_upper_sandwich`` (inf when it cannot be certified). Lower side: the
@@ -373,11 +373,11 @@ def _mu_bracket(f: TradeOff) -> tuple[float, float]:
     if fam is not None:
         return fam[0], fam[0]
     hook = getattr(f, "_gdp_mu_bounds", None)
-    if hook is not None:
-        lo, hi = hook()
-        return float(lo), float(hi)
+    lo_h, hi_h = (float(v) for v in hook()) if hook is not None else (0.0, np.inf)
     from fdp.operations.inverse import Inverse
-    if _exact_vertices(f):
+    if np.isfinite(hi_h):
+        hi = hi_h
+    elif _exact_vertices(f):
         hi = gdp_mu_of(f)
     elif isinstance(f, Inverse):
         hi = _mu_bracket(f.of)[1]          # f⁻¹ ≥ G_μ ⇔ f ≥ G_μ (G_μ symmetric)
@@ -387,7 +387,8 @@ def _mu_bracket(f: TradeOff) -> tuple[float, float]:
         hi = min(_mu_bracket(m)[1] for m in f.members)
     else:
         hi = max(_mu_upper_sandwich(g) for g in _orders(f))
-    lo, _ = _pointwise_max(f, _GRID_U)
+    # both lower sides are certified: keep the larger
+    lo = max(lo_h, _pointwise_max(f, _GRID_U)[0])
     return min(lo, hi), hi
 
 
