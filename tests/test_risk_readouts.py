@@ -36,7 +36,9 @@ def mp_phi_inv(p):
 
 
 def mp_gauss_tpr(mu, a):
-    """1 − G_μ(α) = Φ(Φ⁻¹(α) + μ), exactly in mpmath."""
+    """1 − G_μ(α) = Φ(Φ⁻¹(α) + μ), exactly in mpmath (α itself for μ = 0)."""
+    if mu == 0:
+        return mp.mpf(a)
     return mp_phi(mp_phi_inv(a) + mu)
 
 
