@@ -135,6 +135,7 @@ class TradeOff(abc.ABC):
         bound is known for one order only, as for add/remove neighbours and
         Poisson subsampling (DRS Thm 4.2; Bu et al. 2020).
         """
+        one_sided = _validate.flag("one_sided", one_sided)
         if self.symmetric:
             return self
         from fdp.operations.envelope import envelope, strongest
@@ -293,6 +294,47 @@ class TradeOff(abc.ABC):
         """(lower, upper) bracket on the smallest μ with f ≥ G_μ."""
         lo, hi = self._gdp_mu_bounds()
         return float(lo), float(hi)
+
+    # ------------------------------------------------------------------
+    # Attack-risk read-outs (certified brackets; fdp.conversions.risk)
+    # ------------------------------------------------------------------
+    def tpr_at_fpr(self, fpr):
+        """Best membership test's TPR at FPR α: 1 − min{f(α), f⁻¹(α)}, a certified ``Bracket``.
+
+        The worst ordered pair is used, so asymmetric (one-directional) curves are
+        read in both orders (DRS 2022 §2.1). See ``fdp.conversions.risk.tpr_at_fpr``.
+        """
+        from fdp.conversions.risk import tpr_at_fpr
+        return tpr_at_fpr(self, fpr)
+
+    def advantage_bounds(self):
+        """Certified bracket of the advantage δ(0) = max_α (1 − α − f(α))."""
+        from fdp.conversions.risk import advantage_bounds
+        return advantage_bounds(self)
+
+    def bayes_risk(self, prior: float = 0.5):
+        """Smallest Bayes risk min_α [(1 − π)α + π f(α)] of a membership attacker with prior π."""
+        from fdp.conversions.risk import bayes_risk
+        return bayes_risk(self, prior)
+
+    def attack_success(self, prior: float = 0.5):
+        """Largest success probability 1 − Bayes risk of a membership attacker with prior π."""
+        from fdp.conversions.risk import attack_success
+        return attack_success(self, prior)
+
+    def reconstruction_bound(self, kappa: float):
+        """Reconstruction success ≤ 1 − f(κ) for a baseline success κ (Hayes et al. 2023)."""
+        from fdp.conversions.risk import reconstruction_bound
+        return reconstruction_bound(self, kappa)
+
+    def gdp_mu_bracket(self):
+        """Certified [μ_lo, μ_hi] of the smallest μ with f ≥ G_μ, with the fit gap (``GdpFit``).
+
+        ``summary()`` says in words when a μ-GDP summary misleads (e.g. DP-SGD, whose
+        μ* = √T·s/σ is set in the far tail α ≈ q^T, far from the bulk of the curve).
+        """
+        from fdp.conversions.risk import gdp_mu_bracket
+        return gdp_mu_bracket(self)
 
     def pure_epsilon(self) -> float:
         """The smallest ε with f ≥ f_{ε,0} (pure ε-DP), inf if none is proven.

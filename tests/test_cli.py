@@ -114,8 +114,12 @@ def test_dpsgd_reports_bracket_clt_rdp_and_attack_risk(capsys, tmp_path):
     assert f"mu = {mu:.4f}" in out and "NOT a bound" in out
     rdp = fdp.classical.moments_accountant_epsilon(1.0, 0.05, 200, 1e-5, conversion="improved")
     assert f"epsilon = {rdp.epsilon:.4f}" in out
-    assert f"<= {cert.advantage():.4f}" in out
-    assert f"<= {1 - cert(0.01):.4f}" in out
+    # attack-risk lines: certified upper ends, at or above the values from the lower curve
+    import re
+    adv = float(re.search(r"advantage \(TPR − FPR, max\): ≤ ([0-9.e+-]+)", out).group(1))
+    tpr = float(re.search(r"attacker TPR at FPR 0.01: ≤ ([0-9.e+-]+)", out).group(1))
+    assert cert.advantage() - 1e-6 <= adv <= cert.advantage() + 1e-3
+    assert 1 - cert(0.01) - 1e-6 <= tpr <= 1 - cert(0.01) + 1e-3
     assert plot.exists() and plot.read_bytes()[:4] == b"\x89PNG"
     if fdp.gdp_epsilon(mu, 1e-5) < lo:
         assert "under-reports" in err

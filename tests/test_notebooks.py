@@ -22,7 +22,8 @@ NB_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 TIMEOUT = 120
 
 NOTEBOOKS = ["01_hypothesis_testing_privacy.ipynb", "02_composition_bounds.ipynb",
-             "03_dpsgd_accounting.ipynb", "04_group_subsampling_symmetrisation.ipynb"]
+             "03_dpsgd_accounting.ipynb", "04_group_subsampling_symmetrisation.ipynb",
+             "05_what_can_an_attacker_do.ipynb"]
 
 
 def _load_builder():

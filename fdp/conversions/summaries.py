@@ -209,7 +209,7 @@ def _sandwich_bounds(f: TradeOff, req, rounds: int = 6, split: int = 8):
                 or r == rounds):
             break
         hot = np.flatnonzero(cells > lower + 1e-10 * max(1.0, abs(hi)))
-        if hot.size * split > 50_000:
+        if hot.size == 0 or hot.size * split > 50_000:
             break
         t = np.linspace(0.0, 1.0, split + 1)[1:-1]
         new = (a[hot, None] + (a[hot + 1, None] - a[hot, None]) * t[None, :]).ravel()

@@ -329,6 +329,7 @@ class Numeric(TradeOff):
         min{f, f⁻¹}** has privacy profile max(δ_f, δ_{f⁻¹}), which is what an
         ``envelope`` result reads (the same form ``fdp.dpsgd`` returns).
         """
+        one_sided = _validate.flag("one_sided", one_sided)
         if self.envelope or not one_sided:
             return super().symmetrize(one_sided)
         inv = self.inverse()
