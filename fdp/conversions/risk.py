@@ -260,7 +260,9 @@ def tpr_at_fpr(f: TradeOff, fpr) -> Bracket:
         lo = np.maximum(lo, _round_down(1.0 - g._upper(flat)))
         hi = np.maximum(hi, _one_minus_upper(g, flat))
     lo = np.maximum(lo, flat)             # f ≤ 1 − α: power is at least α
-    hi = np.maximum(hi, lo)
+    # where the upper side falls to the floor α itself (1 − f(α) − α below the resolution
+    # of α), the truth may still exceed α: round that side outward by one ulp
+    hi = np.where((hi <= lo) & (flat > 0.0), np.minimum(np.nextafter(lo, np.inf), 1.0), np.maximum(hi, lo))
     lo, hi = lo.reshape(np.shape(a)), hi.reshape(np.shape(a))
     return Bracket(_validate.like_input(fpr, lo), _validate.like_input(fpr, hi), "hi",
                    _pair_note(f))

@@ -203,7 +203,10 @@ def _sandwich_bounds(f: TradeOff, req, rounds: int = 6, split: int = 8):
         sw = _Sandwich(f, a)
         cells = sw.cell_requirements(req)
         up = np.asarray(f._upper(a), dtype=float)
-        lower = float(np.max(req(a, up, 1.0 - up)))
+        # lower end: the pointwise need at points where 1 − f(α), formed from the rounded
+        # f(α), still has relative precision (any subset of points gives a valid lower end)
+        gain = 1.0 - up
+        lower = float(np.max(np.where(gain >= 1e-6, req(a, up, gain), -np.inf)))
         hi = float(np.max(cells))
         if (not np.isfinite(lower) or hi - lower <= 1e-9 * max(1.0, abs(hi))
                 or r == rounds):
@@ -214,6 +217,9 @@ def _sandwich_bounds(f: TradeOff, req, rounds: int = 6, split: int = 8):
         t = np.linspace(0.0, 1.0, split + 1)[1:-1]
         new = (a[hot, None] + (a[hot + 1, None] - a[hot, None]) * t[None, :]).ravel()
         a = np.unique(np.concatenate([a, new]))
+    # the lower end comes from rounded pointwise values: a relative margin of 1e-9
+    # keeps it below the truth (it is the unsafe side, so loosening it costs nothing)
+    lower = lower - 1e-9 * abs(lower) if np.isfinite(lower) else lower
     return max(lower, 0.0), max(hi, 0.0)
 
 
