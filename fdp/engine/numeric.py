@@ -30,6 +30,14 @@ from fdp.operations.envelope import Envelope
 from fdp.tradeoff import TradeOff, math_repr, remark
 
 DEFAULT_TOL = 1e-4
+# Near the round-off floor (δ < 1000× it) a tilted recomposition tightens the plain
+# bracket. It costs about what the composition cost: it is done by default when the
+# composed lattices have at most TILT_CHEAP points, and for larger ones only when the
+# plain bracket is wider than DEFAULT_REL_WIDTH·max(1, ε) (``Numeric.epsilon_bounds``).
+DEFAULT_REL_WIDTH = 1e-3
+TILT_CHEAP = 2 ** 20
+# Recompositions at smaller tol that ``width=`` may ask for.
+REFINE_ROUNDS = 4
 # Tail mass cut (cropped to the safe side, or bounded by Chernoff when it wraps).
 TAU = 1e-22
 # Δ = STEP_SCALE · sqrt(tol · V / N): V the total variance of the composed loss, N
@@ -223,19 +231,122 @@ class Numeric(TradeOff):
         out = np.maximum(g, g_inv) + (-shift if side == PESSIMISTIC else shift)
         return np.clip(out, 0.0, 1.0 - a)
 
+    # -- accuracy in the user's unit: refinement from the kept factors --------
+    def refined(self, tol: float) -> "Numeric":
+        """The same composition recomposed from its kept factors (``source``) at tol.
+
+        Every Recipe is rediscretised on the step ``choose_step`` gives for tol (the
+        same step for all of them, as when the result was built) and recomposed; the
+        result is certified like the original (same argument, finer grid). Cached per
+        tol. Raises ValueError when the factors were not kept, MemoryError when the
+        grid for tol is over ``lattice.MAX_POINTS``.
+        """
+        tol = check_tol(tol)
+        if not self.source:
+            raise ValueError("this numeric result does not keep its factors (source=()), "
+                             "so it cannot be recomposed at a smaller tol")
+        key = ("refined", tol)
+        if key not in self._curves:
+            step, _ = choose_step(list(self.source[0].groups), tol)
+            recipes = tuple(replace(r, step=step) for r in self.source)
+            meter = Meter(2 * len(recipes), f"refining (tol={tol:g})", None,
+                          seconds=_expected_seconds(self, step))
+            pess, opt = [], []
+            for recipe in recipes:
+                p, o = combine_parts(cropped(recipe.parts()))
+                pess.append(p)
+                opt.append(o)
+                meter.advance(2)
+            meter.close()
+            self._curves[key] = Numeric(tuple(pess), tuple(opt), self.label, tol,
+                                        directions=self.directions, source=recipes)
+        return self._curves[key]
+
+    def _refine(self, answer, width, name: str):
+        """(lo, hi) = answer(g) for g = self, then recompositions at smaller tol until
+        max(hi − lo) ≤ width; each bracket is certified, so they are intersected.
+
+        tol shrinks by the missing factor (at most 100× per round; the bracket width is
+        about proportional to tol). Raises ValueError naming what limits the width: no
+        kept factors, the memory budget (``lattice.MAX_POINTS``), or a width the
+        discretisation cannot reach (no progress, or REFINE_ROUNDS rounds used).
+        """
+        w = _validate.real("width", width, low=0.0, low_open=True)
+        g = self
+        lo, hi = answer(g)
+        for _ in range(REFINE_ROUNDS + 1):
+            gap = float(np.max(hi - lo)) if np.size(lo) else 0.0
+            if gap <= w:
+                return lo, hi
+            if not math.isfinite(gap):
+                raise ValueError(
+                    f"width={w:g} cannot be met for {name}: the bracket is unbounded "
+                    "(the upper side is inf: mass cut off at +inf by the discretisation, "
+                    "or beyond the gridded loss window, already exceeds the level asked)")
+            if not g.source:
+                raise ValueError(
+                    f"width={w:g} cannot be met for {name}: the bracket is {gap:.3g} wide "
+                    "and this result does not keep its factors to recompose them")
+            if g is not self and gap > 0.9 * last_gap:
+                break
+            last_gap = gap
+            tol = g.tol * min(0.5, max(0.01, 0.7 * w / gap))
+            try:
+                g = self.refined(tol)
+            except MemoryError as err:
+                raise ValueError(
+                    f"width={w:g} cannot be met for {name}: the bracket is {gap:.3g} wide "
+                    f"at tol={g.tol:g}, and tol={tol:g} would need a grid over the memory "
+                    f"budget ({err})") from None
+            n_lo, n_hi = answer(g)
+            lo, hi = np.maximum(lo, n_lo), np.minimum(hi, n_hi)
+            lo = np.minimum(lo, hi)
+        gap = float(np.max(hi - lo))
+        if gap <= w:
+            return lo, hi
+        raise ValueError(
+            f"width={w:g} cannot be met for {name}: recomposing down to tol={g.tol:g} "
+            f"still leaves a bracket {gap:.3g} wide (limited by the floating-point and "
+            "tail slack of the composition, not by the grid)")
+
+    def bounds(self, alpha, width=None):
+        """(lower, upper) β at α, certified; with ``width``, recomposed at smaller tol
+        until upper − lower ≤ width everywhere (or a ValueError naming the limit)."""
+        a = _validate.alpha(alpha)
+        if width is None:
+            lo, hi = self._beta(a), self._upper(a)
+        else:
+            lo, hi = self._refine(lambda g: (g._beta(a), g._upper(a)), width, "beta(alpha)")
+        return _validate.like_input(alpha, lo), _validate.like_input(alpha, hi)
+
+    def delta_bounds(self, eps, width=None):
+        """(lower, upper) δ at ε, certified; ``width`` as in ``bounds``."""
+        e = _validate.reals("eps", eps, allow_inf=True)
+        if width is None:
+            lo, hi = self._delta_lower(e), self._delta(e)
+        else:
+            lo, hi = self._refine(lambda g: (g._delta_lower(e), g._delta(e)), width,
+                                  "delta(eps)")
+        return _validate.like_input(eps, lo), _validate.like_input(eps, hi)
+
     # -- (ε, δ): plain read-back above the floor, tilted recomposition below -----
     def epsilon(self, delta):
         return self.epsilon_bounds(delta)[1]
 
-    def epsilon_bounds(self, delta):
+    def epsilon_bounds(self, delta, width=None):
         """(lower, upper) ε at δ, certified.
 
         Above 10× the round-off floor (``delta_floor``) the composed lattices are
-        read directly. Below 1000× the floor the factors are also recomposed,
-        exponentially tilted towards that δ (``fdp.engine.tilted``), whose error is
-        relative to δ itself; where both apply the intersection is returned. The
-        answer can be inf where atoms cut off at +∞ (tails below ~1e-25 per step,
-        or losses beyond the gridded window ``lattice.LOSS_WINDOW``) already exceed δ.
+        read directly. Below 10× the floor, and below 1000× the floor when the plain
+        bracket is wider than asked (``width``; by default any width for lattices of
+        at most TILT_CHEAP points, 1e-3·max(1, ε) for larger ones), the
+        factors are recomposed exponentially tilted towards that δ
+        (``fdp.engine.tilted``), whose error is relative to δ itself; where both
+        apply the intersection is returned (cached per δ). With ``width`` the
+        composition is refined (``refined``, smaller tol) until hi − lo ≤ width, or a
+        ValueError names what limits it. The answer can be inf where atoms cut off at
+        +∞ (tails below ~1e-25 per step, or losses beyond the gridded window
+        ``lattice.LOSS_WINDOW``) already exceed δ.
         """
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
         if d.size and (np.any(d <= 0.0) or np.any(d >= 1.0)):
@@ -244,10 +355,19 @@ class Numeric(TradeOff):
                 "asks for pure DP, which no discretised bracket certifies (see "
                 f"pure_epsilon()), and δ = 1 is trivial; got {delta!r}")
         flat = d.ravel()
+        if width is None:
+            lo, hi = self._epsilon_bracket(flat, None)
+        else:
+            w = _validate.real("width", width, low=0.0, low_open=True)
+            lo, hi = self._refine(lambda g: g._epsilon_bracket(flat, w), w, "epsilon(delta)")
+        return (_validate.like_input(delta, lo.reshape(d.shape)),
+                _validate.like_input(delta, hi.reshape(d.shape)))
+
+    def _epsilon_bracket(self, flat, want):
         floor = self.delta_floor
         plain = flat >= 10.0 * floor
-        tilted = (flat < 1000.0 * floor) & bool(self.source)
-        if not (plain | tilted).all():
+        near = (flat < 1000.0 * floor) & bool(self.source)
+        if not (plain | near).all():
             raise ValueError(
                 f"delta={float(np.min(flat[~plain])):g} is below the certified resolution "
                 f"of this numeric result (round-off and tail slack {floor:.2g}; "
@@ -256,14 +376,20 @@ class Numeric(TradeOff):
         hi = np.full(flat.shape, np.inf)
         if plain.any():
             lo[plain], hi[plain] = self._epsilon_plain(flat[plain])
+        # tilt only where the plain bracket cannot answer, or not within the width
+        if want is not None:
+            target = np.full(flat.shape, want)
+        elif max(lat.q.size for lat in self.pess) <= TILT_CHEAP:
+            target = np.zeros(flat.shape)         # cheap: always the tighter bracket
+        else:
+            target = DEFAULT_REL_WIDTH * np.maximum(hi, 1.0)
+        tilted = near & (~plain | ~(hi - lo <= target))
         if tilted.any():
             # both brackets are certified, so their intersection is
-            from fdp.engine.tilted import epsilon_bracket
-            directions = [recipe.parts() for recipe in self.source]
             for value in np.unique(flat[tilted]):
                 at = flat == value
                 try:
-                    t_lo, t_hi = epsilon_bracket(directions, float(value), self.step)
+                    t_lo, t_hi = self._tilted_bracket(float(value))
                 except (ArithmeticError, ValueError):
                     # the tilted recomposition could not certify this δ (e.g. per-step
                     # mass at +∞ beyond its range); the plain bracket, where it
@@ -273,8 +399,22 @@ class Numeric(TradeOff):
                     continue
                 lo[at] = np.maximum(lo[at], t_lo)
                 hi[at] = np.minimum(hi[at], t_hi)
-        return (_validate.like_input(delta, lo.reshape(d.shape)),
-                _validate.like_input(delta, hi.reshape(d.shape)))
+        return lo, hi
+
+    def _tilted_bracket(self, delta: float) -> tuple[float, float]:
+        """The tilted recomposition's (ε_lo, ε_hi) at δ, cached per δ (and the
+        per-step lattices it starts from, once per result)."""
+        from fdp.engine.tilted import epsilon_bracket
+        key = ("tilt", delta)
+        if key not in self._curves:
+            if "parts" not in self._curves:
+                self._curves["parts"] = [recipe.parts() for recipe in self.source]
+            directions = self._curves["parts"]
+            meter = Meter(4 * len(directions), "tilted recomposition", None,
+                          seconds=_expected_seconds(self, self.step))
+            self._curves[key] = epsilon_bracket(directions, delta, self.step, meter)
+            meter.close()
+        return self._curves[key]
 
     def _epsilon_plain(self, d):
         """(ε_lo, ε_hi) from the composed lattices, each solved exactly per lattice.
@@ -352,6 +492,13 @@ class Numeric(TradeOff):
 # ----------------------------------------------------------------------
 # Grid choice
 # ----------------------------------------------------------------------
+def _expected_seconds(num: "Numeric", step: float) -> float:
+    """Rough wall time of recomposing ``num`` on step Δ: its lattices' span in points,
+    a few transforms per lattice (for the progress meter only)."""
+    span = sum(lat.q.size * lat.step for lat in num.pess) / step
+    return 4e-7 * span * max(1.0, math.log2(max(span, 2.0)) / 20.0)
+
+
 def _spread(f) -> tuple[float, float, float, float, float]:
     """(mean, variance, lo, hi, gridded variance) of the loss of f under Q.
 
