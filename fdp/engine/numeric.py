@@ -51,9 +51,11 @@ MAX_STEP = 0.05
 # threads when a core is idle (``_idle_core``; the peak memory is then two transforms
 # instead of one). The result is identical either way.
 CONCURRENT_SIDES = True
-# Composed grid points the default accuracy may use: at tol ≥ DEFAULT_TOL a grid over
-# this is coarsened to fit (about GRID_POINTS · lattice.BYTES_PER_POINT bytes at the
-# peak, 0.4 GB); an explicitly smaller tol raises MemoryError over lattice.MAX_POINTS.
+# Composed grid points the default accuracy may use: at tol = DEFAULT_TOL (the
+# default) a grid over this is coarsened to fit (about GRID_POINTS ·
+# lattice.BYTES_PER_POINT bytes at the peak, 0.4 GB; the bracket stays certified, a
+# little wider, and ``width=`` refines it); any other tol is taken as asked and
+# raises MemoryError over lattice.MAX_POINTS.
 GRID_POINTS = 2 ** 22
 
 Directions = Literal["one", "both"]
@@ -558,7 +560,7 @@ def _spread(f) -> tuple[float, float, float, float, float]:
 def choose_step(groups, tol: float, coarsen: bool = True,
                 check: bool = True) -> tuple[float, list]:
     """Δ = STEP_SCALE·sqrt(tol·V/N)/max(1, V)^{1/4}, capped, at least tol/N, and the
-    per-group spreads. For tol ≥ DEFAULT_TOL a composed grid over GRID_POINTS gets a
+    per-group spreads. At tol = DEFAULT_TOL a composed grid over GRID_POINTS gets a
     coarser step that fits (the grid sized by the budget, not the law: huge T stays
     within memory). Raises MemoryError naming tol before anything is allocated
     when the composed grid would exceed ``lattice.MAX_POINTS``. ``coarsen=False``,
@@ -587,7 +589,7 @@ def choose_step(groups, tol: float, coarsen: bool = True,
     V_grid = sum(n * s[4] for (_, n), s in zip(groups, spreads))
     width = min(sum(n * (s[3] - s[2]) for (_, n), s in zip(groups, spreads)),
                 40.0 * math.sqrt(V_grid) + 1.0) + max(s[3] - s[2] for s in spreads)
-    if width / step > GRID_POINTS and tol >= DEFAULT_TOL and coarsen:
+    if width / step > GRID_POINTS and tol == DEFAULT_TOL and coarsen:
         # the default accuracy is a target: keep the grid within the budget by a
         # coarser step (every answer stays certified, the bracket a little wider)
         step = _snap(groups, min(width / GRID_POINTS, MAX_STEP))
