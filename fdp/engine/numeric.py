@@ -592,7 +592,11 @@ def choose_step(groups, tol: float, coarsen: bool = True,
     if width / step > GRID_POINTS and tol == DEFAULT_TOL and coarsen:
         # the default accuracy is a target: keep the grid within the budget by a
         # coarser step (every answer stays certified, the bracket a little wider)
-        step = _snap(groups, min(width / GRID_POINTS, MAX_STEP))
+        coarse = width / GRID_POINTS
+        snapped = _snap(groups, coarse)
+        # (an atom closer to 0 than the step cannot be snapped without refining the
+        # grid again: it is then contracted with its cell like any other mass)
+        step = snapped if snapped >= 0.5 * coarse else coarse
     if width / step > MAX_POINTS and check:
         raise MemoryError(
             f"tol={tol:g} needs a grid of about {width / step:,.0f} points for this "
