@@ -297,7 +297,7 @@ class Numeric(TradeOff):
         g = self
         lo, hi = answer(g)
         for _ in range(REFINE_ROUNDS + 1):
-            gap = float(np.max(hi - lo)) if np.size(lo) else 0.0
+            gap = float(np.max(_gap(lo, hi))) if np.size(lo) else 0.0
             if gap <= w:
                 return lo, hi
             if not math.isfinite(gap):
@@ -323,7 +323,7 @@ class Numeric(TradeOff):
             n_lo, n_hi = answer(g)
             lo, hi = np.maximum(lo, n_lo), np.minimum(hi, n_hi)
             lo = np.minimum(lo, hi)
-        gap = float(np.max(hi - lo))
+        gap = float(np.max(_gap(lo, hi)))
         if gap <= w:
             return lo, hi
         raise ValueError(
@@ -405,7 +405,7 @@ class Numeric(TradeOff):
             target = np.zeros(flat.shape)         # cheap: always the tighter bracket
         else:
             target = DEFAULT_REL_WIDTH * np.maximum(hi, 1.0)
-        tilted = near & (~plain | ~(hi - lo <= target))
+        tilted = near & (~plain | ~(_gap(lo, hi) <= target))
         if tilted.any():
             # both brackets are certified, so their intersection is
             for value in np.unique(flat[tilted]):
@@ -514,6 +514,13 @@ class Numeric(TradeOff):
 # ----------------------------------------------------------------------
 # Grid choice
 # ----------------------------------------------------------------------
+def _gap(lo, hi) -> np.ndarray:
+    """hi − lo, 0 where both are the same (inf included: ε = ∞ certified on both sides)."""
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    same = lo == hi
+    return np.where(same, 0.0, hi - np.where(same, 0.0, lo))
+
+
 def _expected_seconds(num: "Numeric", step: float) -> float:
     """Rough wall time of recomposing ``num`` on step Δ: its lattices' span in points,
     a few transforms per lattice (for the progress meter only)."""
@@ -586,9 +593,7 @@ def choose_step(groups, tol: float, coarsen: bool = True,
     step = _snap(groups, step)
     # composed loss width: bulk ± 20 sd (Chernoff windows are ~14–20 sd), never
     # more than the sum of ranges; the transform itself checks its exact window
-    V_grid = sum(n * s[4] for (_, n), s in zip(groups, spreads))
-    width = min(sum(n * (s[3] - s[2]) for (_, n), s in zip(groups, spreads)),
-                40.0 * math.sqrt(V_grid) + 1.0) + max(s[3] - s[2] for s in spreads)
+    width = composed_width(groups, spreads)
     if width / step > GRID_POINTS and tol == DEFAULT_TOL and coarsen:
         # the default accuracy is a target: keep the grid within the budget by a
         # coarser step (every answer stays certified, the bracket a little wider)
@@ -602,6 +607,21 @@ def choose_step(groups, tol: float, coarsen: bool = True,
             f"tol={tol:g} needs a grid of about {width / step:,.0f} points for this "
             f"composition, over the engine limit of {MAX_POINTS:,}; increase tol")
     return step, spreads
+
+
+def composed_width(groups, spreads) -> float:
+    """Loss width the composed grid spans: bulk ± 20 sd of the gridded law (Chernoff
+    windows are ~14–20 sd), never more than the sum of ranges, plus one factor's range."""
+    V_grid = sum(n * s[4] for (_, n), s in zip(groups, spreads))
+    return min(sum(n * (s[3] - s[2]) for (_, n), s in zip(groups, spreads)),
+               40.0 * math.sqrt(V_grid) + 1.0) + max(s[3] - s[2] for s in spreads)
+
+
+def expected_seconds(groups, spreads, step: float, directions: int = 1) -> float:
+    """Rough wall time of composing groups on step Δ (for the progress meter only):
+    about 4e-7 s per composed grid point per side and direction, per group."""
+    points = composed_width(groups, spreads) / step
+    return 4e-7 * points * 2 * directions * len(groups)
 
 
 def _snap(groups, step: float) -> float:
@@ -788,15 +808,17 @@ def compose_numeric(factors, tol: float | None = None, progress: bool | None = N
     changes the composed law's variance by a relative N·Δ²/V ∝ tol). It is a
     target, not a guarantee; the returned bracket is always certified, whatever its
     width (read it with ``bounds`` / ``epsilon_bounds``).
-    ``progress``: a meter on stderr (None: only on a terminal and for ≥ 200
-    distinct factors). Smaller tol costs memory and time ∝ 1/sqrt(tol); a request
-    over the memory
-    limit raises ``MemoryError`` naming tol.
+    ``progress``: a meter on stderr (None: only on a terminal, for ≥ 200 distinct
+    factors or an expected time ≥ 2 s; False: never). Smaller tol costs memory and
+    time ∝ 1/sqrt(tol). At the default tol a grid over ``GRID_POINTS`` is coarsened
+    to fit (certified, wider; refine with ``width=``); an explicit tol over the
+    memory limit raises ``MemoryError`` naming tol.
     """
     groups = _validate_groups(factors)
     tol = check_tol(tol)
-    step, _ = choose_step(groups, tol)
-    meter = Meter(work_units(len(groups)), "composing", progress)
+    step, spreads = choose_step(groups, tol)
+    meter = Meter(work_units(len(groups)), "composing", progress,
+                  seconds=expected_seconds(groups, spreads, step))
     pess, opt = combine_parts(cropped(discretise_groups(groups, step, meter)), meter=meter)
     meter.close()
     return Numeric((pess,), (opt,), _label(groups), tol, directions=_directions(groups),
