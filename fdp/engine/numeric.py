@@ -47,6 +47,10 @@ TAU = 1e-22
 # step's loss by O(Δ²), so the relative change of the composed law is N·Δ²/V.
 STEP_SCALE = 1.3
 MAX_STEP = 0.05
+# Points of all distinct factors' own lattices together that the default accuracy may
+# discretise (many distinct steps: the per-factor work dominates); over it the step
+# is coarsened at tol = DEFAULT_TOL like the composed grid (GRID_POINTS).
+FACTOR_POINTS = 2 ** 24
 # Compose the pessimistic and optimistic sides of a single-group composition in two
 # threads when a core is idle (``_idle_core``; the peak memory is then two transforms
 # instead of one). The result is identical either way.
@@ -594,10 +598,13 @@ def choose_step(groups, tol: float, coarsen: bool = True,
     # composed loss width: bulk ± 20 sd (Chernoff windows are ~14–20 sd), never
     # more than the sum of ranges; the transform itself checks its exact window
     width = composed_width(groups, spreads)
-    if width / step > GRID_POINTS and tol == DEFAULT_TOL and coarsen:
-        # the default accuracy is a target: keep the grid within the budget by a
+    # per-factor lattices: each distinct factor is discretised on its own range
+    ranges = sum(s[3] - s[2] for s in spreads)
+    if tol == DEFAULT_TOL and coarsen and (width / step > GRID_POINTS
+                                           or ranges / step > FACTOR_POINTS):
+        # the default accuracy is a target: keep the grids within the budget by a
         # coarser step (every answer stays certified, the bracket a little wider)
-        coarse = width / GRID_POINTS
+        coarse = max(step, width / GRID_POINTS, ranges / FACTOR_POINTS)
         snapped = _snap(groups, coarse)
         # (an atom closer to 0 than the step cannot be snapped without refining the
         # grid again: it is then contracted with its cell like any other mass)
