@@ -61,7 +61,6 @@ def test_default_grid_fits_the_budget(sigma, q, steps):
     assert GRID_POINTS <= lattice.MAX_POINTS
 
 
-@pytest.mark.slow
 def test_ten_million_steps_default_settings():
     # σ = 1.1, q = 256/60000, T = 10⁷ (issue 15: fdp at tol = 1e-3 certified
     # [180.5002, 180.5086]; dp_accounting 180.5165 with error ≈ +0.01)
@@ -70,7 +69,6 @@ def test_ten_million_steps_default_settings():
     assert hi - lo <= 1e-3 * hi
 
 
-@pytest.mark.slow
 def test_a_billion_steps_default_settings():
     lo, hi = fdp.dpsgd(1.1, 256 / 60000, 10 ** 9).epsilon_bounds(1e-5)
     assert 0.0 < lo <= hi < math.inf
