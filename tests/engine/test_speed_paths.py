@@ -139,3 +139,15 @@ def test_tilted_bracket_cached_and_intersected():
     assert ("tilt", delta) in f._curves
     assert plain[0][0] <= lo <= hi <= plain[1][0]
     assert f.epsilon_bounds(delta) == (lo, hi)
+
+
+def test_concurrent_sides_give_identical_lattices(monkeypatch):
+    from fdp.engine import numeric
+    monkeypatch.setattr(numeric, "_idle_core", lambda: False)
+    seq = fdp.dpsgd(1.1, 256 / 60000, 2000)
+    monkeypatch.setattr(numeric, "_idle_core", lambda: True)
+    par = fdp.dpsgd(1.1, 256 / 60000, 2000)
+    for a, b in zip(seq.pess + seq.opt, par.pess + par.opt):
+        assert a.k0 == b.k0 and a.slack == b.slack and a.q_inf == b.q_inf
+        assert np.array_equal(a.q, b.q)
+    assert seq.epsilon_bounds(1e-5) == par.epsilon_bounds(1e-5)
