@@ -266,7 +266,7 @@ class Numeric(TradeOff):
             step, _ = choose_step(list(self.source[0].groups), tol, coarsen=False)
             recipes = tuple(replace(r, step=step) for r in self.source)
             meter = Meter(2 * len(recipes), f"refining (tol={tol:g})", None,
-                          seconds=_expected_seconds(self, step))
+                          seconds=self._seconds(step))
             pess, opt = [], []
             for recipe in recipes:
                 p, o = combine_parts(cropped(recipe.parts()))
@@ -287,6 +287,11 @@ class Numeric(TradeOff):
         asked, _ = choose_step(list(self.source[0].groups), self.tol, coarsen=False,
                                check=False)
         return min(1.0, self.tol * max(1.0, (self.step / asked) ** 2))
+
+    def _seconds(self, step: float) -> float:
+        """Rough time to recompose on step Δ: the lattices' span in points, two sides."""
+        span = sum(lat.q.size * lat.step for lat in self.pess) / step
+        return seconds_for(span, 2)
 
     def _refine(self, answer, width, name: str):
         """(lo, hi) = answer(g) for g = self, then recompositions at smaller tol until
@@ -437,7 +442,7 @@ class Numeric(TradeOff):
                 self._curves["parts"] = [recipe.parts() for recipe in self.source]
             directions = self._curves["parts"]
             meter = Meter(4 * len(directions), "tilted recomposition", None,
-                          seconds=_expected_seconds(self, self.step))
+                          seconds=self._seconds(self.step))
             self._curves[key] = epsilon_bracket(directions, delta, self.step, meter)
             meter.close()
         return self._curves[key]
@@ -525,11 +530,10 @@ def _gap(lo, hi) -> np.ndarray:
     return np.where(same, 0.0, hi - np.where(same, 0.0, lo))
 
 
-def _expected_seconds(num: "Numeric", step: float) -> float:
-    """Rough wall time of recomposing ``num`` on step Δ: its lattices' span in points,
-    a few transforms per lattice (for the progress meter only)."""
-    span = sum(lat.q.size * lat.step for lat in num.pess) / step
-    return 4e-7 * span * max(1.0, math.log2(max(span, 2.0)) / 20.0)
+def seconds_for(points: float, transforms: int) -> float:
+    """Rough wall time of ``transforms`` FFT-sized passes over ``points`` grid points,
+    about 4e-7 s per point each (for the progress meter only)."""
+    return 4e-7 * points * transforms
 
 
 def _spread(f) -> tuple[float, float, float, float, float]:
@@ -625,10 +629,9 @@ def composed_width(groups, spreads) -> float:
 
 
 def expected_seconds(groups, spreads, step: float, directions: int = 1) -> float:
-    """Rough wall time of composing groups on step Δ (for the progress meter only):
-    about 4e-7 s per composed grid point per side and direction, per group."""
+    """Rough wall time of composing groups on step Δ (for the progress meter only)."""
     points = composed_width(groups, spreads) / step
-    return 4e-7 * points * 2 * directions * len(groups)
+    return seconds_for(points, 2 * directions * len(groups))
 
 
 def _snap(groups, step: float) -> float:
