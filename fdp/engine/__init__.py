@@ -98,6 +98,30 @@ steeper lines lowers the lower side; the upper side gives its last line δ(+∞)
 Every array is checked against ``lattice.MAX_POINTS`` before it is allocated; the
 error names tol.
 
+Grid and accuracy (none of this changes what is certified, only how wide)
+-------------------------------------------------------------------------
+Every argument above holds for any step Δ, so the step may be chosen by the
+budget instead of by tol: at the default tol a composed grid over
+``numeric.GRID_POINTS`` gets the coarser step that fits (huge T stays within
+memory and time; the bracket is wider, e.g. 4e-4·ε at T = 10⁷), and an explicit tol
+is taken as asked (MemoryError over ``lattice.MAX_POINTS``). ``width=`` on
+``bounds``, ``delta_bounds`` and ``epsilon_bounds`` recomposes the kept factors
+(``source``) at a smaller tol (``Numeric.refined``) until the bracket is that
+narrow; every recomposition is certified on its own, so the brackets are
+intersected. Likewise the tilted recomposition is an extra certified bracket,
+intersected with the plain one: it is skipped when the plain bracket already
+meets the width asked (by default: always done for lattices up to
+``numeric.TILT_CHEAP`` points, else when wider than 1e-3·max(1, ε)).
+
+The direct band (``lattice._direct_band``) reads sin(πr/m) and sin(2πr/m) from
+tables indexed by the exact integer residue r = j(k − k̄) mod m; each table entry is
+one sine of an argument reduced to [0, π/2]-sized ranges, i.e. the same operation
+the per-term formula performs, so the per-term relative error and the bound
+(size + 10)·u·Σ q|term| are unchanged. Hot loops use ``lattice._dot`` (no BLAS
+threads); its recursive sum satisfies the same size·u bound as a BLAS dot. The two
+sides of a single-group composition run in two threads when a core is idle
+(identical results).
+
 Public: ``compose_numeric(factors, tol)``, ``dpsgd(...)``, ``Numeric``.
 """
 

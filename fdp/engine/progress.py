@@ -1,8 +1,11 @@
-"""A progress meter for long compositions (many distinct factors), on stderr.
+"""A progress meter for long computations, on stderr.
 
 Shown only when stderr is a terminal and the work is long enough to matter
-(``progress=None``, the default), or when asked for (``progress=True``); logs and
-tests stay clean. Redrawn at most five times a second.
+(``progress=None``, the default: at least AUTO_FACTORS distinct factors, or an
+expected wall time of AUTO_SECONDS or more — single-factor powers of huge windows,
+tilted recompositions, refinements), or when asked for (``progress=True``); logs
+and tests stay clean (``progress=False`` silences it). Redrawn at most five times
+a second.
 """
 
 from __future__ import annotations
@@ -11,13 +14,16 @@ import sys
 import time
 
 AUTO_FACTORS = 200   # distinct factors from which the meter turns itself on
+AUTO_SECONDS = 2.0   # expected seconds from which it turns itself on
 
 
 class Meter:
-    def __init__(self, total: int, label: str, enabled: bool | None = None, stream=None):
+    def __init__(self, total: int, label: str, enabled: bool | None = None, stream=None,
+                 seconds: float = 0.0):
         self.stream = stream if stream is not None else sys.stderr
         tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.enabled = (tty and total >= AUTO_FACTORS) if enabled is None else bool(enabled)
+        long = total >= AUTO_FACTORS or seconds >= AUTO_SECONDS
+        self.enabled = (tty and long) if enabled is None else bool(enabled)
         self.total, self.done, self.label = max(total, 1), 0, label
         self._last = 0.0
 

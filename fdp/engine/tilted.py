@@ -205,20 +205,24 @@ def saddle_thetas(directions, delta: float) -> list:
             for parts in directions]
 
 
-def profiles(directions, delta: float, side: int, thetas=None) -> list:
+def profiles(directions, delta: float, side: int, thetas=None, meter=None) -> list:
     """One TiltedProfile per direction (parts (lat_pess, lat_opt, n)) for the target δ."""
     if thetas is None:
         thetas = saddle_thetas(directions, delta)
-    return [TiltedProfile([(p[side], p[2]) for p in parts], theta)
-            for parts, theta in zip(directions, thetas)]
+    out = []
+    for parts, theta in zip(directions, thetas):
+        out.append(TiltedProfile([(p[side], p[2]) for p in parts], theta))
+        if meter is not None:
+            meter.advance(2)
+    return out
 
 
-def epsilon_bracket(directions, delta: float, step: float) -> tuple[float, float]:
+def epsilon_bracket(directions, delta: float, step: float, meter=None) -> tuple[float, float]:
     """Certified (ε_lo, ε_hi) at one small δ, δ(ε) = max over the directions."""
     from fdp.tradeoff import epsilon_for_delta
     thetas = saddle_thetas(directions, delta)
-    ups = profiles(directions, delta, 0, thetas)
-    los = profiles(directions, delta, 1, thetas)
+    ups = profiles(directions, delta, 0, thetas, meter)
+    los = profiles(directions, delta, 1, thetas, meter)
 
     def upper(e):
         return np.max([p.upper(e) for p in ups], axis=0)
