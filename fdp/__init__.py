@@ -10,8 +10,10 @@ from importlib import import_module
 
 from fdp.conversions import (from_privacy_profile, gdp_delta, gdp_epsilon, gdp_mu,
                              tightest_eps_delta)
+from fdp.conversions.from_rdp import from_rdp, from_zcdp
 from fdp.families import (DiscreteGaussian, DiscreteLaplace, EpsDelta, FinitePair, Gaussian, Identity, Laplace, PiecewiseLinear,
                           RandomizedResponse, UserFunction, from_function, from_pair, from_points)
+from fdp.families.shuffle import shuffle_amplification
 from fdp.operations import compose, envelope, strongest
 from fdp.tradeoff import TradeOff
 
@@ -52,3 +54,4 @@ __all__ = ["DiscreteGaussian", "DiscreteLaplace", "EpsDelta", "FinitePair", "Gau
            "RandomizedResponse", "TradeOff", "UserFunction", "compose", "envelope",
            "from_function", "from_pair", "from_points", "from_privacy_profile", "gdp_delta",
            "gdp_epsilon", "gdp_mu", "strongest", "tightest_eps_delta", *_LAZY]
+__all__ += ["from_rdp", "from_zcdp", "shuffle_amplification"]

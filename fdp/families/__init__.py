@@ -7,6 +7,7 @@ from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
 from fdp.families.laplace import Laplace
 from fdp.families.piecewise import PiecewiseLinear, from_points
+from fdp.families.shuffle import shuffle_amplification
 from fdp.families.user import UserFunction, from_function
 
 __all__ = ["DiscreteGaussian", "DiscreteLaplace", "EpsDelta", "FinitePair", "Gaussian", "Identity", "Laplace", "PiecewiseLinear",

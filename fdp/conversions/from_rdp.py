@@ -1,0 +1,500 @@
+"""From Rényi DP and zero-concentrated DP to a trade-off function, certified.
+
+A mechanism is (λ, r)-RDP (Mironov 2017) when D_λ(M(S) ‖ M(S')) ≤ r for neighbours
+S, S', with D_λ(P ‖ Q) = log E_Q[(dP/dQ)^λ] / (λ − 1), λ > 1 (λ = ∞: the max log-ratio).
+Convention: the neighbouring relation is symmetric (replace-one, or add/remove with
+both the added and the removed order covered, as every RDP accountant states its
+bounds, e.g. Mironov, Talwar & Zhang 2019 for the subsampled Gaussian), so the bound
+holds for D_λ(P ‖ Q) AND D_λ(Q ‖ P), P = M(S), Q = M(S'). ``one_sided=True`` assumes
+only the first order and then bounds T(P, Q) alone.
+
+The conversion (Balle et al. 2020, "Hypothesis testing interpretations and Rényi DP",
+Thm 5 and §4; Zhu, Dong & Wang 2022, App. F.1; Asoodeh et al. 2021). A test φ with
+errors (α, β) is a post-processing of the pair into Bernoulli outputs: it rejects with
+probability α under P and 1 − β under Q. By data processing every order bounds that
+two-point divergence:
+
+    (A)  α^λ (1−β)^{1−λ} + (1−α)^λ β^{1−λ} ≤ e^{(λ−1) r}       [D_λ(P ‖ Q)]
+    (B)  (1−β)^λ α^{1−λ} + β^λ (1−α)^{1−λ} ≤ e^{(λ−1) r}       [D_λ(Q ‖ P)]
+    λ = ∞:  β ≥ (1−α) e^{−r}  (A),   β ≥ 1 − α e^{r}  (B).
+
+For fixed α each left side is convex in β with its minimum 1 at β = 1 − α, so the
+admissible β in [0, 1 − α] form an interval [β_λ(α), 1 − α]. Hence
+
+    f(α) = max over the given orders (and both orders of the pair) of β_λ(α),
+
+the smallest β no constraint rules out. The admissible set is convex (joint convexity
+of the Hellinger-type integral), symmetric under α ↔ β when (B) is included, and
+contains the diagonal β = 1 − α, so f is a trade-off function; Riess et al. (2026)
+prove it is the best conversion using the RDP curve alone. No other order adds
+anything: a Bernoulli pair obeying the bound at λ_i obeys D_λ ≤ r_i for λ ≤ λ_i by
+the monotonicity of D_λ in λ.
+
+zCDP (Bun & Steinke 2016, Def 1.1): D_λ ≤ ξ + ρλ for every λ ∈ (1, ∞), a continuum.
+Any finite set of orders gives a LOWER bound on f (fewer constraints). An UPPER bound
+comes from covering (1, ∞) by intervals: for λ ∈ [a, b], D_λ ≤ D_b, so the single
+constraint D_b ≤ ξ + ρa implies all of them; (1, λ_0] is covered by D_{λ_0} ≤ ξ + ρ,
+[λ_M, ∞) by D_∞ ≤ ξ + ρλ_M. Those stronger constraints admit fewer tests, so their
+β_λ bound f from above. The grid of orders is refined twice around the best order
+for each α, so the bracket is narrow where it matters.
+
+Certification. Every β_λ(α) is bracketed by bisection on the bit patterns of the
+doubles in [0, 1 − α] (exact to one ulp), evaluating the constraint in log space,
+log Σ = logaddexp(λ log α + (1−λ) log1p(−β), λ log1p(−α) + (1−λ) log β) for (A),
+with a rounding margin 32u·(Σ|terms| + |log Σ| + |(λ−1) r|): the lower end moves
+only where the constraint is violated beyond the margin, the upper end only where it
+holds beyond it. So ``f(α)`` is a certified lower bound and ``bounds(α)`` a
+certified bracket. δ(ε) is bounded from the curve on a fixed α grid (see
+``_delta_from_grid``): upper with convexity, lower from the upper bracket.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from fdp import _validate
+from fdp.tradeoff import TradeOff
+
+_U = 2.0 ** -53
+_REL = 32.0 * _U
+
+
+# ----------------------------------------------------------------------
+# One constraint: the smallest admissible β, bracketed
+# ----------------------------------------------------------------------
+def _bisect_bits(test, lo: np.ndarray, hi: np.ndarray):
+    """Bisection on the bit patterns of non-negative doubles: ``test(x)`` True moves
+    the lower end to x, False the upper end. Ends only move to tested points, so an
+    invariant proved for the ends by ``test`` holds whatever ``test`` does."""
+    a = np.ascontiguousarray(lo, dtype=np.float64).view(np.int64).copy()
+    b = np.ascontiguousarray(hi, dtype=np.float64).view(np.int64).copy()
+    for _ in range(70):
+        gap = b - a
+        live = gap > 1
+        if not live.any():
+            break
+        m = a + gap // 2
+        t = test(m.view(np.float64))
+        a = np.where(live & t, m, a)
+        b = np.where(live & ~t, m, b)
+    return a.view(np.float64), b.view(np.float64)
+
+
+def _constraint_roots(alpha, lam, r, reverse):
+    """Bracket [lo, hi] of β_λ(α) = min{β ∈ [0, 1−α] : constraint (A) or (B) holds}.
+
+    Flat arrays: α ∈ (0, 1), λ ∈ (1, ∞], r ∈ [0, ∞], ``reverse`` selects (B).
+    """
+    alpha, lam, r = (np.asarray(x, dtype=float) for x in (alpha, lam, r))
+    reverse = np.asarray(reverse, dtype=bool)
+    lo = np.zeros(alpha.shape)
+    hi = np.nextafter(1.0 - alpha, 2.0)           # ≥ 1 − α: the root is ≤ 1 − α
+    with np.errstate(over="ignore", invalid="ignore"):
+        c = (lam - 1.0) * r
+    vacuous = np.isinf(r) | np.isinf(c) & np.isfinite(lam)
+    hi = np.where(vacuous, 0.0, hi)
+    # λ = ∞: closed forms, rounded outward
+    inf_order = np.isinf(lam) & ~vacuous
+    if inf_order.any():
+        a, rr, rev = alpha[inf_order], r[inf_order], reverse[inf_order]
+        with np.errstate(over="ignore"):
+            fwd = np.exp(np.log1p(-a) - rr)                 # (1 − α) e^{−r}
+            t = a * np.exp(rr)                              # α e^{r}
+        bwd_lo = np.maximum(0.0, 1.0 - t * (1.0 + 4 * _U) - 2 * _U)
+        bwd_hi = np.maximum(0.0, 1.0 - t * (1.0 - 4 * _U) + 2 * _U)
+        lo[inf_order] = np.where(rev, bwd_lo, fwd * (1.0 - 4 * _U))
+        hi[inf_order] = np.minimum(hi[inf_order], np.where(rev, bwd_hi, fwd * (1.0 + 4 * _U)))
+    todo = ~vacuous & ~inf_order
+    if todo.any():
+        a, lm, cc, rev = alpha[todo], lam[todo], c[todo], reverse[todo]
+        la, l1a = np.log(a), np.log1p(-a)
+
+        def excess(beta):
+            """(log Σ − c, margin) of the constraint at β."""
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                lb, l1b = np.log(beta), np.log1p(-beta)
+                x1 = np.where(rev, l1b, la)
+                x2 = np.where(rev, la, l1b)
+                y1 = np.where(rev, lb, l1a)
+                y2 = np.where(rev, l1a, lb)
+                u1, u2, v1, v2 = lm * x1, (1.0 - lm) * x2, lm * y1, (1.0 - lm) * y2
+                s1, s2 = u1 + u2, v1 + v2
+                e1 = np.where(np.isfinite(s1), np.abs(u1) + np.abs(u2), 0.0)
+                e2 = np.where(np.isfinite(s2), np.abs(v1) + np.abs(v2), 0.0)
+                g = np.logaddexp(s1, s2)
+                margin = _REL * (e1 + e2 + np.where(np.isfinite(g), np.abs(g), 0.0)
+                                 + np.abs(cc)) + 1e-300
+                return g - cc, margin
+
+        def violated(beta):
+            d, m = excess(beta)
+            return d > m                                    # NaN: not certain
+
+        def not_admissible(beta):
+            d, m = excess(beta)
+            return ~(d < -m)
+
+        lo_t, _ = _bisect_bits(violated, lo[todo], hi[todo])
+        _, hi_t = _bisect_bits(not_admissible, lo[todo], hi[todo])
+        lo[todo], hi[todo] = lo_t, hi_t
+    return lo, hi
+
+
+def _curve_bracket(alpha, lam_lo, r_lo, lam_hi, r_hi, one_sided):
+    """Bracket of f(α) = max over constraints of β_λ(α) for α ∈ (0, 1).
+
+    ``lam_lo, r_lo`` (shape (n, K) or (K,)) are constraints whose maximum root is a
+    lower bound on f; ``lam_hi, r_hi`` constraints whose maximum root is an upper bound.
+    """
+    a = np.asarray(alpha, dtype=float).ravel()
+    lower = _max_roots(a, lam_lo, r_lo, one_sided, side=0)
+    upper = _max_roots(a, lam_hi, r_hi, one_sided, side=1)
+    return lower, upper
+
+
+def _max_roots(a, lam, r, one_sided, side):
+    lam = np.broadcast_to(np.asarray(lam, dtype=float), (a.size,) + np.shape(lam)[-1:])
+    r = np.broadcast_to(np.asarray(r, dtype=float), lam.shape)
+    dirs = (False,) if one_sided else (False, True)
+    out = np.zeros(a.size)
+    for rev in dirs:
+        aa = np.broadcast_to(a[:, None], lam.shape).ravel()
+        lo, hi = _constraint_roots(aa, lam.ravel(), r.ravel(), np.full(aa.shape, rev))
+        pick = (lo if side == 0 else hi).reshape(lam.shape)
+        out = np.maximum(out, pick.max(axis=1) if pick.shape[1] else 0.0)
+    return out
+
+
+def _ends(alpha, lower, upper, r_min, one_sided):
+    """Fill in α = 0 and α = 1 (closed forms) and cap by 1 − α."""
+    a = np.asarray(alpha, dtype=float).ravel()
+    lo, hi = lower.copy(), upper.copy()
+    one = a == 1.0
+    lo[one], hi[one] = 0.0, 0.0
+    zero = a == 0.0
+    if zero.any():
+        if not one_sided and np.isfinite(r_min):
+            v_lo, v_hi = 1.0, 1.0                     # (B) at α = 0 forces β = 1
+        else:
+            v = np.exp(-r_min)                        # (A) at α = 0: β ≥ e^{−r}
+            v_lo, v_hi = v * (1.0 - 4 * _U), min(1.0, v * (1.0 + 4 * _U))
+        lo[zero], hi[zero] = v_lo, v_hi
+    mid = ~one & ~zero
+    lo[mid] = np.minimum(lo[mid], np.nextafter(1.0 - a[mid], 0.0))
+    hi[mid] = np.maximum(np.minimum(hi[mid], np.nextafter(1.0 - a[mid], 2.0)), lo[mid])
+    return lo, hi
+
+
+# ----------------------------------------------------------------------
+# δ(ε) from a bracketed convex curve on a grid
+# ----------------------------------------------------------------------
+_DELTA_GRID = np.unique(np.concatenate([
+    [0.0, 1.0], np.logspace(-300, -3, 120), np.linspace(0.0, 1.0, 241)[1:-1],
+    1.0 - np.logspace(-15, -3, 40)]))
+_DELTA_GRID.setflags(write=False)
+
+
+def _delta_from_grid(grid, low, up, eps):
+    """Certified (upper, lower) δ(ε) = sup_α (1 − f(α) − e^ε α) from L_i ≤ f(α_i) ≤ U_i.
+
+    Upper: on [α_i, α_{i+1}) f ≥ L_{i+1} (f non-increasing) and, by convexity,
+    f(α) ≥ L_i + (α − α_i)(L_i − U_{i−1})/(α_i − α_{i−1}) (the chord slope from the
+    left is at most the slope on the right). The objective 1 − h − e^ε α for
+    h = max of these two lines is concave piecewise linear on the cell, so its
+    maximum is at α_i or at the crossing of the two lines. Lower: the grid values
+    1 − U_i − e^ε α_i are attained by admissible tests.
+    """
+    e = np.asarray(eps, dtype=float).ravel()
+    y = np.exp(np.minimum(e, 709.0))[:, None]
+    x = grid[None, :]
+    with np.errstate(invalid="ignore", over="ignore"):
+        lower = np.max(1.0 - up[None, :] - np.where(x == 0.0, 0.0, y * x), axis=1)
+        # cell [α_i, α_{i+1}), i = 0..N-2
+        a_i, a_n = grid[:-1], grid[1:]
+        l_i, l_n = low[:-1], low[1:]
+        at_left = 1.0 - l_i[None, :] - np.where(a_i == 0.0, 0.0, y * a_i[None, :])
+        # chord slope (non-positive where it helps), from the previous cell
+        s = np.full(a_i.shape, -np.inf)
+        s[1:] = (l_i[1:] - up[:-2]) / (a_i[1:] - grid[:-2])
+        s = np.minimum(s, 0.0)
+        # crossing of L_i + s (α − α_i) with L_{i+1}
+        cross = np.where(s < 0.0, a_i + (l_n - l_i) / s, a_i)
+        cross = np.clip(np.where(np.isnan(cross), a_i, cross), a_i, a_n)
+        at_cross = 1.0 - l_n[None, :] - y * cross[None, :]
+        slack = 4 * _U * (1.0 + y * a_n[None, :] + np.abs(s)[None, :] * a_n[None, :])
+        upper = np.max(np.maximum(at_left, at_cross + np.where(np.isfinite(slack), slack, 0.0)),
+                       axis=1)
+    upper = np.where(np.isposinf(e), 1.0 - low[0], upper)
+    lower = np.where(np.isposinf(e), 1.0 - up[0], lower)
+    upper = np.where(np.isneginf(e), 1.0, upper)
+    lower = np.where(np.isneginf(e), 1.0, lower)
+    shape = np.shape(eps)
+    return (np.clip(upper, 0.0, 1.0).reshape(shape), np.clip(lower, 0.0, 1.0).reshape(shape))
+
+
+class _RenyiCurve(TradeOff):
+    """Shared surface: ``_bracket(α)`` gives (lower, upper); everything else follows."""
+
+    __slots__ = ()
+
+    @property
+    def symmetric(self) -> bool:
+        return not self.one_sided
+
+    @property
+    def is_exact(self) -> bool:
+        return False
+
+    def _beta(self, alpha):
+        return self._bracket(alpha)[0]
+
+    def _upper(self, alpha):
+        return self._bracket(alpha)[1]
+
+    def _grid_values(self):
+        return _grid_cache(self)
+
+    def _delta(self, eps):
+        low, up = self._grid_values()
+        return _delta_from_grid(_DELTA_GRID, low, up, eps)[0]
+
+    def _delta_lower(self, eps):
+        low, up = self._grid_values()
+        return _delta_from_grid(_DELTA_GRID, low, up, eps)[1]
+
+
+@lru_cache(maxsize=32)
+def _grid_cache(curve):
+    low, up = curve._bracket(_DELTA_GRID)
+    for arr in (low, up):
+        arr.setflags(write=False)
+    return low, up
+
+
+# ----------------------------------------------------------------------
+# Public: a finite RDP curve
+# ----------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class RDPCurve(_RenyiCurve):
+    """f(α) = max over the orders λ_i of the smallest β the two-point Rényi
+    inequalities (A), (B) admit (Balle et al. 2020, Thm 5; module docstring)."""
+
+    orders: tuple
+    rdp: tuple
+    one_sided: bool = False
+
+    def __eq__(self, other):
+        return (type(other) is type(self) and self.orders == other.orders
+                and self.rdp == other.rdp and self.one_sided == other.one_sided)
+
+    def __hash__(self):
+        return hash((type(self).__name__, self.orders, self.rdp, self.one_sided))
+
+    def __repr__(self):
+        kind = ", one_sided=True" if self.one_sided else ""
+        return f"from_rdp({len(self.orders)} orders{kind})"
+
+    def latex(self) -> str:
+        return rf"f_{{\mathrm{{RDP}},{len(self.orders)}}}"
+
+    def _bracket(self, alpha):
+        a = np.asarray(alpha, dtype=float)
+        flat = a.ravel()
+        lam, r = np.array(self.orders), np.array(self.rdp)
+        inner = (flat > 0.0) & (flat < 1.0)
+        lo = np.zeros(flat.shape)
+        hi = np.zeros(flat.shape)
+        if inner.any():
+            lo[inner], hi[inner] = _curve_bracket(flat[inner], lam, r, lam, r, self.one_sided)
+        lo, hi = _ends(flat, lo, hi, float(r.min()), self.one_sided)
+        return lo.reshape(a.shape), hi.reshape(a.shape)
+
+
+def from_rdp(orders, rdp, *, one_sided: bool = False) -> TradeOff:
+    """The optimal trade-off function implied by Rényi DP at the given orders.
+
+    Parameters
+    ----------
+    orders : array_like
+        Rényi orders λ_i > 1 (``inf`` allowed: D_∞ ≤ r is pure r-DP).
+    rdp : array_like
+        The bounds r_i = ρ(λ_i) ≥ 0, one per order, non-decreasing in λ (the Rényi
+        divergence is non-decreasing in its order); ``inf`` means no information.
+    one_sided : bool
+        False (default): the bound holds for D_λ(P ‖ Q) and D_λ(Q ‖ P) (the usual
+        RDP definition over a symmetric neighbouring relation); the result is
+        symmetric. True: only D_λ(P ‖ Q) ≤ r; the result bounds T(P, Q) alone.
+
+    Returns
+    -------
+    TradeOff
+        f(α) = max_i β_{λ_i}(α), the smallest type II error the two-point
+        inequalities (A), (B) of the module docstring admit (Balle et al. 2020,
+        Thm 5; Zhu, Dong & Wang 2022, App. F.1). ``f(α)`` is a certified lower
+        bound; ``bounds(α)`` a bracket one ulp-level wide; ``delta(ε)`` a
+        certified upper bound.
+
+    Examples
+    --------
+    >>> import fdp, numpy as np
+    >>> lam = np.array([2.0, 4.0, 8.0])
+    >>> f = fdp.from_rdp(lam, lam / 2.0)      # the Gaussian curve λμ²/2, μ = 1
+    >>> bool(f(0.1) <= fdp.Gaussian(1.0)(0.1))
+    True
+    """
+    one_sided = _validate.flag("one_sided", one_sided)
+    o = _validate.reals("orders", orders, low=-np.inf, allow_inf=True).ravel()
+    r = _validate.reals("rdp", rdp, low=0.0, allow_inf=True).ravel()
+    if o.size == 0:
+        raise ValueError("orders must contain at least one order > 1")
+    if (o <= 1.0).any():
+        raise ValueError(f"orders must lie in (1, inf], got {_validate.number(o[o <= 1.0][0])}")
+    if (o == -np.inf).any():
+        raise ValueError("orders must lie in (1, inf], got -inf")
+    if r.shape != o.shape:
+        raise ValueError(f"rdp must have one value per order ({o.size}), got {r.size}")
+    order = np.argsort(o, kind="stable")
+    o, r = o[order], r[order]
+    if o.size > 1 and (np.diff(o) == 0).any():
+        raise ValueError("orders must be distinct")
+    if (np.diff(r) < 0).any():
+        i = int(np.flatnonzero(np.diff(r) < 0)[0])
+        raise ValueError(
+            "rdp must be non-decreasing in the order (Rényi divergences are), got "
+            f"rdp={_validate.number(r[i])} at order {_validate.number(o[i])} and "
+            f"rdp={_validate.number(r[i + 1])} at order {_validate.number(o[i + 1])}")
+    return RDPCurve(tuple(o.tolist()), tuple(r.tolist()), one_sided)
+
+
+# ----------------------------------------------------------------------
+# Public: zCDP, a continuum of orders
+# ----------------------------------------------------------------------
+_COARSE_RATIO = 1.25
+_LAM_MIN = 1e-8        # smallest λ − 1 on the grid; (1, 1 + 1e-8] is one interval
+
+
+@dataclass(frozen=True)
+class ZCDP(_RenyiCurve):
+    """(ξ, ρ)-zCDP: D_λ ≤ ξ + ρλ for all λ > 1 (Bun & Steinke 2016, Def 1.1),
+    converted with the sup over the continuum of orders, bracketed (module docstring)."""
+
+    rho: float
+    xi: float = 0.0
+    one_sided: bool = False
+
+    def __repr__(self):
+        kind = ", one_sided=True" if self.one_sided else ""
+        return f"from_zcdp(rho={self.rho!r}, xi={self.xi!r}{kind})"
+
+    def latex(self) -> str:
+        return rf"f_{{\mathrm{{zCDP}},{self.rho:g},{self.xi:g}}}"
+
+    def _bracket(self, alpha):
+        a = np.asarray(alpha, dtype=float)
+        flat = a.ravel()
+        inner = (flat > 0.0) & (flat < 1.0)
+        lo = np.zeros(flat.shape)
+        hi = np.zeros(flat.shape)
+        if inner.any():
+            lo[inner], hi[inner] = _zcdp_inner(flat[inner], self.rho, self.xi, self.one_sided)
+        # α = 0: (A) gives β ≥ e^{−r} for every order; the weakest at λ → 1: r = ξ + ρ
+        lo, hi = _ends(flat, lo, hi, self.xi + self.rho, self.one_sided)
+        return lo.reshape(a.shape), hi.reshape(a.shape)
+
+
+def _zcdp_inner(a, rho, xi, one_sided):
+    top = float(np.clip(2000.0 / rho, 100.0, 1e12))
+    count = int(np.ceil(np.log(top / _LAM_MIN) / np.log(_COARSE_RATIO))) + 1
+    coarse = 1.0 + np.geomspace(_LAM_MIN, top, count)
+    dirs = (False,) if one_sided else (False, True)
+    lower = np.zeros(a.size)
+    upper = np.zeros(a.size)
+    for rev in dirs:
+        grid = np.broadcast_to(coarse, (a.size, coarse.size))
+        for span, pts in ((4, 48), (3, 24)):
+            grid = _refine(a, grid, rho, xi, rev, span, pts)
+        lo = _roots_rows(a, grid, xi + rho * grid, rev, 0)
+        hi = _roots_rows(a, *_covering(grid, rho, xi), rev, 1)
+        lower, upper = np.maximum(lower, lo), np.maximum(upper, hi)
+    return lower, upper
+
+
+def _covering(grid, rho, xi):
+    """Orders and bounds whose joint validity implies D_λ ≤ ξ + ρλ for every λ > 1.
+
+    K(λ) = (λ − 1) D_λ is convex (a log-moment generating function), so on a cell
+    [a, b] it lies below its chord; R(λ) = (λ − 1)(ξ + ρλ) exceeds its own chord by
+    at most ρ(b − a)²/4. Hence K(a) ≤ R(a) − m and K(b) ≤ R(b) − m with
+    m = ρ(b − a)²/4 give K ≤ R on [a, b]. (1, λ_0] is covered by D_λ ≤ D_{λ_0} ≤ ξ + ρ,
+    [λ_M, ∞) by D_∞ ≤ ξ + ρλ_M.
+    """
+    w = np.diff(grid, axis=1)
+    m = rho * w * w / 4.0
+    m_pt = np.maximum(np.concatenate([m[:, :1], m], axis=1), np.concatenate([m, m[:, -1:]], axis=1))
+    with np.errstate(invalid="ignore"):
+        r_pt = xi + rho * grid - m_pt / (grid - 1.0)
+    n = grid.shape[0]
+    lam = np.concatenate([grid[:, :1], grid, np.full((n, 1), np.inf)], axis=1)
+    r = np.concatenate([np.full((n, 1), xi + rho), r_pt, xi + rho * grid[:, -1:]], axis=1)
+    return lam, r
+
+
+def _roots_rows(a, lam, r, rev, side):
+    aa = np.broadcast_to(a[:, None], lam.shape).ravel()
+    lo, hi = _constraint_roots(aa, lam.ravel(), r.ravel(), np.full(aa.shape, rev))
+    return (lo if side == 0 else hi).reshape(lam.shape).max(axis=1)
+
+
+def _refine(a, grid, rho, xi, rev, span, pts):
+    """Add ``pts`` orders (geometric in λ − 1) between the ``span``-th neighbours of
+    each row's best order."""
+    aa = np.broadcast_to(a[:, None], grid.shape).ravel()
+    lo, _ = _constraint_roots(aa, grid.ravel(), (xi + rho * grid).ravel(),
+                              np.full(aa.shape, rev))
+    j = np.argmax(lo.reshape(grid.shape), axis=1)
+    rows = np.arange(a.size)
+    left = grid[rows, np.maximum(j - span, 0)] - 1.0
+    right = grid[rows, np.minimum(j + span, grid.shape[1] - 1)] - 1.0
+    t = np.linspace(0.0, 1.0, pts + 2)[1:-1]
+    fine = 1.0 + np.exp(np.log(left)[:, None] + t[None, :] * np.log(right / left)[:, None])
+    return np.sort(np.concatenate([grid, fine], axis=1), axis=1)
+
+
+def from_zcdp(rho, xi=0.0, *, one_sided: bool = False) -> TradeOff:
+    """The optimal trade-off function implied by (ξ, ρ)-zCDP, certified.
+
+    Parameters
+    ----------
+    rho : float
+        ρ ≥ 0: D_λ ≤ ξ + ρλ for every order λ > 1 (Bun & Steinke 2016, Def 1.1).
+    xi : float
+        ξ ≥ 0 (default 0).
+    one_sided : bool
+        As in ``from_rdp``: False (default) assumes both orders of the pair.
+
+    Returns
+    -------
+    TradeOff
+        The supremum over all λ > 1 of the RDP conversion of ``from_rdp``. ``f(α)``
+        is a certified lower bound (a finite set of orders), ``bounds(α)`` a
+        certified bracket (the continuum covered by intervals, module docstring).
+        ρ = 0 is pure ξ-DP (exact); ρ = ξ = 0 is ``Identity``.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> round(fdp.from_zcdp(0.5)(0.1), 3)     # riskcal's get_beta_from_zcdp doctest
+    0.517
+    """
+    r = _validate.real("rho", rho, low=0.0)
+    x = _validate.real("xi", xi, low=0.0)
+    one_sided = _validate.flag("one_sided", one_sided)
+    if r == 0.0:
+        if x == 0.0:
+            from fdp.families.identity import Identity
+            return Identity()
+        return from_rdp([np.inf], [x], one_sided=one_sided)
+    return ZCDP(r, x, one_sided)
