@@ -65,13 +65,14 @@ _REL = 32.0 * _U
 # ----------------------------------------------------------------------
 # One constraint: the smallest admissible β, bracketed
 # ----------------------------------------------------------------------
-def _bisect_bits(test, lo: np.ndarray, hi: np.ndarray):
+def _bisect_bits(test, lo: np.ndarray, hi: np.ndarray, iters: int = 70):
     """Bisection on the bit patterns of non-negative doubles: ``test(x)`` True moves
     the lower end to x, False the upper end. Ends only move to tested points, so an
-    invariant proved for the ends by ``test`` holds whatever ``test`` does."""
+    invariant proved for the ends by ``test`` holds whatever ``test`` does; 64
+    steps reach adjacent doubles."""
     a = np.ascontiguousarray(lo, dtype=np.float64).view(np.int64).copy()
     b = np.ascontiguousarray(hi, dtype=np.float64).view(np.int64).copy()
-    for _ in range(70):
+    for _ in range(iters):
         gap = b - a
         live = gap > 1
         if not live.any():
@@ -83,22 +84,27 @@ def _bisect_bits(test, lo: np.ndarray, hi: np.ndarray):
     return a.view(np.float64), b.view(np.float64)
 
 
-def _constraint_roots(alpha, lam, r, reverse):
-    """Bracket [lo, hi] of β_λ(α) = min{β ∈ [0, 1−α] : constraint (A) or (B) holds}.
+def _constraint_roots(alpha, lam, r, reverse, side, iters=70, start=None):
+    """Bisection bracket (a, b) of β_λ(α) = min{β ∈ [0, 1−α] : (A) or (B) holds}.
 
-    Flat arrays: α ∈ (0, 1), λ ∈ (1, ∞], r ∈ [0, ∞], ``reverse`` selects (B).
+    Flat arrays: α ∈ (0, 1), λ ∈ (1, ∞], r ∈ [−∞, ∞], ``reverse`` selects (B).
+    side=0: ``a`` is a certified LOWER bound (moved only where the constraint is
+    violated beyond the rounding margin); side=1: ``b`` is a certified UPPER bound
+    (moved only where it holds beyond the margin). ``start`` resumes from (a, b).
     """
     alpha, lam, r = (np.asarray(x, dtype=float) for x in (alpha, lam, r))
     reverse = np.asarray(reverse, dtype=bool)
-    lo = np.zeros(alpha.shape)
-    hi = np.nextafter(1.0 - alpha, 2.0)           # ≥ 1 − α: the root is ≤ 1 − α
     with np.errstate(over="ignore", invalid="ignore"):
         c = (lam - 1.0) * r
-    vacuous = np.isinf(r) | np.isinf(c) & np.isfinite(lam)
-    hi = np.where(vacuous, 0.0, hi)
+    vacuous = np.isinf(r) & (r > 0) | np.isinf(c) & (c > 0) & np.isfinite(lam)
+    if start is None:
+        lo = np.zeros(alpha.shape)
+        hi = np.where(vacuous, 0.0, np.nextafter(1.0 - alpha, 2.0))   # root ≤ 1 − α
+    else:
+        lo, hi = (np.array(x, dtype=float) for x in start)
     # λ = ∞: closed forms, rounded outward
     inf_order = np.isinf(lam) & ~vacuous
-    if inf_order.any():
+    if inf_order.any() and start is None:
         a, rr, rev = alpha[inf_order], r[inf_order], reverse[inf_order]
         with np.errstate(over="ignore"):
             fwd = np.exp(np.log1p(-a) - rr)                 # (1 − α) e^{−r}
@@ -112,8 +118,18 @@ def _constraint_roots(alpha, lam, r, reverse):
         a, lm, cc, rev = alpha[todo], lam[todo], c[todo], reverse[todo]
         la, l1a = np.log(a), np.log1p(-a)
 
-        def excess(beta):
-            """(log Σ − c, margin) of the constraint at β."""
+        sm = lm - 1.0
+        with np.errstate(over="ignore"):
+            ec = np.expm1(cc)                  # inf: the near form is not used
+
+        def verdicts(beta):
+            """(certainly violated, certainly admissible) at β, from two forms.
+
+            Log form: log Σ = logaddexp(...) against c = (λ − 1) r (no overflow).
+            Near form, accurate as λ → 1: Σ − 1 = w₁ expm1(sℓ₁) + w₂ expm1(sℓ₂),
+            s = λ − 1, ℓ the two log-ratios, against expm1(c). Each verdict holds
+            beyond its own rounding margin; either form may decide.
+            """
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 lb, l1b = np.log(beta), np.log1p(-beta)
                 x1 = np.where(rev, l1b, la)
@@ -125,47 +141,75 @@ def _constraint_roots(alpha, lam, r, reverse):
                 e1 = np.where(np.isfinite(s1), np.abs(u1) + np.abs(u2), 0.0)
                 e2 = np.where(np.isfinite(s2), np.abs(v1) + np.abs(v2), 0.0)
                 g = np.logaddexp(s1, s2)
-                margin = _REL * (e1 + e2 + np.where(np.isfinite(g), np.abs(g), 0.0)
-                                 + np.abs(cc)) + 1e-300
-                return g - cc, margin
+                d = g - cc
+                m = _REL * (e1 + e2 + np.where(np.isfinite(g), np.abs(g), 0.0)
+                            + np.abs(cc)) + 1e-300
+                bad, good = d > m, d < -m
+                # near form: (A) w = (α, 1 − α), ℓ = (la − l1b, l1a − lb); (B) w = (1 − β, β),
+                # ℓ = (l1b − la, lb − l1a)
+                w1 = np.where(rev, 1.0 - beta, a)
+                w2 = np.where(rev, beta, 1.0 - a)
+                k1 = np.where(rev, l1b - la, la - l1b)
+                k2 = np.where(rev, lb - l1a, l1a - lb)
+                t1, t2 = w1 * np.expm1(sm * k1), w2 * np.expm1(sm * k2)
+                near = t1 + t2
+                err1 = (np.abs(t1) + w1) * sm * (np.abs(la) + np.abs(l1b) + np.abs(k1))
+                err2 = (np.abs(t2) + w2) * sm * (np.abs(l1a) + np.abs(lb) + np.abs(k2))
+                err = _REL * (np.abs(t1) + np.abs(t2) + err1 + err2 + np.abs(ec)) + 1e-300
+                dn = near - ec
+                usable = np.isfinite(ec)
+                bad = bad | usable & (np.isposinf(near) | np.isfinite(err) & (dn > err))
+                good = good | usable & np.isfinite(err) & (dn < -err)
+                return bad, good
 
-        def violated(beta):
-            d, m = excess(beta)
-            return d > m                                    # NaN: not certain
-
-        def not_admissible(beta):
-            d, m = excess(beta)
-            return ~(d < -m)
-
-        lo_t, _ = _bisect_bits(violated, lo[todo], hi[todo])
-        _, hi_t = _bisect_bits(not_admissible, lo[todo], hi[todo])
-        lo[todo], hi[todo] = lo_t, hi_t
+        if side == 0:
+            def test(beta):
+                return verdicts(beta)[0]
+        else:
+            def test(beta):
+                return ~verdicts(beta)[1]
+        lo[todo], hi[todo] = _bisect_bits(test, lo[todo], hi[todo], iters)
     return lo, hi
 
 
-def _curve_bracket(alpha, lam_lo, r_lo, lam_hi, r_hi, one_sided):
-    """Bracket of f(α) = max over constraints of β_λ(α) for α ∈ (0, 1).
+def _max_root(a, lam, r, rev, side, floor=None):
+    """Row-wise max over constraints of the certified side of β_λ(α).
 
-    ``lam_lo, r_lo`` (shape (n, K) or (K,)) are constraints whose maximum root is a
-    lower bound on f; ``lam_hi, r_hi`` constraints whose maximum root is an upper bound.
+    ``a`` has shape (n,), ``lam`` and ``r`` shape (n, K) (or broadcastable).
+    Pruned: 24 bisection steps for every constraint, then full precision only for
+    those whose bracket can still reach the row maximum (or exceed ``floor``).
     """
-    a = np.asarray(alpha, dtype=float).ravel()
-    lower = _max_roots(a, lam_lo, r_lo, one_sided, side=0)
-    upper = _max_roots(a, lam_hi, r_hi, one_sided, side=1)
-    return lower, upper
-
-
-def _max_roots(a, lam, r, one_sided, side):
-    lam = np.broadcast_to(np.asarray(lam, dtype=float), (a.size,) + np.shape(lam)[-1:])
+    lam = np.broadcast_to(np.asarray(lam, dtype=float), (a.size, np.shape(lam)[-1]))
     r = np.broadcast_to(np.asarray(r, dtype=float), lam.shape)
-    dirs = (False,) if one_sided else (False, True)
-    out = np.zeros(a.size)
-    for rev in dirs:
-        aa = np.broadcast_to(a[:, None], lam.shape).ravel()
-        lo, hi = _constraint_roots(aa, lam.ravel(), r.ravel(), np.full(aa.shape, rev))
-        pick = (lo if side == 0 else hi).reshape(lam.shape)
-        out = np.maximum(out, pick.max(axis=1) if pick.shape[1] else 0.0)
-    return out
+    if lam.shape[1] == 0:
+        return np.zeros(a.size)
+    aa = np.broadcast_to(a[:, None], lam.shape).ravel()
+    revs = np.full(aa.shape, rev)
+    lo, hi = _constraint_roots(aa, lam.ravel(), r.ravel(), revs, side, iters=24)
+    lo2, hi2 = lo.reshape(lam.shape), hi.reshape(lam.shape)
+    # certified end and the other (rough) end of each bracket
+    sure, rough = (lo2, hi2) if side == 0 else (hi2, lo2)
+    best = sure.max(axis=1) if side == 0 else rough.max(axis=1)
+    if floor is not None:
+        best = np.maximum(best, floor)
+    cand = (np.maximum(lo2, hi2) >= best[:, None]).ravel() & (hi - lo > 0)
+    if cand.any():
+        l3, h3 = _constraint_roots(aa[cand], lam.ravel()[cand], r.ravel()[cand], revs[cand],
+                                   side, start=(lo[cand], hi[cand]))
+        lo[cand], hi[cand] = l3, h3
+    return (lo if side == 0 else hi).reshape(lam.shape).max(axis=1)
+
+
+def _curve_bracket(alpha, lam, r, one_sided):
+    """Bracket of f(α) = max over the constraints (λ_i, r_i) of β_λ(α), α ∈ (0, 1)."""
+    a = np.asarray(alpha, dtype=float).ravel()
+    lower = np.zeros(a.size)
+    upper = np.zeros(a.size)
+    for rev in ((False,) if one_sided else (False, True)):
+        lower = np.maximum(lower, _max_root(a, lam, r, rev, 0))
+    for rev in ((False,) if one_sided else (False, True)):
+        upper = np.maximum(upper, _max_root(a, lam, r, rev, 1, floor=lower))
+    return lower, upper
 
 
 def _ends(alpha, lower, upper, r_min, one_sided):
@@ -192,7 +236,8 @@ def _ends(alpha, lower, upper, r_min, one_sided):
 # δ(ε) from a bracketed convex curve on a grid
 # ----------------------------------------------------------------------
 _DELTA_GRID = np.unique(np.concatenate([
-    [0.0, 1.0], np.logspace(-300, -3, 120), np.linspace(0.0, 1.0, 241)[1:-1],
+    [0.0, 1.0], np.logspace(-300, -20, 60), np.logspace(-20, -3, 120),
+    np.linspace(0.0, 1.0, 241)[1:-1],
     1.0 - np.logspace(-15, -3, 40)]))
 _DELTA_GRID.setflags(write=False)
 
@@ -259,11 +304,36 @@ class _RenyiCurve(TradeOff):
 
     def _delta(self, eps):
         low, up = self._grid_values()
-        return _delta_from_grid(_DELTA_GRID, low, up, eps)[0]
+        out = _delta_from_grid(_DELTA_GRID, low, up, eps)[0]
+        if not self.one_sided:
+            # also never worse than the classical conversion of each order
+            out = np.minimum(out, _classical_delta(self._classical_orders(), eps))
+        return out
 
     def _delta_lower(self, eps):
         low, up = self._grid_values()
         return _delta_from_grid(_DELTA_GRID, low, up, eps)[1]
+
+
+def _classical_delta(orders_and_rdp, eps):
+    """min over orders of δ = exp((λ − 1)(r − ε + log(1 − 1/λ)) − log λ), the (ε, δ)
+    conversion of (λ, r)-RDP (Balle et al. 2020, Thm 21), for ε ≥ 0 (1 elsewhere).
+    Each order's δ is a valid bound on δ(ε) of the symmetric pair; rounded up."""
+    lam, r = orders_and_rdp
+    e = np.asarray(eps, dtype=float)
+    flat = e.ravel()
+    out = np.ones(flat.shape)
+    live = np.isfinite(lam) & np.isfinite(r)
+    lam, r = lam[live], r[live]
+    ok = (flat >= 0.0) & np.isfinite(flat)
+    if lam.size and ok.any():
+        for s in range(0, lam.size, 256):
+            lm, rr = lam[None, s:s + 256], r[None, s:s + 256]
+            with np.errstate(over="ignore", invalid="ignore"):
+                logd = (lm - 1.0) * (rr - flat[ok, None] + np.log1p(-1.0 / lm)) - np.log(lm)
+                logd = logd + _REL * (np.abs(logd) + (lm - 1.0) * (rr + flat[ok, None]) + 1.0)
+            out[ok] = np.minimum(out[ok], np.exp(np.minimum(logd.min(axis=1), 0.0)))
+    return out.reshape(e.shape)
 
 
 @lru_cache(maxsize=32)
@@ -300,6 +370,9 @@ class RDPCurve(_RenyiCurve):
     def latex(self) -> str:
         return rf"f_{{\mathrm{{RDP}},{len(self.orders)}}}"
 
+    def _classical_orders(self):
+        return np.array(self.orders), np.array(self.rdp)
+
     def _bracket(self, alpha):
         a = np.asarray(alpha, dtype=float)
         flat = a.ravel()
@@ -308,7 +381,7 @@ class RDPCurve(_RenyiCurve):
         lo = np.zeros(flat.shape)
         hi = np.zeros(flat.shape)
         if inner.any():
-            lo[inner], hi[inner] = _curve_bracket(flat[inner], lam, r, lam, r, self.one_sided)
+            lo[inner], hi[inner] = _curve_bracket(flat[inner], lam, r, self.one_sided)
         lo, hi = _ends(flat, lo, hi, float(r.min()), self.one_sided)
         return lo.reshape(a.shape), hi.reshape(a.shape)
 
@@ -392,6 +465,10 @@ class ZCDP(_RenyiCurve):
     def latex(self) -> str:
         return rf"f_{{\mathrm{{zCDP}},{self.rho:g},{self.xi:g}}}"
 
+    def _classical_orders(self):
+        lam = 1.0 + np.geomspace(1e-4, max(1e4, 100.0 / self.rho), 4000)
+        return lam, self.xi + self.rho * lam
+
     def _bracket(self, alpha):
         a = np.asarray(alpha, dtype=float)
         flat = a.ravel()
@@ -411,14 +488,16 @@ def _zcdp_inner(a, rho, xi, one_sided):
     coarse = 1.0 + np.geomspace(_LAM_MIN, top, count)
     dirs = (False,) if one_sided else (False, True)
     lower = np.zeros(a.size)
-    upper = np.zeros(a.size)
+    grids = []
     for rev in dirs:
         grid = np.broadcast_to(coarse, (a.size, coarse.size))
         for span, pts in ((4, 48), (3, 24)):
             grid = _refine(a, grid, rho, xi, rev, span, pts)
-        lo = _roots_rows(a, grid, xi + rho * grid, rev, 0)
-        hi = _roots_rows(a, *_covering(grid, rho, xi), rev, 1)
-        lower, upper = np.maximum(lower, lo), np.maximum(upper, hi)
+        lower = np.maximum(lower, _max_root(a, grid, xi + rho * grid, rev, 0))
+        grids.append(grid)
+    upper = np.zeros(a.size)
+    for rev, grid in zip(dirs, grids):
+        upper = np.maximum(upper, _max_root(a, *_covering(grid, rho, xi), rev, 1, floor=lower))
     return lower, upper
 
 
@@ -442,18 +521,12 @@ def _covering(grid, rho, xi):
     return lam, r
 
 
-def _roots_rows(a, lam, r, rev, side):
-    aa = np.broadcast_to(a[:, None], lam.shape).ravel()
-    lo, hi = _constraint_roots(aa, lam.ravel(), r.ravel(), np.full(aa.shape, rev))
-    return (lo if side == 0 else hi).reshape(lam.shape).max(axis=1)
-
-
 def _refine(a, grid, rho, xi, rev, span, pts):
     """Add ``pts`` orders (geometric in λ − 1) between the ``span``-th neighbours of
     each row's best order."""
     aa = np.broadcast_to(a[:, None], grid.shape).ravel()
     lo, _ = _constraint_roots(aa, grid.ravel(), (xi + rho * grid).ravel(),
-                              np.full(aa.shape, rev))
+                              np.full(aa.shape, rev), 0, iters=40)
     j = np.argmax(lo.reshape(grid.shape), axis=1)
     rows = np.arange(a.size)
     left = grid[rows, np.maximum(j - span, 0)] - 1.0
