@@ -107,12 +107,16 @@ def _constraint_roots(alpha, lam, r, reverse, side, iters=70, start=None):
     if inf_order.any() and start is None:
         a, rr, rev = alpha[inf_order], r[inf_order], reverse[inf_order]
         with np.errstate(over="ignore"):
-            fwd = np.exp(np.log1p(-a) - rr)                 # (1 − α) e^{−r}
+            l1a = np.log1p(-a)
+            fwd = np.exp(l1a - rr)                          # (1 − α) e^{−r}
             t = a * np.exp(rr)                              # α e^{r}
-        bwd_lo = np.maximum(0.0, 1.0 - t * (1.0 + 4 * _U) - 2 * _U)
-        bwd_hi = np.maximum(0.0, 1.0 - t * (1.0 - 4 * _U) + 2 * _U)
-        lo[inf_order] = np.where(rev, bwd_lo, fwd * (1.0 - 4 * _U))
-        hi[inf_order] = np.minimum(hi[inf_order], np.where(rev, bwd_hi, fwd * (1.0 + 4 * _U)))
+        # exp of an argument with absolute error u·|arg| has that relative error
+        e_f = 8 * _U * (1.0 + np.abs(l1a) + rr)
+        e_t = 8 * _U * (1.0 + rr)
+        bwd_lo = np.maximum(0.0, 1.0 - t * (1.0 + e_t) - 2 * _U)
+        bwd_hi = np.maximum(0.0, 1.0 - t * (1.0 - e_t) + 2 * _U)
+        lo[inf_order] = np.where(rev, bwd_lo, fwd * (1.0 - e_f))
+        hi[inf_order] = np.minimum(hi[inf_order], np.where(rev, bwd_hi, fwd * (1.0 + e_f)))
     todo = ~vacuous & ~inf_order
     if todo.any():
         a, lm, cc, rev = alpha[todo], lam[todo], c[todo], reverse[todo]
@@ -224,7 +228,8 @@ def _ends(alpha, lower, upper, r_min, one_sided):
             v_lo, v_hi = 1.0, 1.0                     # (B) at α = 0 forces β = 1
         else:
             v = np.exp(-r_min)                        # (A) at α = 0: β ≥ e^{−r}
-            v_lo, v_hi = v * (1.0 - 4 * _U), min(1.0, v * (1.0 + 4 * _U))
+            e_v = 8 * _U * (1.0 + r_min)
+            v_lo, v_hi = v * (1.0 - e_v), min(1.0, v * (1.0 + e_v))
         lo[zero], hi[zero] = v_lo, v_hi
     mid = ~one & ~zero
     lo[mid] = np.minimum(lo[mid], np.nextafter(1.0 - a[mid], 0.0))
