@@ -46,10 +46,17 @@ post-processing of this one (send each extra atom to the cut and lowered masses,
 proportion), so its trade-off function is below the clone pair's: safe. The cost
 is δ(ε) ≥ the deficit (≈ 2·tail + 1e-12) for every ε.
 
-Size: about (2·z·σ_C) · (z·√(np)) atoms, z = √(2 log(1/tail)); for n = 10⁵, ε₀ = 4
-and the default tail 1e-30, about 4.8e5 atoms before merging. Composition over
-rounds goes through ``fdp.compose(..., tol=...)`` (the engine bins the pair's
-privacy-loss law, certified); exact products are formed only when small.
+Size: about (2z·σ_C)·(z·√(np)/2) atoms, z = √(2 log(1/tail)), σ_C² = np(1 − p); for
+n = 10⁵, ε₀ = 4 and the default tail 1e-30 this is 816,827 atoms after exact merging
+(about 3 s). Up to MAX_EXACT_ATOMS = 4e6 enumerated atoms the pair is exact as
+described; beyond (n ≳ 10⁶), the enumeration runs in chunks and each loss is
+rounded UP onto a grid of LOSS_BINS = 2¹⁸ values spanning the losses present,
+keeping Q-masses and lowering P-masses to Q e^{−L'} (the lost P-mass joins the
+−∞ atom). Rounding the loss up under Q is a pessimistic discretisation (the
+engine's argument, DRS §3 / Doroshenko et al. 2022), so the result stays a certified
+lower bound, less than one grid step (span/2¹⁸) of ε away from the exact pair.
+Composition over rounds goes through ``fdp.compose(..., tol=...)`` (the engine bins
+the pair's privacy-loss law, certified); exact products are formed only when small.
 """
 
 from __future__ import annotations
@@ -64,13 +71,16 @@ from fdp.families.finite_pair import FinitePair
 
 #: Relative safety factor on every enumerated mass (covers pmf round-off).
 MASS_REL = 1e-12
-#: Largest number of atoms enumerated before merging.
-MAX_SHUFFLE_ATOMS = 20_000_000
+#: Up to this many enumerated atoms the pair is kept exact (equal ratios merged).
+MAX_EXACT_ATOMS = 4_000_000
+#: Beyond it, losses are rounded UP onto a grid of this many values (pessimistic).
+LOSS_BINS = 1 << 18
+_CHUNK_ATOMS = 1 << 21
 
 
 def _window(m, prob, tail):
     """Integer range [lo, hi] of Bin(m, prob) holding every k with pmf ≥ tail (a
-    superset: the quantiles at tail/2 on each side, widened by one)."""
+    superset: the quantiles at tail on each side, widened by one)."""
     lo = binom.ppf(tail, m, prob)
     hi = binom.isf(tail, m, prob)
     lo = np.maximum(np.nan_to_num(lo, nan=0.0) - 1.0, 0.0)
@@ -78,11 +88,44 @@ def _window(m, prob, tail):
     return lo.astype(np.int64), hi.astype(np.int64)
 
 
-def clone_atoms(eps0: float, n: int, clone_prob: float, tail: float):
-    """Merged atoms (log_ratio, p, q) of the clone pair, enumerated masses lowered.
+def _log_ratio(eps0, x, y):
+    """log Q/P = log((y + e^{ε₀} x)/(e^{ε₀} y + x)) and a bound on its rounding error."""
+    with np.errstate(divide="ignore"):
+        lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
+    L = np.logaddexp(ly, eps0 + lx) - np.logaddexp(eps0 + ly, lx)
+    err = 16 * 2.0 ** -53 * (1.0 + eps0 + np.where(np.isfinite(lx), np.abs(lx), 0.0)
+                             + np.where(np.isfinite(ly), np.abs(ly), 0.0))
+    return L, err
 
-    Returns also the deficits (1 − Σp, 1 − Σq) to be put at loss −∞ and +∞.
-    """
+
+def _atoms(eps0, n, c, log_pc, a_lo, width):
+    """Enumerated atoms (a, m = c + 1, p, q) for the given c rows, masses lowered."""
+    total = int(width.sum())
+    rows = np.repeat(np.arange(c.size), width)
+    a = a_lo[rows] + (np.arange(total) - np.repeat(np.cumsum(width) - width, width))
+    m = c[rows] + 1                                  # x + y
+    x, y = a, m - a
+    log_b = binom.logpmf(a, m, 0.5)
+    log_norm = np.logaddexp(0.0, eps0)               # log(e^{ε₀} + 1)
+    with np.errstate(divide="ignore"):
+        lx, ly = np.log(x.astype(float)), np.log(y.astype(float))
+    # P ∝ q y + (1 − q) x, Q ∝ (1 − q) y + q x, q = e^{ε₀}/(e^{ε₀}+1)
+    log_p_mix = np.logaddexp(eps0 + ly, lx) - log_norm
+    log_q_mix = np.logaddexp(ly, eps0 + lx) - log_norm
+    base = log_pc[rows] + log_b + math.log(2.0) - np.log(m.astype(float))
+    shrink = math.log1p(-MASS_REL)
+    with np.errstate(under="ignore"):
+        p = np.exp(base + log_p_mix + shrink)
+        q = np.exp(base + log_q_mix + shrink)
+    return x, m, p, q
+
+
+def clone_atoms(eps0: float, n: int, clone_prob: float, tail: float):
+    """Atoms (log_ratio, p, q) of the clone pair and the deficits (1 − Σp, 1 − Σq),
+    to be put at loss −∞ and +∞ (module docstring). Exact (equal ratios merged) up
+    to MAX_EXACT_ATOMS enumerated atoms; beyond, losses are rounded up onto
+    LOSS_BINS values, keeping Q-masses and lowering P-masses to Q e^{−L'} (a
+    pessimistic pair: the lost P-mass joins the −∞ atom)."""
     c_lo, c_hi = _window(n - 1, clone_prob, tail)
     c = np.arange(int(c_lo), int(c_hi) + 1, dtype=np.int64)
     log_pc = binom.logpmf(c, n - 1, clone_prob)
@@ -91,38 +134,42 @@ def clone_atoms(eps0: float, n: int, clone_prob: float, tail: float):
     a_lo, a_hi = _window(c + 1, 0.5, tail)
     width = a_hi - a_lo + 1
     total = int(width.sum())
-    if total > MAX_SHUFFLE_ATOMS:
-        raise MemoryError(
-            f"the clone pair would enumerate {total} atoms (limit {MAX_SHUFFLE_ATOMS}); "
-            "raise tail")
-    rows = np.repeat(np.arange(c.size), width)
-    a = a_lo[rows] + (np.arange(total) - np.repeat(np.cumsum(width) - width, width))
-    m = c[rows] + 1                                  # x + y
-    x, y = a, m - a
-    log_b = binom.logpmf(a, m, 0.5)
-    # log(q y + (1 − q) x) with q = e^{ε₀}/(e^{ε₀}+1), 1 − q = 1/(e^{ε₀}+1)
-    log_norm = np.logaddexp(0.0, eps0)               # log(e^{ε₀} + 1)
-    with np.errstate(divide="ignore"):
-        lx, ly = np.log(x.astype(float)), np.log(y.astype(float))
-    log_p_mix = np.logaddexp(eps0 + ly, lx) - log_norm
-    log_q_mix = np.logaddexp(ly, eps0 + lx) - log_norm
-    base = log_pc[rows] + log_b + math.log(2.0) - np.log(m.astype(float))
-    shrink = math.log1p(-MASS_REL)
-    with np.errstate(under="ignore"):
-        p = np.exp(base + log_p_mix + shrink)
-        q = np.exp(base + log_q_mix + shrink)
-    # merge equal ratios exactly: the reduced fraction a/(c+1)
-    g = np.gcd(x, m)
-    key = (x // g) * (int(n) + 2) + (m // g)
-    uniq, inv = np.unique(key, return_inverse=True)
-    p_m = np.bincount(inv, weights=p)
-    q_m = np.bincount(inv, weights=q)
-    xr = (uniq // (int(n) + 2)).astype(float)
-    mr = (uniq % (int(n) + 2)).astype(float)
-    yr = mr - xr
-    with np.errstate(divide="ignore"):
-        L = (np.logaddexp(np.log(yr), eps0 + np.log(xr))
-             - np.logaddexp(eps0 + np.log(yr), np.log(xr)))
+    if total <= MAX_EXACT_ATOMS:
+        x, m, p, q = _atoms(eps0, n, c, log_pc, a_lo, width)
+        # merge equal ratios exactly: the reduced fraction a/(c+1)
+        g = np.gcd(x, m)
+        key = (x // g) * (int(n) + 2) + (m // g)
+        uniq, inv = np.unique(key, return_inverse=True)
+        p_m = np.bincount(inv, weights=p)
+        q_m = np.bincount(inv, weights=q)
+        xr = uniq // (int(n) + 2)
+        L, _ = _log_ratio(eps0, xr, (uniq % (int(n) + 2)) - xr)
+    else:
+        # the loss is monotone in a/(c+1): its range over the windows
+        fr_lo = np.min(a_lo / (c + 1.0))
+        fr_hi = np.max((a_lo + width - 1) / (c + 1.0))
+        lo_L, _ = _log_ratio(eps0, fr_lo, 1.0 - fr_lo)
+        hi_L, _ = _log_ratio(eps0, fr_hi, 1.0 - fr_hi)
+        span = max(float(hi_L - lo_L), 1e-300)
+        step = span / (LOSS_BINS - 4)
+        k0 = math.floor(float(lo_L) / step) - 2
+        q_m = np.zeros(LOSS_BINS)
+        ends = np.concatenate([[0], np.cumsum(width)])
+        start = 0
+        while start < c.size:
+            stop = int(np.searchsorted(ends, ends[start] + _CHUNK_ATOMS, side="right")) - 1
+            stop = max(stop, start + 1)
+            sl = slice(start, stop)
+            x, m, _, q = _atoms(eps0, n, c[sl], log_pc[sl], a_lo[sl], width[sl])
+            L, err = _log_ratio(eps0, x, m - x)
+            k = np.clip(np.ceil((L + err) / step).astype(np.int64) - k0, 0, LOSS_BINS - 1)
+            q_m += np.bincount(k, weights=q, minlength=LOSS_BINS)
+            start = stop
+        L = (np.arange(LOSS_BINS) + k0) * step               # rounded-up losses
+        with np.errstate(under="ignore"):
+            p_m = q_m * np.exp(-L) * (1.0 - 16 * 2.0 ** -53 * (1.0 + np.abs(L)))
+        live = q_m > 0
+        L, p_m, q_m = L[live], p_m[live], q_m[live]
     deficit_p = max(0.0, 1.0 - math.fsum(p_m.tolist()))
     deficit_q = max(0.0, 1.0 - math.fsum(q_m.tolist()))
     return L, p_m, q_m, deficit_p, deficit_q
