@@ -18,7 +18,13 @@ from hypothesis import strategies as st
 import fdp
 from fdp.classical.rdp import rdp_gaussian, rdp_laplace, rdp_randomized_response
 
-mp.mp.dps = 50
+
+
+@pytest.fixture(autouse=True)
+def _precision():
+    """50 digits for this module's mpmath truths, restored afterwards."""
+    with mp.workdps(50):
+        yield
 ALPHAS = np.array([1e-300, 1e-30, 1e-8, 1e-3, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.99,
                    1.0 - 1e-9])
 

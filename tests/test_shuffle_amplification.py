@@ -20,7 +20,13 @@ from hypothesis import strategies as st
 
 import fdp
 
-mp.mp.dps = 40
+
+
+@pytest.fixture(autouse=True)
+def _precision():
+    """40 digits for this module's mpmath truths, restored afterwards."""
+    with mp.workdps(40):
+        yield
 
 
 def _enumerate_clone_pair(eps0, n, stronger=False):

@@ -308,16 +308,48 @@ class _RenyiCurve(TradeOff):
         return _grid_cache(self)
 
     def _delta(self, eps):
+        return self._reflect(eps, self._delta_upper_plain, np.minimum)
+
+    def _delta_lower(self, eps):
+        low, up = self._grid_values()
+        return self._reflect(eps, lambda e: _delta_from_grid(_DELTA_GRID, low, up, e)[1],
+                             np.maximum)
+
+    def _reflect(self, eps, fn, pick):
+        """Symmetric f: δ(−ε) = 1 − e^{−ε} + e^{−ε} δ(ε) (the graph is symmetric about
+        the diagonal), monotone in δ(ε), so it carries upper and lower bounds over;
+        ``pick`` keeps the better of that and the direct bound at −ε."""
+        e = np.asarray(eps, dtype=float)
+        direct = fn(e)
+        if self.one_sided or not (e < 0).any():
+            return direct
+        pos = fn(np.abs(e))
+        with np.errstate(over="ignore", under="ignore"):
+            w = np.exp(-np.minimum(np.abs(e), 745.0))
+        neg = np.minimum(-np.expm1(-np.abs(e)) + w * pos, 1.0)
+        return np.where(e < 0, pick(neg, direct), direct)
+
+    def _delta_upper_plain(self, eps):
         low, up = self._grid_values()
         out = _delta_from_grid(_DELTA_GRID, low, up, eps)[0]
         if not self.one_sided:
             # also never worse than the classical conversion of each order
             out = np.minimum(out, _classical_delta(self._classical_orders(), eps))
+            lam, r = self._classical_orders()
+            if np.isinf(lam).any():
+                out = np.minimum(out, _pure_delta(float(r[np.isinf(lam)][0]), eps))
         return out
 
-    def _delta_lower(self, eps):
-        low, up = self._grid_values()
-        return _delta_from_grid(_DELTA_GRID, low, up, eps)[1]
+
+def _pure_delta(eps0, eps):
+    """δ(ε) of f_{ε₀,0} = max{0, 1 − e^ε, (e^{ε₀} − e^ε)/(1 + e^{ε₀})}, rounded up; it
+    bounds the curve's δ when D_∞ ≤ ε₀ in both orders (then f ≥ f_{ε₀,0})."""
+    e = np.asarray(eps, dtype=float)
+    with np.errstate(over="ignore"):
+        a = -np.expm1(np.minimum(e, 709.0))
+        b = -np.expm1(np.minimum(e, 709.0) - eps0) / (1.0 + np.exp(-eps0))
+    out = np.maximum(0.0, np.maximum(a, b)) * (1.0 + 16 * _U) + 1e-300 * (e < eps0)
+    return np.where(e >= eps0, 0.0, np.minimum(out, 1.0))
 
 
 def _classical_delta(orders_and_rdp, eps):
