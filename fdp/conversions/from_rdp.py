@@ -308,7 +308,21 @@ class _RenyiCurve(TradeOff):
         return _grid_cache(self)
 
     def _delta(self, eps):
-        return self._reflect(eps, self._delta_upper_plain, np.minimum)
+        """Certified upper δ(ε). On [−40, 40] the lower convex hull (in x = e^ε) of the
+        best available bounds on a fixed ε grid, interpolated linearly in x: the true
+        δ is convex in x and below those bounds at the grid points, so it is below
+        their hull, and the result is itself convex (as the engine's profile route
+        needs). Outside, the bounds directly."""
+        e = np.asarray(eps, dtype=float)
+        out = self._reflect(e, self._delta_upper_plain, np.minimum)
+        inside = (e >= _HULL_EPS[0]) & (e <= _HULL_EPS[-1])
+        if inside.any():
+            xs, hs = _hull_cache(self)
+            x = np.exp(e[inside])
+            out = out.copy() if out.ndim else np.array(out)
+            v = np.interp(x, xs, hs)
+            out[inside] = np.where(v > 0.0, np.minimum(v * (1.0 + 8 * _U) + 1e-300, 1.0), 0.0)
+        return out
 
     def _delta_lower(self, eps):
         low, up = self._grid_values()
@@ -371,6 +385,19 @@ def _classical_delta(orders_and_rdp, eps):
                 logd = logd + _REL * (np.abs(logd) + (lm - 1.0) * (rr + flat[ok, None]) + 1.0)
             out[ok] = np.minimum(out[ok], np.exp(np.minimum(logd.min(axis=1), 0.0)))
     return out.reshape(e.shape)
+
+
+_HULL_EPS = np.linspace(-40.0, 40.0, 8001)
+
+
+@lru_cache(maxsize=32)
+def _hull_cache(curve):
+    from fdp.families.piecewise import lower_convex_hull
+    d = curve._reflect(_HULL_EPS, curve._delta_upper_plain, np.minimum)
+    xs, hs = lower_convex_hull(np.exp(_HULL_EPS), d)
+    for arr in (xs, hs):
+        arr.setflags(write=False)
+    return xs, hs
 
 
 @lru_cache(maxsize=32)
@@ -503,7 +530,7 @@ class ZCDP(_RenyiCurve):
         return rf"f_{{\mathrm{{zCDP}},{self.rho:g},{self.xi:g}}}"
 
     def _classical_orders(self):
-        lam = 1.0 + np.geomspace(1e-4, max(1e4, 100.0 / self.rho), 4000)
+        lam = 1.0 + np.geomspace(1e-4, max(1e4, 100.0 / self.rho), 1000)
         return lam, self.xi + self.rho * lam
 
     def _bracket(self, alpha):
