@@ -291,3 +291,21 @@ def test_rdp_curve_safety_property(mu, k):
     lo, hi = f.bounds(a)
     assert np.all(hi <= fdp.Gaussian(mu)(a) + 1e-13)
     assert np.all(g.bounds(a)[0] <= hi + 1e-15)
+
+
+@settings(max_examples=20)
+@given(base=st.floats(1e-6, 5.0), growth=st.floats(0.0, 2.0), k=st.integers(1, 5))
+def test_random_rdp_curves_axioms(base, growth, k):
+    """Random non-decreasing curves: bracket ordered, axioms, one order ≤ both orders,
+    and each single order's bound is below the full curve (more constraints, larger f)."""
+    lam = np.sort(1.0 + np.geomspace(0.05, 50.0, k))
+    r = base * (1.0 + growth * np.log(lam))
+    both = fdp.from_rdp(lam, r)
+    one = fdp.from_rdp(lam, r, one_sided=True)
+    a = np.array([0.0, 1e-250, 1e-9, 0.01, 0.2, 0.5, 0.8, 1.0 - 1e-9, 1.0])
+    lo, hi = both.bounds(a)
+    assert np.all(lo <= hi) and np.all(lo >= 0.0) and np.all(hi <= 1.0 - a + 1e-15)
+    assert np.all(np.diff(lo) <= 1e-12 + (hi - lo)[1:])
+    assert np.all(one.bounds(a)[0] <= hi + 1e-15)
+    single = fdp.from_rdp(lam[:1], r[:1])
+    assert np.all(single.bounds(a)[0] <= hi + 1e-15)
