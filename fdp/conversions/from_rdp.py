@@ -238,7 +238,9 @@ def _ends(alpha, lower, upper, r_min, one_sided):
     lo[one], hi[one] = 0.0, 0.0
     zero = a == 0.0
     if zero.any():
-        if not one_sided and np.isfinite(r_min):
+        if not np.isfinite(r_min):
+            v_lo, v_hi = 0.0, 0.0                     # no information at all
+        elif not one_sided:
             v_lo, v_hi = 1.0, 1.0                     # (B) at α = 0 forces β = 1
         else:
             v = np.exp(-r_min)                        # (A) at α = 0: β ≥ e^{−r}
@@ -557,6 +559,12 @@ class ZCDP(_RenyiCurve):
             lo[inner], hi[inner] = _zcdp_inner(flat[inner], self.rho, self.xi, self.one_sided)
         # α = 0: (A) gives β ≥ e^{−r} for every order; the weakest at λ → 1: r = ξ + ρ
         lo, hi = _ends(flat, lo, hi, self.xi + self.rho, self.one_sided)
+        # the Gaussian mechanism G_√(2ρ) is (ξ, ρ)-zCDP, so the optimal conversion is
+        # below its curve (a cap that matters where the covering saturates, ρ ≳ 1e20)
+        from fdp.conversions.gdp import gdp_beta
+        with np.errstate(over="ignore"):
+            cap = gdp_beta(float(np.sqrt(2.0 * self.rho)), flat) * (1.0 + 1e-12) + 1e-300
+        hi = np.maximum(np.minimum(hi, cap), lo)
         return lo.reshape(a.shape), hi.reshape(a.shape)
 
 
