@@ -218,6 +218,10 @@ def test_zcdp_limits_and_edges():
     assert np.allclose(pure(ALPHAS), fdp.EpsDelta(1.0)(ALPHAS), rtol=1e-13, atol=1e-16)
     huge = fdp.from_zcdp(1e300)
     assert huge(0.5) == 0.0 and huge(0.0) == 1.0
+    for rho in (1e6, 1e20, 1e100):                  # the bracket stays narrow
+        assert fdp.from_zcdp(rho).bounds(0.3)[1] <= 1e-299
+    nothing = fdp.from_rdp([2.0], [np.inf])         # no information: f = 0
+    assert np.all(nothing.bounds(ALPHAS)[1] == 0.0) and nothing.delta(1.0) == 1.0
     tiny = fdp.from_zcdp(1e-300)
     lo, hi = tiny.bounds(0.5)
     assert 0.5 - 1e-12 <= lo <= 0.5 <= hi <= 0.5 + 1e-15
