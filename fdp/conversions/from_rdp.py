@@ -48,12 +48,13 @@ certified bracket. Near λ = 1 the log form cancels; a second form,
 Σ − 1 = w₁ expm1((λ−1)ℓ₁) + w₂ expm1((λ−1)ℓ₂), keeps the precision there.
 
 δ(ε) = sup_α (1 − f(α) − e^ε α). Upper: from the bracket on a fixed α grid with
-convexity (``_delta_from_grid``), never above the classical conversion of each
+convexity (``_delta_from_grid``), capped by the classical conversion of each
 order (Balle et al. 2020, Thm 21) nor, with an order ∞, above δ of f_{r∞,0}; for
 symmetric f, δ(−ε) = 1 − e^{−ε} + e^{−ε} δ(ε). On ε ∈ [−40, 40] the upper side is
 the lower convex hull in e^ε of those bounds on a 0.01 grid: still above the true
 (convex) δ, and convex itself, so the engine's profile route composes it without
-losing mass. Lower: 1 − U_i − e^ε α_i at the grid points.
+losing mass (the interpolation may sit up to ~1e-4 in ε above the classical
+cap between grid points). Lower: 1 − U_i − e^ε α_i at the grid points.
 
 Composition. Mechanisms known through RDP compose best in RDP space (add the curves,
 or the ρ of zCDP) and convert once: ``from_zcdp(ρ₁ + ρ₂)`` is tighter than
@@ -487,8 +488,8 @@ def from_rdp(orders, rdp, *, one_sided: bool = False) -> TradeOff:
         f(α) = max_i β_{λ_i}(α), the smallest type II error the two-point
         inequalities (A), (B) of the module docstring admit (Balle et al. 2020,
         Thm 5; Zhu, Dong & Wang 2022, App. F.1). ``f(α)`` is a certified lower
-        bound; ``bounds(α)`` a bracket one ulp-level wide; ``delta(ε)`` a
-        certified upper bound.
+        bound; ``bounds(α)`` a certified bracket (relative width ≲ 1e-9: the
+        rounding margins); ``delta(ε)`` a certified upper bound.
 
     Examples
     --------
