@@ -10,8 +10,10 @@ from importlib import import_module
 
 from fdp.conversions import (from_privacy_profile, gdp_delta, gdp_epsilon, gdp_mu,
                              tightest_eps_delta)
+from fdp.conversions.from_rdp import from_rdp, from_zcdp
 from fdp.families import (DiscreteGaussian, DiscreteLaplace, EpsDelta, FinitePair, Gaussian, Identity, Laplace, MixtureOfGaussians, PiecewiseLinear,
                           RandomizedResponse, UserFunction, from_function, from_pair, from_points)
+from fdp.families.shuffle import shuffle_amplification
 from fdp.operations import compose, envelope, strongest
 from fdp.families.bounded_range import BoundedRange, compose_selections  # noqa: E402
 from fdp.tradeoff import TradeOff
@@ -61,3 +63,4 @@ __all__ = ["DiscreteGaussian", "DiscreteLaplace", "EpsDelta", "FinitePair", "Gau
            "from_function", "from_pair", "from_points", "from_privacy_profile", "gdp_delta",
            "gdp_epsilon", "gdp_mu", "strongest", "tightest_eps_delta", *_LAZY]
 __all__ += ["BoundedRange", "compose_selections"]
+__all__ += ["from_rdp", "from_zcdp", "shuffle_amplification"]

@@ -9,6 +9,7 @@ from fdp.families.identity import Identity
 from fdp.families.laplace import Laplace
 from fdp.families.mixture import MixtureOfGaussians
 from fdp.families.piecewise import PiecewiseLinear, from_points
+from fdp.families.shuffle import shuffle_amplification
 from fdp.families.user import UserFunction, from_function
 
 __all__ = ["BoundedRange", "DiscreteGaussian", "DiscreteLaplace", "EpsDelta", "FinitePair", "Gaussian", "Identity", "Laplace", "MixtureOfGaussians", "PiecewiseLinear",
