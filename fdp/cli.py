@@ -293,6 +293,7 @@ def _cmd_dpsgd(args) -> int:
     fpr = _unit("--fpr", args.fpr, open_low=False, open_high=True)
     tol = _tol("--tol", args.tol)
     neighbouring = "add_remove" if args.sampling == "poisson" else "replace_one"
+    width = None if args.width is None else _positive("--width", args.width)
     sens = DEFAULT_SENSITIVITY[neighbouring] if args.sensitivity is None else \
         _positive("--sensitivity", args.sensitivity)
     plot_path = _writable_file("--plot", args.plot) if args.plot else None
@@ -306,7 +307,7 @@ def _cmd_dpsgd(args) -> int:
         print("computing the certified bracket ...", file=sys.stderr, flush=True)
     cert = _with_sensitivity(fdp.dpsgd, sigma, sens, q, steps, sampling=args.sampling,
                              neighbouring=neighbouring, tol=tol)
-    lo, hi = (float(v) for v in cert.epsilon_bounds(delta))
+    lo, hi = (float(v) for v in cert.epsilon_bounds(delta, width=width))
     print(f"DP-SGD: noise multiplier {sigma:g}, sample rate {q:.6g}, {steps} steps"
           + (f" ({schedule})" if schedule else "") + f", delta {delta:g}")
     print(f"        sampling {args.sampling}, neighbouring relation: {relation}")
@@ -542,6 +543,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tol", type=float, default=None, metavar="TOL",
                    help="engine accuracy in (0, 1]: smaller is tighter and slower "
                    "(default: the engine's)")
+    p.add_argument("--width", type=float, default=None, metavar="W",
+                   help="refine (recomposing at a smaller tol) until the certified epsilon "
+                   "bracket is at most W wide, or say what limits it")
     p.add_argument("--plot", metavar="FILE", help="save the trade-off plot (PNG, PDF, SVG)")
     p.add_argument("--compare-samplers", action="store_true",
                    help="account the run (--epochs, --dataset-size, --batch-size) under "

@@ -26,7 +26,6 @@ pandas DataFrame takes.
 
 from __future__ import annotations
 
-import inspect
 import math
 from dataclasses import asdict, dataclass, replace
 
@@ -81,22 +80,10 @@ def _missing(name, neighbouring, why) -> SamplerRow:
 
 
 def _truncated(sigma, q, steps, n, cap, tol):
-    """fdp.dpsgd(..., sampling="truncated_poisson") if this fdp has it, else None."""
+    """fdp.dpsgd(..., sampling="truncated_poisson"): Poisson batches capped at ``cap``."""
     import fdp
-    params = inspect.signature(fdp.dpsgd).parameters
-    kw = {}
-    for name in params:
-        low = name.lower()
-        if "cap" in low or "max_batch" in low or low in ("batch_size", "max_size"):
-            kw[name] = cap
-        elif low in ("dataset_size", "n", "num_examples", "population"):
-            kw[name] = n
-    try:
-        return fdp.dpsgd(sigma, q, steps, sampling="truncated_poisson", tol=tol, **kw)
-    except (ValueError, TypeError) as exc:
-        if "truncated_poisson" in str(exc) or "not supported" in str(exc) or not kw:
-            return None
-        raise
+    return fdp.dpsgd(sigma, q, steps, sampling="truncated_poisson", tol=tol,
+                     dataset_size=n, batch_cap=cap)
 
 
 def compare_samplers(dataset_size, batch_size, epochs, noise_multiplier, delta,

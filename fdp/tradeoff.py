@@ -102,11 +102,24 @@ class TradeOff(abc.ABC):
         a = _validate.alpha(alpha)
         return _validate.like_input(alpha, self._beta(a))
 
-    def bounds(self, alpha):
-        """(lower, upper) at α: equal for closed forms, a certified bracket otherwise."""
+    def bounds(self, alpha, width=None):
+        """(lower, upper) β at α: equal for closed forms, a certified bracket otherwise.
+
+        ``width``: the largest acceptable ``upper − lower``; numeric results refine
+        (recomposing at a smaller tol) until it is met, other objects meet it or raise
+        a ValueError saying what limits it.
+        """
         a = _validate.alpha(alpha)
-        return (_validate.like_input(alpha, self._beta(a)),
-                _validate.like_input(alpha, self._upper(a)))
+        lo, hi = self._beta(a), self._upper(a)
+        _meet_width(self, width, lo, hi, "beta(alpha)")
+        return _validate.like_input(alpha, lo), _validate.like_input(alpha, hi)
+
+    def delta_bounds(self, eps, width=None):
+        """(lower, upper) δ at ε: equal for closed forms, a certified bracket otherwise."""
+        e = _validate.reals("eps", eps, allow_inf=True)
+        lo, hi = self._delta_lower(e), self._delta(e)
+        _meet_width(self, width, lo, hi, "delta(eps)")
+        return _validate.like_input(eps, lo), _validate.like_input(eps, hi)
 
     @property
     def is_exact(self) -> bool:
@@ -248,11 +261,15 @@ class TradeOff(abc.ABC):
         return _validate.like_input(delta, epsilon_for_delta(self._delta, d,
                                                              log_delta_fn=self._log_delta))
 
-    def epsilon_bounds(self, delta):
-        """(lower, upper) ε at the given δ: equal for exact f, a bracket for numeric f."""
+    def epsilon_bounds(self, delta, width=None):
+        """(lower, upper) ε at the given δ: equal for exact f, a bracket for numeric f.
+
+        ``width`` as in ``bounds``.
+        """
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
         lo = epsilon_for_delta(self._delta_lower, d, log_delta_fn=self._log_delta_lower)
         hi = epsilon_for_delta(self._delta, d, log_delta_fn=self._log_delta)
+        _meet_width(self, width, lo, hi, "epsilon(delta)")
         return _validate.like_input(delta, lo), _validate.like_input(delta, hi)
 
     # --- summaries: two different questions, two names each ----------------
@@ -400,6 +417,26 @@ class TradeOff(abc.ABC):
     def latex(self) -> str:
         """A LaTeX name of the function (without dollar signs)."""
         return r"\mathrm{" + type(self).__name__ + "}"
+
+
+def _meet_width(f: TradeOff, width, lo, hi, what: str) -> None:
+    """Raise unless every bracket [lo, hi] is at most ``width`` wide (None: no demand).
+
+    Exact objects meet any width (their two sides agree up to rounding); other generic
+    objects cannot refine, so a wider bracket is an error naming the width reached.
+    """
+    if width is None:
+        return
+    w = _validate.real("width", width, low=0.0, low_open=True)
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    same = lo == hi                                   # also inf == inf
+    with np.errstate(invalid="ignore"):
+        gap = np.where(same, 0.0, hi - lo)
+    widest = float(np.max(gap)) if gap.size else 0.0
+    if not f.is_exact and widest > w:
+        raise ValueError(f"width={w:g} cannot be met for {what}: this {type(f).__name__} "
+                         f"gives a certified bracket {widest:.3g} wide and cannot refine it; "
+                         "compose it numerically with a smaller tol")
 
 
 # ----------------------------------------------------------------------
