@@ -307,7 +307,8 @@ def _cmd_dpsgd(args) -> int:
         print("computing the certified bracket ...", file=sys.stderr, flush=True)
     cert = _with_sensitivity(fdp.dpsgd, sigma, sens, q, steps, sampling=args.sampling,
                              neighbouring=neighbouring, tol=tol)
-    lo, hi = (float(v) for v in cert.epsilon_bounds(delta, width=width))
+    lo, hi = (float(v) for v in (cert.epsilon_bounds(delta) if width is None
+                                 else cert.epsilon_bounds(delta, width=width)))
     print(f"DP-SGD: noise multiplier {sigma:g}, sample rate {q:.6g}, {steps} steps"
           + (f" ({schedule})" if schedule else "") + f", delta {delta:g}")
     print(f"        sampling {args.sampling}, neighbouring relation: {relation}")

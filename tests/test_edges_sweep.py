@@ -174,7 +174,12 @@ def test_numeric_gaussian_bracket_contains_truth(mu, n):
     h = compose_numeric([(fdp.Gaussian(mu), n)], tol=1e-3)
     m = mu * np.sqrt(n)
     for delta in (1e-5, 1e-10):
-        lo, hi = h.epsilon_bounds(delta)
+        try:
+            lo, hi = h.epsilon_bounds(delta)
+        except ValueError as exc:
+            # allowed only where the loss leaves the gridded window (true ε > ~1000 here)
+            assert "gridded window" in str(exc) and fdp.Gaussian(mu * np.sqrt(n)).epsilon(delta) > 900
+            continue
         _no_nan(lo, hi)
         truth = fdp.Gaussian(m).epsilon(delta)
         assert lo <= truth * (1 + 1e-9) + 1e-9

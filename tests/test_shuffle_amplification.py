@@ -121,7 +121,9 @@ def test_stronger_clone_is_tighter_but_opt_in():
     f = fdp.shuffle_amplification(3.0, 2000)
     g = fdp.shuffle_amplification(3.0, 2000, construction="stronger")
     assert g.epsilon(1e-6) < f.epsilon(1e-6)
-    assert g.dominates(f)
+    # The exact stronger pair dominates the exact clone pair; the safe-side pairs both cut
+    # ~1e-11 of tail mass to +inf (different amounts), so dominance holds up to that cut
+    assert g.dominates(f, tol=1e-10) and not f.dominates(g, tol=1e-10)
 
 
 def test_composition_over_rounds():

@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from fdp.engine.lattice import (Lattice, _tilted_moments, convolve, power, suffix_error,
+from fdp.engine.lattice import (LOSS_WINDOW, Lattice, _tilted_moments, convolve, power, suffix_error,
                                 suffix_sums)
 
 TAU_TILT = 1e-25
@@ -234,6 +234,13 @@ def epsilon_bracket(directions, delta: float, step: float, meter=None) -> tuple[
         genuine = max(p.q_inf for p in los)       # the optimistic side cuts nothing to +inf
         if genuine < delta:
             cut = max(p.q_inf for p in ups)
+            if 10.0 * cut >= 1.0:
+                raise ValueError(
+                    f"delta={delta:g} cannot be certified here: {cut:.2g} of the mass sits at "
+                    "+inf on the pessimistic side because the privacy loss leaves the "
+                    f"gridded window (|L| ≤ {LOSS_WINDOW:g} per factor); the upper ε is "
+                    "beyond what the engine grids (epsilon_bounds at a larger delta gives a "
+                    "lower end)")
             raise ValueError(
                 f"delta={delta:g} is below what this composition can certify: the loss "
                 f"tails cut off at +inf by the discretisation carry {cut:.2g} of mass "

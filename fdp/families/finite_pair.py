@@ -36,9 +36,10 @@ class FinitePair(PiecewiseLinear):
 
     __slots__ = ("log_ratio", "p", "q")
 
-    # δ(ε) = Σ_i q_i (1 − e^{ε − L_i})₊ + Q(L = +∞) is exactly 0 for ε at or above the
-    # largest finite loss carrying Q-mass when no Q-mass sits at +∞; below it every
-    # value is kept positive, so a rounded 0 is never read as a proof of δ = 0.
+    # δ(ε) = Σ_i q_i (1 − e^{ε − L_i})₊ + Q(L = +∞) is a finite sum of non-negative
+    # terms, exactly 0 for ε at or above the largest finite loss carrying Q-mass (and no
+    # Q-mass at +∞): the profile is certified (a 0 is a real 0, up to the rounding of
+    # the losses themselves).
     _certified_delta = True
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
@@ -46,10 +47,10 @@ class FinitePair(PiecewiseLinear):
         d = super()._delta(e)
         L, q = self.log_ratio, self.q
         if q[L == np.inf].sum() > 0.0:
-            return np.maximum(d, np.finfo(float).tiny)
+            return d
         live = q > 0.0
         top = float(L[live].max()) if live.any() else -np.inf
-        return np.where(e >= top, 0.0, np.maximum(d, np.finfo(float).tiny))
+        return np.where(e >= top, 0.0, d)
 
     def __init__(self, log_ratio, p, q):
         L = np.asarray(log_ratio, dtype=float)

@@ -64,7 +64,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import binom
 
 from fdp import _validate
 from fdp.families.finite_pair import FinitePair
@@ -81,6 +80,7 @@ _CHUNK_ATOMS = 1 << 21
 def _window(m, prob, tail):
     """Integer range [lo, hi] of Bin(m, prob) holding every k with pmf ≥ tail (a
     superset: the quantiles at tail on each side, widened by one)."""
+    from scipy.stats import binom      # lazily: `import fdp` stays free of scipy.stats
     lo = binom.ppf(tail, m, prob)
     hi = binom.isf(tail, m, prob)
     lo = np.maximum(np.nan_to_num(lo, nan=0.0) - 1.0, 0.0)
@@ -94,6 +94,7 @@ def _log_pmf(k, m, prob):
     differences lose 2e-10 at m = 10⁵ and 4e-6 at m = 10⁹. Masses kept are ≥ tail ≥
     1e-290, so the pmf is a normal double."""
     with np.errstate(divide="ignore", under="ignore"):
+        from scipy.stats import binom
         return np.log(binom.pmf(k, m, prob))
 
 

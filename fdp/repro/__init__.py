@@ -48,6 +48,7 @@ SCRIPTS = (
     "r_fdp_docs",
     "opacus_values",
     "samplers_compare",
+    "ddr_selection",
 )
 
 
