@@ -176,21 +176,43 @@ def _dpsgd_schedule(args) -> tuple[float, int, str]:
 DEFAULT_SENSITIVITY = {"add_remove": 1.0, "replace_one": 2.0}
 
 
-def _accepts(fn, keyword: str) -> bool:
-    import inspect
-    try:
-        return keyword in inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
+def _sampler_options(args) -> dict:
+    """The extra keywords of the fixed-memory samplers (checked before computing)."""
+    if args.sampling == "truncated_poisson":
+        if args.dataset_size is None or args.batch_cap is None:
+            raise UsageError("--sampling truncated_poisson needs --dataset-size and "
+                             "--batch-cap (with --epochs and --batch-size)")
+        n = _count("--dataset-size", args.dataset_size)
+        cap = _count("--batch-cap", args.batch_cap)
+        if cap > n:
+            raise UsageError(f"--batch-cap ({cap}) must not exceed --dataset-size ({n})")
+        return {"dataset_size": n, "batch_cap": cap}
+    if args.batch_cap is not None:
+        raise UsageError("--batch-cap is used only with --sampling truncated_poisson")
+    if args.sampling == "with_replacement":
+        if args.dataset_size is None:
+            raise UsageError("--sampling with_replacement needs --dataset-size (with "
+                             "--epochs and --batch-size)")
+        return {"dataset_size": _count("--dataset-size", args.dataset_size)}
+    return {}
 
 
-def _with_sensitivity(fn, sigma: float, sensitivity: float, *args, **kwargs):
-    """Call ``fn(sigma, *args, sensitivity=..., **kwargs)``. A library without the
-    ``sensitivity`` keyword gets the equivalent noise multiplier σ/Δ instead: the
-    per-step Gaussian mechanism depends on Δ/σ only (G_{Δ/σ}), so both are the same."""
-    if _accepts(fn, "sensitivity"):
-        return fn(sigma, *args, sensitivity=sensitivity, **kwargs)
-    return fn(sigma / sensitivity, *args, **kwargs)
+def _print_clt(sampling: str, mu: float, delta: float, lo: float, hi: float) -> None:
+    """The CLT μ and ε beside the certified bracket, with the under-report warning."""
+    import fdp
+    eps_clt = fdp.gdp_epsilon(mu, delta)
+    source = "Bu et al." if sampling == "poisson" else "Dong-Roth-Su"
+    print(f"CLT ({source}):  mu = {mu:.4f}, epsilon = {eps_clt:.4f}"
+          "   (approximation, NOT a bound)")
+    if lo > 0 and eps_clt < lo:
+        print(f"WARNING: the CLT under-reports epsilon: {eps_clt:.4f} is below the "
+              f"certified lower end {lo:.4f} (by at least {100 * (lo - eps_clt) / lo:.1f}%); "
+              "report the certified bracket", file=sys.stderr)
+        print(f"  -> CLT under-reports epsilon ({eps_clt:.4f} < {lo:.4f})")
+    elif eps_clt <= hi:
+        print("  -> the CLT epsilon lies inside the certified bracket here")
+    elif eps_clt > hi:
+        print("  -> the CLT epsilon is above the certified bracket here (over-reports)")
 
 
 def _cmd_compare_samplers(args) -> int:
@@ -292,7 +314,9 @@ def _cmd_dpsgd(args) -> int:
     delta = _unit("--delta", args.delta, open_high=True)
     fpr = _unit("--fpr", args.fpr, open_low=False, open_high=True)
     tol = _tol("--tol", args.tol)
-    neighbouring = "add_remove" if args.sampling == "poisson" else "replace_one"
+    neighbouring = "add_remove" if args.sampling in ("poisson", "truncated_poisson") \
+        else "replace_one"
+    extra = _sampler_options(args)
     width = None if args.width is None else _positive("--width", args.width)
     sens = DEFAULT_SENSITIVITY[neighbouring] if args.sensitivity is None else \
         _positive("--sensitivity", args.sensitivity)
@@ -305,8 +329,8 @@ def _cmd_dpsgd(args) -> int:
                 "replace_one": "replace one example"}[neighbouring]
     if sys.stderr.isatty():     # a note for people; logs and pipes get only results
         print("computing the certified bracket ...", file=sys.stderr, flush=True)
-    cert = _with_sensitivity(fdp.dpsgd, sigma, sens, q, steps, sampling=args.sampling,
-                             neighbouring=neighbouring, tol=tol)
+    cert = fdp.dpsgd(sigma, q, steps, sampling=args.sampling, neighbouring=neighbouring,
+                     tol=tol, sensitivity=sens, **extra)
     lo, hi = (float(v) for v in (cert.epsilon_bounds(delta) if width is None
                                  else cert.epsilon_bounds(delta, width=width)))
     print(f"DP-SGD: noise multiplier {sigma:g}, sample rate {q:.6g}, {steps} steps"
@@ -319,20 +343,13 @@ def _cmd_dpsgd(args) -> int:
     print(f"certified f-DP (numeric accountant):  epsilon in [{lo_txt}, {hi_txt}]"
           "   (guarantee: the true epsilon is in this bracket)")
 
-    mu = _with_sensitivity(fdp.dpsgd_clt_mu, sigma, sens, q, steps, sampling=args.sampling)
-    eps_clt = fdp.gdp_epsilon(mu, delta)
-    source = "Bu et al." if args.sampling == "poisson" else "Dong-Roth-Su"
-    print(f"CLT ({source}):  mu = {mu:.4f}, epsilon = {eps_clt:.4f}"
-          "   (approximation, NOT a bound)")
-    if lo > 0 and eps_clt < lo:
-        print(f"WARNING: the CLT under-reports epsilon: {eps_clt:.4f} is below the "
-              f"certified lower end {lo:.4f} (by at least {100 * (lo - eps_clt) / lo:.1f}%); "
-              "report the certified bracket", file=sys.stderr)
-        print(f"  -> CLT under-reports epsilon ({eps_clt:.4f} < {lo:.4f})")
-    elif eps_clt <= hi:
-        print("  -> the CLT epsilon lies inside the certified bracket here")
-    elif eps_clt > hi:
-        print("  -> the CLT epsilon is above the certified bracket here (over-reports)")
+    if args.sampling in ("poisson", "without_replacement"):
+        mu = fdp.dpsgd_clt_mu(sigma, q, steps, sampling=args.sampling, sensitivity=sens)
+        _print_clt(args.sampling, mu, delta, lo, hi)
+    else:
+        mu = float("nan")
+        print(f"CLT: no limit theorem is implemented for sampling={args.sampling}; the "
+              "certified bracket above is the answer")
 
     rdp_eps = None
     if args.sampling == "poisson":
@@ -344,7 +361,7 @@ def _cmd_dpsgd(args) -> int:
         print(f"RDP accountant (Mironov-Talwar-Zhang, improved conversion):  "
               f"epsilon = {rdp.epsilon:.4f} at order {rdp.order:g}   (valid, not tight)")
     else:
-        print("RDP accountant: not available for sampling without replacement")
+        print(f"RDP accountant: not available for sampling={args.sampling}")
 
     # Attack risk: certified brackets from both sides of the curve (fdp.conversions.risk).
     from fdp.conversions.risk import risk_lines
@@ -358,16 +375,18 @@ def _cmd_dpsgd(args) -> int:
     for line in lines:
         print("  " + ("<= 1   (trivial bound: a bound came out undefined)"
                       if "nan" in line.lower() else line))
-    print(f"  CLT reading of the same:  advantage {fdp.Gaussian(mu).advantage():.4f}, "
-          f"TPR {1 - fdp.Gaussian(mu)(fpr):.4f}   (approximation)")
+    if not math.isnan(mu):
+        print(f"  CLT reading of the same:  advantage {fdp.Gaussian(mu).advantage():.4f}, "
+              f"TPR {1 - fdp.Gaussian(mu)(fpr):.4f}   (approximation)")
 
     if plot_path is not None:
         from fdp.plotting import dpsgd_comparison, dpsgd_profile, new_figure, save
         fig, axes = new_figure(1, 2, size=5.0)
-        dpsgd_comparison(cert, mu, rdp_eps, delta, ax=axes[0, 0],
+        clt_mu = None if math.isnan(mu) else mu
+        dpsgd_comparison(cert, clt_mu, rdp_eps, delta, ax=axes[0, 0],
                          title=rf"DP-SGD $\sigma={sigma:g}$, $q={q:.4g}$, $T={steps}$")
         top = hi if math.isfinite(hi) else (lo if math.isfinite(lo) and lo > 0 else 1.0)
-        dpsgd_profile(cert, mu, eps=np.linspace(0.0, max(2.0 * top, 1.0), 121),
+        dpsgd_profile(cert, clt_mu, eps=np.linspace(0.0, max(2.0 * top, 1.0), 121),
                       ax=axes[0, 1], delta=delta,
                       title=r"privacy profile $\delta(\varepsilon)$")
         save(fig, plot_path)
@@ -530,9 +549,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--delta", type=float, default=1e-5, metavar="D",
                    help="target delta, in (0, 1) (default 1e-5)")
     p.add_argument("--sampling", choices=("poisson", "without_replacement",
+                                          "truncated_poisson", "with_replacement",
                                           "random_allocation", "shuffle"),
                    default="poisson", help="poisson (add/remove neighbours, default), "
-                   "without_replacement (replace-one neighbours), random_allocation (each "
+                   "without_replacement (replace-one neighbours), truncated_poisson "
+                   "(Poisson batches capped at --batch-cap; add/remove), with_replacement "
+                   "(fixed batch drawn with replacement; replace-one), random_allocation (each "
                    "example in one step per epoch; certified) or shuffle (a LOWER bound only)")
     p.add_argument("--sensitivity", type=float, metavar="C", default=None,
                    help="largest change of the clipped gradient sum between neighbouring "
@@ -544,6 +566,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tol", type=float, default=None, metavar="TOL",
                    help="engine accuracy in (0, 1]: smaller is tighter and slower "
                    "(default: the engine's)")
+    p.add_argument("--batch-cap", type=int, default=None, metavar="B",
+                   help="largest batch kept by --sampling truncated_poisson (1..dataset size)")
     p.add_argument("--width", type=float, default=None, metavar="W",
                    help="refine (recomposing at a smaller tol) until the certified epsilon "
                    "bracket is at most W wide, or say what limits it")
