@@ -86,6 +86,7 @@ from fdp.engine.laws import normal_cells
 from fdp.engine.lattice import OPTIMISTIC, PESSIMISTIC, Lattice, convolve
 from fdp.engine.numeric import (MAX_STEP, STEP_SCALE, Numeric, check_tol, combine_parts,
                                 cropped)
+from fdp.families.finite_pair import binary_power
 
 _U = np.finfo(float).eps / 2.0
 #: The Z tail beyond exp(s²/2 + Z_SD·s) (s = 1/σ) is flagged: Q-mass Φ(−Z_SD) ≈ 4e-11,
@@ -245,17 +246,6 @@ def _opt_add(x, y):
     return keep(A), keep(Q), keep(Bp, 2.0), keep(Bm, 2.0), n
 
 
-def _power(x, n, add):
-    out = None
-    while n:
-        if n & 1:
-            out = x if out is None else add(out, x)
-        n >>= 1
-        if n:
-            x = add(x, x)
-    return out
-
-
 def _block_laws(sigma: float, n: int, tol: float):
     """Certified laws of Y for one single allocation over n steps.
 
@@ -268,11 +258,11 @@ def _block_laws(sigma: float, n: int, tol: float):
     by their round-off bound to the side that lowers that direction's δ.
     """
     s, h, J, tail_q = _coordinate(sigma, tol)
-    P, Q, w, _ = _power(_pess_coordinate(s, h, J, tail_q), n, _pess_add)
+    P, Q, w, _ = binary_power(_pess_coordinate(s, h, J, tail_q), n, _pess_add)
     y = np.arange(Q.q.size) * (h / n)
     pess = ((y[1:], Q.q[1:].copy(), w / n, Q.slack),
             (y[1:P.q.size], P.q[1:].copy(), float(P.q[0]), P.slack))
-    A, QA, Bp, Bm, _ = _power(_opt_coordinate(s, h, J), n, _opt_add)
+    A, QA, Bp, Bm, _ = binary_power(_opt_coordinate(s, h, J), n, _opt_add)
     m = A.q.size
     a = A.q
     b = np.zeros(m)

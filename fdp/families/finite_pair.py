@@ -155,14 +155,19 @@ def product(a: FinitePair, b: FinitePair) -> FinitePair:
     return FinitePair.from_atoms(L, p, q)
 
 
-def power(f: FinitePair, n: int) -> FinitePair:
-    """n-fold product by repeated squaring, merging equal losses at every step."""
+def binary_power(x, n: int, combine):
+    """x ⊕ … ⊕ x (n ≥ 1 times) by repeated squaring, for an associative ``combine``:
+    about 2·log₂ n combinations instead of n − 1."""
     result = None
-    base = f
     while n:
         if n & 1:
-            result = base if result is None else product(result, base)
+            result = x if result is None else combine(result, x)
         n >>= 1
         if n:
-            base = product(base, base)
+            x = combine(x, x)
     return result
+
+
+def power(f: FinitePair, n: int) -> FinitePair:
+    """n-fold product by repeated squaring, merging equal losses at every step."""
+    return binary_power(f, n, product)
