@@ -8,14 +8,27 @@ everywhere else. Start with ``fdp.Gaussian(1.0)``, ``fdp.EpsDelta(1.0, 1e-5)``,
 
 from importlib import import_module
 
-from fdp.conversions import (from_privacy_profile, gdp_delta, gdp_epsilon, gdp_mu,
-                             tightest_eps_delta)
+from fdp.conversions import from_privacy_profile, gdp_delta, gdp_epsilon, gdp_mu, tightest_eps_delta
 from fdp.conversions.from_rdp import from_rdp, from_zcdp
-from fdp.families import (DiscreteGaussian, DiscreteLaplace, EpsDelta, FinitePair, Gaussian, Identity, Laplace, MixtureOfGaussians, PiecewiseLinear,
-                          RandomizedResponse, UserFunction, from_function, from_pair, from_points)
+from fdp.families import (
+    DiscreteGaussian,
+    DiscreteLaplace,
+    EpsDelta,
+    FinitePair,
+    Gaussian,
+    Identity,
+    Laplace,
+    MixtureOfGaussians,
+    PiecewiseLinear,
+    RandomizedResponse,
+    UserFunction,
+    from_function,
+    from_pair,
+    from_points,
+)
+from fdp.families.bounded_range import BoundedRange, compose_selections
 from fdp.families.shuffle import shuffle_amplification
 from fdp.operations import compose, envelope, strongest
-from fdp.families.bounded_range import BoundedRange, compose_selections  # noqa: E402
 from fdp.tradeoff import TradeOff
 
 __version__ = "0.1.0"
@@ -25,14 +38,14 @@ __version__ = "0.1.0"
 _LAZY = {
     "engine": ("fdp.engine", None),
     "compose_numeric": ("fdp.engine", "compose_numeric"),
-    "dpsgd": ("fdp.engine", "dpsgd"),
-    "random_allocation": ("fdp.engine.allocation", "random_allocation"),
-    "shuffle_lower": ("fdp.engine.shuffle_lower", "shuffle_lower"),
-    "compare_samplers": ("fdp.samplers_report", "compare_samplers"),
-    "functionals": ("fdp.clt", "functionals"),
-    "clt": ("fdp.clt", "clt"),
-    "edgeworth": ("fdp.clt", "edgeworth"),
-    "dpsgd_clt_mu": ("fdp.clt", "dpsgd_clt_mu"),
+    "dpsgd": ("fdp.sgd.certified", "dpsgd"),
+    "random_allocation": ("fdp.sgd.allocation", "random_allocation"),
+    "shuffle_lower": ("fdp.sgd.shuffle", "shuffle_lower"),
+    "compare_samplers": ("fdp.sgd.report", "compare_samplers"),
+    "functionals": ("fdp.limits", "functionals"),
+    "clt": ("fdp.limits", "clt"),
+    "edgeworth": ("fdp.limits", "edgeworth"),
+    "dpsgd_clt_mu": ("fdp.sgd.clt", "dpsgd_clt_mu"),
     "classical": ("fdp.classical", None),
     "symbolic": ("fdp.symbolic", None),
     "plotting": ("fdp.plotting", None),

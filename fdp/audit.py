@@ -327,7 +327,7 @@ def check(mechanism_or_samples, claimed_f: TradeOff | None = None,
         d, d_prime = inputs if inputs is not None else mech.audit_inputs()
         n_pilot = max(1000, n // 10)
         if log_ratio is None and densities is None:
-            score = lambda o: mech.audit_scores(o, d, d_prime)  # noqa: E731
+            score = lambda o: mech.audit_scores(o, d, d_prime)
         else:
             score = None
         if thresholds is None:

@@ -237,7 +237,7 @@ def _cmd_compare_samplers(args) -> int:
         raise UsageError("--compare-samplers accounts every sampler with its own "
                          "neighbouring relation; drop --sampling and --sensitivity")
     plot_path = _writable_file("--plot", args.plot) if args.plot else None
-    from fdp.samplers_report import compare_samplers, format_table
+    from fdp.sgd.report import compare_samplers, format_table
     if sys.stderr.isatty():
         print("computing certified brackets for every sampler ...", file=sys.stderr, flush=True)
     rows = compare_samplers(n, b, int(epochs), sigma, delta, fpr=fpr, tol=tol, plot=plot_path)
@@ -268,7 +268,8 @@ def _cmd_allocation_or_shuffle(args) -> int:
         raise UsageError(f"--sampling shuffle needs at least one full epoch ({t} steps)")
     plot_path = _writable_file("--plot", args.plot) if args.plot else None
     import fdp
-    from fdp.engine import allocation, shuffle_lower
+    from fdp.sgd import allocation
+    from fdp.sgd import shuffle as shuffle_lower
     head = (f"DP-SGD: noise multiplier {sigma:g}, {t} steps per epoch, {steps} steps"
             + (f" ({schedule})" if schedule else "") + f", delta {delta:g}")
     print(head)
@@ -296,7 +297,7 @@ def _cmd_allocation_or_shuffle(args) -> int:
         print(f"membership-inference risk: TPR at FPR = {100 * fpr:g}% >= "
               f"{1.0 - float(low(fpr)):.4f} (lower bound) and <= {1.0 - float(full(fpr)):.4f}")
     if plot_path is not None:
-        from fdp.samplers_report import plot_samplers
+        from fdp.sgd.report import plot_samplers
         plot_samplers({args.sampling + (" LOWER curve" if args.sampling == "shuffle"
                                         else ""): f}, plot_path, title=head)
         print(f"trade-off plot written to {plot_path}")

@@ -232,7 +232,7 @@ def dpsgd_rows(config: DpsgdConfig) -> tuple:
         One row per δ, in the order of ``config.deltas``: the bracket
         ``fdp.dpsgd(...).epsilon_bounds(delta)`` (Bu, Dong, Long & Su 2020).
     """
-    from fdp.engine.dpsgd import dpsgd
+    from fdp.sgd.certified import dpsgd
     start = time.perf_counter()
     f = dpsgd(config.noise_multiplier, config.sample_rate, config.steps,
               sampling=config.sampling, neighbouring=config.neighbouring, tol=config.tol,

@@ -572,8 +572,9 @@ changes nothing at this precision). The certified ε sits **between** the two: t
 moments accountant over-reports (it is a loose bound), and the CLT **under-reports** — in
 all three settings the CLT ε is below even the certified *lower* end, i.e. the CLT claims
 privacy the mechanism does not have (Gopi, Lee & Wutschitz 2021 made the same
-observation). `fdp.clt.compare_dpsgd_clt` packages this comparison:"""),
-code(r"""cmp = fdp.clt.compare_dpsgd_clt(1.3, p, rows[0]["T"], DELTA, tol=1e-4)
+observation). `fdp.sgd.clt.compare_dpsgd_clt` packages this comparison:"""),
+code(r"""from fdp.sgd.clt import compare_dpsgd_clt
+cmp = compare_dpsgd_clt(1.3, p, rows[0]["T"], DELTA, tol=1e-4)
 print(cmp)"""),
 md(r"""## Trade-off curves
 
@@ -699,8 +700,8 @@ behind it cannot be composed or spent by `fdp.Accountant`.
 The configuration below is TensorFlow Privacy's example: 10⁴ examples, batch 64,
 5 epochs, σ = 1, δ = 10⁻⁶ (TF Privacy prints ε = 1.199 for Poisson and 12.595 for
 once per epoch)."""),
-code(r"""from fdp.samplers_report import format_table
-from fdp.engine.shuffle_lower import shuffle_lower
+code(r"""from fdp.sgd.report import format_table
+from fdp.sgd.shuffle import shuffle_lower
 rows_s = fdp.compare_samplers(10_000, 64, 5, 1.0, 1e-6)
 print(format_table(rows_s, 1e-6))
 t_epoch = 10_000 // 64

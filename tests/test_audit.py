@@ -17,9 +17,14 @@ from scipy import stats
 
 import fdp
 from fdp import audit
-from fdp.mechanisms import (DiscreteGaussianMechanism, DiscreteLaplaceMechanism,
-                            ExponentialMechanism, GaussianMechanism, LaplaceMechanism,
-                            RandomizedResponseMechanism)
+from fdp.mechanisms import (
+    DiscreteGaussianMechanism,
+    DiscreteLaplaceMechanism,
+    ExponentialMechanism,
+    GaussianMechanism,
+    LaplaceMechanism,
+    RandomizedResponseMechanism,
+)
 
 EM_U = np.zeros(60)
 EM_UP = -np.ones(60)
@@ -181,7 +186,7 @@ def test_min_samples_rule_is_the_informative_threshold():
     c, k = 0.95, 10
     need = audit.min_samples(c, k)
     gamma = (1 - c) / (2 * k)
-    u = lambda n: 1 - (gamma / 2) ** (1 / n)  # noqa: E731
+    u = lambda n: 1 - (gamma / 2) ** (1 / n)
     assert 2 * u(need) < 1 <= 2 * u(need - 1)
 
 

@@ -63,7 +63,7 @@ def test_symmetrisations(f):
 def assert_symmetric(f):
     """f = f⁻¹ ⇔ δ(ε) = 1 − e^ε (1 − δ(−ε)) for all ε (reflection in the diagonal),
     checked through the generic conjugate of f's values, independent of f's own _delta."""
-    from fdp.tradeoff import conjugate_delta
+    from fdp._numerics import conjugate_delta
     eps = np.linspace(-2.0, 2.0, 17)
     d = conjugate_delta(f._beta, eps)
     reflected = 1.0 - np.exp(eps) * (1.0 - conjugate_delta(f._beta, -eps))
@@ -105,6 +105,6 @@ def test_profile_round_trip_gives_f_back_from_below(f):
 @settings(max_examples=40, deadline=None)
 @given(tradeoffs)
 def test_generic_conjugate_matches_each_family_profile(f):
-    from fdp.tradeoff import conjugate_delta
+    from fdp._numerics import conjugate_delta
     eps = np.linspace(-6, 6, 49)
     np.testing.assert_allclose(conjugate_delta(f._beta, eps), f.delta(eps), atol=1e-10)

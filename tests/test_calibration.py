@@ -8,7 +8,7 @@ import pytest
 from scipy.special import ndtr, ndtri
 
 import fdp
-from fdp.calibration import Target, TailDelta, dominates, min_gap, search_noise
+from fdp.calibration import TailDelta, Target, dominates, min_gap, search_noise
 
 
 def _gauss_delta_mp(sigma, eps, sens=1.0):

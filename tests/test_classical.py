@@ -109,8 +109,8 @@ def test_rdp_edge_cases_and_steps():
 def test_gaussian_rdp_is_the_renyi_divergence():
     sigma, lam = 1.7, 3.3
     with mpmath.workdps(30):
-        p = lambda z: mpmath.npdf(z, 0, sigma)  # noqa: E731
-        q = lambda z: mpmath.npdf(z, 1, sigma)  # noqa: E731
+        p = lambda z: mpmath.npdf(z, 0, sigma)
+        q = lambda z: mpmath.npdf(z, 1, sigma)
         d = mpmath.log(mpmath.quad(lambda z: q(z) ** lam * p(z) ** (1 - lam),
                                    [-mpmath.inf, mpmath.inf])) / (lam - 1)
     assert C.rdp_gaussian(lam, sigma) == pytest.approx(float(d), rel=1e-12)

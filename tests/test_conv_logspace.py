@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fdp
+from fdp._numerics import bisect_monotone
 from fdp.conversions.gdp import _log_delta
-from fdp.tradeoff import bisect_monotone
 
 mp.mp.dps = 60
 
@@ -34,7 +34,7 @@ def _mp_log_delta(mu, eps):
 def _mp_gdp_eps(mu, delta):
     """ε with δ_μ(ε) = delta, by mpmath's root finder on the log."""
     target = mp.log(mp.mpf(delta))
-    f = lambda e: _mp_log_delta(mu, e) - target  # noqa: E731
+    f = lambda e: _mp_log_delta(mu, e) - target
     lo, hi = mp.mpf(0), mp.mpf(1)
     while f(hi) > 0:
         lo, hi = hi, 2 * hi

@@ -33,7 +33,7 @@ def _ref_group_delta(eps, delta, k, e2, dps=60):
         y = mp.e ** mp.mpf(e2)
         # sample the concave φ^{∘k} densely in log α and take the max: the objective is
         # concave, so a golden refinement around the best sample finds the supremum
-        g = lambda a: 1 - _ref_group_beta(eps, delta, k, a, dps) - y * a  # noqa: E731
+        g = lambda a: 1 - _ref_group_beta(eps, delta, k, a, dps) - y * a
         grid = [mp.mpf(0)] + [mp.mpf(10) ** (-s / mp.mpf(8)) for s in range(0, 8 * 40)]
         vals = [g(a) for a in grid]
         i = max(range(len(grid)), key=lambda t: vals[t])

@@ -19,7 +19,6 @@ import fdp
 from fdp.classical.rdp import rdp_gaussian, rdp_laplace, rdp_randomized_response
 
 
-
 @pytest.fixture(autouse=True)
 def _precision():
     """50 digits for this module's mpmath truths, restored afterwards."""

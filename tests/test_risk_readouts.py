@@ -9,14 +9,24 @@ import math
 import mpmath as mp
 import numpy as np
 import pytest
-from scipy.special import ndtri
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.special import ndtri
 
 import fdp
-from fdp.conversions.risk import (Bracket, GdpFit, advantage_bounds, attack_success,
-                                  bayes_risk, gdp_mu_bracket, gdp_shortfall, one_direction,
-                                  reconstruction_bound, risk_lines, tpr_at_fpr)
+from fdp.conversions.risk import (
+    Bracket,
+    GdpFit,
+    advantage_bounds,
+    attack_success,
+    bayes_risk,
+    gdp_mu_bracket,
+    gdp_shortfall,
+    one_direction,
+    reconstruction_bound,
+    risk_lines,
+    tpr_at_fpr,
+)
 from tests.conftest import pairs
 
 mp.mp.dps = 50
@@ -45,7 +55,7 @@ def mp_gauss_tpr(mu, a):
 def mp_gauss_risk(mu, prior):
     """min_t (1 − π)Φ(−t) + π Φ(t − μ): the minimiser solves (1 − π)φ(t) = π φ(t − μ)."""
     p = mp.mpf(prior)
-    obj = lambda t: (1 - p) * mp_phi(-t) + p * mp_phi(t - mu)  # noqa: E731
+    obj = lambda t: (1 - p) * mp_phi(-t) + p * mp_phi(t - mu)
     if mu == 0:
         return min(p, 1 - p)
     t = (mp.log((1 - p) / p) + mp.mpf(mu) ** 2 / 2) / mu
@@ -119,7 +129,7 @@ def test_tpr_asymmetric_uses_worst_order():
     f = fdp.Gaussian(mu).subsample(p, direction="add")
     assert one_direction(f) == "add"
     # f(α) and f⁻¹(α) in mpmath: f(α) = pΦ(Φ⁻¹(1−α) − μ) + (1−p)(1−α)
-    F = lambda x: p * mp_phi(-mp_phi_inv(x) - mu) + (1 - p) * (1 - x)  # noqa: E731
+    F = lambda x: p * mp_phi(-mp_phi_inv(x) - mu) + (1 - p) * (1 - x)
     f_a = F(mp.mpf(a))
     finv_a = mp.findroot(lambda x: F(x) - a, (mp.mpf("1e-6"), mp.mpf("0.999")),
                          solver="anderson")
@@ -163,8 +173,8 @@ def test_bayes_risk_asymmetric_both_orders():
     pr = mp.mpf(prior)
 
     def risk(pi):   # min_t (1 − π)Φ(−t) + π[pΦ(t − μ) + (1 − p)Φ(t)] by mpmath root finding
-        obj = lambda t: (1 - pi) * mp_phi(-t) + pi * (p * mp_phi(t - mu) + (1 - p) * mp_phi(t))  # noqa: E731
-        d = lambda t: -(1 - pi) * mp.npdf(t) + pi * (p * mp.npdf(t - mu) + (1 - p) * mp.npdf(t))  # noqa: E731
+        obj = lambda t: (1 - pi) * mp_phi(-t) + pi * (p * mp_phi(t - mu) + (1 - p) * mp_phi(t))
+        d = lambda t: -(1 - pi) * mp.npdf(t) + pi * (p * mp.npdf(t - mu) + (1 - p) * mp.npdf(t))
         grid = [mp.mpf(k) / 10 for k in range(-100, 101)]
         t0 = min(grid, key=obj)
         t = mp.findroot(d, t0)        # the stationary point next to the grid minimum

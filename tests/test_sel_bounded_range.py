@@ -117,7 +117,7 @@ def test_profile_is_the_max_over_t_of_grr_profiles(eps):
 
 
 def test_profile_agrees_with_the_generic_conjugate():
-    from fdp.tradeoff import conjugate_delta
+    from fdp._numerics import conjugate_delta
     for eps in (0.5, 2.0, 10.0):
         f = fdp.BoundedRange(eps)
         x = np.linspace(-12, 12, 97)

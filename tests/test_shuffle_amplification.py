@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 import fdp
 
 
-
 @pytest.fixture(autouse=True)
 def _precision():
     """40 digits for this module's mpmath truths, restored afterwards."""

@@ -24,7 +24,7 @@ def halve_or_fail(x):
 
 
 def warm_up():
-    importlib.import_module("fdp.engine.dpsgd")
+    importlib.import_module("fdp.sgd.certified")
 
 
 @pytest.fixture(scope="module")

@@ -49,8 +49,16 @@ that was not certified) and the relative ``tolerance`` (hi − lo)/hi.
 
 from fdp.calibration.noise import calibrate, calibrate_dpsgd
 from fdp.calibration.search import Calibration, search_noise
-from fdp.calibration.targets import (DELTA_EVAL_RTOL, MAX_TAIL, TailDelta, Target, dominates,
-                                     min_gap, tail_allowance, tail_mass)
+from fdp.calibration.targets import (
+                                     DELTA_EVAL_RTOL,
+                                     MAX_TAIL,
+                                     TailDelta,
+                                     Target,
+                                     dominates,
+                                     min_gap,
+                                     tail_allowance,
+                                     tail_mass,
+)
 
 __all__ = ["DELTA_EVAL_RTOL", "MAX_TAIL", "Calibration", "TailDelta", "Target", "calibrate",
            "calibrate_dpsgd", "dominates", "min_gap", "search_noise", "tail_allowance",

@@ -42,11 +42,11 @@ def calibrate(mechanism: str = "gaussian", *, sensitivity: float = 1.0, target=N
     tgt = Target.make(target, mu=mu, epsilon=epsilon, delta=delta, advantage=advantage,
                       tpr_at_fpr=tpr_at_fpr)
     if mechanism == "gaussian":
-        make = lambda s: Gaussian(delta_s / s)  # noqa: E731
+        make = lambda s: Gaussian(delta_s / s)
         m = _gaussian_guess(tgt)
         cls, kind = GaussianMechanism, "sigma"
     else:
-        make = lambda b: Laplace(delta_s / b)  # noqa: E731
+        make = lambda b: Laplace(delta_s / b)
         m = _laplace_guess(tgt)
         cls, kind = LaplaceMechanism, "scale"
     if m is not None and m <= 0:

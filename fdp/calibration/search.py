@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from fdp import _validate
+from fdp._numerics import bisect_monotone
 from fdp.calibration.targets import Target, tail_allowance
-from fdp.tradeoff import TradeOff, bisect_monotone
+from fdp.tradeoff import TradeOff
+
 
 # ----------------------------------------------------------------------
 # The search and its result

@@ -8,11 +8,12 @@ import numpy as np
 from scipy.special import expit, ndtri
 
 from fdp import _validate
+from fdp._numerics import bisect_monotone, golden_max
+from fdp.conversions.summaries import _exact_pl
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
-from fdp.conversions.summaries import _exact_pl
 from fdp.operations.with_delta import WithDelta
-from fdp.tradeoff import TradeOff, bisect_monotone, golden_max
+from fdp.tradeoff import TradeOff
 
 # ----------------------------------------------------------------------
 # g ≥ f

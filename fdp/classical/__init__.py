@@ -11,14 +11,27 @@ answer can be shown beside the exact f-DP one (MATH.md §8, §9).
 - ``gaussian``: classical and analytic Gaussian noise calibration.
 """
 
-from fdp.classical.composition import (advanced_composition, basic_composition,
-                                       kov_lattice_epsilon, optimal_homogeneous_delta,
-                                       optimal_homogeneous_epsilon, parallel_composition)
+from fdp.classical.composition import (
+                                       advanced_composition,
+                                       basic_composition,
+                                       kov_lattice_epsilon,
+                                       optimal_homogeneous_delta,
+                                       optimal_homogeneous_epsilon,
+                                       parallel_composition,
+)
 from fdp.classical.gaussian import analytic_gaussian_sigma, classic_gaussian_sigma
-from fdp.classical.rdp import (BU_ORDERS, DEFAULT_ORDERS, RDPEpsilon, gaussian_rdp_epsilon,
-                               moments_accountant_epsilon, rdp_gaussian, rdp_laplace,
-                               rdp_randomized_response, rdp_subsampled_gaussian,
-                               rdp_to_epsilon)
+from fdp.classical.rdp import (
+                                       BU_ORDERS,
+                                       DEFAULT_ORDERS,
+                                       RDPEpsilon,
+                                       gaussian_rdp_epsilon,
+                                       moments_accountant_epsilon,
+                                       rdp_gaussian,
+                                       rdp_laplace,
+                                       rdp_randomized_response,
+                                       rdp_subsampled_gaussian,
+                                       rdp_to_epsilon,
+)
 
 __all__ = ["BU_ORDERS", "DEFAULT_ORDERS", "RDPEpsilon", "advanced_composition",
            "analytic_gaussian_sigma", "basic_composition", "classic_gaussian_sigma",

@@ -126,7 +126,7 @@ def optimal_homogeneous_epsilon(eps, delta, k, delta_total) -> float:
     d = _validate.probability("delta", delta)
     k = _validate.positive_int("k", k)
     target = _validate.probability("delta_total", delta_total)
-    prof = lambda x: optimal_homogeneous_delta(e, d, k, x)  # noqa: E731
+    prof = lambda x: optimal_homogeneous_delta(e, d, k, x)
     if prof(0.0) <= target:
         return 0.0
     hi = k * e

@@ -55,8 +55,11 @@ import numpy as np
 from scipy.special import expit, ndtr, ndtri, ndtri_exp
 
 from fdp import _validate
+from fdp._constants import EPS_SEARCH
+from fdp._numerics import maximise_unimodal
+from fdp._numerics import search_grid as _search_grid
 from fdp.conversions.summaries import _GRID_U, _z_upper, gdp_mu_of
-from fdp.tradeoff import EPS_SEARCH, TradeOff, _search_grid, maximise_unimodal
+from fdp.tradeoff import TradeOff
 
 _U = np.finfo(float).eps          # 2^-52: absolute rounding allowance on probabilities
 _REL = 1e-12                      # relative allowance on values computed in log space

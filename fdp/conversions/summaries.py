@@ -36,8 +36,10 @@ import numpy as np
 from scipy.special import expit, ndtri
 
 from fdp import _validate
+from fdp._constants import EPS_CAP
+from fdp._numerics import bisect_monotone
 from fdp.families.piecewise import PiecewiseLinear
-from fdp.tradeoff import EPS_CAP, TradeOff, bisect_monotone
+from fdp.tradeoff import TradeOff
 
 # logit(α) grid of the sandwich; α = 0 and α = 1 are added as exact ends.
 _GRID_U = np.linspace(-690.0, 36.7, 2001)

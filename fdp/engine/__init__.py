@@ -122,10 +122,9 @@ threads); its recursive sum satisfies the same size·u bound as a BLAS dot. The 
 sides of a single-group composition run in two threads when a core is idle
 (identical results).
 
-Public: ``compose_numeric(factors, tol)``, ``dpsgd(...)``, ``Numeric``.
+Public: ``compose_numeric(factors, tol)``, ``Numeric``. DP-SGD lives in ``fdp.sgd``.
 """
 
-from fdp.engine.dpsgd import dpsgd
 from fdp.engine.numeric import DEFAULT_TOL, Numeric, compose_numeric
 
-__all__ = ["DEFAULT_TOL", "Numeric", "compose_numeric", "dpsgd"]
+__all__ = ["DEFAULT_TOL", "Numeric", "compose_numeric"]

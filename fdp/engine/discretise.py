@@ -50,10 +50,19 @@ from dataclasses import replace
 import numpy as np
 from scipy.special import expit
 
-from fdp.engine.lattice import (EXP_SAFE, LOSS_WINDOW, OPTIMISTIC, PESSIMISTIC, TINY, Lattice,
-                                check_size, p_masses)
+from fdp._constants import LOGIT_SEARCH
+from fdp._numerics import golden_max
+from fdp.engine.lattice import (
+    EXP_SAFE,
+    LOSS_WINDOW,
+    OPTIMISTIC,
+    PESSIMISTIC,
+    TINY,
+    Lattice,
+    check_size,
+    p_masses,
+)
 from fdp.engine.laws import atoms, interval_masses, loss_range
-from fdp.tradeoff import LOGIT_SEARCH, golden_max
 
 TAIL = 1e-40      # law tails below this Q-mass are not gridded
 # ε scanned for the range of a profile-only f; below −20 the chord from (0, 1) takes

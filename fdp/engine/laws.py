@@ -406,6 +406,6 @@ def _(f: Inverse):
     L, q = atoms(f.of)
     return -L, p_masses(q, L)
 
-import fdp.engine.laws_discrete  # noqa: E402,F401  (registers the discrete Gaussian law)
-import fdp.engine.laws_bounded_range  # noqa: E402,F401  (registers the bounded-range law)
+import fdp.engine.laws_bounded_range  # noqa: E402  (registers the bounded-range law)
+import fdp.engine.laws_discrete  # noqa: E402  (registers the discrete Gaussian law)
 import fdp.engine.laws_mixture  # noqa: E402,F401  (registers the mixture-of-Gaussians laws)

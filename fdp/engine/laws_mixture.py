@@ -28,8 +28,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from fdp.engine.laws import atoms, interval_masses, isf_normal, loss_moments, loss_range
-from fdp.engine.laws import normal_cells
+from fdp.engine.laws import (
+    atoms,
+    interval_masses,
+    isf_normal,
+    loss_moments,
+    loss_range,
+    normal_cells,
+)
 from fdp.families.identity import Identity
 from fdp.families.mixture import MixtureOfGaussians, RevealedMixture
 

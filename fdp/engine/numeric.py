@@ -24,8 +24,19 @@ import numpy as np
 
 from fdp import _validate
 from fdp.engine.discretise import discretise, profile_range, window
-from fdp.engine.lattice import (EXP_SAFE, LOSS_WINDOW, MAX_POINTS, OPTIMISTIC, PESSIMISTIC,
-                                Lattice, check_size, convolve, crop, power, reflect)
+from fdp.engine.lattice import (
+    EXP_SAFE,
+    LOSS_WINDOW,
+    MAX_POINTS,
+    OPTIMISTIC,
+    PESSIMISTIC,
+    Lattice,
+    check_size,
+    convolve,
+    crop,
+    power,
+    reflect,
+)
 from fdp.engine.laws import atoms, interval_masses, loss_moments, loss_range
 from fdp.engine.progress import Meter
 from fdp.operations.envelope import Envelope
@@ -248,7 +259,7 @@ class Numeric(TradeOff):
         return np.clip(out, 0.0, 1.0 - a)
 
     # -- accuracy in the user's unit: refinement from the kept factors --------
-    def refined(self, tol: float) -> "Numeric":
+    def refined(self, tol: float) -> Numeric:
         """The same composition recomposed from its kept factors (``source``) at tol.
 
         Every Recipe is rediscretised on the step ``choose_step`` gives for tol (the

@@ -533,4 +533,4 @@ def _sandwich(log_upper, top: float, bulk: float, rounds: int = 6, split: int = 
     return float(np.max(cell))
 
 
-__all__ = ["gdp_mu_bounds", "pure_epsilon_bounds", "log_delta_gdp", "mu_needed"]
+__all__ = ["gdp_mu_bounds", "log_delta_gdp", "mu_needed", "pure_epsilon_bounds"]

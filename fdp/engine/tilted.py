@@ -28,8 +28,15 @@ import math
 
 import numpy as np
 
-from fdp.engine.lattice import (LOSS_WINDOW, Lattice, _tilted_moments, convolve, power, suffix_error,
-                                suffix_sums)
+from fdp.engine.lattice import (
+    LOSS_WINDOW,
+    Lattice,
+    _tilted_moments,
+    convolve,
+    power,
+    suffix_error,
+    suffix_sums,
+)
 
 TAU_TILT = 1e-25
 _CROP = 1e-18     # tilted tails below this (per side) are cut into the slack
@@ -219,7 +226,7 @@ def profiles(directions, delta: float, side: int, thetas=None, meter=None) -> li
 
 def epsilon_bracket(directions, delta: float, step: float, meter=None) -> tuple[float, float]:
     """Certified (ε_lo, ε_hi) at one small δ, δ(ε) = max over the directions."""
-    from fdp.tradeoff import epsilon_for_delta
+    from fdp._numerics import epsilon_for_delta
     thetas = saddle_thetas(directions, delta)
     ups = profiles(directions, delta, 0, thetas, meter)
     los = profiles(directions, delta, 1, thetas, meter)

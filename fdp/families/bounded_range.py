@@ -287,7 +287,7 @@ class _Blocked(TradeOff):
     """The f-DP composition of optimal blocks: lower side from the blocks' pessimistic
     pairs, upper side from their optimistic pairs (both composed by ``fdp.compose``)."""
 
-    __slots__ = ("eps", "k", "low", "high")
+    __slots__ = ("eps", "high", "k", "low")
 
     def __init__(self, eps, k, low, high):
         for name, val in (("eps", eps), ("k", k), ("low", low), ("high", high)):
@@ -346,7 +346,7 @@ class SelectionComposition(TradeOff):
     ``fdp.compose_selections``.
     """
 
-    __slots__ = ("eps", "k", "_x", "_up", "_lo", "_lo_next", "_h", "_first", "_hulls")
+    __slots__ = ("_first", "_h", "_hulls", "_lo", "_lo_next", "_up", "_x", "eps", "k")
 
     def __init__(self, eps: float, k: int, M: int | None = None):
         eps = _validate.real("eps", eps, low=0.0, low_open=True)

@@ -42,7 +42,7 @@ class EpsDelta(TradeOff):
     ``f.delta`` is the parameter δ and, called as ``f.delta(eps)``, the profile.
     """
 
-    __slots__ = ("eps", "_delta_value")
+    __slots__ = ("_delta_value", "eps")
 
     def __init__(self, eps: float, delta: float = 0.0):
         object.__setattr__(self, "eps", _validate.real("eps", eps, low=0.0))

@@ -45,9 +45,12 @@ import numpy as np
 from scipy.special import logsumexp
 
 from fdp import _validate
+from fdp._constants import EPS_SEARCH
+from fdp._numerics import maximise_unimodal
+from fdp._numerics import search_grid as _search_grid
 from fdp.conversions.gdp import _log_delta, gdp_beta
 from fdp.operations.inverse import Inverse
-from fdp.tradeoff import EPS_SEARCH, TradeOff, _search_grid, maximise_unimodal
+from fdp.tradeoff import TradeOff
 
 #: Tolerance on |Σ pⱼ − 1| (probabilities are then divided by their sum).
 PROB_SUM_TOL = 1e-9

@@ -80,7 +80,7 @@ _CHUNK_ATOMS = 1 << 21
 def _window(m, prob, tail):
     """Integer range [lo, hi] of Bin(m, prob) holding every k with pmf ≥ tail (a
     superset: the quantiles at tail on each side, widened by one)."""
-    from scipy.stats import binom      # lazily: `import fdp` stays free of scipy.stats
+    from scipy.stats import binom  # lazily: `import fdp` stays free of scipy.stats
     lo = binom.ppf(tail, m, prob)
     hi = binom.isf(tail, m, prob)
     lo = np.maximum(np.nan_to_num(lo, nan=0.0) - 1.0, 0.0)

@@ -12,8 +12,14 @@ from __future__ import annotations
 from dp_accounting import privacy_accountant as _pa
 
 from fdp import _validate
-from fdp.interop.dp_accounting import (UnsupportedEventError, _Context, _finish, _map,
-                                       _relation, _sensitivity)
+from fdp.interop.dp_accounting import (
+    UnsupportedEventError,
+    _Context,
+    _finish,
+    _map,
+    _relation,
+    _sensitivity,
+)
 from fdp.tradeoff import TradeOff
 
 NeighboringRelation = _pa.NeighboringRelation

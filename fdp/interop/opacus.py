@@ -37,9 +37,9 @@ from fractions import Fraction
 import numpy as np
 
 from fdp import _validate
-from fdp.engine import dpsgd
 from fdp.families import Gaussian, Identity
 from fdp.interop.dp_accounting import no_privacy
+from fdp.sgd.certified import dpsgd
 from fdp.tradeoff import TradeOff
 
 MECHANISM = "fdp"

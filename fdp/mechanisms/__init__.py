@@ -45,11 +45,20 @@ the snapping mechanism, is not provided here.
 from fdp.mechanisms import exact, sensitivity
 from fdp.mechanisms._base import Mechanism
 from fdp.mechanisms.additive import GaussianMechanism, LaplaceMechanism
-from fdp.mechanisms.categorical import (ExponentialMechanism, PermuteAndFlip,
-                                        RandomizedResponseMechanism, ReportNoisyMax)
-from fdp.mechanisms.exact import (DiscreteGaussianMechanism, DiscreteLaplaceMechanism,
-                                  RandomBits, bernoulli_exp, discrete_gaussian,
-                                  discrete_laplace)
+from fdp.mechanisms.categorical import (
+                                        ExponentialMechanism,
+                                        PermuteAndFlip,
+                                        RandomizedResponseMechanism,
+                                        ReportNoisyMax,
+)
+from fdp.mechanisms.exact import (
+                                        DiscreteGaussianMechanism,
+                                        DiscreteLaplaceMechanism,
+                                        RandomBits,
+                                        bernoulli_exp,
+                                        discrete_gaussian,
+                                        discrete_laplace,
+)
 
 __all__ = ["DiscreteGaussianMechanism", "DiscreteLaplaceMechanism", "ExponentialMechanism",
            "GaussianMechanism", "LaplaceMechanism", "Mechanism", "PermuteAndFlip", "RandomBits",

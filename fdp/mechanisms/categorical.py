@@ -6,8 +6,9 @@ Both sample with a numpy ``Generator`` from probabilities computed in floating p
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from scipy.special import log_softmax

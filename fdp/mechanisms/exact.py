@@ -51,7 +51,7 @@ class RandomBits:
     Bits are pooled 2048 at a time; each request consumes exactly the bits it uses.
     """
 
-    __slots__ = ("_source", "_gen", "_pool", "_nbits")
+    __slots__ = ("_gen", "_nbits", "_pool", "_source")
     _REFILL = 256  # bytes
 
     def __init__(self, rng=None):

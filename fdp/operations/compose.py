@@ -21,7 +21,6 @@ kinds with no common closed form meet (for example Gaussian with Laplace).
 
 from __future__ import annotations
 
-from collections import Counter
 
 import numpy as np
 from scipy.special import gammaln
@@ -34,7 +33,7 @@ from fdp.families.finite_pair import product as pair_product
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
 from fdp.operations.with_delta import WithDelta
-from fdp.tradeoff import TradeOff
+from fdp.tradeoff import TradeOff, count_factors
 
 
 def eps_delta_power(f: EpsDelta, n: int) -> FinitePair:
@@ -164,28 +163,12 @@ def compose(*fs: TradeOff, tol: float | None = None) -> TradeOff:
             raise TypeError(f"cannot compose {f!r}: it is a LOWER bound, not a guarantee")
     if tol is not None:
         _validate.real("tol", tol, low=0.0, low_open=True)
-    return _compose_counted(list(_count(fs).items()), tol)
-
-
-def _count(fs) -> Counter:
-    counts: Counter = Counter()
-    for f in fs:
-        try:
-            counts[f] += 1
-        except TypeError:  # unhashable: keep as its own factor
-            counts[_Unhashable(f)] += 1
-    return counts
-
-
-class _Unhashable:
-    def __init__(self, f):
-        self.f = f
+    return _compose_counted(count_factors(fs), tol)
 
 
 def _compose_counted(items, tol):
     by_kind: dict[str, list] = {}
     for f, n in items:
-        f = f.f if isinstance(f, _Unhashable) else f
         kind, payload = _classify(f)
         by_kind.setdefault(kind, []).append((f, payload, n))
     by_kind.pop("neutral", None)
@@ -232,8 +215,8 @@ def _split_delta(items):
 
 def power(f: TradeOff, n: int) -> TradeOff:
     """f^{⊗n}; n = 0 gives Id. Negative or non-integer n is refused."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) and not (
-            isinstance(n, float) and n.is_integer()):
+    if isinstance(n, bool) or (not isinstance(n, (int, np.integer)) and not (
+            isinstance(n, float) and n.is_integer())):
         raise ValueError(f"power n must be a non-negative integer, got {n!r}")
     n = int(n)
     if n < 0:

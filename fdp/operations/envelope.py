@@ -6,8 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fdp.tradeoff import (EPS_SEARCH, TradeOff, _search_grid, conjugate_delta, math_repr,
-                          maximise_unimodal, remark)
+from fdp._constants import EPS_SEARCH
+from fdp._numerics import conjugate_delta, maximise_unimodal
+from fdp._numerics import search_grid as _search_grid
+from fdp.tradeoff import TradeOff, math_repr, remark
 
 
 @dataclass(frozen=True)

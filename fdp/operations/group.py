@@ -17,8 +17,9 @@ import numpy as np
 from scipy.special import logsumexp
 
 from fdp import _validate
+from fdp._constants import EPS_SEARCH
 from fdp.families.piecewise import PiecewiseLinear, lower_convex_hull
-from fdp.tradeoff import EPS_SEARCH, TradeOff
+from fdp.tradeoff import TradeOff
 
 # Group sizes up to this are also evaluated by iterating 1 − f pointwise (exact to
 # rounding for closed-form f); the grid bracket is used for every k.
@@ -389,7 +390,7 @@ class EpsDeltaGroup(TradeOff):
     beyond 709 (where e^{kε} overflows) neither overflows nor loses the safe side.
     """
 
-    __slots__ = ("eps", "d", "k", "loss", "log_p", "log_q", "log_inf", "_cum")
+    __slots__ = ("_cum", "d", "eps", "k", "log_inf", "log_p", "log_q", "loss")
 
     def __init__(self, eps: float, delta: float, k: int):
         eps = _validate.real("eps", eps, low=0.0, low_open=True)

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from fdp.tradeoff import TradeOff, conjugate_delta
-
+from fdp._numerics import conjugate_delta
+from fdp.tradeoff import TradeOff
 
 REFLECT_MAX = 3.0
 

@@ -30,9 +30,19 @@ from __future__ import annotations
 
 from fdp.plotting._draw import draw_points, draw_tradeoff, is_point_set, latex_label
 from fdp.plotting._style import PALETTE, get_axes, legend, new_figure, save, tradeoff_axes
-from fdp.plotting.accounting import (clt_band, dpsgd_comparison, dpsgd_profile, dpsgd_roc,
-                                     draw_roc, gdp_conversion, group_privacy, laplace_limit,
-                                     privacy_profile, roc_axes, subsampling)
+from fdp.plotting.accounting import (
+    clt_band,
+    dpsgd_comparison,
+    dpsgd_profile,
+    dpsgd_roc,
+    draw_roc,
+    gdp_conversion,
+    group_privacy,
+    laplace_limit,
+    privacy_profile,
+    roc_axes,
+    subsampling,
+)
 from fdp.plotting.basics import eps_delta, fdp_region, gdp_family, hypothesis_test
 
 

@@ -12,8 +12,7 @@ import numpy as np
 
 from fdp import _validate
 from fdp.plotting._draw import draw_tradeoff, latex_label
-from fdp.plotting._style import (alpha_grid, color, get_axes, legend, linestyle,
-                                tradeoff_axes)
+from fdp.plotting._style import alpha_grid, color, get_axes, legend, linestyle, tradeoff_axes
 
 
 def _masked(v, floor):

@@ -279,6 +279,21 @@ def main_for(name: str, argv=None) -> int:
     return main(["repro", name, *(argv or [])])
 
 
-__all__ = ["COLUMNS", "Check", "Progress", "Result", "SCRIPTS", "TABLE_WIDTH", "format_table",
-           "load", "main_for", "prepare_out_dir", "resolve", "rows", "run", "run_one",
-           "write_csv", "write_gallery"]
+__all__ = [
+    "COLUMNS",
+    "SCRIPTS",
+    "TABLE_WIDTH",
+    "Check",
+    "Progress",
+    "Result",
+    "format_table",
+    "load",
+    "main_for",
+    "prepare_out_dir",
+    "resolve",
+    "rows",
+    "run",
+    "run_one",
+    "write_csv",
+    "write_gallery",
+]

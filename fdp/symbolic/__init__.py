@@ -14,13 +14,45 @@ parameters are numbers or sympy expressions (default: the symbols μ > 0, ε > 0
 δ ∈ [0, 1)). Any expression in ``S.alpha`` is accepted by every function here.
 """
 
-from fdp.symbolic._expr import (Phi, Phi_inv, alpha, delta_, eps_delta, epsilon, gaussian,
-                                identity, laplace, mu, pieces)
+from fdp.symbolic._expr import (
+                                Phi,
+                                Phi_inv,
+                                alpha,
+                                delta_,
+                                eps_delta,
+                                epsilon,
+                                gaussian,
+                                identity,
+                                laplace,
+                                mu,
+                                pieces,
+)
 from fdp.symbolic.calculus import Functionals, delta, functionals, inverse, varepsilon
 from fdp.symbolic.check import AXIOMS, CheckReport, Verdict, check
 from fdp.symbolic.convert import SymbolicTradeOff, latex, to_tradeoff
 
-__all__ = ["alpha", "mu", "epsilon", "delta_", "varepsilon", "Phi", "Phi_inv", "gaussian",
-           "eps_delta", "laplace", "identity", "pieces", "check", "CheckReport", "Verdict",
-           "AXIOMS", "inverse", "delta", "functionals", "Functionals", "to_tradeoff",
-           "SymbolicTradeOff", "latex"]
+__all__ = [
+                                "AXIOMS",
+                                "CheckReport",
+                                "Functionals",
+                                "Phi",
+                                "Phi_inv",
+                                "SymbolicTradeOff",
+                                "Verdict",
+                                "alpha",
+                                "check",
+                                "delta",
+                                "delta_",
+                                "eps_delta",
+                                "epsilon",
+                                "functionals",
+                                "gaussian",
+                                "identity",
+                                "inverse",
+                                "laplace",
+                                "latex",
+                                "mu",
+                                "pieces",
+                                "to_tradeoff",
+                                "varepsilon",
+]

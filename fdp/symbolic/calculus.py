@@ -359,4 +359,4 @@ def _definite(g, x, a, b):
     return r
 
 
-__all__ = ["inverse", "delta", "functionals", "Functionals", "varepsilon"]
+__all__ = ["Functionals", "delta", "functionals", "inverse", "varepsilon"]

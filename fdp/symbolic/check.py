@@ -30,8 +30,7 @@ import numpy as np
 import sympy as sp
 
 from fdp.symbolic import _numeric
-from fdp.symbolic._expr import (DOMAINS, PiecesError, alpha, as_expr, bind, pieces,
-                                rational, subs)
+from fdp.symbolic._expr import DOMAINS, PiecesError, alpha, as_expr, bind, pieces, rational, subs
 from fdp.symbolic._prove import Prover, Timeout, domain_of, time_limit
 
 AXIOMS = ("convex", "continuous", "non_increasing", "below_identity", "range")
@@ -479,4 +478,4 @@ def _all_smooth(e) -> bool:
     return all(not n.is_Function or isinstance(n, ok) for n in sp.preorder_traversal(e))
 
 
-__all__ = ["check", "CheckReport", "Verdict", "AXIOMS"]
+__all__ = ["AXIOMS", "CheckReport", "Verdict", "check"]

@@ -12,6 +12,7 @@ from fdp.symbolic._expr import alpha, as_expr, bind
 from fdp.symbolic._numeric import MODULES, stable
 from fdp.tradeoff import TradeOff
 
+
 @dataclass(frozen=True)
 class SymbolicTradeOff(TradeOff):
     """A numeric trade-off function evaluated from a sympy expression in α.
@@ -71,4 +72,4 @@ def latex(expr, /, name: str | None = None) -> str:
     return body if name is None else rf"{name}(\alpha) = {body}"
 
 
-__all__ = ["to_tradeoff", "SymbolicTradeOff", "latex"]
+__all__ = ["SymbolicTradeOff", "latex", "to_tradeoff"]

@@ -22,8 +22,15 @@ from scipy.special import logsumexp
 import fdp
 from fdp.engine import compose_numeric
 from fdp.engine.discretise import compensate, discretise
-from fdp.engine.lattice import (OPTIMISTIC, PESSIMISTIC, Lattice, _chernoff_end, _direct_band,
-                                crop, reflect)
+from fdp.engine.lattice import (
+    OPTIMISTIC,
+    PESSIMISTIC,
+    Lattice,
+    _chernoff_end,
+    _direct_band,
+    crop,
+    reflect,
+)
 from fdp.operations.subsample import PoissonAdd
 
 

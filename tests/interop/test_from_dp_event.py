@@ -397,7 +397,7 @@ def test_relations_and_bad_parameters():
                       "replace_one")
 
     @dataclass(frozen=True)
-    class GaussianDpEvent_:  # noqa: N801 - a wrong field under the right name
+    class GaussianDpEvent_:
         sigma: float
     GaussianDpEvent_.__name__ = "GaussianDpEvent"
     with pytest.raises(UnsupportedEventError, match="noise_multiplier"):

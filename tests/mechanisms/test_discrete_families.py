@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import fdp
 from fdp.engine import compose_numeric
 from fdp.engine.laws import _bin_atoms, interval_masses, loss_range
-from fdp.families.discrete import _dgauss_pair, log_tail
+from fdp.families.discrete import log_tail
 from fdp.mechanisms import DiscreteGaussianMechanism, DiscreteLaplaceMechanism
 
 EDGE_ALPHA = np.array([0.0, 1e-300, 1e-100, 1e-20, 1e-5, 0.01, 0.3, 0.5, 0.7, 0.99,

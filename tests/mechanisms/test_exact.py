@@ -11,9 +11,14 @@ from scipy import stats
 
 import fdp
 from fdp.mechanisms import exact
-from fdp.mechanisms.exact import (DiscreteGaussianMechanism, DiscreteLaplaceMechanism,
-                                  RandomBits, bernoulli_exp, discrete_gaussian,
-                                  discrete_laplace)
+from fdp.mechanisms.exact import (
+    DiscreteGaussianMechanism,
+    DiscreteLaplaceMechanism,
+    RandomBits,
+    bernoulli_exp,
+    discrete_gaussian,
+    discrete_laplace,
+)
 
 
 def _chi2_pvalue(samples, support, pmf):

@@ -9,8 +9,13 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import fdp
-from fdp.mechanisms import (ExponentialMechanism, GaussianMechanism, LaplaceMechanism,
-                            RandomizedResponseMechanism, sensitivity)
+from fdp.mechanisms import (
+    ExponentialMechanism,
+    GaussianMechanism,
+    LaplaceMechanism,
+    RandomizedResponseMechanism,
+    sensitivity,
+)
 
 
 # ----------------------------------------------------------------------

@@ -15,7 +15,7 @@ import pytest
 
 import fdp
 from fdp import audit
-from fdp.mechanisms import (ExponentialMechanism, PermuteAndFlip, ReportNoisyMax)
+from fdp.mechanisms import ExponentialMechanism, PermuteAndFlip, ReportNoisyMax
 
 
 def pf_enumerated(u, eps, delta=1.0):

@@ -60,8 +60,8 @@ def _laplace_quadrature(mu):
     """E_P[−L], E_P[L²], E_P|L|³, E_P|L − E_P L|³ for P = Lap(0,1), L = |x| − |x − μ|."""
     mpmath.mp.dps = 30
     m = mpmath.mpf(mu)
-    dens = lambda x: mpmath.exp(-abs(x)) / 2  # noqa: E731
-    loss = lambda x: abs(x) - abs(x - m)      # noqa: E731
+    dens = lambda x: mpmath.exp(-abs(x)) / 2
+    loss = lambda x: abs(x) - abs(x - m)
     pts = [-mpmath.inf, 0, m, mpmath.inf]
     kl = -mpmath.quad(lambda x: dens(x) * loss(x), pts)
     k2 = mpmath.quad(lambda x: dens(x) * loss(x) ** 2, pts)

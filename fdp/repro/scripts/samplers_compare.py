@@ -40,8 +40,8 @@ def run(out_dir, fast: bool = False):
     checks = []
     if not have("fdp.engine"):
         return [missing(SOURCE, "sampler comparison", "fdp.engine")]
-    from fdp.engine.allocation import random_allocation
-    from fdp.engine.shuffle_lower import shuffle_lower
+    from fdp.sgd.allocation import random_allocation
+    from fdp.sgd.shuffle import shuffle_lower
     tol = 1e-3 if fast else None
     t = N // B
     steps = math.ceil(E * N / B)

@@ -1,4 +1,4 @@
-"""fdp.engine.shuffle_lower: a labelled LOWER curve, never a guarantee."""
+"""fdp.sgd.shuffle: a labelled LOWER curve, never a guarantee."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import fdp
-from fdp.engine.shuffle_lower import NOT_A_GUARANTEE, ShuffleLower, shuffle_lower
-from tests.engine.test_alloc_allocation import _exact_t2
+from fdp.sgd.shuffle import NOT_A_GUARANTEE, ShuffleLower, shuffle_lower
+from tests.sgd.test_allocation import _exact_t2
 
 
 def test_marked_everywhere_as_not_a_guarantee():
@@ -73,7 +73,8 @@ def test_accountant_refuses_to_spend_it(adaptive):
 
 
 def test_dpsgd_wiring_helpers():
-    from fdp.engine import allocation, shuffle_lower as sl
+    from fdp.sgd import allocation
+    from fdp.sgd import shuffle as sl
     f = allocation.from_dpsgd(2.0, 0.1, 25)            # 10 steps per epoch, 3 epochs (up)
     g = allocation.random_allocation(2.0, 10, 1, 3)
     assert f.epsilon_bounds(1e-5) == g.epsilon_bounds(1e-5)

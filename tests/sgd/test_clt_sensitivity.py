@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from scipy.stats import norm
 
 import fdp
-from fdp.clt.dpsgd import compare_dpsgd_clt
+from fdp.sgd.clt import compare_dpsgd_clt
 
 
 def poisson(s, p, T):

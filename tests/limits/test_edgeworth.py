@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import fdp
-from fdp.clt import EdgeworthApprox, WithDelta, edgeworth_cdf
+from fdp.limits import EdgeworthApprox, WithDelta, edgeworth_cdf
 
 # μ_f printed by the authors' code (gdp-edgeworth, expr_laplace.py; MATH.md §6) for
 # Lap(0,1)^{⊗n} vs Lap(3/√n,1)^{⊗n}. Their moments come from scipy.integrate.quad with
@@ -20,9 +20,9 @@ def _mu_f_mpmath(n):
     """μ_f = n (E_Q L − E_P L)/√(n Var_P L) by 40-digit quadrature in x (independent)."""
     with mpmath.workdps(40):
         m = 3 / mpmath.sqrt(n)
-        L = lambda x: abs(x) - abs(x - m)  # noqa: E731  log dQ/dP, Q = Lap(m, 1)
-        p = lambda x: mpmath.exp(-abs(x)) / 2  # noqa: E731
-        q = lambda x: mpmath.exp(-abs(x - m)) / 2  # noqa: E731
+        L = lambda x: abs(x) - abs(x - m)
+        p = lambda x: mpmath.exp(-abs(x)) / 2
+        q = lambda x: mpmath.exp(-abs(x - m)) / 2
         pts = [-mpmath.inf, 0, m, mpmath.inf]
         ep = mpmath.quad(lambda x: L(x) * p(x), pts)
         eq = mpmath.quad(lambda x: L(x) * q(x), pts)

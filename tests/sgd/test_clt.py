@@ -8,7 +8,7 @@ import pytest
 from scipy.stats import norm
 
 import fdp
-from fdp.clt import compare_dpsgd_clt
+from fdp.sgd.clt import compare_dpsgd_clt
 
 P_MNIST = 256 / 60000
 

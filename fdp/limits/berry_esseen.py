@@ -41,10 +41,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fdp import _validate
-from fdp.clt.functionals import Functionals, functionals
-from fdp.operations.with_delta import with_delta
+from fdp._numerics import alpha_grid as _alpha_grid
+from fdp._numerics import golden_max
 from fdp.conversions.gdp import gdp_beta
-from fdp.tradeoff import TradeOff, _alpha_grid, golden_max
+from fdp.limits.functionals import Functionals, functionals
+from fdp.operations.with_delta import with_delta
+from fdp.tradeoff import TradeOff, count_factors
 
 #: The Berry–Esseen constant used by DRS Thm 3.4.
 BERRY_ESSEEN_CONSTANT = 0.56
@@ -173,20 +175,7 @@ def _as_list(fs) -> list[TradeOff]:
     return items
 
 
-def _grouped(items: list[TradeOff]) -> list[tuple[TradeOff, int]]:
-    counts: dict = {}
-    order: list = []
-    for f in items:
-        try:
-            key = ("h", f)
-            hash(f)
-        except TypeError:
-            key = ("id", id(f))
-        if key not in counts:
-            counts[key] = [f, 0]
-            order.append(key)
-        counts[key][1] += 1
-    return [(counts[k][0], counts[k][1]) for k in order]
+_grouped = count_factors
 
 
 def is_symmetric(f: TradeOff, tol: float = 1e-9) -> bool:

@@ -12,15 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fdp
-from fdp.clt.functionals import Functionals
+from fdp.limits.functionals import Functionals
 from tests.conftest import pmfs
 
 
 def _gauss_quad(mu):
     """E_P g(L) for L = μX − μ²/2, X ~ N(0,1), by mpmath quadrature."""
     with mpmath.workdps(30):
-        dens = lambda x: mpmath.npdf(x)  # noqa: E731
-        L = lambda x: mu * x - mu * mu / 2  # noqa: E731
+        dens = lambda x: mpmath.npdf(x)
+        L = lambda x: mu * x - mu * mu / 2
         m1 = mpmath.quad(lambda x: L(x) * dens(x), [-mpmath.inf, mpmath.inf])
         m2 = mpmath.quad(lambda x: L(x) ** 2 * dens(x), [-mpmath.inf, mpmath.inf])
         zero = mu / 2
@@ -44,8 +44,8 @@ def test_gaussian_closed_forms_match_quadrature(mu):
 def _laplace_quad(m):
     """Moments of L = |x| − |x − m| under Lap(0,1), by mpmath quadrature in x."""
     with mpmath.workdps(30):
-        dens = lambda x: mpmath.exp(-abs(x)) / 2  # noqa: E731
-        L = lambda x: abs(x) - abs(x - m)  # noqa: E731
+        dens = lambda x: mpmath.exp(-abs(x)) / 2
+        L = lambda x: abs(x) - abs(x - m)
         pts = [-mpmath.inf, 0, m / 2, m, mpmath.inf]
         m1 = mpmath.quad(lambda x: L(x) * dens(x), pts)
         m2 = mpmath.quad(lambda x: L(x) ** 2 * dens(x), pts)

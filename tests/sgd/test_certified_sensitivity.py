@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fdp
-from fdp.engine.dpsgd import DEFAULT_SENSITIVITY
+from fdp.sgd.certified import DEFAULT_SENSITIVITY
 
 mp.mp.dps = 40
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy.stats import binom
 
 import fdp
-from fdp.engine.dpsgd import (SAMPLERS, _truncated_poisson_step, _with_replacement_step)
+from fdp.sgd.certified import SAMPLERS, _truncated_poisson_step, _with_replacement_step
 
 Y = np.linspace(-40.0, 40.0, 400001)
 DY = Y[1] - Y[0]

@@ -14,7 +14,7 @@ batch sampler people actually use and returns one plain row per sampler:
   "not available";
 * shuffling: NO upper bound better than "each record once per epoch" (the full
   batch Gaussian G_{√E/σ}, a valid guarantee) is known; the row gives the
-  certified LOWER bound of ``fdp.engine.shuffle_lower`` (Chua et al. ICML 2024,
+  certified LOWER bound of ``fdp.sgd.shuffle`` (Chua et al. ICML 2024,
   NeurIPS 2024) as its lower end and the no-amplification guarantee as its upper
   end, labelled so.
 
@@ -120,8 +120,8 @@ def compare_samplers(dataset_size, batch_size, epochs, noise_multiplier, delta,
         shuffle, in that order.
     """
     import fdp
-    from fdp.engine.allocation import random_allocation
-    from fdp.engine.shuffle_lower import shuffle_lower
+    from fdp.sgd.allocation import random_allocation
+    from fdp.sgd.shuffle import shuffle_lower
     n = _validate.positive_int("dataset_size", dataset_size)
     b = _validate.positive_int("batch_size", batch_size)
     if b > n:

@@ -8,8 +8,7 @@ import pytest
 
 import fdp
 from fdp.cli import main
-from fdp.samplers_report import (GUARANTEE, LOWER, MISSING, SamplerRow, compare_samplers,
-                                 format_table)
+from fdp.sgd.report import GUARANTEE, LOWER, MISSING, SamplerRow, compare_samplers, format_table
 
 CONF = dict(dataset_size=1000, batch_size=100, epochs=2, noise_multiplier=2.0, delta=1e-5)
 

@@ -35,8 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from fdp import _validate
-from fdp.engine.allocation import random_allocation
 from fdp.engine.numeric import Numeric
+from fdp.sgd.allocation import random_allocation
 from fdp.tradeoff import TradeOff
 
 NOT_A_GUARANTEE = (
@@ -184,6 +184,6 @@ def from_dpsgd(noise_multiplier, sample_rate, steps, tol=None) -> ShuffleLower:
     """``fdp.dpsgd(σ, q, T, sampling="shuffle")``: the LOWER curve over ⌊T·q⌋ full
     epochs of t = 1/q batches (a last partial epoch only adds leakage, so dropping it
     keeps the bound valid)."""
-    from fdp.engine.allocation import epochs_of
+    from fdp.sgd.allocation import epochs_of
     t, e = epochs_of(sample_rate, steps, partial="down")
     return shuffle_lower(noise_multiplier, t, e, tol=tol)

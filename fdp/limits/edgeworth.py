@@ -29,8 +29,8 @@ import numpy as np
 from scipy.special import ndtr
 
 from fdp import _validate
-from fdp.clt.berry_esseen import _as_list, _grouped
-from fdp.clt.functionals import _decompose
+from fdp.limits.berry_esseen import _as_list, _grouped
+from fdp.limits.functionals import _decompose
 from fdp.operations.with_delta import with_delta
 from fdp.tradeoff import TradeOff
 
@@ -141,7 +141,7 @@ def edgeworth(fs) -> TradeOff:
 
     Returns an ``EdgeworthApprox`` (wrapped as g ⊗ f_{0,δ} when the inputs carry δ),
     labelled approximate: it is not a bound. Inputs need not be symmetric. The
-    cumulants come from ``fdp.clt.functionals`` (closed forms, exact sums or
+    cumulants come from ``fdp.limits.functionals`` (closed forms, exact sums or
     quadrature). ``[f] * n`` is cheap: equal factors are counted.
 
     Check (ZDLS code): Lap(0,1)^{⊗n} vs Lap(3/√n,1)^{⊗n} gives μ_f = 2.70288 (n = 1),

@@ -2,7 +2,7 @@
 
 With sampling rate p, T steps, noise multiplier σ and p√T → ν as T → ∞, and
 σ' = σ/s where s is the sensitivity of the clipped gradient sum in units of the
-clipping norm (``fdp.engine.dpsgd``: 1 for add/remove, 2 by default for replace-one):
+clipping norm (``fdp.sgd.certified``: 1 for add/remove, 2 by default for replace-one):
 
 * Poisson subsampling, add/remove neighbours (Bu, Dong, Long, Su 2020, their CLT
   for Poisson-subsampled NoisySGD):      μ = p √T √(e^{1/σ'²} − 1).
@@ -28,7 +28,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from fdp import _validate
-from fdp.engine.dpsgd import resolve_sensitivity
+from fdp.sgd.certified import resolve_sensitivity
 
 #: The neighbouring relation each sampling scheme's CLT is proved for.
 NEIGHBOURING = {"poisson": "add_remove", "without_replacement": "replace_one"}
@@ -139,7 +139,7 @@ def compare_dpsgd_clt(noise_multiplier, sample_rate, steps, delta=1e-5, *,
     mu = dpsgd_clt_mu(noise_multiplier, sample_rate, t, sampling, sensitivity=sens)
     from fdp.conversions.gdp import gdp_epsilon
     eps_clt = float(gdp_epsilon(mu, d))
-    from fdp.engine import dpsgd
+    from fdp.sgd.certified import dpsgd
     kwargs = {} if tol is None else {"tol": tol}
     f = dpsgd(noise_multiplier=noise_multiplier, sample_rate=sample_rate, steps=t,
               sampling=sampling, neighbouring=NEIGHBOURING[sampling], sensitivity=sens,

@@ -82,10 +82,9 @@ from scipy.special import ndtr
 
 from fdp import _validate
 from fdp.engine.discretise import _contract_masses, _spread
-from fdp.engine.laws import normal_cells
 from fdp.engine.lattice import OPTIMISTIC, PESSIMISTIC, Lattice, convolve
-from fdp.engine.numeric import (MAX_STEP, STEP_SCALE, Numeric, check_tol, combine_parts,
-                                cropped)
+from fdp.engine.laws import normal_cells
+from fdp.engine.numeric import MAX_STEP, STEP_SCALE, Numeric, check_tol, combine_parts, cropped
 from fdp.families.finite_pair import binary_power
 
 _U = np.finfo(float).eps / 2.0
@@ -368,7 +367,7 @@ def random_allocation(noise_multiplier, steps, selected=1, epochs=1, tol=None) -
     blocks and epochs and symmetrised once, f = min{f_add, f_remove}**, with
     δ(ε) = max(δ_add(ε), δ_remove(ε)). For k > 1 the epoch is bounded by the
     composition of k single allocations over blocks of ⌊t/k⌋ and ⌈t/k⌉ steps
-    (proof in the module docstring of ``fdp.engine.allocation``).
+    (proof in the module docstring of ``fdp.sgd.allocation``).
 
     Parameters
     ----------

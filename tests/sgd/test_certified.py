@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import fdp
+from fdp._numerics import epsilon_for_delta
 from fdp.operations.subsample import PoissonAdd
-from fdp.tradeoff import epsilon_for_delta
 
 Q = 256 / 60000
 

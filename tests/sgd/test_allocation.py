@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fdp
-from fdp.engine.allocation import blocks, random_allocation
+from fdp.sgd.allocation import blocks, random_allocation
 
 mp.mp.dps = 30
 

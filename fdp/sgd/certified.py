@@ -78,8 +78,17 @@ from __future__ import annotations
 import numpy as np
 
 from fdp import _validate
-from fdp.engine.numeric import (Numeric, Recipe, check_tol, choose_step, combine_parts,
-                                 cropped, discretise_groups, inverse_parts, work_units)
+from fdp.engine.numeric import (
+    Numeric,
+    Recipe,
+    check_tol,
+    choose_step,
+    combine_parts,
+    cropped,
+    discretise_groups,
+    inverse_parts,
+    work_units,
+)
 from fdp.engine.progress import Meter
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
@@ -274,7 +283,8 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
                              "with sensitivity 1")
         if steps == 0 and sampling == "random_allocation":
             return Identity()
-        from fdp.engine import allocation, shuffle_lower
+        from fdp.sgd import allocation
+        from fdp.sgd import shuffle as shuffle_lower
         module = allocation if sampling == "random_allocation" else shuffle_lower
         return module.from_dpsgd(noise_multiplier, sample_rate, steps, tol=tol)
     if sampling not in SAMPLERS or SAMPLERS[sampling][0] != neighbouring:

@@ -1,0 +1,242 @@
+"""The package's one home for generic numerics on trade-off functions.
+
+One of each: a monotone bisection (``bisect_monotone``), a golden-section argmax
+(``golden_max``), a grid-then-golden maximiser (``maximise_unimodal``), the convex
+conjugate δ(ε) = sup_α (1 − β(α) − e^ε α) (``conjugate_delta``) and its inverse
+ε(δ) (``epsilon_for_delta``). Constants they use, with their derivations, are in
+``fdp._constants``. Nothing here knows about trade-off objects: inputs are plain
+callables on float arrays, so every layer of the package may import this module.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+
+from fdp._constants import EPS_CAP, EPS_SEARCH, GOLDEN, LOGIT_SEARCH
+
+_GOLDEN = GOLDEN
+
+
+def alpha_grid(n: int = 2001) -> np.ndarray:
+    """α grid: uniform on [0, 1] plus log-spaced points near both ends."""
+    tail = np.logspace(-300, -2, 300)
+    return np.unique(np.concatenate([[0.0, 1.0], np.linspace(0, 1, n), tail, 1.0 - tail]))
+
+
+def golden_max(fun, lo: np.ndarray, hi: np.ndarray, iters: int = 100) -> np.ndarray:
+    """Vectorised golden-section search for the argmax of unimodal functions on [lo, hi].
+
+    ``fun(x)`` maps an array shaped like ``lo`` to the objective of each entry.
+    """
+    a, b = np.array(lo, dtype=float), np.array(hi, dtype=float)
+    c = b - _GOLDEN * (b - a)
+    d = a + _GOLDEN * (b - a)
+    fc, fd = fun(c), fun(d)
+    for _ in range(iters):
+        left = fc >= fd
+        b = np.where(left, d, b)
+        a = np.where(left, a, c)
+        new = np.where(left, b - _GOLDEN * (b - a), a + _GOLDEN * (b - a))
+        fnew = fun(new)
+        d, fd, c, fc = (np.where(left, c, new), np.where(left, fc, fnew),
+                        np.where(left, new, d), np.where(left, fnew, fd))
+        if np.all(b - a <= 1e-15 * np.maximum(1.0, np.abs(a))):
+            break
+    return np.where(fc >= fd, c, d)
+
+
+def bisect_monotone(passes, lo, hi, *, rtol: float = 4e-16, atol: float = 0.0,
+                    max_iter: int = 2200):
+    """Vectorised bisection for monotone predicates; the package's one root finder.
+
+    ``passes(x)`` maps a float array shaped like ``lo`` to booleans and must be
+    monotone: False below a threshold x*, True above. On entry ``passes(hi)`` is
+    assumed True and ``passes(lo)`` False (the caller checks or arranges that).
+    Returns ``(lo, hi)`` with the invariant kept at every step -- ``hi`` is a point
+    that passed (or the initial ``hi``), ``lo`` one that failed -- so the caller
+    reads off the side it can certify: ``hi`` for "smallest x that passes", ``lo``
+    for "largest x that fails".
+
+    Midpoints are geometric while hi > 4·lo > 0 (brackets spanning many decades
+    close in a few dozen steps) and arithmetic otherwise. The loop stops when
+    hi − lo ≤ max(atol, rtol·|hi|) or when the midpoint rounds onto an end (the
+    bracket is one ulp wide), so it always terminates: at most ~2200 steps even
+    for a bracket [0, 1e308] closing at a subnormal.
+
+    Parameters
+    ----------
+    passes : callable
+        Monotone predicate on float arrays (False below the threshold, True above).
+    lo, hi : float or array_like
+        Bracket ends (broadcast together); ``passes(lo)`` False, ``passes(hi)`` True.
+    rtol, atol : float, optional
+        Stop when hi − lo ≤ max(atol, rtol·|hi|).
+    max_iter : int, optional
+        Safety cap on the number of steps.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        ``(lo, hi)``: the last failing and the last passing points.
+    """
+    lo = np.array(lo, dtype=float)
+    hi = np.array(hi, dtype=float)
+    lo, hi = np.broadcast_arrays(lo, hi)
+    lo, hi = lo.copy(), hi.copy()
+    for _ in range(max_iter):
+        width = hi - lo
+        active = width > np.maximum(atol, rtol * np.abs(hi))
+        geo = (lo > 0) & (hi > 4.0 * lo)
+        with np.errstate(over="ignore", invalid="ignore"):
+            mid = np.where(geo, np.sqrt(lo) * np.sqrt(hi), lo + 0.5 * width)
+        active &= (mid > lo) & (mid < hi)
+        if not active.any():
+            break
+        ok = np.asarray(passes(np.where(active, mid, hi)), dtype=bool).reshape(hi.shape)
+        hi = np.where(active & ok, mid, hi)
+        lo = np.where(active & ~ok, mid, lo)
+    return lo, hi
+
+
+def search_grid(lo: float, hi: float) -> np.ndarray:
+    """A grid on [lo, hi]: 0.05 apart on [−40, 40], coarser (≈3.5 apart) outside."""
+    core = np.linspace(max(lo, -40.0), min(hi, 40.0), 1601)
+    left = np.linspace(lo, -40.0, 200) if lo < -40 else np.empty(0)
+    right = np.linspace(40.0, hi, 200) if hi > 40 else np.empty(0)
+    return np.unique(np.concatenate([left, core, right]))
+
+
+def maximise_unimodal(row_fn, grid: np.ndarray, grid_values: np.ndarray) -> np.ndarray:
+    """Row-wise maximum of unimodal objectives: best grid point, then golden refinement.
+
+    ``grid_values[r, j]`` is row r's objective at ``grid[j]``; ``row_fn(x)`` evaluates
+    row r at ``x[r]``. A grid first (so that float-flat stretches far from the
+    maximum cannot mislead the search), then golden section between the best grid
+    point's neighbours, which bracket the maximiser of a unimodal function.
+    """
+    rows = np.arange(grid_values.shape[0])
+    j = np.argmax(grid_values, axis=1)
+    lo = grid[np.maximum(j - 1, 0)]
+    hi = grid[np.minimum(j + 1, grid.size - 1)]
+    x = golden_max(row_fn, lo, hi, iters=80)
+    return np.maximum(grid_values[rows, j], row_fn(x))
+
+
+_LOGIT_GRID = search_grid(*LOGIT_SEARCH)
+_CHUNK = 4096
+
+
+def conjugate_delta(beta, eps: np.ndarray, *, reflected: bool = False) -> np.ndarray:
+    """δ(ε) = sup_{α∈[0,1]} (1 − β(α) − e^ε α) for a convex β, vectorised in ε.
+
+    ``reflected=True`` gives the profile of the inverse β⁻¹ without inverting:
+    the graph of β⁻¹ is that of β mirrored in the diagonal, so
+    δ_{β⁻¹}(ε) = sup_x (1 − x − e^ε β(x)).
+
+    Either objective is concave in α (or x), hence unimodal in logit(α) ∈ [−745, 40]:
+    grid then golden section (``maximise_unimodal``); 1 − α is taken as expit(−u)
+    so that it keeps full precision near α = 1. The endpoints α = 0, 1 are compared
+    explicitly.
+    """
+    eps = np.asarray(eps, dtype=float)
+    flat = eps.ravel()
+    y = np.exp(np.minimum(flat, EPS_SEARCH))
+    u = _LOGIT_GRID
+    if reflected:
+        def gain(uu):
+            return expit(-uu)
+
+        def cost(uu):
+            return beta(expit(uu))
+        b0, b1 = float(beta(np.array([0.0]))[0]), float(beta(np.array([1.0]))[0])
+        at0 = 1.0 - y * b0                       # x = 0
+        at1 = np.where(np.isinf(y), -np.inf, -y * b1)  # x = 1
+        limit = 1.0 - _first_zero(beta)          # ε → ∞: 1 − min{x : β(x) = 0}
+    else:
+        def gain(uu):
+            return 1.0 - beta(expit(uu))
+
+        def cost(uu):
+            return expit(uu)
+        at0 = np.full(flat.shape, 1.0 - float(beta(np.array([0.0]))[0]))
+        at1 = np.where(np.isinf(y), -np.inf, 1.0 - y)
+        limit = at0[0] if at0.size else 0.0
+    grid_gain, grid_cost = gain(u), cost(u)
+    best = np.empty(flat.shape)
+    for s in range(0, flat.size, _CHUNK):
+        yc = y[s:s + _CHUNK]
+        values = grid_gain[None, :] - yc[:, None] * grid_cost[None, :]
+        best[s:s + _CHUNK] = maximise_unimodal(
+            lambda uu, yc=yc: gain(uu) - yc * cost(uu), u, values)
+    out = np.maximum(np.maximum(best, at0), at1)
+    out = np.where(flat == np.inf, limit, out)
+    out = np.where(flat == -np.inf, 1.0, out)
+    return np.maximum(out, 0.0).reshape(eps.shape)
+
+
+def _first_zero(beta) -> float:
+    """min{x ∈ [0, 1] : β(x) = 0} (β is non-increasing); returns the passing end."""
+    if float(beta(np.array([0.0]))[0]) <= 0.0:
+        return 0.0
+    _, hi = bisect_monotone(lambda x: beta(x) <= 0.0, 0.0, 1.0, rtol=0.0, atol=1e-24)
+    return float(hi)
+
+
+def _log(x) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        return np.log(np.asarray(x, dtype=float))
+
+
+def epsilon_for_delta(delta_fn, delta: np.ndarray, *, log: bool = False,
+                      log_delta_fn=None) -> np.ndarray:
+    """Smallest ε ≥ 0 with δ(ε) ≤ delta, for a non-increasing δ(·).
+
+    ``log_delta_fn`` (log δ(ε), −inf where δ = 0): the comparison is made in log
+    space too, so that δ values far below the double range (δ(ε) ≈ e^{−2000} for a
+    Gaussian at large ε) are still told apart from 0: δ = 0 is then met only where
+    the hook proves δ(ε) = 0. Both δ(ε) ≤ delta and log δ(ε) ≤ log(delta) must hold
+    at the answer. ``log=True``: ``delta_fn`` itself returns log δ.
+
+    No fixed bracket: the upper end doubles until δ(hi) ≤ delta (up to ``EPS_CAP``
+    = 2^40; beyond, inf). Bisection (``bisect_monotone``) then returns the upper
+    end, on which δ ≤ delta was verified: the answer is never below the true ε
+    (up to the accuracy of ``delta_fn`` itself).
+    """
+    d = np.asarray(delta, dtype=float)
+    flat = d.ravel()
+    out = np.zeros(flat.shape)
+    lin_fn = None
+    if log:
+        lfn = delta_fn
+    elif log_delta_fn is not None:
+        lfn, lin_fn = log_delta_fn, delta_fn
+    else:
+        def lfn(e):
+            return _log(delta_fn(e))
+    target = _log(flat)
+    at0 = lfn(np.zeros(1))[0]
+    todo = target < at0
+    limit = lfn(np.array([np.inf]))[0]
+    out[todo & (target < limit)] = np.inf
+    todo &= target >= limit
+    if todo.any():
+        t = target[todo]
+        lo = np.zeros(t.shape)
+        hi = np.ones(t.shape)
+        over = lfn(hi) > t
+        while over.any() and hi.max() < EPS_CAP:
+            lo = np.where(over, hi, lo)
+            hi = np.where(over, 2.0 * hi, hi)
+            over = lfn(hi) > t
+        lin = flat[todo]
+
+        def meets(e):
+            ok = lfn(e) <= t
+            if lin_fn is not None:      # and δ ≤ delta as a user will check it
+                ok &= lin_fn(e) <= lin
+            return ok
+        over |= ~meets(hi)
+        _, hi = bisect_monotone(meets, lo, hi)
+        out[todo] = np.where(over, np.inf, hi)
+    return out.reshape(d.shape)
