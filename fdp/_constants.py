@@ -37,3 +37,93 @@ GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 #: 2^40 ≈ 1.1e12, far beyond any ε a trade-off function of this package reaches
 #: at a δ that is a positive double.
 EPS_CAP = 2.0 ** 40
+
+# --- engine ---
+# Constants of the certified numeric engine (fdp.engine). Every one of them only
+# decides WHERE a certified bound is taken or how wide it is: whatever is cut, moved
+# or rounded is paid for on the safe side (Doroshenko et al. 2022 for the
+# discretisation; Koskela et al. 2020 and Gopi et al. 2021 for FFT accounting).
+
+#: Losses the engine handles in linear space (Y = e^L under P): e^700 ≈ 1.0e304 is
+#: finite (doubles overflow above e^709.78) and e^{−700} ≈ 9.9e-305 is a normal
+#: double (the smallest is 2.2e-308), so a P-mass or a likelihood ratio formed for a
+#: loss in [−EXP_SAFE, EXP_SAFE] neither overflows nor underflows; beyond it only
+#: Q-masses and differences of losses are used.
+EXP_SAFE = 700.0
+
+#: Losses one discretised factor grids: [−LOSS_WINDOW, LOSS_WINDOW]. Mass beyond goes
+#: to +∞ (pessimistic) or to the window's edge (optimistic); an answer at ε below
+#: LOSS_WINDOW − 40 moves by at most e^{−40} ≈ 4e-18 relative (the Q-mass beyond the
+#: edge is weighted by 1 − e^{ε−l} ≥ 1 − e^{−40}).
+LOSS_WINDOW = 1000.0
+
+#: Masses below this are flushed to 0 after every transform (subnormal doubles,
+#: below 2.2e-308, make every FFT many times slower); 1e-280 leaves a factor 1e28
+#: above the subnormal range for products of two masses, and the flushed ℓ1 mass is
+#: added to the slack.
+FLUSH_BELOW = 1e-280
+
+#: A crop raised to a transform's own round-off level removes at most this much
+#: mass (it is paid into the slack): 1e-13 is ~450 ulps of 1, the order of the FFT
+#: round-off γ = 4(log₂ m + 2)u of a 2^25-point transform (u = 2^-53).
+NOISE_CROP_CAP = 1e-13
+
+#: Tail Q-mass cropped (to the safe side) after each composition step, or bounded by
+#: Chernoff when it wraps around the cyclic window: 1e-22 is a millionth of the
+#: smallest FFT round-off slack of a composed lattice (~1e-16 per transform), so it
+#: never shows in a bracket, while it keeps windows ~15–20 sd wide.
+TAU = 1e-22
+
+#: Tail mass cut in the tilted recomposition: 1e-25, below the per-step tails the
+#: discretisation itself does not grid (law tails of ~1e-25 per step), so the
+#: tilted bracket is limited by those and not by this cut.
+TAU_TILT = 1e-25
+
+#: Grid step Δ = STEP_SCALE · sqrt(tol · V / N) / max(1, V)^{1/4} (V the variance of
+#: the composed loss, N the number of factors): the discretisation changes each
+#: step's loss variance by O(Δ²) (a mean-preserving spread onto a grid of step Δ
+#: adds at most Δ²/4), so the composed law moves by a relative N·Δ²/V ≈ 1.7·tol.
+#: The factor 1.3 is a calibration (any value is certified; it only sets the width):
+#: it makes the β bracket about tol/3 wide on Gaussian and DP-SGD compositions.
+STEP_SCALE = 1.3
+
+#: Largest grid step: 0.05 in loss, i.e. neighbouring grid points differ by
+#: e^{0.05} − 1 ≈ 5% in likelihood ratio, so one cell's connect-the-dots error in
+#: δ(ε) is at most Δ/4 ≈ 1.3% of the local slope (δ is convex in e^ε with slope in
+#: [−1, 0]) even for a single factor.
+MAX_STEP = 0.05
+
+#: The plain read-back of a composed lattice answers ε(δ) for δ ≥ 10 × its certified
+#: slack η (below, δ − η would be within 10% of δ and the bracket loses its meaning);
+#: between PLAIN_READBACK_FLOOR·η and TILT_READBACK_FLOOR·η a tilted recomposition
+#: (Chernoff tilt; Gopi et al. 2021, Sec. 5) is intersected with it, and below the
+#: plain floor the tilted one answers alone.
+PLAIN_READBACK_FLOOR = 10.0
+
+#: See PLAIN_READBACK_FLOOR: above 1000·η the plain bracket's relative error η/δ is
+#: at most 1e-3, the default relative width asked, so tilting cannot help.
+TILT_READBACK_FLOOR = 1000.0
+
+#: Envelope lattices: a change of the leading member that moves a chord by more than
+#: this is followed exactly (the member's own line); smaller ones (round-off-sized
+#: ties, ~450 ulps of 1) are paid into the slack.
+ENVELOPE_SWITCH = 1e-13
+
+#: Privacy-profile-only functions: the gridded loss range carries all but this Q-mass
+#: (read off δ and the tangent points); 1e-20 is far below any δ a composition
+#: certifies (the plain floor is ≥ 1e-16 per transform) and outside mass still goes
+#: to the safe side.
+PROFILE_TAIL = 1e-20
+
+#: ε scanned for the loss range of a profile-only function: [−20, 40] in steps of 0.1.
+#: Below −20 the chord from (0, 1) takes over (Q-mass ≤ e^{−20} ≈ 2e-9 lies there and
+#: goes to the safe side); a function whose δ has not reached its limit δ(+∞) by
+#: ε = 40 has its range end there, and the rest goes to L = +∞ (pessimistic side).
+PROFILE_SCAN = (-20.0, 40.0, 601)
+
+#: The largest logit whose expit is below 1 in double precision, rounded down:
+#: logit(1 − 2^-53) = 53·log 2 = 36.737, so expit(36.7) = 1 − 2.2e-16 is still < 1
+#: while expit(36.8) rounds to 1.0. A grid of logit(α) ending here reaches the
+#: largest α < 1 that a double can hold (LOGIT_SEARCH ends at 40, past it, for
+#: searches that need an end point evaluating to α = 1).
+LOGIT_BELOW_ONE = 36.7

@@ -47,7 +47,7 @@ def golden_max(fun, lo: np.ndarray, hi: np.ndarray, iters: int = 100) -> np.ndar
 
 
 def bisect_monotone(passes, lo, hi, *, rtol: float = 4e-16, atol: float = 0.0,
-                    max_iter: int = 2200):
+                    max_iter: int = 2200, integer: bool = False):
     """Vectorised bisection for monotone predicates; the package's one root finder.
 
     ``passes(x)`` maps a float array shaped like ``lo`` to booleans and must be
@@ -74,12 +74,17 @@ def bisect_monotone(passes, lo, hi, *, rtol: float = 4e-16, atol: float = 0.0,
         Stop when hi − lo ≤ max(atol, rtol·|hi|).
     max_iter : int, optional
         Safety cap on the number of steps.
+    integer : bool, optional
+        Bisect over the integers instead (``_bisect_integer``): midpoints
+        ⌊(lo + hi)/2⌋, stop when hi − lo ≤ 1; rtol and atol are ignored.
 
     Returns
     -------
     (ndarray, ndarray)
         ``(lo, hi)``: the last failing and the last passing points.
     """
+    if integer:
+        return _bisect_integer(passes, lo, hi, max_iter)
     lo = np.array(lo, dtype=float)
     hi = np.array(hi, dtype=float)
     lo, hi = np.broadcast_arrays(lo, hi)
@@ -240,3 +245,22 @@ def epsilon_for_delta(delta_fn, delta: np.ndarray, *, log: bool = False,
         _, hi = bisect_monotone(meets, lo, hi)
         out[todo] = np.where(over, np.inf, hi)
     return out.reshape(d.shape)
+
+
+def _bisect_integer(passes, lo, hi, max_iter: int):
+    """``bisect_monotone(..., integer=True)``: the same invariant over int64 arrays
+    (``hi`` passed or is the initial ``hi``, ``lo`` failed or is the initial ``lo``),
+    closed to adjacent integers, hi − lo ≤ 1."""
+    lo = np.array(lo, dtype=np.int64)
+    hi = np.array(hi, dtype=np.int64)
+    lo, hi = np.broadcast_arrays(lo, hi)
+    lo, hi = lo.copy(), hi.copy()
+    for _ in range(max_iter):
+        active = hi - lo > 1
+        if not active.any():
+            break
+        mid = (lo + hi) // 2
+        ok = np.asarray(passes(np.where(active, mid, hi)), dtype=bool).reshape(hi.shape)
+        hi = np.where(active & ok, mid, hi)
+        lo = np.where(active & ~ok, mid, lo)
+    return lo, hi

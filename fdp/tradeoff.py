@@ -409,6 +409,28 @@ class TradeOff(abc.ABC):
         """A LaTeX name of the function (without dollar signs)."""
         return r"\mathrm{" + type(self).__name__ + "}"
 
+    # --- engine hooks (helper engine) ---
+    def _lattices(self) -> tuple[tuple, tuple] | None:
+        """(pessimistic, optimistic) lattices of a numeric result (one per direction), or
+        None: the numeric engine then discretises f from its law or its profile."""
+        return None
+
+    def _delta_members(self) -> tuple[TradeOff, ...] | None:
+        """Members f_i with δ_f = max_i δ_i exactly, i.e. f = min{f_1, …, f_m}** (DRS
+        2022, Prop 2.12), or None; the engine then discretises each member."""
+        return None
+
+    def _gaussian_component(self) -> tuple[float, float] | None:
+        """(μ, w) when f ≥ G_μ and the Q-side law of f's pair contains N(μ, 1) with
+        weight w > 0 (G_μ; a subsampled G_μ with rate w; Id gives (0.0, 1.0)), else None.
+        Certifies the exact GDP μ of compositions (DRS 2022, Cor 3.3 and Sec. 5)."""
+        return None
+
+    def _exact_vertices(self) -> bool:
+        """True when f is piecewise linear with known vertices (a finite pair), so that
+        its summaries are exact vertex formulas."""
+        return self._pair() is not None
+
 
 def _meet_width(f: TradeOff, width, lo, hi, what: str) -> None:
     """Raise unless every bracket [lo, hi] is at most ``width`` wide (None: no demand).

@@ -1,77 +1,54 @@
-"""The certified numeric composition: pipeline and result type.
+"""The certified numeric result: a trade-off function read back from two lattices.
 
-    compose_numeric([(f_1, n_1), …, (f_m, n_m)], tol)
-      1. choose the grid step Δ from tol and the spread of each factor's loss;
-      2. discretise every factor on ΔZ twice: pessimistic and optimistic
-         (``fdp.engine.discretise``);
-      3. n_i-fold compositions by raising the transform to the n_i-th power
-         (``lattice.power``), then a balanced tree of linear FFT convolutions over
-         the distinct factors (``lattice.convolve``), cropping negligible tails to
-         the safe side after each step (``lattice.crop``);
-      4. return a ``Numeric`` trade-off function: f(α) and δ(ε) read back from the
-         two lattices, each corrected by its certified slack.
+``compose_numeric`` runs the pipeline (``fdp.engine.pipeline``) and returns a
+``Numeric``: f(α) and δ(ε) read back from the pessimistic and optimistic composed
+lattices, each corrected by its certified slack; ε(δ) solved cell by cell, or, far
+below the round-off floor, from a tilted recomposition (``fdp.engine.tilted``).
 """
 
 from __future__ import annotations
 
 import math
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
 
 from fdp import _validate
-from fdp.engine.discretise import discretise, profile_range, window
+from fdp._constants import PLAIN_READBACK_FLOOR, TILT_READBACK_FLOOR
+from fdp.engine.grid import DEFAULT_TOL, choose_step, expected_seconds, seconds_for
 from fdp.engine.lattice import (
     EXP_SAFE,
-    LOSS_WINDOW,
-    MAX_POINTS,
     OPTIMISTIC,
     PESSIMISTIC,
     Lattice,
     check_size,
-    convolve,
-    crop,
-    power,
-    reflect,
 )
-from fdp.engine.laws import atoms, interval_masses, loss_moments, loss_range
+from fdp.engine.pipeline import (
+    _directions,
+    _label,
+    _validate_groups,
+    check_tol,
+    combine_parts,
+    cropped,
+    discretise_groups,
+    inverse_parts,
+    work_units,
+)
 from fdp.engine.progress import Meter
-from fdp.operations.envelope import Envelope
-from fdp.tradeoff import TradeOff, math_repr, remark
+from fdp.engine.summaries import gdp_mu_bounds, pure_epsilon_bounds
+from fdp.engine.tilted import epsilon_bracket
+from fdp.tradeoff import TradeOff, remark
 
-DEFAULT_TOL = 1e-4
-# Near the round-off floor (δ < 1000× it) a tilted recomposition tightens the plain
-# bracket. It costs about what the composition cost: it is done by default when the
-# composed lattices have at most TILT_CHEAP points, and for larger ones only when the
-# plain bracket is wider than DEFAULT_REL_WIDTH·max(1, ε) (``Numeric.epsilon_bounds``).
+# Near the round-off floor (δ < TILT_READBACK_FLOOR × it) a tilted recomposition
+# tightens the plain bracket. It costs about what the composition cost: it is done by
+# default when the composed lattices have at most TILT_CHEAP points, and for larger
+# ones only when the plain bracket is wider than DEFAULT_REL_WIDTH·max(1, ε)
+# (``Numeric.epsilon_bounds``).
 DEFAULT_REL_WIDTH = 1e-3
 TILT_CHEAP = 2 ** 20
 # Recompositions at smaller tol that ``width=`` may ask for.
 REFINE_ROUNDS = 4
-# Tail mass cut (cropped to the safe side, or bounded by Chernoff when it wraps).
-TAU = 1e-22
-# Δ = STEP_SCALE · sqrt(tol · V / N): V the total variance of the composed loss, N
-# the number of compositions. The discretisation changes the variance of each
-# step's loss by O(Δ²), so the relative change of the composed law is N·Δ²/V.
-STEP_SCALE = 1.3
-MAX_STEP = 0.05
-# Points of all distinct factors' own lattices together that the default accuracy may
-# discretise (many distinct steps: the per-factor work dominates); over it the step
-# is coarsened at tol = DEFAULT_TOL like the composed grid (GRID_POINTS).
-FACTOR_POINTS = 2 ** 24
-# Compose the pessimistic and optimistic sides of a single-group composition in two
-# threads when a core is idle (``_idle_core``; the peak memory is then two transforms
-# instead of one). The result is identical either way.
-CONCURRENT_SIDES = True
-# Composed grid points the default accuracy may use: at tol = DEFAULT_TOL (the
-# default) a grid over this is coarsened to fit (about GRID_POINTS ·
-# lattice.BYTES_PER_POINT bytes at the peak, 0.4 GB; the bracket stays certified, a
-# little wider, and ``width=`` refines it); any other tol is taken as asked and
-# raises MemoryError over lattice.MAX_POINTS.
-GRID_POINTS = 2 ** 22
 
 Directions = Literal["one", "both"]
 
@@ -159,6 +136,9 @@ class Numeric(TradeOff):
     @property
     def single(self) -> bool:
         return not self.envelope
+
+    def _lattices(self) -> tuple[tuple, tuple]:
+        return self.pess, self.opt
 
     def lattice(self, side: str) -> Lattice:
         return (self.pess if side == PESSIMISTIC else self.opt)[0]
@@ -316,6 +296,7 @@ class Numeric(TradeOff):
         w = _validate.real("width", width, low=0.0, low_open=True)
         g = self
         lo, hi = answer(g)
+        last_gap = math.inf
         for _ in range(REFINE_ROUNDS + 1):
             gap = float(np.max(_gap(lo, hi))) if np.size(lo) else 0.0
             if gap <= w:
@@ -407,13 +388,13 @@ class Numeric(TradeOff):
 
     def _epsilon_bracket(self, flat, want):
         floor = self.delta_floor
-        plain = flat >= 10.0 * floor
-        near = (flat < 1000.0 * floor) & bool(self.source)
+        plain = flat >= PLAIN_READBACK_FLOOR * floor
+        near = (flat < TILT_READBACK_FLOOR * floor) & bool(self.source)
         if not (plain | near).all():
             raise ValueError(
                 f"delta={float(np.min(flat[~plain])):g} is below the certified resolution "
                 f"of this numeric result (round-off and tail slack {floor:.2g}; "
-                f"need delta ≥ {10 * floor:.2g})")
+                f"need delta ≥ {PLAIN_READBACK_FLOOR * floor:.2g})")
         lo = np.zeros(flat.shape)
         hi = np.full(flat.shape, np.inf)
         if plain.any():
@@ -446,7 +427,6 @@ class Numeric(TradeOff):
     def _tilted_bracket(self, delta: float) -> tuple[float, float]:
         """The tilted recomposition's (ε_lo, ε_hi) at δ, cached per δ (and the
         per-step lattices it starts from, once per result)."""
-        from fdp.engine.tilted import epsilon_bracket
         key = ("tilt", delta)
         if key not in self._curves:
             if "parts" not in self._curves:
@@ -491,15 +471,14 @@ class Numeric(TradeOff):
         inverse is certified like the original; without the factors (or when one
         carries a slack) the generic inversion of ``fdp.operations.inverse`` is used.
         """
-        from fdp.operations.inverse import Inverse
         if self.envelope:
             return self
         if not self.source:
-            return Inverse(self)
+            return super()._inverse()
         recipe = replace(self.source[0], reflected=not self.source[0].reflected)
         base = replace(recipe, reflected=False).parts()     # the factors, unreflected
         if any(lat.slack for lp, lo, _ in base for lat in (lp, lo)):
-            return Inverse(self)
+            return super()._inverse()
         parts = inverse_parts(recipe.groups, base) if recipe.reflected else base
         pess, opt = combine_parts(cropped(parts))
         return Numeric((pess,), (opt,), f"({self.label})⁻¹", self.tol,
@@ -523,298 +502,18 @@ class Numeric(TradeOff):
 
     def _gdp_mu_bounds(self):
         """(lo, hi) around the smallest μ with f ≥ G_μ (``fdp.engine.summaries``)."""
-        from fdp.engine.summaries import gdp_mu_bounds
         return gdp_mu_bounds(self)
 
     def _pure_epsilon_bounds(self):
         """(lo, hi) around the smallest ε with f ≥ f_{ε,0} (``fdp.engine.summaries``)."""
-        from fdp.engine.summaries import pure_epsilon_bounds
         return pure_epsilon_bounds(self)
 
 
-# ----------------------------------------------------------------------
-# Grid choice
-# ----------------------------------------------------------------------
 def _gap(lo, hi) -> np.ndarray:
     """hi − lo, 0 where both are the same (inf included: ε = ∞ certified on both sides)."""
     lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
     same = lo == hi
     return np.where(same, 0.0, hi - np.where(same, 0.0, lo))
-
-
-def seconds_for(points: float, transforms: int) -> float:
-    """Rough wall time of ``transforms`` FFT-sized passes over ``points`` grid points,
-    about 4e-7 s per point each (for the progress meter only)."""
-    return 4e-7 * points * transforms
-
-
-def _spread(f) -> tuple[float, float, float, float, float]:
-    """(mean, variance, lo, hi, gridded variance) of the loss of f under Q.
-
-    lo, hi: the gridded (windowed) range. The gridded variance is that of the law as
-    the lattices hold it, mass beyond the window counted at the window's edge (where
-    the optimistic side puts it); it sizes the composed grid. The variance itself
-    (of the whole law, or of a coarse lattice) sets the step.
-    """
-    if isinstance(f, Numeric) and f.single:
-        lat = f.pess[0]
-        m, v = lat.moments()
-        return (m, v) + window((lat.losses[0], lat.losses[-1])) + (v,)
-    rng = loss_range(f)
-    known = loss_moments(f)
-    clipped = rng is not None and window(rng) != (float(rng[0]), float(rng[1]))
-    if rng is not None and known is not None and not clipped:
-        return (known[0], known[1]) + window(rng) + (known[1],)
-    if rng is None or (interval_masses(f, np.zeros(1)) is None
-                       and not isinstance(f, Envelope)):
-        rng = profile_range(f)
-    lo, hi = window(rng)
-    width = max(hi - lo, 1e-12)
-    coarse = max(width / 4000.0, 1e-9)
-    lat = discretise(f, coarse, PESSIMISTIC)
-    m, v = lat.moments()
-    v = max(v, coarse * coarse)
-    gridded = v
-    F, beyond = lat.finite_mass, lat.q_inf
-    if clipped and beyond > 0.0 and F + beyond > 0.0:
-        w = beyond / (F + beyond)
-        gridded = (1.0 - w) * v + w * (1.0 - w) * (LOSS_WINDOW - m) ** 2
-    if known is not None:
-        m, v = known
-    return m, v, lo, hi, gridded
-
-
-def choose_step(groups, tol: float, coarsen: bool = True,
-                check: bool = True) -> tuple[float, list]:
-    """Δ = STEP_SCALE·sqrt(tol·V/N)/max(1, V)^{1/4}, capped, at least tol/N, and the
-    per-group spreads. At tol = DEFAULT_TOL a composed grid over GRID_POINTS gets a
-    coarser step that fits (the grid sized by the budget, not the law: huge T stays
-    within memory). Raises MemoryError naming tol before anything is allocated
-    when the composed grid would exceed ``lattice.MAX_POINTS``. ``coarsen=False``,
-    ``check=False``: the step tol asks for, as it is (``Numeric.refined``,
-    ``Numeric.effective_tol``)."""
-    spreads = [_spread(f) for f, _ in groups]
-    N = sum(n for _, n in groups)
-    V = sum(n * s[1] for (_, n), s in zip(groups, spreads))
-    # ε grows with the spread of the composed loss and so does its sensitivity to
-    # the variance error: shrink Δ by V^{1/4} once V > 1
-    step = (STEP_SCALE * math.sqrt(tol * V / N) / max(1.0, V) ** 0.25
-            if math.isfinite(V) else MAX_STEP)
-    # resolve the narrowest factor, but not below 1% of the typical one: a factor
-    # that is nearly a point mass needs no finer grid (its discretisation moves the
-    # composed variance by O(Δ²) like any other)
-    smallest_sd = min(math.sqrt(s[1]) for s in spreads)
-    step = min(step, MAX_STEP, max(smallest_sd, 0.01 * math.sqrt(V / N), 1e-9))
-    # a composed law of tiny variance needs no cells finer than tol/N: connect-the-dots
-    # moves δ by at most a quarter of a cell's width in e^ε (δ is convex in e^ε with
-    # slope in [−1, 0]), so N factors move it by ≲ N·Δ/4 ≤ tol/4 near ε = 0 and far
-    # less in the tails — while a grid of steps √(tol·V) would be enormous
-    step = max(step, min(tol / N, MAX_STEP))
-    step = _snap(groups, step)
-    # composed loss width: bulk ± 20 sd (Chernoff windows are ~14–20 sd), never
-    # more than the sum of ranges; the transform itself checks its exact window
-    width = composed_width(groups, spreads)
-    # per-factor lattices: each distinct factor is discretised on its own range
-    ranges = sum(s[3] - s[2] for s in spreads)
-    if tol == DEFAULT_TOL and coarsen and (width / step > GRID_POINTS
-                                           or ranges / step > FACTOR_POINTS):
-        # the default accuracy is a target: keep the grids within the budget by a
-        # coarser step (every answer stays certified, the bracket a little wider)
-        coarse = max(step, width / GRID_POINTS, ranges / FACTOR_POINTS)
-        snapped = _snap(groups, coarse)
-        # (an atom closer to 0 than the step cannot be snapped without refining the
-        # grid again: it is then contracted with its cell like any other mass)
-        step = snapped if snapped >= 0.5 * coarse else coarse
-    if width / step > MAX_POINTS and check:
-        raise MemoryError(
-            f"tol={tol:g} needs a grid of about {width / step:,.0f} points for this "
-            f"composition, over the engine limit of {MAX_POINTS:,}; increase tol")
-    return step, spreads
-
-
-def composed_width(groups, spreads) -> float:
-    """Loss width the composed grid spans: bulk ± 20 sd of the gridded law (Chernoff
-    windows are ~14–20 sd), never more than the sum of ranges, plus one factor's range."""
-    V_grid = sum(n * s[4] for (_, n), s in zip(groups, spreads))
-    return min(sum(n * (s[3] - s[2]) for (_, n), s in zip(groups, spreads)),
-               40.0 * math.sqrt(V_grid) + 1.0) + max(s[3] - s[2] for s in spreads)
-
-
-def expected_seconds(groups, spreads, step: float, directions: int = 1) -> float:
-    """Rough wall time of composing groups on step Δ (for the progress meter only)."""
-    points = composed_width(groups, spreads) / step
-    return seconds_for(points, 2 * directions * len(groups))
-
-
-def _snap(groups, step: float) -> float:
-    """Shrink Δ slightly so the heaviest atom of the most composed factor is on the grid.
-
-    Point masses off the grid are the one thing the optimistic side cannot
-    contract cheaply; putting the dominant one on the grid removes that cost.
-    """
-    best = None
-    for f, n in groups:
-        L, q = atoms(f)
-        live = (np.abs(L) > step) & np.isfinite(L)
-        if not live.any():
-            continue
-        i = int(np.argmax(np.where(live, q, -1.0)))
-        if best is None or n > best[0]:
-            best = (n, abs(float(L[i])))
-    if best is None:
-        return step
-    return best[1] / math.ceil(best[1] / step)
-
-
-# ----------------------------------------------------------------------
-# Pipeline
-# ----------------------------------------------------------------------
-def discretise_groups(groups, step: float, meter: Meter | None = None) -> list:
-    """[(pessimistic, optimistic, n)] for groups (f, n): each factor on ΔZ, both sides."""
-    parts = []
-    for f, n in groups:
-        lp, lo = discretise(f, step)
-        parts.append((lp, lo, n))
-        if meter is not None:
-            meter.advance()
-    return parts
-
-
-def inverse_parts(groups, parts) -> list:
-    """[(pessimistic, optimistic, n)] of the inverse pairs f_i⁻¹ = T(Q, P) of groups (f_i, n_i)
-    whose own discretised lattices are ``parts``.
-
-    Pessimistic: the reflection of f_i's pessimistic lattice, which is exactly the
-    connect-the-dots lattice of f_i⁻¹ (``lattice.reflect``) — unless f_i⁻¹ has an
-    exact law and the reflection would send P-mass to +∞ (P-mass at losses below
-    ≈ −708, where the Q-masses the lattice stores underflow): then f_i⁻¹ is
-    discretised directly, with its own Q-masses. Optimistic: f_i⁻¹ discretised
-    directly — reflecting an optimistic lattice is not optimistic where its
-    rounding lost Q-mass (the reflection then carries a slack of that size,
-    ``lattice.reflect``), which happens near point-like parts of a law.
-    """
-    out = []
-    for (f, _), (lp, lo, n) in zip(groups, parts):
-        inv = f.inverse()
-        if inv is f:                                     # symmetric: its own lattices
-            out.append((lp, lo, n))
-            continue
-        pess = reflect(lp)
-        if pess.q_inf > 1e-30 and loss_range(inv) is not None:
-            pess, opt = discretise(inv, lp.step)
-        else:
-            opt = discretise(inv, lp.step, OPTIMISTIC)
-        out.append((pess, opt, n))
-    return out
-
-
-def cropped(parts, tau: float = TAU) -> list:
-    return [(crop(lp, tau), crop(lo, tau), n) for lp, lo, n in parts]
-
-
-def power_tau(n: int, tau: float = TAU) -> float:
-    """Tail mass allowed out of an n-fold power's window (and cropped after it).
-
-    Whatever is cut or wrapped is paid into the slack (2τ); the transform's own
-    round-off slack is at least ~n·1e-14, so τ up to a thousandth of that costs
-    nothing visible, and a narrower window is a faster transform. Capped at 1e-12.
-    """
-    return min(max(tau, 1e-17 * n), 1e-12)
-
-
-def _idle_core() -> bool:
-    """True when a second core is free: more than one core and a load average below
-    cores − 1 (on a machine already busy a second thread only slows both sides:
-    measured 0.33 s against 0.26 s with the load at 3.5 per core)."""
-    cores = os.cpu_count() or 1
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return False
-    return cores > 1 and load < cores - 1
-
-
-def combine_parts(parts, tau: float = TAU,
-                  meter: Meter | None = None) -> tuple[Lattice, Lattice]:
-    """⊗ of discretised groups, both sides: power each group, then a balanced tree."""
-    def side(i):
-        powers = []
-        for part in parts:
-            t = power_tau(part[2], tau)
-            powers.append(crop(power(part[i], part[2], t), t))
-            if meter is not None:
-                meter.advance()
-        return _tree(powers, tau, meter)
-    if CONCURRENT_SIDES and len(parts) == 1 and _idle_core():
-        # the two sides are independent: the transforms release the GIL, so the
-        # optimistic side runs on a second core (a single n-fold power: the common
-        # DP-SGD case, where the peak is one transform per side)
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            other = pool.submit(side, 1)
-            first = side(0)
-            return first, other.result()
-    return side(0), side(1)
-
-
-def work_units(groups: int, directions: int = 1) -> int:
-    """Steps a Meter counts: discretisations, then per side and direction the powers
-    and the tree's convolutions."""
-    return groups + 2 * directions * (2 * groups - 1)
-
-
-def _tree(parts, tau, meter: Meter | None = None):
-    while len(parts) > 1:
-        parts.sort(key=lambda lat: lat.q.size)
-        nxt = []
-        for i in range(0, len(parts) - 1, 2):
-            nxt.append(crop(convolve(parts[i], parts[i + 1]), tau))
-            if meter is not None:
-                meter.advance()
-        if len(parts) % 2:
-            nxt.append(parts[-1])
-        parts = nxt
-    return parts[0]
-
-
-def _validate_groups(factors):
-    if isinstance(factors, TradeOff):
-        factors = [(factors, 1)]
-    groups = []
-    try:
-        items = list(factors)
-    except TypeError:
-        raise TypeError("factors must be a list of (TradeOff, count) pairs") from None
-    if not items:
-        raise ValueError("factors must contain at least one (TradeOff, count) pair")
-    for item in items:
-        if isinstance(item, TradeOff):
-            item = (item, 1)
-        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], TradeOff)):
-            raise TypeError(f"each factor must be a (TradeOff, count) pair, got {item!r}")
-        n = _validate.positive_int("count", item[1])
-        groups.append((item[0], n))
-    return groups
-
-
-def _label(groups) -> str:
-    """Factors' reprs (without their one-direction remark) joined by ⊗."""
-    bare = [math_repr(f) for f, _ in groups[:4]]
-    parts = [b if n == 1 else f"{b}^{n}" for b, (_, n) in zip(bare, groups[:4])]
-    if len(groups) > 4:
-        total = sum(n for _, n in groups)
-        parts.append(f"… ({len(groups)} distinct factors, {total} in all)")
-    return " ⊗ ".join(parts)
-
-
-def _directions(groups) -> str:
-    """"one" if any factor covers one direction of add/remove neighbouring only."""
-    return "one" if any(f.directions == "one" for f, _ in groups) else "both"
-
-
-def check_tol(tol) -> float:
-    if tol is None:
-        return DEFAULT_TOL
-    return _validate.real("tol", tol, low=0.0, low_open=True, high=1.0)
 
 
 def compose_numeric(factors, tol: float | None = None, progress: bool | None = None) -> Numeric:
@@ -845,3 +544,6 @@ def compose_numeric(factors, tol: float | None = None, progress: bool | None = N
     meter.close()
     return Numeric((pess,), (opt,), _label(groups), tol, directions=_directions(groups),
                    source=(Recipe(tuple(groups), step),))
+
+
+__all__ = ["DEFAULT_TOL", "Numeric", "Recipe", "compose_numeric"]

@@ -55,10 +55,8 @@ import math
 import numpy as np
 from scipy.special import log_ndtr, logsumexp
 
+from fdp.engine.discretise import discretise
 from fdp.engine.lattice import reflect
-from fdp.families.gaussian import Gaussian
-from fdp.families.identity import Identity
-from fdp.operations.subsample import PoissonAdd, WithoutReplacement
 
 _U = np.finfo(float).eps / 2.0
 _LOG_MU = (-40.0, 20.0)                       # μ searched in [e^−40, e^20]
@@ -113,18 +111,11 @@ def _symmetric_factors(num) -> bool:
 # Closed forms for the factors
 # ----------------------------------------------------------------------
 def _gaussian_family_mu(f):
-    """μ if f is G_μ, q G_μ + (1 − q) Id (q > 0) or C_q(G_μ) (q > 0): then f ≥ G_μ and
-    f's Q-side law contains N(μ, 1) with weight q (so the tail argument applies);
-    0.0 for Id or q = 0; None otherwise. Also returns the weight q."""
-    if isinstance(f, Identity):
-        return 0.0, 1.0
-    if isinstance(f, Gaussian):
-        return float(f.mu), 1.0
-    if isinstance(f, (PoissonAdd, WithoutReplacement)) and isinstance(f.of, Gaussian):
-        if f.p == 0.0 or f.of.mu == 0.0:
-            return 0.0, 1.0
-        return float(f.of.mu), float(f.p)
-    return None
+    """(μ, q) if f is G_μ, q G_μ + (1 − q) Id (q > 0) or C_q(G_μ) (q > 0): then f ≥ G_μ
+    and f's Q-side law contains N(μ, 1) with weight q (so the tail argument applies);
+    (0.0, 1.0) for Id or q = 0; None otherwise. Asked of the object
+    (``TradeOff._gaussian_component``)."""
+    return f._gaussian_component()
 
 
 def _factor_mu_hi(f, step: float) -> float:
@@ -153,9 +144,9 @@ def _hook(f, name: str) -> float:
 
 
 def _exact_vertices(f) -> bool:
-    """f is piecewise linear (or a finite pair): its summaries are exact vertex formulas."""
-    from fdp.families.piecewise import PiecewiseLinear
-    return isinstance(f, PiecewiseLinear) or f._pair() is not None
+    """f is piecewise linear (or a finite pair): its summaries are exact vertex formulas
+    (asked of the object, ``TradeOff._exact_vertices``)."""
+    return bool(f._exact_vertices())
 
 
 def _factor_pure_upper(num) -> float:
@@ -488,7 +479,6 @@ def _lattice_upper(lat):
 
 def _single_factor_mu(f, step: float) -> float:
     """Certified μ for one bounded-loss factor from its own lattices (inf otherwise)."""
-    from fdp.engine.discretise import discretise
     try:
         lp, lo = discretise(f, step)
     except (ValueError, MemoryError, ArithmeticError):

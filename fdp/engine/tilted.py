@@ -28,17 +28,11 @@ import math
 
 import numpy as np
 
-from fdp.engine.lattice import (
-    LOSS_WINDOW,
-    Lattice,
-    _tilted_moments,
-    convolve,
-    power,
-    suffix_error,
-    suffix_sums,
-)
+from fdp._constants import TAU_TILT
+from fdp._numerics import bisect_monotone, epsilon_for_delta
+from fdp.engine.convolution import _tilted_moments, convolve_tree, power
+from fdp.engine.lattice import LOSS_WINDOW, Lattice, suffix_error, suffix_sums
 
-TAU_TILT = 1e-25
 _CROP = 1e-18     # tilted tails below this (per side) are cut into the slack
 _SCAN = 2 ** 16   # points scanned for the lower ε
 
@@ -164,14 +158,7 @@ class TiltedProfile:
             # also counts it in the slack; here only the slack is used
             # underflowed tilted weights: ℓ1 change ≤ lost per factor, n factors
             pieces.append(_cut(Lattice(p.step, p.k0, p.q, 0.0, p.slack + n * lost, p.side)))
-        while len(pieces) > 1:
-            pieces.sort(key=lambda x: x.q.size)
-            nxt = [_cut(convolve(pieces[i], pieces[i + 1]))
-                   for i in range(0, len(pieces) - 1, 2)]
-            if len(pieces) % 2:
-                nxt.append(pieces[-1])
-            pieces = nxt
-        self.lat = pieces[0]
+        self.lat = convolve_tree(pieces, _cut)
         self.C = C
         # +inf atoms of the composition: |Q|^n − F^n, without cancellation
         self.q_inf = math.exp(log_f) * math.expm1(log1p_inf)
@@ -226,7 +213,6 @@ def profiles(directions, delta: float, side: int, thetas=None, meter=None) -> li
 
 def epsilon_bracket(directions, delta: float, step: float, meter=None) -> tuple[float, float]:
     """Certified (ε_lo, ε_hi) at one small δ, δ(ε) = max over the directions."""
-    from fdp._numerics import epsilon_for_delta
     thetas = saddle_thetas(directions, delta)
     ups = profiles(directions, delta, 0, thetas, meter)
     los = profiles(directions, delta, 1, thetas, meter)
@@ -265,11 +251,6 @@ def epsilon_bracket(directions, delta: float, step: float, meter=None) -> tuple[
     if over.size == 0:
         return 0.0, hi
     a = float(grid[over[-1]])
-    b = a + width
-    for _ in range(60):
-        mid = 0.5 * (a + b)
-        if lower(np.array([mid]))[0] > delta:
-            a = mid
-        else:
-            b = mid
-    return a, hi
+    # lower(a) > δ fails "lower ≤ δ"; bisect to adjacent doubles (a stays failing)
+    a_lo, _ = bisect_monotone(lambda e: lower(e) <= delta, a, a + width, rtol=0.0)
+    return float(a_lo), hi

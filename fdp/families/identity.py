@@ -17,6 +17,9 @@ class Identity(TradeOff):
     def symmetric(self) -> bool:
         return True
 
+    def _gaussian_component(self):
+        return 0.0, 1.0                 # engine hook: Id = G_0
+
     def _beta(self, alpha: np.ndarray) -> np.ndarray:
         return 1.0 - alpha
 

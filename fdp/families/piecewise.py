@@ -64,6 +64,9 @@ class PiecewiseLinear(TradeOff):
     def _inverse(self) -> TradeOff:
         return _from_vertices(self.betas[::-1], self.alphas[::-1])
 
+    def _exact_vertices(self) -> bool:
+        return True                     # engine hook: summaries by vertex formulas
+
     @property
     def symmetric(self) -> bool:
         inv_b = np.interp(self.alphas, self.betas[::-1], self.alphas[::-1])

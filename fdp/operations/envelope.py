@@ -106,6 +106,9 @@ class Envelope(_Combination):
     def _upper(self, alpha):
         return _biconjugate(self._delta_lower, alpha)
 
+    def _delta_members(self):
+        return self.members             # δ = max_i δ_i exactly (engine hook)
+
     def latex(self) -> str:
         return r"\min\{" + ", ".join(m.latex() for m in self.members) + r"\}^{**}"
 

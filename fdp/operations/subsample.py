@@ -77,6 +77,13 @@ class PoissonAdd(TradeOff):
     def is_exact(self) -> bool:
         return self.of.is_exact
 
+    def _gaussian_component(self):
+        """(μ, p) for a subsampled G_μ (engine hook; see ``TradeOff``)."""
+        inner = self.of._gaussian_component()
+        if inner is None or inner[1] != 1.0:
+            return None
+        return (0.0, 1.0) if self.p == 0.0 or inner[0] == 0.0 else (inner[0], float(self.p))
+
     def _inverse(self) -> TradeOff:
         return PoissonRemove(self)
 
@@ -174,6 +181,13 @@ class WithoutReplacement(TradeOff):
     @property
     def is_exact(self) -> bool:
         return self.of.is_exact
+
+    def _gaussian_component(self):
+        """(μ, p) for a subsampled G_μ (engine hook; see ``TradeOff``)."""
+        inner = self.of._gaussian_component()
+        if inner is None or inner[1] != 1.0:
+            return None
+        return (0.0, 1.0) if self.p == 0.0 or inner[0] == 0.0 else (inner[0], float(self.p))
 
     @property
     def _closed(self) -> bool:

@@ -81,10 +81,14 @@ import numpy as np
 from scipy.special import ndtr
 
 from fdp import _validate
-from fdp.engine.discretise import _contract_masses, _spread
-from fdp.engine.lattice import OPTIMISTIC, PESSIMISTIC, Lattice, convolve
+from fdp._constants import MAX_STEP, STEP_SCALE
+from fdp.engine.connect_dots import _spread
+from fdp.engine.contraction import _contract_masses
+from fdp.engine.convolution import convolve
+from fdp.engine.lattice import OPTIMISTIC, PESSIMISTIC, Lattice
 from fdp.engine.laws import normal_cells
-from fdp.engine.numeric import MAX_STEP, STEP_SCALE, Numeric, check_tol, combine_parts, cropped
+from fdp.engine.numeric import Numeric
+from fdp.engine.pipeline import check_tol, combine_parts, cropped
 from fdp.families.finite_pair import binary_power
 
 _U = np.finfo(float).eps / 2.0

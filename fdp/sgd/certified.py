@@ -78,11 +78,10 @@ from __future__ import annotations
 import numpy as np
 
 from fdp import _validate
-from fdp.engine.numeric import (
-    Numeric,
-    Recipe,
+from fdp.engine.grid import choose_step
+from fdp.engine.numeric import Numeric, Recipe
+from fdp.engine.pipeline import (
     check_tol,
-    choose_step,
     combine_parts,
     cropped,
     discretise_groups,

@@ -21,14 +21,14 @@ from scipy.special import logsumexp
 
 import fdp
 from fdp.engine import compose_numeric
-from fdp.engine.discretise import compensate, discretise
+from fdp.engine.contraction import compensate
+from fdp.engine.convolution import _chernoff_end, crop
+from fdp.engine.direct_band import _direct_band
+from fdp.engine.discretise import discretise
 from fdp.engine.lattice import (
     OPTIMISTIC,
     PESSIMISTIC,
     Lattice,
-    _chernoff_end,
-    _direct_band,
-    crop,
     reflect,
 )
 from fdp.operations.subsample import PoissonAdd

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import fdp
-from fdp.engine import lattice
-from fdp.engine.numeric import DEFAULT_TOL, GRID_POINTS, choose_step
+from fdp.engine import direct_band, lattice, pipeline
+from fdp.engine.grid import DEFAULT_TOL, GRID_POINTS, choose_step
 from fdp.engine.progress import Meter
 from fdp.families.gaussian import Gaussian
 from fdp.operations.subsample import PoissonAdd
@@ -95,9 +95,9 @@ def test_direct_band_against_mpmath(table, monkeypatch):
     q /= q.sum()
     m, n = 1000, 5000
     freqs = np.arange(0, 80)                # 80 · 60 > 2m: the residue tables are used
-    monkeypatch.setattr(lattice, "_TABLE_MAX", 2 ** 23 if table else 0)
+    monkeypatch.setattr(direct_band, "_TABLE_MAX", 2 ** 23 if table else 0)
     F = float(q.sum())
-    Xn, err, kbar = lattice._direct_band(q, F, freqs, m, n)
+    Xn, err, kbar = direct_band._direct_band(q, F, freqs, m, n)
     truth = _direct_truth(q, F, freqs, m, n, kbar)
     assert np.abs(truth[1]) > 1e-3            # the band is not trivially tiny
     assert np.all(np.abs(Xn - truth) <= err + 1e-300)
@@ -142,10 +142,9 @@ def test_tilted_bracket_cached_and_intersected():
 
 
 def test_concurrent_sides_give_identical_lattices(monkeypatch):
-    from fdp.engine import numeric
-    monkeypatch.setattr(numeric, "_idle_core", lambda: False)
+    monkeypatch.setattr(pipeline, "_idle_core", lambda: False)
     seq = fdp.dpsgd(1.1, 256 / 60000, 2000)
-    monkeypatch.setattr(numeric, "_idle_core", lambda: True)
+    monkeypatch.setattr(pipeline, "_idle_core", lambda: True)
     par = fdp.dpsgd(1.1, 256 / 60000, 2000)
     for a, b in zip(seq.pess + seq.opt, par.pess + par.opt):
         assert a.k0 == b.k0 and a.slack == b.slack and a.q_inf == b.q_inf

@@ -1,0 +1,256 @@
+"""The optimistic side: a mean-preserving contraction of each law onto ΔZ.
+
+The mirror image of connect-the-dots needs a mean-preserving *contraction* onto
+the grid (in Y = e^L under P): Y_opt ≤_icx Y, so δ_opt ≤ δ at every ε (Shaked &
+Shanthikumar 2007, Sec. 4.A, for the order; the steps are in ``fdp.engine.discretise``).
+``contract`` merges atoms onto grid points keeping their mean; the few leftovers
+are rounded down, and ``compensate`` gives the Q-mass they lose back by moving
+P-mass up one cell below them, which keeps Y_opt ≤_icx Y.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from fdp.engine.connect_dots import cells
+from fdp.engine.lattice import EXP_SAFE, OPTIMISTIC, Lattice
+
+
+def contract_masses(kappa, pi, q_inf, kmin, step) -> Lattice:
+    """The optimistic lattice of cell masses (see the module docstring).
+
+    Cells below the loss EXP_SAFE whose location is known (``cells``) are
+    contracted in P-space (Y = e^L is representable there). The others — above
+    EXP_SAFE, or with a P-mass too small to locate them — and the tail above the
+    grid are handled with Q-masses only: each moves down to its cell's lower grid
+    point (the tail: to the top point) keeping its Q-mass, which lowers every term
+    q (1 − e^{ε−l})₊ of δ — a safe move for this side that costs at most one cell
+    in ε (the P-mass it adds is accounted for by ``lattice.reflect``, which
+    measures the totals). Below the grid (κ_0): to L = −∞.
+    """
+    K = kappa.size - 2
+    k, p, m, lc, known = cells(kappa, pi, kmin, step)
+    # cells [0, J) lie below EXP_SAFE entirely
+    J = int(min(max(math.floor(EXP_SAFE / step) - kmin, 0), K))
+    by_q = ~known
+    by_q[J:] = True
+    q = np.zeros(K + 1)
+    if J > 0:
+        nu, lost, lowest = contract(m[:J], np.where(by_q[:J], 0.0, p[:J]), kmin, step)
+        with np.errstate(under="ignore"):
+            q[:J + 1] = nu * np.exp((kmin + np.arange(J + 1)) * step)
+        total = math.fsum(lost)
+        rest = compensate(q[:J + 1], total, lowest, step)
+        if rest > 0.0:
+            # what compensation could not give back (no grid mass below the leftovers,
+            # e.g. next to a point-like part of the law) is given back where it was
+            # lost: Q-mass ρ_c ≤ ℓ_c at x_c raises δ by at most ρ_c below x_c, where the
+            # rounding lowered it by ℓ_c, and not at all above; with Σρ_c = rest the
+            # total change stays ≤ 0 at every ε (see ``compensate``)
+            q[:J] += lost * (rest / total)
+    q[:K] += np.where(by_q, k, 0.0)
+    q[K] += float(kappa[-1])
+    return Lattice(step, kmin, q, q_inf, 0.0, OPTIMISTIC)
+
+
+def contract(m: np.ndarray, p: np.ndarray, kmin: int, step: float):
+    """Contract atoms (P-mass p_c at loss m_c ∈ [l_c, l_c + Δ]) onto grid points.
+
+    Returns the P-masses ν on the K + 1 grid points, the Q-mass lost by the final
+    rounding down per cell (ℓ_c = λ_c (e^{m_c} − e^{l_c})) and the lowest cell with
+    such a leftover. All merges keep the P-mean of Y = e^L (see the module
+    docstring); distances are computed relative to a grid point so that nothing
+    overflows.
+    """
+    K = m.size
+    lc = (kmin + np.arange(K)) * step
+    h = math.expm1(step)
+    nu = np.zeros(K + 1)
+    left = np.zeros(K)
+    # (0) atoms on a grid point (up to rounding) are already where they belong
+    on = (m - lc) <= 1e-12 * step
+    nu[:-1] += np.where(on, p, 0.0)
+    p = np.where(on, 0.0, p)
+    # (2a) adjacent pairs: the right half of atom c and the left half of atom c + 1
+    # merge onto the one grid point x_{c+1} between them, in the proportion that
+    # puts their mean exactly there (units x_{c+1})
+    rest = p.copy()
+    if K >= 2:
+        a, b = 0.5 * p[:-1], 0.5 * p[1:]
+        ga = -np.expm1(m[:-1] - lc[1:])                 # x_{c+1} − m_c
+        gb = np.expm1(m[1:] - lc[1:])                   # m_{c+1} − x_{c+1}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            a2 = np.where(a * ga > b * gb, b * gb / ga, a)
+            b2 = np.where(a * ga > b * gb, b, np.where(gb > 0, a * ga / gb, 0.0))
+        a2 = np.minimum(np.nan_to_num(a2), a)
+        b2 = np.minimum(np.nan_to_num(b2), b)
+        nu[1:K] += a2 + b2
+        rest[:-1] -= a2
+        rest[1:] -= b2
+        np.maximum(rest, 0.0, out=rest)
+    half = 0.5 * rest
+    # (2b) pair cell c with cell c + 2 onto grid points c + 1, c + 2 (units x_{c+1})
+    if K >= 3:
+        a, b = half[:-2], half[2:]
+        gap_a = -np.expm1(m[:-2] - lc[1:-1])                  # m_c below x_{c+1}
+        gap_b = math.exp(step) * np.expm1(m[2:] - lc[2:])     # m_{c+2} above x_{c+2}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            a2 = np.where(a * gap_a <= b * (h + gap_b), a, b * (h + gap_b) / gap_a)
+            b2 = np.where(b * gap_b <= a2 * (h + gap_a), b, a2 * (h + gap_a) / gap_b)
+            tot = a2 + b2
+            M = np.where(tot > 0, (b2 * (h + gap_b) - a2 * gap_a) / tot, 0.0)
+        w = np.clip(M / h, 0.0, 1.0)
+        nu[1:K - 1] += tot * (1.0 - w)
+        nu[2:K] += tot * w
+        left[:-2] += a - a2
+        left[2:] += b - b2
+        left[-2:] += half[-2:]
+        left[:2] += half[:2]
+    else:
+        left += rest
+    # (3) merge leftovers: pairwise among themselves, then with the nearest grid mass
+    g_down = np.expm1(m - lc)                 # (m_c − x_c)/x_c
+    g_up = -np.expm1(m - lc - step)           # (x_{c+1} − m_c)/x_{c+1}
+    for offset in (0, 1):
+        _merge_leftovers(left, m, nu, lc, g_down, offset)
+    for _ in range(3):
+        for biggest in (False, True):
+            for down in (True, False):
+                if left.max(initial=0.0) > 0.0:
+                    _merge_with_grid(left, nu, g_down, g_up, step, down, biggest)
+    # (4) round the remainder down to x_c
+    nu[:-1] += left
+    lost = left * (np.exp(lc) * g_down)
+    live = np.flatnonzero(left > 0)
+    lowest = int(live[0]) if live.size else K
+    return nu, lost, lowest
+
+
+def compensate(q: np.ndarray, lost: float, lowest: int, step: float) -> float:
+    """Give back the Q-mass ``lost`` by rounding down, in place; returns what is left.
+
+    Rounding atoms down from m_c to x_c (c ≥ ``lowest``) lowers E(Y − t)₊ by
+    exactly ℓ = Σ λ_c (m_c − x_c) for every t ≤ x_lowest, and by no more for any t.
+    Moving P-mass θ_j from a grid point x_j to x_{j+1} ≤ x_lowest raises
+    E(Y − t)₊ by at most θ_j (x_{j+1} − x_j) for t < x_{j+1} and not at all above.
+    Moves with Σ θ_j (x_{j+1} − x_j) ≤ ℓ therefore keep Y ≤_icx (the unrounded
+    contraction) ≤_cx Y, and restore E[Y], the Q-mass. In Q-units a fraction φ of
+    the Q-mass q_j moved up one cell becomes φ q_j e^Δ: a gain of φ q_j (e^Δ − 1).
+    Points are used from x_lowest downwards.
+    """
+    if not lost > 0.0 or lowest < 1:
+        return max(lost, 0.0)
+    h = math.expm1(step)
+    cap = q[:lowest][::-1] * h                      # gains, from j = lowest − 1 down
+    used = np.cumsum(cap)
+    full = int(np.searchsorted(used, lost, side="left"))
+    take = np.zeros(cap.size)
+    take[:full] = 1.0
+    if full < cap.size:
+        rest = lost - (float(used[full - 1]) if full else 0.0)
+        take[full] = min(rest / cap[full], 1.0) if cap[full] > 0 else 0.0
+    phi = take[::-1]                                 # back to index order j = 0..lowest−1
+    moved = phi * q[:lowest]
+    q[:lowest] -= moved
+    q[1:lowest + 1] += moved * math.exp(step)
+    return max(lost - float(np.sum(moved) * h), 0.0)
+
+
+def _merge_with_grid(left, nu, g_down, g_up, step, down, biggest=False):
+    """Merge each leftover atom with the nearest (or the largest) grid mass below/above.
+
+    Down: the atom λ at m_c and mass t at grid point x_j < x_c land together on
+    x_c, with t (x_c − x_j) = λ (m_c − x_c). Up: with grid mass at x_j > x_{c+1},
+    landing on x_{c+1}. A grid point chosen by several atoms is shared equally.
+    """
+    req = np.flatnonzero(left > 0)
+    nz = np.flatnonzero(nu > 0)
+    if req.size == 0 or nz.size == 0:
+        return
+    if biggest:
+        n = nu.size
+        j = np.arange(n)
+        if down:   # index of the largest ν_j with j < c
+            run = np.maximum.accumulate(np.where(nu == np.maximum.accumulate(nu), j, 0))
+            cand = np.where(req >= 1, run[np.maximum(req - 1, 0)], -1)
+            ok = (req >= 1) & (nu[np.maximum(cand, 0)] > 0)
+        else:      # index of the largest ν_j with j > c + 1
+            r = nu[::-1]
+            run = np.maximum.accumulate(np.where(r == np.maximum.accumulate(r), j, 0))
+            back = n - 1 - run                      # largest at or after position
+            nxt = req + 2
+            cand = np.where(nxt < n, back[np.minimum(n - 1 - nxt, n - 1)], -1)
+            ok = (nxt < n) & (nu[np.maximum(cand, 0)] > 0)
+        nz = None
+    if down and nz is None:
+        req, partner = req[ok], cand[ok]
+        land = req
+        H = -np.expm1((partner - req) * step)
+        g = g_down[req]
+    elif nz is None:
+        req, partner = req[ok], cand[ok]
+        land = req + 1
+        H = np.expm1((partner - req - 1) * step)
+        g = g_up[req]
+    elif down:
+        pos = np.searchsorted(nz, req, side="left") - 1
+        ok = pos >= 0
+        req, partner = req[ok], nz[pos[ok]]
+        land = req
+        H = -np.expm1((partner - req) * step)
+        g = g_down[req]
+    else:
+        pos = np.searchsorted(nz, req + 1, side="right")
+        ok = pos < nz.size
+        req, partner = req[ok], nz[pos[ok]]
+        land = req + 1
+        H = np.expm1((partner - req - 1) * step)
+        g = g_up[req]
+    if req.size == 0:
+        return
+    share = np.bincount(partner, minlength=nu.size)[partner]
+    cap = nu[partner] / share
+    lam = left[req]
+    need = lam * g / H
+    use_t = np.minimum(need, cap)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        use_l = np.where(need > cap, cap * H / g, lam)
+    use_l = np.minimum(np.nan_to_num(use_l, nan=0.0, posinf=0.0), lam)
+    np.subtract.at(nu, partner, use_t)
+    np.maximum(nu, 0.0, out=nu)
+    np.add.at(nu, land, use_l + use_t)
+    left[req] -= use_l
+
+
+def _merge_leftovers(left, m, nu, lc, g_down, offset):
+    """Pair consecutive leftover atoms a < b: b lands on x_b with a share of a.
+
+    The share t of atom a (at m_a < x_b) satisfies t (x_b − m_a) = λ_b (m_b − x_b).
+    """
+    r = np.flatnonzero(left > 0)[offset:]
+    if r.size < 2:
+        return
+    r = r[: 2 * (r.size // 2)]
+    a, b = r[0::2], r[1::2]
+    H = -np.expm1(m[a] - lc[b])
+    lam = left[b]
+    need = lam * g_down[b]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        need = np.where(H > 0, need / H, np.inf)
+    cap = left[a]
+    use_t = np.minimum(need, cap)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        use_l = np.where(need > cap, cap * H / g_down[b], lam)
+    use_l = np.minimum(np.nan_to_num(use_l, nan=0.0, posinf=0.0), lam)
+    left[a] -= use_t
+    np.maximum(left, 0.0, out=left)
+    nu[b] += use_l + use_t
+    left[b] -= use_l
+
+
+# the name the DP-SGD allocation code and older callers use
+_contract_masses = contract_masses
+
+__all__ = ["compensate", "contract", "contract_masses"]

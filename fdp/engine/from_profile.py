@@ -1,0 +1,150 @@
+"""Functions known only through β or δ: their lattices from the privacy profile.
+
+A trade-off function without a privacy-loss law is discretised through its privacy
+profile δ(ε) = sup_α (1 − f(α) − e^ε α) (DRS 2022, Prop 2.12) and the tangent
+points α*(ε) where that supremum is attained. The loss range that is gridded
+(``profile_range``) is read off the same quantities.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import weakref
+
+import numpy as np
+from scipy.special import expit
+
+from fdp._constants import LOGIT_SEARCH, PROFILE_SCAN, PROFILE_TAIL
+from fdp._numerics import golden_max
+from fdp.engine.connect_dots import grid_range
+from fdp.engine.contraction import contract_masses
+from fdp.engine.lattice import PESSIMISTIC, Lattice
+
+# ε scanned for the range of a profile-only f; below its start the chord from (0, 1)
+# takes over (safe for the pessimistic side; the optimistic side drops Q-mass ≤ e^{−20})
+SCAN = np.linspace(*PROFILE_SCAN)
+
+_TANGENT_GRID = np.concatenate([np.linspace(LOGIT_SEARCH[0], -40.0, 60, endpoint=False),
+                                np.linspace(-40.0, LOGIT_SEARCH[1], 801)])
+
+
+def _tangent_alpha(beta, eps: np.ndarray) -> np.ndarray:
+    """α*(ε) = argmax_α (1 − β(α) − e^ε α), in logit(α): a grid, then golden section.
+
+    The grid comes first because the objective is float-flat (= 1 − β(0)) for tiny α,
+    where a plain golden search over the whole logit range would settle.
+    """
+    y = np.exp(np.minimum(eps, 700.0))
+    grid = _TANGENT_GRID
+    a_grid = expit(grid)
+    b_grid = beta(a_grid)
+    best = np.empty(eps.size, dtype=np.int64)
+    for s0 in range(0, eps.size, 2048):
+        ys = y[s0:s0 + 2048]
+        vals = 1.0 - b_grid[None, :] - ys[:, None] * a_grid[None, :]
+        best[s0:s0 + 2048] = np.argmax(vals, axis=1)
+    lo = grid[np.maximum(best - 1, 0)]
+    hi = grid[np.minimum(best + 1, grid.size - 1)]
+
+    def objective(u):
+        a = expit(u)
+        return 1.0 - beta(a) - y * a
+    return expit(golden_max(objective, lo, hi, iters=80))
+
+
+def profile_range(f) -> tuple[float, float]:
+    """Losses carrying all but ~PROFILE_TAIL of the mass, read off δ and the tangent points.
+
+    Only the grid's extent depends on it (tails outside go to the safe side), so a
+    plausible range is enough. It is computed once per object: the cache is a
+    ``weakref.WeakKeyDictionary`` keyed by the object itself (hash and equality),
+    so an entry lives exactly as long as its object and can never be returned for
+    another object that happens to reuse a freed object's ``id()``; equal objects
+    (the same function) share it. Objects that cannot be weakly referenced or
+    hashed are not cached.
+    """
+    try:
+        hit = _RANGES.get(f)
+    except TypeError:                     # unhashable (a user function holding arrays)
+        return _profile_range(f)
+    if hit is not None:
+        return hit
+    value = _profile_range(f)
+    with contextlib.suppress(TypeError):  # not weakly referenceable: not cached
+        _RANGES[f] = value
+    return value
+
+
+_RANGES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _looks_symmetric(f) -> bool:
+    x = np.linspace(0.01, 0.99, 49)
+    return bool(np.max(np.abs(f._beta(f._beta(x)) - x)) < 1e-9)
+
+
+def _profile_range(f) -> tuple[float, float]:
+    d = f._delta(SCAN)
+    d_inf = float(f._delta(np.array([np.inf]))[0])
+    above = np.flatnonzero(d - d_inf > PROFILE_TAIL)
+    hi = SCAN[above[-1] + 1] if above.size and above[-1] + 1 < SCAN.size else SCAN[-1]
+    # Q(L < ε) = P'(L' > −ε) for the inverse pair (Q, P), L' = −L: the tangent point of
+    # f⁻¹ at −ε. Read there (small α) it keeps its precision, unlike f(α*(ε)) with
+    # α* ≈ 1, where 1 − α has none.
+    inv = f if (f.symmetric or _looks_symmetric(f)) else f.inverse()
+    q_below = _tangent_alpha(inv._upper, -SCAN)
+    low = np.flatnonzero(q_below <= PROFILE_TAIL)
+    lo = SCAN[low[-1]] if low.size else SCAN[0]
+    if hi <= lo:
+        hi = lo + 1.0
+    return float(lo), float(hi)
+
+
+def from_profile(f, step: float, side: str) -> Lattice:
+    """The ``side`` lattice of a function known through its privacy profile only.
+
+    Pessimistic: the chord interpolation of δ(kΔ) in e^ε (connect the dots;
+    Doroshenko et al. 2022). Optimistic: the finite pair of chords of f between the
+    tangent points α*(kΔ) (chords of a convex f lie above it, so the trade-off
+    function of that pair is ≥ f), contracted like the cell masses of a law.
+    """
+    kmin, kmax = grid_range(profile_range(f), step)
+    grid = np.arange(kmin, kmax + 1) * step
+    x = np.exp(grid)
+    if side == PESSIMISTIC:
+        D = f._delta(grid)
+        # slopes of the chord interpolation of δ in x = e^ε, through (0, 1)
+        s = np.empty(grid.size + 1)
+        s[0] = (D[0] - 1.0) / x[0]
+        s[1:-1] = np.diff(D) / np.diff(x)
+        s[-1] = 0.0
+        # (δ(l_0) − 1)/x_0 may round to 0 far left; the next chord slope is then a safe
+        # (higher-δ) start for the interpolation below x_0
+        if s.size > 2:
+            s[0] = min(s[0], s[1])
+        s = np.maximum.accumulate(np.minimum(s, 0.0))   # convexity, raising δ only
+        q = x * np.diff(s)
+        q_inf = max(float(D[-1]), 1.0 - math.fsum(q))
+        return Lattice(step, kmin, q, q_inf, 0.0, PESSIMISTIC)
+    beta = f._upper
+    a = np.minimum.accumulate(_tangent_alpha(beta, grid))   # decreasing in ε
+    fa = beta(a)
+    f0 = float(beta(np.zeros(1))[0])
+    f1 = float(beta(np.ones(1))[0])
+    A = np.concatenate([[1.0], a, [0.0]])[::-1]              # increasing α
+    B = np.concatenate([[f1], fa, [f0]])[::-1]               # f at those α
+    B = np.maximum.accumulate(B[::-1])[::-1]                 # non-increasing
+    P = np.diff(A)
+    Q = -np.diff(B)
+    live = (P > 0) & (Q > 0)
+    P, Q = P[live], Q[live]
+    loc = np.log(Q) - np.log(P)
+    edges = grid
+    idx = np.searchsorted(edges, loc, side="right")
+    kappa = np.bincount(idx, weights=Q, minlength=edges.size + 1)
+    pi = np.bincount(idx, weights=P, minlength=edges.size + 1)
+    return contract_masses(kappa, pi, 1.0 - f0, kmin, step)
+
+
+__all__ = ["from_profile", "profile_range"]

@@ -1,0 +1,164 @@
+"""The grid step of a composition: chosen from tol, the factors' spreads and a budget.
+
+The step Δ = STEP_SCALE·sqrt(tol·V/N)/max(1, V)^{1/4} (V the variance of the
+composed privacy loss, N the number of factors; constants in ``fdp._constants``)
+makes the discretisation change the composed law's variance by a relative
+N·Δ²/V ∝ tol (each step's variance moves by O(Δ²); Doroshenko et al. 2022, Sec. 4
+for the same scaling). Every step is certified: the step only sets how wide the
+bracket is. At the default tol a grid over ``GRID_POINTS`` is coarsened to fit.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from fdp._constants import MAX_STEP, STEP_SCALE
+from fdp.engine.connect_dots import window
+from fdp.engine.discretise import discretise
+from fdp.engine.from_profile import profile_range
+from fdp.engine.lattice import LOSS_WINDOW, MAX_POINTS, PESSIMISTIC
+from fdp.engine.laws import atoms, interval_masses, loss_moments, loss_range
+
+DEFAULT_TOL = 1e-4
+# Points of all distinct factors' own lattices together that the default accuracy may
+# discretise (many distinct steps: the per-factor work dominates); over it the step
+# is coarsened at tol = DEFAULT_TOL like the composed grid (GRID_POINTS).
+FACTOR_POINTS = 2 ** 24
+# Composed grid points the default accuracy may use: at tol = DEFAULT_TOL (the
+# default) a grid over this is coarsened to fit (about GRID_POINTS ·
+# lattice.BYTES_PER_POINT bytes at the peak, 0.4 GB; the bracket stays certified, a
+# little wider, and ``width=`` refines it); any other tol is taken as asked and
+# raises MemoryError over lattice.MAX_POINTS. (A memory budget: it changes how wide
+# a default bracket is, never whether it is certified.)
+GRID_POINTS = 2 ** 22
+
+
+def seconds_for(points: float, transforms: int) -> float:
+    """Rough wall time of ``transforms`` FFT-sized passes over ``points`` grid points,
+    about 4e-7 s per point each (for the progress meter only)."""
+    return 4e-7 * points * transforms
+
+
+def loss_spread(f) -> tuple[float, float, float, float, float]:
+    """(mean, variance, lo, hi, gridded variance) of the loss of f under Q.
+
+    lo, hi: the gridded (windowed) range. The gridded variance is that of the law as
+    the lattices hold it, mass beyond the window counted at the window's edge (where
+    the optimistic side puts it); it sizes the composed grid. The variance itself
+    (of the whole law, or of a coarse lattice) sets the step.
+    """
+    lats = f._lattices()
+    if lats is not None and len(lats[0]) == 1:        # a composed result
+        lat = lats[0][0]
+        m, v = lat.moments()
+        return (m, v) + window((lat.losses[0], lat.losses[-1])) + (v,)
+    rng = loss_range(f)
+    known = loss_moments(f)
+    clipped = rng is not None and window(rng) != (float(rng[0]), float(rng[1]))
+    if rng is not None and known is not None and not clipped:
+        return (known[0], known[1]) + window(rng) + (known[1],)
+    if rng is None or (interval_masses(f, np.zeros(1)) is None
+                       and f._delta_members() is None):
+        rng = profile_range(f)
+    lo, hi = window(rng)
+    width = max(hi - lo, 1e-12)
+    coarse = max(width / 4000.0, 1e-9)
+    lat = discretise(f, coarse, PESSIMISTIC)
+    m, v = lat.moments()
+    v = max(v, coarse * coarse)
+    gridded = v
+    F, beyond = lat.finite_mass, lat.q_inf
+    if clipped and beyond > 0.0 and F + beyond > 0.0:
+        w = beyond / (F + beyond)
+        gridded = (1.0 - w) * v + w * (1.0 - w) * (LOSS_WINDOW - m) ** 2
+    if known is not None:
+        m, v = known
+    return m, v, lo, hi, gridded
+
+
+def choose_step(groups, tol: float, coarsen: bool = True,
+                check: bool = True) -> tuple[float, list]:
+    """Δ = STEP_SCALE·sqrt(tol·V/N)/max(1, V)^{1/4}, capped, at least tol/N, and the
+    per-group spreads. At tol = DEFAULT_TOL a composed grid over GRID_POINTS gets a
+    coarser step that fits (the grid sized by the budget, not the law: huge T stays
+    within memory). Raises MemoryError naming tol before anything is allocated
+    when the composed grid would exceed ``lattice.MAX_POINTS``. ``coarsen=False``,
+    ``check=False``: the step tol asks for, as it is (``Numeric.refined``,
+    ``Numeric.effective_tol``)."""
+    spreads = [loss_spread(f) for f, _ in groups]
+    N = sum(n for _, n in groups)
+    V = sum(n * s[1] for (_, n), s in zip(groups, spreads))
+    # ε grows with the spread of the composed loss and so does its sensitivity to
+    # the variance error: shrink Δ by V^{1/4} once V > 1
+    step = (STEP_SCALE * math.sqrt(tol * V / N) / max(1.0, V) ** 0.25
+            if math.isfinite(V) else MAX_STEP)
+    # resolve the narrowest factor, but not below 1% of the typical one: a factor
+    # that is nearly a point mass needs no finer grid (its discretisation moves the
+    # composed variance by O(Δ²) like any other)
+    smallest_sd = min(math.sqrt(s[1]) for s in spreads)
+    step = min(step, MAX_STEP, max(smallest_sd, 0.01 * math.sqrt(V / N), 1e-9))
+    # a composed law of tiny variance needs no cells finer than tol/N: connect-the-dots
+    # moves δ by at most a quarter of a cell's width in e^ε (δ is convex in e^ε with
+    # slope in [−1, 0]), so N factors move it by ≲ N·Δ/4 ≤ tol/4 near ε = 0 and far
+    # less in the tails — while a grid of steps √(tol·V) would be enormous
+    step = max(step, min(tol / N, MAX_STEP))
+    step = _snap(groups, step)
+    # composed loss width: bulk ± 20 sd (Chernoff windows are ~14–20 sd), never
+    # more than the sum of ranges; the transform itself checks its exact window
+    width = composed_width(groups, spreads)
+    # per-factor lattices: each distinct factor is discretised on its own range
+    ranges = sum(s[3] - s[2] for s in spreads)
+    if tol == DEFAULT_TOL and coarsen and (width / step > GRID_POINTS
+                                           or ranges / step > FACTOR_POINTS):
+        # the default accuracy is a target: keep the grids within the budget by a
+        # coarser step (every answer stays certified, the bracket a little wider)
+        coarse = max(step, width / GRID_POINTS, ranges / FACTOR_POINTS)
+        snapped = _snap(groups, coarse)
+        # (an atom closer to 0 than the step cannot be snapped without refining the
+        # grid again: it is then contracted with its cell like any other mass)
+        step = snapped if snapped >= 0.5 * coarse else coarse
+    if width / step > MAX_POINTS and check:
+        raise MemoryError(
+            f"tol={tol:g} needs a grid of about {width / step:,.0f} points for this "
+            f"composition, over the engine limit of {MAX_POINTS:,}; increase tol")
+    return step, spreads
+
+
+def composed_width(groups, spreads) -> float:
+    """Loss width the composed grid spans: bulk ± 20 sd of the gridded law (Chernoff
+    windows are ~14–20 sd), never more than the sum of ranges, plus one factor's range."""
+    V_grid = sum(n * s[4] for (_, n), s in zip(groups, spreads))
+    return min(sum(n * (s[3] - s[2]) for (_, n), s in zip(groups, spreads)),
+               40.0 * math.sqrt(V_grid) + 1.0) + max(s[3] - s[2] for s in spreads)
+
+
+def expected_seconds(groups, spreads, step: float, directions: int = 1) -> float:
+    """Rough wall time of composing groups on step Δ (for the progress meter only)."""
+    points = composed_width(groups, spreads) / step
+    return seconds_for(points, 2 * directions * len(groups))
+
+
+def _snap(groups, step: float) -> float:
+    """Shrink Δ slightly so the heaviest atom of the most composed factor is on the grid.
+
+    Point masses off the grid are the one thing the optimistic side cannot
+    contract cheaply; putting the dominant one on the grid removes that cost.
+    """
+    best = None
+    for f, n in groups:
+        L, q = atoms(f)
+        live = (np.abs(L) > step) & np.isfinite(L)
+        if not live.any():
+            continue
+        i = int(np.argmax(np.where(live, q, -1.0)))
+        if best is None or n > best[0]:
+            best = (n, abs(float(L[i])))
+    if best is None:
+        return step
+    return best[1] / math.ceil(best[1] / step)
+
+
+__all__ = ["DEFAULT_TOL", "GRID_POINTS", "choose_step", "composed_width",
+           "expected_seconds", "loss_spread", "seconds_for"]
