@@ -1,4 +1,4 @@
-"""The certified numeric composition engine (issue 3).
+"""The certified numeric composition engine.
 
 Pipeline (read top to bottom): ``discretise`` each factor on the loss lattice
 ΔZ twice, pessimistically and optimistically → ``convolve`` (FFT; n-fold by
@@ -8,7 +8,8 @@ read back β(α), δ(ε), ε(δ) from the two lattices (``Numeric``).
 Why the bracket is certified
 ----------------------------
 Write a pair (P, Q) through its likelihood ratio Y = dQ/dP = e^L under P. Its
-privacy profile is δ(ε) = E_P[(Y − e^ε)₊] + Q(L = +∞) (MATH.md §3), and
+privacy profile is δ(ε) = E_P[(Y − e^ε)₊] + Q(L = +∞) (the hockey-stick divergence;
+Balle, Barthe & Gaboardi 2018), and
 f(α) = sup_ε (1 − δ(ε) − e^ε α) (lossless duality, DRS Prop 2.12). So
 
   (a) δ_A ≤ δ_B at every ε ⇔ f_A ≥ f_B at every α; a bound on δ is a bound on f.
@@ -39,7 +40,7 @@ paying its mass (≤ τ) into the slack. The optimistic contraction's few
 rounded-down leftovers lose Q-mass ℓ; it is given back by moving P-mass up one
 cell at grid points below every leftover, which raises E(Y − t)₊ by at most ℓ
 for t below them and not at all above, where the rounding lowered it by exactly
-ℓ: still Y_opt ≤_icx Y (``discretise.compensate``). What finds no grid mass
+ℓ: still Y_opt ≤_icx Y (``contraction.compensate``). What finds no grid mass
 below it (a point-like part at the bottom of a law) is given back in place: Q-mass
 ρ_c ≤ ℓ_c at the leftover's own grid point (in all at most what compensation
 left) raises δ by at most ρ_c below that point, where the rounding lowered it by
@@ -54,10 +55,10 @@ connect-the-dots lattice of f⁻¹. An optimistic lattice that lost Q-mass in it
 rounding does not reflect to an optimistic one (its reflection exceeds the
 inverse by up to (P − 1) + e^ε(1 − Q), which ``lattice.reflect`` charges as
 slack), so the optimistic side of f⁻¹ is discretised from f⁻¹ directly
-(``numeric.inverse_parts``). The remove direction of DP-SGD and
+(``pipeline.inverse_parts``). The remove direction of DP-SGD and
 ``Numeric.inverse`` recompose those per-step lattices. Envelopes
 min{f_i}** (δ = max δ_i) are discretised from their members' lattices
-(``discretise.max_of_lattices``): chords of max δ_i at grid points above it for
+(``from_lattices.max_of_lattices``): chords of max δ_i at grid points above it for
 the pessimistic side; for the optimistic side chords where one member leads on
 a whole cell, the leading member's own line where the lead changes, then the
 greatest convex minorant — every piece lies below max δ_i.
@@ -69,7 +70,7 @@ n-fold power a Chernoff bound on the mass that wrapped around. For huge n the
 FFT bound nγ(|X| + γ)^{n−1} would dominate, so the few live frequencies near
 |X| = 1 are computed directly in centred form, log X = log F + log1p(−D/F) with
 D = Σ q_k (1 − e^{−iθ_k}) summed term by term to relative accuracy, whose error
-no longer grows like n·u (``lattice._direct_band``). The read-back sums are
+no longer grows like n·u (``fdp.engine.direct_band``). The read-back sums are
 blocked (≈ √n terms per recursion) with a relative bound ``suffix_error`` that
 is added as well. Their sum is the lattice's δ-slack η: the pessimistic side
 answers δ + η (f − η), the optimistic side δ − η (f + η). Slacks compose
@@ -84,7 +85,7 @@ step, where the discretisation's own cut-off tails (at +∞) take over; below
 that a ValueError says so.
 
 Losses beyond the range of doubles (e^L overflows above L ≈ 709): the
-discretisers use Y = e^L only for losses up to ``lattice.EXP_SAFE`` = 700; above
+discretisers use Y = e^L only for losses up to ``EXP_SAFE`` = 700; above
 it they work with Q-masses alone (the pessimistic split needs only log κ − log π;
 the optimistic side moves each cell's Q-mass down to its lower grid point, which
 lowers every term q (1 − e^{ε−l})₊). Each factor grids the losses in
@@ -102,7 +103,7 @@ Grid and accuracy (none of this changes what is certified, only how wide)
 -------------------------------------------------------------------------
 Every argument above holds for any step Δ, so the step may be chosen by the
 budget instead of by tol: at the default tol a composed grid over
-``numeric.GRID_POINTS`` gets the coarser step that fits (huge T stays within
+``grid.GRID_POINTS`` gets the coarser step that fits (huge T stays within
 memory and time; the bracket is wider, e.g. 4e-4·ε at T = 10⁷), and an explicit tol
 is taken as asked (MemoryError over ``lattice.MAX_POINTS``). ``width=`` on
 ``bounds``, ``delta_bounds`` and ``epsilon_bounds`` recomposes the kept factors
@@ -113,7 +114,7 @@ intersected with the plain one: it is skipped when the plain bracket already
 meets the width asked (by default: always done for lattices up to
 ``numeric.TILT_CHEAP`` points, else when wider than 1e-3·max(1, ε)).
 
-The direct band (``lattice._direct_band``) reads sin(πr/m) and sin(2πr/m) from
+The direct band (``direct_band.direct_band``) reads sin(πr/m) and sin(2πr/m) from
 tables indexed by the exact integer residue r = j(k − k̄) mod m; each table entry is
 one sine of an argument reduced to [0, π/2]-sized ranges, i.e. the same operation
 the per-term formula performs, so the per-term relative error and the bound
@@ -121,6 +122,18 @@ the per-term formula performs, so the per-term relative error and the bound
 threads); its recursive sum satisfies the same size·u bound as a BLAS dot. The two
 sides of a single-group composition run in two threads when a core is idle
 (identical results).
+
+Modules, one job each, bottom to top: ``lattice`` (the data type and its
+read-back), ``direct_band`` and ``convolution`` (composition of lattices, the one
+convolution tree), ``connect_dots`` / ``contraction`` (the two sides of the
+discretisation of a law), ``from_profile`` (functions known only through β or δ),
+``from_lattices`` (regridding, envelopes), ``discretise`` (the entry point), ``grid``
+(the step), ``pipeline`` (discretise, power, combine), ``tilted`` (small δ),
+``summaries`` (GDP μ and pure ε), ``numeric`` (the result type). Numeric constants
+with their derivations are in ``fdp._constants``. The engine imports nothing above
+``fdp.tradeoff``: what it needs to know about an object it asks the object
+(``f.law()``-style hooks of ``TradeOff``: ``_lattices``, ``_delta_members``,
+``_gaussian_component``, ``_exact_vertices``).
 
 Public: ``compose_numeric(factors, tol)``, ``Numeric``. DP-SGD lives in ``fdp.sgd``.
 """

@@ -102,7 +102,4 @@ def spread(kappa, pi, q_inf, kmin, step, p_neginf=0.0) -> Lattice:
                    p_neginf=p_neginf + moved_up + float(pi[-1]))
 
 
-# the names the DP-SGD allocation code and older callers use
-_spread = spread
-
 __all__ = ["cells", "grid_range", "spread", "window"]

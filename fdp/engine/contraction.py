@@ -250,7 +250,4 @@ def _merge_leftovers(left, m, nu, lc, g_down, offset):
     left[b] -= use_l
 
 
-# the name the DP-SGD allocation code and older callers use
-_contract_masses = contract_masses
-
 __all__ = ["compensate", "contract", "contract_masses"]

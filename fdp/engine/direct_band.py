@@ -93,6 +93,3 @@ def direct_band(q: np.ndarray, F: float, freqs: np.ndarray, m: int, n: int):
     err[bad] = np.inf
     return Xn, err, kbar
 
-
-# the name the tests and older callers use
-_direct_band = direct_band

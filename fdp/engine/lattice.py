@@ -116,9 +116,9 @@ def suffix_sums(q: np.ndarray, decay: float) -> np.ndarray:
     n = q.size
     b = _block(n)
     nb = -(-n // b)
-    rev = np.zeros(nb * b)
-    rev[nb * b - n:] = q                      # padded in front: blocks end where q ends
-    rev = rev[::-1].reshape(nb, b)            # row r: the r-th block from the top, reversed
+    flat = np.zeros(nb * b)
+    flat[nb * b - n:] = q                     # padded in front: blocks end where q ends
+    rev = flat[::-1].reshape(nb, b)           # row r: the r-th block from the top, reversed
     if decay == 1.0:
         local = np.cumsum(rev, axis=1)
     else:
@@ -184,9 +184,11 @@ class Lattice:
     @property
     def finite_mass(self) -> float:
         """Σ q (the Q-mass of the finite losses)."""
-        if self._mass_cache is None:
-            object.__setattr__(self, "_mass_cache", float(np.sum(self.q)))
-        return self._mass_cache
+        mass = self._mass_cache
+        if mass is None:
+            mass = float(np.sum(self.q))
+            object.__setattr__(self, "_mass_cache", mass)
+        return mass
 
     @property
     def mass(self) -> float:

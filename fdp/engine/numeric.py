@@ -8,7 +8,6 @@ below the round-off floor, from a tilted recomposition (``fdp.engine.tilted``).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -18,11 +17,9 @@ from fdp import _validate
 from fdp._constants import PLAIN_READBACK_FLOOR, TILT_READBACK_FLOOR
 from fdp.engine.grid import DEFAULT_TOL, choose_step, expected_seconds, seconds_for
 from fdp.engine.lattice import (
-    EXP_SAFE,
     OPTIMISTIC,
     PESSIMISTIC,
     Lattice,
-    check_size,
 )
 from fdp.engine.pipeline import (
     _directions,
@@ -36,6 +33,7 @@ from fdp.engine.pipeline import (
     work_units,
 )
 from fdp.engine.progress import Meter
+from fdp.engine.readback import bracket_gap, epsilon_plain, refine, symmetric_curve
 from fdp.engine.summaries import gdp_mu_bounds, pure_epsilon_bounds
 from fdp.engine.tilted import epsilon_bracket
 from fdp.tradeoff import TradeOff, remark
@@ -47,8 +45,6 @@ from fdp.tradeoff import TradeOff, remark
 # (``Numeric.epsilon_bounds``).
 DEFAULT_REL_WIDTH = 1e-3
 TILT_CHEAP = 2 ** 20
-# Recompositions at smaller tol that ``width=`` may ask for.
-REFINE_ROUNDS = 4
 
 Directions = Literal["one", "both"]
 
@@ -177,7 +173,7 @@ class Numeric(TradeOff):
         if not self.envelope:
             lat = self.pess[0]
             return np.clip(lat.beta_raw(a) - lat.slack - lat.beta_readback, 0.0, 1.0 - a)
-        return self._symmetric_curve(PESSIMISTIC, a)
+        return symmetric_curve(self, PESSIMISTIC, a)
 
     def _upper(self, alpha):
         a = np.asarray(alpha, dtype=float)
@@ -185,58 +181,8 @@ class Numeric(TradeOff):
             lat = self.opt[0]
             out = np.minimum(lat.beta_raw(a) + lat.slack + lat.beta_readback, 1.0 - a)
         else:
-            out = self._symmetric_curve(OPTIMISTIC, a)
+            out = symmetric_curve(self, OPTIMISTIC, a)
         return np.maximum(out, self._beta(a))
-
-    def _symmetric_curve(self, side, a):
-        """max{g, g⁻¹} with g(α) = max_{k ≥ 0} (1 − δ(kΔ) − e^{kΔ} α).
-
-        δ is the upper (pessimistic side) or lower (optimistic side) bound on the
-        privacy profile, max over the two directions. For a symmetric truth f, its
-        supporting lines at α below the fixed point have slopes ≤ −1 (ε ≥ 0), so g
-        built from an upper (lower) bound on δ is a lower (upper) bound of f there,
-        and f = f⁻¹ transfers it to the rest; max{g, g⁻¹} is therefore a certified
-        side. Lattice profiles are linear in e^ε between grid points, so the grid
-        k ≥ 0 loses nothing (see ``fdp.engine``).
-
-        Only lines with kΔ ≤ EXP_SAFE are formed (e^{kΔ} must be finite). Dropping
-        the steeper ones lowers g: safe for the pessimistic side. On the optimistic
-        side the last line kept, k̂, takes δ's value at the lattices' top (where δ
-        has reached its +∞ limit): 1 − δ(top) − e^{k̂Δ}α lies above every dropped
-        line, so g stays an upper bound.
-        """
-        cache = self._curves
-        if side not in cache:
-            step = self.step
-            top = max(lat.k0 + lat.q.size for lat in self.pess + self.opt) + 1
-            last = min(max(top, 1), math.floor(EXP_SAFE / step))
-            check_size(last + 1, "read-back curve")
-            k = np.arange(0, last + 1)
-            eps = k * step
-            if side == PESSIMISTIC:
-                D = np.max([lat.delta_grid(k) + lat.slack + lat.readback
-                            for lat in self.pess], axis=0)
-            else:
-                kk = np.append(k, max(top, last))
-                D = np.max([np.maximum(lat.delta_grid(kk) - lat.slack - lat.readback, 0.0)
-                            for lat in self.opt], axis=0)
-                D = np.append(D[:-2], min(D[-2], D[-1]))
-            D = np.minimum(D, 1.0)
-            x = np.exp(eps)
-            al = (D[:-1] - D[1:]) / (x[1:] - x[:-1])        # vertex between lines k, k+1
-            be = 1.0 - D[:-1] - x[:-1] * al
-            A = np.concatenate([[0.0], al[::-1], [max(1.0 - D[0], 0.0)]])
-            B = np.concatenate([[1.0 - D[-1]], be[::-1], [0.0]])
-            A = np.maximum.accumulate(np.clip(A, 0.0, 1.0))
-            B = np.clip(B, 0.0, 1.0)
-            cache[side] = (A, B)
-        A, B = cache[side]
-        g = np.interp(a, A, B)
-        g_inv = np.interp(a, B[::-1], A[::-1])
-        # vertices computed from rounded δ can move a chord by ≤ 2 read-back errors
-        shift = 2.0 * max(lat.readback for lat in self.pess + self.opt)
-        out = np.maximum(g, g_inv) + (-shift if side == PESSIMISTIC else shift)
-        return np.clip(out, 0.0, 1.0 - a)
 
     # -- accuracy in the user's unit: refinement from the kept factors --------
     def refined(self, tol: float) -> Numeric:
@@ -284,54 +230,6 @@ class Numeric(TradeOff):
         span = sum(lat.q.size * lat.step for lat in self.pess) / step
         return seconds_for(span, 2)
 
-    def _refine(self, answer, width, name: str):
-        """(lo, hi) = answer(g) for g = self, then recompositions at smaller tol until
-        max(hi − lo) ≤ width; each bracket is certified, so they are intersected.
-
-        tol shrinks by the missing factor (at most 100× per round; the bracket width is
-        about proportional to tol). Raises ValueError naming what limits the width: no
-        kept factors, the memory budget (``lattice.MAX_POINTS``), or a width the
-        discretisation cannot reach (no progress, or REFINE_ROUNDS rounds used).
-        """
-        w = _validate.real("width", width, low=0.0, low_open=True)
-        g = self
-        lo, hi = answer(g)
-        last_gap = math.inf
-        for _ in range(REFINE_ROUNDS + 1):
-            gap = float(np.max(_gap(lo, hi))) if np.size(lo) else 0.0
-            if gap <= w:
-                return lo, hi
-            if not math.isfinite(gap):
-                raise ValueError(
-                    f"width={w:g} cannot be met for {name}: the bracket is unbounded "
-                    "(the upper side is inf: mass cut off at +inf by the discretisation, "
-                    "or beyond the gridded loss window, already exceeds the level asked)")
-            if not g.source:
-                raise ValueError(
-                    f"width={w:g} cannot be met for {name}: the bracket is {gap:.3g} wide "
-                    "and this result does not keep its factors to recompose them")
-            if g is not self and gap > 0.9 * last_gap:
-                break
-            last_gap = gap
-            tol = g.effective_tol * min(0.5, max(0.01, 0.7 * w / gap))
-            try:
-                g = self.refined(tol)
-            except MemoryError as err:
-                raise ValueError(
-                    f"width={w:g} cannot be met for {name}: the bracket is {gap:.3g} wide "
-                    f"at tol={g.tol:g}, and tol={tol:g} would need a grid over the memory "
-                    f"budget ({err})") from None
-            n_lo, n_hi = answer(g)
-            lo, hi = np.maximum(lo, n_lo), np.minimum(hi, n_hi)
-            lo = np.minimum(lo, hi)
-        gap = float(np.max(_gap(lo, hi)))
-        if gap <= w:
-            return lo, hi
-        raise ValueError(
-            f"width={w:g} cannot be met for {name}: recomposing down to tol={g.tol:g} "
-            f"still leaves a bracket {gap:.3g} wide (limited by the floating-point and "
-            "tail slack of the composition, not by the grid)")
-
     def bounds(self, alpha, width=None):
         """(lower, upper) β at α, certified; with ``width``, recomposed at smaller tol
         until upper − lower ≤ width everywhere (or a ValueError naming the limit)."""
@@ -339,7 +237,7 @@ class Numeric(TradeOff):
         if width is None:
             lo, hi = self._beta(a), self._upper(a)
         else:
-            lo, hi = self._refine(lambda g: (g._beta(a), g._upper(a)), width, "beta(alpha)")
+            lo, hi = refine(self, lambda g: (g._beta(a), g._upper(a)), width, "beta(alpha)")
         return _validate.like_input(alpha, lo), _validate.like_input(alpha, hi)
 
     def delta_bounds(self, eps, width=None):
@@ -348,7 +246,7 @@ class Numeric(TradeOff):
         if width is None:
             lo, hi = self._delta_lower(e), self._delta(e)
         else:
-            lo, hi = self._refine(lambda g: (g._delta_lower(e), g._delta(e)), width,
+            lo, hi = refine(self, lambda g: (g._delta_lower(e), g._delta(e)), width,
                                   "delta(eps)")
         return _validate.like_input(eps, lo), _validate.like_input(eps, hi)
 
@@ -382,7 +280,7 @@ class Numeric(TradeOff):
             lo, hi = self._epsilon_bracket(flat, None)
         else:
             w = _validate.real("width", width, low=0.0, low_open=True)
-            lo, hi = self._refine(lambda g: g._epsilon_bracket(flat, w), w, "epsilon(delta)")
+            lo, hi = refine(self, lambda g: g._epsilon_bracket(flat, w), w, "epsilon(delta)")
         return (_validate.like_input(delta, lo.reshape(d.shape)),
                 _validate.like_input(delta, hi.reshape(d.shape)))
 
@@ -398,7 +296,7 @@ class Numeric(TradeOff):
         lo = np.zeros(flat.shape)
         hi = np.full(flat.shape, np.inf)
         if plain.any():
-            lo[plain], hi[plain] = self._epsilon_plain(flat[plain])
+            lo[plain], hi[plain] = epsilon_plain(self.pess, self.opt, flat[plain])
         # tilt only where the plain bracket cannot answer, or not within the width
         if want is not None:
             target = np.full(flat.shape, want)
@@ -406,7 +304,7 @@ class Numeric(TradeOff):
             target = np.zeros(flat.shape)         # cheap: always the tighter bracket
         else:
             target = DEFAULT_REL_WIDTH * np.maximum(hi, 1.0)
-        tilted = near & (~plain | ~(_gap(lo, hi) <= target))
+        tilted = near & (~plain | ~(bracket_gap(lo, hi) <= target))
         if tilted.any():
             # both brackets are certified, so their intersection is
             for value in np.unique(flat[tilted]):
@@ -437,32 +335,6 @@ class Numeric(TradeOff):
             self._curves[key] = epsilon_bracket(directions, delta, self.step, meter)
             meter.close()
         return self._curves[key]
-
-    def _epsilon_plain(self, d):
-        """(ε_lo, ε_hi) from the composed lattices, each solved exactly per lattice.
-
-        δ_upper = max_i (δ_i + η_i) ≤ d ⇔ δ_i ≤ d − η_i for every i, so ε_hi is the
-        largest of the lattices' own ε at d − η_i (η_i: slack plus read-back bound);
-        likewise ε_lo at d + η_i on the optimistic lattices. Each answer is checked
-        against the lattice's δ and nudged up if round-off in the cell formula left
-        it short.
-        """
-        def solve(lats, sign):
-            out = np.zeros(d.shape)
-            for lat in lats:
-                target = d + sign * (lat.slack + lat.readback)
-                e = lat.epsilon_raw(target)
-                for nudge in (1e-13, 1e-10, 1e-7, lat.step):
-                    short = np.isfinite(e) & (lat.delta_raw(e) > target)
-                    if not short.any():
-                        break
-                    e = np.where(short, e + nudge * max(1.0, float(np.max(e[short]))), e)
-                out = np.maximum(out, e)
-                lat.drop_tables_if_large()
-            return out
-        hi = solve(self.pess, -1.0)
-        lo = solve(self.opt, +1.0)
-        return np.minimum(lo, hi), hi
 
     def _inverse(self) -> TradeOff:
         """(⊗ f_i)⁻¹ = ⊗ f_i⁻¹ (DRS Prop 3.2): recompose the reflected factors.
@@ -509,15 +381,8 @@ class Numeric(TradeOff):
         return pure_epsilon_bounds(self)
 
 
-def _gap(lo, hi) -> np.ndarray:
-    """hi − lo, 0 where both are the same (inf included: ε = ∞ certified on both sides)."""
-    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
-    same = lo == hi
-    return np.where(same, 0.0, hi - np.where(same, 0.0, lo))
-
-
 def compose_numeric(factors, tol: float | None = None, progress: bool | None = None) -> Numeric:
-    """Certified numeric composition ⊗_i f_i^{⊗n_i} (DRS Def 3.1; MATH.md §4).
+    """Certified numeric composition ⊗_i f_i^{⊗n_i} (DRS 2022, Def 3.1 and Thm 3.2).
 
     ``factors`` is a list of ``(TradeOff, count)`` pairs (equal factors grouped);
     any ``TradeOff`` is accepted, including earlier ``Numeric`` results.

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from typing import Literal
 
 from fdp import _validate
 from fdp._constants import TAU
@@ -159,7 +160,7 @@ def _label(groups) -> str:
     return " ⊗ ".join(parts)
 
 
-def _directions(groups) -> str:
+def _directions(groups) -> Literal["one", "both"]:
     """"one" if any factor covers one direction of add/remove neighbouring only."""
     return "one" if any(f.directions == "one" for f, _ in groups) else "both"
 

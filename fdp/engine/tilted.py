@@ -8,8 +8,8 @@ region that matters into the bulk. For a lattice measure q on losses l and θ > 
 
 and tilting commutes with convolution: the n-fold composition of q equals
 e^{C − θ l} times the n-fold composition of q̃, C = Σ n_i c_i (exact algebra). The
-tilted composition is computed with the usual engine (``lattice.power``,
-``lattice.convolve``), with an ℓ1 error η̃ relative to *its* mass, 1. Since
+tilted composition is computed with the usual engine (``convolution.power``,
+``convolution.convolve_tree``), with an ℓ1 error η̃ relative to *its* mass, 1. Since
 δ(ε) = Q(L = +∞) + Σ_{l > ε} q_l (1 − e^{ε − l}) only sees losses above ε, where
 e^{C − θ l} ≤ e^{C − θ ε}, the untilted read-back errs by at most
 

@@ -82,8 +82,8 @@ from scipy.special import ndtr
 
 from fdp import _validate
 from fdp._constants import MAX_STEP, STEP_SCALE
-from fdp.engine.connect_dots import _spread
-from fdp.engine.contraction import _contract_masses
+from fdp.engine.connect_dots import spread as _spread
+from fdp.engine.contraction import contract_masses as _contract_masses
 from fdp.engine.convolution import convolve
 from fdp.engine.lattice import OPTIMISTIC, PESSIMISTIC, Lattice
 from fdp.engine.laws import normal_cells

@@ -129,7 +129,7 @@ def test_poisson_subsampled_two_steps_by_quadrature():
     def qdens(x):
         return (1 - p) * norm.pdf(x) + p * norm.pdf(x - mu)
     for e in (0.0, 0.3, 1.0, 2.0):
-        t, _ = integrate.quad(lambda x: qdens(x) * float(f.delta(e - loss(x))), -12, 13,
+        t, _ = integrate.quad(lambda x, e=e: qdens(x) * float(f.delta(e - loss(x))), -12, 13,
                               epsabs=1e-13, epsrel=1e-12, limit=200)
         assert r._delta_lower(np.array([e]))[0] - 1e-10 <= t <= r.delta(e) + 1e-10
 

@@ -3,6 +3,7 @@ and the blocked suffix sums of the read-back, against independent computations."
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -165,7 +166,7 @@ def test_normal_cells_match_mpmath_in_both_tails():
     z = np.unique(np.concatenate([np.linspace(-12.0, 12.0, 49), [0.0, 1e-3, -1e-3, 30.0]]))
     got = normal_cells(z)
     edges = [-mp.inf] + [mp.mpf(float(v)) for v in z] + [mp.inf]
-    ref = np.array([float(mp.ncdf(b) - mp.ncdf(a)) for a, b in zip(edges[:-1], edges[1:])])
+    ref = np.array([float(mp.ncdf(b) - mp.ncdf(a)) for a, b in itertools.pairwise(edges)])
     live = ref > 1e-300
     # adjacent tail values are differenced: relative error ≤ u·|c_i|/|c_i − c_{i+1}|
     assert np.allclose(got[live], ref[live], rtol=1e-8, atol=0.0)

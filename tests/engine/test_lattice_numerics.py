@@ -23,7 +23,7 @@ import fdp
 from fdp.engine import compose_numeric
 from fdp.engine.contraction import compensate
 from fdp.engine.convolution import _chernoff_end, crop
-from fdp.engine.direct_band import _direct_band
+from fdp.engine.direct_band import direct_band as _direct_band
 from fdp.engine.discretise import discretise
 from fdp.engine.lattice import (
     OPTIMISTIC,

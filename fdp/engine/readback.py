@@ -1,0 +1,157 @@
+"""Read-outs of composed lattices: β curves of envelopes, ε(δ), refinement to a width.
+
+A ``Numeric`` result holds one pessimistic and one optimistic lattice per direction;
+these functions read its certified answers from them: the β curve of a one-sided
+symmetrisation min{f, f⁻¹}** from the two directions' privacy profiles (DRS 2022,
+Prop 2.12 and Thm 4.2), ε(δ) solved cell by cell on each lattice, and the loop that
+recomposes at smaller tol until a bracket is as narrow as asked.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from fdp import _validate
+from fdp.engine.lattice import EXP_SAFE, PESSIMISTIC, check_size
+
+# Recompositions at smaller tol that ``width=`` may ask for.
+REFINE_ROUNDS = 4
+
+
+def bracket_gap(lo, hi) -> np.ndarray:
+    """hi − lo, 0 where both are the same (inf included: ε = ∞ certified on both sides)."""
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    same = lo == hi
+    return np.where(same, 0.0, hi - np.where(same, 0.0, lo))
+
+
+def symmetric_curve(num, side: str, a: np.ndarray) -> np.ndarray:
+    """max{g, g⁻¹} with g(α) = max_{k ≥ 0} (1 − δ(kΔ) − e^{kΔ} α).
+
+    δ is the upper (pessimistic side) or lower (optimistic side) bound on the
+    privacy profile, max over the two directions. For a symmetric truth f, its
+    supporting lines at α below the fixed point have slopes ≤ −1 (ε ≥ 0), so g
+    built from an upper (lower) bound on δ is a lower (upper) bound of f there,
+    and f = f⁻¹ transfers it to the rest; max{g, g⁻¹} is therefore a certified
+    side. Lattice profiles are linear in e^ε between grid points, so the grid
+    k ≥ 0 loses nothing (see ``fdp.engine``).
+
+    Only lines with kΔ ≤ EXP_SAFE are formed (e^{kΔ} must be finite). Dropping
+    the steeper ones lowers g: safe for the pessimistic side. On the optimistic
+    side the last line kept, k̂, takes δ's value at the lattices' top (where δ
+    has reached its +∞ limit): 1 − δ(top) − e^{k̂Δ}α lies above every dropped
+    line, so g stays an upper bound.
+    """
+    cache = num._curves
+    if side not in cache:
+        step = num.step
+        top = max(lat.k0 + lat.q.size for lat in num.pess + num.opt) + 1
+        last = min(max(top, 1), math.floor(EXP_SAFE / step))
+        check_size(last + 1, "read-back curve")
+        k = np.arange(0, last + 1)
+        eps = k * step
+        if side == PESSIMISTIC:
+            D = np.max([lat.delta_grid(k) + lat.slack + lat.readback
+                        for lat in num.pess], axis=0)
+        else:
+            kk = np.append(k, max(top, last))
+            D = np.max([np.maximum(lat.delta_grid(kk) - lat.slack - lat.readback, 0.0)
+                        for lat in num.opt], axis=0)
+            D = np.append(D[:-2], min(D[-2], D[-1]))
+        D = np.minimum(D, 1.0)
+        x = np.exp(eps)
+        al = (D[:-1] - D[1:]) / (x[1:] - x[:-1])        # vertex between lines k, k+1
+        be = 1.0 - D[:-1] - x[:-1] * al
+        A = np.concatenate([[0.0], al[::-1], [max(1.0 - D[0], 0.0)]])
+        B = np.concatenate([[1.0 - D[-1]], be[::-1], [0.0]])
+        A = np.maximum.accumulate(np.clip(A, 0.0, 1.0))
+        B = np.clip(B, 0.0, 1.0)
+        cache[side] = (A, B)
+    A, B = cache[side]
+    g = np.interp(a, A, B)
+    g_inv = np.interp(a, B[::-1], A[::-1])
+    # vertices computed from rounded δ can move a chord by ≤ 2 read-back errors
+    shift = 2.0 * max(lat.readback for lat in num.pess + num.opt)
+    out = np.maximum(g, g_inv) + (-shift if side == PESSIMISTIC else shift)
+    return np.clip(out, 0.0, 1.0 - a)
+
+
+def epsilon_plain(pess: tuple, opt: tuple, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(ε_lo, ε_hi) from the composed lattices, each solved exactly per lattice.
+
+    δ_upper = max_i (δ_i + η_i) ≤ d ⇔ δ_i ≤ d − η_i for every i, so ε_hi is the
+    largest of the lattices' own ε at d − η_i (η_i: slack plus read-back bound);
+    likewise ε_lo at d + η_i on the optimistic lattices. Each answer is checked
+    against the lattice's δ and nudged up if round-off in the cell formula left
+    it short.
+    """
+    def solve(lats, sign):
+        out = np.zeros(d.shape)
+        for lat in lats:
+            target = d + sign * (lat.slack + lat.readback)
+            e = lat.epsilon_raw(target)
+            for nudge in (1e-13, 1e-10, 1e-7, lat.step):
+                short = np.isfinite(e) & (lat.delta_raw(e) > target)
+                if not short.any():
+                    break
+                e = np.where(short, e + nudge * max(1.0, float(np.max(e[short]))), e)
+            out = np.maximum(out, e)
+            lat.drop_tables_if_large()
+        return out
+    hi = solve(pess, -1.0)
+    lo = solve(opt, +1.0)
+    return np.minimum(lo, hi), hi
+
+
+def refine(num, answer, width, name: str, rounds: int = REFINE_ROUNDS):
+    """(lo, hi) = answer(g) for g = num, then recompositions at smaller tol until
+    max(hi − lo) ≤ width; each bracket is certified, so they are intersected.
+
+    tol shrinks by the missing factor (at most 100× per round; the bracket width is
+    about proportional to tol). Raises ValueError naming what limits the width: no
+    kept factors, the memory budget (``lattice.MAX_POINTS``), or a width the
+    discretisation cannot reach (no progress, or ``rounds`` rounds used).
+    """
+    w = _validate.real("width", width, low=0.0, low_open=True)
+    g = num
+    lo, hi = answer(g)
+    last_gap = math.inf
+    for _ in range(rounds + 1):
+        gap = float(np.max(bracket_gap(lo, hi))) if np.size(lo) else 0.0
+        if gap <= w:
+            return lo, hi
+        if not math.isfinite(gap):
+            raise ValueError(
+                f"width={w:g} cannot be met for {name}: the bracket is unbounded "
+                "(the upper side is inf: mass cut off at +inf by the discretisation, "
+                "or beyond the gridded loss window, already exceeds the level asked)")
+        if not g.source:
+            raise ValueError(
+                f"width={w:g} cannot be met for {name}: the bracket is {gap:.3g} wide "
+                "and this result does not keep its factors to recompose them")
+        if g is not num and gap > 0.9 * last_gap:
+            break
+        last_gap = gap
+        tol = g.effective_tol * min(0.5, max(0.01, 0.7 * w / gap))
+        try:
+            g = num.refined(tol)
+        except MemoryError as err:
+            raise ValueError(
+                f"width={w:g} cannot be met for {name}: the bracket is {gap:.3g} wide "
+                f"at tol={g.tol:g}, and tol={tol:g} would need a grid over the memory "
+                f"budget ({err})") from None
+        n_lo, n_hi = answer(g)
+        lo, hi = np.maximum(lo, n_lo), np.minimum(hi, n_hi)
+        lo = np.minimum(lo, hi)
+    gap = float(np.max(bracket_gap(lo, hi)))
+    if gap <= w:
+        return lo, hi
+    raise ValueError(
+        f"width={w:g} cannot be met for {name}: recomposing down to tol={g.tol:g} "
+        f"still leaves a bracket {gap:.3g} wide (limited by the floating-point and "
+        "tail slack of the composition, not by the grid)")
+
+
+__all__ = ["bracket_gap", "epsilon_plain", "refine", "symmetric_curve"]
