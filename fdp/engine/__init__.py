@@ -112,7 +112,7 @@ narrow; every recomposition is certified on its own, so the brackets are
 intersected. Likewise the tilted recomposition is an extra certified bracket,
 intersected with the plain one: it is skipped when the plain bracket already
 meets the width asked (by default: always done for lattices up to
-``numeric.TILT_CHEAP`` points, else when wider than 1e-3·max(1, ε)).
+``readback.TILT_CHEAP`` points, else when wider than 1e-3·max(1, ε)).
 
 The direct band (``direct_band.direct_band``) reads sin(πr/m) and sin(2πr/m) from
 tables indexed by the exact integer residue r = j(k − k̄) mod m; each table entry is
@@ -138,6 +138,8 @@ with their derivations are in ``fdp._constants``. The engine imports nothing abo
 Public: ``compose_numeric(factors, tol)``, ``Numeric``. DP-SGD lives in ``fdp.sgd``.
 """
 
-from fdp.engine.numeric import DEFAULT_TOL, Numeric, compose_numeric
+from fdp.engine.composition import compose_numeric
+from fdp.engine.grid import DEFAULT_TOL
+from fdp.engine.numeric import Numeric
 
 __all__ = ["DEFAULT_TOL", "Numeric", "compose_numeric"]

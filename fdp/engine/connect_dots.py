@@ -14,14 +14,8 @@ import math
 
 import numpy as np
 
-from fdp.engine.lattice import (
-    LOSS_WINDOW,
-    PESSIMISTIC,
-    TINY,
-    Lattice,
-    check_size,
-    p_masses,
-)
+from fdp._constants import LOSS_WINDOW
+from fdp.engine.lattice import PESSIMISTIC, TINY, Lattice, check_size, p_masses
 
 
 def window(rng) -> tuple[float, float]:
@@ -100,6 +94,3 @@ def spread(kappa, pi, q_inf, kmin, step, p_neginf=0.0) -> Lattice:
     moved_up = max(float(pi[0]) - float(p_masses(kappa[0], kmin * step)), 0.0)
     return Lattice(step, kmin, q, q_inf + float(kappa[-1]), 0.0, PESSIMISTIC,
                    p_neginf=p_neginf + moved_up + float(pi[-1]))
-
-
-__all__ = ["cells", "grid_range", "spread", "window"]

@@ -14,8 +14,9 @@ import math
 
 import numpy as np
 
+from fdp._constants import EXP_SAFE
 from fdp.engine.connect_dots import cells
-from fdp.engine.lattice import EXP_SAFE, OPTIMISTIC, Lattice
+from fdp.engine.lattice import OPTIMISTIC, Lattice
 
 
 def contract_masses(kappa, pi, q_inf, kmin, step) -> Lattice:
@@ -248,6 +249,3 @@ def _merge_leftovers(left, m, nu, lc, g_down, offset):
     np.maximum(left, 0.0, out=left)
     nu[b] += use_l + use_t
     left[b] -= use_l
-
-
-__all__ = ["compensate", "contract", "contract_masses"]

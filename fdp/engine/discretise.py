@@ -189,6 +189,3 @@ def _envelope_members(f, step):
         pess.append(lp)
         opt.append(lo)
     return pess, opt
-
-
-__all__ = ["discretise"]

@@ -12,10 +12,10 @@ import math
 
 import numpy as np
 
-from fdp._constants import ENVELOPE_SWITCH
+from fdp._constants import ENVELOPE_SWITCH, EXP_SAFE
 from fdp.engine.connect_dots import grid_range, spread
 from fdp.engine.contraction import contract_masses
-from fdp.engine.lattice import EXP_SAFE, OPTIMISTIC, PESSIMISTIC, Lattice, check_size, p_masses
+from fdp.engine.lattice import OPTIMISTIC, PESSIMISTIC, Lattice, check_size, p_masses
 
 
 def regrid(lat: Lattice, step: float) -> Lattice:
@@ -144,6 +144,3 @@ def lower_hull(x: np.ndarray, y: np.ndarray) -> np.ndarray:
             break
         keep = np.concatenate([keep[:1], keep[1:-1][~above], keep[-1:]])
     return keep
-
-
-__all__ = ["lower_hull", "max_of_lattices", "regrid"]

@@ -145,6 +145,3 @@ def from_profile(f, step: float, side: str) -> Lattice:
     kappa = np.bincount(idx, weights=Q, minlength=edges.size + 1)
     pi = np.bincount(idx, weights=P, minlength=edges.size + 1)
     return contract_masses(kappa, pi, 1.0 - f0, kmin, step)
-
-
-__all__ = ["from_profile", "profile_range"]

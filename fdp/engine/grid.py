@@ -14,11 +14,11 @@ import math
 
 import numpy as np
 
-from fdp._constants import MAX_STEP, STEP_SCALE
+from fdp._constants import LOSS_WINDOW, MAX_STEP, STEP_SCALE
 from fdp.engine.connect_dots import window
 from fdp.engine.discretise import discretise
 from fdp.engine.from_profile import profile_range
-from fdp.engine.lattice import LOSS_WINDOW, MAX_POINTS, PESSIMISTIC
+from fdp.engine.lattice import MAX_POINTS, PESSIMISTIC
 from fdp.engine.laws import atoms, interval_masses, loss_moments, loss_range
 
 DEFAULT_TOL = 1e-4
@@ -158,7 +158,3 @@ def _snap(groups, step: float) -> float:
     if best is None:
         return step
     return best[1] / math.ceil(best[1] / step)
-
-
-__all__ = ["DEFAULT_TOL", "GRID_POINTS", "choose_step", "composed_width",
-           "expected_seconds", "loss_spread", "seconds_for"]

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.signal import lfilter
 
-from fdp._constants import EXP_SAFE, FLUSH_BELOW, LOSS_WINDOW
+from fdp._constants import FLUSH_BELOW
 from fdp._numerics import bisect_monotone
 
 _U = np.finfo(float).eps / 2.0  # unit round-off
@@ -377,7 +377,3 @@ def _reflection_cut(L, q, p, Q_total) -> tuple[int, float]:
     if not math.isfinite(float(s[j])):
         return 0, math.inf
     return j, float(s[j])
-
-
-__all__ = ["EXP_SAFE", "LOSS_WINDOW", "MAX_POINTS", "OPTIMISTIC", "PESSIMISTIC", "Lattice",
-           "check_size", "flush", "p_masses", "reflect", "suffix_error", "suffix_sums"]

@@ -1,9 +1,10 @@
 """The certified numeric result: a trade-off function read back from two lattices.
 
-``compose_numeric`` runs the pipeline (``fdp.engine.pipeline``) and returns a
-``Numeric``: f(α) and δ(ε) read back from the pessimistic and optimistic composed
-lattices, each corrected by its certified slack; ε(δ) solved cell by cell, or, far
-below the round-off floor, from a tilted recomposition (``fdp.engine.tilted``).
+``compose_numeric`` (``fdp.engine.composition``) runs the pipeline
+(``fdp.engine.pipeline``) and returns a ``Numeric``: f(α) and δ(ε) read back from
+the pessimistic and optimistic composed lattices, each corrected by its certified
+slack; ε(δ) solved cell by cell, or, far below the round-off floor, from a tilted
+recomposition (``fdp.engine.tilted``).
 """
 
 from __future__ import annotations
@@ -14,74 +15,77 @@ from typing import Literal
 import numpy as np
 
 from fdp import _validate
-from fdp._constants import PLAIN_READBACK_FLOOR, TILT_READBACK_FLOOR
-from fdp.engine.grid import DEFAULT_TOL, choose_step, expected_seconds, seconds_for
+from fdp.engine.grid import DEFAULT_TOL, choose_step, seconds_for
 from fdp.engine.lattice import (
     OPTIMISTIC,
     PESSIMISTIC,
     Lattice,
 )
 from fdp.engine.pipeline import (
-    _directions,
-    _label,
-    _validate_groups,
+    Recipe,
     check_tol,
     combine_parts,
     cropped,
-    discretise_groups,
     inverse_parts,
-    work_units,
 )
 from fdp.engine.progress import Meter
-from fdp.engine.readback import bracket_gap, epsilon_plain, refine, symmetric_curve
+from fdp.engine.readback import epsilon_plain, epsilon_read, refine, symmetric_curve
 from fdp.engine.summaries import gdp_mu_bounds, pure_epsilon_bounds
 from fdp.engine.tilted import epsilon_bracket
 from fdp.tradeoff import TradeOff, remark
 
-# Near the round-off floor (δ < TILT_READBACK_FLOOR × it) a tilted recomposition
-# tightens the plain bracket. It costs about what the composition cost: it is done by
-# default when the composed lattices have at most TILT_CHEAP points, and for larger
-# ones only when the plain bracket is wider than DEFAULT_REL_WIDTH·max(1, ε)
-# (``Numeric.epsilon_bounds``).
-DEFAULT_REL_WIDTH = 1e-3
-TILT_CHEAP = 2 ** 20
-
 Directions = Literal["one", "both"]
-
-
-@dataclass(frozen=True)
-class Recipe:
-    """How to recompute one direction's per-step lattices (plain data, picklable).
-
-    ``groups`` are the (TradeOff, count) factor groups, discretised on ΔZ with
-    Δ = ``step``; ``reflected`` gives the inverse pairs T(Q, P) instead
-    (``inverse_parts``; DRS Prop 3.2 for composing inverses).
-    """
-
-    groups: tuple
-    step: float
-    reflected: bool = False
-
-    def parts(self, meter: Meter | None = None) -> list:
-        """[(pessimistic, optimistic, n)] per group: discretised, uncropped."""
-        parts = discretise_groups(self.groups, self.step, meter)
-        return inverse_parts(self.groups, parts) if self.reflected else parts
 
 
 @dataclass(frozen=True, eq=False)
 class Numeric(TradeOff):
     """A certified numeric trade-off function: f(α) is the lower bound, ``bounds`` both.
 
-    ``pess`` and ``opt`` are tuples of lattices: one each for a plain composition,
-    two each — add and remove directions — for a one-sided symmetrisation
-    min{f, f⁻¹}**, whose privacy profile is the maximum over them (``envelope``).
-    Their δ-slacks are already part of every answer. ``tol`` is the accuracy the
-    grid was chosen for (see ``compose_numeric``); the bracket itself is always
-    certified. ``directions`` is "one" when the result describes one direction of
-    add/remove neighbouring only (a composition of ``PoissonAdd`` factors: not a
-    guarantee by itself), else "both". ``source`` holds one ``Recipe`` per lattice
-    (the factors, for tilted recomposition at small δ and for the inverse), or ()
-    when the factors are not kept.
+    Returned by ``compose_numeric`` (and by ``f @ g`` when no closed form applies).
+    Every answer is read from a pessimistic and an optimistic lattice whose
+    privacy profiles bound the truth from above and below at every ε (connect the
+    dots and a mean-preserving contraction; Doroshenko et al. 2022), with every
+    floating-point and truncation error added on the safe side. Results are plain
+    data: they pickle and unpickle to identical answers.
+
+    Parameters
+    ----------
+    pess, opt : tuple of Lattice
+        One lattice each for a plain composition; two each — add and remove
+        directions — for a one-sided symmetrisation min{f, f⁻¹}**, whose privacy
+        profile is the maximum over them (``envelope``; DRS 2022, Prop 2.12). Their
+        δ-slacks are already part of every answer.
+    label : str
+        The factors, for ``repr``.
+    tol : float
+        The accuracy the grid was chosen for (``compose_numeric``); the bracket
+        itself is always certified.
+    directions : {"both", "one"}, optional
+        "one" when the result describes one direction of add/remove neighbouring
+        only (a composition of ``PoissonAdd`` factors: not a guarantee by itself).
+    source : tuple of Recipe, optional
+        One ``Recipe`` per lattice (the factors, for tilted recomposition at small δ,
+        for ``refined`` and for the inverse), or () when the factors are not kept.
+
+    Raises
+    ------
+    ValueError
+        If ``directions`` is not "one" or "both", ``pess`` and ``opt`` do not hold
+        the same number (≥ 1) of lattices, or ``source`` is neither empty nor one
+        Recipe per lattice.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.engine import compose_numeric
+    >>> f = compose_numeric([(fdp.Laplace(1.0), 3)])
+    >>> f
+    Numeric(Laplace(mu=1.0)^3, tol=0.0001)
+    >>> lo, hi = f.bounds(0.1)
+    >>> print(f"{lo:.4f} {hi:.4f}")
+    0.4179 0.4179
+    >>> bool(f(0.1) == lo)
+    True
     """
 
     pess: tuple
@@ -122,36 +126,95 @@ class Numeric(TradeOff):
 
     @property
     def envelope(self) -> bool:
-        """True when δ is the maximum over several lattices (add and remove directions)."""
+        """True when δ is the maximum over several lattices (add and remove directions).
+
+        Examples
+        --------
+        >>> import fdp
+        >>> from fdp.engine import compose_numeric
+        >>> f = compose_numeric([(fdp.Laplace(1.0).subsample(0.5, direction="add"), 3)])
+        >>> f.envelope, f.symmetrize(one_sided=True).envelope
+        (False, True)
+        """
         return len(self.pess) > 1
 
     @property
     def symmetric(self) -> bool:
+        """True for a one-sided symmetrisation (``envelope``): then f = f⁻¹."""
         return self.envelope
 
     @property
     def single(self) -> bool:
+        """True for a plain composition (one lattice per side)."""
         return not self.envelope
 
     def _lattices(self) -> tuple[tuple, tuple]:
         return self.pess, self.opt
 
     def lattice(self, side: str) -> Lattice:
+        """The first (for a plain composition: the only) lattice of ``side``,
+        "pessimistic" or "optimistic".
+
+        Parameters
+        ----------
+        side : {"pessimistic", "optimistic"}
+            Which bound: the lattice whose δ bounds the truth from above or below.
+
+        Returns
+        -------
+        Lattice
+            Its Q-masses ``q`` on the losses ``losses``, atom ``q_inf`` at +∞ and
+            certified δ-slack ``slack``.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> from fdp.engine import compose_numeric
+        >>> lat = compose_numeric([(fdp.Laplace(1.0), 2)]).lattice("pessimistic")
+        >>> print(f"{lat.mass:.6f}")
+        1.000000
+        """
         return (self.pess if side == PESSIMISTIC else self.opt)[0]
 
     @property
     def mass(self) -> tuple[float, float]:
-        """Total Q-mass of the pessimistic and optimistic lattices (≈ 1)."""
+        """Total Q-mass of the pessimistic and optimistic lattices (≈ 1).
+
+        Examples
+        --------
+        >>> import fdp
+        >>> from fdp.engine import compose_numeric
+        >>> p, o = compose_numeric([(fdp.Laplace(1.0), 2)]).mass
+        >>> print(f"{p:.9f} {o:.9f}")
+        1.000000000 1.000000000
+        """
         return self.pess[0].mass, self.opt[0].mass
 
     @property
     def step(self) -> float:
+        """The grid step Δ of the privacy-loss lattice ΔZ.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> from fdp.engine import compose_numeric
+        >>> bool(0.0 < compose_numeric([(fdp.Laplace(1.0), 2)]).step <= 0.05)
+        True
+        """
         return self.pess[0].step
 
     @property
     def delta_floor(self) -> float:
         """Largest certified slack (round-off included): δ below about this cannot be
-        resolved by the plain read-back (``epsilon_bounds`` then tilts)."""
+        resolved by the plain read-back (``epsilon_bounds`` then tilts).
+
+        Examples
+        --------
+        >>> import fdp
+        >>> from fdp.engine import compose_numeric
+        >>> bool(compose_numeric([(fdp.Laplace(1.0), 2)]).delta_floor < 1e-9)
+        True
+        """
         return max(lat.slack + lat.readback for lat in self.pess + self.opt)
 
     # -- privacy profile ----------------------------------------------------
@@ -191,8 +254,33 @@ class Numeric(TradeOff):
         Every Recipe is rediscretised on the step ``choose_step`` gives for tol (the
         same step for all of them, as when the result was built) and recomposed; the
         result is certified like the original (same argument, finer grid). Cached per
-        tol. Raises ValueError when the factors were not kept, MemoryError when the
-        grid for tol is over ``lattice.MAX_POINTS``.
+        tol.
+
+        Parameters
+        ----------
+        tol : float
+            The accuracy to recompose for, in (0, 1].
+
+        Returns
+        -------
+        Numeric
+            The recomposed result (its brackets are certified on their own).
+
+        Raises
+        ------
+        ValueError
+            When the factors were not kept (``source=()``) or tol is not in (0, 1].
+        MemoryError
+            When the grid for tol is over ``lattice.MAX_POINTS``.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> from fdp.engine import compose_numeric
+        >>> f = compose_numeric([(fdp.Laplace(1.0), 3)])
+        >>> g = f.refined(1e-5)
+        >>> g.tol, bool(g.step < f.step)
+        (1e-05, True)
         """
         tol = check_tol(tol)
         if not self.source:
@@ -218,7 +306,16 @@ class Numeric(TradeOff):
     @property
     def effective_tol(self) -> float:
         """The tol whose grid step is this result's step: ``tol``, or larger when the
-        step was coarsened to keep the grid within ``GRID_POINTS`` (Δ ∝ √tol)."""
+        step was coarsened to keep the grid within ``GRID_POINTS`` (Δ ∝ √tol).
+
+        Examples
+        --------
+        >>> import fdp
+        >>> from fdp.engine import compose_numeric
+        >>> f = compose_numeric([(fdp.Laplace(1.0), 3)])
+        >>> f.effective_tol
+        0.0001
+        """
         if not self.source:
             return self.tol
         asked, _ = choose_step(list(self.source[0].groups), self.tol, coarsen=False,
@@ -231,8 +328,37 @@ class Numeric(TradeOff):
         return seconds_for(span, 2)
 
     def bounds(self, alpha, width=None):
-        """(lower, upper) β at α, certified; with ``width``, recomposed at smaller tol
-        until upper − lower ≤ width everywhere (or a ValueError naming the limit)."""
+        """(lower, upper) β at α, certified: lower ≤ f(α) ≤ upper.
+
+        Parameters
+        ----------
+        alpha : float or array_like
+            Type I error levels in [0, 1].
+        width : float, optional
+            The largest acceptable upper − lower: the composition is recomposed at
+            smaller tol (``refined``) until it is met everywhere; the brackets of every
+            recomposition are certified, so they are intersected.
+
+        Returns
+        -------
+        (float, float) or (ndarray, ndarray)
+            Lower and upper β, shaped like ``alpha``.
+
+        Raises
+        ------
+        ValueError
+            If alpha is outside [0, 1], or ``width`` cannot be met (the message names
+            what limits it: no kept factors, memory, or floating-point slack).
+
+        Examples
+        --------
+        >>> import fdp
+        >>> from fdp.engine import compose_numeric
+        >>> f = compose_numeric([(fdp.Laplace(1.0), 3)])
+        >>> lo, hi = f.bounds([0.1, 0.5], width=1e-6)
+        >>> print(f"{lo[0]:.6f} {hi[0]:.6f}")
+        0.417946 0.417946
+        """
         a = _validate.alpha(alpha)
         if width is None:
             lo, hi = self._beta(a), self._upper(a)
@@ -241,7 +367,34 @@ class Numeric(TradeOff):
         return _validate.like_input(alpha, lo), _validate.like_input(alpha, hi)
 
     def delta_bounds(self, eps, width=None):
-        """(lower, upper) δ at ε, certified; ``width`` as in ``bounds``."""
+        """(lower, upper) privacy profile δ(ε), certified; ``width`` as in ``bounds``.
+
+        Parameters
+        ----------
+        eps : float or array_like
+            Real ε (±inf allowed).
+        width : float, optional
+            The largest acceptable upper − lower (see ``bounds``).
+
+        Returns
+        -------
+        (float, float) or (ndarray, ndarray)
+            Lower and upper δ, shaped like ``eps``.
+
+        Raises
+        ------
+        ValueError
+            If eps is not real, or ``width`` cannot be met.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> from fdp.engine import compose_numeric
+        >>> f = compose_numeric([(fdp.Laplace(1.0), 3)])
+        >>> lo, hi = f.delta_bounds(1.0)
+        >>> print(f"{lo:.4f} {hi:.4f}")
+        0.3102 0.3102
+        """
         e = _validate.reals("eps", eps, allow_inf=True)
         if width is None:
             lo, hi = self._delta_lower(e), self._delta(e)
@@ -252,6 +405,31 @@ class Numeric(TradeOff):
 
     # -- (ε, δ): plain read-back above the floor, tilted recomposition below -----
     def epsilon(self, delta):
+        """The certified (upper) ε at δ: the upper end of ``epsilon_bounds``.
+
+        Parameters
+        ----------
+        delta : float or array_like
+            δ in (0, 1).
+
+        Returns
+        -------
+        float or ndarray
+            ε such that f is (ε, δ)-DP, shaped like ``delta`` (inf if none is proven).
+
+        Raises
+        ------
+        ValueError
+            If delta is outside (0, 1) or below what this result can certify.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> from fdp.engine import compose_numeric
+        >>> f = compose_numeric([(fdp.Laplace(1.0), 3)])
+        >>> print(f"{f.epsilon(1e-3):.3f}")
+        2.992
+        """
         return self.epsilon_bounds(delta)[1]
 
     def epsilon_bounds(self, delta, width=None):
@@ -260,14 +438,41 @@ class Numeric(TradeOff):
         Above 10× the round-off floor (``delta_floor``) the composed lattices are
         read directly. Below 10× the floor, and below 1000× the floor when the plain
         bracket is wider than asked (``width``; by default any width for lattices of
-        at most TILT_CHEAP points, 1e-3·max(1, ε) for larger ones), the
+        at most ``readback.TILT_CHEAP`` points, 1e-3·max(1, ε) for larger ones), the
         factors are recomposed exponentially tilted towards that δ
         (``fdp.engine.tilted``), whose error is relative to δ itself; where both
         apply the intersection is returned (cached per δ). With ``width`` the
         composition is refined (``refined``, smaller tol) until hi − lo ≤ width, or a
         ValueError names what limits it. The answer can be inf where atoms cut off at
         +∞ (tails below ~1e-25 per step, or losses beyond the gridded window
-        ``lattice.LOSS_WINDOW``) already exceed δ.
+        ``LOSS_WINDOW``) already exceed δ.
+
+        Parameters
+        ----------
+        delta : float or array_like
+            δ in (0, 1).
+        width : float, optional
+            The largest acceptable upper − lower ε (see ``bounds``).
+
+        Returns
+        -------
+        (float, float) or (ndarray, ndarray)
+            Lower and upper ε(δ), shaped like ``delta``.
+
+        Raises
+        ------
+        ValueError
+            If delta is outside (0, 1), below the certified resolution of this result,
+            or ``width`` cannot be met.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> from fdp.engine import compose_numeric
+        >>> f = compose_numeric([(fdp.Laplace(1.0), 3)])
+        >>> lo, hi = f.epsilon_bounds(1e-3)
+        >>> print(f"{lo:.3f} {hi:.3f}")
+        2.992 2.992
         """
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
         if d.size and (np.any(d <= 0.0) or np.any(d >= 1.0)):
@@ -285,42 +490,10 @@ class Numeric(TradeOff):
                 _validate.like_input(delta, hi.reshape(d.shape)))
 
     def _epsilon_bracket(self, flat, want):
-        floor = self.delta_floor
-        plain = flat >= PLAIN_READBACK_FLOOR * floor
-        near = (flat < TILT_READBACK_FLOOR * floor) & bool(self.source)
-        if not (plain | near).all():
-            raise ValueError(
-                f"delta={float(np.min(flat[~plain])):g} is below the certified resolution "
-                f"of this numeric result (round-off and tail slack {floor:.2g}; "
-                f"need delta ≥ {PLAIN_READBACK_FLOOR * floor:.2g})")
-        lo = np.zeros(flat.shape)
-        hi = np.full(flat.shape, np.inf)
-        if plain.any():
-            lo[plain], hi[plain] = epsilon_plain(self.pess, self.opt, flat[plain])
-        # tilt only where the plain bracket cannot answer, or not within the width
-        if want is not None:
-            target = np.full(flat.shape, want)
-        elif max(lat.q.size for lat in self.pess) <= TILT_CHEAP:
-            target = np.zeros(flat.shape)         # cheap: always the tighter bracket
-        else:
-            target = DEFAULT_REL_WIDTH * np.maximum(hi, 1.0)
-        tilted = near & (~plain | ~(bracket_gap(lo, hi) <= target))
-        if tilted.any():
-            # both brackets are certified, so their intersection is
-            for value in np.unique(flat[tilted]):
-                at = flat == value
-                try:
-                    t_lo, t_hi = self._tilted_bracket(float(value))
-                except (ArithmeticError, ValueError):
-                    # the tilted recomposition could not certify this δ (e.g. per-step
-                    # mass at +∞ beyond its range); the plain bracket, where it
-                    # applies, is certified on its own
-                    if not plain[at].all():
-                        raise
-                    continue
-                lo[at] = np.maximum(lo[at], t_lo)
-                hi[at] = np.minimum(hi[at], t_hi)
-        return lo, hi
+        return epsilon_read(self, flat, want)
+
+    def _epsilon_plain(self, d):
+        return epsilon_plain(self.pess, self.opt, d)
 
     def _tilted_bracket(self, delta: float) -> tuple[float, float]:
         """The tilted recomposition's (ε_lo, ε_hi) at δ, cached per δ (and the
@@ -360,7 +533,35 @@ class Numeric(TradeOff):
         """As ``TradeOff.symmetrize``; one-sided: both directions kept as lattices.
 
         min{f, f⁻¹}** has privacy profile max(δ_f, δ_{f⁻¹}), which is what an
-        ``envelope`` result reads (the same form ``fdp.dpsgd`` returns).
+        ``envelope`` result reads (the same form ``fdp.dpsgd`` returns; DRS 2022,
+        Thm 4.2; Bu et al. 2020).
+
+        Parameters
+        ----------
+        one_sided : bool, optional
+            False: max{f, f⁻¹} (valid when f holds for both orders of every
+            neighbouring pair); True: min{f, f⁻¹}** (valid when f holds for one order
+            only, as for add/remove neighbours).
+
+        Returns
+        -------
+        TradeOff
+            A symmetric trade-off function; a two-direction ``Numeric`` when
+            one-sided and the factors are kept.
+
+        Raises
+        ------
+        TypeError
+            If one_sided is not a bool.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> from fdp.engine import compose_numeric
+        >>> add = fdp.Laplace(1.0).subsample(0.5, direction="add")
+        >>> s = compose_numeric([(add, 3)]).symmetrize(one_sided=True)
+        >>> s.symmetric, len(s.pess)
+        (True, 2)
         """
         one_sided = _validate.flag("one_sided", one_sided)
         if self.envelope or not one_sided:
@@ -381,34 +582,4 @@ class Numeric(TradeOff):
         return pure_epsilon_bounds(self)
 
 
-def compose_numeric(factors, tol: float | None = None, progress: bool | None = None) -> Numeric:
-    """Certified numeric composition ⊗_i f_i^{⊗n_i} (DRS 2022, Def 3.1 and Thm 3.2).
-
-    ``factors`` is a list of ``(TradeOff, count)`` pairs (equal factors grouped);
-    any ``TradeOff`` is accepted, including earlier ``Numeric`` results.
-
-    ``tol`` (default 1e-4) sets the accuracy the grid is chosen for: the loss grid
-    step is Δ ≈ 1.3·sqrt(tol·V/N)/max(1, V)^{1/4} (V the variance of the composed
-    privacy loss, N the number of factors). The bracket width in β is then about
-    tol/3, in ε about 3–10·tol for DP-SGD-like compositions (the discretisation
-    changes the composed law's variance by a relative N·Δ²/V ∝ tol). It is a
-    target, not a guarantee; the returned bracket is always certified, whatever its
-    width (read it with ``bounds`` / ``epsilon_bounds``).
-    ``progress``: a meter on stderr (None: only on a terminal, for ≥ 200 distinct
-    factors or an expected time ≥ 2 s; False: never). Smaller tol costs memory and
-    time ∝ 1/sqrt(tol). At the default tol a grid over ``GRID_POINTS`` is coarsened
-    to fit (certified, wider; refine with ``width=``); an explicit tol over the
-    memory limit raises ``MemoryError`` naming tol.
-    """
-    groups = _validate_groups(factors)
-    tol = check_tol(tol)
-    step, spreads = choose_step(groups, tol)
-    meter = Meter(work_units(len(groups)), "composing", progress,
-                  seconds=expected_seconds(groups, spreads, step))
-    pess, opt = combine_parts(cropped(discretise_groups(groups, step, meter)), meter=meter)
-    meter.close()
-    return Numeric((pess,), (opt,), _label(groups), tol, directions=_directions(groups),
-                   source=(Recipe(tuple(groups), step),))
-
-
-__all__ = ["DEFAULT_TOL", "Numeric", "Recipe", "compose_numeric"]
+__all__ = ["DEFAULT_TOL", "Numeric", "Recipe"]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Literal
 
 from fdp import _validate
@@ -35,6 +36,25 @@ from fdp.tradeoff import TradeOff, math_repr
 # threads when a core is idle (``_idle_core``; the peak memory is then two transforms
 # instead of one). The result is identical either way.
 CONCURRENT_SIDES = True
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How to recompute one direction's per-step lattices (plain data, picklable).
+
+    ``groups`` are the (TradeOff, count) factor groups, discretised on ΔZ with
+    Δ = ``step``; ``reflected`` gives the inverse pairs T(Q, P) instead
+    (``inverse_parts``; DRS Prop 3.2 for composing inverses).
+    """
+
+    groups: tuple
+    step: float
+    reflected: bool = False
+
+    def parts(self, meter: Meter | None = None) -> list:
+        """[(pessimistic, optimistic, n)] per group: discretised, uncropped."""
+        parts = discretise_groups(self.groups, self.step, meter)
+        return inverse_parts(self.groups, parts) if self.reflected else parts
 
 
 def discretise_groups(groups, step: float, meter: Meter | None = None) -> list:
@@ -169,7 +189,3 @@ def check_tol(tol) -> float:
     if tol is None:
         return DEFAULT_TOL
     return _validate.real("tol", tol, low=0.0, low_open=True, high=1.0)
-
-
-__all__ = ["check_tol", "combine_parts", "cropped", "discretise_groups",
-           "inverse_parts", "power_tau", "work_units"]

@@ -14,8 +14,16 @@ import math
 import numpy as np
 
 from fdp import _validate
-from fdp.engine.lattice import EXP_SAFE, PESSIMISTIC, check_size
+from fdp._constants import EXP_SAFE, PLAIN_READBACK_FLOOR, TILT_READBACK_FLOOR
+from fdp.engine.lattice import PESSIMISTIC, check_size
 
+# Near the round-off floor (δ < TILT_READBACK_FLOOR × it) a tilted recomposition
+# tightens the plain bracket. It costs about what the composition cost: it is done by
+# default when the composed lattices have at most TILT_CHEAP points, and for larger
+# ones only when the plain bracket is wider than DEFAULT_REL_WIDTH·max(1, ε)
+# (``Numeric.epsilon_bounds``).
+DEFAULT_REL_WIDTH = 1e-3
+TILT_CHEAP = 2 ** 20
 # Recompositions at smaller tol that ``width=`` may ask for.
 REFINE_ROUNDS = 4
 
@@ -154,4 +162,44 @@ def refine(num, answer, width, name: str, rounds: int = REFINE_ROUNDS):
         "tail slack of the composition, not by the grid)")
 
 
-__all__ = ["bracket_gap", "epsilon_plain", "refine", "symmetric_curve"]
+def epsilon_read(num, flat: np.ndarray, want) -> tuple[np.ndarray, np.ndarray]:
+    """(ε_lo, ε_hi) at the δ values ``flat``: the plain read-back above
+    PLAIN_READBACK_FLOOR × the round-off floor, intersected with (or, below it,
+    replaced by) the tilted recomposition near the floor (``Numeric.epsilon_bounds``);
+    ``want`` is the width asked, or None for the default."""
+    floor = num.delta_floor
+    plain = flat >= PLAIN_READBACK_FLOOR * floor
+    near = (flat < TILT_READBACK_FLOOR * floor) & bool(num.source)
+    if not (plain | near).all():
+        raise ValueError(
+            f"delta={float(np.min(flat[~plain])):g} is below the certified resolution "
+            f"of this numeric result (round-off and tail slack {floor:.2g}; "
+            f"need delta ≥ {PLAIN_READBACK_FLOOR * floor:.2g})")
+    lo = np.zeros(flat.shape)
+    hi = np.full(flat.shape, np.inf)
+    if plain.any():
+        lo[plain], hi[plain] = epsilon_plain(num.pess, num.opt, flat[plain])
+    # tilt only where the plain bracket cannot answer, or not within the width
+    if want is not None:
+        target = np.full(flat.shape, want)
+    elif max(lat.q.size for lat in num.pess) <= TILT_CHEAP:
+        target = np.zeros(flat.shape)         # cheap: always the tighter bracket
+    else:
+        target = DEFAULT_REL_WIDTH * np.maximum(hi, 1.0)
+    tilted = near & (~plain | ~(bracket_gap(lo, hi) <= target))
+    if tilted.any():
+        # both brackets are certified, so their intersection is
+        for value in np.unique(flat[tilted]):
+            at = flat == value
+            try:
+                t_lo, t_hi = num._tilted_bracket(float(value))
+            except (ArithmeticError, ValueError):
+                # the tilted recomposition could not certify this δ (e.g. per-step
+                # mass at +∞ beyond its range); the plain bracket, where it
+                # applies, is certified on its own
+                if not plain[at].all():
+                    raise
+                continue
+            lo[at] = np.maximum(lo[at], t_lo)
+            hi[at] = np.minimum(hi[at], t_hi)
+    return lo, hi

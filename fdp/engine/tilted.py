@@ -28,10 +28,10 @@ import math
 
 import numpy as np
 
-from fdp._constants import TAU_TILT
+from fdp._constants import LOSS_WINDOW, TAU_TILT
 from fdp._numerics import bisect_monotone, epsilon_for_delta
 from fdp.engine.convolution import _tilted_moments, convolve_tree, power
-from fdp.engine.lattice import LOSS_WINDOW, Lattice, suffix_error, suffix_sums
+from fdp.engine.lattice import Lattice, suffix_error, suffix_sums
 
 _CROP = 1e-18     # tilted tails below this (per side) are cut into the slack
 _SCAN = 2 ** 16   # points scanned for the lower ε

@@ -79,8 +79,9 @@ import numpy as np
 
 from fdp import _validate
 from fdp.engine.grid import choose_step
-from fdp.engine.numeric import Numeric, Recipe
+from fdp.engine.numeric import Numeric
 from fdp.engine.pipeline import (
+    Recipe,
     check_tol,
     combine_parts,
     cropped,
