@@ -127,3 +127,28 @@ PROFILE_SCAN = (-20.0, 40.0, 601)
 #: largest α < 1 that a double can hold (LOGIT_SEARCH ends at 40, past it, for
 #: searches that need an end point evaluating to α = 1).
 LOGIT_BELOW_ONE = 36.7
+
+#: Tail mass an n-fold power may leave out of its window (cut or wrapped, and paid
+#: into the slack): τ_n = min(max(TAU, POWER_TAU_PER_STEP·n), POWER_TAU_CAP). The
+#: power's own round-off slack is at least ~n·1e-14 (n transforms' worth of
+#: γ ≈ 1e-14), so 1e-17·n is a thousandth of it and never shows; the cap keeps the
+#: cut far below any δ read off the result (the plain floor is ≥ 1e-10 at n ≥ 10⁴).
+POWER_TAU_PER_STEP = 1e-17
+POWER_TAU_CAP = 1e-12
+
+#: P-mass that is negligible in a per-step lattice: 1e-30 is below every δ the engine
+#: certifies per step (law tails are gridded down to ~1e-25) by a factor 1e5. A cell
+#: whose Q-mass is flushed keeps its P-mass unless it is below this; a reflected
+#: lattice whose +∞ atom exceeds it is discretised from the inverse's own law instead.
+NEGLIGIBLE_P_MASS = 1e-30
+
+#: Tilted tails below this (per side) are cut into the slack of the tilted
+#: recomposition: 1e-18 relative to the tilted mass 1 is ~10⁻² of the FFT round-off
+#: of one transform (γ ≈ 1e-15 for 2^20 points), so the cut does not widen the bracket.
+TILT_CROP = 1e-18
+
+#: Largest exponential tilt, in units of the grid step: θΔ ≤ 30. Neighbouring atoms
+#: of a tilted lattice then differ in weight by a factor e^{30} ≈ 1.1e13, so the
+#: tilted measure already sits on the top few atoms of every factor and a larger θ
+#: changes nothing the read-back can use (Chernoff; Gopi, Lee & Wutschitz 2021).
+TILT_THETA_STEPS = 30.0

@@ -53,6 +53,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from fdp._constants import NEGLIGIBLE_P_MASS
 from fdp.engine.connect_dots import grid_range, spread
 from fdp.engine.contraction import contract_masses
 from fdp.engine.from_lattices import max_of_lattices, regrid
@@ -109,7 +110,7 @@ def _both(f, step, side=None):
     # pessimistic side moves them to +inf, the optimistic side drops them
     # — unless they carry P-mass that the reflected lattice (the inverse pair, the
     # remove direction) needs, and are normal doubles
-    small = (kappa < TINY) & ((pi < 1e-30) | (kappa < 1e3 * np.finfo(float).tiny))
+    small = (kappa < TINY) & ((pi < NEGLIGIBLE_P_MASS) | (kappa < 1e3 * np.finfo(float).tiny))
     dropped = float(kappa[small].sum())
     p_neginf += float(pi[small].sum())
     kappa, pi = np.where(small, 0.0, kappa), np.where(small, 0.0, pi)

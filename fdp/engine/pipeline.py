@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from fdp import _validate
-from fdp._constants import TAU
+from fdp._constants import NEGLIGIBLE_P_MASS, POWER_TAU_CAP, POWER_TAU_PER_STEP, TAU
 from fdp.engine.convolution import convolve_tree, crop, power
 from fdp.engine.discretise import discretise
 from fdp.engine.grid import DEFAULT_TOL
@@ -88,7 +88,7 @@ def inverse_parts(groups, parts) -> list:
             out.append((lp, lo, n))
             continue
         pess = reflect(lp)
-        if pess.q_inf > 1e-30 and loss_range(inv) is not None:
+        if pess.q_inf > NEGLIGIBLE_P_MASS and loss_range(inv) is not None:
             pess, opt = discretise(inv, lp.step)
         else:
             opt = discretise(inv, lp.step, OPTIMISTIC)
@@ -105,9 +105,10 @@ def power_tau(n: int, tau: float = TAU) -> float:
 
     Whatever is cut or wrapped is paid into the slack (2τ); the transform's own
     round-off slack is at least ~n·1e-14, so τ up to a thousandth of that costs
-    nothing visible, and a narrower window is a faster transform. Capped at 1e-12.
+    nothing visible, and a narrower window is a faster transform. Capped at
+    POWER_TAU_CAP (derivations in ``fdp._constants``).
     """
-    return min(max(tau, 1e-17 * n), 1e-12)
+    return min(max(tau, POWER_TAU_PER_STEP * n), POWER_TAU_CAP)
 
 
 def _idle_core() -> bool:

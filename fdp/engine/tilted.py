@@ -28,12 +28,12 @@ import math
 
 import numpy as np
 
-from fdp._constants import LOSS_WINDOW, TAU_TILT
+from fdp._constants import LOSS_WINDOW, TAU_TILT, TILT_CROP, TILT_THETA_STEPS
 from fdp._numerics import bisect_monotone, epsilon_for_delta
 from fdp.engine.convolution import _tilted_moments, convolve_tree, power
 from fdp.engine.lattice import Lattice, suffix_error, suffix_sums
 
-_CROP = 1e-18     # tilted tails below this (per side) are cut into the slack
+_CROP = TILT_CROP    # tilted tails below this (per side) are cut into the slack
 _SCAN = 2 ** 16   # points scanned for the lower ε
 
 
@@ -66,7 +66,7 @@ def theta_cap(parts) -> float:
     below the mass of the top atom (one step, or the remove direction whose losses
     are bounded above by −log(1 − q)).
     """
-    return 30.0 / parts[0][0].step
+    return TILT_THETA_STEPS / parts[0][0].step
 
 
 def saddle_theta(parts, log_delta: float) -> float:

@@ -82,3 +82,21 @@ def test_profile_scan_and_tail():
 
 def test_window_uses_the_loss_window():
     assert connect_dots.window((-5e3, 5e3)) == (-C.LOSS_WINDOW, C.LOSS_WINDOW)
+
+
+def test_power_tau_and_negligible_masses():
+    from fdp.engine.pipeline import power_tau
+    assert power_tau(1) == C.POWER_TAU_PER_STEP
+    assert power_tau(1, tau=1e-15) == 1e-15
+    assert power_tau(1000) == C.POWER_TAU_PER_STEP * 1000
+    assert power_tau(10 ** 12) == C.POWER_TAU_CAP
+    # a thousandth of the ~n·1e-14 round-off of an n-fold power
+    assert math.isclose(C.POWER_TAU_PER_STEP / 1e-14, 1e-3)
+    assert C.NEGLIGIBLE_P_MASS * 1e5 == 1e-25
+
+
+def test_tilt_constants():
+    u = np.finfo(float).eps / 2.0
+    gamma = 4.0 * (20 + 2.0) * u                 # one 2^20-point transform
+    assert C.TILT_CROP < 0.1 * gamma
+    assert 1e13 < math.exp(C.TILT_THETA_STEPS) < 1.2e13
