@@ -129,10 +129,11 @@ convolution tree), ``connect_dots`` / ``contraction`` (the two sides of the
 discretisation of a law), ``from_profile`` (functions known only through β or δ),
 ``from_lattices`` (regridding, envelopes), ``discretise`` (the entry point), ``grid``
 (the step), ``pipeline`` (discretise, power, combine), ``tilted`` (small δ),
-``summaries`` (GDP μ and pure ε), ``numeric`` (the result type). Numeric constants
+``summaries`` (GDP μ and pure ε), ``readback`` (ε(δ), envelope curves, refinement),
+``numeric`` (the result type), ``composition`` (``compose_numeric``). Numeric constants
 with their derivations are in ``fdp._constants``. The engine imports nothing above
 ``fdp.tradeoff``: what it needs to know about an object it asks the object
-(``f.law()``-style hooks of ``TradeOff``: ``_lattices``, ``_delta_members``,
+(``f.law()`` and the hooks of ``TradeOff``: ``_lattices``, ``_delta_members``,
 ``_gaussian_component``, ``_exact_vertices``).
 
 Public: ``compose_numeric(factors, tol)``, ``Numeric``. DP-SGD lives in ``fdp.sgd``.
