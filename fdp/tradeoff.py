@@ -20,17 +20,14 @@ side), ``bounds(α)`` gives both sides.
 from __future__ import annotations
 
 import abc
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
 from fdp import _validate
-
-if TYPE_CHECKING:  # pragma: no cover
-    from fdp.families.finite_pair import FinitePair
-
 from fdp._constants import DELTA_RESOLUTION
 from fdp._constants import TINY as _TINY
+from fdp._dispatch import implementation
 from fdp._numerics import _log, conjugate_delta, epsilon_for_delta
 
 ONE_DIRECTION_REMARK = "  # one direction only, not a guarantee"
@@ -77,8 +74,8 @@ class TradeOff(abc.ABC):
         (symmetrise it, DRS Thm 4.2; Bu et al. 2020)."""
         return "both"
 
-    def _pair(self) -> FinitePair | None:
-        """An exact finite pair (P, Q) with T(P, Q) = f, if one is known."""
+    def _pair(self) -> Any:
+        """An exact finite pair (P, Q) with T(P, Q) = f (a ``FinitePair``), if one is known."""
         return None
 
     def _upper(self, alpha: np.ndarray) -> np.ndarray:
@@ -127,8 +124,7 @@ class TradeOff(abc.ABC):
         return self._inverse()
 
     def _inverse(self) -> TradeOff:
-        from fdp.operations.inverse import Inverse
-        return Inverse(self)
+        return implementation("inverse")(self)
 
     def symmetrize(self, one_sided: bool = False) -> TradeOff:
         """Symmetrise f.
@@ -142,9 +138,8 @@ class TradeOff(abc.ABC):
         one_sided = _validate.flag("one_sided", one_sided)
         if self.symmetric:
             return self
-        from fdp.operations.envelope import envelope, strongest
         inv = self.inverse()
-        return envelope(self, inv) if one_sided else strongest(self, inv)
+        return implementation("envelope" if one_sided else "strongest")(self, inv)
 
     # ------------------------------------------------------------------
     # Comparisons and summaries
@@ -179,8 +174,7 @@ class TradeOff(abc.ABC):
         if not isinstance(other, TradeOff):
             raise TypeError(f"other must be a TradeOff, got {type(other).__name__}")
         tol = _validate.real("tol", tol, low=0.0, high=1.0)
-        from fdp.conversions.summaries import prove_dominates
-        return prove_dominates(self, other, tol)
+        return implementation("dominates")(self, other, tol)
 
     def advantage(self) -> float:
         """max_α (1 − α − f(α)) = δ(0): the total-variation distance of the pair."""
@@ -270,13 +264,11 @@ class TradeOff(abc.ABC):
         Generic certified default: ``fdp.conversions.summaries.gdp_mu_bounds``.
         Families with a closed form override it (Gaussian: (μ, μ)).
         """
-        from fdp.conversions.summaries import gdp_mu_bounds
-        return gdp_mu_bounds(self)
+        return implementation("gdp_mu_bounds")(self)
 
     def _pure_epsilon_bounds(self) -> tuple[float, float]:
         """(lo, hi) with lo ≤ ε* ≤ hi, ε* = inf{ε : f ≥ f_{ε,0}} (inf if none)."""
-        from fdp.conversions.summaries import pure_epsilon_bounds
-        return pure_epsilon_bounds(self)
+        return implementation("pure_epsilon_bounds")(self)
 
     def gdp_mu(self) -> float:
         """The smallest μ with f ≥ G_μ: "this f is μ-GDP" (inf if no μ is proven).
@@ -312,28 +304,23 @@ class TradeOff(abc.ABC):
         The worst ordered pair is used, so asymmetric (one-directional) curves are
         read in both orders (DRS 2022 §2.1). See ``fdp.conversions.risk.tpr_at_fpr``.
         """
-        from fdp.conversions.risk import tpr_at_fpr
-        return tpr_at_fpr(self, fpr)
+        return implementation("tpr_at_fpr")(self, fpr)
 
     def advantage_bounds(self):
         """Certified bracket of the advantage δ(0) = max_α (1 − α − f(α))."""
-        from fdp.conversions.risk import advantage_bounds
-        return advantage_bounds(self)
+        return implementation("advantage_bounds")(self)
 
     def bayes_risk(self, prior: float = 0.5):
         """Smallest Bayes risk min_α [(1 − π)α + π f(α)] of a membership attacker with prior π."""
-        from fdp.conversions.risk import bayes_risk
-        return bayes_risk(self, prior)
+        return implementation("bayes_risk")(self, prior)
 
     def attack_success(self, prior: float = 0.5):
         """Largest success probability 1 − Bayes risk of a membership attacker with prior π."""
-        from fdp.conversions.risk import attack_success
-        return attack_success(self, prior)
+        return implementation("attack_success")(self, prior)
 
     def reconstruction_bound(self, kappa: float):
         """Reconstruction success ≤ 1 − f(κ) for a baseline success κ (Hayes et al. 2023)."""
-        from fdp.conversions.risk import reconstruction_bound
-        return reconstruction_bound(self, kappa)
+        return implementation("reconstruction_bound")(self, kappa)
 
     def gdp_mu_bracket(self):
         """Certified [μ_lo, μ_hi] of the smallest μ with f ≥ G_μ, with the fit gap (``GdpFit``).
@@ -341,8 +328,7 @@ class TradeOff(abc.ABC):
         ``summary()`` says in words when a μ-GDP summary misleads (e.g. DP-SGD, whose
         μ* = √T·s/σ is set in the far tail α ≈ q^T, far from the bulk of the curve).
         """
-        from fdp.conversions.risk import gdp_mu_bracket
-        return gdp_mu_bracket(self)
+        return implementation("gdp_mu_bracket")(self)
 
     def pure_epsilon(self) -> float:
         """The smallest ε with f ≥ f_{ε,0} (pure ε-DP), inf if none is proven.
@@ -372,35 +358,62 @@ class TradeOff(abc.ABC):
         return self._group(k)
 
     def _group(self, k: int) -> TradeOff:
-        from fdp.operations.group import Group
-        return Group(self, k)
+        return implementation("group")(self, k)
 
-    def subsample(self, p: float, scheme: str = "poisson", direction: str = "both") -> TradeOff:
+    def subsample(self, p: float, sampling: str | None = None, direction: str = "both", *,
+                  scheme: str | None = None) -> TradeOff:
         """Privacy amplification by subsampling (DRS §4.2; Bu et al. 2020; ZDW Thm 11).
 
-        scheme="poisson", direction="both": min{f_p, f_p⁻¹}**, f_p = p f + (1 − p) Id,
+        sampling="poisson", direction="both": min{f_p, f_p⁻¹}**, f_p = p f + (1 − p) Id,
             the one-step guarantee under add/remove neighbours.
-        scheme="poisson", direction="add": f_p alone, T(M(S), M(S ∪ {x})). This is
+        sampling="poisson", direction="add": f_p alone, T(M(S), M(S ∪ {x})). This is
             ONE direction only, not a guarantee: compose the add directions and
             symmetrise once with ``symmetrize(one_sided=True)``.
         direction="remove": f_p⁻¹, the other direction.
-        scheme="without_replacement": C_p(f) = min{f_p, f_p⁻¹}** (DRS Thm 4.2),
+        sampling="without_replacement": C_p(f) = min{f_p, f_p⁻¹}** (DRS Thm 4.2),
             replace-one neighbours, p = m/n.
+
+        Parameters
+        ----------
+        p : float
+            Sampling rate in [0, 1].
+        sampling : {"poisson", "without_replacement"}, optional
+            The sampler (default "poisson"); the same name as in ``fdp.dpsgd``.
+        direction : {"both", "add", "remove"}, optional
+            Which order of the neighbouring pair (Poisson only; default "both").
+        scheme : str, optional
+            Alias of ``sampling`` (the earlier name), kept working.
+
+        Returns
+        -------
+        TradeOff
+            The subsampled trade-off function.
+
+        Raises
+        ------
+        ValueError
+            For p outside [0, 1], an unknown sampler or direction, or ``sampling``
+            and ``scheme`` naming different samplers.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> f = fdp.Gaussian(1.0).subsample(0.1, sampling="poisson")
+        >>> g = fdp.Gaussian(1.0).subsample(0.1, scheme="poisson")
+        >>> print(f"{float(f(0.1)):.4f}", f == g)
+        0.8780 True
         """
-        from fdp.operations.subsample import subsample
-        return subsample(self, p, scheme=scheme, direction=direction)
+        return implementation("subsample")(self, p, sampling, direction, scheme=scheme)
 
     def __matmul__(self, other: TradeOff) -> TradeOff:
         """f ⊗ g (DRS Def 3.1)."""
         if not isinstance(other, TradeOff):
             return NotImplemented
-        from fdp.operations.compose import compose
-        return compose(self, other)
+        return implementation("compose")(self, other)
 
     def __pow__(self, n: int) -> TradeOff:
         """n-fold composition f ⊗ … ⊗ f (n = 0 gives Id)."""
-        from fdp.operations.compose import power
-        return power(self, n)
+        return implementation("power")(self, n)
 
     def _repr_latex_(self) -> str:
         return f"${self.latex()}$"

@@ -56,6 +56,7 @@ from scipy.special import expit, ndtr, ndtri, ndtri_exp
 
 from fdp import _validate
 from fdp._constants import EPS_SEARCH
+from fdp._dispatch import implements
 from fdp._numerics import maximise_unimodal
 from fdp._numerics import search_grid as _search_grid
 from fdp.conversions.summaries import _GRID_U, _z_upper, gdp_mu_of
@@ -233,6 +234,7 @@ def _one_minus_upper(g: TradeOff, a: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------------
 # Read-outs
 # ----------------------------------------------------------------------
+@implements("tpr_at_fpr")
 def tpr_at_fpr(f: TradeOff, fpr) -> Bracket:
     """Best true-positive rate of a membership test at false-positive rate ``fpr``.
 
@@ -271,6 +273,7 @@ def tpr_at_fpr(f: TradeOff, fpr) -> Bracket:
                    _pair_note(f))
 
 
+@implements("advantage_bounds")
 def advantage_bounds(f: TradeOff) -> Bracket:
     """Advantage max_α (1 − α − f(α)) = δ_f(0), the total-variation distance of the pair
     (DRS 2022, §2.1), as a bracket (``f.advantage()`` is its upper side).
@@ -294,6 +297,7 @@ def _risk_one(g: TradeOff, prior: float, eps: np.ndarray) -> tuple[float, float]
     return float(_round_down(r_lo, prior)), float(_round_up(r_hi, prior))
 
 
+@implements("bayes_risk")
 def bayes_risk(f: TradeOff, prior: float = 0.5) -> Bracket:
     """Smallest Bayes error of a membership attacker with prior ``prior`` on "in".
 
@@ -327,6 +331,7 @@ def bayes_risk(f: TradeOff, prior: float = 0.5) -> Bracket:
     return Bracket(lo, max(lo, hi), "lo", _pair_note(f))
 
 
+@implements("attack_success")
 def attack_success(f: TradeOff, prior: float = 0.5) -> Bracket:
     """Best success probability 1 − R(π) of a membership attacker with prior π
     (see ``bayes_risk``); ``safe`` is ``hi``. Without the output: max{π, 1 − π}."""
@@ -336,6 +341,7 @@ def attack_success(f: TradeOff, prior: float = 0.5) -> Bracket:
     return Bracket(lo, hi, "hi", r.note)
 
 
+@implements("reconstruction_bound")
 def reconstruction_bound(f: TradeOff, kappa: float) -> Bracket:
     """Reconstruction robustness: success ≤ 1 − f(κ) for baseline success κ.
 
@@ -493,6 +499,7 @@ def _pointwise_mu(upper_beta, a):
     return np.where(ok, mu, -np.inf), ok
 
 
+@implements("gdp_mu_bracket")
 def gdp_mu_bracket(f: TradeOff) -> GdpFit:
     """Certified bracket for μ* = min{μ : f ≥ G_μ} and how well G_{μ*} fits f.
 

@@ -37,6 +37,7 @@ from scipy.special import expit, ndtri
 
 from fdp import _validate
 from fdp._constants import EPS_CAP
+from fdp._dispatch import implements
 from fdp._numerics import bisect_monotone
 from fdp.families.piecewise import PiecewiseLinear
 from fdp.tradeoff import TradeOff
@@ -228,6 +229,7 @@ def _sandwich_bounds(f: TradeOff, req, rounds: int = 6, split: int = 8):
 # ----------------------------------------------------------------------
 # gdp μ: the smallest μ with f ≥ G_μ
 # ----------------------------------------------------------------------
+@implements("gdp_mu_bounds")
 def gdp_mu_bounds(f: TradeOff) -> tuple[float, float]:
     """(lo, hi) with lo ≤ μ* = inf{μ : f ≥ G_μ} ≤ hi (the generic ``_gdp_mu_bounds``).
 
@@ -250,6 +252,7 @@ def gdp_mu_bounds(f: TradeOff) -> tuple[float, float]:
 # ----------------------------------------------------------------------
 # pure ε: the smallest ε with f ≥ f_{ε,0}
 # ----------------------------------------------------------------------
+@implements("pure_epsilon_bounds")
 def pure_epsilon_bounds(f: TradeOff) -> tuple[float, float]:
     """(lo, hi) with lo ≤ ε* = inf{ε : f ≥ f_{ε,0}} ≤ hi (the generic ``_pure_epsilon_bounds``).
 
@@ -295,6 +298,7 @@ def _profile_pure_eps(delta_fn, *, upper: bool) -> float:
 # ----------------------------------------------------------------------
 # f ≥ g, proven
 # ----------------------------------------------------------------------
+@implements("dominates")
 def prove_dominates(f: TradeOff, g: TradeOff, tol: float = 0.0) -> bool:
     """True only when f(α) ≥ g(α) − tol is proven for every α (see ``TradeOff.dominates``)."""
     from fdp.families.eps_delta import EpsDelta

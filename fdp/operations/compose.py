@@ -26,6 +26,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from fdp import _validate
+from fdp._dispatch import implements
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.finite_pair import FinitePair, TooManyAtoms
 from fdp.families.finite_pair import power as pair_power
@@ -142,6 +143,7 @@ def _classify(f: TradeOff) -> tuple[str, object]:
     return "pair", pair
 
 
+@implements("compose")
 def compose(*fs: TradeOff, tol: float | None = None) -> TradeOff:
     """f_1 ⊗ f_2 ⊗ … (DRS Def 3.1); adaptive composition of f_i-DP mechanisms is ⊗f_i-DP.
 
@@ -213,6 +215,7 @@ def _split_delta(items):
     return out, delta
 
 
+@implements("power")
 def power(f: TradeOff, n: int) -> TradeOff:
     """f^{⊗n}; n = 0 gives Id. Negative or non-integer n is refused."""
     if isinstance(n, bool) or (not isinstance(n, (int, np.integer)) and not (

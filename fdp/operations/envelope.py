@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fdp._constants import EPS_SEARCH
+from fdp._dispatch import implements
 from fdp._numerics import conjugate_delta, maximise_unimodal
 from fdp._numerics import search_grid as _search_grid
 from fdp.tradeoff import TradeOff, math_repr, remark
@@ -143,6 +144,7 @@ def _flatten(cls, fs):
     return tuple(dict.fromkeys(out))
 
 
+@implements("envelope")
 def envelope(*fs: TradeOff) -> TradeOff:
     """min{f_1, …}**, the lower convex envelope (MATH.md §1)."""
     members = _flatten(Envelope, fs)
@@ -151,6 +153,7 @@ def envelope(*fs: TradeOff) -> TradeOff:
     return members[0] if len(members) == 1 else Envelope(members)
 
 
+@implements("strongest")
 def strongest(*fs: TradeOff) -> TradeOff:
     """max{f_1, …}: what holds when each f_i-DP guarantee holds (MATH.md §1)."""
     members = _flatten(Strongest, fs)

@@ -18,6 +18,7 @@ from scipy.special import logsumexp
 
 from fdp import _validate
 from fdp._constants import EPS_SEARCH
+from fdp._dispatch import implements
 from fdp.families.piecewise import PiecewiseLinear, lower_convex_hull
 from fdp.tradeoff import TradeOff
 
@@ -326,6 +327,37 @@ class Group(TradeOff):
         return rf"1-(1-{self.of.latex()})^{{\circ {self.k}}}"
 
 
+@implements("group")
+def group(f: TradeOff, k: int) -> TradeOff:
+    """The generic group curve 1 − (1 − f)^{∘k} (DRS Thm 2.14): ``Group(f, k)``.
+
+    The implementation of ``TradeOff._group``; families with a closed form (the
+    Gaussian: G_{kμ}; f_{ε,δ}: ``eps_delta_group``) override ``_group`` instead.
+
+    Parameters
+    ----------
+    f : TradeOff
+        The individual guarantee.
+    k : int
+        Group size, at least 1.
+
+    Returns
+    -------
+    TradeOff
+        A certified bracket of the group curve.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.operations.group import group
+    >>> g = group(fdp.Laplace(0.5), 2)
+    >>> lo, hi = g.bounds(0.3)
+    >>> bool(lo <= hi)
+    True
+    """
+    return Group(f, k)
+
+
 # ----------------------------------------------------------------------
 # f_{ε,δ}: the exact k-fold, in log space
 # ----------------------------------------------------------------------
@@ -348,6 +380,7 @@ def _log_geometric(eps: float, a, b):
     return float(out) if out.ndim == 0 else out
 
 
+@implements("eps_delta_group")
 def eps_delta_group(eps: float, delta: float, k: int) -> TradeOff:
     """1 − (1 − f_{ε,δ})^{∘k} exactly (DRS Thm 2.14 applied to DRS eq. 2.4).
 

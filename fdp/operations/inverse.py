@@ -7,12 +7,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
+from fdp._dispatch import implements
 from fdp._numerics import conjugate_delta
 from fdp.tradeoff import TradeOff
 
 REFLECT_MAX = 3.0
 
 
+@implements("inverse")
 @dataclass(frozen=True)
 class Inverse(TradeOff):
     """f⁻¹(α) = inf{t ∈ [0, 1] : f(t) ≤ α}; T(Q, P) = T(P, Q)⁻¹.

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fdp import _validate
+from fdp._dispatch import implements
 from fdp.operations.envelope import envelope
 from fdp.operations.inverse import Inverse
 from fdp.tradeoff import TradeOff, remark
@@ -213,16 +214,51 @@ class WithoutReplacement(TradeOff):
         return rf"C_{{{self.p:g}}}({self.of.latex()})"
 
 
-def subsample(f: TradeOff, p: float, scheme: str = "poisson", direction: str = "both") -> TradeOff:
-    """See ``TradeOff.subsample``."""
+@implements("subsample")
+def subsample(f: TradeOff, p: float, sampling: str | None = None, direction: str = "both", *,
+              scheme: str | None = None) -> TradeOff:
+    """f subsampled at rate p: the implementation of ``TradeOff.subsample``.
+
+    Parameters
+    ----------
+    f : TradeOff
+        The mechanism run on the subsample.
+    p : float
+        Sampling rate in [0, 1].
+    sampling : {"poisson", "without_replacement"}, optional
+        The sampler (default "poisson").
+    direction : {"both", "add", "remove"}, optional
+        Order of the neighbouring pair, for Poisson sampling (default "both").
+    scheme : str, optional
+        Alias of ``sampling``.
+
+    Returns
+    -------
+    TradeOff
+        min{f_p, f_p⁻¹}** (both directions), f_p or f_p⁻¹ (one direction), or C_p(f)
+        (without replacement, DRS Thm 4.2).
+
+    Raises
+    ------
+    ValueError
+        For p outside [0, 1], an unknown sampler or direction, or ``sampling`` and
+        ``scheme`` naming different samplers.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.operations.subsample import subsample
+    >>> f = subsample(fdp.Gaussian(1.0), 0.5, "without_replacement")
+    >>> print(f"{float(f(0.2)):.4f}")
+    0.6852
+    """
     p = _validate.probability("p", p)
-    if scheme not in SCHEMES:
-        raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
+    scheme = sampling_name(sampling, scheme)
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
     if scheme == "without_replacement":
         if direction != "both":
-            raise ValueError("direction applies to scheme='poisson' only; "
+            raise ValueError("direction applies to sampling='poisson' only; "
                              "without replacement uses replace-one neighbours (C_p is symmetric)")
         return WithoutReplacement(f, p)
     fp = PoissonAdd(f, p)
@@ -231,3 +267,18 @@ def subsample(f: TradeOff, p: float, scheme: str = "poisson", direction: str = "
     if direction == "remove":
         return fp.inverse()
     return envelope(fp, fp.inverse())
+
+
+def sampling_name(sampling: str | None, scheme: str | None = None) -> str:
+    """The sampler named by ``sampling`` or its alias ``scheme`` (default "poisson").
+
+    Raises a ValueError for an unknown name or for two different names.
+    """
+    if sampling is not None and scheme is not None and sampling != scheme:
+        raise ValueError(f"sampling={sampling!r} and its alias scheme={scheme!r} disagree; "
+                         "give one of them")
+    given = "sampling" if sampling is not None else "scheme"
+    name = sampling if sampling is not None else (scheme if scheme is not None else "poisson")
+    if name not in SCHEMES:
+        raise ValueError(f"{given} must be one of {SCHEMES}, got {name!r}")
+    return name
