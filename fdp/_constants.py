@@ -37,3 +37,12 @@ GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 #: 2^40 ≈ 1.1e12, far beyond any ε a trade-off function of this package reaches
 #: at a δ that is a positive double.
 EPS_CAP = 2.0 ** 40
+
+# --- core ---
+
+#: Tolerance of the package's one numerical symmetry test (``fdp.tradeoff.is_symmetric``),
+#: with one meaning: f counts as symmetric when max_α |f(α) − f⁻¹(α)| ≤ SYMMETRY_TOL
+#: over the evaluation grid (an absolute allowance on β). 1e-9 lies far above the
+#: rounding of closed forms and of the bisection inverse (≈ 1e-15) and far below any
+#: asymmetry that changes an answer at the precision fdp reports.
+SYMMETRY_TOL = 1e-9

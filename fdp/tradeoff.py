@@ -25,10 +25,10 @@ from typing import Any
 import numpy as np
 
 from fdp import _validate
-from fdp._constants import DELTA_RESOLUTION
+from fdp._constants import DELTA_RESOLUTION, SYMMETRY_TOL
 from fdp._constants import TINY as _TINY
 from fdp._dispatch import implementation
-from fdp._numerics import _log, conjugate_delta, epsilon_for_delta
+from fdp._numerics import _log, alpha_grid, conjugate_delta, epsilon_for_delta
 
 ONE_DIRECTION_REMARK = "  # one direction only, not a guarantee"
 
@@ -81,6 +81,15 @@ class TradeOff(abc.ABC):
     def _upper(self, alpha: np.ndarray) -> np.ndarray:
         """Upper side of a certified bracket; equal to ``_beta`` for exact f."""
         return self._beta(alpha)
+
+    def _composition_kind(self) -> str | None:
+        """The kind the composition rule table (``fdp.operations.compose.RULES``) keys on.
+
+        None (the default): decided by ``_pair()`` -- "pair" for an exact finite pair,
+        "numeric" otherwise. A family with a closed-form composition rule names its
+        kind ("gaussian", "eps_delta"); "neutral" marks a function equal to Id.
+        """
+        return None
 
     # ------------------------------------------------------------------
     # Evaluation
@@ -401,7 +410,7 @@ class TradeOff(abc.ABC):
         >>> f = fdp.Gaussian(1.0).subsample(0.1, sampling="poisson")
         >>> g = fdp.Gaussian(1.0).subsample(0.1, scheme="poisson")
         >>> print(f"{float(f(0.1)):.4f}", f == g)
-        0.8780 True
+        0.8711 True
         """
         return implementation("subsample")(self, p, sampling, direction, scheme=scheme)
 
@@ -472,3 +481,82 @@ def count_factors(fs) -> list[tuple[TradeOff, int]]:
         else:
             counts[key] = [f, 1]
     return [(f, n) for f, n in counts.values()]
+
+
+def as_factors(fs: tuple, name: str) -> tuple[TradeOff, ...]:
+    """The trade-off functions a collection-taking function was given, as a tuple.
+
+    The package's one reading of "several trade-off functions": ``name(f, g, h)`` and
+    ``name([f, g, h])`` (a list or tuple as the only argument) mean the same.
+
+    Parameters
+    ----------
+    fs : tuple
+        The positional arguments as received (``*fs``).
+    name : str
+        The calling function's name, for error messages.
+
+    Returns
+    -------
+    tuple of TradeOff
+        The functions, in order.
+
+    Raises
+    ------
+    ValueError
+        When no function is given.
+    TypeError
+        When an item is not a TradeOff.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.tradeoff import as_factors
+    >>> g = fdp.Gaussian(1.0)
+    >>> as_factors((g, g), "compose") == as_factors(([g, g],), "compose")
+    True
+    """
+    if len(fs) == 1 and isinstance(fs[0], (list, tuple)):
+        fs = tuple(fs[0])
+    if not fs:
+        raise ValueError(f"{name} needs at least one trade-off function")
+    for f in fs:
+        if not isinstance(f, TradeOff):
+            raise TypeError(f"{name} takes TradeOff objects, got {type(f).__name__}")
+    return tuple(fs)
+
+
+def is_symmetric(f: TradeOff, tol: float = SYMMETRY_TOL) -> bool:
+    """True when f = f⁻¹: known (``f.symmetric``) or checked numerically.
+
+    The package's one symmetry test, with one meaning of ``tol``: an absolute
+    allowance on β, f counts as symmetric when |f(α) − f⁻¹(α)| ≤ tol at every α of
+    ``fdp._numerics.alpha_grid(401)`` (uniform points plus log-spaced tails).
+    Symmetry matters because f = T(P, Q) then also bounds the other order T(Q, P)
+    = f⁻¹ (DRS 2022, Lemma A.2 and Prop 2.4).
+
+    Parameters
+    ----------
+    f : TradeOff
+        The function to test.
+    tol : float, optional
+        Absolute allowance on β (default ``fdp._constants.SYMMETRY_TOL`` = 1e-9).
+
+    Returns
+    -------
+    bool
+        True when f is symmetric within ``tol``.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.tradeoff import is_symmetric
+    >>> add = fdp.Gaussian(1.0).subsample(0.5, direction="add")
+    >>> is_symmetric(fdp.Gaussian(1.0)), is_symmetric(add)
+    (True, False)
+    """
+    if f.symmetric:
+        return True
+    tol = _validate.real("tol", tol, low=0.0)
+    a = alpha_grid(401)
+    return bool(np.max(np.abs(f(a) - f.inverse()(a))) <= tol)

@@ -31,7 +31,7 @@ from scipy.special import erf, erfcx, log_ndtr, ndtr
 
 from fdp import _validate
 from fdp._constants import EPS_CAP
-from fdp._numerics import bisect_monotone
+from fdp._numerics import bisect_monotone, epsilon_for_delta
 
 _SQRT2 = np.sqrt(2.0)
 _LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
@@ -215,7 +215,6 @@ def gdp_epsilon(mu, delta):
     float or ndarray
         The smallest ε ≥ 0 with δ_μ(ε) ≤ delta (rounded up), shaped like ``delta``.
     """
-    from fdp._numerics import epsilon_for_delta
     m = _validate.real("mu", mu, low=0.0)
     d = _validate.reals("delta", delta, low=0.0, high=1.0)
     out = epsilon_for_delta(lambda e: np.exp(_log_delta_estimate(m, e)), d,

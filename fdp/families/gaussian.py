@@ -29,6 +29,9 @@ class Gaussian(TradeOff):
     def symmetric(self) -> bool:
         return True
 
+    def _composition_kind(self) -> str:
+        return "gaussian"
+
     def _beta(self, alpha: np.ndarray) -> np.ndarray:
         # Φ(Φ⁻¹(1 − α) − μ) rounds a hair above 1 − α for μ ≈ 0: G_μ ≤ Id exactly
         return np.minimum(gdp_beta(self.mu, alpha), 1.0 - np.asarray(alpha, dtype=float))

@@ -17,6 +17,9 @@ class Identity(TradeOff):
     def symmetric(self) -> bool:
         return True
 
+    def _composition_kind(self) -> str:
+        return "neutral"
+
     def _beta(self, alpha: np.ndarray) -> np.ndarray:
         return 1.0 - alpha
 

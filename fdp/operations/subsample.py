@@ -21,6 +21,8 @@ import numpy as np
 
 from fdp import _validate
 from fdp._dispatch import implements
+from fdp._numerics import bisect_monotone
+from fdp.families.finite_pair import FinitePair
 from fdp.operations.envelope import envelope
 from fdp.operations.inverse import Inverse
 from fdp.tradeoff import TradeOff, remark
@@ -85,7 +87,6 @@ class PoissonAdd(TradeOff):
         pair = self.of._pair()
         if pair is None:
             return None
-        from fdp.families.finite_pair import FinitePair
         p = self.p
         q_mix = (1.0 - p) * pair.p + p * pair.q
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -113,6 +114,11 @@ class PoissonRemove(Inverse):
     ε ≥ −log(1 − p): removing a record can raise the probability of any event by
     at most the factor 1/(1 − p) (its absence had probability 1 − p).
     """
+
+    @property
+    def p(self) -> float:
+        """The sampling rate p."""
+        return self.of.p        # type: ignore[attr-defined]  # ``of`` is the PoissonAdd
 
     def _delta(self, eps):
         return self._zero_beyond(super()._delta, eps)
@@ -161,16 +167,9 @@ class WithoutReplacement(TradeOff):
     @property
     def _fixed_point(self) -> float:
         """x* with f(x*) = x*, by bisection on the decreasing f(x) − x over [0, 1]."""
-        lo, hi = 0.0, 1.0
-        for _ in range(200):
-            mid = 0.5 * (lo + hi)
-            if self.of._beta(np.array([mid]))[0] > mid:
-                lo = mid
-            else:
-                hi = mid
-            if hi - lo < 1e-17:
-                break
-        return 0.5 * (lo + hi)
+        lo, hi = bisect_monotone(lambda x: self.of._beta(x) <= x, 0.0, 1.0,
+                                 rtol=0.0, atol=1e-17)
+        return float(0.5 * (lo + hi))
 
     @property
     def is_exact(self) -> bool:
@@ -250,7 +249,7 @@ def subsample(f: TradeOff, p: float, sampling: str | None = None, direction: str
     >>> from fdp.operations.subsample import subsample
     >>> f = subsample(fdp.Gaussian(1.0), 0.5, "without_replacement")
     >>> print(f"{float(f(0.2)):.4f}")
-    0.6852
+    0.6185
     """
     p = _validate.probability("p", p)
     scheme = sampling_name(sampling, scheme)
