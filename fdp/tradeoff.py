@@ -15,6 +15,12 @@ terms of that surface, and overridden only where a closed form exists.
 Numeric results (the composition engine) also override ``_upper`` and
 ``_delta_lower``: their value ``f(α)`` is a certified lower bound (the safe
 side), ``bounds(α)`` gives both sides.
+
+This module sits low in the package: it imports only ``fdp._*``. The methods
+whose general implementations live higher up (inverse, symmetrize, group,
+subsample, ``@``, ``**`` in ``fdp._operation_methods``; dominance, summaries and
+attack-risk read-outs in ``fdp._readout_methods``) reach ``fdp.operations`` and
+``fdp.conversions`` through the registry of ``fdp._dispatch``.
 """
 
 from __future__ import annotations
@@ -27,8 +33,9 @@ import numpy as np
 from fdp import _validate
 from fdp._constants import DELTA_RESOLUTION, SYMMETRY_TOL
 from fdp._constants import TINY as _TINY
-from fdp._dispatch import implementation
 from fdp._numerics import _log, alpha_grid, conjugate_delta, epsilon_for_delta
+from fdp._operation_methods import OperationMethods
+from fdp._readout_methods import ReadoutMethods
 
 ONE_DIRECTION_REMARK = "  # one direction only, not a guarantee"
 
@@ -44,7 +51,7 @@ def math_repr(f: TradeOff) -> str:
     return text[:-len(tail)] if tail and text.endswith(tail) else text
 
 
-class TradeOff(abc.ABC):
+class TradeOff(OperationMethods, ReadoutMethods, abc.ABC):
     """A trade-off function α ↦ β (DRS 2022, Definition 2.1).
 
     Call it on a float (returns a float) or on an array (returns an ndarray).
@@ -63,7 +70,20 @@ class TradeOff(abc.ABC):
 
     @property
     def symmetric(self) -> bool:
-        """True when f = f⁻¹ is known (then ``inverse()`` returns ``self``)."""
+        """True when f = f⁻¹ is known (then ``inverse()`` returns ``self``).
+
+        Returns
+        -------
+        bool
+            A property of the object's construction, not a numerical test
+            (``fdp.tradeoff.is_symmetric`` tests numerically).
+
+        Examples
+        --------
+        >>> import fdp
+        >>> fdp.Gaussian(1.0).symmetric
+        True
+        """
         return False
 
     @property
@@ -95,16 +115,59 @@ class TradeOff(abc.ABC):
     # Evaluation
     # ------------------------------------------------------------------
     def __call__(self, alpha):
-        """β = f(α); a float for a float, an ndarray for an array."""
+        """β = f(α); a float for a float, an ndarray for an array.
+
+        Parameters
+        ----------
+        alpha : float or array_like
+            Type I error(s) in [0, 1].
+
+        Returns
+        -------
+        float or ndarray
+            f(α); for a numeric result the certified lower side (the safe side).
+
+        Raises
+        ------
+        ValueError
+            For α outside [0, 1] or not a number.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> print(f"{fdp.Gaussian(1.0)(0.05):.4f}")
+        0.7405
+        """
         a = _validate.alpha(alpha)
         return _validate.like_input(alpha, self._beta(a))
 
     def bounds(self, alpha, width=None):
         """(lower, upper) β at α: equal for closed forms, a certified bracket otherwise.
 
-        ``width``: the largest acceptable ``upper − lower``; numeric results refine
-        (recomposing at a smaller tol) until it is met, other objects meet it or raise
-        a ValueError saying what limits it.
+        Parameters
+        ----------
+        alpha : float or array_like
+            Type I error(s) in [0, 1].
+        width : float, optional
+            The largest acceptable ``upper − lower``; numeric results refine (recomposing
+            at a smaller tol) until it is met, other objects meet it or raise.
+
+        Returns
+        -------
+        (lower, upper)
+            Floats for a float α, arrays otherwise.
+
+        Raises
+        ------
+        ValueError
+            For α outside [0, 1], or a ``width`` this object cannot reach.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> lo, hi = fdp.Gaussian(1.0).bounds(0.05)
+        >>> lo == hi
+        True
         """
         a = _validate.alpha(alpha)
         lo, hi = self._beta(a), self._upper(a)
@@ -112,7 +175,32 @@ class TradeOff(abc.ABC):
         return _validate.like_input(alpha, lo), _validate.like_input(alpha, hi)
 
     def delta_bounds(self, eps, width=None):
-        """(lower, upper) δ at ε: equal for closed forms, a certified bracket otherwise."""
+        """(lower, upper) δ at ε: equal for closed forms, a certified bracket otherwise.
+
+        Parameters
+        ----------
+        eps : float or array_like
+            Real ε (±inf allowed).
+        width : float, optional
+            As in ``bounds``.
+
+        Returns
+        -------
+        (lower, upper)
+            Floats for a float ε, arrays otherwise.
+
+        Raises
+        ------
+        ValueError
+            For a non-real ε or an unreachable ``width``.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> lo, hi = fdp.EpsDelta(1.0, 1e-5).delta_bounds(1.0)
+        >>> print(f"{lo:.1e} {hi:.1e}")
+        1.0e-05 1.0e-05
+        """
         e = _validate.reals("eps", eps, allow_inf=True)
         lo, hi = self._delta_lower(e), self._delta(e)
         _meet_width(self, width, lo, hi, "delta(eps)")
@@ -120,73 +208,44 @@ class TradeOff(abc.ABC):
 
     @property
     def is_exact(self) -> bool:
-        """True when the function is known exactly (no numeric bracket)."""
-        return True
-
-    # ------------------------------------------------------------------
-    # Inversion and symmetrisation
-    # ------------------------------------------------------------------
-    def inverse(self) -> TradeOff:
-        """f⁻¹(α) = inf{t ∈ [0,1] : f(t) ≤ α}; T(Q, P) = T(P, Q)⁻¹ (DRS Lemma A.2)."""
-        if self.symmetric:
-            return self
-        return self._inverse()
-
-    def _inverse(self) -> TradeOff:
-        return implementation("inverse")(self)
-
-    def symmetrize(self, one_sided: bool = False) -> TradeOff:
-        """Symmetrise f.
-
-        ``one_sided=False``: max{f, f⁻¹}, valid when f-DP holds for *both* orders of
-        every neighbouring pair (DRS Prop 2.4).
-        ``one_sided=True``: min{f, f⁻¹}** (lower convex envelope), valid when the
-        bound is known for one order only, as for add/remove neighbours and
-        Poisson subsampling (DRS Thm 4.2; Bu et al. 2020).
-        """
-        one_sided = _validate.flag("one_sided", one_sided)
-        if self.symmetric:
-            return self
-        inv = self.inverse()
-        return implementation("envelope" if one_sided else "strongest")(self, inv)
-
-    # ------------------------------------------------------------------
-    # Comparisons and summaries
-    # ------------------------------------------------------------------
-    def dominates(self, other: TradeOff, *, tol: float = 0.0) -> bool:
-        """True only when it is PROVEN that f(α) ≥ g(α) − tol for every α ∈ [0, 1].
-
-        One meaning: ``tol`` is an absolute allowance on β (default 0, a strict
-        comparison); False means "not proven", which includes "false". The proof
-        (``fdp.conversions.summaries.prove_dominates``) uses, in order: closed-form
-        rules of the families (G_a ≥ G_b ⇔ a ≤ b, …); for a piecewise-linear g, the
-        dual f ≥ line ⇔ δ_f(ε) ≤ c (DRS Prop 2.12) on each of g's supporting lines
-        1 − c − e^ε α, when f's privacy profile is certified; otherwise a
-        piecewise-linear lower bound ℓ ≤ f from convexity (secant extensions between
-        evaluated points, supporting lines from a certified profile) with g below ℓ
-        at ℓ's vertices (g is convex, hence below its chords). Certified sides are
-        used throughout (lower β of f, upper β and lower δ of g). Values are
-        compared as computed in floating point.
-
-        Parameters
-        ----------
-        other : TradeOff
-            g, the curve f should lie above.
-        tol : float, optional
-            Absolute allowance on β in [0, 1] (default 0: strict).
+        """True when the function is known exactly (no numeric bracket).
 
         Returns
         -------
         bool
-            True only when f ≥ g − tol is proven on [0, 1].
+            False for numeric results of the composition engine.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> fdp.Gaussian(1.0).is_exact
+        True
         """
-        if not isinstance(other, TradeOff):
-            raise TypeError(f"other must be a TradeOff, got {type(other).__name__}")
-        tol = _validate.real("tol", tol, low=0.0, high=1.0)
-        return implementation("dominates")(self, other, tol)
+        return True
+
+    # ------------------------------------------------------------------
+    # Inversion, symmetrisation, group privacy, subsampling, composition:
+    # see ``fdp._operation_methods.OperationMethods``
+    # ------------------------------------------------------------------
+
+    # ------------------------------------------------------------------
+    # Comparisons and summaries: see ``fdp._readout_methods.ReadoutMethods``
+    # ------------------------------------------------------------------
 
     def advantage(self) -> float:
-        """max_α (1 − α − f(α)) = δ(0): the total-variation distance of the pair."""
+        """max_α (1 − α − f(α)) = δ(0): the total-variation distance of the pair.
+
+        Returns
+        -------
+        float
+            The advantage (a certified upper value for numeric f).
+
+        Examples
+        --------
+        >>> import fdp
+        >>> print(f"{fdp.Gaussian(1.0).advantage():.4f}")
+        0.3829
+        """
         return float(self._delta(np.array([0.0]))[0])
 
     # ------------------------------------------------------------------
@@ -197,6 +256,27 @@ class TradeOff(abc.ABC):
 
         Defined for every real ε (negative ε describes the other order of the pair);
         ε = +inf gives 1 − f(0). For a numeric f this is a certified upper bound.
+
+        Parameters
+        ----------
+        eps : float or array_like
+            Real ε (±inf allowed).
+
+        Returns
+        -------
+        float or ndarray
+            δ(ε).
+
+        Raises
+        ------
+        ValueError
+            For a non-real ε.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> print(f"{fdp.Gaussian(1.0).delta(1.0):.4f}")
+        0.1269
         """
         e = _validate.reals("eps", eps, allow_inf=True)
         return _validate.like_input(eps, self._delta(e))
@@ -250,6 +330,27 @@ class TradeOff(abc.ABC):
 
         Solved in log space (``_log_delta``), so δ = 0 gives inf unless δ(ε) = 0 is
         proven at a finite ε (pure DP), and δ down to 1e-300 keeps full precision.
+
+        Parameters
+        ----------
+        delta : float or array_like
+            Target δ in [0, 1].
+
+        Returns
+        -------
+        float or ndarray
+            ε(δ), rounded to the safe side.
+
+        Raises
+        ------
+        ValueError
+            For δ outside [0, 1].
+
+        Examples
+        --------
+        >>> import fdp
+        >>> print(f"{fdp.Gaussian(1.0).epsilon(1e-5):.4f}")
+        4.3772
         """
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
         return _validate.like_input(delta, epsilon_for_delta(self._delta, d,
@@ -258,7 +359,29 @@ class TradeOff(abc.ABC):
     def epsilon_bounds(self, delta, width=None):
         """(lower, upper) ε at the given δ: equal for exact f, a bracket for numeric f.
 
-        ``width`` as in ``bounds``.
+        Parameters
+        ----------
+        delta : float or array_like
+            Target δ in [0, 1].
+        width : float, optional
+            As in ``bounds``.
+
+        Returns
+        -------
+        (lower, upper)
+            Floats for a float δ, arrays otherwise.
+
+        Raises
+        ------
+        ValueError
+            For δ outside [0, 1] or an unreachable ``width``.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> lo, hi = fdp.Gaussian(1.0).epsilon_bounds(1e-5)
+        >>> lo == hi
+        True
         """
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
         lo = epsilon_for_delta(self._delta_lower, d, log_delta_fn=self._log_delta_lower)
@@ -266,169 +389,26 @@ class TradeOff(abc.ABC):
         _meet_width(self, width, lo, hi, "epsilon(delta)")
         return _validate.like_input(delta, lo), _validate.like_input(delta, hi)
 
-    # --- summaries: two different questions, two names each ----------------
-    def _gdp_mu_bounds(self) -> tuple[float, float]:
-        """(lo, hi) with lo ≤ μ* ≤ hi, μ* = inf{μ : f ≥ G_μ} (inf if none).
 
-        Generic certified default: ``fdp.conversions.summaries.gdp_mu_bounds``.
-        Families with a closed form override it (Gaussian: (μ, μ)).
-        """
-        return implementation("gdp_mu_bounds")(self)
 
-    def _pure_epsilon_bounds(self) -> tuple[float, float]:
-        """(lo, hi) with lo ≤ ε* ≤ hi, ε* = inf{ε : f ≥ f_{ε,0}} (inf if none)."""
-        return implementation("pure_epsilon_bounds")(self)
-
-    def gdp_mu(self) -> float:
-        """The smallest μ with f ≥ G_μ: "this f is μ-GDP" (inf if no μ is proven).
-
-        A property of the curve f, rounded to the safe side (the upper end of
-        ``gdp_mu_bounds()``). Not to be confused with the module function
-        ``fdp.gdp_mu(eps, delta)`` (alias ``fdp.gdp_mu_for_eps_delta``), which goes
-        the other way: the largest μ whose μ-GDP implies a given (ε, δ)-DP.
-        Alias: ``smallest_gdp_mu()``.
-
-        Returns
-        -------
-        float
-            The certified upper end of the bracket on μ* = inf{μ : f ≥ G_μ} (DRS Def 2.7).
-        """
-        return float(self._gdp_mu_bounds()[1])
-
-    def smallest_gdp_mu(self) -> float:
-        """Alias of ``gdp_mu()``: the smallest μ with f ≥ G_μ (safe side)."""
-        return self.gdp_mu()
-
-    def gdp_mu_bounds(self) -> tuple[float, float]:
-        """(lower, upper) bracket on the smallest μ with f ≥ G_μ."""
-        lo, hi = self._gdp_mu_bounds()
-        return float(lo), float(hi)
-
-    # ------------------------------------------------------------------
-    # Attack-risk read-outs (certified brackets; fdp.conversions.risk)
-    # ------------------------------------------------------------------
-    def tpr_at_fpr(self, fpr):
-        """Best membership test's TPR at FPR α: 1 − min{f(α), f⁻¹(α)}, a certified ``Bracket``.
-
-        The worst ordered pair is used, so asymmetric (one-directional) curves are
-        read in both orders (DRS 2022 §2.1). See ``fdp.conversions.risk.tpr_at_fpr``.
-        """
-        return implementation("tpr_at_fpr")(self, fpr)
-
-    def advantage_bounds(self):
-        """Certified bracket of the advantage δ(0) = max_α (1 − α − f(α))."""
-        return implementation("advantage_bounds")(self)
-
-    def bayes_risk(self, prior: float = 0.5):
-        """Smallest Bayes risk min_α [(1 − π)α + π f(α)] of a membership attacker with prior π."""
-        return implementation("bayes_risk")(self, prior)
-
-    def attack_success(self, prior: float = 0.5):
-        """Largest success probability 1 − Bayes risk of a membership attacker with prior π."""
-        return implementation("attack_success")(self, prior)
-
-    def reconstruction_bound(self, kappa: float):
-        """Reconstruction success ≤ 1 − f(κ) for a baseline success κ (Hayes et al. 2023)."""
-        return implementation("reconstruction_bound")(self, kappa)
-
-    def gdp_mu_bracket(self):
-        """Certified [μ_lo, μ_hi] of the smallest μ with f ≥ G_μ, with the fit gap (``GdpFit``).
-
-        ``summary()`` says in words when a μ-GDP summary misleads (e.g. DP-SGD, whose
-        μ* = √T·s/σ is set in the far tail α ≈ q^T, far from the bulk of the curve).
-        """
-        return implementation("gdp_mu_bracket")(self)
-
-    def pure_epsilon(self) -> float:
-        """The smallest ε with f ≥ f_{ε,0} (pure ε-DP), inf if none is proven.
-
-        Safe side: the upper end of ``pure_epsilon_bounds()``.
-
-        Returns
-        -------
-        float
-            The certified upper end of the bracket on ε* = inf{ε : f ≥ f_{ε,0}} (DRS eq. 2.4).
-        """
-        return float(self._pure_epsilon_bounds()[1])
-
-    def pure_epsilon_bounds(self) -> tuple[float, float]:
-        """(lower, upper) bracket on the smallest ε with f ≥ f_{ε,0}."""
-        lo, hi = self._pure_epsilon_bounds()
-        return float(lo), float(hi)
-
-    # ------------------------------------------------------------------
-    # Operations
-    # ------------------------------------------------------------------
-    def group(self, k: int) -> TradeOff:
-        """Group privacy for groups of size k: 1 − (1 − f)^{∘k} (DRS Thm 2.14)."""
-        k = _validate.positive_int("k", k)
-        if k == 1:
-            return self
-        return self._group(k)
-
-    def _group(self, k: int) -> TradeOff:
-        return implementation("group")(self, k)
-
-    def subsample(self, p: float, sampling: str | None = None, direction: str = "both", *,
-                  scheme: str | None = None) -> TradeOff:
-        """Privacy amplification by subsampling (DRS §4.2; Bu et al. 2020; ZDW Thm 11).
-
-        sampling="poisson", direction="both": min{f_p, f_p⁻¹}**, f_p = p f + (1 − p) Id,
-            the one-step guarantee under add/remove neighbours.
-        sampling="poisson", direction="add": f_p alone, T(M(S), M(S ∪ {x})). This is
-            ONE direction only, not a guarantee: compose the add directions and
-            symmetrise once with ``symmetrize(one_sided=True)``.
-        direction="remove": f_p⁻¹, the other direction.
-        sampling="without_replacement": C_p(f) = min{f_p, f_p⁻¹}** (DRS Thm 4.2),
-            replace-one neighbours, p = m/n.
-
-        Parameters
-        ----------
-        p : float
-            Sampling rate in [0, 1].
-        sampling : {"poisson", "without_replacement"}, optional
-            The sampler (default "poisson"); the same name as in ``fdp.dpsgd``.
-        direction : {"both", "add", "remove"}, optional
-            Which order of the neighbouring pair (Poisson only; default "both").
-        scheme : str, optional
-            Alias of ``sampling`` (the earlier name), kept working.
-
-        Returns
-        -------
-        TradeOff
-            The subsampled trade-off function.
-
-        Raises
-        ------
-        ValueError
-            For p outside [0, 1], an unknown sampler or direction, or ``sampling``
-            and ``scheme`` naming different samplers.
-
-        Examples
-        --------
-        >>> import fdp
-        >>> f = fdp.Gaussian(1.0).subsample(0.1, sampling="poisson")
-        >>> g = fdp.Gaussian(1.0).subsample(0.1, scheme="poisson")
-        >>> print(f"{float(f(0.1)):.4f}", f == g)
-        0.8711 True
-        """
-        return implementation("subsample")(self, p, sampling, direction, scheme=scheme)
-
-    def __matmul__(self, other: TradeOff) -> TradeOff:
-        """f ⊗ g (DRS Def 3.1)."""
-        if not isinstance(other, TradeOff):
-            return NotImplemented
-        return implementation("compose")(self, other)
-
-    def __pow__(self, n: int) -> TradeOff:
-        """n-fold composition f ⊗ … ⊗ f (n = 0 gives Id)."""
-        return implementation("power")(self, n)
 
     def _repr_latex_(self) -> str:
         return f"${self.latex()}$"
 
     def latex(self) -> str:
-        """A LaTeX name of the function (without dollar signs)."""
+        """A LaTeX name of the function (without dollar signs).
+
+        Returns
+        -------
+        str
+            The name, e.g. ``G_{1}`` for a Gaussian.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> isinstance(fdp.Gaussian(1.0).latex(), str)
+        True
+        """
         return r"\mathrm{" + type(self).__name__ + "}"
 
 

@@ -39,6 +39,13 @@ def test_dispatch_imports_nothing_from_the_package():
     assert not any(m == "fdp" or m.startswith("fdp.") for m in mods)
 
 
+@pytest.mark.parametrize("name", ["_operation_methods.py", "_readout_methods.py"])
+def test_method_mixins_stay_at_the_bottom(name):
+    mods = _imported_modules(ROOT / name)
+    assert all(m in ("fdp", "fdp._validate", "fdp._dispatch", "fdp._dispatch.implementation")
+               or not m.startswith("fdp") for m in mods), mods
+
+
 def test_every_dispatched_name_is_registered():
     names = {"inverse", "envelope", "strongest", "dominates", "gdp_mu_bounds",
              "pure_epsilon_bounds", "tpr_at_fpr", "advantage_bounds", "bayes_risk",
@@ -46,10 +53,17 @@ def test_every_dispatched_name_is_registered():
              "subsample", "compose", "power", "eps_delta_group"}
     assert names <= set(registered())
     # every name the base class looks up is one of them
-    src = (ROOT / "tradeoff.py").read_text()
-    used = {n.args[0].value for n in ast.walk(ast.parse(src))
-            if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "implementation"
-            and n.args and isinstance(n.args[0], ast.Constant)}
+    used = set()
+    for name in ("tradeoff.py", "_operation_methods.py", "_readout_methods.py"):
+        tree = ast.parse((ROOT / name).read_text())
+        for n in ast.walk(tree):
+            if (isinstance(n, ast.Call) and getattr(n.func, "id", None) == "implementation"
+                    and n.args):
+                arg = n.args[0]
+                if isinstance(arg, ast.IfExp):      # implementation("a" if c else "b")
+                    used |= {arg.body.value, arg.orelse.value}
+                elif isinstance(arg, ast.Constant):
+                    used.add(arg.value)
     assert used and used <= names
 
 

@@ -44,6 +44,23 @@ class GdpFit:
         curve needs where doubles resolve f. Well below mu_lo means μ* is set in the
         far tail, α < 1e-300.
     binding_at : the α where that pointwise value is largest.
+
+    Parameters
+    ----------
+    mu_lo, mu_hi, gap_lo, gap_hi, gap_at, bulk_mu, binding_at : float
+        As above.
+
+    Returns
+    -------
+    GdpFit
+        A frozen value; ``summary()`` states it in words.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> fit = fdp.Laplace(1.0).gdp_mu_bracket()
+    >>> print(f"{fit.mu_hi:.4f}", fit.far_tail)
+    1.0301 False
     """
 
     mu_lo: float
@@ -229,6 +246,18 @@ def gdp_mu_bracket(f: TradeOff) -> GdpFit:
     -------
     GdpFit
         ``summary()`` states it in words.
+
+    Parameters
+    ----------
+    f : TradeOff
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.conversions import gdp_mu_bracket
+    >>> fit = gdp_mu_bracket(fdp.Laplace(1.0))
+    >>> print(f"{fit.mu_lo:.4f} {fit.mu_hi:.4f}")
+    1.0301 1.0301
     """
     f = _tradeoff(f)
     if isinstance(f, Gaussian):           # f = G_μ: μ* = μ and no gap, in closed form
@@ -301,6 +330,14 @@ def gdp_shortfall(f: TradeOff, mu: float) -> tuple[float, float]:
     -------
     (shortfall, alpha) : tuple of float
         shortfall ≥ 0 (0 when no violation is found on the grid).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.conversions import gdp_shortfall
+    >>> short, at = gdp_shortfall(fdp.Laplace(1.0), 0.5)
+    >>> bool(short > 0.0)
+    True
     """
     f = _tradeoff(f)
     m = _validate.real("mu", mu, low=0.0)

@@ -77,6 +77,27 @@ class Bracket:
     ``safe`` is the side a privacy claim may use (``hi`` for an attacker's
     success, ``lo`` for a risk the attacker must incur). Unpacks as ``lo, hi``.
     ``note`` says what the number means and on which pair it was read.
+
+    Parameters
+    ----------
+    lo, hi : float or ndarray
+        The two sides, lo ≤ truth ≤ hi.
+    safe_side : {"hi", "lo"}, optional
+        Which side a privacy claim uses (default "hi").
+    note : str, optional
+        What the number means.
+
+    Returns
+    -------
+    Bracket
+        A frozen value; ``tuple(b)`` is ``(lo, hi)``.
+
+    Examples
+    --------
+    >>> from fdp.conversions.risk import Bracket
+    >>> b = Bracket(0.1, 0.2)
+    >>> b.safe, b.width
+    (0.2, 0.1)
     """
 
     lo: float
@@ -127,6 +148,13 @@ def tpr_at_fpr(f: TradeOff, fpr) -> Bracket:
     Bracket
         lo ≤ TPR ≤ hi (floats for a float ``fpr``, arrays for an array); ``safe`` is
         ``hi``. fpr ≤ lo ≤ hi ≤ 1 always.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.conversions import tpr_at_fpr
+    >>> print(f"{tpr_at_fpr(fdp.EpsDelta(1.0), 0.01).hi:.4f}")
+    0.0272
     """
     f = _tradeoff(f)
     a = _validate.reals("fpr", fpr, low=0.0, high=1.0)
@@ -155,6 +183,17 @@ def advantage_bounds(f: TradeOff) -> Bracket:
     -------
     Bracket
         lo ≤ advantage ≤ hi; ``safe`` is ``hi``. The same for f and f⁻¹.
+
+    Parameters
+    ----------
+    f : TradeOff
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.conversions import advantage_bounds
+    >>> print(f"{advantage_bounds(fdp.EpsDelta(1.0)).hi:.4f}")
+    0.4621
     """
     f = _tradeoff(f)
     zero = np.zeros(1)
@@ -192,6 +231,13 @@ def bayes_risk(f: TradeOff, prior: float = 0.5) -> Bracket:
     -------
     Bracket
         lo ≤ R ≤ hi; ``safe`` is ``lo`` (the least error the attacker must make).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.conversions import bayes_risk
+    >>> print(f"{bayes_risk(fdp.EpsDelta(1.0), 0.5).lo:.4f}")
+    0.2689
     """
     f = _tradeoff(f)
     p = _validate.probability("prior", prior)
@@ -207,7 +253,26 @@ def bayes_risk(f: TradeOff, prior: float = 0.5) -> Bracket:
 @implements("attack_success")
 def attack_success(f: TradeOff, prior: float = 0.5) -> Bracket:
     """Best success probability 1 − R(π) of a membership attacker with prior π
-    (see ``bayes_risk``); ``safe`` is ``hi``. Without the output: max{π, 1 − π}."""
+    (see ``bayes_risk``); ``safe`` is ``hi``. Without the output: max{π, 1 − π}.
+
+    Parameters
+    ----------
+    f : TradeOff
+    prior : float, optional
+        π ∈ [0, 1] (default 0.5).
+
+    Returns
+    -------
+    Bracket
+        lo ≤ success ≤ hi; ``safe`` is ``hi``.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.conversions import attack_success
+    >>> print(f"{attack_success(fdp.EpsDelta(1.0)).hi:.4f}")
+    0.7311
+    """
     r = bayes_risk(f, prior)
     lo = float(np.nextafter(1.0 - r.hi, 0.0)) if r.hi > 0.0 else 1.0
     hi = float(min(np.nextafter(1.0 - r.lo, 2.0), 1.0))
@@ -233,6 +298,13 @@ def reconstruction_bound(f: TradeOff, kappa: float) -> Bracket:
     -------
     Bracket
         lo ≤ bound ≤ hi, ``safe`` is ``hi``; κ ≤ lo.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.conversions import reconstruction_bound
+    >>> print(f"{reconstruction_bound(fdp.EpsDelta(1.0), 0.01).hi:.4f}")
+    0.0272
     """
     f = _tradeoff(f)
     k = _validate.probability("kappa", kappa)
@@ -244,7 +316,30 @@ def reconstruction_bound(f: TradeOff, kappa: float) -> Bracket:
 def risk_lines(f: TradeOff, fprs=(1e-3, 1e-2, 0.1), prior: float = 0.5,
                kappas=(1e-6, 1e-3)) -> list[str]:
     """Human-readable read-outs (TPR at FPRs, advantage, Bayes success, reconstruction,
-    GDP summary) for a report or the command line."""
+    GDP summary) for a report or the command line.
+
+    Parameters
+    ----------
+    f : TradeOff
+    fprs : sequence of float, optional
+        False-positive rates for the TPR lines.
+    prior : float, optional
+        The membership prior π for the Bayes line (default 0.5).
+    kappas : sequence of float, optional
+        Baseline successes for the reconstruction lines.
+
+    Returns
+    -------
+    list of str
+        One line per read-out.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.conversions import risk_lines
+    >>> risk_lines(fdp.Gaussian(1.0))[0].startswith("attacker TPR at FPR 0.001")
+    True
+    """
     f = _tradeoff(f)
     lines = []
     d = one_direction(f)

@@ -415,6 +415,32 @@ def tightest_eps_delta(f: TradeOff, eps=None, delta=None, *, digits: int | None 
     for asymmetric f; ``pure_epsilon`` instead asks f ≥ f_{ε,0} pointwise. ``digits``:
     round the computed number UP to that many significant digits (the safe side),
     e.g. for a report.
+
+    Parameters
+    ----------
+    f : TradeOff
+    eps : float, optional
+        The fixed ε (give exactly one of eps, delta).
+    delta : float, optional
+        The fixed δ in [0, 1].
+    digits : int, optional
+        Significant digits to round the computed number up to.
+
+    Returns
+    -------
+    (float, float)
+        (ε, δ).
+
+    Raises
+    ------
+    ValueError
+        Unless exactly one of eps, delta is given, or for values out of range.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> fdp.tightest_eps_delta(fdp.Gaussian(1.0), delta=1e-5, digits=3)
+    (4.38, 1e-05)
     """
     if (eps is None) == (delta is None):
         raise ValueError("give exactly one of eps and delta")

@@ -20,6 +20,10 @@ Closed forms stay closed; the numeric engine is the fallback, used only when two
 kinds with no common closed form meet (for example Gaussian with Laplace). No
 exception is used for control flow: a rule that cannot form its exact result
 (too many atoms) answers None, like a missing rule.
+
+References: DRS = Dong, Roth & Su (2022), "Gaussian differential privacy", JRSS-B;
+KOV = Kairouz, Oh & Viswanath (2015), "The composition theorem for differential
+privacy", ICML.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from fdp.tradeoff import TradeOff, as_factors, count_factors
 
 
 def eps_delta_power(f: EpsDelta, n: int) -> FinitePair:
-    """f_{ε,δ}^{⊗n} exactly (MATH.md §4, equivalent to KOV Thm 3.3).
+    """f_{ε,δ}^{⊗n} exactly (Kairouz, Oh & Viswanath 2015, Thm 3.3, in pair form).
 
     f_{ε,δ} = f_{ε,0} ⊗ f_{0,δ}. The n-fold f_{ε,0} is the pair of Binomial(n, q) and
     Binomial(n, 1 − q) counts of the loss +ε, q = 1/(1 + e^ε): loss (2j − n)ε with
@@ -194,6 +198,38 @@ def compose(*fs: TradeOff, tol: float | None = None) -> TradeOff:
     target, not a guarantee: ε brackets typically come out 3–10 × tol wide, and the
     bracket itself (``bounds``, ``epsilon_bounds``) is what is certified. Unused for
     closed forms.
+
+    Parameters
+    ----------
+    *fs : TradeOff, or one list/tuple of them
+        The factors, in any order (composition is commutative).
+    tol : float, optional
+        The engine's grid accuracy (> 0); unused for closed forms.
+
+    Returns
+    -------
+    TradeOff
+        The composition: a closed form where the rule table has one, else a
+        certified numeric bracket.
+
+    Raises
+    ------
+    ValueError
+        For no factor or a bad ``tol``.
+    TypeError
+        For a factor that is not a TradeOff or not a guarantee (a lower bound).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> fdp.compose(fdp.Gaussian(3.0), fdp.Gaussian(4.0))
+    Gaussian(mu=5.0)
+    >>> fdp.compose([fdp.Gaussian(3.0), fdp.Gaussian(4.0)])
+    Gaussian(mu=5.0)
+    >>> f = fdp.compose(fdp.Gaussian(1.0), fdp.Laplace(1.0), tol=1e-3)
+    >>> lo, hi = f.epsilon_bounds(1e-5)
+    >>> bool(lo <= hi)
+    True
     """
     fs = as_factors(fs, "compose")
     for f in fs:
@@ -260,7 +296,31 @@ def _split_delta(items):
 
 @implements("power")
 def power(f: TradeOff, n: int) -> TradeOff:
-    """f^{⊗n}; n = 0 gives Id. Negative or non-integer n is refused."""
+    """f^{⊗n}; n = 0 gives Id. Negative or non-integer n is refused.
+
+    Parameters
+    ----------
+    f : TradeOff
+    n : int
+        A non-negative integer.
+
+    Returns
+    -------
+    TradeOff
+        f^{⊗n}.
+
+    Raises
+    ------
+    ValueError
+        For a negative or non-integral n.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.operations.compose import power
+    >>> power(fdp.Gaussian(1.0), 9)
+    Gaussian(mu=3.0)
+    """
     if isinstance(n, bool) or (not isinstance(n, (int, np.integer)) and not (
             isinstance(n, float) and n.is_integer())):
         raise ValueError(f"power n must be a non-negative integer, got {n!r}")

@@ -1,4 +1,4 @@
-"""Lower convex envelopes min{f, g}** and pointwise maxima max{f, g} (MATH.md §1)."""
+"""Lower convex envelopes min{f, g}** and pointwise maxima max{f, g} (DRS 2022, Prop 2.4 and Thm 4.2)."""
 
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ class Envelope(_Combination):
 
     Computed in the dual: the conjugate of a minimum is the maximum of conjugates,
     so δ(ε) = max_i δ_i(ε) for every real ε exactly, and
-    β(α) = sup_ε max{0, 1 − δ(ε) − e^ε α} (DRS Prop 2.12, MATH.md §3). The
+    β(α) = sup_ε max{0, 1 − δ(ε) − e^ε α} (DRS Prop 2.12). The
     objective is concave in e^ε, hence unimodal in ε: a golden-section search
     over ε ∈ [−709, 709] (grid, then refinement) finds the supremum to rounding.
     """

@@ -94,8 +94,8 @@ def _lower_envelope(log_slopes: np.ndarray, intercepts: np.ndarray):
     ys = np.full(xs.shape, np.inf)
     with np.errstate(over="ignore", invalid="ignore"):
         for off in (-1, 0, 1):
-            j = np.clip(line + off, 0, idx.size - 1)
-            ys = np.minimum(ys, cc[j] + np.where(xs == 0.0, 0.0, ss[j] * xs))
+            near = np.clip(line + off, 0, idx.size - 1)
+            ys = np.minimum(ys, cc[near] + np.where(xs == 0.0, 0.0, ss[near] * xs))
     return xs, ys
 
 

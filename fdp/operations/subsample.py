@@ -1,4 +1,8 @@
-"""Privacy amplification by subsampling (DRS §4.2, Bu et al. 2020, ZDW Thm 11; MATH.md §7).
+"""Privacy amplification by subsampling (DRS §4.2, Bu et al. 2020, ZDW Thm 11).
+
+DRS = Dong, Roth & Su (2022), "Gaussian differential privacy"; Bu, Dong, Long & Su
+(2020), "Deep learning with Gaussian differential privacy"; ZDW = Zhu, Dong & Wang
+(2022), "Optimal accounting of differential privacy via characteristic function".
 
 Poisson subsampling with rate p and add/remove neighbours: adding a record x to S
 changes the output law from P to (1 − p)P + pQ, so the *add* direction is
