@@ -1,4 +1,4 @@
-"""Lower convex envelopes min{f, g}** and pointwise maxima max{f, g} (DRS 2022, Prop 2.4 and Thm 4.2)."""
+"""Lower convex envelopes min{f, g}** and pointwise maxima max{f, g} (DRS 2022, Prop 2.4)."""
 
 from __future__ import annotations
 

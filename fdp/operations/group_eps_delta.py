@@ -296,13 +296,18 @@ class EpsDeltaGroup(TradeOff):
             target = np.log(flat)
         at0 = float(self._log_delta(np.zeros(1))[0])
         for i, t in enumerate(target):
-            if at0 <= t:
+            if at0 <= t and np.exp(at0) <= flat[i]:
                 out[i] = 0.0
             elif t < self.log_inf:
                 out[i] = np.inf
             else:
-                _, hi = bisect_monotone(lambda x, t=t: self._log_delta(x) <= t, 0.0, top,
-                                        rtol=0.0, atol=0.0)
+                # both forms of δ must pass: e^{log δ} rounds, and ``delta(ε)`` at the
+                # answer has to be ≤ the target as computed, not only in logs
+                def passes(x, t=t, d=flat[i]):
+                    log_d = self._log_delta(x)
+                    return (log_d <= t) & (np.exp(log_d) <= d)
+
+                _, hi = bisect_monotone(passes, 0.0, top, rtol=0.0, atol=0.0)
                 out[i] = float(hi)
         return out.reshape(d.shape)
 
