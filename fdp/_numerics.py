@@ -90,7 +90,7 @@ def bisect_monotone(passes, lo, hi, *, rtol: float = 4e-16, atol: float = 0.0,
     lo, hi = lo.copy(), hi.copy()
     for _ in range(max_iter):
         width = hi - lo
-        active = width > np.maximum(atol, rtol * np.abs(hi))
+        active = width > (np.maximum(atol, rtol * np.abs(hi)) if rtol else atol)
         if bits:
             a, b = lo.view(np.int64), hi.view(np.int64)
             mid = (a + (b - a) // 2).view(np.float64)
