@@ -57,6 +57,23 @@ class TradeOff(OperationMethods, ReadoutMethods, abc.ABC):
     Call it on a float (returns a float) or on an array (returns an ndarray).
     ``f ≥ g`` pointwise means f is *more* private. Subclasses are immutable
     value objects (frozen dataclasses) whose ``repr`` reads like the math.
+
+    Parameters
+    ----------
+    (none) : the base class is abstract; families take their own parameters
+        (``fdp.Gaussian(mu)``, ``fdp.EpsDelta(eps, delta)``, ...).
+
+    Returns
+    -------
+    TradeOff
+        Instances of a subclass.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> f = fdp.Gaussian(1.0)
+    >>> isinstance(f, fdp.TradeOff), f @ f
+    (True, Gaussian(mu=1.4142135623730951))
     """
 
     __slots__ = ()
