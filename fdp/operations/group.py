@@ -349,9 +349,8 @@ def group(f: TradeOff, k: int) -> TradeOff:
     >>> import fdp
     >>> from fdp.operations.group import group
     >>> g = group(fdp.Laplace(0.5), 2)
-    >>> lo, hi = g.bounds(0.3)
-    >>> bool(lo <= hi)
-    True
+    >>> g
+    Laplace(mu=0.5).group(2)
     """
     return Group(f, k)
 
