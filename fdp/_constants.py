@@ -152,3 +152,12 @@ TILT_CROP = 1e-18
 #: tilted measure already sits on the top few atoms of every factor and a larger θ
 #: changes nothing the read-back can use (Chernoff; Gopi, Lee & Wutschitz 2021).
 TILT_THETA_STEPS = 30.0
+
+# --- core ---
+
+#: Tolerance of the package's one numerical symmetry test (``fdp.tradeoff.is_symmetric``),
+#: with one meaning: f counts as symmetric when max_α |f(α) − f⁻¹(α)| ≤ SYMMETRY_TOL
+#: over the evaluation grid (an absolute allowance on β). 1e-9 lies far above the
+#: rounding of closed forms and of the bisection inverse (≈ 1e-15) and far below any
+#: asymmetry that changes an answer at the precision fdp reports.
+SYMMETRY_TOL = 1e-9

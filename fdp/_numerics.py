@@ -47,7 +47,7 @@ def golden_max(fun, lo: np.ndarray, hi: np.ndarray, iters: int = 100) -> np.ndar
 
 
 def bisect_monotone(passes, lo, hi, *, rtol: float = 4e-16, atol: float = 0.0,
-                    max_iter: int = 2200, integer: bool = False):
+                    max_iter: int = 2200, bits: bool = False, integer: bool = False):
     """Vectorised bisection for monotone predicates; the package's one root finder.
 
     ``passes(x)`` maps a float array shaped like ``lo`` to booleans and must be
@@ -73,7 +73,11 @@ def bisect_monotone(passes, lo, hi, *, rtol: float = 4e-16, atol: float = 0.0,
     rtol, atol : float, optional
         Stop when hi − lo ≤ max(atol, rtol·|hi|).
     max_iter : int, optional
-        Safety cap on the number of steps.
+        Safety cap on the number of steps (also a deliberate budget: a bracket
+        returned early is still valid, and can be refined by calling again).
+    bits : bool, optional
+        Bisect the bit patterns of NON-NEGATIVE doubles instead (the midpoint of the
+        int64 views): 64 steps reach adjacent doubles from any bracket in [0, inf].
     integer : bool, optional
         Bisect over the integers instead (``_bisect_integer``): midpoints
         ⌊(lo + hi)/2⌋, stop when hi − lo ≤ 1; rtol and atol are ignored.
@@ -91,10 +95,14 @@ def bisect_monotone(passes, lo, hi, *, rtol: float = 4e-16, atol: float = 0.0,
     lo, hi = lo.copy(), hi.copy()
     for _ in range(max_iter):
         width = hi - lo
-        active = width > np.maximum(atol, rtol * np.abs(hi))
-        geo = (lo > 0) & (hi > 4.0 * lo)
-        with np.errstate(over="ignore", invalid="ignore"):
-            mid = np.where(geo, np.sqrt(lo) * np.sqrt(hi), lo + 0.5 * width)
+        active = width > (np.maximum(atol, rtol * np.abs(hi)) if rtol else atol)
+        if bits:
+            a, b = lo.view(np.int64), hi.view(np.int64)
+            mid = (a + (b - a) // 2).view(np.float64)
+        else:
+            geo = (lo > 0) & (hi > 4.0 * lo)
+            with np.errstate(over="ignore", invalid="ignore"):
+                mid = np.where(geo, np.sqrt(lo) * np.sqrt(hi), lo + 0.5 * width)
         active &= (mid > lo) & (mid < hi)
         if not active.any():
             break

@@ -109,7 +109,7 @@ def positive_int(name: str, value, *, low: int = 1) -> int:
         k = operator.index(value)
     except TypeError:
         if isinstance(value, numbers.Real) and float(value).is_integer():
-            k = int(value)
+            k = int(float(value))
         else:
             raise ValueError(f"{name} must be an integer >= {low}, got {number(value)}") from None
     if k < low:

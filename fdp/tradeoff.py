@@ -15,23 +15,27 @@ terms of that surface, and overridden only where a closed form exists.
 Numeric results (the composition engine) also override ``_upper`` and
 ``_delta_lower``: their value ``f(α)`` is a certified lower bound (the safe
 side), ``bounds(α)`` gives both sides.
+
+This module sits low in the package: it imports only ``fdp._*``. The methods
+whose general implementations live higher up (inverse, symmetrize, group,
+subsample, ``@``, ``**`` in ``fdp._operation_methods``; dominance, summaries and
+attack-risk read-outs in ``fdp._readout_methods``) reach ``fdp.operations`` and
+``fdp.conversions`` through the registry of ``fdp._dispatch``.
 """
 
 from __future__ import annotations
 
 import abc
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
 from fdp import _validate
-
-if TYPE_CHECKING:  # pragma: no cover
-    from fdp.families.finite_pair import FinitePair
-
-from fdp._constants import DELTA_RESOLUTION
+from fdp._constants import DELTA_RESOLUTION, SYMMETRY_TOL
 from fdp._constants import TINY as _TINY
-from fdp._numerics import _log, conjugate_delta, epsilon_for_delta
+from fdp._numerics import _log, alpha_grid, conjugate_delta, epsilon_for_delta
+from fdp._operation_methods import OperationMethods
+from fdp._readout_methods import ReadoutMethods
 
 ONE_DIRECTION_REMARK = "  # one direction only, not a guarantee"
 
@@ -47,12 +51,29 @@ def math_repr(f: TradeOff) -> str:
     return text[:-len(tail)] if tail and text.endswith(tail) else text
 
 
-class TradeOff(abc.ABC):
+class TradeOff(OperationMethods, ReadoutMethods, abc.ABC):
     """A trade-off function α ↦ β (DRS 2022, Definition 2.1).
 
     Call it on a float (returns a float) or on an array (returns an ndarray).
     ``f ≥ g`` pointwise means f is *more* private. Subclasses are immutable
     value objects (frozen dataclasses) whose ``repr`` reads like the math.
+
+    Parameters
+    ----------
+    (none) : the base class is abstract; families take their own parameters
+        (``fdp.Gaussian(mu)``, ``fdp.EpsDelta(eps, delta)``, ...).
+
+    Returns
+    -------
+    TradeOff
+        Instances of a subclass.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> f = fdp.Gaussian(1.0)
+    >>> isinstance(f, fdp.TradeOff), f @ f
+    (True, Gaussian(mu=1.4142135623730951))
     """
 
     __slots__ = ()
@@ -66,7 +87,20 @@ class TradeOff(abc.ABC):
 
     @property
     def symmetric(self) -> bool:
-        """True when f = f⁻¹ is known (then ``inverse()`` returns ``self``)."""
+        """True when f = f⁻¹ is known (then ``inverse()`` returns ``self``).
+
+        Returns
+        -------
+        bool
+            A property of the object's construction, not a numerical test
+            (``fdp.tradeoff.is_symmetric`` tests numerically).
+
+        Examples
+        --------
+        >>> import fdp
+        >>> fdp.Gaussian(1.0).symmetric
+        True
+        """
         return False
 
     @property
@@ -77,28 +111,80 @@ class TradeOff(abc.ABC):
         (symmetrise it, DRS Thm 4.2; Bu et al. 2020)."""
         return "both"
 
-    def _pair(self) -> FinitePair | None:
-        """An exact finite pair (P, Q) with T(P, Q) = f, if one is known."""
+    def _pair(self) -> Any:
+        """An exact finite pair (P, Q) with T(P, Q) = f (a ``FinitePair``), if one is known."""
         return None
 
     def _upper(self, alpha: np.ndarray) -> np.ndarray:
         """Upper side of a certified bracket; equal to ``_beta`` for exact f."""
         return self._beta(alpha)
 
+    def _composition_kind(self) -> str | None:
+        """The kind the composition rule table (``fdp.operations.compose.RULES``) keys on.
+
+        None (the default): decided by ``_pair()`` -- "pair" for an exact finite pair,
+        "numeric" otherwise. A family with a closed-form composition rule names its
+        kind ("gaussian", "eps_delta"); "neutral" marks a function equal to Id.
+        """
+        return None
+
     # ------------------------------------------------------------------
     # Evaluation
     # ------------------------------------------------------------------
     def __call__(self, alpha):
-        """β = f(α); a float for a float, an ndarray for an array."""
+        """β = f(α); a float for a float, an ndarray for an array.
+
+        Parameters
+        ----------
+        alpha : float or array_like
+            Type I error(s) in [0, 1].
+
+        Returns
+        -------
+        float or ndarray
+            f(α); for a numeric result the certified lower side (the safe side).
+
+        Raises
+        ------
+        ValueError
+            For α outside [0, 1] or not a number.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> print(f"{fdp.Gaussian(1.0)(0.05):.4f}")
+        0.7405
+        """
         a = _validate.alpha(alpha)
         return _validate.like_input(alpha, self._beta(a))
 
     def bounds(self, alpha, width=None):
         """(lower, upper) β at α: equal for closed forms, a certified bracket otherwise.
 
-        ``width``: the largest acceptable ``upper − lower``; numeric results refine
-        (recomposing at a smaller tol) until it is met, other objects meet it or raise
-        a ValueError saying what limits it.
+        Parameters
+        ----------
+        alpha : float or array_like
+            Type I error(s) in [0, 1].
+        width : float, optional
+            The largest acceptable ``upper − lower``; numeric results refine (recomposing
+            at a smaller tol) until it is met, other objects meet it or raise.
+
+        Returns
+        -------
+        (lower, upper)
+            Floats for a float α, arrays otherwise.
+
+        Raises
+        ------
+        ValueError
+            For α outside [0, 1], or a ``width`` this object cannot reach.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> lo, hi = fdp.Gaussian(1.0).bounds(0.05)
+        >>> lo == hi
+        True
         """
         a = _validate.alpha(alpha)
         lo, hi = self._beta(a), self._upper(a)
@@ -106,7 +192,32 @@ class TradeOff(abc.ABC):
         return _validate.like_input(alpha, lo), _validate.like_input(alpha, hi)
 
     def delta_bounds(self, eps, width=None):
-        """(lower, upper) δ at ε: equal for closed forms, a certified bracket otherwise."""
+        """(lower, upper) δ at ε: equal for closed forms, a certified bracket otherwise.
+
+        Parameters
+        ----------
+        eps : float or array_like
+            Real ε (±inf allowed).
+        width : float, optional
+            As in ``bounds``.
+
+        Returns
+        -------
+        (lower, upper)
+            Floats for a float ε, arrays otherwise.
+
+        Raises
+        ------
+        ValueError
+            For a non-real ε or an unreachable ``width``.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> lo, hi = fdp.EpsDelta(1.0, 1e-5).delta_bounds(1.0)
+        >>> print(f"{lo:.1e} {hi:.1e}")
+        1.0e-05 1.0e-05
+        """
         e = _validate.reals("eps", eps, allow_inf=True)
         lo, hi = self._delta_lower(e), self._delta(e)
         _meet_width(self, width, lo, hi, "delta(eps)")
@@ -114,76 +225,44 @@ class TradeOff(abc.ABC):
 
     @property
     def is_exact(self) -> bool:
-        """True when the function is known exactly (no numeric bracket)."""
-        return True
-
-    # ------------------------------------------------------------------
-    # Inversion and symmetrisation
-    # ------------------------------------------------------------------
-    def inverse(self) -> TradeOff:
-        """f⁻¹(α) = inf{t ∈ [0,1] : f(t) ≤ α}; T(Q, P) = T(P, Q)⁻¹ (DRS Lemma A.2)."""
-        if self.symmetric:
-            return self
-        return self._inverse()
-
-    def _inverse(self) -> TradeOff:
-        from fdp.operations.inverse import Inverse
-        return Inverse(self)
-
-    def symmetrize(self, one_sided: bool = False) -> TradeOff:
-        """Symmetrise f.
-
-        ``one_sided=False``: max{f, f⁻¹}, valid when f-DP holds for *both* orders of
-        every neighbouring pair (DRS Prop 2.4).
-        ``one_sided=True``: min{f, f⁻¹}** (lower convex envelope), valid when the
-        bound is known for one order only, as for add/remove neighbours and
-        Poisson subsampling (DRS Thm 4.2; Bu et al. 2020).
-        """
-        one_sided = _validate.flag("one_sided", one_sided)
-        if self.symmetric:
-            return self
-        from fdp.operations.envelope import envelope, strongest
-        inv = self.inverse()
-        return envelope(self, inv) if one_sided else strongest(self, inv)
-
-    # ------------------------------------------------------------------
-    # Comparisons and summaries
-    # ------------------------------------------------------------------
-    def dominates(self, other: TradeOff, *, tol: float = 0.0) -> bool:
-        """True only when it is PROVEN that f(α) ≥ g(α) − tol for every α ∈ [0, 1].
-
-        One meaning: ``tol`` is an absolute allowance on β (default 0, a strict
-        comparison); False means "not proven", which includes "false". The proof
-        (``fdp.conversions.summaries.prove_dominates``) uses, in order: closed-form
-        rules of the families (G_a ≥ G_b ⇔ a ≤ b, …); for a piecewise-linear g, the
-        dual f ≥ line ⇔ δ_f(ε) ≤ c (DRS Prop 2.12) on each of g's supporting lines
-        1 − c − e^ε α, when f's privacy profile is certified; otherwise a
-        piecewise-linear lower bound ℓ ≤ f from convexity (secant extensions between
-        evaluated points, supporting lines from a certified profile) with g below ℓ
-        at ℓ's vertices (g is convex, hence below its chords). Certified sides are
-        used throughout (lower β of f, upper β and lower δ of g). Values are
-        compared as computed in floating point.
-
-        Parameters
-        ----------
-        other : TradeOff
-            g, the curve f should lie above.
-        tol : float, optional
-            Absolute allowance on β in [0, 1] (default 0: strict).
+        """True when the function is known exactly (no numeric bracket).
 
         Returns
         -------
         bool
-            True only when f ≥ g − tol is proven on [0, 1].
+            False for numeric results of the composition engine.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> fdp.Gaussian(1.0).is_exact
+        True
         """
-        if not isinstance(other, TradeOff):
-            raise TypeError(f"other must be a TradeOff, got {type(other).__name__}")
-        tol = _validate.real("tol", tol, low=0.0, high=1.0)
-        from fdp.conversions.summaries import prove_dominates
-        return prove_dominates(self, other, tol)
+        return True
+
+    # ------------------------------------------------------------------
+    # Inversion, symmetrisation, group privacy, subsampling, composition:
+    # see ``fdp._operation_methods.OperationMethods``
+    # ------------------------------------------------------------------
+
+    # ------------------------------------------------------------------
+    # Comparisons and summaries: see ``fdp._readout_methods.ReadoutMethods``
+    # ------------------------------------------------------------------
 
     def advantage(self) -> float:
-        """max_α (1 − α − f(α)) = δ(0): the total-variation distance of the pair."""
+        """max_α (1 − α − f(α)) = δ(0): the total-variation distance of the pair.
+
+        Returns
+        -------
+        float
+            The advantage (a certified upper value for numeric f).
+
+        Examples
+        --------
+        >>> import fdp
+        >>> print(f"{fdp.Gaussian(1.0).advantage():.4f}")
+        0.3829
+        """
         return float(self._delta(np.array([0.0]))[0])
 
     # ------------------------------------------------------------------
@@ -194,6 +273,27 @@ class TradeOff(abc.ABC):
 
         Defined for every real ε (negative ε describes the other order of the pair);
         ε = +inf gives 1 − f(0). For a numeric f this is a certified upper bound.
+
+        Parameters
+        ----------
+        eps : float or array_like
+            Real ε (±inf allowed).
+
+        Returns
+        -------
+        float or ndarray
+            δ(ε).
+
+        Raises
+        ------
+        ValueError
+            For a non-real ε.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> print(f"{fdp.Gaussian(1.0).delta(1.0):.4f}")
+        0.1269
         """
         e = _validate.reals("eps", eps, allow_inf=True)
         return _validate.like_input(eps, self._delta(e))
@@ -247,6 +347,27 @@ class TradeOff(abc.ABC):
 
         Solved in log space (``_log_delta``), so δ = 0 gives inf unless δ(ε) = 0 is
         proven at a finite ε (pure DP), and δ down to 1e-300 keeps full precision.
+
+        Parameters
+        ----------
+        delta : float or array_like
+            Target δ in [0, 1].
+
+        Returns
+        -------
+        float or ndarray
+            ε(δ), rounded to the safe side.
+
+        Raises
+        ------
+        ValueError
+            For δ outside [0, 1].
+
+        Examples
+        --------
+        >>> import fdp
+        >>> print(f"{fdp.Gaussian(1.0).epsilon(1e-5):.4f}")
+        4.3772
         """
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
         return _validate.like_input(delta, epsilon_for_delta(self._delta, d,
@@ -255,7 +376,29 @@ class TradeOff(abc.ABC):
     def epsilon_bounds(self, delta, width=None):
         """(lower, upper) ε at the given δ: equal for exact f, a bracket for numeric f.
 
-        ``width`` as in ``bounds``.
+        Parameters
+        ----------
+        delta : float or array_like
+            Target δ in [0, 1].
+        width : float, optional
+            As in ``bounds``.
+
+        Returns
+        -------
+        (lower, upper)
+            Floats for a float δ, arrays otherwise.
+
+        Raises
+        ------
+        ValueError
+            For δ outside [0, 1] or an unreachable ``width``.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> lo, hi = fdp.Gaussian(1.0).epsilon_bounds(1e-5)
+        >>> lo == hi
+        True
         """
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
         lo = epsilon_for_delta(self._delta_lower, d, log_delta_fn=self._log_delta_lower)
@@ -263,150 +406,26 @@ class TradeOff(abc.ABC):
         _meet_width(self, width, lo, hi, "epsilon(delta)")
         return _validate.like_input(delta, lo), _validate.like_input(delta, hi)
 
-    # --- summaries: two different questions, two names each ----------------
-    def _gdp_mu_bounds(self) -> tuple[float, float]:
-        """(lo, hi) with lo ≤ μ* ≤ hi, μ* = inf{μ : f ≥ G_μ} (inf if none).
 
-        Generic certified default: ``fdp.conversions.summaries.gdp_mu_bounds``.
-        Families with a closed form override it (Gaussian: (μ, μ)).
-        """
-        from fdp.conversions.summaries import gdp_mu_bounds
-        return gdp_mu_bounds(self)
 
-    def _pure_epsilon_bounds(self) -> tuple[float, float]:
-        """(lo, hi) with lo ≤ ε* ≤ hi, ε* = inf{ε : f ≥ f_{ε,0}} (inf if none)."""
-        from fdp.conversions.summaries import pure_epsilon_bounds
-        return pure_epsilon_bounds(self)
-
-    def gdp_mu(self) -> float:
-        """The smallest μ with f ≥ G_μ: "this f is μ-GDP" (inf if no μ is proven).
-
-        A property of the curve f, rounded to the safe side (the upper end of
-        ``gdp_mu_bounds()``). Not to be confused with the module function
-        ``fdp.gdp_mu(eps, delta)`` (alias ``fdp.gdp_mu_for_eps_delta``), which goes
-        the other way: the largest μ whose μ-GDP implies a given (ε, δ)-DP.
-        Alias: ``smallest_gdp_mu()``.
-
-        Returns
-        -------
-        float
-            The certified upper end of the bracket on μ* = inf{μ : f ≥ G_μ} (DRS Def 2.7).
-        """
-        return float(self._gdp_mu_bounds()[1])
-
-    def smallest_gdp_mu(self) -> float:
-        """Alias of ``gdp_mu()``: the smallest μ with f ≥ G_μ (safe side)."""
-        return self.gdp_mu()
-
-    def gdp_mu_bounds(self) -> tuple[float, float]:
-        """(lower, upper) bracket on the smallest μ with f ≥ G_μ."""
-        lo, hi = self._gdp_mu_bounds()
-        return float(lo), float(hi)
-
-    # ------------------------------------------------------------------
-    # Attack-risk read-outs (certified brackets; fdp.conversions.risk)
-    # ------------------------------------------------------------------
-    def tpr_at_fpr(self, fpr):
-        """Best membership test's TPR at FPR α: 1 − min{f(α), f⁻¹(α)}, a certified ``Bracket``.
-
-        The worst ordered pair is used, so asymmetric (one-directional) curves are
-        read in both orders (DRS 2022 §2.1). See ``fdp.conversions.risk.tpr_at_fpr``.
-        """
-        from fdp.conversions.risk import tpr_at_fpr
-        return tpr_at_fpr(self, fpr)
-
-    def advantage_bounds(self):
-        """Certified bracket of the advantage δ(0) = max_α (1 − α − f(α))."""
-        from fdp.conversions.risk import advantage_bounds
-        return advantage_bounds(self)
-
-    def bayes_risk(self, prior: float = 0.5):
-        """Smallest Bayes risk min_α [(1 − π)α + π f(α)] of a membership attacker with prior π."""
-        from fdp.conversions.risk import bayes_risk
-        return bayes_risk(self, prior)
-
-    def attack_success(self, prior: float = 0.5):
-        """Largest success probability 1 − Bayes risk of a membership attacker with prior π."""
-        from fdp.conversions.risk import attack_success
-        return attack_success(self, prior)
-
-    def reconstruction_bound(self, kappa: float):
-        """Reconstruction success ≤ 1 − f(κ) for a baseline success κ (Hayes et al. 2023)."""
-        from fdp.conversions.risk import reconstruction_bound
-        return reconstruction_bound(self, kappa)
-
-    def gdp_mu_bracket(self):
-        """Certified [μ_lo, μ_hi] of the smallest μ with f ≥ G_μ, with the fit gap (``GdpFit``).
-
-        ``summary()`` says in words when a μ-GDP summary misleads (e.g. DP-SGD, whose
-        μ* = √T·s/σ is set in the far tail α ≈ q^T, far from the bulk of the curve).
-        """
-        from fdp.conversions.risk import gdp_mu_bracket
-        return gdp_mu_bracket(self)
-
-    def pure_epsilon(self) -> float:
-        """The smallest ε with f ≥ f_{ε,0} (pure ε-DP), inf if none is proven.
-
-        Safe side: the upper end of ``pure_epsilon_bounds()``.
-
-        Returns
-        -------
-        float
-            The certified upper end of the bracket on ε* = inf{ε : f ≥ f_{ε,0}} (DRS eq. 2.4).
-        """
-        return float(self._pure_epsilon_bounds()[1])
-
-    def pure_epsilon_bounds(self) -> tuple[float, float]:
-        """(lower, upper) bracket on the smallest ε with f ≥ f_{ε,0}."""
-        lo, hi = self._pure_epsilon_bounds()
-        return float(lo), float(hi)
-
-    # ------------------------------------------------------------------
-    # Operations
-    # ------------------------------------------------------------------
-    def group(self, k: int) -> TradeOff:
-        """Group privacy for groups of size k: 1 − (1 − f)^{∘k} (DRS Thm 2.14)."""
-        k = _validate.positive_int("k", k)
-        if k == 1:
-            return self
-        return self._group(k)
-
-    def _group(self, k: int) -> TradeOff:
-        from fdp.operations.group import Group
-        return Group(self, k)
-
-    def subsample(self, p: float, scheme: str = "poisson", direction: str = "both") -> TradeOff:
-        """Privacy amplification by subsampling (DRS §4.2; Bu et al. 2020; ZDW Thm 11).
-
-        scheme="poisson", direction="both": min{f_p, f_p⁻¹}**, f_p = p f + (1 − p) Id,
-            the one-step guarantee under add/remove neighbours.
-        scheme="poisson", direction="add": f_p alone, T(M(S), M(S ∪ {x})). This is
-            ONE direction only, not a guarantee: compose the add directions and
-            symmetrise once with ``symmetrize(one_sided=True)``.
-        direction="remove": f_p⁻¹, the other direction.
-        scheme="without_replacement": C_p(f) = min{f_p, f_p⁻¹}** (DRS Thm 4.2),
-            replace-one neighbours, p = m/n.
-        """
-        from fdp.operations.subsample import subsample
-        return subsample(self, p, scheme=scheme, direction=direction)
-
-    def __matmul__(self, other: TradeOff) -> TradeOff:
-        """f ⊗ g (DRS Def 3.1)."""
-        if not isinstance(other, TradeOff):
-            return NotImplemented
-        from fdp.operations.compose import compose
-        return compose(self, other)
-
-    def __pow__(self, n: int) -> TradeOff:
-        """n-fold composition f ⊗ … ⊗ f (n = 0 gives Id)."""
-        from fdp.operations.compose import power
-        return power(self, n)
 
     def _repr_latex_(self) -> str:
         return f"${self.latex()}$"
 
     def latex(self) -> str:
-        """A LaTeX name of the function (without dollar signs)."""
+        """A LaTeX name of the function (without dollar signs).
+
+        Returns
+        -------
+        str
+            The name, e.g. ``G_{1}`` for a Gaussian.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> isinstance(fdp.Gaussian(1.0).latex(), str)
+        True
+        """
         return r"\mathrm{" + type(self).__name__ + "}"
 
     # --- engine hooks (helper engine) ---
@@ -481,3 +500,82 @@ def count_factors(fs) -> list[tuple[TradeOff, int]]:
         else:
             counts[key] = [f, 1]
     return [(f, n) for f, n in counts.values()]
+
+
+def as_factors(fs: tuple, name: str) -> tuple[TradeOff, ...]:
+    """The trade-off functions a collection-taking function was given, as a tuple.
+
+    The package's one reading of "several trade-off functions": ``name(f, g, h)`` and
+    ``name([f, g, h])`` (a list or tuple as the only argument) mean the same.
+
+    Parameters
+    ----------
+    fs : tuple
+        The positional arguments as received (``*fs``).
+    name : str
+        The calling function's name, for error messages.
+
+    Returns
+    -------
+    tuple of TradeOff
+        The functions, in order.
+
+    Raises
+    ------
+    ValueError
+        When no function is given.
+    TypeError
+        When an item is not a TradeOff.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.tradeoff import as_factors
+    >>> g = fdp.Gaussian(1.0)
+    >>> as_factors((g, g), "compose") == as_factors(([g, g],), "compose")
+    True
+    """
+    if len(fs) == 1 and isinstance(fs[0], (list, tuple)):
+        fs = tuple(fs[0])
+    if not fs:
+        raise ValueError(f"{name} needs at least one trade-off function")
+    for f in fs:
+        if not isinstance(f, TradeOff):
+            raise TypeError(f"{name} takes TradeOff objects, got {type(f).__name__}")
+    return tuple(fs)
+
+
+def is_symmetric(f: TradeOff, tol: float = SYMMETRY_TOL) -> bool:
+    """True when f = f⁻¹: known (``f.symmetric``) or checked numerically.
+
+    The package's one symmetry test, with one meaning of ``tol``: an absolute
+    allowance on β, f counts as symmetric when |f(α) − f⁻¹(α)| ≤ tol at every α of
+    ``fdp._numerics.alpha_grid(401)`` (uniform points plus log-spaced tails).
+    Symmetry matters because f = T(P, Q) then also bounds the other order T(Q, P)
+    = f⁻¹ (DRS 2022, Lemma A.2 and Prop 2.4).
+
+    Parameters
+    ----------
+    f : TradeOff
+        The function to test.
+    tol : float, optional
+        Absolute allowance on β (default ``fdp._constants.SYMMETRY_TOL`` = 1e-9).
+
+    Returns
+    -------
+    bool
+        True when f is symmetric within ``tol``.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.tradeoff import is_symmetric
+    >>> add = fdp.Gaussian(1.0).subsample(0.5, direction="add")
+    >>> is_symmetric(fdp.Gaussian(1.0)), is_symmetric(add)
+    (True, False)
+    """
+    if f.symmetric:
+        return True
+    tol = _validate.real("tol", tol, low=0.0)
+    a = alpha_grid(401)
+    return bool(np.max(np.abs(f(a) - f.inverse()(a))) <= tol)

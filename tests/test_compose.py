@@ -25,7 +25,7 @@ def test_gaussian_composition_stays_closed():
 def test_rule_table_routes_by_kind():
     assert _classify(fdp.Identity())[0] == "neutral"
     assert _classify(fdp.Gaussian(1))[0] == "gaussian"
-    assert _classify(fdp.EpsDelta(1))[0] == "pair"
+    assert _classify(fdp.EpsDelta(1))[0] == "eps_delta"
     assert _classify(fdp.RandomizedResponse(1, 3))[0] == "pair"
     assert _classify(fdp.Laplace(1))[0] == "numeric"
 

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fdp
-from fdp.families.finite_pair import MAX_ATOMS, TooManyAtoms, product
+from fdp.families.finite_pair import MAX_ATOMS, product
 from fdp.operations.compose import eps_delta_power, log_binom_pmf
 
 
@@ -66,9 +66,7 @@ def test_eps_delta_power_matches_binomial_closed_form():
 def test_product_checks_its_size_before_allocating():
     a = fdp.from_pair(np.full(2001, 1 / 2001), np.linspace(1, 2, 2001) / np.linspace(1, 2, 2001).sum())
     assert a.p.size * a.p.size > MAX_ATOMS
-    with pytest.raises(TooManyAtoms, match="atoms"):
-        product(a, a)
-    assert issubclass(TooManyAtoms, ValueError) and not issubclass(TooManyAtoms, MemoryError)
+    assert product(a, a) is None           # "too large" is a return value, not an exception
 
 
 def test_composition_falls_back_to_the_engine_when_the_pair_is_too_large():

@@ -31,7 +31,7 @@ from scipy.special import erf, erfcx, log_ndtr, ndtr
 
 from fdp import _validate
 from fdp._constants import EPS_CAP
-from fdp._numerics import bisect_monotone
+from fdp._numerics import bisect_monotone, epsilon_for_delta
 
 _SQRT2 = np.sqrt(2.0)
 _LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
@@ -169,6 +169,12 @@ def gdp_delta(mu, eps):
     -------
     float or ndarray
         δ_μ(ε), shaped like ``eps``.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> print(f"{fdp.gdp_delta(1.0, 1.0):.4f}")
+    0.1269
     """
     m = _validate.real("mu", mu, low=0.0)
     e = _validate.reals("eps", eps, allow_inf=True)
@@ -190,6 +196,12 @@ def gdp_log_delta(mu, eps):
     -------
     float or ndarray
         log δ_μ(ε) (−inf where δ = 0 exactly: μ = 0 and ε ≥ 0, or ε = +inf).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> print(f"{fdp.gdp_log_delta(1.0, 50.0):.1f}")
+    -1233.9
     """
     m = _validate.real("mu", mu, low=0.0)
     e = _validate.reals("eps", eps, allow_inf=True)
@@ -214,8 +226,13 @@ def gdp_epsilon(mu, delta):
     -------
     float or ndarray
         The smallest ε ≥ 0 with δ_μ(ε) ≤ delta (rounded up), shaped like ``delta``.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> print(f"{fdp.gdp_epsilon(1.0, 1e-5):.4f}")
+    4.3772
     """
-    from fdp._numerics import epsilon_for_delta
     m = _validate.real("mu", mu, low=0.0)
     d = _validate.reals("delta", delta, low=0.0, high=1.0)
     out = epsilon_for_delta(lambda e: np.exp(_log_delta_estimate(m, e)), d,
@@ -244,6 +261,13 @@ def gdp_mu(eps, delta):
     -------
     float
         The largest μ with δ_μ(eps) ≤ delta (rounded down; inf for delta = 1).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> mu = fdp.gdp_mu(1.0, 1e-5)
+    >>> bool(fdp.gdp_delta(mu, 1.0) <= 1e-5)
+    True
     """
     e = _validate.real("eps", eps, low=0.0)
     d = _validate.real("delta", delta, low=0.0, high=1.0)

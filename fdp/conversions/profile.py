@@ -1,4 +1,4 @@
-"""From a privacy profile back to a trade-off function (DRS Prop 2.12, MATH.md §3).
+"""From a privacy profile back to a trade-off function (DRS Prop 2.12).
 
 f(α) = sup_ε max{0, 1 − δ(ε) − e^ε α}. For a symmetric profile (ε ≥ 0, each point
 meaning (ε, δ)-DP), each point contributes f_{ε,δ} with both of its lines. Taking the
@@ -110,6 +110,32 @@ def from_privacy_profile(eps, delta, *, symmetric: bool = True) -> TradeOff:
     symmetric=True: each (ε_i ≥ 0, δ_i) is an (ε, δ)-DP statement, contributing
     f_{ε_i,δ_i}. symmetric=False: ε_i ranges over all reals and each point gives
     only the line 1 − δ_i − e^{ε_i} α (a profile of one order of the pair).
+
+    Parameters
+    ----------
+    eps : array_like
+        The ε_i (≥ 0 when ``symmetric``, any real otherwise).
+    delta : array_like
+        The δ_i in [0, 1], one per ε_i.
+    symmetric : bool, optional
+        How to read the points (default True).
+
+    Returns
+    -------
+    TradeOff
+        The weakest trade-off function implied by all the points.
+
+    Raises
+    ------
+    ValueError
+        For no points, mismatched lengths or values out of range.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> f = fdp.from_privacy_profile([0.5, 1.0], [1e-3, 1e-5])
+    >>> print(f"{f(0.1):.4f}")
+    0.8341
     """
     e = _validate.reals("eps", eps, low=0.0 if symmetric else -np.inf).ravel()
     d = _validate.reals("delta", delta, low=0.0, high=1.0).ravel()

@@ -37,7 +37,12 @@ from scipy.special import expit, ndtri
 
 from fdp import _validate
 from fdp._constants import EPS_CAP
+from fdp._dispatch import implements
 from fdp._numerics import bisect_monotone
+from fdp.families.eps_delta import EpsDelta
+from fdp.families.gaussian import Gaussian
+from fdp.families.identity import Identity
+from fdp.families.laplace import Laplace
 from fdp.families.piecewise import PiecewiseLinear
 from fdp.tradeoff import TradeOff
 
@@ -174,7 +179,8 @@ class _Sandwich:
         best = np.min(single, axis=1)
         # max of the two secants (columns 0 and 1): check at their crossing point too
         with np.errstate(divide="ignore", invalid="ignore"):
-            w = (y0[:, 0] - y0[:, 1] + e[:, 0] * x0[:, 0] - e[:, 1] * x0[:, 1]) / (e[:, 0] - e[:, 1])
+            w = ((y0[:, 0] - y0[:, 1] + e[:, 0] * x0[:, 0] - e[:, 1] * x0[:, 1])
+                 / (e[:, 0] - e[:, 1]))
         w = np.where(np.isfinite(w), np.clip(w, lo[:, 0], hi[:, 0]), lo[:, 0])
         yv, gv = value(w[:, None])
         top = np.argmax(np.where(np.isnan(yv[:, :2]), -np.inf, yv[:, :2]), axis=1)
@@ -228,6 +234,7 @@ def _sandwich_bounds(f: TradeOff, req, rounds: int = 6, split: int = 8):
 # ----------------------------------------------------------------------
 # gdp μ: the smallest μ with f ≥ G_μ
 # ----------------------------------------------------------------------
+@implements("gdp_mu_bounds")
 def gdp_mu_bounds(f: TradeOff) -> tuple[float, float]:
     """(lo, hi) with lo ≤ μ* = inf{μ : f ≥ G_μ} ≤ hi (the generic ``_gdp_mu_bounds``).
 
@@ -250,6 +257,7 @@ def gdp_mu_bounds(f: TradeOff) -> tuple[float, float]:
 # ----------------------------------------------------------------------
 # pure ε: the smallest ε with f ≥ f_{ε,0}
 # ----------------------------------------------------------------------
+@implements("pure_epsilon_bounds")
 def pure_epsilon_bounds(f: TradeOff) -> tuple[float, float]:
     """(lo, hi) with lo ≤ ε* = inf{ε : f ≥ f_{ε,0}} ≤ hi (the generic ``_pure_epsilon_bounds``).
 
@@ -295,15 +303,13 @@ def _profile_pure_eps(delta_fn, *, upper: bool) -> float:
 # ----------------------------------------------------------------------
 # f ≥ g, proven
 # ----------------------------------------------------------------------
+@implements("dominates")
 def prove_dominates(f: TradeOff, g: TradeOff, tol: float = 0.0) -> bool:
     """True only when f(α) ≥ g(α) − tol is proven for every α (see ``TradeOff.dominates``)."""
-    from fdp.families.eps_delta import EpsDelta
-    from fdp.families.gaussian import Gaussian
-    from fdp.families.identity import Identity
-    from fdp.families.laplace import Laplace
     if isinstance(f, Identity):
         return True                          # Id ≥ every trade-off function
-    if type(f) is type(g) and isinstance(f, (Gaussian, Laplace)):
+    same_family = type(f) is type(g)
+    if same_family and isinstance(f, (Gaussian, Laplace)) and isinstance(g, (Gaussian, Laplace)):
         return f.mu <= g.mu
     if type(f) is EpsDelta and type(g) is EpsDelta:
         return f.eps <= g.eps and f.delta <= g.delta
@@ -357,8 +363,6 @@ def _supporting_lines(g: TradeOff):
     through the segment's left vertex). None when g is not piecewise linear or has
     a flat piece above 0.
     """
-    from fdp.families.eps_delta import EpsDelta
-    from fdp.families.identity import Identity
     if isinstance(g, Identity):
         return np.array([0.0]), np.array([0.0])
     if type(g) is EpsDelta:
@@ -408,8 +412,35 @@ def tightest_eps_delta(f: TradeOff, eps=None, delta=None, *, digits: int | None 
     eps given: (eps, δ_f(eps)); delta given: (ε_f(delta), delta). For numeric f the
     certified upper side is used. f-DP bounds T(M(S), M(S')) for every ordered pair
     of neighbours, so (ε, δ_f(ε))-DP follows from δ_f alone (DRS Prop 2.12), also
-    for asymmetric f; ``pure_epsilon`` instead asks f ≥ f_{ε,0} pointwise. ``digits``: round the computed number UP to that
-    many significant digits (the safe side), e.g. for a report.
+    for asymmetric f; ``pure_epsilon`` instead asks f ≥ f_{ε,0} pointwise. ``digits``:
+    round the computed number UP to that many significant digits (the safe side),
+    e.g. for a report.
+
+    Parameters
+    ----------
+    f : TradeOff
+    eps : float, optional
+        The fixed ε (give exactly one of eps, delta).
+    delta : float, optional
+        The fixed δ in [0, 1].
+    digits : int, optional
+        Significant digits to round the computed number up to.
+
+    Returns
+    -------
+    (float, float)
+        (ε, δ).
+
+    Raises
+    ------
+    ValueError
+        Unless exactly one of eps, delta is given, or for values out of range.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> fdp.tightest_eps_delta(fdp.Gaussian(1.0), delta=1e-5, digits=3)
+    (4.38, 1e-05)
     """
     if (eps is None) == (delta is None):
         raise ValueError("give exactly one of eps and delta")

@@ -43,6 +43,7 @@ class EpsDelta(TradeOff):
     """
 
     __slots__ = ("_delta_value", "eps")
+    eps: float
 
     def __init__(self, eps: float, delta: float = 0.0):
         object.__setattr__(self, "eps", _validate.real("eps", eps, low=0.0))
@@ -68,6 +69,9 @@ class EpsDelta(TradeOff):
     @property
     def symmetric(self) -> bool:
         return True
+
+    def _composition_kind(self) -> str:
+        return "neutral" if self.eps == 0.0 and self._delta_value == 0.0 else "eps_delta"
 
     def _beta(self, alpha: np.ndarray) -> np.ndarray:
         e, d = self.eps, self._delta_value

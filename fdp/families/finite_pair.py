@@ -25,16 +25,13 @@ MERGE_RTOL = 1e-9
 MAX_ATOMS = 4_000_000
 
 
-class TooManyAtoms(ValueError):
-    """An exact product pair would exceed ``MAX_ATOMS`` atoms (checked before allocating).
-
-    ``fdp.compose`` catches it and sends the factors to the numeric engine instead."""
-
-
 class FinitePair(PiecewiseLinear):
     """T(P, Q) for finite pmfs, exact (Neyman–Pearson); atoms ``log_ratio``, ``p``, ``q``."""
 
     __slots__ = ("log_ratio", "p", "q")
+    log_ratio: np.ndarray
+    p: np.ndarray
+    q: np.ndarray
 
     # δ(ε) = Σ_i q_i (1 − e^{ε − L_i})₊ + Q(L = +∞) is a finite sum of non-negative
     # terms, exactly 0 for ε at or above the largest finite loss carrying Q-mass (and no
@@ -139,13 +136,13 @@ def from_pair(p_probs, q_probs) -> FinitePair:
     return FinitePair.from_atoms(L, p, q)
 
 
-def product(a: FinitePair, b: FinitePair) -> FinitePair:
-    """The pair (P × P', Q × Q'): T of it is T(P,Q) ⊗ T(P',Q') (DRS Def 3.1)."""
-    size = a.p.size * b.p.size
-    if size > MAX_ATOMS:
-        raise TooManyAtoms(
-            f"exact composition would form {size} atoms (limit {MAX_ATOMS}); "
-            "use the numeric engine (fdp.compose(..., tol=...))")
+def product(a: FinitePair, b: FinitePair) -> FinitePair | None:
+    """The pair (P × P', Q × Q'): T of it is T(P,Q) ⊗ T(P',Q') (DRS Def 3.1).
+
+    None when it would have more than ``MAX_ATOMS`` atoms (checked before allocating):
+    ``fdp.compose`` then uses the numeric engine."""
+    if a.p.size * b.p.size > MAX_ATOMS:
+        return None
     with np.errstate(invalid="ignore"):
         L = (a.log_ratio[:, None] + b.log_ratio[None, :]).ravel()
     p = (a.p[:, None] * b.p[None, :]).ravel()
@@ -157,17 +154,23 @@ def product(a: FinitePair, b: FinitePair) -> FinitePair:
 
 def binary_power(x, n: int, combine):
     """x ⊕ … ⊕ x (n ≥ 1 times) by repeated squaring, for an associative ``combine``:
-    about 2·log₂ n combinations instead of n − 1."""
+    about 2·log₂ n combinations instead of n − 1. A ``combine`` returning None (a
+    result too large to form) makes the answer None."""
     result = None
     while n:
         if n & 1:
             result = x if result is None else combine(result, x)
+            if result is None:
+                return None
         n >>= 1
         if n:
             x = combine(x, x)
+            if x is None:
+                return None
     return result
 
 
-def power(f: FinitePair, n: int) -> FinitePair:
-    """n-fold product by repeated squaring, merging equal losses at every step."""
+def power(f: FinitePair, n: int) -> FinitePair | None:
+    """n-fold product by repeated squaring, merging equal losses at every step (None
+    when a product on the way would exceed ``MAX_ATOMS`` atoms)."""
     return binary_power(f, n, product)

@@ -32,6 +32,9 @@ class Gaussian(TradeOff):
     def _gaussian_component(self):
         return float(self.mu), 1.0      # engine hook: G_μ itself
 
+    def _composition_kind(self) -> str:
+        return "gaussian"
+
     def _beta(self, alpha: np.ndarray) -> np.ndarray:
         # Φ(Φ⁻¹(1 − α) − μ) rounds a hair above 1 − α for μ ≈ 0: G_μ ≤ Id exactly
         return np.minimum(gdp_beta(self.mu, alpha), 1.0 - np.asarray(alpha, dtype=float))

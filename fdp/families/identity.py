@@ -20,6 +20,9 @@ class Identity(TradeOff):
     def _gaussian_component(self):
         return 0.0, 1.0                 # engine hook: Id = G_0
 
+    def _composition_kind(self) -> str:
+        return "neutral"
+
     def _beta(self, alpha: np.ndarray) -> np.ndarray:
         return 1.0 - alpha
 

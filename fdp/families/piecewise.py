@@ -26,6 +26,9 @@ class PiecewiseLinear(TradeOff):
     """
 
     __slots__ = ("alphas", "betas", "gains")
+    alphas: np.ndarray
+    betas: np.ndarray
+    gains: np.ndarray
 
     def __init__(self, alphas, betas, gains=None):
         a = np.ascontiguousarray(alphas, dtype=float)

@@ -1,43 +1,53 @@
-"""Composition f ⊗ g = T(P × P', Q × Q') (DRS Def 3.1, MATH.md §4): the rule table.
+"""Composition f ⊗ g = T(P × P', Q × Q') (DRS Def 3.1): the rule table.
 
 Every composition goes through ``compose``. Factors are first flattened and equal
-factors counted; ``_classify`` gives each its kind (building an exact pair at most
-once), and the table ``_RULES`` maps each kind to its reducer:
+factors counted (``count_factors``); each gets its kind, and the table ``RULES``,
+keyed by PAIRS of kinds, says how two reduced factors combine:
 
-    Identity, f_{0,0}   neutral, dropped                         (DRS Prop 3.2)
-    Gaussian            G_a ⊗ G_b = G_√(a²+b²), closed           (DRS Cor 3.3)
-    EpsDelta^n          binomial form of f_{ε,δ}^{⊗n}, exact    (KOV Thm 3.3)
-    exact finite pair   product pair, equal losses merged, exact (DRS Def 3.1);
-                        past MAX_ATOMS atoms (TooManyAtoms) to the engine
-    g ⊗ f_{0,δ}         (1−δ) g(α/(1−δ)), closed                  (MATH.md §4)
-    anything else       the numeric engine, certified bracket     (fdp.engine)
+    Identity, f_{0,0}, T(P, P)   neutral, dropped                          (DRS Prop 3.2)
+    Gaussian ⊗ Gaussian          G_a ⊗ G_b = G_√(a²+b²), closed            (DRS Cor 3.3)
+    f_{ε,δ}^{⊗n}                 binomial form, an exact pair              (KOV Thm 3.3)
+    exact pair ⊗ exact pair      product pair, equal losses merged, exact  (DRS Def 3.1);
+                                 past MAX_ATOMS atoms: the engine
+    g ⊗ f_{0,δ}                  (1−δ) g(α/(1−δ)), closed                  (DRS Def 3.1
+                                 with the pair of f_{0,δ}, see ``WithDelta``)
+    no rule (None)               the numeric engine, certified bracket     (fdp.engine)
 
 The δ part of a pair (equal masses at losses ±inf) is split off exactly, so that
 for example G_μ ⊗ f_{ε,δ} runs G_μ ⊗ f_{ε,0} through the engine and adds δ exactly.
 
 Closed forms stay closed; the numeric engine is the fallback, used only when two
-kinds with no common closed form meet (for example Gaussian with Laplace).
+kinds with no common closed form meet (for example Gaussian with Laplace). No
+exception is used for control flow: a rule that cannot form its exact result
+(too many atoms) answers None, like a missing rule.
+
+References: DRS = Dong, Roth & Su (2022), "Gaussian differential privacy", JRSS-B;
+KOV = Kairouz, Oh & Viswanath (2015), "The composition theorem for differential
+privacy", ICML.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from scipy.special import gammaln
 
 from fdp import _validate
+from fdp._dispatch import implements
 from fdp.families.eps_delta import EpsDelta
-from fdp.families.finite_pair import FinitePair, TooManyAtoms
+from fdp.families.finite_pair import FinitePair
 from fdp.families.finite_pair import power as pair_power
 from fdp.families.finite_pair import product as pair_product
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
 from fdp.operations.with_delta import WithDelta
-from fdp.tradeoff import TradeOff, count_factors
+from fdp.tradeoff import TradeOff, as_factors, count_factors
 
 
 def eps_delta_power(f: EpsDelta, n: int) -> FinitePair:
-    """f_{ε,δ}^{⊗n} exactly (MATH.md §4, equivalent to KOV Thm 3.3).
+    """f_{ε,δ}^{⊗n} exactly (Kairouz, Oh & Viswanath 2015, Thm 3.3, in pair form).
 
     f_{ε,δ} = f_{ε,0} ⊗ f_{0,δ}. The n-fold f_{ε,0} is the pair of Binomial(n, q) and
     Binomial(n, 1 − q) counts of the loss +ε, q = 1/(1 + e^ε): loss (2j − n)ε with
@@ -60,7 +70,7 @@ def eps_delta_power(f: EpsDelta, n: int) -> FinitePair:
         np.concatenate([[d_n], keep * q_mass, [0.0]]))
 
 
-def _stirlerr(n: np.ndarray) -> np.ndarray:
+def _stirlerr(n: np.ndarray | float) -> np.ndarray:
     """log n! − [(n + ½) log n − n + ½ log 2π] (Loader 2000), accurate for every n ≥ 1."""
     n = np.asarray(n, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -103,37 +113,58 @@ def log_binom_pmf(j: np.ndarray, n: int, log_p: float, log_1mp: float) -> np.nda
 
 
 # ----------------------------------------------------------------------
-# The rule table. ``_classify`` gives each factor its kind and the object its
-# reducer needs (for "pair": the exact pair, built once); ``_RULES`` maps a kind to
-# the reducer of [(payload, count), ...] -> one TradeOff, in the order applied.
+# The rule table. Every factor has a kind: the one its ``_composition_kind()``
+# names (a family with a closed-form rule), or, when it names none, "pair" if it
+# has an exact finite pair (built once, here) and "numeric" otherwise.
+#
+#   kind        payload          n-fold (POWERS)                        result kind
+#   neutral     --               dropped (Id ⊗ f = f, DRS Prop 3.2)
+#   gaussian    G_μ              μ² ↦ n μ² (DRS Cor 3.3)                gaussian
+#   eps_delta   f_{ε,δ}          binomial pair (KOV Thm 3.3)            pair
+#   pair        FinitePair       repeated squaring of the product pair  pair
+#   numeric     the object       none: to the engine with its count
+#
+# ``RULES[(a, b)]`` combines two reduced payloads of kinds a and b into one (a
+# payload of kind a), or is None: no closed form, the numeric engine composes them.
+# A rule (or an n-fold) may also answer None when its exact result would be too
+# large to form (an exact pair past ``MAX_ATOMS`` atoms): the factors of that kind
+# then go to the engine as they are. No exception is used for either outcome.
 # ----------------------------------------------------------------------
-def _gaussians(items):
-    return Gaussian(float(np.sqrt(sum(n * g.mu ** 2 for g, n in items))))
+def _gaussian_power(g: Gaussian, n: int) -> float:
+    return n * g.mu ** 2
 
 
-def _pairs(items):
-    parts = [eps_delta_power(f, n) if isinstance(f, EpsDelta) else pair_power(f, n)
-             for f, n in items]
-    parts.sort(key=lambda pr: pr.p.size)
-    out = parts[0]
-    for part in parts[1:]:
-        out = pair_product(out, part)
-    return out
+def _add_variances(a: float, b: float) -> float:
+    return a + b
 
 
-_RULES = {"gaussian": _gaussians, "pair": _pairs}
+POWERS: dict[str, tuple[str, Callable[[Any, int], Any]]] = {
+    "gaussian": ("gaussian", _gaussian_power),
+    "eps_delta": ("pair", eps_delta_power),
+    "pair": ("pair", pair_power),
+}
+
+RULES: dict[tuple[str, str], Callable[[Any, Any], Any] | None] = {
+    ("gaussian", "gaussian"): _add_variances,      # G_a ⊗ G_b = G_√(a²+b²)
+    ("pair", "pair"): pair_product,                # product pair (DRS Def 3.1)
+    ("gaussian", "pair"): None,                    # no closed form: the engine
+    ("pair", "gaussian"): None,
+}
+
+# How a reduced payload becomes a trade-off function again; pairs are multiplied
+# smallest first (fewer atoms to merge on the way).
+_FINISH: dict[str, Callable[[Any], TradeOff]] = {
+    "gaussian": lambda mu2: Gaussian(float(np.sqrt(mu2))),
+    "pair": lambda pair: pair,
+}
+_SIZE: dict[str, Callable[[Any], int]] = {"pair": lambda pair: pair.p.size}
 
 
-def _classify(f: TradeOff) -> tuple[str, object]:
-    """(kind, payload): "neutral", "gaussian", "pair" (EpsDelta or its exact pair), "numeric"."""
-    if isinstance(f, Identity):
-        return "neutral", None
-    if isinstance(f, Gaussian):
-        return "gaussian", f
-    if isinstance(f, EpsDelta):
-        if f.eps == 0.0 and f.delta == 0.0:
-            return "neutral", None            # f_{0,0} = Id
-        return "pair", f                      # the binomial form needs no pair
+def _classify(f: TradeOff) -> tuple[str, Any]:
+    """(kind, payload) of one factor; the exact pair is built at most once."""
+    kind = f._composition_kind()
+    if kind is not None:
+        return kind, f
     pair = f._pair()
     if pair is None:
         return "numeric", f
@@ -142,6 +173,22 @@ def _classify(f: TradeOff) -> tuple[str, object]:
     return "pair", pair
 
 
+def _reduce_kind(kind: str, payloads: list) -> TradeOff | None:
+    """One result for the n-folds of one kind, by ``RULES[(kind, kind)]``; None when
+    there is no rule or a step would be too large."""
+    rule = RULES.get((kind, kind))
+    if rule is None and len(payloads) > 1:
+        return None
+    payloads = sorted(payloads, key=_SIZE.get(kind, lambda _: 0))
+    out = payloads[0]
+    for part in payloads[1:]:
+        out = rule(out, part) if rule is not None else None
+        if out is None:
+            return None
+    return _FINISH[kind](out)
+
+
+@implements("compose")
 def compose(*fs: TradeOff, tol: float | None = None) -> TradeOff:
     """f_1 ⊗ f_2 ⊗ … (DRS Def 3.1); adaptive composition of f_i-DP mechanisms is ⊗f_i-DP.
 
@@ -151,14 +198,39 @@ def compose(*fs: TradeOff, tol: float | None = None) -> TradeOff:
     target, not a guarantee: ε brackets typically come out 3–10 × tol wide, and the
     bracket itself (``bounds``, ``epsilon_bounds``) is what is certified. Unused for
     closed forms.
+
+    Parameters
+    ----------
+    *fs : TradeOff, or one list/tuple of them
+        The factors, in any order (composition is commutative).
+    tol : float, optional
+        The engine's grid accuracy (> 0); unused for closed forms.
+
+    Returns
+    -------
+    TradeOff
+        The composition: a closed form where the rule table has one, else a
+        certified numeric bracket.
+
+    Raises
+    ------
+    ValueError
+        For no factor or a bad ``tol``.
+    TypeError
+        For a factor that is not a TradeOff or not a guarantee (a lower bound).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> fdp.compose(fdp.Gaussian(3.0), fdp.Gaussian(4.0))
+    Gaussian(mu=5.0)
+    >>> fdp.compose([fdp.Gaussian(3.0), fdp.Gaussian(4.0)])
+    Gaussian(mu=5.0)
+    >>> fdp.compose(fdp.EpsDelta(1.0), fdp.EpsDelta(0.5)).is_exact
+    True
     """
-    if len(fs) == 1 and isinstance(fs[0], (list, tuple)):
-        fs = tuple(fs[0])
-    if not fs:
-        raise ValueError("compose needs at least one trade-off function")
+    fs = as_factors(fs, "compose")
     for f in fs:
-        if not isinstance(f, TradeOff):
-            raise TypeError(f"compose takes TradeOff objects, got {type(f).__name__}")
         if getattr(f, "is_guarantee", True) is False:      # e.g. the shuffle LOWER curve
             raise TypeError(f"cannot compose {f!r}: it is a LOWER bound, not a guarantee")
     if tol is not None:
@@ -167,21 +239,28 @@ def compose(*fs: TradeOff, tol: float | None = None) -> TradeOff:
 
 
 def _compose_counted(items, tol):
-    by_kind: dict[str, list] = {}
+    by_kind: dict[str, list] = {}      # result kind -> [(n-fold payload or None, f, n)]
+    numeric: list[tuple[TradeOff, int]] = []
     for f, n in items:
         kind, payload = _classify(f)
-        by_kind.setdefault(kind, []).append((f, payload, n))
-    by_kind.pop("neutral", None)
-    reduced: list[tuple[TradeOff, int]] = []
-    for kind, reducer in _RULES.items():
-        group = by_kind.pop(kind, [])
-        if not group:
+        if kind == "neutral":
             continue
-        try:
-            reduced.append((reducer([(payload, n) for _, payload, n in group]), 1))
-        except TooManyAtoms:
-            reduced.extend((f, n) for f, _, n in group)   # too large for the exact route
-    reduced.extend((f, n) for f, _, n in by_kind.pop("numeric", []))
+        power = POWERS.get(kind)
+        if power is None:
+            numeric.append((f, n))
+            continue
+        result_kind, rule = power
+        by_kind.setdefault(result_kind, []).append((rule(payload, n), f, n))
+    reduced: list[tuple[TradeOff, int]] = []
+    for kind in sorted(by_kind, key=list(_FINISH).index):    # gaussian, then pair
+        group = by_kind[kind]
+        parts = [payload for payload, _, _ in group]
+        one = None if any(p is None for p in parts) else _reduce_kind(kind, parts)
+        if one is None:                # no closed form, or too large: the engine
+            reduced.extend((f, n) for _, f, n in group)
+        else:
+            reduced.append((one, 1))
+    reduced.extend(numeric)
     if not reduced:
         return Identity()
     if len(reduced) == 1 and reduced[0][1] == 1:
@@ -213,8 +292,33 @@ def _split_delta(items):
     return out, delta
 
 
+@implements("power")
 def power(f: TradeOff, n: int) -> TradeOff:
-    """f^{⊗n}; n = 0 gives Id. Negative or non-integer n is refused."""
+    """f^{⊗n}; n = 0 gives Id. Negative or non-integer n is refused.
+
+    Parameters
+    ----------
+    f : TradeOff
+    n : int
+        A non-negative integer.
+
+    Returns
+    -------
+    TradeOff
+        f^{⊗n}.
+
+    Raises
+    ------
+    ValueError
+        For a negative or non-integral n.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.operations.compose import power
+    >>> power(fdp.Gaussian(1.0), 9)
+    Gaussian(mu=3.0)
+    """
     if isinstance(n, bool) or (not isinstance(n, (int, np.integer)) and not (
             isinstance(n, float) and n.is_integer())):
         raise ValueError(f"power n must be a non-negative integer, got {n!r}")

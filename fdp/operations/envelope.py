@@ -1,4 +1,4 @@
-"""Lower convex envelopes min{f, g}** and pointwise maxima max{f, g} (MATH.md §1)."""
+"""Lower convex envelopes min{f, g}** and pointwise maxima max{f, g} (DRS 2022, Prop 2.4)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from fdp._constants import EPS_SEARCH
+from fdp._dispatch import implements
 from fdp._numerics import conjugate_delta, maximise_unimodal
 from fdp._numerics import search_grid as _search_grid
-from fdp.tradeoff import TradeOff, math_repr, remark
+from fdp.tradeoff import TradeOff, as_factors, math_repr, remark
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,7 @@ class Envelope(_Combination):
 
     Computed in the dual: the conjugate of a minimum is the maximum of conjugates,
     so δ(ε) = max_i δ_i(ε) for every real ε exactly, and
-    β(α) = sup_ε max{0, 1 − δ(ε) − e^ε α} (DRS Prop 2.12, MATH.md §3). The
+    β(α) = sup_ε max{0, 1 − δ(ε) − e^ε α} (DRS Prop 2.12). The
     objective is concave in e^ε, hence unimodal in ε: a golden-section search
     over ε ∈ [−709, 709] (grid, then refinement) finds the supremum to rounding.
     """
@@ -128,7 +129,8 @@ def _biconjugate(delta_fn, alpha: np.ndarray) -> np.ndarray:
     for s in range(0, flat.size, 4096):
         ac = flat[s:s + 4096]
         with np.errstate(invalid="ignore"):
-            values = grid_gain[None, :] - np.where(ac[:, None] == 0, 0.0, grid_y[None, :] * ac[:, None])
+            values = grid_gain[None, :] - np.where(ac[:, None] == 0, 0.0,
+                                                   grid_y[None, :] * ac[:, None])
         value[s:s + 4096] = maximise_unimodal(
             lambda e, ac=ac: 1.0 - delta_fn(e) - np.exp(e) * ac, grid, values)
     # α = 0: the supremum is the limit ε → ∞, 1 − δ(∞).
@@ -137,26 +139,83 @@ def _biconjugate(delta_fn, alpha: np.ndarray) -> np.ndarray:
     return np.maximum(value, 0.0).reshape(a.shape)
 
 
-def _flatten(cls, fs):
+def _flatten(cls, fs, name):
     out = []
-    for f in fs:
-        if not isinstance(f, TradeOff):
-            raise TypeError(f"expected TradeOff objects, got {type(f).__name__}")
+    for f in as_factors(fs, name):
         out.extend(f.members if isinstance(f, cls) else [f])
     return tuple(dict.fromkeys(out))
 
 
+@implements("envelope")
 def envelope(*fs: TradeOff) -> TradeOff:
-    """min{f_1, …}**, the lower convex envelope (MATH.md §1)."""
-    members = _flatten(Envelope, fs)
-    if not members:
-        raise ValueError("envelope needs at least one trade-off function")
+    """min{f_1, …}**, the lower convex envelope of trade-off functions.
+
+    The greatest convex function below every f_i; it is a trade-off function, and
+    a mechanism that is f_i-DP for SOME i (which one unknown, e.g. one per order of
+    a neighbouring pair) is min{f_i}**-DP (DRS Prop 2.4 and Thm 4.2; Bu et al. 2020).
+    Computed as the trade-off function of the largest privacy profile,
+    δ(ε) = max_i δ_{f_i}(ε) (DRS Prop 2.12).
+
+    Parameters
+    ----------
+    *fs : TradeOff, or one list/tuple of them
+        The functions (nested envelopes are flattened, repeats dropped).
+
+    Returns
+    -------
+    TradeOff
+        The envelope (the function itself when only one is given).
+
+    Raises
+    ------
+    ValueError
+        When no function is given.
+    TypeError
+        When an argument is not a TradeOff.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> f = fdp.envelope(fdp.Gaussian(1.0), fdp.EpsDelta(1.0))
+    >>> bool(f(0.3) <= min(fdp.Gaussian(1.0)(0.3), fdp.EpsDelta(1.0)(0.3)))
+    True
+    >>> fdp.envelope([fdp.Gaussian(1.0)])
+    Gaussian(mu=1.0)
+    """
+    members = _flatten(Envelope, fs, "envelope")
     return members[0] if len(members) == 1 else Envelope(members)
 
 
+@implements("strongest")
 def strongest(*fs: TradeOff) -> TradeOff:
-    """max{f_1, …}: what holds when each f_i-DP guarantee holds (MATH.md §1)."""
-    members = _flatten(Strongest, fs)
-    if not members:
-        raise ValueError("strongest needs at least one trade-off function")
+    """max{f_1, …}: what holds when each f_i-DP guarantee holds.
+
+    A mechanism that is f_i-DP for EVERY i is max_i f_i-DP (the maximum of trade-off
+    functions is a trade-off function, DRS Prop 2.4 for the pair f, f⁻¹).
+
+    Parameters
+    ----------
+    *fs : TradeOff, or one list/tuple of them
+        The guarantees (nested maxima are flattened, repeats dropped).
+
+    Returns
+    -------
+    TradeOff
+        The pointwise maximum (the function itself when only one is given).
+
+    Raises
+    ------
+    ValueError
+        When no function is given.
+    TypeError
+        When an argument is not a TradeOff.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> f = fdp.strongest(fdp.Gaussian(1.0), fdp.EpsDelta(1.0))
+    >>> print(f"{float(f(0.3)):.4f}")
+    0.3172
+    """
+    members = _flatten(Strongest, fs, "strongest")
     return members[0] if len(members) == 1 else Strongest(members)

@@ -7,12 +7,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from fdp._numerics import conjugate_delta
+from fdp._constants import LOGIT_SEARCH
+from fdp._dispatch import implements
+from fdp._numerics import bisect_monotone, conjugate_delta
 from fdp.tradeoff import TradeOff
 
 REFLECT_MAX = 3.0
 
 
+@implements("inverse")
 @dataclass(frozen=True)
 class Inverse(TradeOff):
     """f⁻¹(α) = inf{t ∈ [0, 1] : f(t) ≤ α}; T(Q, P) = T(P, Q)⁻¹.
@@ -28,16 +31,11 @@ class Inverse(TradeOff):
         a = np.asarray(alpha, dtype=float)
         f = self.of
         f0 = f._beta(np.zeros(1))[0]
-        lo = np.full(a.shape, -745.0)
-        hi = np.full(a.shape, 40.0)
-        for _ in range(120):
-            mid = 0.5 * (lo + hi)
-            ok = f._beta(expit(mid)) <= a
-            hi = np.where(ok, mid, hi)
-            lo = np.where(ok, lo, mid)
-            # Stop at a relative width of 1e-16 in logit(t): t is then exact to rounding.
-            if np.all(hi - lo <= 1e-16 * np.maximum(1.0, np.abs(lo))):
-                break
+        # logit(t) over LOGIT_SEARCH, to a width of 1e-16 (relative beyond 1): t is then
+        # exact to rounding; ``hi`` always satisfies f(t) ≤ α.
+        lo = np.full(a.shape, LOGIT_SEARCH[0])
+        hi = np.full(a.shape, LOGIT_SEARCH[1])
+        _, hi = bisect_monotone(lambda u: f._beta(expit(u)) <= a, lo, hi, rtol=1e-16, atol=1e-16)
         t = expit(hi)
         # f(0) ≤ α gives 0; expit(40) rounds to 1, the right end of the bracket.
         return np.where(f0 <= a, 0.0, t)

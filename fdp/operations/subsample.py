@@ -1,4 +1,8 @@
-"""Privacy amplification by subsampling (DRS §4.2, Bu et al. 2020, ZDW Thm 11; MATH.md §7).
+"""Privacy amplification by subsampling (DRS §4.2, Bu et al. 2020, ZDW Thm 11).
+
+DRS = Dong, Roth & Su (2022), "Gaussian differential privacy"; Bu, Dong, Long & Su
+(2020), "Deep learning with Gaussian differential privacy"; ZDW = Zhu, Dong & Wang
+(2022), "Optimal accounting of differential privacy via characteristic function".
 
 Poisson subsampling with rate p and add/remove neighbours: adding a record x to S
 changes the output law from P to (1 − p)P + pQ, so the *add* direction is
@@ -20,6 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from fdp import _validate
+from fdp._dispatch import implements
+from fdp._numerics import bisect_monotone
+from fdp.families.finite_pair import FinitePair
 from fdp.operations.envelope import envelope
 from fdp.operations.inverse import Inverse
 from fdp.tradeoff import TradeOff, remark
@@ -91,7 +98,6 @@ class PoissonAdd(TradeOff):
         pair = self.of._pair()
         if pair is None:
             return None
-        from fdp.families.finite_pair import FinitePair
         p = self.p
         q_mix = (1.0 - p) * pair.p + p * pair.q
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -119,6 +125,11 @@ class PoissonRemove(Inverse):
     ε ≥ −log(1 − p): removing a record can raise the probability of any event by
     at most the factor 1/(1 − p) (its absence had probability 1 − p).
     """
+
+    @property
+    def p(self) -> float:
+        """The sampling rate p."""
+        return self.of.p        # type: ignore[attr-defined]  # ``of`` is the PoissonAdd
 
     def _delta(self, eps):
         return self._zero_beyond(super()._delta, eps)
@@ -167,16 +178,9 @@ class WithoutReplacement(TradeOff):
     @property
     def _fixed_point(self) -> float:
         """x* with f(x*) = x*, by bisection on the decreasing f(x) − x over [0, 1]."""
-        lo, hi = 0.0, 1.0
-        for _ in range(200):
-            mid = 0.5 * (lo + hi)
-            if self.of._beta(np.array([mid]))[0] > mid:
-                lo = mid
-            else:
-                hi = mid
-            if hi - lo < 1e-17:
-                break
-        return 0.5 * (lo + hi)
+        lo, hi = bisect_monotone(lambda x: self.of._beta(x) <= x, 0.0, 1.0,
+                                 rtol=0.0, atol=1e-17)
+        return float(0.5 * (lo + hi))
 
     @property
     def is_exact(self) -> bool:
@@ -227,16 +231,51 @@ class WithoutReplacement(TradeOff):
         return rf"C_{{{self.p:g}}}({self.of.latex()})"
 
 
-def subsample(f: TradeOff, p: float, scheme: str = "poisson", direction: str = "both") -> TradeOff:
-    """See ``TradeOff.subsample``."""
+@implements("subsample")
+def subsample(f: TradeOff, p: float, sampling: str | None = None, direction: str = "both", *,
+              scheme: str | None = None) -> TradeOff:
+    """f subsampled at rate p: the implementation of ``TradeOff.subsample``.
+
+    Parameters
+    ----------
+    f : TradeOff
+        The mechanism run on the subsample.
+    p : float
+        Sampling rate in [0, 1].
+    sampling : {"poisson", "without_replacement"}, optional
+        The sampler (default "poisson").
+    direction : {"both", "add", "remove"}, optional
+        Order of the neighbouring pair, for Poisson sampling (default "both").
+    scheme : str, optional
+        Alias of ``sampling``.
+
+    Returns
+    -------
+    TradeOff
+        min{f_p, f_p⁻¹}** (both directions), f_p or f_p⁻¹ (one direction), or C_p(f)
+        (without replacement, DRS Thm 4.2).
+
+    Raises
+    ------
+    ValueError
+        For p outside [0, 1], an unknown sampler or direction, or ``sampling`` and
+        ``scheme`` naming different samplers.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.operations.subsample import subsample
+    >>> f = subsample(fdp.Gaussian(1.0), 0.5, "without_replacement")
+    >>> print(f"{float(f(0.2)):.4f}")
+    0.6185
+    """
     p = _validate.probability("p", p)
-    if scheme not in SCHEMES:
-        raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
+    scheme = sampling_name(sampling, scheme)
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
     if scheme == "without_replacement":
         if direction != "both":
-            raise ValueError("direction applies to scheme='poisson' only; "
+            raise ValueError("direction applies to sampling='poisson' only; "
                              "without replacement uses replace-one neighbours (C_p is symmetric)")
         return WithoutReplacement(f, p)
     fp = PoissonAdd(f, p)
@@ -245,3 +284,18 @@ def subsample(f: TradeOff, p: float, scheme: str = "poisson", direction: str = "
     if direction == "remove":
         return fp.inverse()
     return envelope(fp, fp.inverse())
+
+
+def sampling_name(sampling: str | None, scheme: str | None = None) -> str:
+    """The sampler named by ``sampling`` or its alias ``scheme`` (default "poisson").
+
+    Raises a ValueError for an unknown name or for two different names.
+    """
+    if sampling is not None and scheme is not None and sampling != scheme:
+        raise ValueError(f"sampling={sampling!r} and its alias scheme={scheme!r} disagree; "
+                         "give one of them")
+    given = "sampling" if sampling is not None else "scheme"
+    name = sampling if sampling is not None else (scheme if scheme is not None else "poisson")
+    if name not in SCHEMES:
+        raise ValueError(f"{given} must be one of {SCHEMES}, got {name!r}")
+    return name

@@ -1,4 +1,4 @@
-"""g ⊗ f_{0,δ} in closed form (MATH.md §4).
+"""g ⊗ f_{0,δ} in closed form (DRS 2022, Def 3.1 with the pair of f_{0,δ}).
 
 (g ⊗ f_{0,δ})(α) = (1 − δ) g(α/(1 − δ)) on [0, 1 − δ] and 0 after; its privacy
 profile is δ_f(ε) = δ + (1 − δ) δ_g(ε). The CLT with (ε, δ) inputs (DRS §3.2)
