@@ -28,6 +28,7 @@ from fdp import _validate
 
 if TYPE_CHECKING:  # pragma: no cover
     from fdp.families.finite_pair import FinitePair
+    from fdp.law import PrivacyLossLaw
 
 from fdp._constants import DELTA_RESOLUTION
 from fdp._constants import TINY as _TINY
@@ -404,6 +405,32 @@ class TradeOff(abc.ABC):
 
     def _repr_latex_(self) -> str:
         return f"${self.latex()}$"
+
+    # --- law (helper law) ---
+    def law(self) -> PrivacyLossLaw | None:
+        """The privacy-loss law of f's dominating pair (``fdp.law``), or None.
+
+        The law of L = log(dQ/dP) for a pair (P, Q) with T(P, Q) = f: interval masses
+        under P and Q, atoms at ±∞, moments, log-MGF. This default answers through an
+        exact finite pair (``_pair``) when one is known and None otherwise (f known
+        only through β or δ). Families override it; it is what the composition
+        engine, the CLT, Edgeworth and RDP read.
+
+        Returns
+        -------
+        PrivacyLossLaw or None
+            The law, or None.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> print(fdp.Gaussian(1.0).law())
+        GaussianLaw(mu=1.0)
+        >>> fdp.from_function(lambda a: 1.0 - a).law() is None
+        True
+        """
+        pair = self._pair()
+        return None if pair is None else pair.law()
 
     def latex(self) -> str:
         """A LaTeX name of the function (without dollar signs)."""

@@ -35,7 +35,7 @@ Q-masses only, and each factor grids [−LOSS_WINDOW, LOSS_WINDOW] (see
 ``fdp.engine``): beyond the window, mass goes to +∞ (pessimistic) or to the edge
 (optimistic).
 
-Functions without an exact law (``fdp.engine.laws``) are discretised through
+Functions without an exact law (``f.law()``, ``fdp.law``) are discretised through
 their privacy profile: the pessimistic side is the chord interpolation of
 δ(kΔ) (the same connect-the-dots measure), the optimistic side the finite pair
 of chords of f between the tangent points α*(kΔ) (chords of a convex f lie above
@@ -62,7 +62,9 @@ from fdp.engine.lattice import (
     check_size,
     p_masses,
 )
-from fdp.engine.laws import atoms, interval_masses, loss_range
+from fdp.law import atoms_of as atoms
+from fdp.law import interval_masses_of as interval_masses
+from fdp.law import loss_range_of as loss_range
 
 TAIL = 1e-40      # law tails below this Q-mass are not gridded
 # ε scanned for the range of a profile-only f; below −20 the chord from (0, 1) takes

@@ -33,7 +33,7 @@ touches the kink of f_{ε/2,0}); BR_ε is symmetric.
 Composition. ``BR_ε ⊗ BR_ε ⊗ …`` (``fdp.compose``) is the f-DP composition of
 the curve: valid for any mechanisms that are BR_ε-DP, run adaptively (DRS Thm
 3.2), and computed by the numeric engine from the exact law of the curve's
-privacy loss (``fdp.engine.laws_bounded_range``). Mechanisms that are truly
+privacy loss (``BoundedRangeLaw``). Mechanisms that are truly
 ε-BR compose more tightly, because each step is one GRR_t (loss range ε), not
 the curve (loss range 2ε): ``compose_selections`` gives that optimum for
 adaptively chosen ε-BR mechanisms (Dong, Durfee & Rogers 2020, §6).
@@ -48,6 +48,7 @@ import numpy as np
 from scipy.special import expit
 
 from fdp import _validate
+from fdp.law import Masses, PrivacyLossLaw, bin_atoms, intervals
 from fdp.tradeoff import TradeOff
 
 
@@ -137,8 +138,73 @@ class BoundedRange(TradeOff):
         """ε: the slope of BR_ε at α = 0 is −e^ε."""
         return self.eps
 
+    def law(self) -> BoundedRangeLaw:
+        """The privacy-loss law: L = ε − 2 log(1 + cU), U uniform under P."""
+        return BoundedRangeLaw(self.eps)
+
     def latex(self) -> str:
         return rf"\mathrm{{BR}}_{{{self.eps:g}}}"
+
+
+@dataclass(frozen=True)
+class BoundedRangeLaw(PrivacyLossLaw):
+    """The privacy-loss law of BR_ε = T(P, Q), P uniform on [0, 1].
+
+    L(U) = log(−BR_ε'(U)) = ε − 2 log(1 + cU), c = e^ε − 1, decreases from ε to −ε
+    (U is the type I error of the test rejecting in decreasing order of L). With
+    w = log(1 + cU) ∈ [0, ε], P has density e^w/c in w and Q = e^L P has density
+    (e^ε/c)e^{−w}: a truncated exponential. A loss interval [l, r) ⊂ [−ε, ε] has
+
+        π = e^{(ε−r)/2} expm1((r − l)/2)/c,    κ = e^{(ε+l)/2} expm1((r − l)/2)/c,
+
+    and κ/π = e^{(l+r)/2} lies inside [e^l, e^r]. No atoms, no infinite losses.
+
+    Parameters
+    ----------
+    eps : float
+        ε ≥ 0.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> kappa, pi, _, _ = fdp.BoundedRange(1.0).law().interval_masses([0.0])
+    >>> print(f"{kappa.sum():.4f} {pi.sum():.4f}")
+    1.0000 1.0000
+    """
+
+    eps: float
+
+    def interval_masses(self, edges) -> Masses:
+        e = self.eps
+        if e == 0.0:
+            kappa, pi = bin_atoms(edges, np.zeros(1), np.ones(1), np.ones(1))
+            return kappa, pi, 0.0, 0.0
+        left, right = intervals(edges)
+        lo = np.clip(left, -e, e)
+        hi = np.clip(right, -e, e)
+        log_c = float(log_expm1(e))
+        with np.errstate(under="ignore"):
+            width = np.expm1((hi - lo) / 2.0)
+            pi = np.exp((e - hi) / 2.0 - log_c) * width
+            kappa = np.exp((e + lo) / 2.0 - log_c) * width
+        return kappa, pi, 0.0, 0.0
+
+    def loss_range(self) -> tuple[float, float]:
+        return -self.eps, self.eps
+
+    def loss_moments(self, under: str = "Q") -> tuple[float, float] | None:
+        """Mean and variance of L = ε − 2w under Q, w ~ Exp(1) truncated to [0, ε]."""
+        if under != "Q":
+            return None
+        e = self.eps
+        if e < 1e-3:   # series: the closed forms cancel catastrophically
+            m_w = e / 2.0 - e * e / 12.0
+            v_w = e * e / 12.0
+        else:
+            r = e / np.expm1(e)                       # ε e^{−ε}/(1 − e^{−ε})
+            m_w = 1.0 - r
+            v_w = 1.0 - r * r * np.exp(e) if e < 700.0 else 1.0
+        return float(e - 2.0 * m_w), float(4.0 * max(v_w, e * e * 1e-6))
 
 
 # ----------------------------------------------------------------------

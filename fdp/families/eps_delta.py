@@ -9,6 +9,7 @@ from scipy.special import expit
 
 from fdp import _validate
 from fdp.families.finite_pair import FinitePair
+from fdp.law import AtomsLaw
 from fdp.tradeoff import TradeOff
 
 
@@ -154,5 +155,46 @@ class RandomizedResponse(TradeOff):
             return eps_delta_group(self.eps, 0.0, k)
         return super()._group(k)
 
+    def law(self) -> AtomsLaw:
+        """The three atoms ±ε, 0; binary RR (k = 2) with its Rényi divergence in closed form."""
+        pair = self._pair()
+        if self.k == 2:
+            return BinaryResponseLaw(pair.log_ratio, pair.p, pair.q, eps=self.eps)
+        return pair.law()
+
     def latex(self) -> str:
         return rf"\mathrm{{RR}}_{{{self.eps:g},{self.k}}}"
+
+
+@dataclass(frozen=True, eq=False)
+class BinaryResponseLaw(AtomsLaw):
+    """The law of binary randomized response (atoms ±ε), with D_α(Q ‖ P) in closed form:
+    log[p^α (1−p)^{1−α} + (1−p)^α p^{1−α}]/(α − 1), p = e^ε/(1 + e^ε) (Mironov 2017,
+    Table II).
+
+    Parameters
+    ----------
+    L, p, q : ndarray
+        The atoms (as ``AtomsLaw``).
+    eps : float
+        ε ≥ 0.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> print(f"{float(fdp.RandomizedResponse(1.0).law().renyi([2.0])[0]):.4f}")
+    0.3799
+    """
+
+    eps: float = 0.0
+
+    def renyi(self, orders) -> np.ndarray:
+        o = np.asarray(orders, dtype=float).ravel()
+        e = self.eps
+        log_p, log_q = -np.logaddexp(0.0, -e), -np.logaddexp(0.0, e)
+        # A = q e^{λε} + p e^{−λε}; small λε: log1p(q·expm1(λε) + p·expm1(−λε))
+        with np.errstate(over="ignore"):
+            near = np.log1p(np.exp(log_q) * np.expm1(o * e) + np.exp(log_p) * np.expm1(-o * e))
+        far = np.logaddexp(o * log_p + (1.0 - o) * log_q, o * log_q + (1.0 - o) * log_p)
+        log_a = np.where(o * e < 1.0, near, far)
+        return np.maximum(log_a, 0.0) / (o - 1.0)

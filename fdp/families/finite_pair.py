@@ -17,6 +17,7 @@ import numpy as np
 
 from fdp import _validate
 from fdp.families.piecewise import PiecewiseLinear
+from fdp.law import AtomsLaw
 
 # Losses closer than this (relative to max(1, |L|)) are one atom: sums of the same
 # ε in a different order differ by rounding only.
@@ -108,6 +109,10 @@ class FinitePair(PiecewiseLinear):
 
     def _pair(self) -> FinitePair:
         return self
+
+    def law(self) -> AtomsLaw:
+        """The finite law of the atoms (losses, P-masses, Q-masses)."""
+        return AtomsLaw(self.log_ratio, self.p, self.q)
 
     def _inverse(self) -> FinitePair:
         """T(Q, P): swap the pmfs, negate the losses."""

@@ -81,6 +81,12 @@ class Inverse(TradeOff):
     def latex(self) -> str:
         return rf"\left({self.of.latex()}\right)^{{-1}}"
 
+    def law(self):
+        """T(Q, P)'s law: L ↦ −L with P and Q exchanged (``fdp.law.SwappedLaw``)."""
+        from fdp.law import SwappedLaw
+        inner = self.of.law()
+        return None if inner is None else SwappedLaw(inner)
+
 
 @dataclass(frozen=True)
 class _UpperView(TradeOff):
