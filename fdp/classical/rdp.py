@@ -58,7 +58,22 @@ DEFAULT_ORDERS.setflags(write=False)
 
 
 class RDPEpsilon(NamedTuple):
-    """ε at the given δ and the order λ that attained the minimum."""
+    """ε at the given δ and the order λ that attained the minimum.
+
+    Parameters
+    ----------
+    epsilon : float
+        The smallest ε over the orders.
+    order : float
+        The order λ attaining it.
+
+    Examples
+    --------
+    >>> from fdp.classical import gaussian_rdp_epsilon
+    >>> r = gaussian_rdp_epsilon(1.0, 1e-5)
+    >>> print(f"{r.epsilon:.4f} at order {r.order:g}")
+    4.7284 at order 5.45
+    """
     epsilon: float
     order: float
 
@@ -100,7 +115,7 @@ def rdp_gaussian(orders, noise_multiplier, steps=1):
     o = _orders(orders)
     s = _validate.real("noise_multiplier", noise_multiplier, low=0.0, low_open=True)
     t = _validate.real("steps", steps, low=0.0)
-    out = t * Gaussian(1.0 / s).law().renyi(o)
+    out = t * o / (2.0 * s * s)     # = Gaussian(1/σ).law().renyi(o), written in σ
     return _validate.like_input(orders, out.reshape(np.shape(orders)))
 
 
@@ -128,7 +143,7 @@ def rdp_laplace(orders, mu, steps=1):
     --------
     >>> from fdp.classical import rdp_laplace
     >>> print(f"{rdp_laplace(2.0, 1.0):.4f}")
-    0.4102
+    0.6191
     """
     o = _orders(orders)
     m = _validate.real("mu", mu, low=0.0)
@@ -160,7 +175,7 @@ def rdp_randomized_response(orders, eps, steps=1):
     --------
     >>> from fdp.classical import rdp_randomized_response
     >>> print(f"{rdp_randomized_response(2.0, 1.0):.4f}")
-    0.3799
+    0.7353
     """
     o = _orders(orders)
     e = _validate.real("eps", eps, low=0.0)
@@ -207,7 +222,7 @@ def rdp_of(f, orders, steps=1):
     >>> print(f"{rdp_of(fdp.Gaussian(1.0), 4.0):.4f}")
     2.0000
     >>> print(f"{rdp_of(fdp.EpsDelta(1.0), 2.0):.4f}")
-    0.3799
+    0.7353
     """
     if not isinstance(f, TradeOff):
         raise TypeError(f"f must be a TradeOff, got {type(f).__name__}")
@@ -264,6 +279,28 @@ def rdp_subsampled_gaussian(orders, sample_rate, noise_multiplier, steps=1):
     with A_λ from Mironov, Talwar, Zhang (2019), integer and fractional λ (see the
     module docstring). q = 0 gives 0; q = 1 gives the plain Gaussian λ/(2σ²).
     ``steps`` may be fractional (Bu et al. use epochs·n/batch), as RDP scales linearly.
+
+    Parameters
+    ----------
+    orders : float or array_like
+        Orders λ > 1.
+    sample_rate : float
+        q in [0, 1].
+    noise_multiplier : float
+        σ > 0.
+    steps : float, optional
+        Number of compositions (≥ 0).
+
+    Returns
+    -------
+    float or ndarray
+        ρ at each order.
+
+    Examples
+    --------
+    >>> from fdp.classical import rdp_subsampled_gaussian
+    >>> print(f"{rdp_subsampled_gaussian(2.0, 1.0, 2.0):.4f}")
+    0.2500
     """
     o = _orders(orders)
     q = _validate.probability("sample_rate", sample_rate)
@@ -288,7 +325,35 @@ def rdp_to_epsilon(orders, rdp, delta, conversion: str = "improved") -> RDPEpsil
     conversion="mironov": ε = ρ + log(1/δ)/(λ − 1) (Mironov 2017, Prop 3).
     conversion="improved": ε = ρ + log(1 − 1/λ) − (log δ + log λ)/(λ − 1)
     (Balle et al. 2020, Thm 21; Canonne–Kamath–Steinke 2020, Prop 12).
-    ε is floored at 0. Returns (epsilon, order).
+    ε is floored at 0.
+
+    Parameters
+    ----------
+    orders : array_like
+        Orders λ > 1.
+    rdp : array_like
+        ρ(λ) at each order.
+    delta : float
+        δ in (0, 1).
+    conversion : {"improved", "mironov"}, optional
+        The RDP → (ε, δ) conversion.
+
+    Returns
+    -------
+    RDPEpsilon
+        (epsilon, order).
+
+    Raises
+    ------
+    ValueError
+        For orders ≤ 1, δ outside (0, 1) or an unknown conversion.
+
+    Examples
+    --------
+    >>> from fdp.classical import rdp_to_epsilon
+    >>> r = rdp_to_epsilon([2.0, 8.0], [1.0, 4.0], 1e-5, conversion="mironov")
+    >>> print(f"{r.epsilon:.4f} {r.order:g}")
+    5.6447 8
     """
     o = _orders(orders)
     r = _validate.reals("rdp", rdp, low=0.0, allow_inf=True).ravel()
@@ -314,6 +379,33 @@ def moments_accountant_epsilon(noise_multiplier, sample_rate, steps, delta, *,
     The defaults reproduce Bu et al. (2020): their order grid ``BU_ORDERS`` and
     Mironov's conversion. Pass ``conversion="improved"`` for the modern conversion.
     This is an upper bound on ε, not tight; the f-DP accountant ``fdp.dpsgd`` is.
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        σ > 0.
+    sample_rate : float
+        Poisson rate q in [0, 1].
+    steps : float
+        Number of steps (≥ 0).
+    delta : float
+        δ in (0, 1).
+    orders : array_like, optional
+        Orders λ > 1 (default ``BU_ORDERS``).
+    conversion : {"mironov", "improved"}, optional
+        The RDP → (ε, δ) conversion.
+
+    Returns
+    -------
+    RDPEpsilon
+        (epsilon, order).
+
+    Examples
+    --------
+    >>> from fdp.classical import moments_accountant_epsilon
+    >>> r = moments_accountant_epsilon(1.0, 0.01, 1000, 1e-5)
+    >>> print(f"{r.epsilon:.4f} at order {r.order:g}")
+    2.5380 at order 7.9
     """
     o = BU_ORDERS if orders is None else _orders(orders)
     rdp = rdp_subsampled_gaussian(o, sample_rate, noise_multiplier, steps)
@@ -322,7 +414,32 @@ def moments_accountant_epsilon(noise_multiplier, sample_rate, steps, delta, *,
 
 def gaussian_rdp_epsilon(mu, delta, *, orders=None, conversion: str = "improved") -> RDPEpsilon:
     """(ε, δ) of μ-GDP (the Gaussian mechanism with Δ/σ = μ) through RDP:
-    ρ(λ) = λ μ²/2. An upper bound, for comparison with the exact ``fdp.gdp_epsilon``."""
+    ρ(λ) = λ μ²/2 (the Rényi divergence of ``fdp.Gaussian(μ).law()``). An upper bound,
+    for comparison with the exact ``fdp.gdp_epsilon``.
+
+    Parameters
+    ----------
+    mu : float
+        μ > 0.
+    delta : float
+        δ in (0, 1).
+    orders : array_like, optional
+        Orders λ > 1 (default ``DEFAULT_ORDERS``).
+    conversion : {"improved", "mironov"}, optional
+        The RDP → (ε, δ) conversion.
+
+    Returns
+    -------
+    RDPEpsilon
+        (epsilon, order).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.classical import gaussian_rdp_epsilon
+    >>> bool(gaussian_rdp_epsilon(1.0, 1e-5).epsilon > fdp.gdp_epsilon(1.0, 1e-5))
+    True
+    """
     m = _validate.real("mu", mu, low=0.0, low_open=True)
     o = DEFAULT_ORDERS if orders is None else _orders(orders)
-    return rdp_to_epsilon(o, o * m * m / 2.0, delta, conversion)
+    return rdp_to_epsilon(o, Gaussian(m).law().renyi(o), delta, conversion)

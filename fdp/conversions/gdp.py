@@ -40,6 +40,7 @@ from fdp.families.gaussian import (  # noqa: F401  (the closed forms live with t
     gdp_beta,
 )
 
+
 def gdp_delta(mu, eps):
     """δ(ε) of μ-GDP: Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (DRS Cor 2.13); vectorised in ε.
 

@@ -28,7 +28,7 @@ import numpy as np
 from scipy import fft as sfft
 from scipy.signal import lfilter
 
-from fdp.law import p_masses  # noqa: F401  (re-exported: the engine reads it from here)
+from fdp.law import p_masses
 
 _U = np.finfo(float).eps / 2.0  # unit round-off
 # The engine's memory budget, in grid points: every array it forms (discretised

@@ -37,11 +37,11 @@ from fdp.engine.lattice import (
     power,
     reflect,
 )
+from fdp.engine.progress import Meter
 from fdp.law import atoms_of as atoms
 from fdp.law import interval_masses_of as interval_masses
 from fdp.law import loss_moments_of as loss_moments
 from fdp.law import loss_range_of as loss_range
-from fdp.engine.progress import Meter
 from fdp.operations.envelope import Envelope
 from fdp.tradeoff import TradeOff, math_repr, remark
 

@@ -81,7 +81,8 @@ class BoundedRange(TradeOff):
         BR_ε(α) = (1 − α) / (1 + (e^ε − 1) α)
 
     = min over t ∈ [0, ε] of T(GRR_t), the generalized randomized response with
-    losses ε − t and −t (Dong, Durfee & Rogers 2020, §4; Durfee & Rogers 2019). The exponential mechanism P[r] ∝ exp(ε u(r)/(2Δ)) and report-noisy-max
+    losses ε − t and −t (Dong, Durfee & Rogers 2020, §4; Durfee & Rogers 2019). The
+    exponential mechanism P[r] ∝ exp(ε u(r)/(2Δ)) and report-noisy-max
     with Gumbel noise of scale 2Δ/ε are ε-BR, hence BR_ε-DP; this is strictly
     stronger than f_{ε,0} (ε-DP) and at most f_{ε/2,0}.
 
@@ -354,6 +355,10 @@ class _Blocked(TradeOff):
     pairs, upper side from their optimistic pairs (both composed by ``fdp.compose``)."""
 
     __slots__ = ("eps", "high", "k", "low")
+    eps: float
+    k: int
+    low: TradeOff
+    high: TradeOff
 
     def __init__(self, eps, k, low, high):
         for name, val in (("eps", eps), ("k", k), ("low", low), ("high", high)):
@@ -413,6 +418,8 @@ class SelectionComposition(TradeOff):
     """
 
     __slots__ = ("_first", "_h", "_hulls", "_lo", "_lo_next", "_up", "_x", "eps", "k")
+    eps: float
+    k: int
 
     def __init__(self, eps: float, k: int, M: int | None = None):
         eps = _validate.real("eps", eps, low=0.0, low_open=True)
@@ -605,5 +612,5 @@ def compose_selections(eps: float, k: int) -> TradeOff:
         low.append(BoundedRange(eps))
         high.append(BoundedRange(eps))
     counts = [n] + [1] * (len(low) - 1)
-    return _Blocked(eps, k, compose([f for f, c in zip(low, counts) for _ in range(c)]),
-                    compose([f for f, c in zip(high, counts) for _ in range(c)]))
+    return _Blocked(eps, k, compose(*[f for f, c in zip(low, counts) for _ in range(c)]),
+                    compose(*[f for f, c in zip(high, counts) for _ in range(c)]))

@@ -82,6 +82,13 @@ class DiscreteLaplace(TradeOff):
     Losses take the values (2j − Δ)/t, j = 0, …, Δ, so the curve is an exact finite
     pair; for Δ = 1 it equals f_{1/t, 0}, in general it lies above f_{Δ/t, 0}.
     Symmetric (x ↦ Δ − x swaps P and Q).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> f = fdp.DiscreteLaplace(1.0)
+    >>> print(f"{f(0.1):.4f} {f.epsilon(0.0):.4f}")
+    0.7282 1.0000
     """
 
     scale: float
@@ -157,6 +164,13 @@ class DiscreteGaussian(TradeOff):
     ~1e-13 at a cost independent of σ: ``f(α)`` and ``delta(ε)`` are the safe sides,
     ``bounds`` and ``epsilon_bounds`` both. Close to, but not exactly, G_{Δ/σ}.
     Symmetric (x ↦ Δ − x swaps P and Q).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> f = fdp.DiscreteGaussian(2.0)
+    >>> print(f"{f(0.1):.4f} {fdp.Gaussian(0.5)(0.1):.4f}")
+    0.7818 0.7828
     """
 
     sigma: float

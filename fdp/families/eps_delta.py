@@ -1,4 +1,4 @@
-"""(ε, δ)-DP and randomized response as trade-off functions (DRS §2.3, MATH.md §2)."""
+"""(ε, δ)-DP and randomized response as trade-off functions (DRS §2.3)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ class _DeltaParameter(float):
     """
 
     __slots__ = ("_owner",)
+    _owner: TradeOff
 
     def __new__(cls, value: float, owner: TradeOff):
         obj = super().__new__(cls, value)
@@ -39,11 +40,27 @@ class EpsDelta(TradeOff):
 
     (ε, δ)-DP ⇔ f_{ε,δ}-DP (DRS Prop 2.5). Kink at α = (1 − δ)/(1 + e^ε). Exact pair:
     P = (δ, (1−δ)e^ε/(1+e^ε), (1−δ)/(1+e^ε), 0), Q the reverse, with losses
-    −inf, −ε, ε, +inf; so compositions are exact (KOV; MATH.md §4).
+    −inf, −ε, ε, +inf; so compositions are exact (Kairouz, Oh & Viswanath 2015).
     ``f.delta`` is the parameter δ and, called as ``f.delta(eps)``, the profile.
+
+    Parameters
+    ----------
+    eps : float
+        ε ≥ 0 (inf allowed).
+    delta : float, optional
+        δ in [0, 1].
+
+    Examples
+    --------
+    >>> import fdp
+    >>> f = fdp.EpsDelta(1.0, 0.01)
+    >>> print(f"{f(0.1):.4f} {f.delta:.2f} {f.delta(0.5):.4f}")
+    0.7182 0.01 0.2948
     """
 
     __slots__ = ("_delta_value", "eps")
+    _delta_value: float
+    eps: float
 
     def __init__(self, eps: float, delta: float = 0.0):
         object.__setattr__(self, "eps", _validate.real("eps", eps, low=0.0))
@@ -53,7 +70,7 @@ class EpsDelta(TradeOff):
         raise AttributeError("EpsDelta is immutable")
 
     @property
-    def delta(self) -> _DeltaParameter:  # type: ignore[override]
+    def delta(self) -> _DeltaParameter:
         return _DeltaParameter(self._delta_value, self)
 
     def __eq__(self, other):
@@ -94,7 +111,8 @@ class EpsDelta(TradeOff):
         e = np.asarray(eps, dtype=float)
         d = self._delta_value
         with np.errstate(over="ignore", invalid="ignore"):
-            same = np.where(e < self.eps, -np.expm1(np.minimum(e - self.eps, 0.0)) * expit(self.eps), 0.0)
+            same = np.where(e < self.eps,
+                            -np.expm1(np.minimum(e - self.eps, 0.0)) * expit(self.eps), 0.0)
             other = np.where(e < 0.0, -np.expm1(np.minimum(e, 0.0)), 0.0)
         return d + (1.0 - d) * np.maximum(np.maximum(same, other), 0.0)
 
@@ -119,6 +137,19 @@ class RandomizedResponse(TradeOff):
     1/(e^ε + k − 1). For neighbouring inputs x ≠ x' the output pair has losses
     −ε (output x), +ε (output x') and 0 (the k − 2 others): T(P, Q) is exact and
     piecewise linear; k = 2 gives f_{ε,0}.
+
+    Parameters
+    ----------
+    eps : float
+        ε ≥ 0.
+    k : int, optional
+        Number of values, k ≥ 2.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> print(f"{fdp.RandomizedResponse(1.0, 4)(0.5):.4f}")
+    0.1995
     """
 
     eps: float
@@ -183,7 +214,7 @@ class BinaryResponseLaw(AtomsLaw):
     --------
     >>> import fdp
     >>> print(f"{float(fdp.RandomizedResponse(1.0).law().renyi([2.0])[0]):.4f}")
-    0.3799
+    0.7353
     """
 
     eps: float = 0.0

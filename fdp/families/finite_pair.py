@@ -3,7 +3,7 @@
 For P, Q on the same finite outcomes, T(P, Q) is piecewise linear: by the
 Neyman–Pearson lemma the optimal tests reject outcomes in decreasing order of the
 likelihood ratio q/p. Rejecting the atoms with the k largest ratios gives the
-vertex (α_k, β_k) = (Σ_{i≤k} p_i, 1 − Σ_{i≤k} q_i) (DRS §2, MATH.md §2).
+vertex (α_k, β_k) = (Σ_{i≤k} p_i, 1 − Σ_{i≤k} q_i) (DRS §2).
 
 Atoms are stored by privacy loss L = log(q/p), sorted decreasing, equal losses
 merged; L = +inf (p = 0) and L = −inf (q = 0) are allowed. Composition is the
@@ -33,9 +33,27 @@ class TooManyAtoms(ValueError):
 
 
 class FinitePair(PiecewiseLinear):
-    """T(P, Q) for finite pmfs, exact (Neyman–Pearson); atoms ``log_ratio``, ``p``, ``q``."""
+    """T(P, Q) for finite pmfs, exact (Neyman–Pearson); atoms ``log_ratio``, ``p``, ``q``.
+
+    Parameters
+    ----------
+    log_ratio : array_like
+        Losses L_i = log(q_i/p_i), sorted decreasing (±inf allowed).
+    p, q : array_like
+        P- and Q-masses of the atoms.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> f = fdp.FinitePair.from_atoms([1.0, -1.0], [0.25, 0.75], [0.75, 0.25])
+    >>> print(f"{f(0.25):.4f}")
+    0.2500
+    """
 
     __slots__ = ("log_ratio", "p", "q")
+    log_ratio: np.ndarray
+    p: np.ndarray
+    q: np.ndarray
 
     # δ(ε) = Σ_i q_i (1 − e^{ε − L_i})₊ + Q(L = +∞) is a finite sum of non-negative
     # terms, exactly 0 for ε at or above the largest finite loss carrying Q-mass (and no
@@ -131,11 +149,34 @@ def from_pair(p_probs, q_probs) -> FinitePair:
     """Exact T(P, Q) of two pmfs on the same finite outcomes (Neyman–Pearson).
 
     Each pmf must be non-negative and sum to 1 within 1e-9; it is not renormalised.
+
+    Parameters
+    ----------
+    p_probs, q_probs : array_like
+        The pmfs of P and Q on the same outcomes.
+
+    Returns
+    -------
+    FinitePair
+        T(P, Q), exact.
+
+    Raises
+    ------
+    ValueError
+        If the pmfs differ in length, have negative entries or do not sum to 1.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> f = fdp.from_pair([0.5, 0.5], [0.2, 0.8])
+    >>> print(f"{f(0.5):.4f}")
+    0.2000
     """
     p = _validate.reals("p_probs", p_probs, low=0.0, high=1.0).ravel()
     q = _validate.reals("q_probs", q_probs, low=0.0, high=1.0).ravel()
     if p.shape != q.shape:
-        raise ValueError(f"p_probs and q_probs must have the same length, got {p.size} and {q.size}")
+        raise ValueError("p_probs and q_probs must have the same length, "
+                         f"got {p.size} and {q.size}")
     for name, v in (("p_probs", p), ("q_probs", q)):
         if abs(v.sum() - 1.0) > 1e-9:
             raise ValueError(f"{name} must sum to 1 (within 1e-9), got {v.sum()!r}")

@@ -336,7 +336,7 @@ class GaussianLaw(PrivacyLossLaw):
     def renyi(self, orders) -> np.ndarray:
         """D_α(N(μ,1) ‖ N(0,1)) = αμ²/2 (Mironov 2017, Table II)."""
         o = np.asarray(orders, dtype=float).ravel()
-        return o * (self.mu * self.mu) / 2.0
+        return o * self.mu * self.mu / 2.0
 
 
 @dataclass(frozen=True)
@@ -346,6 +346,18 @@ class Gaussian(TradeOff):
     The Gaussian mechanism θ + N(0, Δ²/μ²) is μ-GDP. Symmetric; G_a ⊗ G_b = G_√(a²+b²)
     (DRS Cor 3.3); μ-GDP gives kμ-GDP for groups of size k (DRS Thm 2.14).
     Evaluated through ``ndtri`` of α (not of 1 − α) near α → 0 for accuracy.
+
+    Parameters
+    ----------
+    mu : float
+        μ ≥ 0.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> f = fdp.Gaussian(1.0)
+    >>> print(f"{f(0.05):.4f} {f.delta(1.0):.4f}")
+    0.7405 0.1269
     """
 
     mu: float

@@ -12,7 +12,18 @@ from fdp.tradeoff import TradeOff
 
 @dataclass(frozen=True)
 class Identity(TradeOff):
-    """Id(α) = 1 − α = T(P, P); the neutral element of ⊗ (DRS Prop 3.2)."""
+    """Id(α) = 1 − α = T(P, P); the neutral element of ⊗ (DRS Prop 3.2).
+
+    Parameters
+    ----------
+    None
+
+    Examples
+    --------
+    >>> import fdp
+    >>> print(f"{fdp.Identity()(0.3):.4f}")
+    0.7000
+    """
 
     @property
     def symmetric(self) -> bool:

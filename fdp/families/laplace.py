@@ -8,6 +8,7 @@ e^{−μ}/2), and the density of L on (−μ, μ) is e^{−(ℓ+μ)/2}/4.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +28,17 @@ class Laplace(TradeOff):
 
     The Laplace mechanism with scale b = Δ/ε is L_ε-DP, which is strictly stronger
     than f_{ε,0}. Symmetric.
+
+    Parameters
+    ----------
+    mu : float
+        μ ≥ 0.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> print(f"{fdp.Laplace(1.0)(0.1):.4f}")
+    0.7282
     """
 
     mu: float
@@ -159,7 +171,7 @@ class LaplaceLaw(PrivacyLossLaw):
             total = g(-m) / 2 + mpmath.exp(-m) * g(m) / 2
             # ∫_{−m}^{m} g(ℓ) e^{−(ℓ+m)/2}/4 dℓ, split where (ℓ − c) changes sign.
             cuts = [-m, m] if not (-m < c_ < m) else [-m, c_, m]
-            for a, b in zip(cuts[:-1], cuts[1:]):
+            for a, b in itertools.pairwise(cuts):
                 sign = 1
                 if absolute and (a + b) / 2 < c_ and k % 2 == 1:
                     sign = -1

@@ -15,7 +15,7 @@ P and Q, the Edgeworth expansion (ZDLS 2020).
 
 Point masses. If P puts mass on {L = −∞} or Q on {L = +∞} the functionals are
 infinite. When the two masses are equal (δ), f = g ⊗ f_{0,δ} with
-g(x) = f((1 − δ)x)/(1 − δ) (MATH.md §4), and the functionals are those of g, with δ
+g(x) = f((1 − δ)x)/(1 − δ) (DRS §3.3), and the functionals are those of g, with δ
 reported separately: this is how DRS treat f_{ε,δ} (their (ε, δ) CLT composes
 ⊗ f_{ε_i,0} and ⊗ f_{0,δ_i} separately). Unequal masses cannot be split that way and
 raise ValueError.
@@ -53,6 +53,24 @@ class Functionals:
     ``delta``: the mass split off as f_{0,δ} (0 when there is none).
     ``accuracy``: absolute error estimate of every field; 0.0 for closed forms and
     exact sums (then only rounding remains). ``method``: how they were computed.
+
+    Parameters
+    ----------
+    kl, kappa2, kappa3, kappa3_bar : float
+        The four functionals.
+    delta : float, optional
+        The δ split off.
+    accuracy : float, optional
+        Absolute error estimate.
+    method : str, optional
+        "closed form", "exact sum" or "quadrature".
+
+    Examples
+    --------
+    >>> import fdp
+    >>> r = fdp.functionals(fdp.EpsDelta(1.0, 0.01))
+    >>> print(f"{r.kl:.4f} {r.kappa2:.4f} {r.delta:.2f}", r.method)
+    0.4621 1.0000 0.01 exact sum
     """
 
     kl: float
@@ -156,6 +174,30 @@ def functionals(f: TradeOff) -> Functionals:
     and quadrature with an error estimate otherwise (see the module docstring).
     A δ part (equal point masses at L = ±∞) is split off as f_{0,δ} and reported in
     ``delta``; the functionals are then those of g with f = g ⊗ f_{0,δ}.
+
+    Parameters
+    ----------
+    f : TradeOff
+        The trade-off function.
+
+    Returns
+    -------
+    Functionals
+        kl, κ2, κ3, κ̄3 with δ, accuracy and method.
+
+    Raises
+    ------
+    TypeError
+        If f is not a TradeOff.
+    ValueError
+        If P(L = −∞) and Q(L = +∞) differ (symmetrise f first).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> r = fdp.functionals(fdp.Gaussian(1.0))
+    >>> print(f"{r.kl:.4f} {r.kappa2:.4f}", r.method)
+    0.5000 1.2500 closed form
     """
     if not isinstance(f, TradeOff):
         raise TypeError(f"functionals takes a TradeOff, got {type(f).__name__}")
@@ -165,5 +207,6 @@ def functionals(f: TradeOff) -> Functionals:
     if dec.law_half is not None:
         coarse = dec.law_half.functionals()
         acc = float(2.0 * max(abs(x - y) for x, y in zip(vals, coarse)))
-    return Functionals(*(float(v) for v in vals), delta=dec.delta, accuracy=acc,
+    kl, kappa2, kappa3, kappa3_bar = (float(v) for v in vals)
+    return Functionals(kl, kappa2, kappa3, kappa3_bar, delta=dec.delta, accuracy=acc,
                        method=dec.method)

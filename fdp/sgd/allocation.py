@@ -83,9 +83,9 @@ from scipy.special import ndtr
 from fdp import _validate
 from fdp.engine.discretise import _contract_masses, _spread
 from fdp.engine.lattice import OPTIMISTIC, PESSIMISTIC, Lattice, convolve
-from fdp.families.gaussian import normal_cells
 from fdp.engine.numeric import MAX_STEP, STEP_SCALE, Numeric, check_tol, combine_parts, cropped
 from fdp.families.finite_pair import binary_power
+from fdp.families.gaussian import normal_cells
 
 _U = np.finfo(float).eps / 2.0
 #: The Z tail beyond exp(s²/2 + Z_SD·s) (s = 1/σ) is flagged: Q-mass Φ(−Z_SD) ≈ 4e-11,
@@ -126,7 +126,8 @@ def blocks(steps: int, selected: int) -> list[tuple[int, int]]:
 def _cell_masses(s: float, edges: np.ndarray):
     """P-mass and first moment E_P[Z; cell] of Z on [0, e_1), [e_1, e_2), …, [e_J, ∞)
     for positive edges e_1 < … < e_J (E_P[Z; ·] is the Q-law of L = log Z,
-    N(+s²/2, s²)); tail-accurate differences as in the engine (``fdp.families.gaussian.normal_cells``)."""
+    N(+s²/2, s²)); tail-accurate differences as in the engine
+    (``fdp.families.gaussian.normal_cells``)."""
     le = np.log(edges)
     return normal_cells((le + s * s / 2) / s), normal_cells((le - s * s / 2) / s)
 
