@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fdp
-from fdp.families.bounded_range import SelectionComposition, compose_selections
+from fdp.families.selection import SelectionComposition, compose_selections
 
 mp.mp.dps = 40
 
