@@ -122,7 +122,7 @@ class EpsDelta(TradeOff):
 
     def _group(self, k: int) -> TradeOff:
         """The exact k-fold 1 − (1 − f_{ε,δ})^{∘k} (DRS Thm 2.14), in log space."""
-        from fdp.operations.group import eps_delta_group
+        from fdp.families.eps_delta_group import eps_delta_group
         return eps_delta_group(self.eps, self._delta_value, k)
 
     def latex(self) -> str:
@@ -182,7 +182,7 @@ class RandomizedResponse(TradeOff):
     def _group(self, k: int) -> TradeOff:
         """Binary randomized response is f_{ε,0}: its exact group curve; k-ary: generic."""
         if self.k == 2:
-            from fdp.operations.group import eps_delta_group
+            from fdp.families.eps_delta_group import eps_delta_group
             return eps_delta_group(self.eps, 0.0, k)
         return super()._group(k)
 

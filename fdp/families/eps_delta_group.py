@@ -1,0 +1,296 @@
+"""The exact group curve of f_{ε,δ}: 1 − (1 − f_{ε,δ})^{∘k} (DRS Thm 2.14 applied to DRS
+eq. 2.4), kept in log space so that kε far beyond 709 stays exact (see
+``eps_delta_group``)."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import logsumexp
+
+from fdp import _validate
+from fdp.families.eps_delta import EpsDelta
+from fdp.families.finite_pair import FinitePair
+from fdp.tradeoff import TradeOff
+
+# Most atoms an exact group of f_{ε,δ} hands to exact composition as a FinitePair.
+PAIR_MAX_ATOMS = 100_000
+
+
+def _log_expm1(x):
+    """log(e^x − 1) for x > 0, without overflow for large x."""
+    x = np.asarray(x, dtype=float)
+    with np.errstate(divide="ignore"):
+        return np.where(x > 30.0, x + np.log1p(-np.exp(-np.maximum(x, 30.0))),
+                        np.log(np.expm1(np.minimum(x, 30.0))))
+
+
+def _log_geometric(eps: float, a, b):
+    """log Σ_{m=a}^{b} e^{mε} (−inf for an empty sum), ε > 0; a, b integers or arrays."""
+    a, b = np.asarray(a), np.asarray(b)
+    n = np.maximum(b - a + 1, 1)
+    # anchored at the largest term: e^{bε}(1 − e^{−nε})/(1 − e^{−ε}), so that the
+    # rounding is relative to the result's own logarithm
+    out = b * eps + np.log(-np.expm1(-n * eps)) - np.log(-np.expm1(-eps))
+    out = np.where(b < a, -np.inf, out)
+    return float(out) if out.ndim == 0 else out
+
+
+def eps_delta_group(eps: float, delta: float, k: int) -> TradeOff:
+    """1 − (1 − f_{ε,δ})^{∘k} exactly (DRS Thm 2.14 applied to DRS eq. 2.4).
+
+    φ = 1 − f_{ε,δ} = min{1, L₁, L₂} with the increasing lines L₁(x) = δ + e^ε x and
+    L₂(x) = 1 − e^{−ε}(1 − δ − x). Since every map is non-decreasing, φ^{∘k} is the
+    minimum over all words of k letters from {L₁, L₂} (and 1), and since
+    L₁∘L₂ − L₂∘L₁ = (e^{ε/2} − e^{−ε/2})² + 2δ(1 − e^{−ε}) ≥ 0, moving every L₁
+    innermost lowers a word: φ^{∘k} = min{1, min_j L₂^{∘(k−j)} ∘ L₁^{∘j}}. Hence the
+    group curve is max{0, max_{j=0..k} (A_j − e^{(2j−k)ε} α)}, a piecewise-linear
+    trade-off function whose segment j has slope −e^{(2j−k)ε}; consecutive lines meet
+    at α*_j = [e^{(1−j)ε}(e^ε − 1 + 2δ) − δ(e^ε + 1)]/(e^{2ε} − 1). It is therefore
+    T(P, Q) for atoms of privacy loss l_j = (2j − k)ε with masses (inside the range)
+
+        p_j = e^{−jε} c,   q_j = e^{(j−k)ε} c,   c = (e^ε − 1 + 2δ)/(e^ε + 1),
+
+    for j_bot < j < j_top, where j_top is the largest j ≤ k with α*_j > 0 and
+    j_bot = k − j_top (the curve is symmetric); the end atoms carry
+    p_{j_top} = α*_{j_top} = q_{j_bot}, q_{j_top} = e^{l_{j_top}} α*_{j_top} = p_{j_bot},
+    and the loss ±∞ atoms carry 1 − f(0) = 1 − A_{j_top}, which is
+    δ(1 + e^ε + … + e^{(k−1)ε}) when j_top = k. δ = 0 gives all k + 1 atoms;
+    ε = 0 gives f_{0, min(1, kδ)}.
+    """
+    if delta >= 1.0 or (np.isinf(eps) and delta > 0.0):
+        return EpsDelta(0.0, 1.0)                 # f ≡ 0 stays 0 (φ(x) = 1 for x > 0)
+    if np.isinf(eps):
+        return EpsDelta(eps, 0.0)
+    if eps == 0.0:
+        return EpsDelta(0.0, min(1.0, k * delta))
+    try:
+        return EpsDeltaGroup(eps, delta, k)
+    except _Degenerate:
+        return EpsDelta(0.0, 1.0)
+
+
+class EpsDeltaGroup(TradeOff):
+    """1 − (1 − f_{ε,δ})^{∘k} exactly, with masses kept as logarithms (see ``eps_delta_group``).
+
+    β(α), δ(ε') and ε(δ') are computed from the atoms in log space, so that kε far
+    beyond 709 (where e^{kε} overflows) neither overflows nor loses the safe side.
+    """
+
+    __slots__ = ("_cum", "d", "eps", "k", "log_inf", "log_p", "log_q", "loss")
+
+    def __init__(self, eps: float, delta: float, k: int):
+        eps = _validate.real("eps", eps, low=0.0, low_open=True)
+        delta = _validate.real("delta", delta, low=0.0, high=1.0, high_open=True)
+        k = _validate.positive_int("k", k)
+        object.__setattr__(self, "eps", eps)
+        object.__setattr__(self, "d", delta)
+        object.__setattr__(self, "k", k)
+        self._atoms()
+
+    def __setattr__(self, name, value):
+        raise AttributeError("EpsDeltaGroup is immutable")
+
+    def __eq__(self, other):
+        return (type(other) is EpsDeltaGroup and self.eps == other.eps and self.d == other.d
+                and self.k == other.k)
+
+    def __hash__(self):
+        return hash(("EpsDeltaGroup", self.eps, self.d, self.k))
+
+    def __reduce__(self):
+        return EpsDeltaGroup, (self.eps, self.d, self.k)
+
+    def __repr__(self):
+        return f"EpsDelta(eps={self.eps!r}, delta={self.d!r}).group({self.k})"
+
+    def latex(self) -> str:
+        return rf"1-(1-f_{{{self.eps:g},{self.d:g}}})^{{\circ {self.k}}}"
+
+    @property
+    def symmetric(self) -> bool:
+        return True
+
+    def _group(self, k: int) -> TradeOff:
+        return eps_delta_group(self.eps, self.d, self.k * k)
+
+    def _pure_epsilon_bounds(self) -> tuple[float, float]:
+        """kε when δ = 0 (the first segment has slope −e^{kε} and the curve lies above
+        f_{kε,0}, whose other lines it dominates); ∞ when f(0) < 1."""
+        value = self.k * self.eps if self.d == 0.0 else np.inf
+        return value, value
+
+    def pure_epsilon(self) -> float:
+        return self._pure_epsilon_bounds()[1]
+
+    # -- the atoms -------------------------------------------------------
+    def _atoms(self):
+        e, d, k = self.eps, self.d, self.k
+        log_d = np.log(d) if d > 0.0 else -np.inf
+        log_r1 = float(np.logaddexp(e, 0.0))                       # log(e^ε + 1)
+        log_num = (e + np.log1p((2.0 * d - 1.0) * np.exp(-e)) if e > 30.0
+                   else np.log(np.expm1(e) + 2.0 * d))             # log(e^ε − 1 + 2δ)
+        log_c = log_num - log_r1
+        b = log_d + log_r1                                         # log δ(e^ε + 1)
+
+        def log_alpha_star(j, shift=0):
+            """log(e^{shift·ε} α*_j), the power of e^ε combined first (exact integers)."""
+            a = (1 - j) * e + log_num
+            return ((1 - j + shift) * e + log_num + np.log(-np.expm1(b - a))
+                    - float(_log_expm1(2.0 * e)))
+
+        # j_top: largest j ≤ k with (1 − j)ε + log_num > b
+        if d == 0.0:
+            top = k
+        else:
+            top = min(k, int(np.floor(1.0 + (log_num - b) / e)))
+            while top > 1 and (1 - top) * e + log_num <= b:
+                top -= 1
+            while top < k and (1 - (top + 1)) * e + log_num > b:
+                top += 1
+        bot = k - top
+        # 1 − A_top, the mass at loss ±∞
+        terms = [np.log(-np.expm1((top - k) * e)) if top < k else -np.inf,
+                 log_d + np.logaddexp(_log_geometric(e, top - k, 2 * top - k - 1),
+                                      _log_geometric(e, top - k, -1))]
+        log_inf = float(np.logaddexp(*terms))
+        if 2 * top < k or log_inf >= 0.0:
+            raise _Degenerate
+        if top == bot:
+            j = np.array([top])
+            log_p = log_q = np.array([np.log(-np.expm1(log_inf))])
+        else:
+            j = np.arange(top, bot - 1, -1)                      # decreasing loss
+            log_p = -j * e + log_c
+            log_q = (j - k) * e + log_c
+            log_p[0], log_q[0] = log_alpha_star(top), log_alpha_star(top, 2 * top - k)
+            log_p[-1], log_q[-1] = log_q[0], log_p[0]
+        loss = (2.0 * j - k) * e
+        for arr in (loss, log_p, log_q):
+            arr.setflags(write=False)
+        object.__setattr__(self, "loss", loss)
+        object.__setattr__(self, "log_p", log_p)
+        object.__setattr__(self, "log_q", log_q)
+        object.__setattr__(self, "log_inf", log_inf)
+        # running sums from the top (log Σ_{i<m} p_i, q_i) and tails (log Σ_{i≥m} q_i),
+        # each a geometric sum in closed form plus the end atoms (no accumulated rounding)
+        n = j.size
+        m = np.arange(n + 1)
+        if n == 1:
+            z = np.array([-np.inf, log_p[0]])
+            cum_p, cum_q, tail_q = z, np.array([-np.inf, log_q[0]]), np.array([log_q[0], -np.inf])
+        else:
+            hi_in = np.clip(top - m + 1, bot + 1, top)    # interior j ∈ [hi_in, top − 1]
+            inner_p = log_c + _log_geometric(e, -(top - 1), -hi_in)
+            inner_q = log_c + _log_geometric(e, hi_in - k, top - 1 - k)
+            first = np.where(m >= 1, 0.0, -np.inf)
+            last = np.where(m >= n, 0.0, -np.inf)
+            cum_p = np.logaddexp(np.logaddexp(log_p[0] + first, inner_p), log_p[-1] + last)
+            cum_q = np.logaddexp(np.logaddexp(log_q[0] + first, inner_q), log_q[-1] + last)
+            lo_in = np.minimum(top - m, top - 1)          # interior j ∈ [bot + 1, lo_in]
+            t_in = log_c + _log_geometric(e, bot + 1 - k, lo_in - k)
+            t_first = np.where(m == 0, 0.0, -np.inf)
+            t_last = np.where(m <= n - 1, 0.0, -np.inf)
+            tail_q = np.logaddexp(np.logaddexp(log_q[0] + t_first, t_in), log_q[-1] + t_last)
+        object.__setattr__(self, "_cum", (cum_p, cum_q, tail_q))
+
+    # -- β ----------------------------------------------------------------
+    def _beta(self, alpha):
+        a = np.asarray(alpha, dtype=float)
+        cum_p, _, tail_q = self._cum
+        with np.errstate(divide="ignore"):
+            la = np.log(a)
+        # segment m: cum_p[m] ≤ α < cum_p[m + 1] (atoms in decreasing loss)
+        m = np.clip(np.searchsorted(cum_p, la, side="right") - 1, 0, self.loss.size - 1)
+        start = np.exp(cum_p[m])
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            gap = np.log(np.maximum(a - start, 0.0))
+            drop = np.exp(np.minimum(self.loss[m] + gap, 709.0))
+        out = np.exp(tail_q[m]) - np.where(a > start, drop, 0.0)
+        past = la >= cum_p[-1]
+        out = np.where(a == 0.0, -np.expm1(self.log_inf), out)   # f(0) = 1 − q_∞ exactly
+        return np.where(past, 0.0, np.clip(out, 0.0, 1.0 - a))
+
+    def _pair(self):
+        if self.loss.size > PAIR_MAX_ATOMS:
+            return None
+        inf = np.exp(self.log_inf)
+        return FinitePair.from_atoms(
+            np.concatenate([[np.inf], self.loss, [-np.inf]]),
+            np.concatenate([[0.0], np.exp(self.log_p), [inf]]),
+            np.concatenate([[inf], np.exp(self.log_q), [0.0]]))
+
+    # -- δ(ε') and ε(δ') ---------------------------------------------------
+    def _log_delta(self, eps: np.ndarray) -> np.ndarray:
+        """log δ(ε') = log[ e^{log_inf} + Σ_{l_j > ε'} q_j (1 − e^{ε' − l_j}) ].
+
+        Atoms with l_j > ε' + 1 are summed through the running sums
+        (Σ q − e^{ε'} Σ p, a difference of at most a factor e apart); the few within
+        1 of ε' term by term; every term is non-negative, so nothing cancels.
+        """
+        e = np.asarray(eps, dtype=float)
+        flat = e.ravel()
+        cum_p, cum_q, _ = self._cum
+        L = self.loss
+        out = np.empty(flat.shape)
+        for i, x in enumerate(flat):
+            if x == np.inf:
+                out[i] = self.log_inf
+                continue
+            if x == -np.inf:
+                out[i] = 0.0
+                continue
+            far = int(np.searchsorted(-L, -(x + 1.0), side="left"))
+            near = int(np.searchsorted(-L, -x, side="left"))              # l > x
+            parts = [self.log_inf]
+            if far > 0:
+                lq, lp = cum_q[far], cum_p[far]
+                parts.append(lq + np.log(-np.expm1(x + lp - lq)))
+            if near > far:
+                sl = slice(far, near)
+                parts.append(float(logsumexp(self.log_q[sl] + np.log(-np.expm1(x - L[sl])))))
+            out[i] = float(logsumexp(parts))
+        return np.minimum(out, 0.0).reshape(e.shape)
+
+    def _delta(self, eps):
+        return np.exp(self._log_delta(eps))
+
+    def _epsilon(self, delta: np.ndarray) -> np.ndarray:
+        """Smallest ε' ≥ 0 with δ(ε') ≤ δ': bisection on [0, l_top] in log δ, upper end."""
+        d = np.asarray(delta, dtype=float)
+        flat = d.ravel()
+        out = np.empty(flat.shape)
+        top = max(float(self.loss[0]), 0.0)
+        with np.errstate(divide="ignore"):
+            target = np.log(flat)
+        at0 = float(self._log_delta(np.zeros(1))[0])
+        for i, t in enumerate(target):
+            if at0 <= t:
+                out[i] = 0.0
+            elif t < self.log_inf:
+                out[i] = np.inf
+            else:
+                lo, hi = 0.0, top
+                for _ in range(2000):
+                    mid = 0.5 * (lo + hi)
+                    if mid <= lo or mid >= hi:
+                        break
+                    if self._log_delta(np.array([mid]))[0] <= t:
+                        hi = mid
+                    else:
+                        lo = mid
+                out[i] = hi
+        return out.reshape(d.shape)
+
+    def epsilon(self, delta):
+        """Smallest ε ≥ 0 with δ(ε) ≤ delta, exact (to the next float above)."""
+        d = _validate.reals("delta", delta, low=0.0, high=1.0)
+        return _validate.like_input(delta, self._epsilon(d))
+
+    def epsilon_bounds(self, delta):
+        """(ε, ε): exact."""
+        eps = self.epsilon(delta)
+        return eps, eps
+
+
+class _Degenerate(Exception):
+    """The group curve is identically 0 (no finite atoms)."""
