@@ -46,6 +46,21 @@ class TwoPoint(TradeOff):
         return AtomsLaw(L0, P0, Q0)
 
 
+@dataclass(frozen=True)
+class Mirror(TradeOff):
+    """T((0.6, 0.4), (0.4, 0.6)): symmetric, known only through its curve and its law."""
+
+    @property
+    def symmetric(self) -> bool:
+        return True
+
+    def _beta(self, alpha):
+        return np.interp(alpha, [0.0, 0.4, 1.0], [1.0, 0.4, 0.0])
+
+    def law(self):
+        return AtomsLaw(np.log(P0[::-1] / P0), P0, P0[::-1].copy())
+
+
 def _exact_delta(n: int, eps: float) -> float:
     """δ(ε) of the n-fold product by exact enumeration (mpmath, 50 digits)."""
     with mpmath.workdps(50):
@@ -76,11 +91,15 @@ def test_new_family_gets_functionals_clt_edgeworth_and_rdp():
     assert fun.kl == pytest.approx(-float(P0 @ L0), rel=1e-14)
     assert fun.kappa2 == pytest.approx(float(P0 @ L0 ** 2), rel=1e-14)
     assert fun.kappa3 == pytest.approx(float(P0 @ np.abs(L0) ** 3), rel=1e-14)
-    res = fdp.clt([t] * 50, symmetrize="one_sided")
-    assert res is not None
     ew = fdp.edgeworth([t] * 50)
     assert 0.0 < ew(0.1) < 0.9
-    assert fdp.functionals(t.inverse()).method == "quadrature"  # f⁻¹ is read off β
+    # the CLT needs a symmetric factor: the toy's mirror image T(P', P) with P' = (0.4, 0.6)
+    sym = Mirror()
+    fun = fdp.functionals(sym)
+    assert fun.method == "exact sum"
+    res = fdp.clt([sym] * 50)
+    want = 2.0 * 50 * fun.kl / math.sqrt(50 * fun.kappa2 - 50 * fun.kl ** 2)  # DRS Thm 3.4
+    assert res.mu == pytest.approx(want, rel=1e-12)
     # RDP of the pair: D_α(Q ‖ P) = log Σ q^α p^{1−α}/(α − 1), exactly
     for a in (1.5, 2.0, 8.0):
         want = math.log(float(np.sum(Q0 ** a * P0 ** (1 - a)))) / (a - 1)
