@@ -77,6 +77,14 @@ class EpsDeltaGroup(TradeOff):
     """
 
     __slots__ = ("_cum", "d", "eps", "k", "log_inf", "log_p", "log_q", "loss")
+    _cum: tuple
+    d: float
+    eps: float
+    k: int
+    log_inf: float
+    log_p: np.ndarray
+    log_q: np.ndarray
+    loss: np.ndarray
 
     def __init__(self, eps: float, delta: float, k: int):
         eps = _validate.real("eps", eps, low=0.0, low_open=True)
