@@ -26,7 +26,8 @@ from fdp.families import (
     from_pair,
     from_points,
 )
-from fdp.families.bounded_range import BoundedRange, compose_selections
+from fdp.families.bounded_range import BoundedRange
+from fdp.operations.selection import compose_selections
 from fdp.families.shuffle import shuffle_amplification
 from fdp.operations import compose, envelope, strongest
 from fdp.tradeoff import TradeOff

@@ -161,3 +161,29 @@ TILT_THETA_STEPS = 30.0
 #: rounding of closed forms and of the bisection inverse (≈ 1e-15) and far below any
 #: asymmetry that changes an answer at the precision fdp reports.
 SYMMETRY_TOL = 1e-9
+
+# --- law ---
+
+#: Upper-tail mass below which the Gaussian-based laws cut their loss range
+#: (``loss_range``): 5e-26. What lies beyond is kept by the engine in its tail cells
+#: on the safe side; the cut only sizes the grid.
+NORMAL_TAIL_MASS = 5e-26
+
+#: z with Φ(−z) < NORMAL_TAIL_MASS: Φ(−10.5) = 4.32e-26 (Φ̄⁻¹(5e-26) = 10.486).
+NORMAL_TAIL_Z = 10.5
+
+#: The discrete Gaussian N_Z(0, σ²) cut at ±10.6σ: each tail is at most
+#: Φ(−10.6) · (1 + O(1/σ)) = 1.49e-26 · (1 + O(1/σ)) (Canonne, Kamath & Steinke 2020,
+#: Prop 19 compares N_Z with N), so both together stay below 1e-25.
+DISCRETE_NORMAL_TAIL_Z = 10.6
+
+#: Cells of the logit-uniform chord grid of the quadrature route of the CLT
+#: functionals (used when a function has no law with exact moments). Its error is
+#: estimated from the change between N and N/2 cells and reported as ``accuracy``.
+NUMERIC_CELLS = 8000
+
+#: Singular masses P(L = −∞), Q(L = +∞) that differ by at most this (plus 1e-6
+#: relative) are one δ in the CLT functionals: the masses of functions known only
+#: through β are read off β(0) and the zero of β by bisection, which resolves them
+#: to about 1e-16 absolute; 1e-9 leaves room for the rounding of β near its ends.
+SINGULAR_TOL = 1e-9

@@ -26,7 +26,7 @@ attack-risk read-outs in ``fdp._readout_methods``) reach ``fdp.operations`` and
 from __future__ import annotations
 
 import abc
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -36,6 +36,9 @@ from fdp._constants import TINY as _TINY
 from fdp._numerics import _log, alpha_grid, conjugate_delta, epsilon_for_delta
 from fdp._operation_methods import OperationMethods
 from fdp._readout_methods import ReadoutMethods
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fdp.law import PrivacyLossLaw
 
 ONE_DIRECTION_REMARK = "  # one direction only, not a guarantee"
 
@@ -411,6 +414,32 @@ class TradeOff(OperationMethods, ReadoutMethods, abc.ABC):
 
     def _repr_latex_(self) -> str:
         return f"${self.latex()}$"
+
+    # --- law (helper law) ---
+    def law(self) -> PrivacyLossLaw | None:
+        """The privacy-loss law of f's dominating pair (``fdp.law``), or None.
+
+        The law of L = log(dQ/dP) for a pair (P, Q) with T(P, Q) = f: interval masses
+        under P and Q, atoms at ±∞, moments, log-MGF. This default answers through an
+        exact finite pair (``_pair``) when one is known and None otherwise (f known
+        only through β or δ). Families override it; it is what the composition
+        engine, the CLT, Edgeworth and RDP read.
+
+        Returns
+        -------
+        PrivacyLossLaw or None
+            The law, or None.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> print(fdp.Gaussian(1.0).law())
+        GaussianLaw(mu=1.0)
+        >>> fdp.from_function(lambda a: 1.0 - a).law() is None
+        True
+        """
+        pair = self._pair()
+        return None if pair is None else pair.law()
 
     def latex(self) -> str:
         """A LaTeX name of the function (without dollar signs).

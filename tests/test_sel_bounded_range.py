@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fdp
-from fdp.families.bounded_range import SelectionComposition, compose_selections
+from fdp.operations.selection import SelectionComposition, compose_selections
 
 mp.mp.dps = 40
 
@@ -204,7 +204,7 @@ def test_bad_input():
 # f-DP composition of the curve through the engine (its exact loss law)
 # ----------------------------------------------------------------------
 def test_engine_law_masses_are_the_integrals():
-    from fdp.engine.laws import interval_masses
+    from fdp.law import interval_masses_of as interval_masses
     eps = 1.3
     edges = np.array([-2.0, -1.0, -0.2, 0.0, 0.7, 1.25, 3.0])
     kappa, pi, q_inf, p_neginf = interval_masses(fdp.BoundedRange(eps), edges)

@@ -40,6 +40,8 @@ import numpy as np
 from scipy.special import gammaln, gammasgn, log_ndtr, logsumexp
 
 from fdp import _validate
+from fdp.families import Gaussian, Laplace, RandomizedResponse
+from fdp.tradeoff import TradeOff
 
 #: The order grid of Bu et al. (2020)'s moments-accountant comparison
 #: (their gdp_accountant.py): 1 + x/10 for x = 1..99, then 12 to 59.8 in steps of
@@ -56,7 +58,22 @@ DEFAULT_ORDERS.setflags(write=False)
 
 
 class RDPEpsilon(NamedTuple):
-    """ε at the given δ and the order λ that attained the minimum."""
+    """ε at the given δ and the order λ that attained the minimum.
+
+    Parameters
+    ----------
+    epsilon : float
+        The smallest ε over the orders.
+    order : float
+        The order λ attaining it.
+
+    Examples
+    --------
+    >>> from fdp.classical import gaussian_rdp_epsilon
+    >>> r = gaussian_rdp_epsilon(1.0, 1e-5)
+    >>> print(f"{r.epsilon:.4f} at order {r.order:g}")
+    4.7284 at order 5.45
+    """
     epsilon: float
     order: float
 
@@ -72,46 +89,151 @@ def _orders(orders) -> np.ndarray:
 
 def rdp_gaussian(orders, noise_multiplier, steps=1):
     """RDP of ``steps`` compositions of the Gaussian mechanism with noise multiplier σ
-    (noise standard deviation σ·Δ): ρ(λ) = steps · λ / (2σ²) (Mironov 2017, Table II)."""
+    (noise standard deviation σ·Δ): ρ(λ) = steps · λ / (2σ²) (Mironov 2017, Table II),
+    the Rényi divergence of the law of G_{1/σ} (``fdp.Gaussian(1/σ).law()``).
+
+    Parameters
+    ----------
+    orders : float or array_like
+        Orders λ > 1.
+    noise_multiplier : float
+        σ > 0.
+    steps : float, optional
+        Number of compositions (≥ 0).
+
+    Returns
+    -------
+    float or ndarray
+        ρ at each order.
+
+    Examples
+    --------
+    >>> from fdp.classical import rdp_gaussian
+    >>> print(f"{rdp_gaussian(3.0, 2.0, steps=5):.4f}")
+    1.8750
+    """
     o = _orders(orders)
     s = _validate.real("noise_multiplier", noise_multiplier, low=0.0, low_open=True)
     t = _validate.real("steps", steps, low=0.0)
-    out = t * o / (2.0 * s * s)
+    out = t * o / (2.0 * s * s)     # = Gaussian(1/σ).law().renyi(o), written in σ
     return _validate.like_input(orders, out.reshape(np.shape(orders)))
 
 
 def rdp_laplace(orders, mu, steps=1):
     """RDP of ``steps`` Laplace mechanisms with μ = Δ/b (noise Lap(0, b), sensitivity Δ):
     ρ(λ) = steps · log[λ/(2λ−1) e^{(λ−1)μ} + (λ−1)/(2λ−1) e^{−λμ}] / (λ − 1)
-    (Mironov 2017, Table II); evaluated in log space, so large λμ do not overflow."""
+    (Mironov 2017, Table II); the Rényi divergence of ``fdp.Laplace(μ).law()``,
+    evaluated in log space, so large λμ do not overflow.
+
+    Parameters
+    ----------
+    orders : float or array_like
+        Orders λ > 1.
+    mu : float
+        μ ≥ 0.
+    steps : float, optional
+        Number of compositions (≥ 0).
+
+    Returns
+    -------
+    float or ndarray
+        ρ at each order.
+
+    Examples
+    --------
+    >>> from fdp.classical import rdp_laplace
+    >>> print(f"{rdp_laplace(2.0, 1.0):.4f}")
+    0.6191
+    """
     o = _orders(orders)
     m = _validate.real("mu", mu, low=0.0)
     t = _validate.real("steps", steps, low=0.0)
-    with np.errstate(over="ignore"):
-        # small λμ: log1p of A − 1, which keeps relative accuracy as ρ → 0
-        near = np.log1p((o * np.expm1((o - 1.0) * m) + (o - 1.0) * np.expm1(-o * m))
-                        / (2.0 * o - 1.0))
-    far = np.logaddexp(np.log(o / (2.0 * o - 1.0)) + (o - 1.0) * m,
-                       np.log((o - 1.0) / (2.0 * o - 1.0)) - o * m)
-    log_a = np.where(o * m < 1.0, near, far)
-    out = t * np.maximum(log_a, 0.0) / (o - 1.0)     # ρ ≥ 0 (round-off only below)
+    out = t * Laplace(m).law().renyi(o)
     return _validate.like_input(orders, out.reshape(np.shape(orders)))
 
 
 def rdp_randomized_response(orders, eps, steps=1):
     """RDP of ``steps`` binary randomized responses with parameter ε (p = e^ε/(1+e^ε)):
     ρ(λ) = steps · log[p^λ (1−p)^{1−λ} + (1−p)^λ p^{1−λ}] / (λ − 1) (Mironov 2017,
-    Table II); in log space (log p = −log(1 + e^{−ε}), log(1 − p) = −log(1 + e^ε))."""
+    Table II); the Rényi divergence of ``fdp.RandomizedResponse(ε).law()``.
+
+    Parameters
+    ----------
+    orders : float or array_like
+        Orders λ > 1.
+    eps : float
+        ε ≥ 0.
+    steps : float, optional
+        Number of compositions (≥ 0).
+
+    Returns
+    -------
+    float or ndarray
+        ρ at each order.
+
+    Examples
+    --------
+    >>> from fdp.classical import rdp_randomized_response
+    >>> print(f"{rdp_randomized_response(2.0, 1.0):.4f}")
+    0.7353
+    """
     o = _orders(orders)
     e = _validate.real("eps", eps, low=0.0)
     t = _validate.real("steps", steps, low=0.0)
-    log_p, log_q = -np.logaddexp(0.0, -e), -np.logaddexp(0.0, e)
-    # A = q e^{λε} + p e^{−λε}; small λε: log1p(q·expm1(λε) + p·expm1(−λε))
-    with np.errstate(over="ignore"):
-        near = np.log1p(np.exp(log_q) * np.expm1(o * e) + np.exp(log_p) * np.expm1(-o * e))
-    far = np.logaddexp(o * log_p + (1.0 - o) * log_q, o * log_q + (1.0 - o) * log_p)
-    log_a = np.where(o * e < 1.0, near, far)
-    out = t * np.maximum(log_a, 0.0) / (o - 1.0)
+    out = t * RandomizedResponse(e).law().renyi(o)
+    return _validate.like_input(orders, out.reshape(np.shape(orders)))
+
+
+def rdp_of(f, orders, steps=1):
+    """RDP of ``steps`` compositions of a trade-off function with a privacy-loss law.
+
+    ρ(λ) = steps · D_λ(Q ‖ P) = steps · log E_Q e^{(λ−1)L} / (λ − 1) for the dominating
+    pair (P, Q) of f, read from ``f.law().renyi`` (closed forms for the Gaussian,
+    Laplace and binary randomized response, an exact log-sum-exp for finite pairs,
+    or any new family's law with a log-MGF; Mironov 2017, Def 3 and Prop 1). This is
+    the RDP of the pair that ``law()`` describes, in the direction D(Q ‖ P); for an
+    asymmetric f also evaluate ``f.inverse()`` and take the larger.
+
+    Parameters
+    ----------
+    f : TradeOff
+        A trade-off function whose ``law()`` has a Rényi divergence.
+    orders : float or array_like
+        Orders λ > 1.
+    steps : float, optional
+        Number of compositions (≥ 0).
+
+    Returns
+    -------
+    float or ndarray
+        ρ at each order.
+
+    Raises
+    ------
+    TypeError
+        If f is not a TradeOff.
+    ValueError
+        If f has no law, or its law has no known log-MGF.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.classical.rdp import rdp_of
+    >>> print(f"{rdp_of(fdp.Gaussian(1.0), 4.0):.4f}")
+    2.0000
+    >>> print(f"{rdp_of(fdp.EpsDelta(1.0), 2.0):.4f}")
+    0.7353
+    """
+    if not isinstance(f, TradeOff):
+        raise TypeError(f"f must be a TradeOff, got {type(f).__name__}")
+    o = _orders(orders)
+    t = _validate.real("steps", steps, low=0.0)
+    law = f.law()
+    rho = None if law is None else law.renyi(o)
+    if rho is None:
+        raise ValueError(f"f = {f!r} has no privacy-loss law with a known log-MGF "
+                         "(f.law() is None or has no log_mgf); RDP needs one")
+    out = t * np.asarray(rho, dtype=float)
     return _validate.like_input(orders, out.reshape(np.shape(orders)))
 
 
@@ -157,6 +279,28 @@ def rdp_subsampled_gaussian(orders, sample_rate, noise_multiplier, steps=1):
     with A_λ from Mironov, Talwar, Zhang (2019), integer and fractional λ (see the
     module docstring). q = 0 gives 0; q = 1 gives the plain Gaussian λ/(2σ²).
     ``steps`` may be fractional (Bu et al. use epochs·n/batch), as RDP scales linearly.
+
+    Parameters
+    ----------
+    orders : float or array_like
+        Orders λ > 1.
+    sample_rate : float
+        q in [0, 1].
+    noise_multiplier : float
+        σ > 0.
+    steps : float, optional
+        Number of compositions (≥ 0).
+
+    Returns
+    -------
+    float or ndarray
+        ρ at each order.
+
+    Examples
+    --------
+    >>> from fdp.classical import rdp_subsampled_gaussian
+    >>> print(f"{rdp_subsampled_gaussian(2.0, 1.0, 2.0):.4f}")
+    0.2500
     """
     o = _orders(orders)
     q = _validate.probability("sample_rate", sample_rate)
@@ -181,7 +325,35 @@ def rdp_to_epsilon(orders, rdp, delta, conversion: str = "improved") -> RDPEpsil
     conversion="mironov": ε = ρ + log(1/δ)/(λ − 1) (Mironov 2017, Prop 3).
     conversion="improved": ε = ρ + log(1 − 1/λ) − (log δ + log λ)/(λ − 1)
     (Balle et al. 2020, Thm 21; Canonne–Kamath–Steinke 2020, Prop 12).
-    ε is floored at 0. Returns (epsilon, order).
+    ε is floored at 0.
+
+    Parameters
+    ----------
+    orders : array_like
+        Orders λ > 1.
+    rdp : array_like
+        ρ(λ) at each order.
+    delta : float
+        δ in (0, 1).
+    conversion : {"improved", "mironov"}, optional
+        The RDP → (ε, δ) conversion.
+
+    Returns
+    -------
+    RDPEpsilon
+        (epsilon, order).
+
+    Raises
+    ------
+    ValueError
+        For orders ≤ 1, δ outside (0, 1) or an unknown conversion.
+
+    Examples
+    --------
+    >>> from fdp.classical import rdp_to_epsilon
+    >>> r = rdp_to_epsilon([2.0, 8.0], [1.0, 4.0], 1e-5, conversion="mironov")
+    >>> print(f"{r.epsilon:.4f} {r.order:g}")
+    5.6447 8
     """
     o = _orders(orders)
     r = _validate.reals("rdp", rdp, low=0.0, allow_inf=True).ravel()
@@ -207,6 +379,33 @@ def moments_accountant_epsilon(noise_multiplier, sample_rate, steps, delta, *,
     The defaults reproduce Bu et al. (2020): their order grid ``BU_ORDERS`` and
     Mironov's conversion. Pass ``conversion="improved"`` for the modern conversion.
     This is an upper bound on ε, not tight; the f-DP accountant ``fdp.dpsgd`` is.
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        σ > 0.
+    sample_rate : float
+        Poisson rate q in [0, 1].
+    steps : float
+        Number of steps (≥ 0).
+    delta : float
+        δ in (0, 1).
+    orders : array_like, optional
+        Orders λ > 1 (default ``BU_ORDERS``).
+    conversion : {"mironov", "improved"}, optional
+        The RDP → (ε, δ) conversion.
+
+    Returns
+    -------
+    RDPEpsilon
+        (epsilon, order).
+
+    Examples
+    --------
+    >>> from fdp.classical import moments_accountant_epsilon
+    >>> r = moments_accountant_epsilon(1.0, 0.01, 1000, 1e-5)
+    >>> print(f"{r.epsilon:.4f} at order {r.order:g}")
+    2.5380 at order 7.9
     """
     o = BU_ORDERS if orders is None else _orders(orders)
     rdp = rdp_subsampled_gaussian(o, sample_rate, noise_multiplier, steps)
@@ -215,7 +414,32 @@ def moments_accountant_epsilon(noise_multiplier, sample_rate, steps, delta, *,
 
 def gaussian_rdp_epsilon(mu, delta, *, orders=None, conversion: str = "improved") -> RDPEpsilon:
     """(ε, δ) of μ-GDP (the Gaussian mechanism with Δ/σ = μ) through RDP:
-    ρ(λ) = λ μ²/2. An upper bound, for comparison with the exact ``fdp.gdp_epsilon``."""
+    ρ(λ) = λ μ²/2 (the Rényi divergence of ``fdp.Gaussian(μ).law()``). An upper bound,
+    for comparison with the exact ``fdp.gdp_epsilon``.
+
+    Parameters
+    ----------
+    mu : float
+        μ > 0.
+    delta : float
+        δ in (0, 1).
+    orders : array_like, optional
+        Orders λ > 1 (default ``DEFAULT_ORDERS``).
+    conversion : {"improved", "mironov"}, optional
+        The RDP → (ε, δ) conversion.
+
+    Returns
+    -------
+    RDPEpsilon
+        (epsilon, order).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.classical import gaussian_rdp_epsilon
+    >>> bool(gaussian_rdp_epsilon(1.0, 1e-5).epsilon > fdp.gdp_epsilon(1.0, 1e-5))
+    True
+    """
     m = _validate.real("mu", mu, low=0.0, low_open=True)
     o = DEFAULT_ORDERS if orders is None else _orders(orders)
-    return rdp_to_epsilon(o, o * m * m / 2.0, delta, conversion)
+    return rdp_to_epsilon(o, Gaussian(m).law().renyi(o), delta, conversion)

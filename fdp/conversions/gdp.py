@@ -27,127 +27,18 @@ returning the verified side.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import erf, erfcx, log_ndtr, ndtr
 
 from fdp import _validate
 from fdp._constants import EPS_CAP
 from fdp._numerics import bisect_monotone, epsilon_for_delta
-
-_SQRT2 = np.sqrt(2.0)
-_LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
-_GL_X, _GL_W = np.polynomial.legendre.leggauss(32)
-_SMALL_MU = 0.05
-
-
-def _log_one_minus_x_mills(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """log(1 − x M(y)) for 0 ≤ x ≤ y, M(y) = Φ(−y)/φ(y) (positive: M(y) < 1/y)."""
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        m = np.sqrt(np.pi / 2.0) * erfcx(y / _SQRT2)
-        direct = 1.0 - x * m
-        # For large y: 1 − yM(y) = y⁻² − 3y⁻⁴ + 15y⁻⁶ − 105y⁻⁸ + … (asymptotic series,
-        # truncation below 1e-16 relative for y > 100), plus (y − x) M(y).
-        r = 1.0 / (y * y)
-        series = r * (1.0 - r * (3.0 - r * (15.0 - r * (105.0 - 945.0 * r)))) + (y - x) * m
-        return np.log(np.where(y > 100.0, series, direct))
-
-
-def _log_delta_small_mu(mu: float, eps: np.ndarray) -> np.ndarray:
-    """log δ_μ(ε) for 0 < μ < 0.05, 0 < ε ≤ 4 by the integral in the module docstring."""
-    x = eps / mu
-    h = mu / 2.0
-    s = 0.5 * h * (_GL_X + 1.0)                      # nodes on [0, h]
-    logw = np.log(0.5 * h * _GL_W)
-    xx = x[:, None]
-    log_phi = -0.5 * (xx - s[None, :]) ** 2 - _LOG_SQRT_2PI
-    terms = np.log(2.0) + logw[None, :] + log_phi + _log_one_minus_x_mills(xx, xx + s[None, :])
-    top = terms.max(axis=1)
-    return top + np.log(np.exp(terms - top[:, None]).sum(axis=1))
-
-
-def _log_delta_pos(mu: float, eps: np.ndarray) -> np.ndarray:
-    """log δ_μ(ε) for ε > 0 (finite or +inf) and μ > 0."""
-    out = np.empty_like(eps)
-    with np.errstate(over="ignore"):
-        # x = ε/μ ≤ 1e4 too: beyond, δ < e^{−5e7} and the far form gives its log
-        small = (mu < _SMALL_MU) & (eps <= 4.0) & (eps <= 1e4 * mu)
-    if small.any():
-        out[small] = _log_delta_small_mu(mu, eps[small])
-    rest = ~small
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        e = eps[rest]
-        x = e / mu            # +inf for a subnormal μ: the limits below are then exact
-        t1 = x - mu / 2.0
-        t2 = x + mu / 2.0
-        r = np.empty_like(e)
-        far = t1 > 1.0
-        # Far tail: the erfcx form, no cancellation between the exponents.
-        u1, u2 = t1[far] / _SQRT2, t2[far] / _SQRT2
-        diff = erfcx(u1) - erfcx(u2)
-        # where the difference is lost to rounding (ε/μ ≳ 1e7, δ < e^{−5e13}): the
-        # leading term of erfcx(u) ≈ 1/(u√π), i.e. (u2 − u1)/(√π u1 u2)
-        asym = (mu / _SQRT2) / (np.sqrt(np.pi) * u1 * u2)
-        diff = np.where((diff > 0) & np.isfinite(diff), diff, asym)
-        r[far] = np.log(0.5) - 0.5 * t1[far] ** 2 + np.log(diff)
-        # Near: log of Φ(−t1) (1 − e^{ε + log Φ(−t2) − log Φ(−t1)}).
-        near = ~far
-        a = log_ndtr(-t1[near])
-        b = e[near] + log_ndtr(-t2[near])
-        r[near] = a + np.log(-np.expm1(np.minimum(b - a, 0.0)))
-        r = np.where(np.isposinf(e), -np.inf, r)
-        out[rest] = r
-    return out
-
-
-# Allowance added to the computed log δ where a DECISION is made (ε(δ), μ(ε, δ),
-# calibration, the accountant), so that the compared value is an upper bound: the
-# evaluation error measured against mpmath (60 digits; μ in [1e-12, 60], ε in [−5,
-# 1600]) is below 1.3e-13 absolute and 1.7e-15·|log δ| relative, and grows like
-# 2.4e-16·μ for large μ (1.8e-12 at μ = 1e4, 2.4e-11 at μ = 1e5, near ε = μ²/2);
-# 1e-12 + 4e-15·|log δ| + 1e-15·μ covers all three. Reported values (``gdp_delta``,
-# ``Gaussian.delta``) are the estimate.
-LOG_DELTA_ALLOWANCE = 1e-12
-LOG_DELTA_RALLOWANCE = 4e-15
-LOG_DELTA_MU_ALLOWANCE = 1e-15
-
-
-def _log_delta(mu: float, eps: np.ndarray) -> np.ndarray:
-    """Certified upper bound on log δ_μ(ε) (the estimate plus the allowance above,
-    capped at 0), vectorised in ε; −inf exactly where δ = 0 (μ = 0 and ε ≥ 0, or ε = +inf)."""
-    est = _log_delta_estimate(mu, eps)
-    finite = np.isfinite(est)
-    safe = np.where(finite, est, 0.0)
-    up = (safe + LOG_DELTA_ALLOWANCE + LOG_DELTA_RALLOWANCE * np.abs(safe)
-          + LOG_DELTA_MU_ALLOWANCE * mu)
-    return np.where(finite, np.minimum(up, 0.0), est)
-
-
-def _log_delta_estimate(mu: float, eps: np.ndarray) -> np.ndarray:
-    """log δ_μ(ε), vectorised in ε; −inf where δ = 0 (μ = 0 and ε ≥ 0, or ε = +inf).
-
-    δ > 0 for every finite ε when μ > 0: a log that overflowed to −inf (ε/μ ≈ 1e300)
-    is reported as the most negative double, never as an exact 0.
-    """
-    eps = np.asarray(eps, dtype=float)
-    shape = eps.shape
-    e = eps.ravel()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if mu == 0.0:
-            # G_0 = Id: δ(ε) = max(0, 1 − e^ε).
-            return np.where(e >= 0, -np.inf, np.log(-np.expm1(np.minimum(e, 0.0)))).reshape(shape)
-        out = np.empty_like(e)
-        zero = e == 0.0
-        out[zero] = np.log(erf(mu / (2.0 * _SQRT2)))
-        pos = np.abs(e) > 0.0
-        if pos.any():
-            a = np.abs(e[pos])
-            la = _log_delta_pos(mu, a)
-            neg = e[pos] < 0
-            # ε < 0: δ(ε) = 1 − e^ε + e^ε δ(−ε) (symmetry of G_μ).
-            one_minus = np.where(neg, np.log(-np.expm1(-a)), -np.inf)
-            refl = np.logaddexp(one_minus, -a + la)
-            out[pos] = np.where(neg, np.where(np.isinf(a), 0.0, refl), la)
-        out = np.where(np.isfinite(e) & (out == -np.inf), -np.finfo(float).max, out)
-    return out.reshape(shape)
+from fdp.families.gaussian import (  # noqa: F401  (the closed forms live with the family)
+    LOG_DELTA_ALLOWANCE,
+    LOG_DELTA_MU_ALLOWANCE,
+    LOG_DELTA_RALLOWANCE,
+    _log_delta,
+    _log_delta_estimate,
+    gdp_beta,
+)
 
 
 def gdp_delta(mu, eps):
@@ -293,16 +184,3 @@ def gdp_mu(eps, delta):
 
 
 gdp_mu_for_eps_delta = gdp_mu
-
-
-def gdp_beta(mu: float, alpha: np.ndarray) -> np.ndarray:
-    """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ), computed without forming 1 − α for small α.
-
-    Capped at 1 − α (G_μ ≤ Id; rounding could put Φ(Φ⁻¹(1 − α)) one ulp above it,
-    e.g. G_0(0.05) = 0.9500000000000001); the cap only lowers the value (safe side).
-    """
-    from scipy.special import ndtri
-    a = np.asarray(alpha, dtype=float)
-    with np.errstate(divide="ignore"):
-        z = np.where(a < 0.5, -ndtri(a), ndtri(1.0 - a))
-    return np.minimum(ndtr(z - mu), 1.0 - a)

@@ -40,7 +40,7 @@ known only through their privacy profile in ``from_profile``, and lattices built
 from other lattices (composed results used as factors, envelopes) in
 ``from_lattices``.
 
-Functions without an exact law (``fdp.engine.laws``) are discretised through
+Functions without an exact law (``f.law()``, ``fdp.law``) are discretised through
 their privacy profile: the pessimistic side is the chord interpolation of
 δ(kΔ) (the same connect-the-dots measure), the optimistic side the finite pair
 of chords of f between the tangent points α*(kΔ) (chords of a convex f lie above
@@ -64,7 +64,9 @@ from fdp.engine.lattice import (
     TINY,
     p_masses,
 )
-from fdp.engine.laws import atoms, interval_masses, loss_range
+from fdp.law import atoms_of as atoms
+from fdp.law import interval_masses_of as interval_masses
+from fdp.law import loss_range_of as loss_range
 
 
 def discretise(f, step: float, side: str | None = None):

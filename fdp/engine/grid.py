@@ -19,7 +19,10 @@ from fdp.engine.connect_dots import window
 from fdp.engine.discretise import discretise
 from fdp.engine.from_profile import profile_range
 from fdp.engine.lattice import MAX_POINTS, PESSIMISTIC
-from fdp.engine.laws import atoms, interval_masses, loss_moments, loss_range
+from fdp.law import atoms_of as atoms
+from fdp.law import interval_masses_of as interval_masses
+from fdp.law import loss_moments_of as loss_moments
+from fdp.law import loss_range_of as loss_range
 
 DEFAULT_TOL = 1e-4
 # Points of all distinct factors' own lattices together that the default accuracy may

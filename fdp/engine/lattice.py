@@ -29,6 +29,7 @@ from scipy.signal import lfilter
 
 from fdp._constants import FLUSH_BELOW
 from fdp._numerics import bisect_monotone
+from fdp.law import p_masses
 
 _U = np.finfo(float).eps / 2.0  # unit round-off
 # The engine's memory budget, in grid points: every array it forms (discretised
@@ -67,21 +68,6 @@ def check_size(n: int, what: str = "lattice") -> None:
 
 # masses below this are flushed to 0 (subnormals slow every FFT; ``fdp._constants``)
 TINY = FLUSH_BELOW
-
-
-def p_masses(q: np.ndarray, L: np.ndarray) -> np.ndarray:
-    """P-masses q·e^{−L} of Q-masses q at losses L, formed as e^{log q − L}.
-
-    Never overflows: a Q-mass at a very negative loss is correspondingly tiny, so
-    the product is at most about 1 however large e^{−L} alone would be.
-    """
-    q = np.asarray(q, dtype=float)
-    out = np.zeros(np.broadcast(q, L).shape)
-    live = np.broadcast_to(q > 0, out.shape)
-    with np.errstate(under="ignore", over="ignore"):
-        out[live] = np.exp(np.log(np.broadcast_to(q, out.shape)[live])
-                           - np.broadcast_to(L, out.shape)[live])
-    return out
 
 
 def flush(q: np.ndarray) -> tuple[np.ndarray, float]:

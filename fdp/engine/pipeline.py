@@ -28,7 +28,7 @@ from fdp.engine.convolution import convolve_tree, crop, power
 from fdp.engine.discretise import discretise
 from fdp.engine.grid import DEFAULT_TOL
 from fdp.engine.lattice import OPTIMISTIC, Lattice, reflect
-from fdp.engine.laws import loss_range
+from fdp.law import loss_range_of as loss_range
 from fdp.engine.progress import Meter
 from fdp.tradeoff import TradeOff, math_repr
 

@@ -12,5 +12,7 @@ from fdp.families.piecewise import PiecewiseLinear, from_points
 from fdp.families.shuffle import shuffle_amplification
 from fdp.families.user import UserFunction, from_function
 
-__all__ = ["BoundedRange", "DiscreteGaussian", "DiscreteLaplace", "EpsDelta", "FinitePair", "Gaussian", "Identity", "Laplace", "MixtureOfGaussians", "PiecewiseLinear",
-           "RandomizedResponse", "UserFunction", "from_function", "from_pair", "from_points"]
+__all__ = ["BoundedRange", "DiscreteGaussian", "DiscreteLaplace", "EpsDelta", "FinitePair",
+           "Gaussian", "Identity", "Laplace", "MixtureOfGaussians", "PiecewiseLinear",
+           "RandomizedResponse", "UserFunction", "from_function", "from_pair", "from_points",
+           "shuffle_amplification"]

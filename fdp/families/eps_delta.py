@@ -1,4 +1,4 @@
-"""(ε, δ)-DP and randomized response as trade-off functions (DRS §2.3, MATH.md §2)."""
+"""(ε, δ)-DP and randomized response as trade-off functions (DRS §2.3)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from scipy.special import expit
 
 from fdp import _validate
 from fdp.families.finite_pair import FinitePair
+from fdp.law import AtomsLaw
 from fdp.tradeoff import TradeOff
 
 
@@ -20,6 +21,7 @@ class _DeltaParameter(float):
     """
 
     __slots__ = ("_owner",)
+    _owner: TradeOff
 
     def __new__(cls, value: float, owner: TradeOff):
         obj = super().__new__(cls, value)
@@ -38,11 +40,26 @@ class EpsDelta(TradeOff):
 
     (ε, δ)-DP ⇔ f_{ε,δ}-DP (DRS Prop 2.5). Kink at α = (1 − δ)/(1 + e^ε). Exact pair:
     P = (δ, (1−δ)e^ε/(1+e^ε), (1−δ)/(1+e^ε), 0), Q the reverse, with losses
-    −inf, −ε, ε, +inf; so compositions are exact (KOV; MATH.md §4).
+    −inf, −ε, ε, +inf; so compositions are exact (Kairouz, Oh & Viswanath 2015).
     ``f.delta`` is the parameter δ and, called as ``f.delta(eps)``, the profile.
+
+    Parameters
+    ----------
+    eps : float
+        ε ≥ 0 (inf allowed).
+    delta : float, optional
+        δ in [0, 1].
+
+    Examples
+    --------
+    >>> import fdp
+    >>> f = fdp.EpsDelta(1.0, 0.01)
+    >>> print(f"{f(0.1):.4f} {f.delta:.2f} {f.delta(0.5):.4f}")
+    0.7182 0.01 0.2948
     """
 
     __slots__ = ("_delta_value", "eps")
+    _delta_value: float
     eps: float
 
     def __init__(self, eps: float, delta: float = 0.0):
@@ -53,7 +70,7 @@ class EpsDelta(TradeOff):
         raise AttributeError("EpsDelta is immutable")
 
     @property
-    def delta(self) -> _DeltaParameter:  # type: ignore[override]
+    def delta(self) -> _DeltaParameter:
         return _DeltaParameter(self._delta_value, self)
 
     def __eq__(self, other):
@@ -97,7 +114,8 @@ class EpsDelta(TradeOff):
         e = np.asarray(eps, dtype=float)
         d = self._delta_value
         with np.errstate(over="ignore", invalid="ignore"):
-            same = np.where(e < self.eps, -np.expm1(np.minimum(e - self.eps, 0.0)) * expit(self.eps), 0.0)
+            same = np.where(e < self.eps,
+                            -np.expm1(np.minimum(e - self.eps, 0.0)) * expit(self.eps), 0.0)
             other = np.where(e < 0.0, -np.expm1(np.minimum(e, 0.0)), 0.0)
         return d + (1.0 - d) * np.maximum(np.maximum(same, other), 0.0)
 
@@ -107,7 +125,7 @@ class EpsDelta(TradeOff):
 
     def _group(self, k: int) -> TradeOff:
         """The exact k-fold 1 − (1 − f_{ε,δ})^{∘k} (DRS Thm 2.14), in log space."""
-        from fdp.operations.group import eps_delta_group
+        from fdp.families.eps_delta_group import eps_delta_group
         return eps_delta_group(self.eps, self._delta_value, k)
 
     def latex(self) -> str:
@@ -122,6 +140,19 @@ class RandomizedResponse(TradeOff):
     1/(e^ε + k − 1). For neighbouring inputs x ≠ x' the output pair has losses
     −ε (output x), +ε (output x') and 0 (the k − 2 others): T(P, Q) is exact and
     piecewise linear; k = 2 gives f_{ε,0}.
+
+    Parameters
+    ----------
+    eps : float
+        ε ≥ 0.
+    k : int, optional
+        Number of values, k ≥ 2.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> print(f"{fdp.RandomizedResponse(1.0, 4)(0.5):.4f}")
+    0.1995
     """
 
     eps: float
@@ -154,9 +185,50 @@ class RandomizedResponse(TradeOff):
     def _group(self, k: int) -> TradeOff:
         """Binary randomized response is f_{ε,0}: its exact group curve; k-ary: generic."""
         if self.k == 2:
-            from fdp.operations.group import eps_delta_group
+            from fdp.families.eps_delta_group import eps_delta_group
             return eps_delta_group(self.eps, 0.0, k)
         return super()._group(k)
 
+    def law(self) -> AtomsLaw:
+        """The three atoms ±ε, 0; binary RR (k = 2) with its Rényi divergence in closed form."""
+        pair = self._pair()
+        if self.k == 2:
+            return BinaryResponseLaw(pair.log_ratio, pair.p, pair.q, eps=self.eps)
+        return pair.law()
+
     def latex(self) -> str:
         return rf"\mathrm{{RR}}_{{{self.eps:g},{self.k}}}"
+
+
+@dataclass(frozen=True, eq=False)
+class BinaryResponseLaw(AtomsLaw):
+    """The law of binary randomized response (atoms ±ε), with D_α(Q ‖ P) in closed form:
+    log[p^α (1−p)^{1−α} + (1−p)^α p^{1−α}]/(α − 1), p = e^ε/(1 + e^ε) (Mironov 2017,
+    Table II).
+
+    Parameters
+    ----------
+    L, p, q : ndarray
+        The atoms (as ``AtomsLaw``).
+    eps : float
+        ε ≥ 0.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> print(f"{float(fdp.RandomizedResponse(1.0).law().renyi([2.0])[0]):.4f}")
+    0.7353
+    """
+
+    eps: float = 0.0
+
+    def renyi(self, orders) -> np.ndarray:
+        o = np.asarray(orders, dtype=float).ravel()
+        e = self.eps
+        log_p, log_q = -np.logaddexp(0.0, -e), -np.logaddexp(0.0, e)
+        # A = q e^{λε} + p e^{−λε}; small λε: log1p(q·expm1(λε) + p·expm1(−λε))
+        with np.errstate(over="ignore"):
+            near = np.log1p(np.exp(log_q) * np.expm1(o * e) + np.exp(log_p) * np.expm1(-o * e))
+        far = np.logaddexp(o * log_p + (1.0 - o) * log_q, o * log_q + (1.0 - o) * log_p)
+        log_a = np.where(o * e < 1.0, near, far)
+        return np.maximum(log_a, 0.0) / (o - 1.0)

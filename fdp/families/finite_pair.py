@@ -3,7 +3,7 @@
 For P, Q on the same finite outcomes, T(P, Q) is piecewise linear: by the
 Neyman–Pearson lemma the optimal tests reject outcomes in decreasing order of the
 likelihood ratio q/p. Rejecting the atoms with the k largest ratios gives the
-vertex (α_k, β_k) = (Σ_{i≤k} p_i, 1 − Σ_{i≤k} q_i) (DRS §2, MATH.md §2).
+vertex (α_k, β_k) = (Σ_{i≤k} p_i, 1 − Σ_{i≤k} q_i) (DRS §2).
 
 Atoms are stored by privacy loss L = log(q/p), sorted decreasing, equal losses
 merged; L = +inf (p = 0) and L = −inf (q = 0) are allowed. Composition is the
@@ -17,6 +17,7 @@ import numpy as np
 
 from fdp import _validate
 from fdp.families.piecewise import PiecewiseLinear
+from fdp.law import AtomsLaw
 
 # Losses closer than this (relative to max(1, |L|)) are one atom: sums of the same
 # ε in a different order differ by rounding only.
@@ -26,7 +27,22 @@ MAX_ATOMS = 4_000_000
 
 
 class FinitePair(PiecewiseLinear):
-    """T(P, Q) for finite pmfs, exact (Neyman–Pearson); atoms ``log_ratio``, ``p``, ``q``."""
+    """T(P, Q) for finite pmfs, exact (Neyman–Pearson); atoms ``log_ratio``, ``p``, ``q``.
+
+    Parameters
+    ----------
+    log_ratio : array_like
+        Losses L_i = log(q_i/p_i), sorted decreasing (±inf allowed).
+    p, q : array_like
+        P- and Q-masses of the atoms.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> f = fdp.FinitePair.from_atoms([1.0, -1.0], [0.25, 0.75], [0.75, 0.25])
+    >>> print(f"{f(0.25):.4f}")
+    0.2500
+    """
 
     __slots__ = ("log_ratio", "p", "q")
     log_ratio: np.ndarray
@@ -106,6 +122,10 @@ class FinitePair(PiecewiseLinear):
     def _pair(self) -> FinitePair:
         return self
 
+    def law(self) -> AtomsLaw:
+        """The finite law of the atoms (losses, P-masses, Q-masses)."""
+        return AtomsLaw(self.log_ratio, self.p, self.q)
+
     def _inverse(self) -> FinitePair:
         """T(Q, P): swap the pmfs, negate the losses."""
         return FinitePair.from_atoms(-self.log_ratio, self.q, self.p)
@@ -123,11 +143,34 @@ def from_pair(p_probs, q_probs) -> FinitePair:
     """Exact T(P, Q) of two pmfs on the same finite outcomes (Neyman–Pearson).
 
     Each pmf must be non-negative and sum to 1 within 1e-9; it is not renormalised.
+
+    Parameters
+    ----------
+    p_probs, q_probs : array_like
+        The pmfs of P and Q on the same outcomes.
+
+    Returns
+    -------
+    FinitePair
+        T(P, Q), exact.
+
+    Raises
+    ------
+    ValueError
+        If the pmfs differ in length, have negative entries or do not sum to 1.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> f = fdp.from_pair([0.5, 0.5], [0.2, 0.8])
+    >>> print(f"{f(0.5):.4f}")
+    0.2000
     """
     p = _validate.reals("p_probs", p_probs, low=0.0, high=1.0).ravel()
     q = _validate.reals("q_probs", q_probs, low=0.0, high=1.0).ravel()
     if p.shape != q.shape:
-        raise ValueError(f"p_probs and q_probs must have the same length, got {p.size} and {q.size}")
+        raise ValueError("p_probs and q_probs must have the same length, "
+                         f"got {p.size} and {q.size}")
     for name, v in (("p_probs", p), ("q_probs", q)):
         if abs(v.sum() - 1.0) > 1e-9:
             raise ValueError(f"{name} must sum to 1 (within 1e-9), got {v.sum()!r}")

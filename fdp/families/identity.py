@@ -6,12 +6,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fdp.law import AtomsLaw
 from fdp.tradeoff import TradeOff
 
 
 @dataclass(frozen=True)
 class Identity(TradeOff):
-    """Id(α) = 1 − α = T(P, P); the neutral element of ⊗ (DRS Prop 3.2)."""
+    """Id(α) = 1 − α = T(P, P); the neutral element of ⊗ (DRS Prop 3.2).
+
+    Parameters
+    ----------
+    None
+
+    Examples
+    --------
+    >>> import fdp
+    >>> print(f"{fdp.Identity()(0.3):.4f}")
+    0.7000
+    """
 
     @property
     def symmetric(self) -> bool:
@@ -37,6 +49,10 @@ class Identity(TradeOff):
 
     def _group(self, k: int) -> TradeOff:
         return self
+
+    def law(self) -> AtomsLaw:
+        """L = 0 almost surely under P = Q."""
+        return AtomsLaw(np.zeros(1), np.ones(1), np.ones(1), "closed form")
 
     _certified_delta = True
 

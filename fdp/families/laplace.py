@@ -1,12 +1,20 @@
-"""Laplace trade-off functions L_μ = T(Lap(0,1), Lap(μ,1)) (DRS Appendix A)."""
+"""Laplace trade-off functions L_μ = T(Lap(0,1), Lap(μ,1)) (DRS Appendix A), and their
+privacy-loss law.
+
+L = |x| − |x − μ|: under Q atoms at +μ (mass 1/2) and −μ (mass e^{−μ}/2), and L = 2x − μ
+for x ∈ (0, μ) (DRS Appendix A); under P the atoms are −μ (mass 1/2) and +μ (mass
+e^{−μ}/2), and the density of L on (−μ, μ) is e^{−(ℓ+μ)/2}/4.
+"""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
 
 from fdp import _validate
+from fdp.law import Masses, PrivacyLossLaw, bin_atoms, intervals, mirrored_moment
 from fdp.tradeoff import TradeOff
 
 
@@ -20,6 +28,17 @@ class Laplace(TradeOff):
 
     The Laplace mechanism with scale b = Δ/ε is L_ε-DP, which is strictly stronger
     than f_{ε,0}. Symmetric.
+
+    Parameters
+    ----------
+    mu : float
+        μ ≥ 0.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> print(f"{fdp.Laplace(1.0)(0.1):.4f}")
+    0.7282
     """
 
     mu: float
@@ -76,5 +95,111 @@ class Laplace(TradeOff):
         """
         return Laplace(k * self.mu)
 
+    def law(self) -> LaplaceLaw:
+        """The privacy-loss law (two atoms ±μ and a density on (−μ, μ))."""
+        return LaplaceLaw(self.mu)
+
     def latex(self) -> str:
         return rf"L_{{{self.mu:g}}}"
+
+
+@dataclass(frozen=True)
+class LaplaceLaw(PrivacyLossLaw):
+    """The privacy-loss law of L_μ = T(Lap(0,1), Lap(μ,1)) (DRS Appendix A).
+
+    Under P, L = −μ with mass ½, +μ with mass e^{−μ}/2, density e^{−(ℓ+μ)/2}/4 on
+    (−μ, μ); moments are closed forms of ∫ (ℓ − c)^k e^{−ℓ/2} dℓ (evaluated in mpmath
+    at 50 digits). D_α(Q ‖ P) = log[α/(2α−1) e^{(α−1)μ} + (α−1)/(2α−1) e^{−αμ}]/(α − 1)
+    (Mironov 2017, Table II).
+
+    Parameters
+    ----------
+    mu : float
+        μ ≥ 0.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> law = fdp.Laplace(1.0).law()
+    >>> print(f"{-law.moment(1):.4f}")
+    0.3679
+    """
+
+    mu: float
+
+    @property
+    def moment_method(self) -> str:
+        return "closed form"
+
+    def interval_masses(self, edges) -> Masses:
+        mu = self.mu
+        if mu == 0.0:
+            kappa, pi = bin_atoms(edges, np.zeros(1), np.ones(1), np.ones(1))
+            return kappa, pi, 0.0, 0.0
+        left, right = intervals(edges)
+        # continuous part: L = 2x − μ for x ∈ (0, μ)
+        xa = np.clip((left + mu) / 2.0, 0.0, mu)
+        xb = np.clip((right + mu) / 2.0, 0.0, mu)
+        d = xb - xa
+        # Q-mass ½(e^{xb−μ} − e^{xa−μ}), written without e^{d} (d can exceed 709)
+        with np.errstate(under="ignore"):
+            kappa = -0.5 * np.exp(xb - mu) * np.expm1(-d)
+            pi = -0.5 * np.exp(-xa) * np.expm1(-d)
+        k_atoms, p_atoms = bin_atoms(edges, np.array([mu, -mu]),
+                                     np.array([0.5 * np.exp(-mu), 0.5]),
+                                     np.array([0.5, 0.5 * np.exp(-mu)]))
+        return kappa + k_atoms, pi + p_atoms, 0.0, 0.0
+
+    def loss_range(self) -> tuple[float, float]:
+        return -self.mu, self.mu
+
+    def atoms(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.array([self.mu, -self.mu]), np.array([0.5, 0.5 * np.exp(-self.mu)])
+
+    def moment(self, k: int, c: float = 0.0, absolute: bool = False,
+               under: str = "P") -> float:
+        if under == "Q":
+            return mirrored_moment(self, k, c, absolute)
+        import mpmath  # lazily: `import fdp` stays free of mpmath
+        with mpmath.workdps(50):
+            m, c_ = mpmath.mpf(self.mu), mpmath.mpf(c)
+
+            def g(x):
+                v = x - c_
+                return abs(v) ** k if absolute else v ** k
+
+            total = g(-m) / 2 + mpmath.exp(-m) * g(m) / 2
+            # ∫_{−m}^{m} g(ℓ) e^{−(ℓ+m)/2}/4 dℓ, split where (ℓ − c) changes sign.
+            cuts = [-m, m] if not (-m < c_ < m) else [-m, c_, m]
+            for a, b in itertools.pairwise(cuts):
+                sign = 1
+                if absolute and (a + b) / 2 < c_ and k % 2 == 1:
+                    sign = -1
+                total += sign * mpmath.exp(-m / 2) / 4 * _poly_exp_integral(mpmath, k, c_, a, b)
+            return float(total)
+
+    def renyi(self, orders) -> np.ndarray:
+        """D_α(Q ‖ P) in closed form (Mironov 2017, Table II), in log space."""
+        o = np.asarray(orders, dtype=float).ravel()
+        m = self.mu
+        with np.errstate(over="ignore"):
+            # small λμ: log1p of A − 1, which keeps relative accuracy as ρ → 0
+            near = np.log1p((o * np.expm1((o - 1.0) * m) + (o - 1.0) * np.expm1(-o * m))
+                            / (2.0 * o - 1.0))
+        far = np.logaddexp(np.log(o / (2.0 * o - 1.0)) + (o - 1.0) * m,
+                           np.log((o - 1.0) / (2.0 * o - 1.0)) - o * m)
+        log_a = np.where(o * m < 1.0, near, far)
+        return np.maximum(log_a, 0.0) / (o - 1.0)     # ρ ≥ 0 (round-off only below)
+
+
+def _poly_exp_integral(mpmath, k: int, c, a, b):
+    """∫_a^b (ℓ − c)^k e^{−ℓ/2} dℓ in closed form (mpmath numbers):
+    with u = ℓ − c, the antiderivative of u^k e^{−u/2} is
+    −e^{−u/2} Σ_{j=0}^{k} k!/(k−j)! 2^{j+1} u^{k−j}."""
+
+    def anti(u):
+        s = sum(mpmath.factorial(k) / mpmath.factorial(k - j) * 2 ** (j + 1) * u ** (k - j)
+                for j in range(k + 1))
+        return -mpmath.exp(-u / 2) * s
+
+    return mpmath.exp(-c / 2) * (anti(b - c) - anti(a - c))

@@ -20,7 +20,7 @@ e^ε = Σⱼ pⱼ e^{μⱼ x_ε − μⱼ²/2} splits it into non-negative Gauss
 
     δ(ε) = Σⱼ pⱼ δ_{G_{μⱼ}}(μⱼ x_ε − μⱼ²/2),
 
-each evaluated in log space without cancellation (``fdp.conversions.gdp``).
+each evaluated in log space without cancellation (``fdp.families.gaussian``).
 Special cases: c = (0, 1), p = (1 − q, q) is the Poisson-subsampled Gaussian
 q G_{1/σ} + (1 − q) Id (add direction); c = (0, s, …, ks), p = Binomial(k, q) is a
 user with k examples under Poisson sampling. The pair is ONE direction of an
@@ -45,12 +45,12 @@ import numpy as np
 from scipy.special import logsumexp
 
 from fdp import _validate
-from fdp._constants import EPS_SEARCH
+from fdp._constants import EPS_SEARCH, NORMAL_TAIL_MASS
 from fdp._numerics import maximise_unimodal
 from fdp._numerics import search_grid as _search_grid
-from fdp.conversions.gdp import _log_delta, gdp_beta
-from fdp.operations.inverse import Inverse
-from fdp.tradeoff import TradeOff
+from fdp.families.gaussian import _GH_W, _GH_X, _log_delta, gdp_beta, isf_normal, normal_cells
+from fdp.law import Masses, MixtureLaw, PrivacyLossLaw, bin_atoms
+from fdp.tradeoff import TradeOff, remark
 
 #: Tolerance on |Σ pⱼ − 1| (probabilities are then divided by their sum).
 PROB_SUM_TOL = 1e-9
@@ -150,6 +150,12 @@ class MixtureOfGaussians(TradeOff):
     @property
     def symmetric(self) -> bool:
         return self.trivial or len(self.probs) == 1
+
+    @property
+    def directions(self) -> str:
+        """"one" unless the pair is symmetric: T(N(0,σ²), Σⱼ pⱼ N(cⱼ,σ²)) is the add
+        direction only; compose, then symmetrise (DRS Thm 4.2)."""
+        return "both" if self.symmetric else "one"
 
     def loss(self, x) -> np.ndarray:
         """L(x) = log Σⱼ pⱼ exp(μⱼ x − μⱼ²/2), vectorised."""
@@ -271,7 +277,7 @@ class MixtureOfGaussians(TradeOff):
         return out.reshape(e.shape)
 
     def _inverse(self) -> TradeOff:
-        return MixtureInverse(self)
+        return super()._inverse()           # the generic Inverse (profile by reflection)
 
     def gdp_mu(self) -> float:
         """max μⱼ = max cⱼ/σ, rounded up: f ≥ G_{max μ} because every G_{μⱼ} ≥ G_{max μ},
@@ -292,38 +298,19 @@ class MixtureOfGaussians(TradeOff):
     def advantage(self) -> float:
         return float(self._delta(np.array([0.0]))[0])
 
+    def law(self) -> MixtureOfGaussiansLaw:
+        """The privacy-loss law L(X) = log Σⱼ pⱼ e^{μⱼX − μⱼ²/2}, X ~ N(0, 1) under P."""
+        return MixtureOfGaussiansLaw(self)
+
     def __repr__(self):
         text = (f"MixtureOfGaussians(sigma={self.sigma!r}, sensitivities={self.sensitivities!r}, "
                 f"probs={self.probs!r})")
-        if not self.symmetric:
-            text += "  # one direction only, not a guarantee"
-        return text
+        return text + remark(self)
 
     def latex(self) -> str:
         parts = " + ".join(f"{p:g}\\,N({c:g},{self.sigma:g}^2)"
                            for c, p in zip(self.sensitivities, self.probs))
         return rf"T\big(N(0,{self.sigma:g}^2),\ {parts}\big)"
-
-
-@dataclass(frozen=True, repr=False)
-class MixtureInverse(Inverse):
-    """T(Σⱼ pⱼ N(cⱼ, σ²), N(0, σ²)): the other order of a MixtureOfGaussians pair.
-
-    ``Inverse`` with its profile evaluated on flat arrays (the reflection formula
-    assigns into its result, which a 0-d input would turn into a scalar).
-    """
-
-    def _delta(self, eps):
-        e = np.asarray(eps, dtype=float)
-        return super()._delta(e.ravel()).reshape(e.shape)
-
-    def _delta_lower(self, eps):
-        e = np.asarray(eps, dtype=float)
-        return super()._delta_lower(e.ravel()).reshape(e.shape)
-
-    def __repr__(self):
-        return repr(self.of).split("  # ")[0] + ".inverse()" + (
-            "" if self.of.symmetric else "  # one direction only, not a guarantee")
 
 
 @dataclass(frozen=True)
@@ -367,6 +354,11 @@ class RevealedMixture(TradeOff):
         return all(m.symmetric for m in self.members)
 
     @property
+    def directions(self) -> str:
+        """"one" unless every member is symmetric (as the repr says)."""
+        return "both" if self.symmetric else "one"
+
+    @property
     def is_exact(self) -> bool:
         return all(m.is_exact for m in self.members)
 
@@ -398,10 +390,88 @@ class RevealedMixture(TradeOff):
         out = np.clip(out, 0.0, 1.0 - flat)
         return out.reshape(a.shape)
 
+    def law(self) -> MixtureLaw | None:
+        """The w-mixture of the members' laws (None if a member has none)."""
+        laws = tuple(m.law() for m in self.members)
+        if any(m is None for m in laws):
+            return None
+        return MixtureLaw(self.weights, laws)
+
     def __repr__(self):
         inner = ", ".join(f"{w:.6g}: {repr(m).split('  # ')[0]}"
                           for w, m in zip(self.weights, self.members))
         text = f"RevealedMixture({{{inner}}})"
-        if not self.symmetric:
-            text += "  # one direction only, not a guarantee"
-        return text
+        return text + remark(self)
+
+
+@dataclass(frozen=True)
+class MixtureOfGaussiansLaw(PrivacyLossLaw):
+    """The privacy-loss law of a ``MixtureOfGaussians`` pair.
+
+    L(x) = log Σⱼ pⱼ e^{μⱼx − μⱼ²/2} is strictly increasing in x (μⱼ ≥ 0, not all 0),
+    so a loss interval [e_i, e_{i+1}) is the x-interval [x_i, x_{i+1}) with
+    x_i = L⁻¹(e_i) (``MixtureOfGaussians.x_at_loss``; −∞ below inf L = log p₀), and
+
+        π_i = Φ(x_{i+1}) − Φ(x_i),      κ_i = Σⱼ pⱼ (Φ(x_{i+1} − μⱼ) − Φ(x_i − μⱼ)),
+
+    each difference taken on the side of 0 where it keeps relative precision
+    (``normal_cells``). Whatever rounding the x_i carry, the masses are those of a
+    partition of the real line, so they sum to the law, and each cell's conditional
+    location log(κ/π) lies between L(x_i) and L(x_{i+1}). No atoms, no infinite
+    losses.
+
+    Range: Q(X > x) ≤ Σⱼ pⱼ Φ̄(x − μⱼ), so above x_hi = maxⱼ (μⱼ + Φ̄⁻¹(τ/(J pⱼ))) the
+    Q-mass is below τ = ``NORMAL_TAIL_MASS``, and below x_lo = minⱼ (μⱼ − Φ̄⁻¹(τ/(J pⱼ)))
+    likewise.
+
+    Parameters
+    ----------
+    f : MixtureOfGaussians
+        The pair.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> law = fdp.MixtureOfGaussians(1.0, [0.0, 1.0], [0.5, 0.5]).law()
+    >>> kappa, pi, _, _ = law.interval_masses([0.0])
+    >>> print(f"{kappa.sum():.4f} {pi.sum():.4f}")
+    1.0000 1.0000
+    """
+
+    f: MixtureOfGaussians
+
+    def interval_masses(self, edges) -> Masses:
+        f = self.f
+        if f.trivial:
+            kappa, pi = bin_atoms(edges, np.zeros(1), np.ones(1), np.ones(1))
+            return kappa, pi, 0.0, 0.0
+        x = f.x_at_loss(np.asarray(edges, dtype=float))
+        pi = normal_cells(x)
+        kappa = np.zeros(pi.size)
+        for mu, p in zip(f.mus, f.weights):
+            with np.errstate(invalid="ignore"):
+                kappa += p * normal_cells(x - mu)
+        return kappa, pi, 0.0, 0.0
+
+    def loss_range(self) -> tuple[float, float]:
+        f = self.f
+        if f.trivial:
+            return 0.0, 0.0
+        mu, p = f.mus, f.weights
+        z = np.array([isf_normal(NORMAL_TAIL_MASS / (mu.size * pj)) for pj in p])
+        x_lo, x_hi = float(np.min(mu - z)), float(np.max(mu + z))
+        lo, hi = f.loss(np.array([x_lo, x_hi]))
+        return float(max(lo, f.floor)), float(hi)
+
+    def loss_moments(self, under: str = "Q") -> tuple[float, float] | None:
+        """Mean and variance of L under Q = Σⱼ pⱼ N(μⱼ, 1) (Gauss–Hermite per component)."""
+        f = self.f
+        if under != "Q":
+            return None
+        if f.trivial:
+            return 0.0, 0.0
+        x = np.concatenate([_GH_X + mu for mu in f.mus])
+        w = np.concatenate([p * _GH_W for p in f.weights])
+        vals = f.loss(x)
+        m = float(w @ vals)
+        return m, float(w @ (vals - m) ** 2)

@@ -23,6 +23,20 @@ class PiecewiseLinear(TradeOff):
     Vertices are stored with α strictly increasing from 0 to 1; ``gains`` holds
     1 − β_i, kept separately so that finite pairs keep their tail masses to full
     relative precision. f(0) may be below 1 (a vertical drop at α = 0).
+
+    Parameters
+    ----------
+    alphas, betas : array_like
+        The vertices, α increasing from 0 to 1.
+    gains : array_like, optional
+        1 − β at the vertices (defaults to 1 − betas).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> f = fdp.PiecewiseLinear([0.0, 0.2, 1.0], [1.0, 0.3, 0.0])
+    >>> print(f"{f(0.1):.4f}")
+    0.6500
     """
 
     __slots__ = ("alphas", "betas", "gains")
@@ -100,7 +114,8 @@ def vertex_delta(alphas: np.ndarray, gains: np.ndarray, eps: np.ndarray) -> np.n
         chunk = max(1, 2_000_000 // alphas.size)
         for s in range(0, flat.size, chunk):
             with np.errstate(invalid="ignore", over="ignore"):
-                terms = np.where(alphas[None, :] == 0.0, 0.0, flat[s:s + chunk, None] * alphas[None, :])
+                terms = np.where(alphas[None, :] == 0.0, 0.0,
+                                 flat[s:s + chunk, None] * alphas[None, :])
             out[s:s + chunk] = np.max(gains[None, :] - terms, axis=1)
         out = out.reshape(y.shape)
     out = np.where(np.isposinf(e), gains[0], out)
@@ -134,6 +149,23 @@ def from_points(alpha, beta) -> PiecewiseLinear:
 
     This is the trade-off function of the observed points, as in the R package
     ``fdp``: convex, non-increasing and ≤ 1 − α. Coordinates must lie in [0, 1].
+
+    Parameters
+    ----------
+    alpha, beta : array_like
+        The points' coordinates in [0, 1].
+
+    Returns
+    -------
+    PiecewiseLinear
+        The hull.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> f = fdp.from_points([0.1, 0.3], [0.5, 0.1])
+    >>> print(f"{f(0.1):.4f} {f(0.2):.4f}")
+    0.5000 0.3000
     """
     a = _validate.reals("alpha", alpha, low=0.0, high=1.0).ravel()
     b = _validate.reals("beta", beta, low=0.0, high=1.0).ravel()

@@ -40,7 +40,8 @@ Certification (the pair is pessimistic, never optimistic). (i) Only the c with
 Pr[C = c] ≥ ``tail`` and, for each, the a with b_{c+1}(a) ≥ ``tail`` are enumerated.
 (ii) Every enumerated mass is lowered by the relative factor 1 − MASS_REL = 1 − 1e-11,
 which covers the round-off of the pmf evaluation (``binom.pmf``: below 2e-13
-relative against mpmath up to n = 10⁹, see tests) and of the products and sums. (iii) The deficits 1 − ΣP and 1 − ΣQ are put on two extra atoms
+relative against mpmath up to n = 10⁹, see tests) and of the products and sums.
+(iii) The deficits 1 − ΣP and 1 − ΣQ are put on two extra atoms
 where only P (loss −∞), respectively only Q (loss +∞), has mass. The true pair is a
 post-processing of this one (send each extra atom to the cut and lowered masses, in
 proportion), so its trade-off function is below the clone pair's: safe. The cost
@@ -151,7 +152,7 @@ def clone_atoms(eps0: float, n: int, clone_prob: float, tail: float):
         key = (x // g) * (int(n) + 2) + (m // g)
         uniq, inv = np.unique(key, return_inverse=True)
         p_m = np.bincount(inv, weights=p)
-        q_m = np.bincount(inv, weights=q)
+        q_m = np.asarray(np.bincount(inv, weights=q), dtype=float)
         xr = uniq // (int(n) + 2)
         L, _ = _log_ratio(eps0, xr, (uniq % (int(n) + 2)) - xr)
     else:

@@ -12,9 +12,26 @@ _GRID = np.unique(np.concatenate([np.linspace(0.0, 1.0, 4001), np.logspace(-12, 
 
 
 class UserFunction(TradeOff):
-    """A callable α ↦ β accepted as a trade-off function after ``check_axioms``."""
+    """A callable α ↦ β accepted as a trade-off function after ``check_axioms``.
+
+    Parameters
+    ----------
+    fn : callable
+        α ↦ β.
+    name : str, optional
+        The name shown by ``repr``.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> f = fdp.from_function(lambda a: (1.0 - a) ** 2, name="sq")
+    >>> print(f, f"{f(0.5):.4f}")
+    from_function(sq) 0.2500
+    """
 
     __slots__ = ("fn", "name")
+    fn: object
+    name: str | None
 
     def __init__(self, fn, name: str | None = None):
         object.__setattr__(self, "fn", fn)
@@ -73,7 +90,8 @@ def check_axioms(fn, tol: float = 1e-9) -> None:
     gap = b[1:-1] - chord
     if (gap > tol).any():
         i = np.argmax(gap)
-        raise ValueError(f"axiom 'convex' fails at alpha={a1[i]!r}: f lies {gap[i]:.3g} above its chord")
+        raise ValueError(f"axiom 'convex' fails at alpha={a1[i]!r}: "
+                         f"f lies {gap[i]:.3g} above its chord")
 
 
 def from_function(fn, *, tol: float = 1e-9, name: str | None = None) -> UserFunction:
@@ -81,6 +99,34 @@ def from_function(fn, *, tol: float = 1e-9, name: str | None = None) -> UserFunc
 
     ``fn`` may be vectorised (array in, array out) or scalar; it is called as given,
     its values never clipped. Raises ValueError naming the axiom that fails.
+
+    Parameters
+    ----------
+    fn : callable
+        α ↦ β, on floats or arrays.
+    tol : float, optional
+        Tolerance of the axiom checks (≥ 0).
+    name : str, optional
+        The name shown by ``repr``.
+
+    Returns
+    -------
+    UserFunction
+        The accepted function.
+
+    Raises
+    ------
+    TypeError
+        If ``fn`` is not callable.
+    ValueError
+        If an axiom fails (named in the message).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> f = fdp.from_function(lambda a: (1.0 - a) ** 2)
+    >>> print(f"{f.epsilon(0.1):.4f}")
+    0.3130
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")

@@ -47,13 +47,51 @@ def _correction(x: np.ndarray, skew: float, exkurt: float) -> np.ndarray:
 
 
 def edgeworth_cdf(x, skew: float, exkurt: float):
-    """Degree-2 Edgeworth approximation of a standardised CDF (not clipped)."""
+    """Degree-2 Edgeworth approximation of a standardised CDF (not clipped).
+
+    Parameters
+    ----------
+    x : float or array_like
+        Standardised points.
+    skew, exkurt : float
+        K3/σ³ and K4/σ⁴ of the summed loss.
+
+    Returns
+    -------
+    ndarray
+        Φ(x) − φ(x)[K3/(6σ³) He2 + K4/(24σ⁴) He3 + K3²/(72σ⁶) He5].
+
+    Examples
+    --------
+    >>> from fdp.limits import edgeworth_cdf
+    >>> print(f"{float(edgeworth_cdf(0.0, 0.0, 0.0)):.4f}")
+    0.5000
+    """
     x = np.asarray(x, dtype=float)
     return ndtr(x) - _correction(x, skew, exkurt)
 
 
 def edgeworth_sf(x, skew: float, exkurt: float):
-    """1 − ``edgeworth_cdf``, computed without cancellation in the upper tail."""
+    """1 − ``edgeworth_cdf``, computed without cancellation in the upper tail.
+
+    Parameters
+    ----------
+    x : float or array_like
+        Standardised points.
+    skew, exkurt : float
+        K3/σ³ and K4/σ⁴ of the summed loss.
+
+    Returns
+    -------
+    ndarray
+        The approximate survival function.
+
+    Examples
+    --------
+    >>> from fdp.limits import edgeworth_sf
+    >>> print(f"{float(edgeworth_sf(1.0, 0.1, 0.0)):.4f}")
+    0.1589
+    """
     x = np.asarray(x, dtype=float)
     return ndtr(-x) + _correction(x, skew, exkurt)
 
@@ -62,7 +100,26 @@ def edgeworth_sf(x, skew: float, exkurt: float):
 class EdgeworthApprox(TradeOff):
     """APPROXIMATE trade-off function of a composition by the degree-2 Edgeworth
     expansion (ZDLS 2020); not a privacy bound. Fields: μ_f, σ_P, σ_Q and the
-    standardised cumulants K3/σ³, K4/σ⁴ of the summed loss under P and Q."""
+    standardised cumulants K3/σ³, K4/σ⁴ of the summed loss under P and Q.
+
+    Parameters
+    ----------
+    mu_f : float
+        (E_Q T_n − E_P T_n)/σ_P.
+    sigma_p, sigma_q : float
+        Standard deviations of the summed loss under P and Q.
+    skew_p, exkurt_p, skew_q, exkurt_q : float
+        Standardised third and fourth cumulants under P and Q.
+    n : int
+        Number of factors.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> g = fdp.edgeworth([fdp.Laplace(0.3)] * 10)
+    >>> print(type(g).__name__, f"{g(0.1):.3f}")
+    EdgeworthApprox 0.646
+    """
 
     mu_f: float
     sigma_p: float
@@ -137,7 +194,7 @@ class EdgeworthApprox(TradeOff):
 
 
 def edgeworth(fs) -> TradeOff:
-    """Degree-2 Edgeworth approximation of f_1 ⊗ … ⊗ f_n (ZDLS 2020; MATH.md §6).
+    """Degree-2 Edgeworth approximation of f_1 ⊗ … ⊗ f_n (ZDLS 2020).
 
     Returns an ``EdgeworthApprox`` (wrapped as g ⊗ f_{0,δ} when the inputs carry δ),
     labelled approximate: it is not a bound. Inputs need not be symmetric. The
@@ -146,6 +203,23 @@ def edgeworth(fs) -> TradeOff:
 
     Check (ZDLS code): Lap(0,1)^{⊗n} vs Lap(3/√n,1)^{⊗n} gives μ_f = 2.70288 (n = 1),
     2.67161 (3), 2.68900 (5), 2.72922 (10).
+
+    Parameters
+    ----------
+    fs : TradeOff or sequence of TradeOff
+        The factors (``[f] * n`` for n equal ones).
+
+    Returns
+    -------
+    TradeOff
+        The approximation, ⊗ f_{0,δ} when the factors carry δ.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> g = fdp.edgeworth([fdp.Laplace(3.0 / 10 ** 0.5)] * 10)
+    >>> print(f"{g.mu_f:.5f}")
+    2.72922
     """
     items = _grouped(_as_list(fs))
     n_total = sum(n for _, n in items)

@@ -15,17 +15,18 @@ P and Q, the Edgeworth expansion (ZDLS 2020).
 
 Point masses. If P puts mass on {L = −∞} or Q on {L = +∞} the functionals are
 infinite. When the two masses are equal (δ), f = g ⊗ f_{0,δ} with
-g(x) = f((1 − δ)x)/(1 − δ) (MATH.md §4), and the functionals are those of g, with δ
+g(x) = f((1 − δ)x)/(1 − δ) (DRS §3.3), and the functionals are those of g, with δ
 reported separately: this is how DRS treat f_{ε,δ} (their (ε, δ) CLT composes
 ⊗ f_{ε_i,0} and ⊗ f_{0,δ_i} separately). Unequal masses cannot be split that way and
 raise ValueError.
 
-How each family is handled:
-  Gaussian G_μ       L ~ N(−μ²/2, μ²) under P: closed forms (folded-normal |·|³).
-  Laplace L_μ        L = −μ (mass ½), +μ (mass e^{−μ}/2), density e^{−(ℓ+μ)/2}/4 on
-                     (−μ, μ): closed forms of ∫ (ℓ − c)^k e^{−ℓ/2} dℓ, in mpmath.
-  finite pairs       exact sums over the atoms (f_{ε,0}, randomized response, any
-  (incl. f_{ε,δ})    ``FinitePair``); closed forms kl = ε tanh(ε/2), κ2 = ε² agree.
+Where the numbers come from:
+  f.law() with exact moments   the law's own moments (``moment_method`` "closed form"
+                     or "exact sum"): Gaussian G_μ (L ~ N(−μ²/2, μ²) under P, folded-normal
+                     |·|³), Laplace L_μ (closed forms in mpmath), finite pairs (exact sums
+                     over the atoms; f_{ε,0}: kl = ε tanh(ε/2), κ2 = ε²), and any new family
+                     whose law has them.
+  an exact finite pair  exact sums over its atoms (``_pair``).
   anything else      quadrature: chords of f on a logit-uniform grid define a finite
                      pair (the quantised test statistic); its sums converge to the
                      integrals. ``accuracy`` reports twice the change between grids of
@@ -34,19 +35,15 @@ How each family is handled:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
-import mpmath
 import numpy as np
-from scipy.special import expit, ndtr
+from scipy.special import expit
 
+from fdp._constants import NUMERIC_CELLS, SINGULAR_TOL
+from fdp._numerics import bisect_monotone
+from fdp.law import AtomsLaw, PrivacyLossLaw, split_delta
 from fdp.tradeoff import TradeOff
-
-#: Points in the logit-uniform grid of the numeric (quadrature) route.
-NUMERIC_CELLS = 8000
-#: Singular masses that differ by less than this are treated as equal (one δ).
-SINGULAR_TOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -56,6 +53,24 @@ class Functionals:
     ``delta``: the mass split off as f_{0,δ} (0 when there is none).
     ``accuracy``: absolute error estimate of every field; 0.0 for closed forms and
     exact sums (then only rounding remains). ``method``: how they were computed.
+
+    Parameters
+    ----------
+    kl, kappa2, kappa3, kappa3_bar : float
+        The four functionals.
+    delta : float, optional
+        The δ split off.
+    accuracy : float, optional
+        Absolute error estimate.
+    method : str, optional
+        "closed form", "exact sum" or "quadrature".
+
+    Examples
+    --------
+    >>> import fdp
+    >>> r = fdp.functionals(fdp.EpsDelta(1.0, 0.01))
+    >>> print(f"{r.kl:.4f} {r.kappa2:.4f} {r.delta:.2f}", r.method)
+    0.4621 1.0000 0.01 exact sum
     """
 
     kl: float
@@ -68,157 +83,42 @@ class Functionals:
 
 
 # ----------------------------------------------------------------------
-# Laws of the privacy loss under P and Q
-# ----------------------------------------------------------------------
-class _Law:
-    """The law of L under P and under Q, answering E[(L − c)^k] and E|L − c|^k."""
-
-    def moment_p(self, k: int, c: float = 0.0, absolute: bool = False) -> float:
-        raise NotImplementedError
-
-    def moment_q(self, k: int, c: float = 0.0, absolute: bool = False) -> float:
-        # Symmetric f: L under Q has the law of −L under P.
-        return (1.0 if absolute or k % 2 == 0 else -1.0) * self.moment_p(k, -c, absolute)
-
-    def functionals(self) -> tuple[float, float, float, float]:
-        mean = self.moment_p(1)
-        return (0.0 - mean + 0.0, self.moment_p(2), self.moment_p(3, absolute=True),
-                self.moment_p(3, mean, absolute=True))
-
-    def cumulants(self, under: str) -> tuple[float, float, float, float]:
-        """(mean, variance, κ3, κ4) of L under ``under`` ∈ {"P", "Q"}, each computed
-        from central moments (no cancellation of raw moments)."""
-        mom = self.moment_p if under == "P" else self.moment_q
-        mean = mom(1)
-        var, c3, c4 = mom(2, mean), mom(3, mean), mom(4, mean)
-        return mean, var, c3, c4 - 3.0 * var * var
-
-
-class _GaussianLaw(_Law):
-    """G_μ: L = μX − μ²/2 with X ~ N(0,1) under P, so L ~ N(−μ²/2, μ²)."""
-
-    def __init__(self, mu: float):
-        self.mu = mu
-
-    def moment_p(self, k, c=0.0, absolute=False):
-        s = self.mu
-        d = -s * s / 2.0 - c
-        if absolute and k % 2 == 1:
-            if k != 3:
-                raise NotImplementedError("absolute Gaussian moments of order 3 only")
-            if s == 0.0:
-                return abs(d) ** 3
-            # E|N(d, s²)|³ = s³[(ν³ + 3ν)(1 − 2Φ(−ν)) + √(2/π)(ν² + 2)e^{−ν²/2}], ν = d/s.
-            nu = abs(d) / s
-            return s ** 3 * ((nu ** 3 + 3 * nu) * (1.0 - 2.0 * ndtr(-nu))
-                             + math.sqrt(2.0 / math.pi) * (nu * nu + 2.0) * math.exp(-nu * nu / 2))
-        raw = {1: d, 2: d * d + s * s, 3: d ** 3 + 3 * d * s * s,
-               4: d ** 4 + 6 * d * d * s * s + 3 * s ** 4}
-        return raw[k]
-
-
-class _LaplaceLaw(_Law):
-    """L_m = T(Lap(0,1), Lap(m,1)): under P, L = |x| − |x − m| is −m with mass ½,
-    +m with mass e^{−m}/2, and has density e^{−(ℓ+m)/2}/4 on (−m, m)."""
-
-    def __init__(self, m: float):
-        self.m = m
-
-    def moment_p(self, k, c=0.0, absolute=False):
-        with mpmath.workdps(50):
-            m, c_ = mpmath.mpf(self.m), mpmath.mpf(c)
-
-            def g(x):
-                v = x - c_
-                return abs(v) ** k if absolute else v ** k
-
-            total = g(-m) / 2 + mpmath.exp(-m) * g(m) / 2
-            # ∫_{−m}^{m} g(ℓ) e^{−(ℓ+m)/2}/4 dℓ, split where (ℓ − c) changes sign.
-            cuts = [-m, m] if not (-m < c_ < m) else [-m, c_, m]
-            for a, b in zip(cuts[:-1], cuts[1:]):
-                sign = 1
-                if absolute and (a + b) / 2 < c_ and k % 2 == 1:
-                    sign = -1
-                total += sign * mpmath.exp(-m / 2) / 4 * _poly_exp_integral(k, c_, a, b)
-            return float(total)
-
-
-def _poly_exp_integral(k: int, c, a, b):
-    """∫_a^b (ℓ − c)^k e^{−ℓ/2} dℓ in closed form (mpmath numbers):
-    with u = ℓ − c, the antiderivative of u^k e^{−u/2} is
-    −e^{−u/2} Σ_{j=0}^{k} k!/(k−j)! 2^{j+1} u^{k−j}."""
-
-    def anti(u):
-        s = sum(mpmath.factorial(k) / mpmath.factorial(k - j) * 2 ** (j + 1) * u ** (k - j)
-                for j in range(k + 1))
-        return -mpmath.exp(-u / 2) * s
-
-    return mpmath.exp(-c / 2) * (anti(b - c) - anti(a - c))
-
-
-class _AtomsLaw(_Law):
-    """A finite law: losses ``L`` with masses ``p`` (under P) and ``q`` (under Q)."""
-
-    def __init__(self, L, p, q):
-        self.L = np.asarray(L, dtype=float)
-        self.p = np.asarray(p, dtype=float)
-        self.q = np.asarray(q, dtype=float)
-
-    @staticmethod
-    def _moment(L, w, k, c, absolute):
-        v = L - c
-        vals = np.abs(v) ** k if absolute else v ** k
-        return float(np.sum(w * vals))
-
-    def moment_p(self, k, c=0.0, absolute=False):
-        return self._moment(self.L, self.p, k, c, absolute)
-
-    def moment_q(self, k, c=0.0, absolute=False):
-        return self._moment(self.L, self.q, k, c, absolute)
-
-
-# ----------------------------------------------------------------------
 # Dispatch
 # ----------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Decomposed:
-    law: _Law
+    law: PrivacyLossLaw
     delta: float
     accuracy: float
     method: str
-    law_half: _Law | None = None  # the coarser grid, for the numeric route
+    law_half: PrivacyLossLaw | None = None  # the coarser grid, for the numeric route
 
 
 def _split_singular(a: float, b: float, what: str) -> float:
     """δ from the P-mass a on L = −∞ and the Q-mass b on L = +∞ (must agree)."""
-    if abs(a - b) > max(SINGULAR_TOL, 1e-6 * max(a, b)):
+    delta = split_delta(a, b, rtol=1e-6, atol=SINGULAR_TOL)
+    if delta is None:
         raise ValueError(
             f"{what}: P puts mass {a:.6g} on L = -inf but Q puts mass {b:.6g} on L = +inf; "
             "only equal masses split off as f_(0,delta) (DRS (eps, delta) CLT). "
             "Symmetrise f first (f.symmetrize()).")
-    return max(a, b)
+    return delta
+
+
+def _exact(law: PrivacyLossLaw, what: str) -> _Decomposed:
+    """A law with exact moments, its δ part split off."""
+    a, b = law.singular_masses()
+    delta = _split_singular(a, b, what)
+    return _Decomposed(law.without_delta(delta), delta, 0.0, str(law.moment_method))
 
 
 def _decompose(f: TradeOff) -> _Decomposed:
-    from fdp.families import Gaussian, Identity, Laplace
-    if isinstance(f, Gaussian):
-        return _Decomposed(_GaussianLaw(f.mu), 0.0, 0.0, "closed form")
-    if isinstance(f, Laplace):
-        return _Decomposed(_LaplaceLaw(f.mu), 0.0, 0.0, "closed form")
-    if isinstance(f, Identity):
-        return _Decomposed(_AtomsLaw([0.0], [1.0], [1.0]), 0.0, 0.0, "closed form")
+    law = f.law()
+    if law is not None and law.moment_method is not None:
+        return _exact(law, repr(f))
     pair = f._pair()
     if pair is not None:
-        L, p, q = pair.log_ratio, pair.p, pair.q
-        a = float(p[np.isneginf(L)].sum())
-        b = float(q[np.isposinf(L)].sum())
-        delta = _split_singular(a, b, repr(f))
-        fin = np.isfinite(L)
-        keep = 1.0 - delta
-        if keep <= 0.0:
-            return _Decomposed(_AtomsLaw([0.0], [1.0], [1.0]), 1.0, 0.0, "exact sum")
-        return _Decomposed(_AtomsLaw(L[fin], p[fin] / keep, q[fin] / keep), delta, 0.0,
-                           "exact sum")
+        return _exact(pair.law(), repr(f))
     return _numeric(f)
 
 
@@ -226,22 +126,14 @@ def _numeric(f: TradeOff) -> _Decomposed:
     f0 = float(f._beta(np.array([0.0]))[0])
     b = max(0.0, 1.0 - f0)
     # α_z = inf{α : f(α) = 0} by bisection (f is non-increasing).
-    lo, hi = 0.0, 1.0
     if f._beta(np.array([1.0 - 1e-15]))[0] > 0.0:
         a = 0.0
     else:
-        for _ in range(200):
-            mid = 0.5 * (lo + hi)
-            if f._beta(np.array([mid]))[0] > 0.0:
-                lo = mid
-            else:
-                hi = mid
-            if hi - lo < 1e-16:
-                break
-        a = 1.0 - hi
+        _, hi = bisect_monotone(lambda x: f._beta(x) <= 0.0, 0.0, 1.0, rtol=0.0, atol=1e-16)
+        a = 1.0 - float(hi)
     delta = _split_singular(a, b, repr(f))
     if delta >= 1.0:
-        return _Decomposed(_AtomsLaw([0.0], [1.0], [1.0]), 1.0, 0.0, "quadrature")
+        return _Decomposed(AtomsLaw(np.zeros(1), np.ones(1), np.ones(1)), 1.0, 0.0, "quadrature")
     keep = 1.0 - delta
 
     def g(x):
@@ -252,7 +144,7 @@ def _numeric(f: TradeOff) -> _Decomposed:
     return _Decomposed(law, delta, np.nan, "quadrature", half)
 
 
-def _chord_law(g, cells: int) -> _AtomsLaw:
+def _chord_law(g, cells: int) -> AtomsLaw:
     """The finite pair of the chords of g on a logit-uniform grid of α in
     [expit(−36), expit(36)] plus the end points: cell i has P-mass Δα_i, Q-mass −Δβ_i
     and loss log|slope_i|. Its T is the piecewise-linear interpolant of g."""
@@ -271,17 +163,41 @@ def _chord_law(g, cells: int) -> _AtomsLaw:
     finite = np.isfinite(L)
     if not finite.all():
         L = np.where(finite, L, L[finite].min() if finite.any() else 0.0)
-    return _AtomsLaw(L, dp, dq / dq.sum())
+    return AtomsLaw(L, dp, dq / dq.sum())
 
 
 def functionals(f: TradeOff) -> Functionals:
-    """kl, κ2, κ3, κ̄3 of a trade-off function (DRS §3.2; MATH.md §6).
+    """kl, κ2, κ3, κ̄3 of a trade-off function (DRS §3.2).
 
     Closed forms for Gaussian (kl = μ²/2, κ2 = μ² + μ⁴/4, κ̄3 = 2√(2/π) μ³) and
     Laplace, exact sums for finite pairs (f_{ε,0}: kl = ε tanh(ε/2), κ2 = ε², κ3 = ε³),
     and quadrature with an error estimate otherwise (see the module docstring).
     A δ part (equal point masses at L = ±∞) is split off as f_{0,δ} and reported in
     ``delta``; the functionals are then those of g with f = g ⊗ f_{0,δ}.
+
+    Parameters
+    ----------
+    f : TradeOff
+        The trade-off function.
+
+    Returns
+    -------
+    Functionals
+        kl, κ2, κ3, κ̄3 with δ, accuracy and method.
+
+    Raises
+    ------
+    TypeError
+        If f is not a TradeOff.
+    ValueError
+        If P(L = −∞) and Q(L = +∞) differ (symmetrise f first).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> r = fdp.functionals(fdp.Gaussian(1.0))
+    >>> print(f"{r.kl:.4f} {r.kappa2:.4f}", r.method)
+    0.5000 1.2500 closed form
     """
     if not isinstance(f, TradeOff):
         raise TypeError(f"functionals takes a TradeOff, got {type(f).__name__}")
@@ -291,5 +207,6 @@ def functionals(f: TradeOff) -> Functionals:
     if dec.law_half is not None:
         coarse = dec.law_half.functionals()
         acc = float(2.0 * max(abs(x - y) for x, y in zip(vals, coarse)))
-    return Functionals(*(float(v) for v in vals), delta=dec.delta, accuracy=acc,
+    kl, kappa2, kappa3, kappa3_bar = (float(v) for v in vals)
+    return Functionals(kl, kappa2, kappa3, kappa3_bar, delta=dec.delta, accuracy=acc,
                        method=dec.method)

@@ -42,6 +42,7 @@ from fdp.families.finite_pair import power as pair_power
 from fdp.families.finite_pair import product as pair_product
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
+from fdp.law import split_delta
 from fdp.operations.with_delta import WithDelta
 from fdp.tradeoff import TradeOff, as_factors, count_factors
 
@@ -279,12 +280,11 @@ def _split_delta(items):
     out, delta = [], 0.0
     for f, n in items:
         if n == 1 and isinstance(f, FinitePair):
-            up = f.q[np.isposinf(f.log_ratio)].sum()
-            down = f.p[np.isneginf(f.log_ratio)].sum()
-            if 0.0 < up < 1.0 and abs(up - down) <= 1e-15 * max(up, 1e-300) + 1e-300:
-                finite = np.isfinite(f.log_ratio)
-                keep = 1.0 - up
-                f = FinitePair.from_atoms(f.log_ratio[finite], f.p[finite] / keep, f.q[finite] / keep)
+            law = f.law()
+            up = split_delta(*law.singular_masses(), rtol=1e-15, atol=1e-300)
+            if up is not None and 0.0 < up < 1.0:
+                g = law.without_delta(up)
+                f = FinitePair.from_atoms(g.L, g.p, g.q)
                 delta = up + delta - up * delta  # 1 − (1 − δ)(1 − up)
                 if np.allclose(f.log_ratio, 0.0):
                     continue  # the pair was f_{0,δ} itself

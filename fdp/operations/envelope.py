@@ -113,6 +113,11 @@ class Envelope(_Combination):
     def latex(self) -> str:
         return r"\min\{" + ", ".join(m.latex() for m in self.members) + r"\}^{**}"
 
+    def law(self):
+        """The members' laws (``fdp.law.EnvelopeLaw``: a loss range, not one pair)."""
+        from fdp.law import EnvelopeLaw
+        return EnvelopeLaw(tuple(m.law() for m in self.members))
+
 
 def _biconjugate(delta_fn, alpha: np.ndarray) -> np.ndarray:
     """β(α) = sup_ε max{0, 1 − δ(ε) − e^ε α}, vectorised in α.

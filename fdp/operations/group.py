@@ -6,7 +6,7 @@ f-DP for individuals gives [1 − (1 − f)^{∘k}]-DP for groups of size k, whe
 * location families with a monotone likelihood ratio (Gaussian, Laplace) are closed
   under the map (``Gaussian._group``, ``Laplace._group``): G_μ → G_{kμ}, L_μ → L_{kμ};
 * f_{ε,δ} has an exact piecewise-linear k-fold, kept in log space (``EpsDeltaGroup``,
-  in ``fdp.operations.group_eps_delta``);
+  in ``fdp.families.eps_delta_group``);
 * anything else, numeric results included, gets a certified bracket (``Group``).
 """
 
@@ -19,6 +19,7 @@ import numpy as np
 from fdp import _validate
 from fdp._constants import EPS_SEARCH
 from fdp._dispatch import implements
+from fdp.families.eps_delta_group import EpsDeltaGroup, eps_delta_group  # noqa: F401  (its home)
 from fdp.families.piecewise import PiecewiseLinear, lower_convex_hull
 from fdp.tradeoff import TradeOff
 
@@ -353,9 +354,5 @@ def group(f: TradeOff, k: int) -> TradeOff:
     Laplace(mu=0.5).group(2)
     """
     return Group(f, k)
-
-
-# f_{ε,δ}: the exact k-fold lives in its own module (re-exported here).
-from fdp.operations.group_eps_delta import EpsDeltaGroup, eps_delta_group  # noqa: E402
 
 __all__ = ["EpsDeltaGroup", "Group", "eps_delta_group", "group"]

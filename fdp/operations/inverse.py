@@ -10,7 +10,7 @@ from scipy.special import expit
 from fdp._constants import LOGIT_SEARCH
 from fdp._dispatch import implements
 from fdp._numerics import bisect_monotone, conjugate_delta
-from fdp.tradeoff import TradeOff
+from fdp.tradeoff import TradeOff, math_repr, remark
 
 REFLECT_MAX = 3.0
 
@@ -57,14 +57,14 @@ class Inverse(TradeOff):
         beyond, e^ε would amplify the rounding of 1 − δ_f(−ε), so the reflected
         conjugate sup_x (1 − x − e^ε f(x)) of f's own values is taken instead
         (absolute accuracy ~1e-16, no inversion needed)."""
-        e = np.asarray(eps, dtype=float)
+        e0 = np.asarray(eps, dtype=float)
+        e = e0.ravel()                       # flat, so that a 0-d ε can be assigned into
         small = np.minimum(e, REFLECT_MAX)
-        out = 1.0 - np.exp(small) * (1.0 - delta_fn(-small))
+        out = np.array(1.0 - np.exp(small) * (1.0 - delta_fn(-small)), dtype=float)
         big = e > REFLECT_MAX
         if big.any():
-            out = out.copy()
             out[big] = conjugate_delta(beta_fn, e[big], reflected=True)
-        return np.clip(out, 0.0, 1.0)
+        return np.clip(out, 0.0, 1.0).reshape(e0.shape)
 
     @property
     def is_exact(self) -> bool:
@@ -73,11 +73,21 @@ class Inverse(TradeOff):
     def _inverse(self) -> TradeOff:
         return self.of
 
+    @property
+    def directions(self) -> str:
+        return self.of.directions
+
     def __repr__(self):
-        return f"{self.of!r}.inverse()"
+        return f"{math_repr(self.of)}.inverse(){remark(self)}"
 
     def latex(self) -> str:
         return rf"\left({self.of.latex()}\right)^{{-1}}"
+
+    def law(self):
+        """T(Q, P)'s law: L ↦ −L with P and Q exchanged (``fdp.law.SwappedLaw``)."""
+        from fdp.law import SwappedLaw
+        inner = self.of.law()
+        return None if inner is None else SwappedLaw(inner)
 
 
 @dataclass(frozen=True)

@@ -116,6 +116,12 @@ class PoissonAdd(TradeOff):
     def latex(self) -> str:
         return rf"{self.p:g}\,{self.of.latex()} + {1 - self.p:g}\,\mathrm{{Id}}"
 
+    def law(self):
+        """The law of T(P, (1 − p)P + pQ) from f's law (``fdp.law.SubsampledLaw``)."""
+        from fdp.law import SubsampledLaw
+        inner = self.of.law()
+        return None if inner is None else SubsampledLaw(inner, self.p)
+
 
 @dataclass(frozen=True)
 class PoissonRemove(Inverse):
@@ -229,6 +235,12 @@ class WithoutReplacement(TradeOff):
 
     def latex(self) -> str:
         return rf"C_{{{self.p:g}}}({self.of.latex()})"
+
+    def law(self):
+        """C_p(f)'s law for symmetric f (``fdp.law.WithoutReplacementLaw``), else None."""
+        from fdp.law import SubsampledLaw, WithoutReplacementLaw
+        inner = self.of.law() if self.of.symmetric else None
+        return None if inner is None else WithoutReplacementLaw(SubsampledLaw(inner, self.p))
 
 
 @implements("subsample")

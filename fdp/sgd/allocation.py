@@ -86,9 +86,9 @@ from fdp.engine.connect_dots import spread as _spread
 from fdp.engine.contraction import contract_masses as _contract_masses
 from fdp.engine.convolution import convolve
 from fdp.engine.lattice import OPTIMISTIC, PESSIMISTIC, Lattice
-from fdp.engine.laws import normal_cells
 from fdp.engine.numeric import Numeric
 from fdp.engine.pipeline import check_tol, combine_parts, cropped
+from fdp.families.gaussian import normal_cells
 from fdp.families.finite_pair import binary_power
 
 _U = np.finfo(float).eps / 2.0
@@ -130,7 +130,8 @@ def blocks(steps: int, selected: int) -> list[tuple[int, int]]:
 def _cell_masses(s: float, edges: np.ndarray):
     """P-mass and first moment E_P[Z; cell] of Z on [0, e_1), [e_1, e_2), …, [e_J, ∞)
     for positive edges e_1 < … < e_J (E_P[Z; ·] is the Q-law of L = log Z,
-    N(+s²/2, s²)); tail-accurate differences as in the engine (``laws.normal_cells``)."""
+    N(+s²/2, s²)); tail-accurate differences as in the engine
+    (``fdp.families.gaussian.normal_cells``)."""
     le = np.log(edges)
     return normal_cells((le + s * s / 2) / s), normal_cells((le - s * s / 2) / s)
 

@@ -161,7 +161,7 @@ def test_one_sided_symmetrisation_matches_dpsgd():
 def test_normal_cells_match_mpmath_in_both_tails():
     import mpmath as mp
 
-    from fdp.engine.laws import normal_cells
+    from fdp.families.gaussian import normal_cells
     mp.mp.dps = 40
     z = np.unique(np.concatenate([np.linspace(-12.0, 12.0, 49), [0.0, 1e-3, -1e-3, 30.0]]))
     got = normal_cells(z)

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 import fdp
 from fdp.engine import compose_numeric
-from fdp.engine.laws import interval_masses, loss_range
+from fdp.law import interval_masses_of as interval_masses
+from fdp.law import loss_range_of as loss_range
 from fdp.families.mixture import RevealedMixture
 
 mp.mp.dps = 40

@@ -19,7 +19,9 @@ from hypothesis import strategies as st
 
 import fdp
 from fdp.engine import compose_numeric
-from fdp.engine.laws import _bin_atoms, interval_masses, loss_range
+from fdp.law import bin_atoms as _bin_atoms
+from fdp.law import interval_masses_of as interval_masses
+from fdp.law import loss_range_of as loss_range
 from fdp.families.discrete import log_tail
 from fdp.mechanisms import DiscreteGaussianMechanism, DiscreteLaplaceMechanism
 

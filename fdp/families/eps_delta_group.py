@@ -11,7 +11,6 @@ import numpy as np
 from scipy.special import logsumexp
 
 from fdp import _validate
-from fdp._dispatch import implements
 from fdp._numerics import bisect_monotone
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.finite_pair import FinitePair
@@ -40,7 +39,6 @@ def _log_geometric(eps: float, a, b):
     return float(out) if out.ndim == 0 else out
 
 
-@implements("eps_delta_group")
 def eps_delta_group(eps: float, delta: float, k: int) -> TradeOff:
     """1 − (1 − f_{ε,δ})^{∘k} exactly (DRS Thm 2.14 applied to DRS eq. 2.4).
 

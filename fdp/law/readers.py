@@ -1,0 +1,110 @@
+"""The law of a trade-off function, read through its ``law()`` method (for the engine)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fdp.law.base import Masses
+
+
+# ----------------------------------------------------------------------
+# Readers: the law of a trade-off function, through its ``law()`` method
+# ----------------------------------------------------------------------
+def interval_masses_of(f, edges) -> Masses | None:
+    """``f.law().interval_masses(edges)``, or None when f has no law.
+
+    Parameters
+    ----------
+    f : TradeOff
+        Any object with a ``law()`` method.
+    edges : array_like
+        Sorted finite edges.
+
+    Returns
+    -------
+    tuple or None
+        (κ, π, Q(L = +∞), P(L = −∞)).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.law import interval_masses_of
+    >>> kappa, pi, q_inf, p_neginf = interval_masses_of(fdp.Gaussian(1.0), [0.0])
+    >>> print(f"{kappa.sum():.4f} {pi[0]:.4f}")
+    1.0000 0.6915
+    """
+    law = f.law()
+    return None if law is None else law.interval_masses(edges)
+
+
+def loss_range_of(f) -> tuple[float, float] | None:
+    """``f.law().loss_range()``, or None when f has no law.
+
+    Parameters
+    ----------
+    f : TradeOff
+        Any object with a ``law()`` method.
+
+    Returns
+    -------
+    tuple or None
+        (lo, hi).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.law import loss_range_of
+    >>> print(loss_range_of(fdp.Laplace(1.0)))
+    (-1.0, 1.0)
+    """
+    law = f.law()
+    return None if law is None else law.loss_range()
+
+
+def atoms_of(f) -> tuple[np.ndarray, np.ndarray]:
+    """``f.law().atoms()``; no atoms when f has no law.
+
+    Parameters
+    ----------
+    f : TradeOff
+        Any object with a ``law()`` method.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        Locations and Q-masses of the finite point masses.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.law import atoms_of
+    >>> L, q = atoms_of(fdp.Laplace(1.0))
+    >>> print(L)
+    [ 1. -1.]
+    """
+    law = f.law()
+    return (np.zeros(0), np.zeros(0)) if law is None else law.atoms()
+
+
+def loss_moments_of(f) -> tuple[float, float] | None:
+    """``f.law().loss_moments("Q")``, or None.
+
+    Parameters
+    ----------
+    f : TradeOff
+        Any object with a ``law()`` method.
+
+    Returns
+    -------
+    tuple or None
+        (mean, variance) of L under Q when cheaply known.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.law import loss_moments_of
+    >>> print(loss_moments_of(fdp.Gaussian(2.0)))
+    (2.0, 4.0)
+    """
+    law = f.law()
+    return None if law is None else law.loss_moments("Q")
