@@ -18,6 +18,7 @@ OMP_NUM_THREADS / OPENBLAS_NUM_THREADS as you want both libraries to run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import subprocess
 import sys
@@ -65,10 +66,8 @@ def _child_pairs(sigma, q, steps, reps):
 
 def _child_memory(name, sigma, q, steps):
     import resource
-    try:
+    with contextlib.suppress(MemoryError, ValueError):
         RUN[name](sigma, q, steps)
-    except (MemoryError, ValueError):
-        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0    # MB (Linux: KB)
 
 

@@ -269,9 +269,8 @@ def estimate(samples_d, samples_d_prime, confidence: float = 0.95, *, thresholds
     x_lt = np.searchsorted(xs, t, side="left")
     y_le = np.searchsorted(ys, t, side="right")
     y_ge = y.size - np.searchsorted(ys, t, side="left")
-    ka = [x_gt] + ([x_lt] if -1 in orient else [])
-    kb = [y_le] + ([y_ge] if -1 in orient else [])
-    ka, kb = np.concatenate(ka), np.concatenate(kb)
+    ka = np.concatenate([x_gt] + ([x_lt] if -1 in orient else []))
+    kb = np.concatenate([y_le] + ([y_ge] if -1 in orient else []))
     thr = np.concatenate([t] * len(orient))
     ori = np.concatenate([np.full(t.size, o) for o in orient])
 

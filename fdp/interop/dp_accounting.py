@@ -258,8 +258,11 @@ def _map(event, ctx: _Context, build: bool) -> _Mapped:
 
 
 def _finish(m: _Mapped) -> TradeOff:
+    """The guarantee of a walk built with ``build=True`` (so ``m.f`` is set)."""
     if not m.private:
         return no_privacy()
+    if m.f is None:
+        raise RuntimeError("internal: _finish needs a tree mapped with build=True")
     if m.directional:
         return m.f.symmetrize(one_sided=True)
     return m.f

@@ -209,7 +209,7 @@ def _tradeoff(key: tuple) -> TradeOff:
         return no_privacy()  # a noiseless step on a sampled record: no guarantee
     if all(q == 1.0 for _, q, _ in live):
         # full batches: T Gaussian mechanisms compose to G_μ, μ² = Σ n/σ² (DRS Cor 3.3)
-        mu2 = sum(Fraction(n) / Fraction(s) ** 2 for s, _, n in live)
+        mu2 = sum((Fraction(n) / Fraction(s) ** 2 for s, _, n in live), Fraction(0))
         return Gaussian(_sqrt_up(mu2))
     if len({(s, q) for s, q, _ in live}) == 1:
         s, q, _ = live[0]

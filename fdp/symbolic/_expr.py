@@ -19,6 +19,8 @@ piece by piece.
 
 from __future__ import annotations
 
+import itertools
+
 import sympy as sp
 
 alpha = sp.Symbol("alpha", real=True)
@@ -286,7 +288,7 @@ def max_pieces(expr, var, le):
         else:
             ordered.append(p)
     out = []
-    for lo, hi in zip(ordered[:-1], ordered[1:]):
+    for lo, hi in itertools.pairwise(ordered):
         mid = (lo + hi) / 2
         vals = [a.subs(var, mid) for a in args]
         best = None

@@ -62,7 +62,8 @@ def _evaluable(e):
 
 
 def _undo_inverses(e):
-    """erfcinv(erfc(z)) = z, erfinv(erf(z)) = z (real z), erfc(erfcinv(z)) = z, erf(erfinv(z)) = z."""
+    """erfcinv(erfc(z)) = z, erfinv(erf(z)) = z (real z), erfc(erfcinv(z)) = z,
+    erf(erfinv(z)) = z."""
     return e.replace(lambda n: isinstance(n, sp.erfcinv) and isinstance(n.args[0], sp.erfc),
                      lambda n: n.args[0].args[0]) \
             .replace(lambda n: isinstance(n, sp.erfinv) and isinstance(n.args[0], sp.erf),
@@ -250,7 +251,7 @@ def functionals(expr, /, third: bool = True, **params) -> Functionals:
     if flat:  # all are +∞ when a flat piece has positive length
         cond = sp.Or(*[sp.Gt(_simplify(w, 5), 0) for w in flat])
         out = [None if v is None else sp.Piecewise((sp.oo, cond), (v, True)) for v in out]
-    return Functionals(*out, reason=why)
+    return Functionals(kl=out[0], kappa2=out[1], kappa3=out[2], kappa3_bar=out[3], reason=why)
 
 
 def _abs_cube(logs, c, prover):

@@ -25,6 +25,7 @@ domain their sympy assumptions give (μ > 0, ε > 0; δ ∈ [0, 1) for S.eps_del
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -250,10 +251,10 @@ class _Checker:
         if self.pieces is None:
             return None, "no pieces"
         f0, f1 = self.value_at(0), self.value_at(1)
-        if convex and cont and f0 is not None and f1 is not None:
-            if self.prover.nonneg(1 - f0) and self.prover.nonpos(f1):
-                return True, (f"1 − α − f is concave with values {sp.simplify(1 - f0)} "
-                              f"at 0 and {sp.simplify(-f1)} at 1")
+        if (convex and cont and f0 is not None and f1 is not None
+                and self.prover.nonneg(1 - f0) and self.prover.nonpos(f1)):
+            return True, (f"1 − α − f is concave with values {sp.simplify(1 - f0)} "
+                          f"at 0 and {sp.simplify(-f1)} at 1")
 
         def piece(e, p):
             if isinstance(e, sp.Max):
@@ -268,9 +269,9 @@ class _Checker:
         if self.pieces is None:
             return None, "no pieces"
         f0, f1 = self.value_at(0), self.value_at(1)
-        if cont and monotone and f0 is not None and f1 is not None:
-            if self.prover.nonneg(1 - f0) and self.prover.nonneg(f1):
-                return True, f"f non-increasing from f(0) = {f0} to f(1) = {f1}"
+        if (cont and monotone and f0 is not None and f1 is not None
+                and self.prover.nonneg(1 - f0) and self.prover.nonneg(f1)):
+            return True, f"f non-increasing from f(0) = {f0} to f(1) = {f1}"
 
         def piece(e, p):
             if isinstance(e, sp.Max):
@@ -350,7 +351,7 @@ class _Searcher:
             return self._search(axioms)
 
     def _search(self, axioms) -> dict:
-        found = {}
+        found: dict[str, Any] = {}
         grid = np.unique(np.concatenate([np.linspace(0, 1, 2001), np.logspace(-8, -1, 57),
                                          1 - np.logspace(-8, -1, 57)]))
         for sub in _samples(self.doms):
@@ -364,7 +365,7 @@ class _Searcher:
 
     def _one_sample(self, sub, axioms, found, grid) -> dict:
         """Counterexamples for one assignment of the parameters."""
-        out = {}
+        out: dict[str, Any] = {}
         fk = self.f.subs(sub)
         params = {str(k): v for k, v in sub.items()}
         pv = "" if not params else " with " + ", ".join(f"{k} = {v}" for k, v in params.items())
@@ -464,10 +465,10 @@ class _Searcher:
         for (e1, _, _), (e2, _, _), j in zip(self.pieces[:-1], self.pieces[1:], joins):
             l = e1.subs(sub).subs(alpha, j).evalf(50)
             r = e2.subs(sub).subs(alpha, j).evalf(50)
-            if l.is_Number and r.is_Number and abs(l - r) > _TINY:
-                if _all_smooth(e1) and _all_smooth(e2):
-                    return (f"jump of {_fmt(r - l)} at the join α = {j}: left piece "
-                            f"gives {_fmt(l)}, right piece {_fmt(r)}", {"alpha": j})
+            if (l.is_Number and r.is_Number and abs(l - r) > _TINY
+                    and _all_smooth(e1) and _all_smooth(e2)):
+                return (f"jump of {_fmt(r - l)} at the join α = {j}: left piece "
+                        f"gives {_fmt(l)}, right piece {_fmt(r)}", {"alpha": j})
         return None
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -23,7 +25,7 @@ class SymbolicTradeOff(TradeOff):
 
     expr: sp.Expr
     name: str = "f"
-    _fn: object = field(init=False, repr=False, compare=False)
+    _fn: Callable[[np.ndarray], Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         free = self.expr.free_symbols - {alpha}
