@@ -6,7 +6,7 @@ allocations included) and fdp's speed-up. The peers are optional: install them
 with ``pip install fdp[bench]`` (dp-accounting, prv-accountant); missing ones
 are skipped. Usage::
 
-    python benchmarks/bench_dpsgd.py            # the issue's table (slow: peers take minutes)
+    python benchmarks/bench_dpsgd.py            # the full table (slow: peers take minutes)
     python benchmarks/bench_dpsgd.py --quick    # fdp only, plus the extra targets
     python benchmarks/bench_dpsgd.py --only fdp,dp_accounting --cases 0.7:14060
 """

@@ -7,7 +7,7 @@ table reports the median over pairs (above 1: fdp faster). Peak memory is the pe
 resident set size of a further fresh process per case and library, which runs that
 one computation once (imports included: ~100 MB for either library).
 
-    python benchmarks/bench_grid.py                       # the grid of issue 15
+    python benchmarks/bench_grid.py                       # the whole grid (q, σ, T)
     python benchmarks/bench_grid.py --steps 1e3,1e5 --reps 5
     python benchmarks/bench_grid.py --extras              # T = 1e9, 1000 steps, physical limit
 

@@ -3,7 +3,7 @@
 All functions here take and return (ε, δ) pairs; none of them is needed by the
 f-DP machinery, which composes trade-off functions exactly (DRS §3). They exist so
 that notebooks and reproductions can put each classical bound beside the f-DP one
-(MATH.md §8).
+(as Dong, Roth & Su 2022, §3.3, do).
 
 * Basic composition (Dwork, McSherry, Nissim, Smith 2006): (Σε_i, Σδ_i).
 * Parallel composition on disjoint data (McSherry 2009, PINQ): (max ε_i, max δ_i).
@@ -88,7 +88,7 @@ def _kov_log_terms(eps: float, k: int):
 
 
 def optimal_homogeneous_delta(eps, delta, k, eps_total):
-    """Exact δ(ε') of k-fold composition of (ε, δ)-DP (KOV 2015, Thm 3.3; MATH.md §4).
+    """Exact δ(ε') of k-fold composition of (ε, δ)-DP (Kairouz, Oh & Viswanath 2015, Thm 3.3).
 
     δ(ε') = 1 − (1 − δ)^k (1 − δ̃(ε')) with
     δ̃(ε') = Σ_ℓ C(k,ℓ) (e^{(k−ℓ)ε} − e^{ε' + ℓε})_+ / (1 + e^ε)^k,
