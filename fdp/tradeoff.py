@@ -409,6 +409,19 @@ class TradeOff(abc.ABC):
         """A LaTeX name of the function (without dollar signs)."""
         return r"\mathrm{" + type(self).__name__ + "}"
 
+    # --- pickling (helper hygiene) ---
+    def __setstate__(self, state) -> None:
+        """Restore a pickled value object; its own ``__setattr__`` refuses writes.
+
+        ``state`` is ``__dict__`` or ``(__dict__, slots)`` as pickle gives it; arrays
+        come back read-only, as the constructors leave them.
+        """
+        d, slots = state if isinstance(state, tuple) else (state, None)
+        for k, v in {**(d or {}), **(slots or {})}.items():
+            if isinstance(v, np.ndarray):
+                v.setflags(write=False)
+            object.__setattr__(self, k, v)
+
 
 def _meet_width(f: TradeOff, width, lo, hi, what: str) -> None:
     """Raise unless every bracket [lo, hi] is at most ``width`` wide (None: no demand).

@@ -19,6 +19,7 @@ import re
 
 import numpy as np
 
+from fdp.families.piecewise import PiecewiseLinear, from_points
 from fdp.plotting._style import alpha_grid
 
 #: PiecewiseLinear functions with at most this many vertices show their vertices.
@@ -53,7 +54,6 @@ def is_point_set(obj) -> bool:
 def draw_tradeoff(ax, f, *, label=None, color=None, linestyle="-", linewidth=1.8,
                   band_alpha=0.25, alpha=None, zorder=3):
     """Draw one TradeOff (see the module docstring for how each kind is drawn)."""
-    from fdp.families.piecewise import PiecewiseLinear
     label = latex_label(f) if label is None else label
     if isinstance(f, PiecewiseLinear):
         line, = ax.plot(f.alphas, f.betas, color=color, linestyle=linestyle,
@@ -79,10 +79,9 @@ def draw_tradeoff(ax, f, *, label=None, color=None, linestyle="-", linewidth=1.8
 
 def draw_points(ax, alpha, beta, *, label=None, color=None, zorder=4):
     """Observed (α, β) points as markers, and their lower convex hull (``fdp.from_points``)."""
-    import fdp
     a = np.asarray(alpha, dtype=float)
     b = np.asarray(beta, dtype=float)
-    hull = fdp.from_points(a, b)
+    hull = from_points(a, b)
     pts = ax.plot(a, b, linestyle="none", marker="o", markersize=4, color=color,
                   label=None if label is None else f"{label} (points)", zorder=zorder)[0]
     ax.plot(hull.alphas, hull.betas, color=pts.get_color(), linewidth=1.6,

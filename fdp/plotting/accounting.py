@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from fdp import _validate
+from fdp.conversions.gdp import gdp_delta, gdp_epsilon
+from fdp.families import EpsDelta, Gaussian, Laplace
 from fdp.plotting._draw import draw_tradeoff, latex_label
 from fdp.plotting._style import alpha_grid, color, get_axes, legend, linestyle, tradeoff_axes
 
@@ -65,7 +67,6 @@ def gdp_conversion(mu: float = 1.0, deltas=(1e-1, 1e-2, 1e-3, 1e-5), *, ax=None,
 
     ``zoom=z`` adds an inset magnifying [0, z]², where the f_{ε,δ} of small δ (large ε)
     have their kink and would otherwise hug the axes."""
-    import fdp
     from fdp.plotting._style import zoom_inset
     mu = _validate.real("mu", mu, low=0.0, low_open=True)
     ax = tradeoff_axes(get_axes(ax))
@@ -75,11 +76,11 @@ def gdp_conversion(mu: float = 1.0, deltas=(1e-1, 1e-2, 1e-3, 1e-5), *, ax=None,
         targets.append(zoom_inset(ax, (0.0, z), (0.0, z)))
     for target in targets:
         main = target is ax
-        draw_tradeoff(target, fdp.Gaussian(mu), label=rf"$G_{{{mu:g}}}$" if main else "_",
+        draw_tradeoff(target, Gaussian(mu), label=rf"$G_{{{mu:g}}}$" if main else "_",
                       color="k", linewidth=2.2)
         for i, d in enumerate(deltas):
-            e = fdp.gdp_epsilon(mu, d)
-            draw_tradeoff(target, fdp.EpsDelta(e, d), color=color(i), linestyle=linestyle(i + 1),
+            e = gdp_epsilon(mu, d)
+            draw_tradeoff(target, EpsDelta(e, d), color=color(i), linestyle=linestyle(i + 1),
                           linewidth=1.3,
                           label=rf"$f_{{\varepsilon,\delta}}$: $\delta={d:g}$, "
                                 rf"$\varepsilon={e:.3f}$" if main else "_")
@@ -102,14 +103,13 @@ def laplace_limit(mu: float = 1.0, ks=(1, 2, 5, 10), *, ax=None):
     """Groups of size k under (μ/k, 0)-DP: 1 − (1 − f_{μ/k,0})^{∘k} → L_μ as k → ∞
     (DRS §2.5, Prop 2.15), with the Laplace limit drawn thick and grey underneath and
     one line style per k, so that the members stay apart where they meet the limit."""
-    import fdp
     ax = tradeoff_axes(get_axes(ax))
     for i, k in enumerate(ks):
-        draw_tradeoff(ax, fdp.EpsDelta(mu / k).group(k), color=color(i), linewidth=1.4,
+        draw_tradeoff(ax, EpsDelta(mu / k).group(k), color=color(i), linewidth=1.4,
                       linestyle=linestyle(i),
                       label=(rf"$k={k}$: $1-(1-f_{{{mu:g}/{k},0}})^{{\circ {k}}}$" if k > 1
                              else rf"$k=1$: $f_{{{mu:g},0}}$"))
-    draw_tradeoff(ax, fdp.Laplace(mu), color="0.55", linewidth=5.0, zorder=2,
+    draw_tradeoff(ax, Laplace(mu), color="0.55", linewidth=5.0, zorder=2,
                   label=rf"limit $L_{{{mu:g}}}$ (Laplace)")
     legend(ax, loc="upper right")
     return ax
@@ -120,14 +120,13 @@ def clt_band(composed, mu: float, gamma: float | None = None, *, ax=None, label=
     """A composition f_1 ⊗ … ⊗ f_n next to its CLT limit G_μ (DRS Thm 3.5) and, when γ is
     given, the Berry–Esseen band G_μ(α + γ) − γ ≤ f ≤ G_μ(α − γ) + γ on [γ, 1 − γ]
     (DRS Thm 3.4). G_μ is an approximation, the band is a bound."""
-    import fdp
     ax = tradeoff_axes(get_axes(ax))
     c = color(i)
     draw_tradeoff(ax, composed, label=label, color=c)
-    draw_tradeoff(ax, fdp.Gaussian(mu), color=c, linestyle="--", linewidth=1.2,
+    draw_tradeoff(ax, Gaussian(mu), color=c, linestyle="--", linewidth=1.2,
                   label=rf"CLT $G_{{{mu:.3f}}}$ (approximation)")
     if gamma is not None and gamma < 0.5:
-        g = fdp.Gaussian(mu)
+        g = Gaussian(mu)
         a = alpha_grid()
         a = a[(a >= gamma) & (a <= 1.0 - gamma)]
         lo = np.clip(g(np.minimum(a + gamma, 1.0)) - gamma, 0.0, 1.0)
@@ -166,15 +165,14 @@ def dpsgd_comparison(certified=None, clt_mu: float | None = None,
     """DP-SGD trade-off curves: the certified numeric bracket (a guarantee), the CLT G_μ
     (an approximation that may under-report, Gopi et al. 2021) and the moments-accountant
     (ε, δ) as f_{ε,δ} (a valid but loose bound)."""
-    import fdp
     ax = tradeoff_axes(get_axes(ax), title=title)
     if certified is not None:
         draw_tradeoff(ax, certified, label="certified f-DP", color=color(0))
     if clt_mu is not None:
-        draw_tradeoff(ax, fdp.Gaussian(clt_mu), color=color(1), linestyle="--",
+        draw_tradeoff(ax, Gaussian(clt_mu), color=color(1), linestyle="--",
                       label=rf"CLT $G_{{{clt_mu:.3f}}}$ (approximation)")
     if rdp_eps is not None and delta is not None:
-        draw_tradeoff(ax, fdp.EpsDelta(rdp_eps, delta), color=color(2), linestyle=":",
+        draw_tradeoff(ax, EpsDelta(rdp_eps, delta), color=color(2), linestyle=":",
                       linewidth=1.6, label=rf"RDP/MA $f_{{{rdp_eps:.2f},{delta:g}}}$")
     legend(ax, loc="upper right")
     return ax
@@ -225,15 +223,14 @@ def dpsgd_roc(certified=None, clt_mu: float | None = None, rdp_eps: float | None
     TPR = 1 − β against FPR = α. Where the CLT's TPR falls below the certified band
     it claims more privacy than the mechanism has (it under-reports ε); the moments
     accountant's f_{ε,δ} (TPR = min{1, δ + e^ε α, …}) lies above the band."""
-    import fdp
     ax = roc_axes(get_axes(ax), alpha_min=alpha_min, title=title)
     if certified is not None:
         draw_roc(ax, certified, label="certified f-DP", color=color(0), alpha_min=alpha_min)
     if clt_mu is not None:
-        draw_roc(ax, fdp.Gaussian(clt_mu), color=color(1), linestyle="--",
+        draw_roc(ax, Gaussian(clt_mu), color=color(1), linestyle="--",
                  label=rf"CLT $G_{{{clt_mu:.3f}}}$ (approximation)", alpha_min=alpha_min)
     if rdp_eps is not None and delta is not None:
-        draw_roc(ax, fdp.EpsDelta(rdp_eps, delta), color=color(2), linestyle=":",
+        draw_roc(ax, EpsDelta(rdp_eps, delta), color=color(2), linestyle=":",
                  linewidth=1.6, label=rf"RDP/MA $f_{{{rdp_eps:.2f},{delta:g}}}$",
                  alpha_min=alpha_min)
     legend(ax, loc="lower right")
@@ -244,7 +241,6 @@ def dpsgd_profile(certified=None, clt_mu: float | None = None, *, eps=None, ax=N
                   title=None, floor=1e-12, delta: float | None = None):
     """The DP-SGD privacy profiles δ(ε) on a log scale, where the CLT's under-reporting
     shows: the certified bracket (band) and the CLT's δ_{G_μ}(ε) (dashed)."""
-    import fdp
     ax = get_axes(ax)
     e = np.linspace(0.0, 12.0, 121) if eps is None else _validate.reals("eps", eps)
     if certified is not None:
@@ -253,7 +249,7 @@ def dpsgd_profile(certified=None, clt_mu: float | None = None, *, eps=None, ax=N
         ax.fill_between(e, np.maximum(lo, floor), np.maximum(hi, floor), color=color(0),
                         alpha=0.3, linewidth=0, label="certified bracket")
     if clt_mu is not None:
-        ax.plot(e, _masked(fdp.gdp_delta(clt_mu, e), floor), color=color(1),
+        ax.plot(e, _masked(gdp_delta(clt_mu, e), floor), color=color(1),
                 linestyle="--", label=rf"CLT $G_{{{clt_mu:.3f}}}$ (approximation)")
     if delta is not None:
         ax.axhline(delta, color="0.4", linestyle=":", linewidth=1.0,

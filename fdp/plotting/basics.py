@@ -12,6 +12,7 @@ import numpy as np
 from scipy.stats import norm
 
 from fdp import _validate
+from fdp.families import EpsDelta, Gaussian
 from fdp.plotting._draw import draw_tradeoff, latex_label
 from fdp.plotting._style import color, get_axes, legend, linestyle, tradeoff_axes
 
@@ -93,8 +94,7 @@ def eps_delta(eps: float = 1.0, delta: float = 0.1, *, ax=None):
     symmetric, so the kink is also the fixed point f(α*) = α* on the diagonal β = α.
     Intercepts: f(0) = 1 − δ and f(1 − δ) = 0; slopes −e^ε and −e^{−ε}.
     """
-    import fdp
-    f = fdp.EpsDelta(eps, delta)
+    f = EpsDelta(eps, delta)
     ax = tradeoff_axes(get_axes(ax))
     draw_tradeoff(ax, f, label=rf"$f_{{\varepsilon,\delta}}$, $\varepsilon={eps:g}$, "
                   rf"$\delta={delta:g}$", color=color(0), linewidth=2.2)
@@ -118,10 +118,9 @@ def eps_delta(eps: float = 1.0, delta: float = 0.1, *, ax=None):
 
 def gdp_family(mus=(0.5, 1.0, 2.0, 3.0), *, ax=None):
     """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) for several μ (DRS Def 2.7): larger μ, less privacy."""
-    import fdp
     ax = tradeoff_axes(get_axes(ax))
     for i, m in enumerate(mus):
-        draw_tradeoff(ax, fdp.Gaussian(m), label=rf"$G_{{{m:g}}}$", color=color(i),
+        draw_tradeoff(ax, Gaussian(m), label=rf"$G_{{{m:g}}}$", color=color(i),
                       linestyle=linestyle(i))
     legend(ax, loc="upper right")
     return ax
