@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import itertools
 import pickle
 import re
 from collections import defaultdict
@@ -174,7 +175,7 @@ def _find_cycle(edges) -> list[str] | None:
 
 def _describe_cycle(cycle, edges) -> str:
     lines = [" -> ".join(cycle)]
-    for a, b in zip(cycle[:-1], cycle[1:]):
+    for a, b in itertools.pairwise(cycle):
         where = edges[(a, b)]
         more = f" (+{len(where) - 3} more)" if len(where) > 3 else ""
         lines.append(f"  {a} -> {b}: {', '.join(where[:3])}{more}")
