@@ -206,17 +206,23 @@ def test_import_graph_among_first_level_units_is_acyclic():
 
 # -- the documented layers -------------------------------------------------------
 def documented_layers() -> dict[str, int]:
-    """unit -> layer number, from the lines ``L<k> ...`` of the layer diagram."""
-    layers: dict[str, int] = {}
+    """unit -> layer number, from the diagram under "## The layers" in the document.
+
+    A line ``L<k>  fdp.a, fdp.b,   description`` opens layer k; indented lines after it
+    continue the same layer. ``fdp/__init__.py`` stands for the unit ``fdp``.
+    """
     text = DOC.read_text(encoding="utf-8")
-    for line in text.splitlines():
-        m = re.match(r"\s*L(\d+)\s+(.*)", line)
-        if not m:
-            continue
-        for name in re.findall(r"fdp(?:\.[A-Za-z_][A-Za-z0-9_]*)?(?:/__init__\.py)?",
-                               m.group(2)):
-            unit = "fdp" if name == "fdp/__init__.py" else name
-            layers.setdefault(unit, int(m.group(1)))
+    block = text.split("## The layers", 1)[1].split("```text", 1)[1].split("```", 1)[0]
+    layers: dict[str, int] = {}
+    layer = None
+    for line in block.splitlines():
+        m = re.match(r"\s*L(\d+)\s", line)
+        if m:
+            layer = int(m.group(1))
+        names = re.split(r"\s{3,}", line.strip())[0]      # the right column describes
+        for name in re.findall(r"\bfdp(?:\.[A-Za-z_]\w*)?(?:/__init__\.py)?", names):
+            if layer is not None:
+                layers.setdefault("fdp" if name == "fdp/__init__.py" else name, layer)
     return layers
 
 
