@@ -42,7 +42,26 @@ _TEXT = {"convex": "convex", "continuous": "continuous on [0, 1]",
 
 @dataclass(frozen=True)
 class Verdict:
-    """One axiom's verdict: "proved", "refuted" or "undecided", with the reason."""
+    """One axiom's verdict: "proved", "refuted" or "undecided", with the reason.
+
+    True in a boolean context only when proved.
+
+    Parameters
+    ----------
+    verdict : str
+        "proved", "refuted" or "undecided".
+    reason : str
+        The proof, the counterexample in words, or what could not be shown.
+    counterexample : dict or None, optional
+        The confirmed counterexample point (α and any parameter values), if refuted.
+
+    Examples
+    --------
+    >>> from fdp import symbolic as S
+    >>> v = S.check(1 - S.alpha ** 2).convex
+    >>> v.verdict, bool(v)
+    ('refuted', False)
+    """
 
     verdict: str
     reason: str
@@ -54,7 +73,30 @@ class Verdict:
 
 @dataclass(frozen=True)
 class CheckReport:
-    """Verdicts of ``check`` for each axiom (DRS Prop 2.2) and the range [0, 1]."""
+    """Verdicts of ``check`` for each axiom (Dong, Roth & Su 2022, Prop 2.2) and the range.
+
+    Index by axiom name (``report["convex"]``) or read the fields; ``is_tradeoff`` is
+    True when every axiom is proved, False when one is refuted, None otherwise.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        The expression checked.
+    domain : str
+        The domain of α and the parameters, in words.
+    convex, continuous, non_increasing, below_identity, range : Verdict
+        One verdict per axiom, and for the range [0, 1].
+    notes : tuple of str, optional
+        Remarks (for example about parameters fixed by number).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from fdp import symbolic as S
+    >>> report = S.check(S.eps_delta(1, sp.Rational(1, 10)))
+    >>> report.is_tradeoff, report["below_identity"].verdict
+    (True, 'proved')
+    """
 
     expr: sp.Expr
     domain: str
@@ -99,9 +141,30 @@ class CheckReport:
 def check(expr, /, **params) -> CheckReport:
     """Prove or refute the four axioms of a trade-off function for ``expr``.
 
-    ``expr`` is a sympy expression in ``S.alpha`` (a Piecewise, a Max, or any
-    closed form). Keywords fix parameters (a number) or give their range
-    (a (low, high) pair). Returns a :class:`CheckReport`.
+    f: [0, 1] → [0, 1] is a trade-off function iff it is convex, continuous,
+    non-increasing and f(α) ≤ 1 − α (Dong, Roth & Su 2022, Prop 2.2); the module
+    docstring says how each verdict is reached.
+
+    Parameters
+    ----------
+    expr : sympy expression
+        f in ``S.alpha`` (a Piecewise, a Max, or any closed form).
+    **params
+        A number fixes a parameter; a (low, high) pair gives its range. Other symbols
+        range over the domain their sympy assumptions give.
+
+    Returns
+    -------
+    CheckReport
+        One verdict per axiom.
+
+    Examples
+    --------
+    >>> from fdp import symbolic as S
+    >>> S.check(S.gaussian()).is_tradeoff
+    True
+    >>> S.check(1 - S.alpha ** 2).is_tradeoff
+    False
     """
     f, ranges = bind(as_expr(expr), params)
     syms = sorted(f.free_symbols - {alpha}, key=lambda s: s.name)
