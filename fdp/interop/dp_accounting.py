@@ -79,7 +79,20 @@ _RELATION_NAMES = {"ADD_OR_REMOVE_ONE": "add_remove", "REPLACE_ONE": "replace_on
 
 
 class UnsupportedEventError(ValueError):
-    """A DpEvent that fdp cannot turn into a certified trade-off function."""
+    """A DpEvent that fdp cannot turn into a certified trade-off function.
+
+    A ``ValueError``; the message names the event and what to use instead.
+
+    Examples
+    --------
+    >>> import dp_accounting
+    >>> from fdp.interop.dp_accounting import UnsupportedEventError, check_dp_event
+    >>> try:
+    ...     check_dp_event(dp_accounting.UnsupportedDpEvent())
+    ... except UnsupportedEventError as err:
+    ...     print("UnsupportedDpEvent" in str(err))
+    True
+    """
 
 
 def no_privacy() -> TradeOff:
@@ -146,6 +159,34 @@ def check_dp_event(event, neighbouring: str = "add_remove", *,
     """Raise ``UnsupportedEventError`` (or ``ValueError``) if ``from_dp_event`` would.
 
     Walks the event without any numeric work (no composition is formed).
+
+    Parameters
+    ----------
+    event : dp_accounting DpEvent
+        The event (read by class name and attributes).
+    neighbouring : str, optional
+        As in ``from_dp_event``.
+    replace_one_sensitivity : float, optional
+        As in ``from_dp_event``.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    UnsupportedEventError
+        For an event with no f-DP meaning here.
+    ValueError
+        For a parameter out of range.
+
+    Examples
+    --------
+    >>> import dp_accounting
+    >>> from fdp.interop.dp_accounting import check_dp_event
+    >>> step = dp_accounting.PoissonSampledDpEvent(0.1, dp_accounting.GaussianDpEvent(3.0))
+    >>> check_dp_event(dp_accounting.SelfComposedDpEvent(step, 10**6)) is None
+    True
     """
     ctx = _Context(_relation(neighbouring), _sensitivity(replace_one_sensitivity))
     _map(event, ctx, build=False)
@@ -511,3 +552,8 @@ _ADVICE = {
     "RandomAllocationDpEvent": lambda: (
         "use fdp.random_allocation(noise_multiplier, steps, selected) directly"),
 }
+
+
+# FdpAccountant is provided by the module __getattr__ above (it imports dp_accounting).
+__all__ = ["FdpAccountant", "UnsupportedEventError", "check_dp_event",  # noqa: F822
+           "from_dp_event"]
