@@ -411,15 +411,12 @@ class TradeOff(abc.ABC):
 
     # --- pickling (helper hygiene) ---
     def __setstate__(self, state) -> None:
-        """Restore a pickled value object; its own ``__setattr__`` refuses writes.
+        """Restore a pickled value object, whose own ``__setattr__`` refuses writes.
 
-        ``state`` is ``__dict__`` or ``(__dict__, slots)`` as pickle gives it; arrays
-        come back read-only, as the constructors leave them.
+        ``state`` is ``__dict__`` or ``(__dict__, slots)``, as pickle gives it.
         """
         d, slots = state if isinstance(state, tuple) else (state, None)
         for k, v in {**(d or {}), **(slots or {})}.items():
-            if isinstance(v, np.ndarray):
-                v.setflags(write=False)
             object.__setattr__(self, k, v)
 
 
