@@ -6,7 +6,7 @@ allocations included) and fdp's speed-up. The peers are optional: install them
 with ``pip install fdp[bench]`` (dp-accounting, prv-accountant); missing ones
 are skipped. Usage::
 
-    python benchmarks/bench_dpsgd.py            # the issue's table (slow: peers take minutes)
+    python benchmarks/bench_dpsgd.py            # the full table (slow: peers take minutes)
     python benchmarks/bench_dpsgd.py --quick    # fdp only, plus the extra targets
     python benchmarks/bench_dpsgd.py --only fdp,dp_accounting --cases 0.7:14060
 """
@@ -14,6 +14,7 @@ are skipped. Usage::
 from __future__ import annotations
 
 import argparse
+import functools
 import time
 import tracemalloc
 
@@ -98,7 +99,7 @@ def table(cases, names):
             if not available(name):
                 print(f"{sigma:5g} {steps:7d} {name:>15}  (not installed: pip install fdp[bench])")
                 continue
-            (lo, hi), dt, mem = measure(lambda: PEERS[name](sigma, steps))
+            (lo, hi), dt, mem = measure(functools.partial(PEERS[name], sigma, steps))
             width = "" if lo is None else f"{hi - lo:9.2e}"
             if name == "fdp":
                 base = dt
@@ -136,7 +137,7 @@ def extras():
 
     # T = 1e8 identical steps
     for tol in (1e-3, None):
-        def huge():
+        def huge(tol=tol):
             r = fdp.dpsgd(50.0, Q, 100_000_000, tol=tol)
             return r.delta_floor, r.epsilon_bounds(DELTA)
         (floor, (lo, hi)), dt, mem = measure(huge)

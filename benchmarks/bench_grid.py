@@ -7,7 +7,7 @@ table reports the median over pairs (above 1: fdp faster). Peak memory is the pe
 resident set size of a further fresh process per case and library, which runs that
 one computation once (imports included: ~100 MB for either library).
 
-    python benchmarks/bench_grid.py                       # the grid of issue 15
+    python benchmarks/bench_grid.py                       # the whole grid (q, σ, T)
     python benchmarks/bench_grid.py --steps 1e3,1e5 --reps 5
     python benchmarks/bench_grid.py --extras              # T = 1e9, 1000 steps, physical limit
 
@@ -18,6 +18,7 @@ OMP_NUM_THREADS / OPENBLAS_NUM_THREADS as you want both libraries to run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import subprocess
 import sys
@@ -65,10 +66,8 @@ def _child_pairs(sigma, q, steps, reps):
 
 def _child_memory(name, sigma, q, steps):
     import resource
-    try:
+    with contextlib.suppress(MemoryError, ValueError):
         RUN[name](sigma, q, steps)
-    except (MemoryError, ValueError):
-        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0    # MB (Linux: KB)
 
 

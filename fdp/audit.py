@@ -53,10 +53,38 @@ from fdp.tradeoff import TradeOff
 class AuditEstimate:
     """Empirical (α, β) points with simultaneous Clopper–Pearson intervals.
 
-    Arrays have one entry per test (threshold and orientation). ``alpha``, ``beta``:
-    point estimates; ``alpha_lower/upper``, ``beta_lower/upper``: interval limits, all
-    holding together with probability ≥ ``confidence``. ``tradeoff``: the lower convex
-    hull of the conservative points (α_U, β_U), an upper bound on the true T(P, Q).
+    Returned by ``estimate``. Arrays have one entry per test (threshold and
+    orientation), and all intervals hold together with probability ≥ ``confidence``.
+
+    Parameters
+    ----------
+    thresholds : ndarray
+        Threshold t of each test.
+    orientation : ndarray
+        +1: reject when score > t; −1: reject when score < t.
+    alpha, beta : ndarray
+        Point estimates of the type I and type II errors.
+    alpha_lower, alpha_upper, beta_lower, beta_upper : ndarray
+        Interval limits (Clopper & Pearson 1934).
+    confidence : float
+        Joint confidence of all the intervals.
+    n_d, n_d_prime : int
+        Counted samples on each side.
+    tradeoff : PiecewiseLinear
+        Lower convex hull of the conservative points (α_U, β_U): an upper bound on the
+        true T(P, Q) at the confidence.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fdp import audit
+    >>> rng = np.random.default_rng(0)
+    >>> x, y = rng.normal(0.0, 1.0, 20_000), rng.normal(1.0, 1.0, 20_000)
+    >>> est = audit.estimate(x, y)
+    >>> est.n_tests, est.n_d
+    (200, 18000)
+    >>> bool(est.mu_lower_bound() <= 1.0)        # the true μ is 1
+    True
     """
 
     thresholds: np.ndarray
@@ -81,6 +109,26 @@ class AuditEstimate:
 
         (ε, δ)-DP requires β ≥ 1 − δ − e^ε α for every test, in both orders; so
         ε ≥ max_i log((1 − δ − β_U,i)/α_U,i) and log((1 − δ − α_U,i)/β_U,i).
+
+        Parameters
+        ----------
+        delta : float, optional
+            δ in [0, 1] (default 0).
+
+        Returns
+        -------
+        float
+            The lower bound on ε (0 when no test says more).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fdp import audit
+        >>> rng = np.random.default_rng(0)
+        >>> x, y = rng.normal(0.0, 1.0, 20_000), rng.normal(1.0, 1.0, 20_000)
+        >>> eps = audit.estimate(x, y).epsilon_lower_bound(1e-5)
+        >>> bool(0.0 < eps < 5.0)
+        True
         """
         d = _validate.probability("delta", delta)
         a, b = self.alpha_upper, self.beta_upper
@@ -92,8 +140,23 @@ class AuditEstimate:
     def mu_lower_bound(self) -> float:
         """Smallest μ a μ-GDP guarantee of the mechanism could have (at the confidence).
 
-        G_μ(α_U) ≤ β_U ⇔ μ ≥ Φ⁻¹(1 − α_U) − Φ⁻¹(β_U); the maximum over the points
-        (both orders; G_μ is symmetric).
+        G_μ(α_U) ≤ β_U ⇔ μ ≥ Φ⁻¹(1 − α_U) − Φ⁻¹(β_U); the maximum over the points (both
+        orders; G_μ is symmetric).
+
+        Returns
+        -------
+        float
+            The lower bound on μ.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fdp import audit
+        >>> rng = np.random.default_rng(0)
+        >>> x, y = rng.normal(0.0, 1.0, 20_000), rng.normal(1.0, 1.0, 20_000)
+        >>> mu = audit.estimate(x, y).mu_lower_bound()
+        >>> bool(0.8 < mu <= 1.0)
+        True
         """
         a, b = self.alpha_upper, self.beta_upper
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -106,9 +169,27 @@ class AuditEstimate:
 class Violation:
     """One point where a claimed f is refuted at the stated confidence.
 
-    ``alpha``: the type I error (upper limit) of the test; ``beta_upper``: its type II
-    error upper limit; ``claimed``: f(alpha), which exceeds ``beta_upper``.
-    ``order``: "d,d'" for tests of T(M(d), M(d')), "d',d" for the reversed order.
+    Parameters
+    ----------
+    alpha : float
+        The type I error (upper limit) of the test.
+    beta_upper : float
+        Its type II error upper limit.
+    claimed : float
+        f(alpha), which exceeds ``beta_upper``; ``gap`` is the difference.
+    order : str
+        "d,d'" for tests of T(M(d), M(d')), "d',d" for the reversed order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fdp import audit
+    >>> rng = np.random.default_rng(0)
+    >>> x, y = rng.normal(0.0, 1.0, 20_000), rng.normal(1.0, 1.0, 20_000)
+    >>> import fdp
+    >>> v = audit.check((x, y), fdp.Gaussian(0.5)).violations[0]
+    >>> bool(v.gap > 0), v.order in ("d,d'", "d',d")
+    (True, True)
     """
 
     alpha: float
@@ -123,7 +204,32 @@ class Violation:
 
 @dataclass(frozen=True)
 class AuditCheck:
-    """The outcome of ``check``: ``passed`` or the ``violations`` (sorted by gap)."""
+    """The outcome of ``check``: ``passed``, or the ``violations`` sorted by gap.
+
+    True in a boolean context when passed; ``summary()`` says it in one line.
+
+    Parameters
+    ----------
+    passed : bool
+        No violation was found.
+    violations : tuple of Violation
+        The refuted points, largest gap first.
+    estimate : AuditEstimate
+        The empirical points behind the verdict.
+    claimed : TradeOff
+        The claim that was tested.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fdp import audit
+    >>> rng = np.random.default_rng(0)
+    >>> x, y = rng.normal(0.0, 1.0, 20_000), rng.normal(1.0, 1.0, 20_000)
+    >>> import fdp
+    >>> result = audit.check((x, y), fdp.Gaussian(1.0))
+    >>> bool(result), len(result.violations)
+    (True, 0)
+    """
 
     passed: bool
     violations: tuple
@@ -155,7 +261,32 @@ class AuditCheck:
 # Clopper–Pearson and the sample-size rule
 # ----------------------------------------------------------------------
 def clopper_pearson(k, n, gamma: float):
-    """Two-sided Clopper–Pearson limits, each side at level γ/2 (vectorised in k)."""
+    """Two-sided Clopper–Pearson limits, each side at level γ/2 (vectorised in k).
+
+    Clopper & Pearson (1934): with k successes in n trials the limits are quantiles of
+    Beta(k, n − k + 1) and Beta(k + 1, n − k); 0 and 1 at k = 0 and k = n.
+
+    Parameters
+    ----------
+    k : int or array_like
+        Successes, 0 ≤ k ≤ n.
+    n : int
+        Trials.
+    gamma : float
+        Total error level of the interval, in (0, 1).
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        Lower and upper limits, shaped like ``k``.
+
+    Examples
+    --------
+    >>> from fdp.audit import clopper_pearson
+    >>> lo, hi = clopper_pearson([0, 5, 10], 10, 0.05)
+    >>> print(lo.round(4), hi.round(4))
+    [0.     0.1871 0.6915] [0.3085 0.8129 1.    ]
+    """
     k = np.asarray(k, dtype=float)
     with np.errstate(invalid="ignore"):
         lo = np.where(k > 0, beta_dist.ppf(gamma / 2, k, n - k + 1), 0.0)
@@ -166,8 +297,26 @@ def clopper_pearson(k, n, gamma: float):
 def min_samples(confidence: float, n_tests: int) -> int:
     """Fewest counted samples per side for which any point can fall below 1 − α.
 
-    With γ = (1 − c)/(2K), zero errors give the upper limit 1 − (γ/2)^{1/n}; the
-    point (u, u) lies below Id iff u < 1/2 iff n > log₂(2/γ).
+    With γ = (1 − c)/(2K), zero errors give the upper limit 1 − (γ/2)^{1/n}; the point
+    (u, u) lies below Id iff u < 1/2 iff n > log₂(2/γ).
+
+    Parameters
+    ----------
+    confidence : float
+        Joint confidence c in (0, 1).
+    n_tests : int
+        Number of tests K.
+
+    Returns
+    -------
+    int
+        The smallest such n.
+
+    Examples
+    --------
+    >>> from fdp.audit import min_samples
+    >>> min_samples(0.95, 100)
+    13
     """
     gamma = (1.0 - confidence) / (2.0 * n_tests)
     return int(math.floor(math.log2(2.0 / gamma))) + 1
@@ -208,16 +357,56 @@ def _default_thresholds(pilot: np.ndarray, n_thresholds: int) -> np.ndarray:
 def estimate(samples_d, samples_d_prime, confidence: float = 0.95, *, thresholds=None,
              log_ratio=None, densities=None, n_thresholds: int = 100,
              pilot_fraction: float = 0.1) -> AuditEstimate:
-    """Empirical trade-off points of T(P, Q), P = law of ``samples_d``, Q = of ``samples_d_prime``.
+    """Empirical trade-off points of T(P, Q), P the law of ``samples_d``, Q of ``samples_d_prime``.
 
-    ``thresholds``: fixed thresholds on the score (then every sample is counted).
-    Otherwise the first ``pilot_fraction`` of each sample set is held out and
-    ``n_thresholds`` quantiles of the pooled pilot scores are used (or the midpoints
-    between its distinct values, for discrete outputs).
-    ``log_ratio``: callable o ↦ log q(o)/p(o); ``densities``: a pair (p, q) of density
-    (or pmf) callables, giving log_ratio = log q − log p. With either, only the
-    Neyman–Pearson orientation "reject S when the ratio is large" is used.
     See the module docstring for the confidence statement and the sample-size rule.
+
+    Parameters
+    ----------
+    samples_d, samples_d_prime : array_like
+        Outputs of the mechanism on two neighbouring inputs (1-D, real; or any outputs
+        when ``log_ratio`` or ``densities`` maps them to scores).
+    confidence : float, optional
+        Joint confidence of all the intervals, in (0, 1) (default 0.95).
+    thresholds : array_like or None, optional
+        Fixed thresholds on the score (then every sample is counted). Default: the first
+        ``pilot_fraction`` of each sample set is held out and ``n_thresholds``
+        quantiles of the pooled pilot scores are used (or the midpoints between its
+        distinct values, for discrete outputs).
+    log_ratio : callable or None, optional
+        o ↦ log q(o)/p(o); then only the Neyman–Pearson orientation "reject when the
+        ratio is large" is used.
+    densities : (callable, callable) or None, optional
+        Densities (or pmfs) (p, q), giving log_ratio = log q − log p.
+    n_thresholds : int, optional
+        Number of pilot quantiles (default 100).
+    pilot_fraction : float, optional
+        Held-out share of each sample set, in (0, 1) (default 0.1).
+
+    Returns
+    -------
+    AuditEstimate
+        The points, their intervals and their hull.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range, both ``log_ratio`` and ``densities`` are given,
+        or there are too few samples for the audit to say anything (the message gives
+        the number needed).
+    TypeError
+        If ``log_ratio`` or ``densities`` is not callable.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fdp import audit
+    >>> rng = np.random.default_rng(0)
+    >>> x, y = rng.normal(0.0, 1.0, 20_000), rng.normal(1.0, 1.0, 20_000)
+    >>> est = audit.estimate(x, y, confidence=0.99)
+    >>> import fdp
+    >>> bool(est.tradeoff(0.3) >= fdp.Gaussian(1.0)(0.3))         # above the true curve
+    True
     """
     c = _validate.real("confidence", confidence, low=0.0, high=1.0, low_open=True,
                        high_open=True)
@@ -269,9 +458,8 @@ def estimate(samples_d, samples_d_prime, confidence: float = 0.95, *, thresholds
     x_lt = np.searchsorted(xs, t, side="left")
     y_le = np.searchsorted(ys, t, side="right")
     y_ge = y.size - np.searchsorted(ys, t, side="left")
-    ka = [x_gt] + ([x_lt] if -1 in orient else [])
-    kb = [y_le] + ([y_ge] if -1 in orient else [])
-    ka, kb = np.concatenate(ka), np.concatenate(kb)
+    ka = np.concatenate([x_gt] + ([x_lt] if -1 in orient else []))
+    kb = np.concatenate([y_le] + ([y_ge] if -1 in orient else []))
     thr = np.concatenate([t] * len(orient))
     ori = np.concatenate([np.full(t.size, o) for o in orient])
 
@@ -294,17 +482,56 @@ def check(mechanism_or_samples, claimed_f: TradeOff | None = None,
           pilot_fraction: float = 0.1, both_orders: bool = True) -> AuditCheck:
     """Test a claimed guarantee f against samples; pass, or name the α where it fails.
 
-    ``mechanism_or_samples``: either a pair (samples_d, samples_d_prime), or a
-    mechanism (``release``/``sample``, ``audit_inputs``, ``audit_scores``, and
-    ``tradeoff`` -- the default claim). For a mechanism, ``n`` outputs are drawn on
-    each of ``inputs`` (default ``mechanism.audit_inputs()``) with ``rng``, and the
-    thresholds are chosen on a separate pilot draw of max(1000, n/10) outputs, so
-    all n are counted.
-
     Statement: if f is a valid bound for this pair, the probability that ``check``
     reports any violation is at most 1 − ``confidence`` (Bonferroni over all
-    Clopper–Pearson intervals; see the module docstring). ``both_orders`` also tests
-    the reversed pair (Q, P) against f, which f-DP covers as well.
+    Clopper–Pearson intervals; see the module docstring).
+
+    Parameters
+    ----------
+    mechanism_or_samples : (array_like, array_like) or mechanism
+        A pair (samples_d, samples_d_prime), or a mechanism with ``sample``,
+        ``audit_inputs``, ``audit_scores`` and ``tradeoff`` (the default claim). For a
+        mechanism, ``n`` outputs are drawn on each of ``inputs`` with ``rng``, and the
+        thresholds are chosen on a separate pilot draw of max(1000, n/10) outputs, so
+        all n are counted.
+    claimed_f : TradeOff or None, optional
+        The claim; required with samples, default ``mechanism.tradeoff``.
+    confidence : float, optional
+        Joint confidence, in (0, 1) (default 0.95).
+    n : int, optional
+        Outputs drawn per input for a mechanism (default 100000).
+    rng : int, numpy Generator or None, optional
+        Randomness for a mechanism's draws.
+    inputs : (object, object) or None, optional
+        The neighbouring inputs; default ``mechanism.audit_inputs()``.
+    thresholds, log_ratio, densities, n_thresholds, pilot_fraction : optional
+        As for ``estimate``.
+    both_orders : bool, optional
+        Also test the reversed pair (Q, P) against f, which f-DP covers as well
+        (default True).
+
+    Returns
+    -------
+    AuditCheck
+        ``passed`` and the violations.
+
+    Raises
+    ------
+    ValueError
+        If ``claimed_f`` is missing with samples, or an argument is out of range.
+    TypeError
+        If the first argument is neither samples nor a mechanism, or ``claimed_f`` is
+        not a TradeOff.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp import audit
+    >>> mech = fdp.mechanisms.GaussianMechanism(sigma=1.0, sensitivity=1.0)
+    >>> audit.check(mech, n=20_000, rng=0).passed          # its claim G_1 holds
+    True
+    >>> audit.check(mech, fdp.Gaussian(0.5), n=20_000, rng=0).passed
+    False
     """
     from fdp.mechanisms._base import generator
     if isinstance(mechanism_or_samples, (tuple, list)) and len(mechanism_or_samples) == 2:
@@ -361,3 +588,7 @@ def check(mechanism_or_samples, claimed_f: TradeOff | None = None,
     violations.sort(key=lambda v: -v.gap)
     return AuditCheck(passed=not violations, violations=tuple(violations), estimate=est,
                       claimed=claimed_f)
+
+
+__all__ = ["AuditCheck", "AuditEstimate", "Violation", "check", "clopper_pearson", "estimate",
+           "min_samples"]

@@ -479,6 +479,16 @@ class TradeOff(OperationMethods, ReadoutMethods, abc.ABC):
         its summaries are exact vertex formulas."""
         return self._pair() is not None
 
+    # --- pickling (helper hygiene) ---
+    def __setstate__(self, state) -> None:
+        """Restore a pickled value object, whose own ``__setattr__`` refuses writes.
+
+        ``state`` is ``__dict__`` or ``(__dict__, slots)``, as pickle gives it.
+        """
+        d, slots = state if isinstance(state, tuple) else (state, None)
+        for k, v in {**(d or {}), **(slots or {})}.items():
+            object.__setattr__(self, k, v)
+
 
 def _meet_width(f: TradeOff, width, lo, hi, what: str) -> None:
     """Raise unless every bracket [lo, hi] is at most ``width`` wide (None: no demand).

@@ -18,7 +18,7 @@ P_MNIST = 256 / 60000
 
 
 # ----------------------------------------------------------------------
-# Moments accountant numbers of Bu et al. (MATH.md §9): Mironov's conversion and
+# Moments accountant numbers of Bu, Dong, Long & Su (2020): Mironov's conversion and
 # their order grid; steps = epochs · n / batch (a float, as in their code).
 # ----------------------------------------------------------------------
 @pytest.mark.parametrize("sigma,epochs,eps,tol", [
@@ -155,7 +155,7 @@ def test_moments_accountant_never_below_certified_dpsgd():
 # Composition theorems
 # ----------------------------------------------------------------------
 def test_kov_check_value():
-    """MATH.md §4: n = 10, ε = 0.5 gives δ(4.0) = 5.519627e-3."""
+    """Kairouz, Oh & Viswanath (2015), Thm 3.3: n = 10, ε = 0.5 gives δ(4.0) = 5.519627e-3."""
     assert C.optimal_homogeneous_delta(0.5, 0.0, 10, 4.0) == pytest.approx(5.519627e-3, rel=1e-6)
 
 

@@ -1,7 +1,8 @@
 """Classical composition and Rényi-DP accounting, for comparison with f-DP.
 
 Nothing in ``fdp`` depends on these bounds; they are here so that every classical
-answer can be shown beside the exact f-DP one (MATH.md §8, §9).
+answer can be shown beside the exact f-DP one, as Dong, Roth & Su (2022, §3.3) do
+for composition and Bu, Dong, Long & Su (2020) for the moments accountant.
 
 - ``composition``: basic, parallel, advanced (Dwork–Rothblum–Vadhan) and the optimal
   homogeneous composition (Kairouz–Oh–Viswanath).

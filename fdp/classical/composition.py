@@ -3,7 +3,7 @@
 All functions here take and return (ε, δ) pairs; none of them is needed by the
 f-DP machinery, which composes trade-off functions exactly (DRS §3). They exist so
 that notebooks and reproductions can put each classical bound beside the f-DP one
-(MATH.md §8).
+(as Dong, Roth & Su 2022, §3.3, do).
 
 * Basic composition (Dwork, McSherry, Nissim, Smith 2006): (Σε_i, Σδ_i).
 * Parallel composition on disjoint data (McSherry 2009, PINQ): (max ε_i, max δ_i).
@@ -27,6 +27,7 @@ import numpy as np
 from scipy.special import gammaln, logsumexp
 
 from fdp import _validate
+from fdp._numerics import bisect_monotone
 
 
 def _eps_list(name, values, *, low=0.0, high=np.inf):
@@ -47,9 +48,32 @@ def _broadcast_delta(eps: np.ndarray, delta) -> np.ndarray:
 
 
 def basic_composition(eps, delta=0.0) -> tuple[float, float]:
-    """(Σ ε_i, min(1, Σ δ_i)): sequential composition (Dwork et al. 2006, Thm 3.16 of
-    Dwork & Roth 2014). ``eps`` is a list of ε_i ≥ 0; ``delta`` a scalar (used for
-    every mechanism) or a list of the same length."""
+    """(Σ ε_i, min(1, Σ δ_i)): sequential composition (Dwork, McSherry, Nissim & Smith
+    2006; Dwork & Roth 2014, Thm 3.16).
+
+    Parameters
+    ----------
+    eps : sequence of float
+        The ε_i ≥ 0 of the composed mechanisms (at least one).
+    delta : float or sequence of float, optional
+        δ_i in [0, 1]: one value for every mechanism, or one per mechanism (default 0).
+
+    Returns
+    -------
+    (float, float)
+        (ε, δ) of the composition.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is empty, a value is out of range, or the lengths differ.
+
+    Examples
+    --------
+    >>> from fdp.classical import basic_composition
+    >>> basic_composition([0.5, 0.5, 1.0], 1e-6)
+    (2.0, 3e-06)
+    """
     e = _eps_list("eps", eps)
     d = _broadcast_delta(e, delta)
     return float(e.sum()), float(min(1.0, d.sum()))
@@ -57,7 +81,31 @@ def basic_composition(eps, delta=0.0) -> tuple[float, float]:
 
 def parallel_composition(eps, delta=0.0) -> tuple[float, float]:
     """(max ε_i, max δ_i): mechanisms applied to disjoint parts of the data
-    (McSherry 2009, PINQ); each individual is in one part only."""
+    (McSherry 2009, PINQ, Thm 4); each individual is in one part only.
+
+    Parameters
+    ----------
+    eps : sequence of float
+        The ε_i ≥ 0 of the mechanisms (at least one).
+    delta : float or sequence of float, optional
+        δ_i in [0, 1]: one value for every mechanism, or one per mechanism (default 0).
+
+    Returns
+    -------
+    (float, float)
+        (ε, δ) of the parallel composition.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is empty, a value is out of range, or the lengths differ.
+
+    Examples
+    --------
+    >>> from fdp.classical import parallel_composition
+    >>> parallel_composition([0.5, 1.0], [1e-6, 1e-5])
+    (1.0, 1e-05)
+    """
     e = _eps_list("eps", eps)
     d = _broadcast_delta(e, delta)
     return float(e.max()), float(d.max())
@@ -69,7 +117,33 @@ def advanced_composition(eps, delta, k, delta_prime) -> tuple[float, float]:
 
         (ε', kδ + δ')-DP with ε' = √(2k ln(1/δ')) ε + k ε (e^ε − 1).
 
-    δ' ∈ (0, 1) is the slack the caller chooses. Returns (ε', min(1, kδ + δ')).
+    Parameters
+    ----------
+    eps : float
+        ε ≥ 0 of each mechanism.
+    delta : float
+        δ in [0, 1] of each mechanism.
+    k : int
+        Number of compositions, k ≥ 1.
+    delta_prime : float
+        The slack δ' in (0, 1) the caller chooses.
+
+    Returns
+    -------
+    (float, float)
+        (ε', min(1, kδ + δ')).
+
+    Raises
+    ------
+    ValueError
+        If an argument is outside its range.
+
+    Examples
+    --------
+    >>> from fdp.classical import advanced_composition
+    >>> e, d = advanced_composition(0.1, 1e-6, 100, 1e-6)
+    >>> print(f"{e:.4f} {d:.3g}")
+    6.3082 0.000101
     """
     e = _validate.real("eps", eps, low=0.0)
     d = _validate.probability("delta", delta)
@@ -88,12 +162,39 @@ def _kov_log_terms(eps: float, k: int):
 
 
 def optimal_homogeneous_delta(eps, delta, k, eps_total):
-    """Exact δ(ε') of k-fold composition of (ε, δ)-DP (KOV 2015, Thm 3.3; MATH.md §4).
+    """Exact δ(ε') of k-fold composition of (ε, δ)-DP (Kairouz, Oh & Viswanath 2015, Thm 3.3).
 
     δ(ε') = 1 − (1 − δ)^k (1 − δ̃(ε')) with
     δ̃(ε') = Σ_ℓ C(k,ℓ) (e^{(k−ℓ)ε} − e^{ε' + ℓε})_+ / (1 + e^ε)^k,
-    evaluated in log space (valid for k up to ~1e7). Vectorised in ``eps_total``
-    (any real ε'); this is also the privacy profile of ``fdp.EpsDelta(eps, delta)**k``.
+    evaluated in log space (valid for k up to ~1e7). This is also the privacy
+    profile of ``fdp.EpsDelta(eps, delta) ** k``.
+
+    Parameters
+    ----------
+    eps : float
+        ε ≥ 0 of each mechanism.
+    delta : float
+        δ in [0, 1] of each mechanism.
+    k : int
+        Number of compositions, k ≥ 1.
+    eps_total : float or array_like
+        The ε' at which to read δ (any real, ±inf allowed).
+
+    Returns
+    -------
+    float or ndarray
+        δ(ε'), shaped like ``eps_total``.
+
+    Raises
+    ------
+    ValueError
+        If an argument is outside its range.
+
+    Examples
+    --------
+    >>> from fdp.classical import optimal_homogeneous_delta
+    >>> print(f"{optimal_homogeneous_delta(0.5, 0.0, 10, 4.0):.6e}")
+    5.519627e-03
     """
     e = _validate.real("eps", eps, low=0.0)
     d = _validate.probability("delta", delta)
@@ -116,38 +217,90 @@ def optimal_homogeneous_delta(eps, delta, k, eps_total):
 
 
 def optimal_homogeneous_epsilon(eps, delta, k, delta_total) -> float:
-    """Smallest ε' ≥ 0 with δ(ε') ≤ delta_total for k-fold (ε, δ)-DP (KOV 2015 Thm 3.3,
-    exact profile). Returns inf when even ε' = kε (δ = 1 − (1 − δ)^k) is not enough.
+    """Smallest ε' ≥ 0 with δ(ε') ≤ delta_total for k-fold (ε, δ)-DP (Kairouz, Oh &
+    Viswanath 2015, Thm 3.3, read on the exact profile).
 
-    δ(ε') is continuous and non-increasing; bisection on [0, kε] returns the upper
-    end of the final bracket, so the answer is never below the exact ε'.
+    δ(ε') is continuous and non-increasing; the bisection on [0, kε] returns the
+    upper end of its final bracket, so the answer is never below the exact ε'.
+
+    Parameters
+    ----------
+    eps : float
+        ε ≥ 0 of each mechanism.
+    delta : float
+        δ in [0, 1] of each mechanism.
+    k : int
+        Number of compositions, k ≥ 1.
+    delta_total : float
+        The target δ in [0, 1].
+
+    Returns
+    -------
+    float
+        ε'; inf when even ε' = kε (where δ = 1 − (1 − δ)^k) is not enough.
+
+    Raises
+    ------
+    ValueError
+        If an argument is outside its range.
+
+    Examples
+    --------
+    >>> from fdp.classical import kov_lattice_epsilon, optimal_homogeneous_epsilon
+    >>> print(f"{optimal_homogeneous_epsilon(0.1, 0.0, 100, 1e-5):.4f}")
+    4.3068
+    >>> print(f"{kov_lattice_epsilon(0.1, 0.0, 100, 1e-5):.4f}")
+    4.4000
     """
     e = _validate.real("eps", eps, low=0.0)
     d = _validate.probability("delta", delta)
     k = _validate.positive_int("k", k)
     target = _validate.probability("delta_total", delta_total)
-    prof = lambda x: optimal_homogeneous_delta(e, d, k, x)
-    if prof(0.0) <= target:
+
+    def passes(x):
+        return np.asarray(optimal_homogeneous_delta(e, d, k, x)) <= target
+
+    if passes(0.0):
         return 0.0
-    hi = k * e
-    if prof(hi) > target:
+    if not passes(k * e):
         return float("inf")
-    lo = 0.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if prof(mid) <= target:
-            hi = mid
-        else:
-            lo = mid
-        if hi - lo <= 4e-16 * max(hi, 1.0):
-            break
+    _, hi = bisect_monotone(passes, 0.0, k * e, rtol=4e-16, atol=4e-16)
     return float(hi)
 
 
 def kov_lattice_epsilon(eps, delta, k, delta_total) -> float:
-    """KOV Thm 3.3 read literally: the smallest ε' = (k − 2i)ε, i = 0..⌊k/2⌋, whose
-    δ_i = 1 − (1 − δ)^k (1 − δ̃_i) is ≤ delta_total (inf if none). Never below
-    ``optimal_homogeneous_epsilon``."""
+    """Kairouz, Oh & Viswanath (2015), Thm 3.3 read literally, on its lattice of ε'.
+
+    The smallest ε' = (k − 2i)ε, i = 0..⌊k/2⌋, whose δ_i = 1 − (1 − δ)^k (1 − δ̃_i)
+    is ≤ delta_total. Never below ``optimal_homogeneous_epsilon``.
+
+    Parameters
+    ----------
+    eps : float
+        ε ≥ 0 of each mechanism.
+    delta : float
+        δ in [0, 1] of each mechanism.
+    k : int
+        Number of compositions, k ≥ 1.
+    delta_total : float
+        The target δ in [0, 1].
+
+    Returns
+    -------
+    float
+        The lattice ε'; inf if no lattice point meets the target.
+
+    Raises
+    ------
+    ValueError
+        If an argument is outside its range.
+
+    Examples
+    --------
+    >>> from fdp.classical import kov_lattice_epsilon
+    >>> print(f"{kov_lattice_epsilon(0.5, 0.0, 10, 6e-3):.4f}")
+    4.0000
+    """
     e = _validate.real("eps", eps, low=0.0)
     d = _validate.probability("delta", delta)
     k = _validate.positive_int("k", k)

@@ -12,6 +12,31 @@ def classic_gaussian_sigma(eps, delta, sensitivity=1.0) -> float:
 
     The classical sufficient condition for (ε, δ)-DP; ``analytic_gaussian_sigma``
     gives the exact (smallest) σ.
+
+    Parameters
+    ----------
+    eps : float
+        Target ε, in (0, 1) (the theorem's range).
+    delta : float
+        Target δ, in (0, 1).
+    sensitivity : float, optional
+        ℓ2 sensitivity Δ > 0 of the query (default 1).
+
+    Returns
+    -------
+    float
+        The noise standard deviation σ.
+
+    Raises
+    ------
+    ValueError
+        If an argument is outside its range.
+
+    Examples
+    --------
+    >>> from fdp.classical import classic_gaussian_sigma
+    >>> print(f"{classic_gaussian_sigma(0.5, 1e-5):.4f}")
+    9.6896
     """
     e = _validate.real("eps", eps, low=0.0, high=1.0, low_open=True, high_open=True)
     d = _validate.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
@@ -20,8 +45,38 @@ def classic_gaussian_sigma(eps, delta, sensitivity=1.0) -> float:
 
 
 def analytic_gaussian_sigma(eps, delta, sensitivity=1.0) -> float:
-    """The smallest σ for which N(0, σ²) noise gives (ε, δ)-DP (Balle & Wang 2018):
-    σ = Δ/μ with μ the largest μ-GDP implying (ε, δ) (DRS Cor 2.13, ``fdp.gdp_mu``)."""
+    """The smallest σ for which N(0, σ²) noise gives (ε, δ)-DP (Balle & Wang 2018).
+
+    σ = Δ/μ with μ the largest μ such that μ-GDP implies (ε, δ)-DP (Dong, Roth & Su
+    2022, Cor 2.13; ``fdp.gdp_mu``).
+
+    Parameters
+    ----------
+    eps : float
+        Target ε ≥ 0 (any ε, unlike the classical bound).
+    delta : float
+        Target δ, in (0, 1).
+    sensitivity : float, optional
+        ℓ2 sensitivity Δ > 0 of the query (default 1).
+
+    Returns
+    -------
+    float
+        The noise standard deviation σ.
+
+    Raises
+    ------
+    ValueError
+        If an argument is outside its range.
+
+    Examples
+    --------
+    >>> from fdp.classical import analytic_gaussian_sigma, classic_gaussian_sigma
+    >>> print(f"{analytic_gaussian_sigma(0.5, 1e-5):.4f}")
+    7.0318
+    >>> bool(analytic_gaussian_sigma(0.5, 1e-5) < classic_gaussian_sigma(0.5, 1e-5))
+    True
+    """
     e = _validate.real("eps", eps, low=0.0)
     d = _validate.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
     s = _validate.real("sensitivity", sensitivity, low=0.0, low_open=True)

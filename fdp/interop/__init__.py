@@ -10,3 +10,18 @@ Neither library is a dependency of fdp: events are read by duck typing (class na
 and attributes), and Opacus or dp_accounting is imported only when an adapter that
 needs it is used. Install both with ``pip install "fdp[interop]"``.
 """
+
+import importlib as _importlib
+
+__all__ = ["dp_accounting", "opacus"]
+
+
+def __getattr__(name: str):
+    # the adapters are loaded on first use (neither imports its peer library itself)
+    if name in __all__:
+        return _importlib.import_module(f"fdp.interop.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -19,14 +19,14 @@ The mapping (Dong, Roth & Su 2022, "DRS"; each leaf's pair is exact)
   assume).
 * ``DiscreteLaplaceDpEvent(a, C)``: ``fdp.DiscreteLaplace(scale=1/a, sensitivity=Δ·C)``;
   ``DiscreteGaussianDpEvent(σ, s, dimension=1)``: ``fdp.DiscreteGaussian(σ, Δ·s)``
-  (Canonne, Kamath & Steinke 2020), when those families are present.
+  (Canonne, Kamath & Steinke 2020).
 * ``RandomizedResponseDpEvent(p, k)`` (replace-one): k-ary randomized response with
   e^ε = (1 − p + p/k)/(p/k), i.e. ε = log(1 + k(1 − p)/p).
 * ``EpsilonDeltaDpEvent(ε, δ)``: f_{ε,δ} (DRS Prop 2.5). ``PermuteAndFlipDpEvent(ε)``:
   f_{ε,0} (McKenna & Sheldon 2020 prove ε-DP). ``ExponentialMechanismDpEvent(ε)``:
-  ``fdp.BoundedRange(ε)`` when present (ε-bounded range, Dong, Durfee & Rogers 2020),
-  else f_{ε,0} (ε-bounded range implies ε-DP).
-* ``ZCDpEvent(ρ, ξ)``: ``fdp.from_zcdp(ρ, ξ)`` when present.
+  ``fdp.BoundedRange(ε)`` (ε-bounded range, Dong, Durfee & Rogers 2020; tighter than
+  f_{ε,0}, which ε-bounded range also implies).
+* ``ZCDpEvent(ρ, ξ)``: ``fdp.from_zcdp(ρ, ξ)``.
 * ``ComposedDpEvent`` / ``SelfComposedDpEvent``: ⊗ (DRS Thm 3.2); a count of n is n
   compositions, for every event.
 * ``PoissonSampledDpEvent(q, E)`` (add/remove): adding a record changes the output law
@@ -57,9 +57,18 @@ from fractions import Fraction
 
 import numpy as np
 
-import fdp
 from fdp import _validate
-from fdp.families import EpsDelta, Gaussian, Identity, Laplace, RandomizedResponse
+from fdp.conversions.from_rdp import from_zcdp
+from fdp.families import (
+                          BoundedRange,
+                          DiscreteGaussian,
+                          DiscreteLaplace,
+                          EpsDelta,
+                          Gaussian,
+                          Identity,
+                          Laplace,
+                          RandomizedResponse,
+)
 from fdp.operations import compose
 from fdp.tradeoff import TradeOff
 
@@ -70,7 +79,20 @@ _RELATION_NAMES = {"ADD_OR_REMOVE_ONE": "add_remove", "REPLACE_ONE": "replace_on
 
 
 class UnsupportedEventError(ValueError):
-    """A DpEvent that fdp cannot turn into a certified trade-off function."""
+    """A DpEvent that fdp cannot turn into a certified trade-off function.
+
+    A ``ValueError``; the message names the event and what to use instead.
+
+    Examples
+    --------
+    >>> import dp_accounting
+    >>> from fdp.interop.dp_accounting import UnsupportedEventError, check_dp_event
+    >>> try:
+    ...     check_dp_event(dp_accounting.UnsupportedDpEvent())
+    ... except UnsupportedEventError as err:
+    ...     print("UnsupportedDpEvent" in str(err))
+    True
+    """
 
 
 def no_privacy() -> TradeOff:
@@ -119,10 +141,14 @@ def from_dp_event(event, neighbouring: str = "add_remove", *,
 
     Examples
     --------
-    >>> import dp_accounting, fdp                                    # doctest: +SKIP
+    >>> import dp_accounting, fdp
+    >>> fdp.from_dp_event(dp_accounting.GaussianDpEvent(2.0))       # σ = 2, sensitivity 1
+    Gaussian(mu=0.5)
     >>> step = dp_accounting.PoissonSampledDpEvent(0.1, dp_accounting.GaussianDpEvent(3.0))
     >>> f = fdp.from_dp_event(dp_accounting.SelfComposedDpEvent(step, 512))
-    >>> f.epsilon_bounds(1e-6)                                       # about (3.7696, 3.7697)
+    >>> lo, hi = f.epsilon_bounds(1e-6)
+    >>> print(f"{lo:.4f} <= eps <= {hi:.4f}")
+    3.7696 <= eps <= 3.7697
     """
     ctx = _Context(_relation(neighbouring), _sensitivity(replace_one_sensitivity))
     return _finish(_map(event, ctx, build=True))
@@ -133,6 +159,34 @@ def check_dp_event(event, neighbouring: str = "add_remove", *,
     """Raise ``UnsupportedEventError`` (or ``ValueError``) if ``from_dp_event`` would.
 
     Walks the event without any numeric work (no composition is formed).
+
+    Parameters
+    ----------
+    event : dp_accounting DpEvent
+        The event (read by class name and attributes).
+    neighbouring : str, optional
+        As in ``from_dp_event``.
+    replace_one_sensitivity : float, optional
+        As in ``from_dp_event``.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    UnsupportedEventError
+        For an event with no f-DP meaning here.
+    ValueError
+        For a parameter out of range.
+
+    Examples
+    --------
+    >>> import dp_accounting
+    >>> from fdp.interop.dp_accounting import check_dp_event
+    >>> step = dp_accounting.PoissonSampledDpEvent(0.1, dp_accounting.GaussianDpEvent(3.0))
+    >>> check_dp_event(dp_accounting.SelfComposedDpEvent(step, 10**6)) is None
+    True
     """
     ctx = _Context(_relation(neighbouring), _sensitivity(replace_one_sensitivity))
     _map(event, ctx, build=False)
@@ -258,8 +312,11 @@ def _map(event, ctx: _Context, build: bool) -> _Mapped:
 
 
 def _finish(m: _Mapped) -> TradeOff:
+    """The guarantee of a walk built with ``build=True`` (so ``m.f`` is set)."""
     if not m.private:
         return no_privacy()
+    if m.f is None:
+        raise RuntimeError("internal: _finish needs a tree mapped with build=True")
     if m.directional:
         return m.f.symmetrize(one_sided=True)
     return m.f
@@ -303,9 +360,8 @@ def _discrete_laplace(event, ctx, build):
         return _leaf(Identity())
     if a == 0.0:
         return _NONE
-    family = _needs("DiscreteLaplace", event)
     # P(z) ∝ e^{−a|z|}: scale 1/a, rounded down (less noise, less privacy)
-    return _leaf(family(_ratio(1.0, a, up=False), sensitivity=_scaled(event, ctx, c)))
+    return _leaf(DiscreteLaplace(_ratio(1.0, a, up=False), sensitivity=_scaled(event, ctx, c)))
 
 
 def _discrete_gaussian(event, ctx, build):
@@ -323,8 +379,7 @@ def _discrete_gaussian(event, ctx, build):
             "the product of univariate ones (Canonne, Kamath & Steinke 2020, §4). Use "
             "dimension=1 per coordinate query, or a GaussianDpEvent only if the noise is "
             "continuous")
-    family = _needs("DiscreteGaussian", event)
-    return _leaf(family(sigma, sensitivity=_scaled(event, ctx, s)))
+    return _leaf(DiscreteGaussian(sigma, sensitivity=_scaled(event, ctx, s)))
 
 
 def _scaled(event, ctx, c: float) -> int:
@@ -375,7 +430,7 @@ def _pure(event, family) -> _Mapped:
 
 
 def _exponential(event, ctx, build):
-    return _pure(event, getattr(fdp, "BoundedRange", EpsDelta))
+    return _pure(event, BoundedRange)
 
 
 def _permute_and_flip(event, ctx, build):
@@ -387,15 +442,7 @@ def _zcdp(event, ctx, build):
     xi = _nonneg(event, "xi", allow_inf=True) if hasattr(event, "xi") else 0.0
     if math.isinf(rho) or math.isinf(xi):
         return _NONE
-    return _leaf(_needs("from_zcdp", event)(rho, xi=xi))
-
-
-def _needs(attr: str, event):
-    if not hasattr(fdp, attr):
-        raise UnsupportedEventError(
-            f"{_event_name(event)} needs fdp.{attr}, which this version of fdp does not "
-            "have; upgrade fdp")
-    return getattr(fdp, attr)
+    return _leaf(from_zcdp(rho, xi=xi))
 
 
 # -- structure ------------------------------------------------------------
@@ -483,37 +530,30 @@ _RULES = {
 }
 
 
-def _when(attr: str, present: str, absent: str):
-    return lambda: present if hasattr(fdp, attr) else absent
-
-
 # What to use instead, for events with no certified mapping here.
 _ADVICE = {
     "UnsupportedDpEvent": lambda: "the event itself declares that no DP description exists",
     "SampledWithReplacementDpEvent": lambda: (
         "fdp has no amplification bound for sampling with replacement in this adapter; "
-        "for Gaussian steps use fdp.dpsgd(..., sampling='with_replacement') if your fdp "
-        "version offers it, or sample with Poisson / without replacement"),
+        "for Gaussian steps use fdp.dpsgd(..., sampling='with_replacement'), or sample "
+        "with Poisson / without replacement"),
     "SingleEpochTreeAggregationDpEvent": lambda: (
         "tree aggregation (DP-FTRL) is analysed for the replace-with-special-record "
         "relation, which fdp does not model; its Gaussian bound is "
         "GaussianDpEvent(noise_multiplier=σ/√⌈log2(T+1)⌉) under that relation"),
     "RepeatAndSelectDpEvent": lambda: (
         "repeat-and-select has an RDP analysis only (Papernot & Steinke 2022); convert "
-        "that RDP curve with fdp.from_rdp if available"),
-    "MixtureOfGaussiansDpEvent": _when(
-        "MixtureOfGaussians",
-        "build it with fdp.MixtureOfGaussians(sigma, sensitivities, probs) directly",
-        "fdp has no mixture-of-Gaussians family yet; a valid, looser bound is "
-        "GaussianDpEvent(noise_multiplier=standard_deviation / max(sensitivities)) "
-        "(a mixture is no less private than its least private component)"),
+        "that RDP curve with fdp.from_rdp"),
+    "MixtureOfGaussiansDpEvent": lambda: (
+        "build it with fdp.MixtureOfGaussians(sigma, sensitivities, probs) directly"),
     "TruncatedSubsampledGaussianDpEvent": lambda: (
         "truncated Poisson sampling is not mapped; use fdp.dpsgd(..., "
-        "sampling='truncated_poisson') if your fdp version offers it"),
-    "RandomAllocationDpEvent": _when(
-        "random_allocation",
-        "use fdp.random_allocation(noise_multiplier, steps, selected) directly",
-        "fdp has no random-allocation accountant yet; a valid, looser bound for a "
-        "Gaussian event is SelfComposedDpEvent(GaussianDpEvent(σ), num_selected) (the "
-        "record enters exactly num_selected steps)"),
+        "sampling='truncated_poisson')"),
+    "RandomAllocationDpEvent": lambda: (
+        "use fdp.random_allocation(noise_multiplier, steps, selected) directly"),
 }
+
+
+# FdpAccountant is provided by the module __getattr__ above (it imports dp_accounting).
+__all__ = ["FdpAccountant", "UnsupportedEventError", "check_dp_event",  # noqa: F822
+           "from_dp_event"]

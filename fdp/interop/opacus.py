@@ -48,6 +48,9 @@ MECHANISM = "fdp"
 class FdpAccountant:
     """Opacus ``IAccountant`` protocol, answered by ``fdp.dpsgd`` (see the module docstring).
 
+    Every ε it reports is fdp's certified upper bound (Bu, Dong, Long & Su 2020; Zhu,
+    Dong & Wang 2022, Thm 11); ``get_epsilon_bounds`` gives both sides.
+
     Attributes
     ----------
     history : list of (noise_multiplier, sample_rate, num_steps)
@@ -58,7 +61,11 @@ class FdpAccountant:
     >>> from fdp.interop.opacus import FdpAccountant
     >>> acct = FdpAccountant()
     >>> acct.history = [(1.5, 0.04, 2249)]
-    >>> lo, hi = acct.get_epsilon_bounds(1e-5)     # about (6.7669, 6.7671)
+    >>> lo, hi = acct.get_epsilon_bounds(1e-5)
+    >>> print(f"{lo:.3f} <= eps <= {hi:.3f}")
+    6.767 <= eps <= 6.767
+    >>> acct.get_epsilon(1e-5) == hi
+    True
     """
 
     def __init__(self):
@@ -165,8 +172,30 @@ def register() -> type:
 
     Afterwards ``PrivacyEngine(accountant="fdp")`` and
     ``get_noise_multiplier(..., accountant="fdp")`` use it. Calling it again is
-    harmless; a *different* accountant already registered as "fdp" is an error.
-    Returns the accountant class.
+    harmless.
+
+    Returns
+    -------
+    type
+        The accountant class, ``FdpAccountant``.
+
+    Raises
+    ------
+    ImportError
+        If Opacus (≥ 1.6) is not installed.
+    ValueError
+        If a different accountant is already registered as "fdp".
+
+    Examples
+    --------
+    Importing Opacus loads torch (several seconds), so these lines are skipped as a
+    doctest (the test suite runs them with Opacus installed).
+
+    >>> from fdp.interop.opacus import FdpAccountant, register
+    >>> register() is FdpAccountant                          # doctest: +SKIP
+    True
+    >>> from opacus import PrivacyEngine                     # doctest: +SKIP
+    >>> engine = PrivacyEngine(accountant="fdp")             # doctest: +SKIP
     """
     try:
         from opacus.accountants import IAccountant, create_accountant, register_accountant
@@ -209,7 +238,7 @@ def _tradeoff(key: tuple) -> TradeOff:
         return no_privacy()  # a noiseless step on a sampled record: no guarantee
     if all(q == 1.0 for _, q, _ in live):
         # full batches: T Gaussian mechanisms compose to G_μ, μ² = Σ n/σ² (DRS Cor 3.3)
-        mu2 = sum(Fraction(n) / Fraction(s) ** 2 for s, _, n in live)
+        mu2 = sum((Fraction(n) / Fraction(s) ** 2 for s, _, n in live), Fraction(0))
         return Gaussian(_sqrt_up(mu2))
     if len({(s, q) for s, q, _ in live}) == 1:
         s, q, _ = live[0]
@@ -226,3 +255,6 @@ def _sqrt_up(x: Fraction) -> float:
     while Fraction(r) ** 2 < x:
         r = math.nextafter(r, math.inf)
     return r
+
+
+__all__ = ["FdpAccountant", "register"]

@@ -49,9 +49,41 @@ from fdp.plotting.basics import eps_delta, fdp_region, gdp_family, hypothesis_te
 def plot(*fs, labels=None, ax=None, diagonal: bool = True, title: str | None = None):
     """Draw trade-off functions (and point sets) on square trade-off axes; return the Axes.
 
-    Each positional argument is a ``fdp.TradeOff`` or a pair ``(alpha, beta)`` of
-    observed points (drawn with their lower convex hull, ``fdp.from_points``).
-    ``labels`` (one per argument) default to the LaTeX names of the functions.
+    Parameters
+    ----------
+    *fs : TradeOff or (array_like, array_like)
+        Functions to draw, or pairs ``(alpha, beta)`` of observed points (drawn with
+        their lower convex hull, ``fdp.from_points``).
+    labels : sequence of str or None, optional
+        One label per argument; default the LaTeX names of the functions.
+    ax : matplotlib.axes.Axes or None, optional
+        Axes to draw on; None opens a new pyplot figure.
+    diagonal : bool, optional
+        Draw the perfect-privacy line Id(α) = 1 − α (default True).
+    title : str or None, optional
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+
+    Raises
+    ------
+    ValueError
+        If ``labels`` does not have one entry per curve.
+    TypeError
+        If an argument is neither a TradeOff nor a point set.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.plotting import new_figure
+    >>> fig, axes = new_figure()
+    >>> ax = fdp.plot(fdp.Gaussian(1.0), fdp.EpsDelta(1.0, 0.01), ([0.1, 0.4], [0.6, 0.2]),
+    ...               ax=axes[0, 0])
+    >>> len(ax.get_lines()) >= 4
+    True
     """
     from fdp.tradeoff import TradeOff
     if labels is not None:

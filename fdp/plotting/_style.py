@@ -18,10 +18,29 @@ BETA_LABEL = r"type II error $\beta$"
 
 
 def get_axes(ax=None, *, figsize=(4.6, 4.6)):
-    """Return ``ax`` or a fresh Axes on a new pyplot figure (so notebooks show it).
+    """Return ``ax``, or a fresh Axes on a new pyplot figure (so notebooks show it).
 
     Scripts that only save files (``fdp repro``, the CLI) build ``new_figure``
     instead, which never touches the pyplot state and renders with Agg.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes or None, optional
+        Axes to draw on; None opens a new pyplot figure.
+    figsize : (float, float), optional
+        Size in inches of a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax`` itself, or the new Axes.
+
+    Examples
+    --------
+    >>> from fdp.plotting import get_axes, new_figure
+    >>> fig, axes = new_figure()
+    >>> get_axes(axes[0, 0]) is axes[0, 0]
+    True
     """
     if ax is not None:
         return ax
@@ -31,7 +50,29 @@ def get_axes(ax=None, *, figsize=(4.6, 4.6)):
 
 
 def new_figure(nrows: int = 1, ncols: int = 1, *, size: float = 4.2, figsize=None):
-    """A stand-alone Figure and its Axes (no pyplot, no GUI backend): for saving."""
+    """A stand-alone Figure and its Axes (no pyplot, no GUI backend): for saving.
+
+    Parameters
+    ----------
+    nrows, ncols : int, optional
+        Grid of Axes (default one).
+    size : float, optional
+        Side in inches of each panel (ignored when ``figsize`` is given).
+    figsize : (float, float) or None, optional
+        Size of the whole figure in inches.
+
+    Returns
+    -------
+    (matplotlib.figure.Figure, ndarray of Axes)
+        The figure and its Axes as an ``nrows × ncols`` array (always 2-D).
+
+    Examples
+    --------
+    >>> from fdp.plotting import new_figure
+    >>> fig, axes = new_figure(1, 2)
+    >>> axes.shape
+    (1, 2)
+    """
     from matplotlib.figure import Figure
     fig = Figure(figsize=figsize or (size * ncols, size * nrows), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False)
@@ -64,7 +105,30 @@ def zoom_inset(ax, xlim, ylim, bounds=(0.52, 0.22, 0.45, 0.36)):
 
 
 def tradeoff_axes(ax, *, diagonal: bool = True, title: str | None = None):
-    """Square [0, 1]² axes with α and β labels and the perfect-privacy line Id(α) = 1 − α."""
+    """Square [0, 1]² axes with α and β labels and the perfect-privacy line Id(α) = 1 − α.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Axes to set up (drawn on once; a second call does not repeat the diagonal).
+    diagonal : bool, optional
+        Draw the line Id(α) = 1 − α (default True).
+    title : str or None, optional
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax``.
+
+    Examples
+    --------
+    >>> from fdp.plotting import new_figure, tradeoff_axes
+    >>> fig, axes = new_figure()
+    >>> ax = tradeoff_axes(axes[0, 0], title="trade-off")
+    >>> [float(v) for v in ax.get_xlim() + ax.get_ylim()]
+    [0.0, 1.0, 0.0, 1.0]
+    """
     ax.set_xlim(0.0, 1.0)
     ax.set_ylim(0.0, 1.0)
     ax.set_aspect("equal", adjustable="box")
@@ -101,6 +165,30 @@ def legend(ax, *, crowded: str = "inside", **kw):
     ``MAX_INSIDE_ENTRIES`` entries, or a label longer than ``MAX_INSIDE_LABEL``
     characters) is placed to the right of the axes; a constrained-layout figure makes
     room for it, so it never runs off the figure.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Axes whose labelled artists get a legend (none is drawn if nothing is labelled).
+    crowded : {"inside", "outside"}, optional
+        Where a crowded legend goes (default "inside": wherever ``loc`` says).
+    **kw
+        Passed to ``Axes.legend``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax``.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.plotting import draw_tradeoff, legend, new_figure, tradeoff_axes
+    >>> fig, axes = new_figure()
+    >>> ax = tradeoff_axes(axes[0, 0])
+    >>> line = draw_tradeoff(ax, fdp.Gaussian(1.0))
+    >>> legend(ax, loc="upper right").get_legend() is not None
+    True
     """
     handles, labels = ax.get_legend_handles_labels()
     if handles:
@@ -114,7 +202,34 @@ def legend(ax, *, crowded: str = "inside", **kw):
 
 
 def save(fig, path, *, dpi: int = 110) -> None:
-    """Save a figure reproducibly (PNG without the Software/timestamp metadata), cropped
-    to everything drawn, so a legend beside the axes or a long label is never cut off."""
+    """Save a figure reproducibly, cropped to everything drawn.
+
+    The PNG carries no Software or timestamp metadata, so the same figure gives the
+    same bytes; a legend beside the axes or a long label is never cut off.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure to save.
+    path : str or path-like
+        Output file; the format follows its suffix.
+    dpi : int, optional
+        Resolution (default 110).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from fdp.plotting import gdp_family, new_figure, save
+    >>> fig, axes = new_figure()
+    >>> ax = gdp_family(ax=axes[0, 0])
+    >>> path = os.path.join(tempfile.mkdtemp(), "gdp.png")
+    >>> save(fig, path)
+    >>> os.path.getsize(path) > 0
+    True
+    """
     fig.savefig(path, dpi=dpi, metadata={"Software": None}, bbox_inches="tight",
                 pad_inches=0.05)

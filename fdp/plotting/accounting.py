@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from fdp import _validate
+from fdp.conversions.gdp import gdp_delta, gdp_epsilon
+from fdp.families import EpsDelta, Gaussian, Laplace
 from fdp.plotting._draw import draw_tradeoff, latex_label
 from fdp.plotting._style import alpha_grid, color, get_axes, legend, linestyle, tradeoff_axes
 
@@ -29,10 +31,39 @@ def _delta_sides(f, eps):
 
 
 def privacy_profile(*fs, labels=None, eps=None, ax=None, logy=True, floor=1e-12):
-    """δ(ε) = sup_α (1 − f(α) − e^ε α) for each f (DRS Prop 2.12), ε ≥ 0.
+    """Privacy profiles δ(ε) = sup_α (1 − f(α) − e^ε α) of trade-off functions.
 
-    A numeric f is drawn as the band between its certified lower and upper δ(ε).
-    With ``logy`` the δ axis is logarithmic; values below ``floor`` are not drawn.
+    The profile is the (ε, δ) reading of f (Dong, Roth & Su 2022, Prop 2.12). A
+    certified numeric f is drawn as the band between its lower and upper δ(ε).
+
+    Parameters
+    ----------
+    *fs : TradeOff
+        The functions.
+    labels : sequence of str or None, optional
+        One label per function; default their LaTeX names.
+    eps : array_like or None, optional
+        The ε axis; default 201 points on [0, 10].
+    ax : matplotlib.axes.Axes or None, optional
+        Axes to draw on; None opens a new pyplot figure.
+    logy : bool, optional
+        Logarithmic δ axis (default True).
+    floor : float, optional
+        Smallest δ drawn on the log axis (default 1e-12).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.plotting import new_figure, privacy_profile
+    >>> fig, axes = new_figure()
+    >>> ax = privacy_profile(fdp.Gaussian(1.0), fdp.Laplace(1.0), ax=axes[0, 0])
+    >>> ax.get_yscale()
+    'log'
     """
     ax = get_axes(ax)
     e = np.linspace(0.0, 10.0, 201) if eps is None else _validate.reals("eps", eps)
@@ -60,12 +91,41 @@ def privacy_profile(*fs, labels=None, eps=None, ax=None, logy=True, floor=1e-12)
 
 def gdp_conversion(mu: float = 1.0, deltas=(1e-1, 1e-2, 1e-3, 1e-5), *, ax=None,
                    zoom: float | None = None):
-    """μ-GDP ⇔ (ε, δ(ε))-DP for all ε (DRS Cor 2.13): G_μ is the upper envelope of the
-    f_{ε(δ),δ} it implies. Draws G_μ and f_{ε,δ} for ε = ε_μ(δ) at each δ.
+    """μ-GDP and the (ε, δ)-DP guarantees it implies (Dong, Roth & Su 2022, Cor 2.13).
 
-    ``zoom=z`` adds an inset magnifying [0, z]², where the f_{ε,δ} of small δ (large ε)
-    have their kink and would otherwise hug the axes."""
-    import fdp
+    G_μ is the upper envelope of the f_{ε(δ),δ} it implies; drawn are G_μ and
+    f_{ε,δ} for ε = ε_μ(δ) at each δ.
+
+    Parameters
+    ----------
+    mu : float, optional
+        μ > 0 (default 1).
+    deltas : sequence of float, optional
+        The δ at which the implied f_{ε,δ} are drawn.
+    ax : matplotlib.axes.Axes or None, optional
+        Axes to draw on; None opens a new pyplot figure.
+    zoom : float or None, optional
+        If given, an inset magnifies [0, zoom]², where the f_{ε,δ} of small δ (large ε)
+        have their kink and would otherwise hug the axes.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+
+    Raises
+    ------
+    ValueError
+        If ``mu`` or ``zoom`` is out of range.
+
+    Examples
+    --------
+    >>> from fdp.plotting import gdp_conversion, new_figure
+    >>> fig, axes = new_figure()
+    >>> ax = gdp_conversion(1.0, deltas=(1e-2, 1e-5), ax=axes[0, 0], zoom=0.1)
+    >>> len(ax.child_axes)
+    1
+    """
     from fdp.plotting._style import zoom_inset
     mu = _validate.real("mu", mu, low=0.0, low_open=True)
     ax = tradeoff_axes(get_axes(ax))
@@ -75,11 +135,11 @@ def gdp_conversion(mu: float = 1.0, deltas=(1e-1, 1e-2, 1e-3, 1e-5), *, ax=None,
         targets.append(zoom_inset(ax, (0.0, z), (0.0, z)))
     for target in targets:
         main = target is ax
-        draw_tradeoff(target, fdp.Gaussian(mu), label=rf"$G_{{{mu:g}}}$" if main else "_",
+        draw_tradeoff(target, Gaussian(mu), label=rf"$G_{{{mu:g}}}$" if main else "_",
                       color="k", linewidth=2.2)
         for i, d in enumerate(deltas):
-            e = fdp.gdp_epsilon(mu, d)
-            draw_tradeoff(target, fdp.EpsDelta(e, d), color=color(i), linestyle=linestyle(i + 1),
+            e = gdp_epsilon(mu, d)
+            draw_tradeoff(target, EpsDelta(e, d), color=color(i), linestyle=linestyle(i + 1),
                           linewidth=1.3,
                           label=rf"$f_{{\varepsilon,\delta}}$: $\delta={d:g}$, "
                                 rf"$\varepsilon={e:.3f}$" if main else "_")
@@ -88,7 +148,35 @@ def gdp_conversion(mu: float = 1.0, deltas=(1e-1, 1e-2, 1e-3, 1e-5), *, ax=None,
 
 
 def group_privacy(f, ks=(1, 2, 4, 8), *, ax=None, name=None):
-    """f-DP ⇒ [1 − (1 − f)^{∘k}]-DP for groups of size k (DRS Thm 2.14)."""
+    """Group privacy: f-DP implies [1 − (1 − f)^{∘k}]-DP for groups of size k.
+
+    Dong, Roth & Su (2022), Thm 2.14; each curve is ``f.group(k)``.
+
+    Parameters
+    ----------
+    f : TradeOff
+        The guarantee for one individual.
+    ks : sequence of int, optional
+        Group sizes to draw.
+    ax : matplotlib.axes.Axes or None, optional
+        Axes to draw on; None opens a new pyplot figure.
+    name : str or None, optional
+        LaTeX name of f in the labels; default ``f.latex()``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.plotting import group_privacy, new_figure
+    >>> fig, axes = new_figure()
+    >>> ax = group_privacy(fdp.Gaussian(0.5), ks=(1, 2, 4), ax=axes[0, 0])
+    >>> sum(l.get_label().startswith("$k=") for l in ax.get_lines())
+    2
+    """
     ax = tradeoff_axes(get_axes(ax))
     base = name or f.latex()
     for i, k in enumerate(ks):
@@ -99,17 +187,41 @@ def group_privacy(f, ks=(1, 2, 4, 8), *, ax=None, name=None):
 
 
 def laplace_limit(mu: float = 1.0, ks=(1, 2, 5, 10), *, ax=None):
-    """Groups of size k under (μ/k, 0)-DP: 1 − (1 − f_{μ/k,0})^{∘k} → L_μ as k → ∞
-    (DRS §2.5, Prop 2.15), with the Laplace limit drawn thick and grey underneath and
-    one line style per k, so that the members stay apart where they meet the limit."""
-    import fdp
+    """Groups of size k under (μ/k, 0)-DP approach the Laplace curve L_μ as k grows.
+
+    1 − (1 − f_{μ/k,0})^{∘k} → L_μ (Dong, Roth & Su 2022, §2.5, Prop 2.15). The limit is
+    drawn thick and grey underneath, one line style per k, so that the members stay
+    apart where they meet the limit.
+
+    Parameters
+    ----------
+    mu : float, optional
+        The group's total ε budget μ (default 1).
+    ks : sequence of int, optional
+        Group sizes to draw.
+    ax : matplotlib.axes.Axes or None, optional
+        Axes to draw on; None opens a new pyplot figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+
+    Examples
+    --------
+    >>> from fdp.plotting import laplace_limit, new_figure
+    >>> fig, axes = new_figure()
+    >>> ax = laplace_limit(1.0, ks=(1, 5), ax=axes[0, 0])
+    >>> any("Laplace" in l.get_label() for l in ax.get_lines())
+    True
+    """
     ax = tradeoff_axes(get_axes(ax))
     for i, k in enumerate(ks):
-        draw_tradeoff(ax, fdp.EpsDelta(mu / k).group(k), color=color(i), linewidth=1.4,
+        draw_tradeoff(ax, EpsDelta(mu / k).group(k), color=color(i), linewidth=1.4,
                       linestyle=linestyle(i),
                       label=(rf"$k={k}$: $1-(1-f_{{{mu:g}/{k},0}})^{{\circ {k}}}$" if k > 1
                              else rf"$k=1$: $f_{{{mu:g},0}}$"))
-    draw_tradeoff(ax, fdp.Laplace(mu), color="0.55", linewidth=5.0, zorder=2,
+    draw_tradeoff(ax, Laplace(mu), color="0.55", linewidth=5.0, zorder=2,
                   label=rf"limit $L_{{{mu:g}}}$ (Laplace)")
     legend(ax, loc="upper right")
     return ax
@@ -117,17 +229,49 @@ def laplace_limit(mu: float = 1.0, ks=(1, 2, 5, 10), *, ax=None):
 
 def clt_band(composed, mu: float, gamma: float | None = None, *, ax=None, label=None,
              i: int = 0):
-    """A composition f_1 ⊗ … ⊗ f_n next to its CLT limit G_μ (DRS Thm 3.5) and, when γ is
-    given, the Berry–Esseen band G_μ(α + γ) − γ ≤ f ≤ G_μ(α − γ) + γ on [γ, 1 − γ]
-    (DRS Thm 3.4). G_μ is an approximation, the band is a bound."""
-    import fdp
+    """A composition next to its CLT limit G_μ and, optionally, the Berry–Esseen band.
+
+    G_μ is the central-limit approximation (Dong, Roth & Su 2022, Thm 3.5), not a bound;
+    with γ given, the band G_μ(α + γ) − γ ≤ f ≤ G_μ(α − γ) + γ on [γ, 1 − γ]
+    (Thm 3.4) is a bound.
+
+    Parameters
+    ----------
+    composed : TradeOff
+        The composition f_1 ⊗ … ⊗ f_n.
+    mu : float
+        μ of the CLT limit (``fdp.clt`` computes it).
+    gamma : float or None, optional
+        Berry–Esseen γ; no band when None or γ ≥ 1/2.
+    ax : matplotlib.axes.Axes or None, optional
+        Axes to draw on; None opens a new pyplot figure.
+    label : str or None, optional
+        Label of the composition.
+    i : int, optional
+        Colour index.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.plotting import clt_band, new_figure
+    >>> fig, axes = new_figure()
+    >>> composed = fdp.compose(*[fdp.Laplace(0.5)] * 3)
+    >>> ax = clt_band(composed, mu=0.85, gamma=0.2, ax=axes[0, 0])
+    >>> any("Berry" in str(c.get_label()) for c in ax.collections)
+    True
+    """
     ax = tradeoff_axes(get_axes(ax))
     c = color(i)
     draw_tradeoff(ax, composed, label=label, color=c)
-    draw_tradeoff(ax, fdp.Gaussian(mu), color=c, linestyle="--", linewidth=1.2,
+    draw_tradeoff(ax, Gaussian(mu), color=c, linestyle="--", linewidth=1.2,
                   label=rf"CLT $G_{{{mu:.3f}}}$ (approximation)")
     if gamma is not None and gamma < 0.5:
-        g = fdp.Gaussian(mu)
+        g = Gaussian(mu)
         a = alpha_grid()
         a = a[(a >= gamma) & (a <= 1.0 - gamma)]
         lo = np.clip(g(np.minimum(a + gamma, 1.0)) - gamma, 0.0, 1.0)
@@ -140,10 +284,38 @@ def clt_band(composed, mu: float, gamma: float | None = None, *, ax=None, label=
 
 def subsampling(f, ps=(0.1, 0.3, 0.6, 1.0), *, ax=None, scheme="without_replacement",
                 show_parts: float | None = None):
-    """C_p(f) = min{f_p, f_p⁻¹}** with f_p = p f + (1 − p) Id (DRS Thm 4.2) for several p.
+    """Subsampled guarantees C_p(f) = min{f_p, f_p⁻¹}** for several p.
 
-    ``show_parts=p`` also draws f_p and f_p⁻¹ dotted for that p, to show the
-    symmetrisation that C_p performs.
+    f_p = p f + (1 − p) Id (Dong, Roth & Su 2022, Thm 4.2); each curve is
+    ``f.subsample(p, scheme=scheme)``.
+
+    Parameters
+    ----------
+    f : TradeOff
+        The guarantee of the mechanism run on the subsample.
+    ps : sequence of float, optional
+        Sampling probabilities.
+    ax : matplotlib.axes.Axes or None, optional
+        Axes to draw on; None opens a new pyplot figure.
+    scheme : str, optional
+        Sampling scheme passed to ``f.subsample`` (default "without_replacement").
+    show_parts : float or None, optional
+        Also draw f_p and f_p⁻¹ dotted for this p, to show the symmetrisation C_p
+        performs.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.plotting import new_figure, subsampling
+    >>> fig, axes = new_figure()
+    >>> ax = subsampling(fdp.Gaussian(2.0), ps=(0.2, 1.0), ax=axes[0, 0])
+    >>> len(ax.get_lines()) >= 3
+    True
     """
     from fdp.operations.subsample import PoissonAdd
     ax = tradeoff_axes(get_axes(ax))
@@ -163,27 +335,83 @@ def subsampling(f, ps=(0.1, 0.3, 0.6, 1.0), *, ax=None, scheme="without_replacem
 def dpsgd_comparison(certified=None, clt_mu: float | None = None,
                      rdp_eps: float | None = None, delta: float | None = None, *, ax=None,
                      title=None):
-    """DP-SGD trade-off curves: the certified numeric bracket (a guarantee), the CLT G_μ
-    (an approximation that may under-report, Gopi et al. 2021) and the moments-accountant
-    (ε, δ) as f_{ε,δ} (a valid but loose bound)."""
-    import fdp
+    """DP-SGD trade-off curves: certified bracket, CLT and moments accountant.
+
+    The certified numeric bracket is a guarantee; the CLT G_μ (Bu, Dong, Long & Su
+    2020) is an approximation that may under-report (Gopi, Lee & Wutschitz 2021); the
+    moments-accountant (ε, δ) drawn as f_{ε,δ} is a valid but loose bound.
+
+    Parameters
+    ----------
+    certified : TradeOff or None, optional
+        The certified result (``fdp.dpsgd``).
+    clt_mu : float or None, optional
+        μ of the CLT approximation (``fdp.dpsgd_clt_mu``).
+    rdp_eps, delta : float or None, optional
+        The moments-accountant ε at δ (both needed to draw f_{ε,δ}).
+    ax : matplotlib.axes.Axes or None, optional
+        Axes to draw on; None opens a new pyplot figure.
+    title : str or None, optional
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.plotting import dpsgd_comparison, new_figure
+    >>> fig, axes = new_figure()
+    >>> cert = fdp.dpsgd(1.0, 0.01, 10, tol=1e-2)
+    >>> mu = fdp.dpsgd_clt_mu(1.0, 0.01, 10)
+    >>> ax = dpsgd_comparison(cert, mu, rdp_eps=1.0, delta=1e-5, ax=axes[0, 0])
+    >>> ax.get_legend() is not None
+    True
+    """
     ax = tradeoff_axes(get_axes(ax), title=title)
     if certified is not None:
         draw_tradeoff(ax, certified, label="certified f-DP", color=color(0))
     if clt_mu is not None:
-        draw_tradeoff(ax, fdp.Gaussian(clt_mu), color=color(1), linestyle="--",
+        draw_tradeoff(ax, Gaussian(clt_mu), color=color(1), linestyle="--",
                       label=rf"CLT $G_{{{clt_mu:.3f}}}$ (approximation)")
     if rdp_eps is not None and delta is not None:
-        draw_tradeoff(ax, fdp.EpsDelta(rdp_eps, delta), color=color(2), linestyle=":",
+        draw_tradeoff(ax, EpsDelta(rdp_eps, delta), color=color(2), linestyle=":",
                       linewidth=1.6, label=rf"RDP/MA $f_{{{rdp_eps:.2f},{delta:g}}}$")
     legend(ax, loc="upper right")
     return ax
 
 
 def roc_axes(ax, *, alpha_min: float = 1e-8, title=None):
-    """Log–log axes of the attacker's true-positive rate 1 − β against the false-positive
-    rate α: the small-α corner, where trade-off curves hug the axes of a linear plot
-    (and where a CLT approximation can claim more privacy than holds), spread out."""
+    """Log–log axes of the attacker's true-positive rate 1 − β against α.
+
+    In the small-α corner trade-off curves hug the axes of a linear plot (and a CLT
+    approximation can claim more privacy than holds there); on these axes it spreads
+    out.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Axes to set up.
+    alpha_min : float, optional
+        Smallest false-positive rate shown (default 1e-8).
+    title : str or None, optional
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax``.
+
+    Examples
+    --------
+    >>> from fdp.plotting import new_figure, roc_axes
+    >>> fig, axes = new_figure()
+    >>> ax = roc_axes(axes[0, 0], alpha_min=1e-6)
+    >>> ax.get_xscale(), ax.get_yscale()
+    ('log', 'log')
+    """
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(alpha_min, 1.0)
@@ -202,9 +430,40 @@ def roc_axes(ax, *, alpha_min: float = 1e-8, title=None):
 
 def draw_roc(ax, f, *, label=None, color=None, linestyle="-", linewidth=1.8,
              alpha_min: float = 1e-8, band_alpha=0.3, zorder=3):
-    """Draw 1 − f(α) on ``roc_axes``: a line for an exact or approximate f, the band
-    between 1 − upper and 1 − lower side (and the safe side, 1 − lower, as the line)
-    for a certified numeric f."""
+    """Draw the ROC curve 1 − f(α) of a trade-off function on ``roc_axes``.
+
+    A line for an exact or approximate f; for a certified numeric f, the band between
+    1 − upper and 1 − lower side, with the safe side (1 − lower) as the line.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Axes prepared with ``roc_axes``.
+    f : TradeOff
+        The function to draw.
+    label : str or None, optional
+        Legend label; default ``latex_label(f)``.
+    color, linestyle, linewidth, zorder : optional
+        Matplotlib line properties.
+    alpha_min : float, optional
+        Smallest α evaluated (default 1e-8).
+    band_alpha : float, optional
+        Opacity of the certified band.
+
+    Returns
+    -------
+    matplotlib.lines.Line2D
+        The line drawn.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.plotting import draw_roc, new_figure, roc_axes
+    >>> fig, axes = new_figure()
+    >>> line = draw_roc(roc_axes(axes[0, 0]), fdp.Gaussian(1.0))
+    >>> line.get_label()
+    '$G_{1}$'
+    """
     a = np.logspace(np.log10(alpha_min), 0.0, 400)
     label = latex_label(f) if label is None else label
     if f.is_exact or getattr(f, "approximate", False):
@@ -221,19 +480,49 @@ def draw_roc(ax, f, *, label=None, color=None, linestyle="-", linewidth=1.8,
 
 def dpsgd_roc(certified=None, clt_mu: float | None = None, rdp_eps: float | None = None,
               delta: float | None = None, *, ax=None, title=None, alpha_min: float = 1e-8):
-    """The curves of ``dpsgd_comparison`` as attack ROC curves on log–log axes:
-    TPR = 1 − β against FPR = α. Where the CLT's TPR falls below the certified band
-    it claims more privacy than the mechanism has (it under-reports ε); the moments
-    accountant's f_{ε,δ} (TPR = min{1, δ + e^ε α, …}) lies above the band."""
-    import fdp
+    """The curves of ``dpsgd_comparison`` as attack ROC curves on log–log axes.
+
+    TPR = 1 − β against FPR = α. Where the CLT's TPR falls below the certified band it
+    claims more privacy than the mechanism has (it under-reports ε); the moments
+    accountant's f_{ε,δ} (TPR = min{1, δ + e^ε α, …}) lies above the band.
+
+    Parameters
+    ----------
+    certified : TradeOff or None, optional
+        The certified result (``fdp.dpsgd``).
+    clt_mu : float or None, optional
+        μ of the CLT approximation.
+    rdp_eps, delta : float or None, optional
+        The moments-accountant ε at δ (both needed to draw f_{ε,δ}).
+    ax : matplotlib.axes.Axes or None, optional
+        Axes to draw on; None opens a new pyplot figure.
+    title : str or None, optional
+        Axes title.
+    alpha_min : float, optional
+        Smallest false-positive rate shown (default 1e-8).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.plotting import dpsgd_roc, new_figure
+    >>> fig, axes = new_figure()
+    >>> ax = dpsgd_roc(fdp.dpsgd(1.0, 0.01, 10, tol=1e-2), 0.04, ax=axes[0, 0])
+    >>> ax.get_xscale()
+    'log'
+    """
     ax = roc_axes(get_axes(ax), alpha_min=alpha_min, title=title)
     if certified is not None:
         draw_roc(ax, certified, label="certified f-DP", color=color(0), alpha_min=alpha_min)
     if clt_mu is not None:
-        draw_roc(ax, fdp.Gaussian(clt_mu), color=color(1), linestyle="--",
+        draw_roc(ax, Gaussian(clt_mu), color=color(1), linestyle="--",
                  label=rf"CLT $G_{{{clt_mu:.3f}}}$ (approximation)", alpha_min=alpha_min)
     if rdp_eps is not None and delta is not None:
-        draw_roc(ax, fdp.EpsDelta(rdp_eps, delta), color=color(2), linestyle=":",
+        draw_roc(ax, EpsDelta(rdp_eps, delta), color=color(2), linestyle=":",
                  linewidth=1.6, label=rf"RDP/MA $f_{{{rdp_eps:.2f},{delta:g}}}$",
                  alpha_min=alpha_min)
     legend(ax, loc="lower right")
@@ -242,9 +531,42 @@ def dpsgd_roc(certified=None, clt_mu: float | None = None, rdp_eps: float | None
 
 def dpsgd_profile(certified=None, clt_mu: float | None = None, *, eps=None, ax=None,
                   title=None, floor=1e-12, delta: float | None = None):
-    """The DP-SGD privacy profiles δ(ε) on a log scale, where the CLT's under-reporting
-    shows: the certified bracket (band) and the CLT's δ_{G_μ}(ε) (dashed)."""
-    import fdp
+    """DP-SGD privacy profiles δ(ε) on a log scale, where the CLT's under-reporting shows.
+
+    Drawn are the certified bracket (band, upper side as the line) and the CLT's
+    δ_{G_μ}(ε) (dashed), with an optional horizontal line at the target δ.
+
+    Parameters
+    ----------
+    certified : TradeOff or None, optional
+        The certified result (``fdp.dpsgd``).
+    clt_mu : float or None, optional
+        μ of the CLT approximation.
+    eps : array_like or None, optional
+        The ε axis; default 121 points on [0, 12].
+    ax : matplotlib.axes.Axes or None, optional
+        Axes to draw on; None opens a new pyplot figure.
+    title : str or None, optional
+        Axes title.
+    floor : float, optional
+        Smallest δ drawn (default 1e-12).
+    delta : float or None, optional
+        Target δ to mark.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.plotting import dpsgd_profile, new_figure
+    >>> fig, axes = new_figure()
+    >>> ax = dpsgd_profile(fdp.dpsgd(1.0, 0.01, 10, tol=1e-2), 0.04, delta=1e-5, ax=axes[0, 0])
+    >>> ax.get_yscale()
+    'log'
+    """
     ax = get_axes(ax)
     e = np.linspace(0.0, 12.0, 121) if eps is None else _validate.reals("eps", eps)
     if certified is not None:
@@ -253,7 +575,7 @@ def dpsgd_profile(certified=None, clt_mu: float | None = None, *, eps=None, ax=N
         ax.fill_between(e, np.maximum(lo, floor), np.maximum(hi, floor), color=color(0),
                         alpha=0.3, linewidth=0, label="certified bracket")
     if clt_mu is not None:
-        ax.plot(e, _masked(fdp.gdp_delta(clt_mu, e), floor), color=color(1),
+        ax.plot(e, _masked(gdp_delta(clt_mu, e), floor), color=color(1),
                 linestyle="--", label=rf"CLT $G_{{{clt_mu:.3f}}}$ (approximation)")
     if delta is not None:
         ax.axhline(delta, color="0.4", linestyle=":", linewidth=1.0,

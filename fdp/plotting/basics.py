@@ -12,6 +12,7 @@ import numpy as np
 from scipy.stats import norm
 
 from fdp import _validate
+from fdp.families import EpsDelta, Gaussian
 from fdp.plotting._draw import draw_tradeoff, latex_label
 from fdp.plotting._style import color, get_axes, legend, linestyle, tradeoff_axes
 
@@ -22,7 +23,36 @@ def hypothesis_test(mu: float = 2.0, threshold: float | None = None, *, ax=None,
 
     Type I error α = P(X > t) = 1 − Φ(t) (shaded under P right of t); type II error
     β = Q(X ≤ t) = Φ(t − μ) (shaded under Q left of t). Moving t trades one for the
-    other along G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) (DRS Def 2.1, §2.1). Default t = μ/2.
+    other along G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) (Dong, Roth & Su 2022, Def 2.1, §2.1).
+
+    Parameters
+    ----------
+    mu : float, optional
+        Mean μ ≥ 0 of Q (default 2).
+    threshold : float or None, optional
+        The threshold t; default μ/2.
+    ax : matplotlib.axes.Axes or None, optional
+        Axes to draw on; None opens a new pyplot figure.
+    labels : (str, str), optional
+        Legend labels of P and Q.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+
+    Raises
+    ------
+    ValueError
+        If ``mu`` or ``threshold`` is out of range.
+
+    Examples
+    --------
+    >>> from fdp.plotting import hypothesis_test, new_figure
+    >>> fig, axes = new_figure()
+    >>> ax = hypothesis_test(2.0, ax=axes[0, 0])
+    >>> sorted(str(c.get_label())[:12] for c in ax.collections)
+    ['type I error', 'type II erro']
     """
     mu = _validate.real("mu", mu, low=0.0)
     t = mu / 2.0 if threshold is None else _validate.real("threshold", threshold)
@@ -55,11 +85,43 @@ def hypothesis_test(mu: float = 2.0, threshold: float | None = None, *, ax=None,
 
 
 def fdp_region(f, candidates, labels=None, *, ax=None, f_label=None, shade=True):
-    """f with candidate trade-off curves: those ≥ f everywhere are f-DP (drawn dashed and
-    marked ✓), one that dips below f somewhere is not (marked ✗, crossing shaded).
+    """A trade-off function f with candidate curves, marked f-DP or not.
 
-    The test is ``g.dominates(f)`` (certified comparison in the dual, DRS Prop 2.12).
-    The region {β ≥ f(α)} of f-DP trade-off curves is shaded.
+    Candidates ≥ f everywhere are f-DP (drawn dashed, marked ✓); one that dips below f
+    somewhere is not (marked ✗, the crossing shaded). The test is ``g.dominates(f)``,
+    a certified comparison in the dual (Dong, Roth & Su 2022, Prop 2.12). The region
+    {β ≥ f(α)} of f-DP trade-off curves is shaded. The verdicts are stored as
+    ``ax.fdp_verdicts``.
+
+    Parameters
+    ----------
+    f : TradeOff
+        The guarantee.
+    candidates : sequence of TradeOff
+        Trade-off curves to compare with f.
+    labels : sequence of str or None, optional
+        One label per candidate.
+    ax : matplotlib.axes.Axes or None, optional
+        Axes to draw on; None opens a new pyplot figure.
+    f_label : str or None, optional
+        Label of f.
+    shade : bool, optional
+        Shade the f-DP region (default True).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on (with ``fdp_verdicts``, one bool per candidate).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.plotting import fdp_region, new_figure
+    >>> fig, axes = new_figure()
+    >>> ax = fdp_region(fdp.Gaussian(1.0), [fdp.Gaussian(0.5), fdp.EpsDelta(1.0)],
+    ...                 ax=axes[0, 0])
+    >>> ax.fdp_verdicts
+    [True, False]
     """
     ax = tradeoff_axes(get_axes(ax))
     a = np.linspace(0.0, 1.0, 801)
@@ -87,14 +149,36 @@ def fdp_region(f, candidates, labels=None, *, ax=None, f_label=None, shade=True)
 
 
 def eps_delta(eps: float = 1.0, delta: float = 0.1, *, ax=None):
-    """f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)} (DRS Def 2.3 / Prop 2.5).
+    """f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)} with its kink marked.
 
-    Marks the kink α* = (1 − δ)/(1 + e^ε), where the two lines meet; f_{ε,δ} is
-    symmetric, so the kink is also the fixed point f(α*) = α* on the diagonal β = α.
+    Dong, Roth & Su (2022), Def 2.3 and Prop 2.5. The kink α* = (1 − δ)/(1 + e^ε), where
+    the two lines meet, is also the fixed point f(α*) = α* (f_{ε,δ} is symmetric).
     Intercepts: f(0) = 1 − δ and f(1 − δ) = 0; slopes −e^ε and −e^{−ε}.
+
+    Parameters
+    ----------
+    eps : float, optional
+        ε ≥ 0 (default 1).
+    delta : float, optional
+        δ in [0, 1] (default 0.1).
+    ax : matplotlib.axes.Axes or None, optional
+        Axes to draw on; None opens a new pyplot figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+
+    Examples
+    --------
+    >>> from fdp.plotting import eps_delta, new_figure
+    >>> fig, axes = new_figure()
+    >>> ax = eps_delta(1.0, 0.1, ax=axes[0, 0])
+    >>> kink = next(l for l in ax.get_lines() if l.get_label().startswith("kink"))
+    >>> print(f"{kink.get_xdata()[0]:.4f}")
+    0.2420
     """
-    import fdp
-    f = fdp.EpsDelta(eps, delta)
+    f = EpsDelta(eps, delta)
     ax = tradeoff_axes(get_axes(ax))
     draw_tradeoff(ax, f, label=rf"$f_{{\varepsilon,\delta}}$, $\varepsilon={eps:g}$, "
                   rf"$\delta={delta:g}$", color=color(0), linewidth=2.2)
@@ -117,11 +201,33 @@ def eps_delta(eps: float = 1.0, delta: float = 0.1, *, ax=None):
 
 
 def gdp_family(mus=(0.5, 1.0, 2.0, 3.0), *, ax=None):
-    """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) for several μ (DRS Def 2.7): larger μ, less privacy."""
-    import fdp
+    """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) for several μ: larger μ, less privacy.
+
+    Dong, Roth & Su (2022), Def 2.7.
+
+    Parameters
+    ----------
+    mus : sequence of float, optional
+        The μ ≥ 0 to draw.
+    ax : matplotlib.axes.Axes or None, optional
+        Axes to draw on; None opens a new pyplot figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+
+    Examples
+    --------
+    >>> from fdp.plotting import gdp_family, new_figure
+    >>> fig, axes = new_figure()
+    >>> ax = gdp_family((0.5, 1.0), ax=axes[0, 0])
+    >>> [l.get_label() for l in ax.get_lines()][1:]
+    ['$G_{0.5}$', '$G_{1}$']
+    """
     ax = tradeoff_axes(get_axes(ax))
     for i, m in enumerate(mus):
-        draw_tradeoff(ax, fdp.Gaussian(m), label=rf"$G_{{{m:g}}}$", color=color(i),
+        draw_tradeoff(ax, Gaussian(m), label=rf"$G_{{{m:g}}}$", color=color(i),
                       linestyle=linestyle(i))
     legend(ax, loc="upper right")
     return ax

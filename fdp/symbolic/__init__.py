@@ -1,4 +1,4 @@
-"""Symbolic trade-off functions with sympy (API.md, "Symbolic").
+"""Symbolic trade-off functions with sympy (Dong, Roth & Su 2022, §2–§3 in closed form).
 
     from fdp import symbolic as S
     f = S.gaussian()              # G_μ(α) = erfc(μ/√2 − erfinv(1 − 2α))/2 in α = S.alpha, μ

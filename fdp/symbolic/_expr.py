@@ -19,6 +19,8 @@ piece by piece.
 
 from __future__ import annotations
 
+import itertools
+
 import sympy as sp
 
 alpha = sp.Symbol("alpha", real=True)
@@ -34,12 +36,47 @@ DOMAINS: dict[sp.Symbol, tuple] = {delta_: (sp.S.Zero, sp.S.One, True, False)}
 
 
 def Phi(x):
-    """Standard normal cdf Φ(x) = erfc(−x/√2)/2."""
+    """Standard normal cdf Φ(x) = erfc(−x/√2)/2, as a sympy expression.
+
+    Parameters
+    ----------
+    x : number or sympy expression
+        The argument.
+
+    Returns
+    -------
+    sympy.Expr
+        Φ(x).
+
+    Examples
+    --------
+    >>> from fdp import symbolic as S
+    >>> S.Phi(0)
+    1/2
+    """
     return sp.erfc(-sp.sympify(x) / sp.sqrt(2)) / 2
 
 
 def Phi_inv(p):
-    """Standard normal quantile Φ⁻¹(p) = √2 erfinv(2p − 1)."""
+    """Standard normal quantile Φ⁻¹(p) = √2 erfinv(2p − 1), as a sympy expression.
+
+    Parameters
+    ----------
+    p : number or sympy expression
+        The probability.
+
+    Returns
+    -------
+    sympy.Expr
+        Φ⁻¹(p).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from fdp import symbolic as S
+    >>> S.Phi_inv(sp.Rational(1, 2))
+    0
+    """
     return sp.sqrt(2) * sp.erfinv(2 * sp.sympify(p) - 1)
 
 
@@ -66,20 +103,69 @@ def _param(value, name: str, default: sp.Symbol):
 
 
 def gaussian(mu=None):
-    """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) = erfc(μ/√2 − erfinv(1 − 2α))/2 (DRS eq. 2.3).
+    """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) = erfc(μ/√2 − erfinv(1 − 2α))/2.
 
-    ``mu`` is a number ≥ 0 or a sympy expression; the default is the positive
-    symbol μ.
+    Dong, Roth & Su (2022), Def 2.7.
+
+    Parameters
+    ----------
+    mu : number, sympy expression or None, optional
+        μ ≥ 0; default the positive symbol ``S.mu``.
+
+    Returns
+    -------
+    sympy.Expr
+        G_μ as an expression in ``S.alpha``.
+
+    Raises
+    ------
+    ValueError
+        If ``mu`` is a negative or non-finite number, or depends on α.
+    TypeError
+        If ``mu`` is not a number or a sympy expression.
+
+    Examples
+    --------
+    >>> from fdp import symbolic as S
+    >>> S.gaussian()
+    erfc(sqrt(2)*mu/2 - erfinv(1 - 2*alpha))/2
+    >>> print(S.gaussian(1).subs(S.alpha, 0.5).evalf(6))
+    0.158655
     """
     m = _param(mu, "mu", globals()["mu"])
     return sp.erfc(m / sp.sqrt(2) - sp.erfinv(1 - 2 * alpha)) / 2
 
 
 def eps_delta(eps=None, delta=None):
-    """f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)} (DRS eq. 2.5).
+    """f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)}.
 
-    Defaults: the positive symbol ε and the symbol δ ∈ [0, 1). ``delta=0`` gives
-    pure ε-DP.
+    Dong, Roth & Su (2022), Def 2.3 and Prop 2.5; ``delta=0`` gives pure ε-DP.
+
+    Parameters
+    ----------
+    eps : number, sympy expression or None, optional
+        ε ≥ 0; default the positive symbol ``S.epsilon``.
+    delta : number, sympy expression or None, optional
+        δ in [0, 1); default the symbol ``S.delta_``.
+
+    Returns
+    -------
+    sympy.Expr
+        f_{ε,δ} as a ``Max`` in ``S.alpha``.
+
+    Raises
+    ------
+    ValueError
+        If a number is out of range.
+    TypeError
+        If a parameter is not a number or a sympy expression.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from fdp import symbolic as S
+    >>> S.eps_delta(sp.log(2), 0)
+    Max(0, 1/2 - alpha/2, 1 - 2*alpha)
     """
     e = _param(eps, "eps", epsilon)
     d = _param(delta, "delta", delta_)
@@ -89,11 +175,35 @@ def eps_delta(eps=None, delta=None):
 
 
 def laplace(mu=None):
-    """L_μ = T(Lap(0,1), Lap(μ,1)) (DRS Appendix A), as a Piecewise:
+    """L_μ = T(Lap(0, 1), Lap(μ, 1)) as a Piecewise (Dong, Roth & Su 2022, Appendix A).
 
         1 − e^μ α        for α < e^{−μ}/2,
         e^{−μ}/(4α)      for e^{−μ}/2 ≤ α ≤ 1/2,
         e^{−μ}(1 − α)    for α > 1/2.
+
+    Parameters
+    ----------
+    mu : number, sympy expression or None, optional
+        μ ≥ 0; default the positive symbol ``S.mu``.
+
+    Returns
+    -------
+    sympy.Piecewise
+        L_μ in ``S.alpha``.
+
+    Raises
+    ------
+    ValueError
+        If ``mu`` is a negative or non-finite number, or depends on α.
+    TypeError
+        If ``mu`` is not a number or a sympy expression.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from fdp import symbolic as S
+    >>> S.laplace(1).subs(S.alpha, sp.Rational(3, 4))
+    exp(-1)/4
     """
     m = _param(mu, "mu", globals()["mu"])
     k = sp.exp(-m) / 2
@@ -103,7 +213,19 @@ def laplace(mu=None):
 
 
 def identity():
-    """Id(α) = 1 − α, perfect privacy."""
+    """Id(α) = 1 − α, perfect privacy.
+
+    Returns
+    -------
+    sympy.Expr
+        1 − α in ``S.alpha``.
+
+    Examples
+    --------
+    >>> from fdp import symbolic as S
+    >>> S.identity()
+    1 - alpha
+    """
     return 1 - alpha
 
 
@@ -212,10 +334,35 @@ def _interval_of(cond, var):
 def pieces(expr, var=alpha, less_equal=None):
     """Split f into [(expression, low, high), ...] covering [0, 1] in order.
 
-    ``less_equal(a, b)`` returns True when a ≤ b is proved (the prover's order
-    test); joins must be provably ordered. A non-Piecewise expression is one
-    piece; a ``Max`` is split at the crossings of its arguments (``max_pieces``).
-    Raises PiecesError when the order cannot be established.
+    A non-Piecewise expression is one piece; a ``Max`` is split at the crossings of
+    its arguments, dropping arguments that are never the largest.
+
+    Parameters
+    ----------
+    expr : sympy expression
+        f in ``var``.
+    var : sympy.Symbol, optional
+        The variable (default ``S.alpha``).
+    less_equal : callable or None, optional
+        ``less_equal(a, b)`` returns True when a ≤ b is proved; joins must be provably
+        ordered. Default: a numeric comparison of closed numbers.
+
+    Returns
+    -------
+    list of (sympy.Expr, sympy.Expr, sympy.Expr)
+        Each piece with the ends of its interval.
+
+    Raises
+    ------
+    PiecesError
+        (a ValueError) when the order of the joins cannot be established.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from fdp import symbolic as S
+    >>> S.pieces(S.eps_delta(sp.log(2), 0))
+    [(1 - 2*alpha, 0, 1/3), (1/2 - alpha/2, 1/3, 1)]
     """
     le = less_equal or _numeric_le
     if isinstance(expr, sp.Max) and expr.has(var):
@@ -286,7 +433,7 @@ def max_pieces(expr, var, le):
         else:
             ordered.append(p)
     out = []
-    for lo, hi in zip(ordered[:-1], ordered[1:]):
+    for lo, hi in itertools.pairwise(ordered):
         mid = (lo + hi) / 2
         vals = [a.subs(var, mid) for a in args]
         best = None

@@ -62,7 +62,8 @@ def _evaluable(e):
 
 
 def _undo_inverses(e):
-    """erfcinv(erfc(z)) = z, erfinv(erf(z)) = z (real z), erfc(erfcinv(z)) = z, erf(erfinv(z)) = z."""
+    """erfcinv(erfc(z)) = z, erfinv(erf(z)) = z (real z), erfc(erfcinv(z)) = z,
+    erf(erfinv(z)) = z."""
     return e.replace(lambda n: isinstance(n, sp.erfcinv) and isinstance(n.args[0], sp.erfc),
                      lambda n: n.args[0].args[0]) \
             .replace(lambda n: isinstance(n, sp.erfinv) and isinstance(n.args[0], sp.erf),
@@ -77,12 +78,32 @@ def _undo_inverses(e):
 # Inverse
 # ----------------------------------------------------------------------
 def inverse(expr, /, **params):
-    """f⁻¹(α) = inf{t ∈ [0,1] : f(t) ≤ α} as a sympy expression in α, or None.
+    """f⁻¹(α) = inf{t ∈ [0, 1] : f(t) ≤ α} as a sympy expression in α, or None.
 
-    Works piece by piece where sympy can solve f(t) = α and f is provably strictly
-    decreasing on the piece (pieces where f ≡ 0 are skipped); when the equation has
-    several roots, the branch with root(f(t)) = t at sample points is taken. For a
-    symmetric f (G_μ, f_{ε,δ}, L_μ) the result equals f.
+    Dong, Roth & Su (2022), eq. (2.4) and Lemma A.2. Works piece by piece where sympy
+    can solve f(t) = α and f is provably strictly decreasing on the piece (pieces where
+    f ≡ 0 are skipped); when the equation has several roots, the branch with
+    root(f(t)) = t at sample points is taken. For a symmetric f (G_μ, f_{ε,δ}, L_μ) the
+    result equals f.
+
+    Parameters
+    ----------
+    expr : sympy expression
+        f in ``S.alpha``.
+    **params
+        Parameter values (numbers) or ranges ((low, high) pairs), as for ``check``.
+
+    Returns
+    -------
+    sympy.Expr or None
+        f⁻¹, or None when no closed form was found.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from fdp import symbolic as S
+    >>> S.inverse(S.eps_delta(sp.log(2), 0))
+    Piecewise((1 - 2*alpha, alpha < 1/3), (1/2 - alpha/2, True))
     """
     f, prover, ps = _prepare(expr, params)
     if ps is None:
@@ -137,12 +158,33 @@ def _is_branch(root, e, lo, hi, prover) -> bool:
 # Privacy profile
 # ----------------------------------------------------------------------
 def delta(expr, /, eps=None, **params):
-    """δ(ε) = sup_{α∈[0,1]} (1 − f(α) − e^ε α) in closed form (DRS Prop 2.12), or None.
+    """δ(ε) = sup_{α∈[0,1]} (1 − f(α) − e^ε α) in closed form, or None.
 
-    ``eps`` defaults to the real symbol ``S.varepsilon``; a number gives δ at it.
-    Needs every piece convex (proved) so that the objective is concave on it, and
-    relies on sympy's ``solve`` returning every root of f'(α) = −e^ε (roots it
-    returns outside the piece are discarded only when provably outside).
+    The (ε, δ) reading of f (Dong, Roth & Su 2022, Prop 2.12). Needs every piece
+    convex (proved), so that the objective is concave on it, and relies on sympy's
+    ``solve`` returning every root of f'(α) = −e^ε (roots outside the piece are
+    discarded only when provably outside).
+
+    Parameters
+    ----------
+    expr : sympy expression
+        f in ``S.alpha``.
+    eps : number, sympy expression or None, optional
+        Where to read δ; default the real symbol ``S.varepsilon``.
+    **params
+        Parameter values (numbers) or ranges ((low, high) pairs), as for ``check``.
+
+    Returns
+    -------
+    sympy.Expr or None
+        δ(ε), or None when no closed form was found.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from fdp import symbolic as S
+    >>> S.delta(S.eps_delta(sp.log(2), 0))
+    Max(0, 2/3 - exp(varepsilon)/3, 1 - exp(varepsilon))
     """
     f, prover, ps = _prepare(expr, params)
     if ps is None:
@@ -194,10 +236,26 @@ def delta(expr, /, eps=None, **params):
 # ----------------------------------------------------------------------
 @dataclass(frozen=True)
 class Functionals:
-    """The functionals of DRS §3.2 in closed form; None where none was found.
+    """The functionals of Dong, Roth & Su (2022), §3.2, in closed form.
 
     kl = −∫₀¹ log|f'|, κ2 = ∫₀¹ log²|f'|, κ3 = ∫₀¹ |log|f'||³,
     κ̄3 = ∫₀¹ |log|f'| + kl|³ (the names of ``fdp.functionals``).
+
+    Parameters
+    ----------
+    kl, kappa2 : sympy.Expr or None
+        kl and κ2; None where sympy found no closed form.
+    kappa3, kappa3_bar : sympy.Expr or None, optional
+        κ3 and κ̄3; None where none was found or they were not asked for.
+    reason : str, optional
+        Why a field is None ("" when all were found).
+
+    Examples
+    --------
+    >>> from fdp import symbolic as S
+    >>> r = S.functionals(S.gaussian(), third=False)
+    >>> r.kl, r.kappa3 is None
+    (mu**2/2, True)
     """
 
     kl: sp.Expr | None
@@ -208,15 +266,34 @@ class Functionals:
 
 
 def functionals(expr, /, third: bool = True, **params) -> Functionals:
-    """kl, κ2, κ3, κ̄3 of f in closed form (DRS §3.2; = −E_P L, E_P L², E_P|L|³,
-    E_P|L − E_P L|³ for L = log dQ/dP under P).
+    """kl, κ2, κ3, κ̄3 of f in closed form (Dong, Roth & Su 2022, §3.2).
 
-    G_μ: kl = μ²/2, κ2 = μ² + μ⁴/4; f_{ε,0}: kl = ε tanh(ε/2), κ2 = ε², κ3 = ε³.
-    A piece of positive length where f' = 0 makes all of them +∞ (Q has no mass
-    where P has some, so KL(P‖Q) = ∞). For κ3 and κ̄3 each convex piece is split
-    where log|f'| + c changes sign (f' = −e^{−c}; log|f'| is non-increasing).
-    ``third=False`` skips κ3, κ̄3 (slower). Fields are None where sympy finds no
-    closed form.
+    With L = log dQ/dP under P: kl = −E_P L, κ2 = E_P L², κ3 = E_P|L|³,
+    κ̄3 = E_P|L − E_P L|³. G_μ: kl = μ²/2, κ2 = μ² + μ⁴/4; f_{ε,0}: kl = ε tanh(ε/2),
+    κ2 = ε², κ3 = ε³. A piece of positive length where f' = 0 makes all of them +∞
+    (Q has no mass where P has some, so KL(P‖Q) = ∞). For κ3 and κ̄3 each convex piece
+    is split where log|f'| + c changes sign (f' = −e^{−c}; log|f'| is non-increasing).
+
+    Parameters
+    ----------
+    expr : sympy expression
+        f in ``S.alpha``.
+    third : bool, optional
+        Also compute κ3 and κ̄3 (default True; slower).
+    **params
+        Parameter values (numbers) or ranges ((low, high) pairs), as for ``check``.
+
+    Returns
+    -------
+    Functionals
+        The four values; None where sympy finds no closed form (``reason`` says which).
+
+    Examples
+    --------
+    >>> from fdp import symbolic as S
+    >>> r = S.functionals(S.eps_delta(1, 0))
+    >>> r.kappa2, r.kappa3
+    (1, 1)
     """
     third = _validate.flag("third", third)
     f, prover, ps = _prepare(expr, params)
@@ -250,7 +327,7 @@ def functionals(expr, /, third: bool = True, **params) -> Functionals:
     if flat:  # all are +∞ when a flat piece has positive length
         cond = sp.Or(*[sp.Gt(_simplify(w, 5), 0) for w in flat])
         out = [None if v is None else sp.Piecewise((sp.oo, cond), (v, True)) for v in out]
-    return Functionals(*out, reason=why)
+    return Functionals(kl=out[0], kappa2=out[1], kappa3=out[2], kappa3_bar=out[3], reason=why)
 
 
 def _abs_cube(logs, c, prover):

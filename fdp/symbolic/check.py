@@ -25,6 +25,7 @@ domain their sympy assumptions give (μ > 0, ε > 0; δ ∈ [0, 1) for S.eps_del
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -41,7 +42,26 @@ _TEXT = {"convex": "convex", "continuous": "continuous on [0, 1]",
 
 @dataclass(frozen=True)
 class Verdict:
-    """One axiom's verdict: "proved", "refuted" or "undecided", with the reason."""
+    """One axiom's verdict: "proved", "refuted" or "undecided", with the reason.
+
+    True in a boolean context only when proved.
+
+    Parameters
+    ----------
+    verdict : str
+        "proved", "refuted" or "undecided".
+    reason : str
+        The proof, the counterexample in words, or what could not be shown.
+    counterexample : dict or None, optional
+        The confirmed counterexample point (α and any parameter values), if refuted.
+
+    Examples
+    --------
+    >>> from fdp import symbolic as S
+    >>> v = S.check(1 - S.alpha ** 2).convex
+    >>> v.verdict, bool(v)
+    ('refuted', False)
+    """
 
     verdict: str
     reason: str
@@ -53,7 +73,30 @@ class Verdict:
 
 @dataclass(frozen=True)
 class CheckReport:
-    """Verdicts of ``check`` for each axiom (DRS Prop 2.2) and the range [0, 1]."""
+    """Verdicts of ``check`` for each axiom (Dong, Roth & Su 2022, Prop 2.2) and the range.
+
+    Index by axiom name (``report["convex"]``) or read the fields; ``is_tradeoff`` is
+    True when every axiom is proved, False when one is refuted, None otherwise.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        The expression checked.
+    domain : str
+        The domain of α and the parameters, in words.
+    convex, continuous, non_increasing, below_identity, range : Verdict
+        One verdict per axiom, and for the range [0, 1].
+    notes : tuple of str, optional
+        Remarks (for example about parameters fixed by number).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from fdp import symbolic as S
+    >>> report = S.check(S.eps_delta(1, sp.Rational(1, 10)))
+    >>> report.is_tradeoff, report["below_identity"].verdict
+    (True, 'proved')
+    """
 
     expr: sp.Expr
     domain: str
@@ -98,9 +141,30 @@ class CheckReport:
 def check(expr, /, **params) -> CheckReport:
     """Prove or refute the four axioms of a trade-off function for ``expr``.
 
-    ``expr`` is a sympy expression in ``S.alpha`` (a Piecewise, a Max, or any
-    closed form). Keywords fix parameters (a number) or give their range
-    (a (low, high) pair). Returns a :class:`CheckReport`.
+    f: [0, 1] → [0, 1] is a trade-off function iff it is convex, continuous,
+    non-increasing and f(α) ≤ 1 − α (Dong, Roth & Su 2022, Prop 2.2); the module
+    docstring says how each verdict is reached.
+
+    Parameters
+    ----------
+    expr : sympy expression
+        f in ``S.alpha`` (a Piecewise, a Max, or any closed form).
+    **params
+        A number fixes a parameter; a (low, high) pair gives its range. Other symbols
+        range over the domain their sympy assumptions give.
+
+    Returns
+    -------
+    CheckReport
+        One verdict per axiom.
+
+    Examples
+    --------
+    >>> from fdp import symbolic as S
+    >>> S.check(S.gaussian()).is_tradeoff
+    True
+    >>> S.check(1 - S.alpha ** 2).is_tradeoff
+    False
     """
     f, ranges = bind(as_expr(expr), params)
     syms = sorted(f.free_symbols - {alpha}, key=lambda s: s.name)
@@ -250,10 +314,10 @@ class _Checker:
         if self.pieces is None:
             return None, "no pieces"
         f0, f1 = self.value_at(0), self.value_at(1)
-        if convex and cont and f0 is not None and f1 is not None:
-            if self.prover.nonneg(1 - f0) and self.prover.nonpos(f1):
-                return True, (f"1 − α − f is concave with values {sp.simplify(1 - f0)} "
-                              f"at 0 and {sp.simplify(-f1)} at 1")
+        if (convex and cont and f0 is not None and f1 is not None
+                and self.prover.nonneg(1 - f0) and self.prover.nonpos(f1)):
+            return True, (f"1 − α − f is concave with values {sp.simplify(1 - f0)} "
+                          f"at 0 and {sp.simplify(-f1)} at 1")
 
         def piece(e, p):
             if isinstance(e, sp.Max):
@@ -268,9 +332,9 @@ class _Checker:
         if self.pieces is None:
             return None, "no pieces"
         f0, f1 = self.value_at(0), self.value_at(1)
-        if cont and monotone and f0 is not None and f1 is not None:
-            if self.prover.nonneg(1 - f0) and self.prover.nonneg(f1):
-                return True, f"f non-increasing from f(0) = {f0} to f(1) = {f1}"
+        if (cont and monotone and f0 is not None and f1 is not None
+                and self.prover.nonneg(1 - f0) and self.prover.nonneg(f1)):
+            return True, f"f non-increasing from f(0) = {f0} to f(1) = {f1}"
 
         def piece(e, p):
             if isinstance(e, sp.Max):
@@ -350,7 +414,7 @@ class _Searcher:
             return self._search(axioms)
 
     def _search(self, axioms) -> dict:
-        found = {}
+        found: dict[str, Any] = {}
         grid = np.unique(np.concatenate([np.linspace(0, 1, 2001), np.logspace(-8, -1, 57),
                                          1 - np.logspace(-8, -1, 57)]))
         for sub in _samples(self.doms):
@@ -364,7 +428,7 @@ class _Searcher:
 
     def _one_sample(self, sub, axioms, found, grid) -> dict:
         """Counterexamples for one assignment of the parameters."""
-        out = {}
+        out: dict[str, Any] = {}
         fk = self.f.subs(sub)
         params = {str(k): v for k, v in sub.items()}
         pv = "" if not params else " with " + ", ".join(f"{k} = {v}" for k, v in params.items())
@@ -464,10 +528,10 @@ class _Searcher:
         for (e1, _, _), (e2, _, _), j in zip(self.pieces[:-1], self.pieces[1:], joins):
             l = e1.subs(sub).subs(alpha, j).evalf(50)
             r = e2.subs(sub).subs(alpha, j).evalf(50)
-            if l.is_Number and r.is_Number and abs(l - r) > _TINY:
-                if _all_smooth(e1) and _all_smooth(e2):
-                    return (f"jump of {_fmt(r - l)} at the join α = {j}: left piece "
-                            f"gives {_fmt(l)}, right piece {_fmt(r)}", {"alpha": j})
+            if (l.is_Number and r.is_Number and abs(l - r) > _TINY
+                    and _all_smooth(e1) and _all_smooth(e2)):
+                return (f"jump of {_fmt(r - l)} at the join α = {j}: left piece "
+                        f"gives {_fmt(l)}, right piece {_fmt(r)}", {"alpha": j})
         return None
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -17,13 +19,33 @@ from fdp.tradeoff import TradeOff
 class SymbolicTradeOff(TradeOff):
     """A numeric trade-off function evaluated from a sympy expression in α.
 
-    The expression is lambdified once (numpy/scipy, vectorised). Values that are
-    not finite real numbers raise ValueError: nothing is clipped.
+    The expression is lambdified once (numpy/scipy, vectorised). Values that are not
+    finite real numbers raise ValueError: nothing is clipped. Build it with
+    ``to_tradeoff``, which also screens the axioms.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        f in ``S.alpha``, with no other free symbol.
+    name : str, optional
+        Name used in messages (default "f").
+
+    Raises
+    ------
+    ValueError
+        If a parameter has no numeric value.
+
+    Examples
+    --------
+    >>> from fdp import symbolic as S
+    >>> f = S.SymbolicTradeOff(S.identity())
+    >>> print(f"{f(0.25):.2f}")
+    0.75
     """
 
     expr: sp.Expr
     name: str = "f"
-    _fn: object = field(init=False, repr=False, compare=False)
+    _fn: Callable[[np.ndarray], Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         free = self.expr.free_symbols - {alpha}
@@ -51,9 +73,36 @@ class SymbolicTradeOff(TradeOff):
 def to_tradeoff(expr, /, name: str = "f", validate: bool = True, **params) -> SymbolicTradeOff:
     """A numeric ``fdp.TradeOff`` from a symbolic f with every parameter given a number.
 
-    ``validate=True`` screens the four axioms on a fine grid of α with
-    ``fdp.families.user.check_axioms`` (ValueError naming the axiom that fails); use
-    ``check`` for a proof.
+    Parameters
+    ----------
+    expr : sympy expression
+        f in ``S.alpha``.
+    name : str, optional
+        Name used in messages (default "f").
+    validate : bool, optional
+        Screen the four axioms on a fine grid of α with ``fdp.families.user.check_axioms``
+        (default True); use ``check`` for a proof.
+    **params
+        A number for every parameter of ``expr``.
+
+    Returns
+    -------
+    SymbolicTradeOff
+        The numeric trade-off function.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is given a range instead of a number or has no value, or (with
+        ``validate``) an axiom fails on the grid.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp import symbolic as S
+    >>> f = S.to_tradeoff(S.gaussian(), mu=1.0)
+    >>> bool(abs(f(0.3) - fdp.Gaussian(1.0)(0.3)) < 1e-12)
+    True
     """
     validate = _validate.flag("validate", validate)
     f, ranges = bind(as_expr(expr), params)
@@ -67,7 +116,26 @@ def to_tradeoff(expr, /, name: str = "f", validate: bool = True, **params) -> Sy
 
 
 def latex(expr, /, name: str | None = None) -> str:
-    """LaTeX of f (``name(\\alpha) = …`` when a name is given), without dollar signs."""
+    r"""LaTeX of f (``name(α) = …`` when a name is given), without dollar signs.
+
+    Parameters
+    ----------
+    expr : sympy expression
+        f in ``S.alpha``.
+    name : str or None, optional
+        Function name to put in front.
+
+    Returns
+    -------
+    str
+        The LaTeX text.
+
+    Examples
+    --------
+    >>> from fdp import symbolic as S
+    >>> print(S.latex(S.identity(), name="f"))
+    f(\alpha) = 1 - \alpha
+    """
     body = sp.latex(as_expr(expr))
     return body if name is None else rf"{name}(\alpha) = {body}"
 

@@ -386,7 +386,7 @@ def test_relations_and_bad_parameters():
         from_dp_event(GaussianDpEvent(1.0), "replace_special")
     with pytest.raises(ValueError, match="replace_one_sensitivity"):
         from_dp_event(GaussianDpEvent(1.0), replace_one_sensitivity=3.0)
-    with pytest.raises(ValueError, match="GaussianDpEvent.noise_multiplier"):
+    with pytest.raises(ValueError, match=r"GaussianDpEvent\.noise_multiplier"):
         from_dp_event(GaussianDpEvent(-1.0))
     with pytest.raises(ValueError, match="sampling_probability"):
         from_dp_event(PoissonSampledDpEvent(1.5, GaussianDpEvent(1.0)))

@@ -103,7 +103,7 @@ def test_fdp_region_marks_which_candidates_are_f_dp(ax):
 
 def test_eps_delta_marks_kink_at_fixed_point(ax):
     P.eps_delta(1.0, 0.1, ax=ax)
-    kink = [l for l in ax.get_lines() if l.get_label().startswith("kink")][0]
+    kink = next(l for l in ax.get_lines() if l.get_label().startswith("kink"))
     k = 0.9 / (1 + np.e)
     np.testing.assert_allclose(kink.get_data(), [[k], [k]])
 
@@ -129,7 +129,7 @@ def test_every_helper_returns_its_axes():
 def test_laplace_limit_draws_the_group_curves():
     fig, axes = P.new_figure(1, 1)
     ax = P.laplace_limit(1.0, (2,), ax=axes[0, 0])
-    line = [l for l in ax.get_lines() if l.get_label().startswith("$k=2")][0]
+    line = next(l for l in ax.get_lines() if l.get_label().startswith("$k=2"))
     a, b = line.get_data()
     # 1 − (1 − f_{1/2,0})^{∘2}, composed by hand
     f = lambda x: np.maximum.reduce([np.zeros_like(x), 1 - np.exp(0.5) * x,

@@ -29,7 +29,7 @@ def test_functionals_gaussian_closed_form():
     assert _same(r.kappa3_bar, 2 * sp.sqrt(2) * mu ** 3 / sp.sqrt(sp.pi))
     mpmath.mp.dps = 30
     for m in (0.4, 1.0, 2.5):
-        k3 = mpmath.quad(lambda x: mpmath.npdf(x) * abs(m * x - m * m / 2) ** 3,
+        k3 = mpmath.quad(lambda x, m=m: mpmath.npdf(x) * abs(m * x - m * m / 2) ** 3,
                          [-mpmath.inf, m / 2, mpmath.inf])
         assert abs(float(r.kappa3.subs(mu, m)) - float(k3)) < 1e-13
         assert abs(float(r.kappa3.subs(mu, m)) - fdp.functionals(fdp.Gaussian(m)).kappa3) < 1e-9

@@ -1,4 +1,4 @@
-"""Symbolic checks: witnesses inside [0, 1], exact signs of polynomials (issue 14 item 14).
+"""Symbolic checks: witnesses inside [0, 1], exact signs of polynomials.
 
 Independent truths: hand derivatives and discriminants (stated per case), and
 every counterexample is re-evaluated here with exact rationals.

@@ -24,7 +24,7 @@ Left: group privacy 1 − (1 − G_0.5)^{∘k} for k = 1, 2, 4, 8, which is G_{0
 groups of size k under (1/k, 0)-DP, 1 − (1 − f_{1/k,0})^{∘k} (one line style per k), approach
 the Laplace curve L_1 (thick grey, underneath) already for small k. Checked: the generic k-fold construction equals G_{kμ}, the
 sup distance to L_1 is 1.2e-3, 1.2e-5, 1.2e-7 at k = 10, 100, 1000, and the f-DP group
-bound of (ε, δ)-DP is at least as strong as the classical (kε, δΣe^{iε})."""
+bound of (ε, δ)-DP is at least as strong as the classical (kε, δΣe^{iε})."""  # noqa: E501 (the gallery's text)
 
 
 def _sup_to_laplace(k: int, fast: bool) -> float:

@@ -49,7 +49,7 @@ def _c_p_closed_form(p: float, a: np.ndarray) -> np.ndarray:
         elif x <= top:
             out[i] = xs + top - x
         else:  # f_p⁻¹(x) = the t with f_p(t) = x (f_p is strictly decreasing)
-            out[i] = brentq(lambda t: fp(t) - x, 0.0, 1.0, xtol=1e-15) if x < 1 else 0.0
+            out[i] = brentq(lambda t, x=x: fp(t) - x, 0.0, 1.0, xtol=1e-15) if x < 1 else 0.0
     return out
 
 

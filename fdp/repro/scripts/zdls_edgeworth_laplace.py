@@ -71,7 +71,7 @@ def run(out_dir, fast: bool = False):
         checks.append(Check.close("mpmath (30 digits)", f"μ_f, n={n}", _mu_f_mpmath(n), mu_f,
                                   rtol=1e-12))
         tradeoff_axes(ax, title=rf"$n={n}$")
-        truth = None
+        truth: fdp.TradeOff | None = None
         if n == 1:
             truth = parts[0]
         elif engine:

@@ -1,0 +1,341 @@
+"""Properties of the package as a whole that a program can check.
+
+* The import graph among fdp's first-level units (its subpackages and top-level
+  modules) is acyclic, counting imports inside functions and ``import_module`` calls
+  on literal names; only imports under ``if TYPE_CHECKING:`` (never executed) are
+  left out. Read from the source with ``ast``, so nothing is imported to build it.
+* The layer order in ``docs/architecture.md`` names every first-level unit, and no
+  import goes from a lower layer to a higher one.
+* Every public trade-off function and every result of an operation pickles and
+  unpickles to identical answers (numeric results of the engine: see also
+  ``tests/engine/test_pickle_results.py``).
+
+Independent truths: the source text itself (the graph), the document's table (the
+layers), and the object before pickling (the round trip).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+import itertools
+import pickle
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fdp
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "fdp"
+DOC = ROOT / "docs" / "architecture.md"
+
+
+# -- the import graph ------------------------------------------------------------
+def first_level_units(pkg: Path = PKG) -> list[str]:
+    """``fdp`` (its ``__init__``), ``fdp.<module>`` and ``fdp.<subpackage>``."""
+    units = ["fdp"]
+    for p in sorted(pkg.iterdir()):
+        if p.suffix == ".py" and p.name != "__init__.py":
+            units.append(f"fdp.{p.stem}")
+        elif p.is_dir() and (p / "__init__.py").exists():
+            units.append(f"fdp.{p.name}")
+    return units
+
+
+def _unit_of_module(module: str, units: set[str]) -> str | None:
+    """The first-level unit a dotted module name belongs to (None outside fdp)."""
+    parts = module.split(".")
+    if parts[0] != "fdp":
+        return None
+    if len(parts) == 1:
+        return "fdp"
+    head = f"fdp.{parts[1]}"
+    return head if head in units else "fdp"
+
+
+def _module_name(path: Path, root: Path) -> tuple[str, bool]:
+    """Dotted name of a source file and whether it is a package ``__init__``."""
+    rel = path.relative_to(root).with_suffix("")
+    parts = list(rel.parts)
+    is_pkg = parts[-1] == "__init__"
+    if is_pkg:
+        parts = parts[:-1]
+    return ".".join(parts), is_pkg
+
+
+def _resolve_from(node: ast.ImportFrom, module: str, is_pkg: bool) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = module.split(".")
+    if not is_pkg:
+        base = base[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _type_checking_lines(tree: ast.AST) -> set[int]:
+    """Line numbers inside ``if TYPE_CHECKING:`` blocks (imports there never run)."""
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If):
+            t = node.test
+            name = t.id if isinstance(t, ast.Name) else t.attr if isinstance(t, ast.Attribute) \
+                else None
+            if name == "TYPE_CHECKING":
+                for sub in node.body:
+                    for n in ast.walk(sub):
+                        if hasattr(n, "lineno"):
+                            lines.add(n.lineno)
+    return lines
+
+
+def _literal_prefix(arg: ast.expr) -> str | None:
+    """The literal text (or literal start of an f-string) of an import_module argument."""
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return arg.value
+    if isinstance(arg, ast.JoinedStr) and arg.values:
+        first = arg.values[0]
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            return first.value.rstrip(".")
+    return None
+
+
+@functools.lru_cache(maxsize=2)
+def import_edges(pkg: Path = PKG) -> dict[tuple[str, str], list[str]]:
+    """(importer unit, imported unit) -> ["file:line", ...] for every import in fdp."""
+    root = pkg.parent
+    units = set(first_level_units(pkg))
+    edges: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for path in sorted(pkg.rglob("*.py")):
+        module, is_pkg = _module_name(path, root)
+        src_unit = _unit_of_module(module, units)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        skip = _type_checking_lines(tree)
+        for node in ast.walk(tree):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = _resolve_from(node, module, is_pkg)
+                for a in node.names:
+                    # `from fdp import symbolic` imports the unit fdp.symbolic;
+                    # `from fdp import Gaussian` imports fdp/__init__.
+                    full = f"{base}.{a.name}"
+                    targets.append(full if base == "fdp" and f"fdp.{a.name}" in units else base)
+            elif (isinstance(node, ast.Call) and node.args
+                  and ((isinstance(node.func, ast.Name) and node.func.id in
+                        ("import_module", "__import__"))
+                       or (isinstance(node.func, ast.Attribute)
+                           and node.func.attr == "import_module"))):
+                lit = _literal_prefix(node.args[0])
+                if lit:
+                    targets = [lit]
+            if not targets or getattr(node, "lineno", 0) in skip:
+                continue
+            for t in dict.fromkeys(targets):
+                dst = _unit_of_module(t, units)
+                where = f"{path.relative_to(root)}:{node.lineno}"
+                if (dst is not None and dst != src_unit and src_unit is not None
+                        and where not in edges[(src_unit, dst)]):
+                    edges[(src_unit, dst)].append(where)
+    return dict(edges)
+
+
+def _find_cycle(edges) -> list[str] | None:
+    """One cycle of the directed graph as a list of nodes [a, b, ..., a], or None."""
+    graph: dict[str, list[str]] = defaultdict(list)
+    for a, b in sorted(edges):
+        graph[a].append(b)
+    colour: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(u: str) -> list[str] | None:
+        colour[u] = 1
+        stack.append(u)
+        for v in graph[u]:
+            if colour.get(v) == 1:
+                return stack[stack.index(v):] + [v]
+            if v not in colour:
+                found = visit(v)
+                if found:
+                    return found
+        stack.pop()
+        colour[u] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in colour:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def _describe_cycle(cycle, edges) -> str:
+    lines = [" -> ".join(cycle)]
+    for a, b in itertools.pairwise(cycle):
+        where = edges[(a, b)]
+        more = f" (+{len(where) - 3} more)" if len(where) > 3 else ""
+        lines.append(f"  {a} -> {b}: {', '.join(where[:3])}{more}")
+    return "\n".join(lines)
+
+
+def test_graph_reader_sees_every_kind_of_import(tmp_path):
+    # a toy package "fdp" with one import of each kind the reader must see or skip
+    pkg = tmp_path / "fdp"
+    for sub in ("low", "high", "top"):
+        (pkg / sub).mkdir(parents=True)
+        (pkg / sub / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("from fdp.low import x\n")
+    (pkg / "_base.py").write_text("")
+    (pkg / "low" / "a.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from fdp.top import T\n"          # never runs: skipped
+        "def f():\n    from ..high import b\n"                      # relative, in a function
+        "def g():\n    import importlib\n"
+        "    return importlib.import_module(f'fdp.top.{1}')\n")     # literal import_module
+    (pkg / "high" / "b.py").write_text("from fdp import _base, low\nimport fdp\n")
+    edges = import_edges(pkg)
+    assert set(edges) == {("fdp", "fdp.low"), ("fdp.low", "fdp.high"), ("fdp.low", "fdp.top"),
+                          ("fdp.high", "fdp._base"), ("fdp.high", "fdp.low"),
+                          ("fdp.high", "fdp")}
+    assert edges[("fdp.low", "fdp.high")] == ["fdp/low/a.py:5"]
+    cycle = _find_cycle(edges)
+    assert cycle is not None and cycle[0] == cycle[-1]
+    assert "fdp/low/a.py:5" in _describe_cycle(cycle, edges)
+    assert _find_cycle({("a", "b"): [], ("b", "c"): []}) is None
+
+
+@pytest.mark.xfail(strict=False, reason="cycles removed by the restructuring branches")
+def test_import_graph_among_first_level_units_is_acyclic():
+    edges = import_edges()
+    cycle = _find_cycle(edges)
+    assert cycle is None, "import cycle among first-level units:\n" + _describe_cycle(
+        cycle, edges)
+
+
+# -- the documented layers -------------------------------------------------------
+def documented_layers() -> dict[str, int]:
+    """unit -> layer number, from the diagram under "## The layers" in the document.
+
+    A line ``L<k>  fdp.a, fdp.b,   description`` opens layer k; indented lines after it
+    continue the same layer. ``fdp/__init__.py`` stands for the unit ``fdp``.
+    """
+    text = DOC.read_text(encoding="utf-8")
+    block = text.split("## The layers", 1)[1].split("```text", 1)[1].split("```", 1)[0]
+    layers: dict[str, int] = {}
+    layer = None
+    for line in block.splitlines():
+        m = re.match(r"\s*L(\d+)\s", line)
+        if m:
+            layer = int(m.group(1))
+        names = re.split(r"\s{3,}", line.strip())[0]      # the right column describes
+        for name in re.findall(r"\bfdp(?:\.[A-Za-z_]\w*)?(?:/__init__\.py)?", names):
+            if layer is not None:
+                layers.setdefault("fdp" if name == "fdp/__init__.py" else name, layer)
+    return layers
+
+
+def test_layer_diagram_lists_every_first_level_unit():
+    layers = documented_layers()
+    missing = [u for u in first_level_units() if u not in layers]
+    assert not missing, f"docs/architecture.md places no layer for {missing}"
+    assert layers["fdp"] == max(layers.values())    # the package __init__ is the top
+
+
+@pytest.mark.xfail(strict=False, reason="cycles removed by the restructuring branches")
+def test_no_import_goes_up_a_layer():
+    layers = documented_layers()
+    up = [f"{a} (L{layers[a]}) -> {b} (L{layers[b]}): {', '.join(w[:3])}"
+          for (a, b), w in sorted(import_edges().items())
+          if a in layers and b in layers and layers[b] > layers[a]]
+    assert not up, "imports from a lower layer to a higher one:\n" + "\n".join(up)
+
+
+# -- pickling round trip ---------------------------------------------------------
+ALPHA = np.array([0.0, 1e-9, 1e-4, 0.01, 0.1, 0.3, 0.5, 0.9, 1.0])
+
+
+def _user_beta(a):
+    """A module-level β (a lambda would not pickle, by Python's rules, not fdp's)."""
+    return np.clip(1.0 - 2.0 * a, 0.0, 1.0)
+
+
+def _families() -> dict[str, fdp.TradeOff]:
+    return {
+        "Gaussian": fdp.Gaussian(1.0),
+        "Laplace": fdp.Laplace(1.0),
+        "EpsDelta": fdp.EpsDelta(1.0, 1e-3),
+        "RandomizedResponse": fdp.RandomizedResponse(1.0, 3),
+        "Identity": fdp.Identity(),
+        "DiscreteGaussian": fdp.DiscreteGaussian(2.0),
+        "DiscreteLaplace": fdp.DiscreteLaplace(1.0),
+        "MixtureOfGaussians": fdp.MixtureOfGaussians(1.0, (0.0, 1.0), (0.5, 0.5)),
+        "BoundedRange": fdp.BoundedRange(1.0),
+        "FinitePair": fdp.from_pair([0.5, 0.3, 0.2], [0.2, 0.3, 0.5]),
+        "PiecewiseLinear": fdp.from_points([0.1, 0.4], [0.6, 0.2]),
+        "UserFunction": fdp.from_function(_user_beta, name="1-2a"),
+        "shuffle_amplification": fdp.shuffle_amplification(2.0, 50),
+        "from_privacy_profile": fdp.from_privacy_profile([0.5, 1.0], [1e-2, 1e-3]),
+        "from_rdp": fdp.from_rdp([2.0, 4.0, 8.0], [0.5, 1.0, 2.0]),
+        "from_zcdp": fdp.from_zcdp(0.1),
+    }
+
+
+def _operations() -> dict[str, fdp.TradeOff]:
+    g, lap = fdp.Gaussian(1.0), fdp.Laplace(0.5)
+    sub_add = g.subsample(0.2, direction="add")
+    return {
+        "inverse": sub_add.inverse(),
+        "inverse_generic": fdp.from_function(_user_beta, name="1-2a").inverse(),
+        "group_generic": sub_add.group(2),
+        # (sub_add.symmetrize() is the same class; its ε(δ) takes ~50 s, a pair ~1 s)
+        "symmetrize": fdp.from_pair([0.6, 0.3, 0.1], [0.2, 0.3, 0.5]).symmetrize(),
+        "symmetrize_one_sided": sub_add.symmetrize(one_sided=True),
+        "group": fdp.EpsDelta(0.5, 1e-3).group(3),
+        "subsample_poisson": g.subsample(0.2),
+        "subsample_without_replacement": g.subsample(0.2, scheme="without_replacement"),
+        "with_delta": g @ fdp.EpsDelta(0.0, 1e-3),
+        "envelope": fdp.envelope(g, lap),
+        "strongest": fdp.strongest(g, lap),
+        # Laplace(1) @ Gaussian(1) and fdp.dpsgd(...): tests/engine/test_pickle_results.py
+        "random_allocation": fdp.random_allocation(2.0, 4),
+    }
+
+
+CASES = {**{f"family:{k}": k for k in _families()}, **{f"op:{k}": k for k in _operations()}}
+
+
+@pytest.fixture(scope="module")
+def objects():
+    return {**{f"family:{k}": v for k, v in _families().items()},
+            **{f"op:{k}": v for k, v in _operations().items()}}
+
+
+def _same(x, y):
+    np.testing.assert_array_equal(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_pickle_round_trip_gives_identical_answers(objects, case):
+    f = objects[case]
+    g = pickle.loads(pickle.dumps(f))
+    assert type(g) is type(f) and repr(g) == repr(f)
+    _same(f(ALPHA), g(ALPHA))
+    for a, b in zip(f.bounds(ALPHA), g.bounds(ALPHA)):
+        _same(a, b)
+    _same(f.epsilon(1e-5), g.epsilon(1e-5))
+    _same(f.delta(np.array([0.0, 0.5, 2.0])), g.delta(np.array([0.0, 0.5, 2.0])))
+
+
+def test_every_public_family_has_a_pickling_case():
+    classes = {type(f) for f in _families().values()}
+    public = [n for n in fdp.__all__ if inspect.isclass(getattr(fdp, n))
+              and issubclass(getattr(fdp, n), fdp.TradeOff) and getattr(fdp, n) is not fdp.TradeOff]
+    missing = [n for n in public if getattr(fdp, n) not in classes]
+    assert not missing, f"no pickling case for public families {missing}"
