@@ -27,7 +27,7 @@ import fdp  # noqa: E402
 
 project = "fdp"
 author = "The fdp developers"
-copyright = "the fdp developers"  # noqa: A001
+copyright = "the fdp developers"
 release = version = fdp.__version__
 
 extensions = [

@@ -14,7 +14,6 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
-import shutil
 import tempfile
 from pathlib import Path
 
