@@ -21,7 +21,10 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))            # document this checkout of fdp
 sys.path.insert(0, str(HERE / "_ext"))
-os.environ.setdefault("MPLBACKEND", "Agg")
+# The kernels that execute the notebooks and the executable pages inherit this process'
+# environment: draw their figures inline (CI exports MPLBACKEND=Agg, which draws
+# nothing). This process itself draws the gallery with Agg (``_ext/fdp_docs.py``).
+os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
 
 import fdp  # noqa: E402
 

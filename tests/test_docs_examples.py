@@ -1,6 +1,7 @@
 """Every code example of the README and of the documentation pages runs.
 
-The ```python blocks of ``README.md`` and of the hand-written pages of ``docs/`` are run
+The ```python blocks (and the ```{code-cell} blocks of executed pages) of ``README.md``
+and of the hand-written pages of ``docs/`` are run
 in order, one fresh namespace per file (a block may use names an earlier block of the
 same file defined), in a scratch directory. A block preceded by the line
 ``<!-- skip-test: reason -->`` is not run; use it only for a block that needs a network
@@ -16,6 +17,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import re
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -24,7 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 GENERATED = {DOCS / "gallery.md"}          # written at build time, no examples of its own
 
-_BLOCK = re.compile(r"^```python[^\n]*\n(.*?)^```[ \t]*$", re.M | re.S)
+# plain python blocks, and the executable cells of MyST-NB pages
+_BLOCK = re.compile(r"^[ \t]*```(?:python|\{code-cell\}[ \t]*(?:ipython3|python3?))[^\n]*\n"
+                    r"(.*?)^[ \t]*```[ \t]*$", re.M | re.S)
 _SKIP = re.compile(r"<!--\s*skip-test:\s*(.+?)\s*-->\s*$")
 
 
@@ -42,7 +46,7 @@ def python_blocks(text: str) -> list[tuple[int, str, str | None]]:
     for m in _BLOCK.finditer(text):
         before = text[:m.start()].rstrip("\n").splitlines()
         skip = _SKIP.search(before[-1]) if before else None
-        blocks.append((text.count("\n", 0, m.start()) + 1, m.group(1),
+        blocks.append((text.count("\n", 0, m.start()) + 1, textwrap.dedent(m.group(1)),
                        skip.group(1) if skip else None))
     return blocks
 
@@ -58,6 +62,8 @@ def test_block_extraction():
     text = ("intro\n```python\nx = 1\n```\n\n<!-- skip-test: needs opacus -->\n"
             "```python\nimport opacus\n```\n```bash\nls\n```\n")
     assert python_blocks(text) == [(2, "x = 1\n", None), (7, "import opacus\n", "needs opacus")]
+    cells = "```{code-cell} ipython3\ny = 2\n```\n- item\n\n  ```python\n  z = 3\n  ```\n"
+    assert python_blocks(cells) == [(1, "y = 2\n", None), (6, "z = 3\n", None)]
 
 
 @pytest.mark.parametrize("page", _pages(), ids=lambda p: str(p.relative_to(ROOT)))

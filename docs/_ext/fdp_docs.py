@@ -74,6 +74,9 @@ def _cell(text: str) -> str:
 
 
 def write_gallery() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
     from fdp import repro
 
     parts = ["# Gallery of reproduced figures", "",
