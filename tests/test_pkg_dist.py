@@ -36,12 +36,18 @@ def sdist_names(tmp_path_factory):
     from setuptools import build_meta
     src = tmp_path_factory.mktemp("src") / "fdp"
     shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
-        ".git", "__pycache__", "*.egg-info", ".hypothesis", ".pytest_cache", "build", "dist"))
+        ".git", "__pycache__", "*.egg-info", ".hypothesis", ".pytest_cache", "build", "dist",
+        "_build", "generated"))
     # leftovers of a working copy that must not ship
     (src / "tests" / "__pycache__").mkdir(exist_ok=True)
     (src / "tests" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"")
     (src / "notebooks" / ".ipynb_checkpoints").mkdir(exist_ok=True)
     (src / "notebooks" / ".ipynb_checkpoints" / "x-checkpoint.ipynb").write_text("{}")
+    # what a documentation build leaves behind
+    for leftover in ("docs/_build/html/index.html", "docs/api/generated/fdp.rst",
+                     "docs/notebooks/01_x.py", "docs/gallery.md"):
+        (src / leftover).parent.mkdir(parents=True, exist_ok=True)
+        (src / leftover).write_text("")
     out = tmp_path_factory.mktemp("dist")
     import os
     cwd = os.getcwd()
@@ -65,6 +71,19 @@ def test_sdist_carries_the_project_files(sdist_names):
     for name in ("LICENSE", "CHANGELOG.md", "CITATION.cff", "CONTRIBUTING.md", "README.md",
                  "pyproject.toml", "fdp/py.typed", "figures/README.md", "notebooks/README.md"):
         assert name in sdist_names, name
+
+
+def test_sdist_carries_the_docs_and_notebook_sources(sdist_names):
+    sources = {str(p.relative_to(ROOT)) for pattern in ("docs/**/*.md", "docs/**/*.py",
+                                                        "docs/**/*.rst", "notebooks/*.py")
+               for p in ROOT.glob(pattern)
+               if not {"_build", "generated"} & set(p.parts)
+               and p.relative_to(ROOT).parts[:2] != ("docs", "notebooks")
+               and p.name != "gallery.md"}
+    assert {"docs/conf.py", "docs/index.md", "docs/_ext/fdp_docs.py"} <= sources
+    assert sources <= sdist_names, sorted(sources - sdist_names)
+    built = ("docs/_build/", "docs/api/generated/", "docs/notebooks/", "docs/gallery.md")
+    assert not any(n.startswith(built) for n in sdist_names)
 
 
 def test_sdist_leaves_internal_notes_out(sdist_names):

@@ -2,13 +2,13 @@
 
 A *target* is one of (exactly one must be given):
 
-=====================  ======================================================
-``target=f``           the mechanism must be f-DP: its guarantee g satisfies g ≥ f
-``mu=μ``               μ-GDP: g ≥ G_μ
-``epsilon=ε, delta=δ`` (ε, δ)-DP: δ_g(ε) ≤ δ (DRS Prop 2.12; g-DP ⇒ (ε, δ_g(ε))-DP)
-``advantage=a``        max_α (1 − α − g(α)) = δ_g(0) ≤ a (membership-inference advantage)
-``tpr_at_fpr=(t, a)``  every attack with FPR ≤ a has TPR ≤ t: g(a) ≥ 1 − t
-=====================  ======================================================
+======================  ======================================================
+``target=f``            the mechanism must be f-DP: its guarantee g satisfies g ≥ f
+``mu=μ``                μ-GDP: g ≥ G_μ
+``epsilon=ε, delta=δ``  (ε, δ)-DP: δ_g(ε) ≤ δ (DRS Prop 2.12; g-DP ⇒ (ε, δ_g(ε))-DP)
+``advantage=a``         max_α (1 − α − g(α)) = δ_g(0) ≤ a (membership-inference advantage)
+``tpr_at_fpr=(t, a)``   every attack with FPR ≤ a has TPR ≤ t: g(a) ≥ 1 − t
+======================  ======================================================
 
 (the last two are the attack-risk targets of riskcal, Kulynych et al. 2024).
 An ``fdp.EpsDelta(ε, δ)`` given as ``target=`` is treated as (ε, δ).

@@ -4,17 +4,17 @@ Every mechanism is a frozen dataclass with ``.tradeoff`` (its guarantee as an
 ``fdp.TradeOff``) and ``release(value, rng=None)`` (vectorised over an array of
 queries; ``rng`` is a numpy ``Generator``, an int seed, or None for fresh entropy):
 
-==============================  ===============================================
-``GaussianMechanism(Δ, σ)``     x + N(0, σ²): ``Gaussian(Δ/σ)`` (Δ = L2 sensitivity)
-``LaplaceMechanism(Δ, b)``      x + Lap(0, b): ``Laplace(Δ/b)`` (scalar queries)
-``RandomizedResponseMechanism`` k-ary RR: ``RandomizedResponse(ε, k)``
-``ExponentialMechanism``        P[r] ∝ e^{ε u(r)/(2Δ)}: ``BoundedRange(ε)`` (ε-bounded range)
-``ReportNoisyMax``              argmax u + noise of scale 2Δ/ε: Gumbel ``BoundedRange(ε)``,
-                                exponential ``EpsDelta(ε)``
-``PermuteAndFlip``              permute-and-flip: ``EpsDelta(ε)`` = f_{ε,0}
-``DiscreteLaplaceMechanism``    integer x + exact discrete Laplace: ``DiscreteLaplace(b, Δ)``
-``DiscreteGaussianMechanism``   integer x + exact discrete Gaussian: ``DiscreteGaussian(σ, Δ)``
-==============================  ===============================================
+===============================  ===============================================
+``GaussianMechanism(Δ, σ)``      x + N(0, σ²): ``Gaussian(Δ/σ)`` (Δ = L2 sensitivity)
+``LaplaceMechanism(Δ, b)``       x + Lap(0, b): ``Laplace(Δ/b)`` (scalar queries)
+``RandomizedResponseMechanism``  k-ary RR: ``RandomizedResponse(ε, k)``
+``ExponentialMechanism``         P[r] ∝ e^{ε u(r)/(2Δ)}: ``BoundedRange(ε)`` (ε-bounded range)
+``ReportNoisyMax``               argmax u + noise of scale 2Δ/ε: Gumbel ``BoundedRange(ε)``,
+                                 exponential ``EpsDelta(ε)``
+``PermuteAndFlip``               permute-and-flip: ``EpsDelta(ε)`` = f_{ε,0}
+``DiscreteLaplaceMechanism``     integer x + exact discrete Laplace: ``DiscreteLaplace(b, Δ)``
+``DiscreteGaussianMechanism``    integer x + exact discrete Gaussian: ``DiscreteGaussian(σ, Δ)``
+===============================  ===============================================
 
 ``sensitivity`` holds Δ for counts, bounded sums and means, and histograms under a
 stated neighbouring relation; ``fdp.calibrate`` (and ``GaussianMechanism.calibrated``,
