@@ -124,14 +124,14 @@ class OperationMethods:
                   scheme: str | None = None) -> Any:
         """Privacy amplification by subsampling (DRS §4.2; Bu et al. 2020; ZDW Thm 11).
 
-        sampling="poisson", direction="both": min{f_p, f_p⁻¹}**, f_p = p f + (1 − p) Id,
-            the one-step guarantee under add/remove neighbours.
-        sampling="poisson", direction="add": f_p alone, T(M(S), M(S ∪ {x})). This is
-            ONE direction only, not a guarantee: compose the add directions and
-            symmetrise once with ``symmetrize(one_sided=True)``.
-        direction="remove": f_p⁻¹, the other direction.
-        sampling="without_replacement": C_p(f) = min{f_p, f_p⁻¹}** (DRS Thm 4.2),
-            replace-one neighbours, p = m/n.
+        - ``sampling="poisson", direction="both"``: min{f_p, f_p⁻¹}**, f_p = p f +
+          (1 − p) Id, the one-step guarantee under add/remove neighbours.
+        - ``sampling="poisson", direction="add"``: f_p alone, T(M(S), M(S ∪ {x})).
+          This is ONE direction only, not a guarantee: compose the add directions
+          and symmetrise once with ``symmetrize(one_sided=True)``.
+        - ``direction="remove"``: f_p⁻¹, the other direction.
+        - ``sampling="without_replacement"``: C_p(f) = min{f_p, f_p⁻¹}** (DRS Thm
+          4.2), replace-one neighbours, p = m/n.
 
         Parameters
         ----------

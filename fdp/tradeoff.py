@@ -35,6 +35,7 @@ from fdp._constants import DELTA_RESOLUTION, SYMMETRY_TOL
 from fdp._constants import TINY as _TINY
 from fdp._numerics import _log, alpha_grid, conjugate_delta, epsilon_for_delta
 from fdp._operation_methods import OperationMethods
+from fdp._engine_hooks import EngineHooks
 from fdp._readout_methods import ReadoutMethods
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,7 +55,7 @@ def math_repr(f: TradeOff) -> str:
     return text[:-len(tail)] if tail and text.endswith(tail) else text
 
 
-class TradeOff(OperationMethods, ReadoutMethods, abc.ABC):
+class TradeOff(OperationMethods, ReadoutMethods, EngineHooks, abc.ABC):
     """A trade-off function α ↦ β (DRS 2022, Definition 2.1).
 
     Call it on a float (returns a float) or on an array (returns an ndarray).
@@ -457,29 +458,7 @@ class TradeOff(OperationMethods, ReadoutMethods, abc.ABC):
         """
         return r"\mathrm{" + type(self).__name__ + "}"
 
-    # --- engine hooks (helper engine) ---
-    def _lattices(self) -> tuple[tuple, tuple] | None:
-        """(pessimistic, optimistic) lattices of a numeric result (one per direction), or
-        None: the numeric engine then discretises f from its law or its profile."""
-        return None
-
-    def _delta_members(self) -> tuple[TradeOff, ...] | None:
-        """Members f_i with δ_f = max_i δ_i exactly, i.e. f = min{f_1, …, f_m}** (DRS
-        2022, Prop 2.12), or None; the engine then discretises each member."""
-        return None
-
-    def _gaussian_component(self) -> tuple[float, float] | None:
-        """(μ, w) when f ≥ G_μ and the Q-side law of f's pair contains N(μ, 1) with
-        weight w > 0 (G_μ; a subsampled G_μ with rate w; Id gives (0.0, 1.0)), else None.
-        Certifies the exact GDP μ of compositions (DRS 2022, Cor 3.3 and Sec. 5)."""
-        return None
-
-    def _exact_vertices(self) -> bool:
-        """True when f is piecewise linear with known vertices (a finite pair), so that
-        its summaries are exact vertex formulas."""
-        return self._pair() is not None
-
-    # --- pickling (helper hygiene) ---
+    # --- pickling ---
     def __setstate__(self, state) -> None:
         """Restore a pickled value object, whose own ``__setattr__`` refuses writes.
 

@@ -211,7 +211,6 @@ def test_graph_reader_sees_every_kind_of_import(tmp_path):
     assert _find_cycle({("a", "b"): [], ("b", "c"): []}) is None
 
 
-@pytest.mark.xfail(strict=False, reason="cycles removed by the restructuring branches")
 def test_import_graph_among_first_level_units_is_acyclic():
     edges = import_edges()
     cycle = _find_cycle(edges)
@@ -248,7 +247,6 @@ def test_layer_diagram_lists_every_first_level_unit():
     assert layers["fdp"] == max(layers.values())    # the package __init__ is the top
 
 
-@pytest.mark.xfail(strict=False, reason="cycles removed by the restructuring branches")
 def test_no_import_goes_up_a_layer():
     layers = documented_layers()
     up = [f"{a} (L{layers[a]}) -> {b} (L{layers[b]}): {', '.join(w[:3])}"
