@@ -31,7 +31,7 @@ from fdp.families.shuffle import shuffle_amplification
 from fdp.operations import compose, envelope, strongest
 from fdp.tradeoff import TradeOff
 
-__version__ = "0.1.0"
+from fdp._version import __version__
 
 # Names that live in later subpackages, resolved on first use so that importing
 # fdp stays fast and does not pull matplotlib or sympy.

@@ -275,8 +275,8 @@ def write_gallery(out_dir) -> Path:
 def main_for(name: str, argv=None) -> int:
     """Run one reproduction as ``fdp repro NAME [--out DIR] [--fast]`` would; returns the
     exit status (kept for scripts written against earlier versions)."""
-    from fdp.cli import main
-    return main(["repro", name, *(argv or [])])
+    from fdp.repro.command import main
+    return main([name, *(argv or [])])
 
 
 __all__ = [
