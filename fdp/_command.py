@@ -10,6 +10,7 @@ raise into that one line. Standard library only: the commands built on it
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import re
@@ -160,7 +161,5 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _error(message: str, prefix: str = "fdp: error: ") -> None:
-    try:
+    with contextlib.suppress(BrokenPipeError, OSError):
         print(f"{prefix}{message}", file=sys.stderr)
-    except (BrokenPipeError, OSError):
-        pass

@@ -9,6 +9,7 @@ import math
 
 from fdp._command import UsageError, positive, unit
 
+
 def _cmd_convert(args) -> int:
     from fdp.conversions import gdp_delta, gdp_epsilon, gdp_mu
     given = {k: v for k, v in (("mu", args.mu), ("epsilon", args.epsilon),

@@ -10,7 +10,6 @@ Every argument is checked before anything is computed.
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 
@@ -19,6 +18,7 @@ from fdp.conversions import gdp_epsilon
 from fdp.families.gaussian import Gaussian
 from fdp.sgd import certified
 from fdp.sgd import clt as sgd_clt
+
 
 def _tol(flag: str, x):
     """The engine accuracy: a number in (0, 1] (the engine's own range), or None."""
