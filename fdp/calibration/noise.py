@@ -12,6 +12,8 @@ from fdp.calibration.search import Calibration, search_noise
 from fdp.calibration.targets import MAX_TAIL, Target
 from fdp.families.gaussian import Gaussian
 from fdp.families.laplace import Laplace
+from fdp.mechanisms._base import install_calibration
+from fdp.mechanisms.additive import GaussianMechanism, LaplaceMechanism
 from fdp.tradeoff import TradeOff
 
 # ----------------------------------------------------------------------
@@ -35,7 +37,6 @@ def calibrate(mechanism: str = "gaussian", *, sensitivity: float = 1.0, target=N
     ``tolerance`` (≤ ``rtol``) could not be certified.
     Returns a ``Calibration`` (a float; ``.mechanism`` is the mechanism object).
     """
-    from fdp.mechanisms.additive import GaussianMechanism, LaplaceMechanism
     if mechanism not in _MECHANISMS:
         raise ValueError(f"mechanism must be one of {_MECHANISMS}, got {mechanism!r}")
     delta_s = _validate.real("sensitivity", sensitivity, low=0.0, low_open=True)
@@ -96,7 +97,7 @@ def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon=None, delta=None,
     (default 1e-9; see ``TailDelta``). When only the numeric accuracy η stands in
     the way, a ValueError says so (more noise would not help) instead of searching on.
     """
-    from fdp import dpsgd
+    from fdp.sgd.certified import dpsgd  # the engine loads on first use only
     q = _validate.probability("sample_rate", sample_rate)
     if q == 0.0:
         raise ValueError("sample_rate must lie in (0, 1]: with rate 0 no noise is needed")
@@ -113,3 +114,6 @@ def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon=None, delta=None,
 
     return search_noise(make, tgt, rtol=rtol, guess=guess, max_noise=hi_n, min_noise=lo_n,
                         kind="noise_multiplier")
+
+
+install_calibration(calibrate)

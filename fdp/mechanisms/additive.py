@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
 from fdp.families.laplace import Laplace
-from fdp.mechanisms._base import Mechanism, finite_values, generator, like, positive
+from fdp.mechanisms._base import Mechanism, calibrated, finite_values, generator, like, positive
 
 
 @dataclass(frozen=True)
@@ -56,8 +56,7 @@ class GaussianMechanism(Mechanism):
     @classmethod
     def calibrated(cls, sensitivity: float = 1.0, **target) -> GaussianMechanism:
         """The least-noise Gaussian mechanism meeting a target (see ``fdp.calibrate``)."""
-        from fdp.calibration import calibrate
-        return calibrate("gaussian", sensitivity=sensitivity, **target).mechanism
+        return calibrated("gaussian", sensitivity, target)
 
 
 @dataclass(frozen=True)
@@ -105,5 +104,4 @@ class LaplaceMechanism(Mechanism):
     @classmethod
     def calibrated(cls, sensitivity: float = 1.0, **target) -> LaplaceMechanism:
         """The least-noise Laplace mechanism meeting a target (see ``fdp.calibrate``)."""
-        from fdp.calibration import calibrate
-        return calibrate("laplace", sensitivity=sensitivity, **target).mechanism
+        return calibrated("laplace", sensitivity, target)
