@@ -246,10 +246,8 @@ def _cmd_dpsgd(args) -> int:
 
     rdp_eps = None
     if args.sampling == "poisson":
-        from fdp.classical import moments_accountant_epsilon
-        # The subsampled Gaussian's RDP depends on sensitivity/σ only.
-        rdp = moments_accountant_epsilon(sigma / sens, q, steps, delta, conversion="improved",
-                                         orders=None)
+        from fdp.sgd.rdp import dpsgd_rdp_epsilon
+        rdp = dpsgd_rdp_epsilon(sigma, q, steps, delta, sensitivity=sens)
         rdp_eps = rdp.epsilon
         print(f"RDP accountant (Mironov-Talwar-Zhang, improved conversion):  "
               f"epsilon = {rdp.epsilon:.4f} at order {rdp.order:g}   (valid, not tight)")
