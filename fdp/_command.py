@@ -29,7 +29,7 @@ class UsageError(Exception):
 class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (no usage block) and exit status 2."""
 
-    def error(self, message):  # type: ignore[override]  # raises instead of exiting
+    def error(self, message):  # raises instead of exiting (argparse exits)
         raise UsageError(f"{self.prog}: {message}")
 
 

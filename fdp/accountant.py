@@ -49,6 +49,7 @@ their composition is 1e-16 rather than 0. Pass ``slack=0`` for strict comparison
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 
@@ -157,7 +158,7 @@ class Accountant:
             raise TypeError(f"cannot spend {f!r}: it is a LOWER bound on the privacy loss "
                             "(e.g. shuffled batches), not a guarantee")
         if self._adaptive or (isinstance(f, Gaussian) and self._gaussian_path()):
-            mu_f = self._gdp_bound(f) if self._adaptive else f.mu
+            mu_f = self._gdp_bound(f) if self._adaptive else cast(Gaussian, f).mu
             if not np.isfinite(mu_f):
                 return False, None, math.inf
             mu2 = self._mu2 + mu_f * mu_f

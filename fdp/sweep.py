@@ -263,7 +263,8 @@ def _values(name: str, value, *, low, high, low_open=False, high_open=False) -> 
 
 def _ints(name: str, value) -> list:
     items = value if isinstance(value, (list, tuple, range, np.ndarray)) else [value]
-    return [_validate.positive_int(name, v, low=0) for v in np.ravel(np.asarray(items, dtype=object))]
+    return [_validate.positive_int(name, v, low=0)
+            for v in np.ravel(np.asarray(items, dtype=object))]
 
 
 def dpsgd_table(noise_multipliers, sample_rates, steps, delta, *, sampling: str = "poisson",
@@ -390,9 +391,10 @@ def calibration_row(kwargs: Mapping) -> CalibrationRow:
     opts.setdefault("progress", False)
     c = calibrate_dpsgd(**opts)
     t = c.target
+    num = {k: None if getattr(t, k) is None else float(getattr(t, k)) for k in _TARGET_KEYS}
     return CalibrationRow(
         float(kwargs["sample_rate"]), int(kwargs["steps"]), t.describe(),
-        *(None if getattr(t, k) is None else float(getattr(t, k)) for k in _TARGET_KEYS),
+        num["epsilon"], num["delta"], num["mu"], num["advantage"], num["tpr"], num["fpr"],
         noise_multiplier=float(c.noise),
         lower=math.nan if c.lower is None else float(c.lower),
         tolerance=float(c.tolerance), evaluations=int(c.evaluations),

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
 
 from fdp import _validate
 from fdp.calibration.search import Calibration, search_noise
-from fdp.calibration.targets import MAX_TAIL, Target
+from fdp.calibration.targets import MAX_TAIL, Target, _given
 from fdp.families.gaussian import Gaussian
 from fdp.families.laplace import Laplace
 from fdp.mechanisms._base import install_calibration
@@ -42,6 +43,8 @@ def calibrate(mechanism: str = "gaussian", *, sensitivity: float = 1.0, target=N
     delta_s = _validate.real("sensitivity", sensitivity, low=0.0, low_open=True)
     tgt = Target.make(target, mu=mu, epsilon=epsilon, delta=delta, advantage=advantage,
                       tpr_at_fpr=tpr_at_fpr)
+    make: Callable[[float], TradeOff]
+    cls: type[GaussianMechanism] | type[LaplaceMechanism]
     if mechanism == "gaussian":
         make = lambda s: Gaussian(delta_s / s)
         m = _gaussian_guess(tgt)
@@ -71,9 +74,10 @@ def _gaussian_guess(t: Target) -> float | None:
 
 def _laplace_guess(t: Target) -> float | None:
     if t.kind == "eps_delta":
-        return t.epsilon - 2.0 * math.log1p(-t.delta) if t.delta < 1 else np.inf
+        d = _given(t.delta)
+        return _given(t.epsilon) - 2.0 * math.log1p(-d) if d < 1 else np.inf
     if t.kind == "advantage":
-        return -2.0 * math.log1p(-t.advantage) if t.advantage < 1 else np.inf
+        return -2.0 * math.log1p(-_given(t.advantage)) if _given(t.advantage) < 1 else np.inf
     return None
 
 

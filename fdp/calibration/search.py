@@ -26,6 +26,17 @@ class Calibration(float):
     curve target f is then met in the form f ⊗ f_{0,η} (see ``TailDelta``).
     """
 
+    noise: float
+    lower: float | None
+    target: Target
+    tradeoff: TradeOff
+    evaluations: int
+    kind: str
+    mechanism: object
+    at_floor: bool
+    tail_delta: float
+    tolerance: float
+
     def __new__(cls, noise, *, lower, target, tradeoff, evaluations, kind,
                 mechanism=None, at_floor=False):
         self = super().__new__(cls, noise)

@@ -18,6 +18,7 @@ from fdp.conversions import gdp_epsilon
 from fdp.families.gaussian import Gaussian
 from fdp.sgd import certified
 from fdp.sgd import clt as sgd_clt
+from fdp.tradeoff import TradeOff
 
 
 def _tol(flag: str, x):
@@ -167,6 +168,7 @@ def _cmd_allocation_or_shuffle(args) -> int:
             + (f" ({schedule})" if schedule else "") + f", delta {delta:g}")
     print(head)
     print(f"        sampling {args.sampling}, neighbouring relation: add/remove one example")
+    f: TradeOff
     if args.sampling == "random_allocation":
         f = allocation.from_dpsgd(sigma, q, steps, tol=tol)
         lo, hi = (float(v) for v in f.epsilon_bounds(delta))

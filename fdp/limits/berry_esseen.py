@@ -213,7 +213,7 @@ def is_symmetric(f: TradeOff, atol: float = 1e-9, *, tol: float | None = None) -
 
 def _prepare(items, symmetrize, need_symmetric: bool):
     out = []
-    for idx, (f, n) in enumerate(_grouped(items)):
+    for f, n in _grouped(items):
         if need_symmetric and not is_symmetric(f):
             if symmetrize is None:
                 raise ValueError(
@@ -319,6 +319,8 @@ def clt(fs, *more: TradeOff, one_sided: bool | None = None,
                          tuple(fn for fn, _ in funcs))
     approx = with_delta(Gaussian(mu), delta)
     vacuous = gamma >= 0.5
+    lower: TradeOff
+    upper: TradeOff
     if vacuous:
         lower, upper = EpsDelta(0.0, 1.0), with_delta(Identity(), delta)
     else:

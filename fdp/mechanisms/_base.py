@@ -49,7 +49,8 @@ def generator(rng) -> np.random.Generator:
     if isinstance(rng, np.random.Generator):
         return rng
     if isinstance(rng, (numbers.Integral, np.random.SeedSequence)) and not isinstance(rng, bool):
-        return np.random.default_rng(rng)
+        return np.random.default_rng(rng if isinstance(rng, np.random.SeedSequence)
+                                     else int(rng))
     raise TypeError(f"rng must be None, an int seed or a numpy.random.Generator, "
                     f"got {type(rng).__name__}")
 
@@ -82,6 +83,10 @@ class Mechanism:
     """Base of the mechanisms: the default ``sample`` repeats the input n times."""
 
     __slots__ = ()
+
+    def release(self, value, rng=None):
+        """A noisy answer for ``value`` (each mechanism defines it)."""
+        raise NotImplementedError
 
     def sample(self, value, n: int, rng=None) -> np.ndarray:
         """n independent releases of the mechanism on the same input ``value``."""

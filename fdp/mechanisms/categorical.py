@@ -27,8 +27,8 @@ def _categories(name: str, value, k: int) -> np.ndarray:
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer)
                                  or np.issubdtype(arr.dtype, np.floating)):
         raise TypeError(f"{name} must hold integers in [0, {k - 1}], got dtype {arr.dtype}")
-    if np.issubdtype(arr.dtype, np.floating):
-        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+    if np.issubdtype(arr.dtype, np.floating) and (
+            not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))):
             raise ValueError(f"{name} must hold integers in [0, {k - 1}]")
     out = arr.astype(np.int64)
     if out.size and (out.min() < 0 or out.max() > k - 1):
@@ -317,7 +317,8 @@ class PermuteAndFlip(_Selection):
         """
         u = self.scores(value)
         if u.ndim != 1:
-            raise ValueError(f"probabilities needs one score vector (shape (k,)), got shape {u.shape}")
+            raise ValueError(f"probabilities needs one score vector (shape (k,)), "
+                             f"got shape {u.shape}")
         p = np.exp(self._rate * (u - u.max()))
         k = p.size
         if k > MAX_PF_CANDIDATES:

@@ -303,10 +303,10 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
     if sigma.size == 1 and rate.size == 1:
         counts = {(float(sigma[0]), float(rate[0])): steps}
     else:
-        pairs = np.stack(np.broadcast_arrays(sigma, rate) if sigma.size == rate.size
+        per_step = np.stack(np.broadcast_arrays(sigma, rate) if sigma.size == rate.size
                          else np.broadcast_arrays(np.resize(sigma, steps), np.resize(rate, steps)),
                          axis=1)
-        uniq, n = np.unique(pairs, axis=0, return_counts=True)
+        uniq, n = np.unique(per_step, axis=0, return_counts=True)
         counts = {(float(a), float(b)): int(c) for (a, b), c in zip(uniq, n)}
     label = _label(sigma, rate, steps, sampling, sens, opts)
     fac = [(step_pair(sens / s, q, opts), n) for (s, q), n in counts.items()]

@@ -135,7 +135,7 @@ class ShuffleLower(TradeOff):
     def group(self, k):
         self._refuse("take group privacy of")
 
-    def subsample(self, p, scheme="poisson", direction="both"):
+    def subsample(self, p, sampling="poisson", direction="both", *, scheme=None):
         self._refuse("subsample")
 
     def pure_epsilon(self):
