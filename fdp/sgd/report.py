@@ -118,6 +118,20 @@ def compare_samplers(dataset_size, batch_size, epochs, noise_multiplier, delta,
     list of SamplerRow
         Poisson, without replacement, random allocation, truncated Poisson,
         shuffle, in that order.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> rows = fdp.compare_samplers(10, 5, 1, 2.0, 1e-5, tol=1e-1)
+    >>> [r.sampler for r in rows][:3]
+    ['Poisson', 'without replacement', 'random allocation']
+    >>> all(r.epsilon_lower <= r.epsilon_upper for r in rows)
+    True
     """
     from fdp.families.gaussian import Gaussian
     from fdp.sgd.allocation import random_allocation

@@ -172,8 +172,12 @@ def shuffle_lower(noise_multiplier, steps, epochs=1, tol=None) -> ShuffleLower:
 
     Examples
     --------
-    >>> low = shuffle_lower(1.0, 156, epochs=5)
-    >>> low.epsilon_lower(1e-6)    # shuffled DP-SGD leaks at least this much
+    Shuffled DP-SGD leaks at least this much:
+
+    >>> from fdp.sgd import shuffle_lower
+    >>> low = shuffle_lower(1.0, 156, epochs=5, tol=1e-2)
+    >>> print(f"{low.epsilon_lower(1e-6):.2f}")
+    1.10
     """
     inst = random_allocation(noise_multiplier, steps, 1, epochs, tol=tol)
     return ShuffleLower(inst, f"sigma={float(noise_multiplier):g}, steps={int(steps)}, "
