@@ -80,7 +80,19 @@ def like(value, out):
 
 
 class Mechanism:
-    """Base of the mechanisms: the default ``sample`` repeats the input n times."""
+    """Base of the mechanisms: the default ``sample`` repeats the input n times.
+
+    A subclass is a frozen dataclass whose fields are its parameters; it defines
+    ``tradeoff`` and ``release`` (see the module docstring for the five names that
+    ``fdp.audit`` uses).
+
+    Examples
+    --------
+    >>> from fdp.mechanisms import GaussianMechanism, Mechanism
+    >>> m = GaussianMechanism(1.0, 1.0)
+    >>> isinstance(m, Mechanism), m.sample(0.0, 3, rng=0).shape
+    (True, (3,))
+    """
 
     __slots__ = ()
 
