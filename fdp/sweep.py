@@ -131,6 +131,12 @@ def evaluate(fn: Callable, configs: Iterable, *, executor=None, errors: str = "r
     -------
     list
         One result per configuration, in input order.
+
+    Examples
+    --------
+    >>> from fdp.sweep import evaluate
+    >>> evaluate(abs, [-1, 2, -3], progress=False)
+    [1, 2, 3]
     """
     record = _check_errors(errors)
     if not callable(fn):
@@ -231,6 +237,13 @@ def dpsgd_rows(config: DpsgdConfig) -> tuple:
     tuple of DpsgdRow
         One row per δ, in the order of ``config.deltas``: the bracket
         ``fdp.dpsgd(...).epsilon_bounds(delta)`` (Bu, Dong, Long & Su 2020).
+
+    Examples
+    --------
+    >>> from fdp.sweep import DpsgdConfig, dpsgd_rows
+    >>> rows = dpsgd_rows(DpsgdConfig(1.0, 0.01, 10, (1e-5,), tol=1e-2))
+    >>> print(f"{rows[0].epsilon_hi:.3f}")
+    0.380
     """
     from fdp.sgd.certified import dpsgd
     start = time.perf_counter()
@@ -305,8 +318,12 @@ def dpsgd_table(noise_multipliers, sample_rates, steps, delta, *, sampling: str 
 
     Examples
     --------
-    >>> rows = fdp.sweep.dpsgd_table([0.8, 1.1], 256/60000, [1000, 10000], 1e-5)
-    >>> pandas.DataFrame(map(dataclasses.asdict, rows))      # doctest: +SKIP
+    >>> from fdp.sweep import dpsgd_table
+    >>> rows = dpsgd_table([1.0, 2.0], 0.01, [10], 1e-5, tol=1e-2, progress=False)
+    >>> [(r.noise_multiplier, f"{r.epsilon_hi:.3f}") for r in rows]
+    [(1.0, '0.380'), (2.0, '0.066')]
+
+    As a table: ``pandas.DataFrame(map(dataclasses.asdict, rows))``.
     """
     sigmas = _values("noise_multipliers", noise_multipliers, low=0.0, high=np.inf,
                      low_open=True)
@@ -384,6 +401,14 @@ def calibration_row(kwargs: Mapping) -> CalibrationRow:
     -------
     CalibrationRow
         The calibrated noise multiplier and its report, as plain numbers.
+
+    Examples
+    --------
+    >>> from fdp.sweep import calibration_row
+    >>> row = calibration_row({"sample_rate": 0.01, "steps": 10, "epsilon": 2.0,
+    ...                        "delta": 1e-5, "rtol": 0.1, "tol": 1e-2})
+    >>> row.target, row.epsilon
+    ('(2, 1e-05)-DP', 2.0)
     """
     from fdp.calibration import calibrate_dpsgd
     start = time.perf_counter()
@@ -450,6 +475,14 @@ def calibrate_many(targets: Sequence[Mapping], *, executor=None, errors: str = "
     -------
     list of CalibrationRow
         One per target, in input order.
+
+    Examples
+    --------
+    >>> from fdp.sweep import calibrate_many
+    >>> rows = calibrate_many([{"epsilon": 2.0}, {"epsilon": 4.0}], delta=1e-5,
+    ...                       sample_rate=0.01, steps=10, rtol=0.1, tol=1e-2, progress=False)
+    >>> bool(rows[0].noise_multiplier > rows[1].noise_multiplier)
+    True
     """
     if isinstance(targets, Mapping):
         raise TypeError("targets must be a sequence of mappings (one per task), "
