@@ -26,6 +26,22 @@ def min_gap(g: TradeOff, f: TradeOff) -> float:
     """An ESTIMATE of min over α of g_lower(α) − f_upper(α), for messages (decisions use
     the proof of ``dominates``). Piecewise-linear f: golden section on each segment
     (g − f is convex there); otherwise 4001 logit-spaced α, refined around the worst five.
+    Parameters
+    ----------
+    g, f : TradeOff
+        The guarantee and the target curve.
+
+    Returns
+    -------
+    float
+        The estimated smallest gap (negative where g falls below f).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.calibration import min_gap
+    >>> print(f"{min_gap(fdp.Gaussian(0.5), fdp.Gaussian(1.0)):.4f}")
+    0.0000
     """
     pl = _exact_pl(f)
     if pl is not None:
@@ -53,6 +69,24 @@ def dominates(g: TradeOff, f: TradeOff, slack: float = 0.0) -> bool:
     """g ≥ f − slack on [0, 1], PROVEN (``TradeOff.dominates``, one meaning everywhere).
 
     False means "not proven". See ``fdp.conversions.summaries.prove_dominates``.
+    Parameters
+    ----------
+    g, f : TradeOff
+        The guarantee and the target curve.
+    slack : float
+        Absolute allowance on β: the claim proven is g ≥ f − slack.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.calibration import dominates
+    >>> g, f = fdp.Gaussian(0.5), fdp.Gaussian(1.0)
+    >>> dominates(g, f), dominates(f, g)
+    (True, False)
     """
     return g.dominates(f, tol=slack)
 
@@ -69,7 +103,23 @@ MAX_TAIL = 1e-9
 
 
 def tail_mass(g: TradeOff) -> float:
-    """η = δ_g(+∞) = 1 − g(0) for a numeric g (0 for exact closed forms)."""
+    """η = δ_g(+∞) = 1 − g(0) for a numeric g (0 for exact closed forms).
+
+    Parameters
+    ----------
+    g : TradeOff
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.calibration import tail_mass
+    >>> tail_mass(fdp.Gaussian(1.0)), bool(0 < tail_mass(fdp.Laplace(1) @ fdp.Gaussian(1)) < 1e-9)
+    (0.0, True)
+    """
     if g.is_exact:
         return 0.0
     return float(g._delta(np.array([np.inf]))[0])
@@ -89,7 +139,25 @@ def _given(value: _T | None) -> _T:
 
 @dataclass(frozen=True)
 class Target:
-    """A privacy target; ``met_by(g)`` decides it on the certified side of g."""
+    """A privacy target; ``met_by(g)`` decides it on the certified side of g.
+
+    Parameters
+    ----------
+    kind : {"tradeoff", "mu", "eps_delta", "advantage", "tpr_at_fpr"}
+        Which of the fields below is the target (build with ``Target.make``).
+    tradeoff, mu, epsilon, delta, advantage, tpr, fpr
+        The numbers of the target; None where not part of it.
+    max_tail : float
+        Largest tail mass η accepted for curve targets (default 1e-9).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.calibration import Target
+    >>> t = Target.make(epsilon=1.0, delta=1e-5)
+    >>> t.describe(), t.met_by(fdp.Gaussian(0.2)), t.met_by(fdp.Gaussian(1.0))
+    ('(1, 1e-05)-DP', True, False)
+    """
 
     kind: str
     tradeoff: TradeOff | None = None
@@ -273,6 +341,26 @@ def tail_allowance(g: TradeOff, f: TradeOff) -> float:
     proven η is found by bisection on log η (``bisect_monotone``; the proof is
     monotone in η since f ⊗ f_{0,η} decreases with η) and returned rounded up.
     1.0 when no η < 1 is proven.
+    Parameters
+    ----------
+    g : TradeOff
+        The guarantee.
+    f : TradeOff
+        The target curve.
+
+    Returns
+    -------
+    float
+        η in [0, 1].
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.calibration import tail_allowance
+    >>> tail_allowance(fdp.Gaussian(1.0), fdp.Gaussian(2.0))
+    0.0
+    >>> bool(tail_allowance(fdp.Laplace(1) @ fdp.Gaussian(1), fdp.Gaussian(2.0)) < 1e-9)
+    True
     """
     if g.is_exact:
         return 0.0
