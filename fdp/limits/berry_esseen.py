@@ -55,7 +55,21 @@ BERRY_ESSEEN_CONSTANT = 0.56
 @dataclass(frozen=True)
 class BerryEsseenLower(TradeOff):
     """The lower side of the DRS Thm 3.4 band, convexified: h** with
-    h(α) = max(0, G_μ(max(α, γ) + γ) − γ) (see the module docstring)."""
+    h(α) = max(0, G_μ(max(α, γ) + γ) − γ) (see the module docstring).
+
+    Parameters
+    ----------
+    mu : float
+        μ ≥ 0 of the CLT.
+    gamma : float
+        γ ∈ [0, 1/2), the Berry–Esseen error term.
+
+    Examples
+    --------
+    >>> from fdp.limits import BerryEsseenLower
+    >>> print(f"{BerryEsseenLower(1.0, 0.1)(0.3):.4f}")
+    0.1261
+    """
 
     mu: float
     gamma: float
@@ -112,7 +126,28 @@ class BerryEsseenLower(TradeOff):
 
 def berry_esseen_upper(mu: float, gamma: float, points: int = 4001) -> TradeOff:
     """The upper side of the DRS Thm 3.4 band as a piecewise-linear trade-off function:
-    the lower convex hull of samples of u (module docstring); ≥ u** ≥ f."""
+    the lower convex hull of samples of u (module docstring); ≥ u** ≥ f.
+
+    Parameters
+    ----------
+    mu : float
+        μ ≥ 0 of the CLT.
+    gamma : float
+        γ ∈ [0, 1/2), the Berry–Esseen error term.
+    points : int
+        Number of evenly spaced samples of u (a logit grid is added).
+
+    Returns
+    -------
+    TradeOff
+        A piecewise-linear trade-off function above the composition.
+
+    Examples
+    --------
+    >>> from fdp.limits import berry_esseen_upper
+    >>> print(f"{berry_esseen_upper(1.0, 0.1)(0.3):.4f}")
+    0.5371
+    """
     a = np.unique(np.concatenate([np.linspace(0.0, 1.0, points), _alpha_grid(501)]))
     u = 1.0 - a
     inside = (a >= gamma) & (a <= 1.0 - gamma)
@@ -132,6 +167,27 @@ class CLTResult:
     ``approx`` = G_μ ⊗ f_{0,δ} is an APPROXIMATION, not a privacy guarantee.
     ``lower`` ≤ truth ≤ ``upper`` is guaranteed by DRS Thm 3.4 (exact functionals,
     ``accuracy == 0``); ``vacuous`` is True when γ ≥ 1/2 and the band is trivial.
+    Parameters
+    ----------
+    mu, gamma, delta : float
+        μ and γ of DRS Thm 3.4 and the δ split off exactly.
+    approx, lower, upper : TradeOff
+        The approximation and the band.
+    n : int
+        Number of factors.
+    vacuous : bool
+        True when γ ≥ 1/2.
+    accuracy : float
+        Largest error of the functionals (0 when exact).
+    functionals : tuple of Functionals
+        The functionals of the distinct factors.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> r = fdp.clt([fdp.EpsDelta(0.5)] * 10)
+    >>> bool(r.lower(0.3) <= (fdp.EpsDelta(0.5) ** 10)(0.3) <= r.upper(0.3))
+    True
     """
 
     mu: float

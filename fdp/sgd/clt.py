@@ -109,6 +109,25 @@ class DPSGDComparison:
     then claims more privacy than the mechanism has. ``under_report`` is the relative
     amount (true − CLT)/true measured against the certified lower end (so it is
     itself a lower bound on the true relative under-report); 0 when not under.
+    Parameters
+    ----------
+    noise_multiplier, sample_rate, steps, delta, sampling, neighbouring, sensitivity
+        The run and the assumptions it was accounted under.
+    clt_mu, clt_epsilon : float
+        The CLT μ and its ε at δ (an approximation).
+    epsilon_lower, epsilon_upper : float
+        The certified ε bracket.
+    under_reports : bool
+        CLT ε below the certified lower end.
+    under_report : float
+        The relative under-report (0 when not under).
+
+    Examples
+    --------
+    >>> from fdp.sgd import compare_dpsgd_clt
+    >>> c = compare_dpsgd_clt(1.0, 0.01, 10, 1e-5, tol=1e-2)
+    >>> bool(c.epsilon_lower <= c.epsilon_upper)
+    True
     """
 
     noise_multiplier: float

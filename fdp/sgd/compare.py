@@ -28,6 +28,23 @@ class AccountantComparison:
     ``epsilon_lower``/``epsilon_upper`` is the certified bracket (a guarantee);
     ``clt_epsilon`` an approximation (NOT a bound); ``rdp_epsilon`` a valid upper
     bound (Poisson sampling only), attained at Rényi order ``rdp_order``.
+    Parameters
+    ----------
+    noise_multiplier, sample_rate, steps, delta, sampling, sensitivity
+        The run and the assumptions it was accounted under.
+    epsilon_lower, epsilon_upper : float
+        The certified ε bracket.
+    clt_mu, clt_epsilon : float
+        The CLT μ and ε (approximation).
+    rdp_epsilon, rdp_order : float
+        The Rényi ε and its order (NaN unless Poisson sampling).
+
+    Examples
+    --------
+    >>> from fdp.sgd import compare_accountants
+    >>> c = compare_accountants(1.0, 0.01, 10, 1e-5, tol=1e-2)
+    >>> print(f"{c.epsilon_upper:.3f}")
+    0.380
     """
 
     noise_multiplier: float

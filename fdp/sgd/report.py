@@ -40,7 +40,25 @@ MISSING = "not available"
 
 @dataclass(frozen=True)
 class SamplerRow:
-    """One sampler's privacy for the configuration (NaN where not available)."""
+    """One sampler's privacy for the configuration (NaN where not available).
+
+    Parameters
+    ----------
+    sampler, neighbouring, kind : str
+        The sampler, its neighbouring relation, and "certified bracket" or the
+        LOWER-bound label.
+    epsilon_lower, epsilon_upper, mu_lower, mu_upper, tpr_lower, tpr_upper : float
+        The ε bracket at δ, the GDP μ bracket and the attack-TPR bracket at the FPR.
+    note : str
+        The configuration in words.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> row = fdp.compare_samplers(10, 5, 1, 2.0, 1e-5, tol=1e-1)[0]
+    >>> row.sampler, sorted(row.as_dict())[:3]
+    ('Poisson', ['epsilon_lower', 'epsilon_upper', 'kind'])
+    """
 
     sampler: str
     neighbouring: str

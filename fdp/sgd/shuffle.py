@@ -54,6 +54,19 @@ class ShuffleLower(TradeOff):
     (``is_guarantee`` is False): it cannot be composed, subsampled or spent, and the
     guarantee read-outs ``epsilon``, ``delta``, ``gdp_mu``, ``pure_epsilon`` are
     refused with the reason.
+    Parameters
+    ----------
+    instance : Numeric
+        The certified attack instance (random allocation) whose curve this is.
+    label : str
+        The configuration, for ``repr``.
+
+    Examples
+    --------
+    >>> from fdp.sgd import shuffle_lower
+    >>> low = shuffle_lower(1.0, 10, tol=1e-2)
+    >>> low.is_guarantee, bool(low.epsilon_lower(1e-5) > 0)
+    (False, True)
     """
 
     instance: Numeric
