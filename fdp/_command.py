@@ -23,7 +23,17 @@ EXIT_USAGE = 2
 
 
 class UsageError(Exception):
-    """Bad command-line input: reported as one line on stderr, exit status 2."""
+    """Bad command-line input: reported as one line on stderr, exit status 2.
+
+    Examples
+    --------
+    >>> from fdp._command import UsageError, positive
+    >>> try:
+    ...     positive("--sigma", -1.0)
+    ... except UsageError as exc:
+    ...     print(exc)
+    --sigma must be a finite number > 0, got -1.0
+    """
 
 
 class Parser(argparse.ArgumentParser):

@@ -40,7 +40,18 @@ _join_negative_values = join_negative_values
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``fdp`` argument parser with its four commands."""
+    """The ``fdp`` argument parser with its four commands.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+
+    Examples
+    --------
+    >>> from fdp.cli import build_parser
+    >>> build_parser().parse_args(["convert", "--mu", "1", "--delta", "1e-5"]).mu
+    1.0
+    """
     parser = Parser(prog="fdp", description="f-differential privacy and Gaussian DP: "
                     "reproductions, DP-SGD accounting, conversions and plots.")
     parser.add_argument("--version", action="version", version=f"fdp {__version__}",
@@ -62,7 +73,25 @@ def _dispatch(args: argparse.Namespace) -> int | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 1 failed checks, 2 bad input
-    or a computation that cannot be done)."""
+    or a computation that cannot be done).
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status.
+
+    Examples
+    --------
+    >>> from fdp.cli import main
+    >>> main(["convert", "--mu", "1", "--delta", "1e-5"])
+    mu = 1-GDP  =>  (epsilon, delta) = (4.37718, 1e-05)
+    0
+    """
     return run_command(build_parser(), argv, _dispatch)
 
 

@@ -55,7 +55,28 @@ def _parse_spec(spec: str):
 
 
 def parse_spec(spec: str):
-    """``family:a[,b][^n]`` → a TradeOff, e.g. ``gaussian:1``, ``epsdelta:1,1e-5^10``."""
+    """``family:a[,b][^n]`` → a TradeOff, e.g. ``gaussian:1``, ``epsdelta:1,1e-5^10``.
+
+    Parameters
+    ----------
+    spec : str
+        ``family:a[,b][^n]``.
+
+    Returns
+    -------
+    TradeOff
+
+    Raises
+    ------
+    UsageError
+        If the family is unknown or the parameters are malformed.
+
+    Examples
+    --------
+    >>> from fdp.cli import parse_spec
+    >>> parse_spec("gaussian:1^4")
+    Gaussian(mu=2.0)
+    """
     f, power = _parse_spec(spec)
     return f ** power if power > 1 else f
 
@@ -63,7 +84,23 @@ def parse_spec(spec: str):
 def spec_label(spec: str) -> str:
     """The legend label of a spec: the factor's formula with its composition power,
     e.g. ``$L_{1}^{\\otimes 10}$`` for ``laplace:1^10`` (the composed object's own name
-    describes its representation, not the spec)."""
+    describes its representation, not the spec).
+
+    Parameters
+    ----------
+    spec : str
+        ``family:a[,b][^n]``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from fdp.cli import spec_label
+    >>> print(spec_label("laplace:1^10"))
+    ${L_{1}}^{\\otimes 10}$
+    """
     from fdp.plotting import latex_label
     f, power = _parse_spec(spec)
     label = latex_label(f)
