@@ -61,6 +61,18 @@ class Failure:
 
     ``index``: its position in the input; ``config``: the configuration as given;
     ``error``: ``"ExceptionType: message"``.
+    Parameters
+    ----------
+    index : int
+    config : object
+    error : str
+
+    Examples
+    --------
+    >>> import math
+    >>> from fdp.sweep import evaluate
+    >>> evaluate(math.sqrt, [4.0, -1.0], errors="record", progress=False)
+    [2.0, Failure(index=1, config=-1.0, error='ValueError: math domain error')]
     """
 
     index: int
@@ -192,6 +204,23 @@ class DpsgdRow:
     failed under ``errors="record"`` (its bracket is then the trivial [0, inf]).
     ``seconds``: wall time of the configuration (all its δ; 0 when it failed), not
     compared.
+    Parameters
+    ----------
+    noise_multiplier, sample_rate, steps, delta, sampling, neighbouring
+        The configuration and δ.
+    epsilon_lo, epsilon_hi : float
+        The certified ε bracket.
+    error : str, optional
+        Why the configuration failed (``errors="record"``).
+    seconds : float
+        Wall time (not compared).
+
+    Examples
+    --------
+    >>> from fdp.sweep import dpsgd_table
+    >>> row = dpsgd_table(1.0, 0.01, 10, 1e-5, tol=1e-2, progress=False)[0]
+    >>> row.error is None and row.epsilon_lo <= row.epsilon_hi
+    True
     """
 
     noise_multiplier: float
@@ -208,7 +237,25 @@ class DpsgdRow:
 
 @dataclass(frozen=True)
 class DpsgdConfig:
-    """One DP-SGD task of ``dpsgd_table``: one (σ, q, T) with all its δ (plain data)."""
+    """One DP-SGD task of ``dpsgd_table``: one (σ, q, T) with all its δ (plain data).
+
+    Parameters
+    ----------
+    noise_multiplier, sample_rate, steps
+        σ, q and T.
+    deltas : tuple of float
+        The δ values to read.
+    sampling, neighbouring, sensitivity, tol
+        As in ``fdp.dpsgd``.
+    width : float, optional
+        As in ``epsilon_bounds(delta, width=...)``.
+
+    Examples
+    --------
+    >>> from fdp.sweep import DpsgdConfig
+    >>> DpsgdConfig(1.0, 0.01, 10, (1e-5,)).sampling
+    'poisson'
+    """
 
     noise_multiplier: float
     sample_rate: float
@@ -362,6 +409,26 @@ class CalibrationRow:
     ``error``: None, or ``"Type: message"`` under ``errors="record"`` (the noise
     multiplier is then the trivially safe +∞). ``seconds``: wall time of the task
     (0 when it failed), not compared.
+    Parameters
+    ----------
+    sample_rate, steps, target
+        The task and its target in words.
+    epsilon, delta, mu, advantage, tpr, fpr : float or None
+        The numbers of the target.
+    noise_multiplier, lower, tolerance, evaluations, at_floor, tail_delta
+        The result of ``fdp.calibrate_dpsgd``.
+    error : str, optional
+        Why the task failed.
+    seconds : float
+        Wall time (not compared).
+
+    Examples
+    --------
+    >>> from fdp.sweep import calibration_row
+    >>> row = calibration_row({"sample_rate": 0.01, "steps": 10, "mu": 1.0,
+    ...                        "rtol": 0.1, "tol": 1e-2})
+    >>> row.mu, row.error
+    (1.0, None)
     """
 
     sample_rate: float
