@@ -101,6 +101,20 @@ def gdp_bound(f: TradeOff) -> float:
     ``f.gdp_mu()``: the upper end of ``f.gdp_mu_bounds()`` (closed forms exact,
     piecewise-linear f at their vertices, other f by the convexity sandwich of
     ``fdp.conversions.summaries``, numeric results from their bracket).
+    Parameters
+    ----------
+    f : TradeOff
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.accountant import gdp_bound
+    >>> gdp_bound(fdp.Gaussian(0.7)), gdp_bound(fdp.EpsDelta(1.0, 1e-5))
+    (0.7, inf)
     """
     if isinstance(f, Gaussian):
         return f.mu
