@@ -14,7 +14,7 @@ those loaded on first use included.
 
 from importlib import import_module as _import_module
 
-from fdp._version import __version__ as __version__
+from fdp._constants import VERSION
 
 # The calibration layer installs the noise search that the mechanisms' ``calibrated``
 # constructors use (the mechanisms sit below it and do not import it).
@@ -41,6 +41,8 @@ from fdp.families.bounded_range import BoundedRange, compose_selections
 from fdp.families.shuffle import shuffle_amplification
 from fdp.operations import compose, envelope, strongest
 from fdp.tradeoff import TradeOff
+
+__version__ = VERSION
 
 # Names that live in later subpackages, resolved on first use so that importing
 # fdp stays fast and does not pull the engine, scipy.stats, matplotlib or sympy:

@@ -37,3 +37,8 @@ GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 #: 2^40 ≈ 1.1e12, far beyond any ε a trade-off function of this package reaches
 #: at a δ that is a positive double.
 EPS_CAP = 2.0 ** 40
+
+# --- top ---
+#: The package version; ``fdp.__version__`` and ``fdp --version`` read it here. It must
+#: equal ``[project] version`` in pyproject.toml (a packaging test compares them).
+VERSION = "0.1.0"

@@ -29,7 +29,7 @@ import argparse
 from collections.abc import Sequence
 
 from fdp._command import EXIT_USAGE, Parser, UsageError, join_negative_values, run_command
-from fdp._version import __version__
+from fdp._constants import VERSION as __version__
 from fdp.cli import convert, dpsgd, plot
 from fdp.cli.dpsgd import DEFAULT_SENSITIVITY
 from fdp.cli.plot import parse_spec, spec_label
