@@ -4,10 +4,21 @@ Trade-off functions (Dong, Roth & Su, "Gaussian Differential Privacy", JRSS-B 20
 as first-class objects: closed forms where they exist, certified numeric brackets
 everywhere else. Start with ``fdp.Gaussian(1.0)``, ``fdp.EpsDelta(1.0, 1e-5)``,
 ``f @ g`` (composition) and ``f.epsilon(1e-5)``.
+
+The closed-form families, composition and conversions load with ``import fdp``; the
+numeric engine, the limit theorems, DP-SGD accounting, plotting (matplotlib), the
+symbolic layer (sympy) and the rest load on first use of one of their names, so that
+``import fdp`` stays fast. ``dir(fdp)`` and ``fdp.__all__`` list every public name,
+those loaded on first use included.
 """
 
-from importlib import import_module
+from importlib import import_module as _import_module
 
+from fdp._constants import VERSION
+
+# The calibration layer installs the noise search that the mechanisms' ``calibrated``
+# constructors use (the mechanisms sit below it and do not import it).
+from fdp.calibration import calibrate, calibrate_dpsgd
 from fdp.conversions import from_privacy_profile, gdp_delta, gdp_epsilon, gdp_mu, tightest_eps_delta
 from fdp.conversions.from_rdp import from_rdp, from_zcdp
 from fdp.families import (
@@ -32,21 +43,24 @@ from fdp.families.shuffle import shuffle_amplification
 from fdp.operations import compose, envelope, strongest
 from fdp.tradeoff import TradeOff
 
-__version__ = "0.1.0"
+__version__ = VERSION
 
 # Names that live in later subpackages, resolved on first use so that importing
-# fdp stays fast and does not pull matplotlib or sympy.
+# fdp stays fast and does not pull the engine, scipy.stats, matplotlib or sympy:
+# name -> (module, attribute or None for the module itself).
 _LAZY = {
     "engine": ("fdp.engine", None),
     "compose_numeric": ("fdp.engine", "compose_numeric"),
+    "sgd": ("fdp.sgd", None),
     "dpsgd": ("fdp.sgd.certified", "dpsgd"),
     "random_allocation": ("fdp.sgd.allocation", "random_allocation"),
     "shuffle_lower": ("fdp.sgd.shuffle", "shuffle_lower"),
     "compare_samplers": ("fdp.sgd.report", "compare_samplers"),
+    "dpsgd_clt_mu": ("fdp.sgd.clt", "dpsgd_clt_mu"),
+    "limits": ("fdp.limits", None),
     "functionals": ("fdp.limits", "functionals"),
     "clt": ("fdp.limits", "clt"),
     "edgeworth": ("fdp.limits", "edgeworth"),
-    "dpsgd_clt_mu": ("fdp.sgd.clt", "dpsgd_clt_mu"),
     "classical": ("fdp.classical", None),
     "symbolic": ("fdp.symbolic", None),
     "plotting": ("fdp.plotting", None),
@@ -55,8 +69,7 @@ _LAZY = {
     "audit": ("fdp.audit", None),
     "Accountant": ("fdp.accountant", "Accountant"),
     "BudgetExceeded": ("fdp.accountant", "BudgetExceeded"),
-    "calibrate": ("fdp.calibration", "calibrate"),
-    "calibrate_dpsgd": ("fdp.calibration", "calibrate_dpsgd"),
+    "interop": ("fdp.interop", None),
     "from_dp_event": ("fdp.interop.dp_accounting", "from_dp_event"),
     "gdp_mu_for_eps_delta": ("fdp.conversions.gdp", "gdp_mu_for_eps_delta"),
     "gdp_log_delta": ("fdp.conversions.gdp", "gdp_log_delta"),
@@ -64,17 +77,32 @@ _LAZY = {
 }
 
 
-def __getattr__(name):
+def __getattr__(name: str):
     if name in _LAZY:
         module, attr = _LAZY[name]
-        obj = import_module(module)
+        obj = _import_module(module)
         return obj if attr is None else getattr(obj, attr)
     raise AttributeError(f"module 'fdp' has no attribute {name!r}")
 
 
-__all__ = ["DiscreteGaussian", "DiscreteLaplace", "EpsDelta", "FinitePair", "Gaussian", "Identity", "Laplace", "MixtureOfGaussians", "PiecewiseLinear",
-           "RandomizedResponse", "TradeOff", "UserFunction", "compose", "envelope",
-           "from_function", "from_pair", "from_points", "from_privacy_profile", "gdp_delta",
-           "gdp_epsilon", "gdp_mu", "strongest", "tightest_eps_delta", *_LAZY]
-__all__ += ["BoundedRange", "compose_selections"]
-__all__ += ["from_rdp", "from_zcdp", "shuffle_amplification"]
+__all__ = [
+    # trade-off functions
+    "TradeOff", "BoundedRange", "DiscreteGaussian", "DiscreteLaplace", "EpsDelta",
+    "FinitePair", "Gaussian", "Identity", "Laplace", "MixtureOfGaussians", "PiecewiseLinear",
+    "RandomizedResponse", "UserFunction", "from_function", "from_pair", "from_points",
+    # operations
+    "compose", "compose_selections", "envelope", "shuffle_amplification", "strongest",
+    # conversions
+    "from_privacy_profile", "from_rdp", "from_zcdp", "gdp_delta", "gdp_epsilon", "gdp_mu",
+    "tightest_eps_delta",
+    # calibration
+    "calibrate", "calibrate_dpsgd",
+    # public subpackages
+    "calibration", "conversions", "families", "operations",
+    # loaded on first use
+    *_LAZY,
+]
+
+
+def __dir__() -> list[str]:
+    return sorted([*__all__, "__version__"])

@@ -187,3 +187,8 @@ NUMERIC_CELLS = 8000
 #: through β are read off β(0) and the zero of β by bisection, which resolves them
 #: to about 1e-16 absolute; 1e-9 leaves room for the rounding of β near its ends.
 SINGULAR_TOL = 1e-9
+
+# --- top ---
+#: The package version; ``fdp.__version__`` and ``fdp --version`` read it here. It must
+#: equal ``[project] version`` in pyproject.toml (a packaging test compares them).
+VERSION = "0.1.0"

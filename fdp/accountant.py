@@ -49,6 +49,7 @@ their composition is 1e-16 rather than 0. Pass ``slack=0`` for strict comparison
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 
@@ -65,8 +66,26 @@ _GAUSS_RTOL = 1e-12
 class BudgetExceeded(Exception):
     """A spend would break the budget; the accountant was left unchanged.
 
-    ``requested``: the refused TradeOff; ``would_spend``: the composition it would have
-    produced (None in adaptive mode or if not formed); ``budget``: the budget's text.
+    Parameters
+    ----------
+    message : str
+        What was over the budget and by how much (certified sides).
+    requested : TradeOff, optional
+        The refused spend.
+    would_spend : TradeOff, optional
+        The composition it would have produced (None in adaptive mode or if not formed).
+    budget : str, optional
+        The budget, in words.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> acct = fdp.Accountant(mu=1.0)
+    >>> try:
+    ...     acct.spend(fdp.Gaussian(2.0))
+    ... except fdp.BudgetExceeded as exc:
+    ...     print(exc.requested)
+    Gaussian(mu=2.0)
     """
 
     def __init__(self, message: str, *, requested=None, would_spend=None, budget=None):
@@ -82,6 +101,20 @@ def gdp_bound(f: TradeOff) -> float:
     ``f.gdp_mu()``: the upper end of ``f.gdp_mu_bounds()`` (closed forms exact,
     piecewise-linear f at their vertices, other f by the convexity sandwich of
     ``fdp.conversions.summaries``, numeric results from their bracket).
+    Parameters
+    ----------
+    f : TradeOff
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.accountant import gdp_bound
+    >>> gdp_bound(fdp.Gaussian(0.7)), gdp_bound(fdp.EpsDelta(1.0, 1e-5))
+    (0.7, inf)
     """
     if isinstance(f, Gaussian):
         return f.mu
@@ -89,7 +122,48 @@ def gdp_bound(f: TradeOff) -> float:
 
 
 class Accountant:
-    """A privacy filter with a budget; see the module docstring for the guarantee."""
+    """A privacy filter with a budget; see the module docstring for the guarantee.
+
+    Parameters
+    ----------
+    budget : TradeOff or (float, float), optional
+        The budget as a trade-off function (``fdp.EpsDelta(ε, δ)`` means (ε, δ)-DP)
+        or an (ε, δ) pair. Exactly one of ``budget``, ``mu``, ``epsilon`` with
+        ``delta``, ``advantage``, ``tpr_at_fpr`` is given.
+    mu : float, optional
+        A μ-GDP budget.
+    epsilon, delta : float, optional
+        An (ε, δ)-DP budget.
+    advantage : float, optional
+        A bound on the membership-inference advantage.
+    tpr_at_fpr : (float, float), optional
+        (tpr, fpr): every attack with FPR ≤ fpr has TPR ≤ tpr.
+    adaptive : bool
+        True: the fully adaptive filter of Smith & Thakurta (2022) on the GDP bounds
+        of the spends (see the module docstring).
+    tol : float, optional
+        Engine grid accuracy of numeric compositions (as in ``fdp.compose``).
+    slack : float
+        Absolute allowance on compared δ or β values, in [0, 1e-6] (default 1e-12).
+
+    Raises
+    ------
+    ValueError
+        If no budget or more than one is given, or a number is out of range.
+    TypeError
+        If ``budget`` is neither a TradeOff nor a pair.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> acct = fdp.Accountant(mu=1.0)
+    >>> acct.spend(fdp.Gaussian(0.6))
+    Gaussian(mu=0.6)
+    >>> acct.can_spend(fdp.Gaussian(0.8)), acct.can_spend(fdp.Gaussian(0.9))
+    (True, False)
+    >>> print(f"{acct.remaining():.4f}")
+    0.8000
+    """
 
     def __init__(self, budget=None, *, mu=None, epsilon=None, delta=None, advantage=None,
                  tpr_at_fpr=None, adaptive: bool = False, tol: float | None = None,
@@ -157,7 +231,7 @@ class Accountant:
             raise TypeError(f"cannot spend {f!r}: it is a LOWER bound on the privacy loss "
                             "(e.g. shuffled batches), not a guarantee")
         if self._adaptive or (isinstance(f, Gaussian) and self._gaussian_path()):
-            mu_f = self._gdp_bound(f) if self._adaptive else f.mu
+            mu_f = self._gdp_bound(f) if self._adaptive else cast(Gaussian, f).mu
             if not np.isfinite(mu_f):
                 return False, None, math.inf
             mu2 = self._mu2 + mu_f * mu_f
@@ -260,3 +334,6 @@ class Accountant:
     def __repr__(self):
         return (f"Accountant(budget={self._target.describe()!r}, spends={len(self._spends)}, "
                 f"adaptive={self._adaptive})")
+
+
+__all__ = ["Accountant", "BudgetExceeded", "gdp_bound"]

@@ -61,6 +61,18 @@ class Failure:
 
     ``index``: its position in the input; ``config``: the configuration as given;
     ``error``: ``"ExceptionType: message"``.
+    Parameters
+    ----------
+    index : int
+    config : object
+    error : str
+
+    Examples
+    --------
+    >>> import math
+    >>> from fdp.sweep import evaluate
+    >>> evaluate(math.sqrt, [4.0, -1.0], errors="record", progress=False)
+    [2.0, Failure(index=1, config=-1.0, error='ValueError: math domain error')]
     """
 
     index: int
@@ -131,6 +143,12 @@ def evaluate(fn: Callable, configs: Iterable, *, executor=None, errors: str = "r
     -------
     list
         One result per configuration, in input order.
+
+    Examples
+    --------
+    >>> from fdp.sweep import evaluate
+    >>> evaluate(abs, [-1, 2, -3], progress=False)
+    [1, 2, 3]
     """
     record = _check_errors(errors)
     if not callable(fn):
@@ -186,6 +204,23 @@ class DpsgdRow:
     failed under ``errors="record"`` (its bracket is then the trivial [0, inf]).
     ``seconds``: wall time of the configuration (all its δ; 0 when it failed), not
     compared.
+    Parameters
+    ----------
+    noise_multiplier, sample_rate, steps, delta, sampling, neighbouring
+        The configuration and δ.
+    epsilon_lo, epsilon_hi : float
+        The certified ε bracket.
+    error : str, optional
+        Why the configuration failed (``errors="record"``).
+    seconds : float
+        Wall time (not compared).
+
+    Examples
+    --------
+    >>> from fdp.sweep import dpsgd_table
+    >>> row = dpsgd_table(1.0, 0.01, 10, 1e-5, tol=1e-2, progress=False)[0]
+    >>> row.error is None and row.epsilon_lo <= row.epsilon_hi
+    True
     """
 
     noise_multiplier: float
@@ -202,7 +237,25 @@ class DpsgdRow:
 
 @dataclass(frozen=True)
 class DpsgdConfig:
-    """One DP-SGD task of ``dpsgd_table``: one (σ, q, T) with all its δ (plain data)."""
+    """One DP-SGD task of ``dpsgd_table``: one (σ, q, T) with all its δ (plain data).
+
+    Parameters
+    ----------
+    noise_multiplier, sample_rate, steps
+        σ, q and T.
+    deltas : tuple of float
+        The δ values to read.
+    sampling, neighbouring, sensitivity, tol
+        As in ``fdp.dpsgd``.
+    width : float, optional
+        As in ``epsilon_bounds(delta, width=...)``.
+
+    Examples
+    --------
+    >>> from fdp.sweep import DpsgdConfig
+    >>> DpsgdConfig(1.0, 0.01, 10, (1e-5,)).sampling
+    'poisson'
+    """
 
     noise_multiplier: float
     sample_rate: float
@@ -231,6 +284,13 @@ def dpsgd_rows(config: DpsgdConfig) -> tuple:
     tuple of DpsgdRow
         One row per δ, in the order of ``config.deltas``: the bracket
         ``fdp.dpsgd(...).epsilon_bounds(delta)`` (Bu, Dong, Long & Su 2020).
+
+    Examples
+    --------
+    >>> from fdp.sweep import DpsgdConfig, dpsgd_rows
+    >>> rows = dpsgd_rows(DpsgdConfig(1.0, 0.01, 10, (1e-5,), tol=1e-2))
+    >>> print(f"{rows[0].epsilon_hi:.3f}")
+    0.380
     """
     from fdp.sgd.certified import dpsgd
     start = time.perf_counter()
@@ -263,7 +323,8 @@ def _values(name: str, value, *, low, high, low_open=False, high_open=False) -> 
 
 def _ints(name: str, value) -> list:
     items = value if isinstance(value, (list, tuple, range, np.ndarray)) else [value]
-    return [_validate.positive_int(name, v, low=0) for v in np.ravel(np.asarray(items, dtype=object))]
+    return [_validate.positive_int(name, v, low=0)
+            for v in np.ravel(np.asarray(items, dtype=object))]
 
 
 def dpsgd_table(noise_multipliers, sample_rates, steps, delta, *, sampling: str = "poisson",
@@ -304,8 +365,12 @@ def dpsgd_table(noise_multipliers, sample_rates, steps, delta, *, sampling: str 
 
     Examples
     --------
-    >>> rows = fdp.sweep.dpsgd_table([0.8, 1.1], 256/60000, [1000, 10000], 1e-5)
-    >>> pandas.DataFrame(map(dataclasses.asdict, rows))      # doctest: +SKIP
+    >>> from fdp.sweep import dpsgd_table
+    >>> rows = dpsgd_table([1.0, 2.0], 0.01, [10], 1e-5, tol=1e-2, progress=False)
+    >>> [(r.noise_multiplier, f"{r.epsilon_hi:.3f}") for r in rows]
+    [(1.0, '0.380'), (2.0, '0.066')]
+
+    As a table: ``pandas.DataFrame(map(dataclasses.asdict, rows))``.
     """
     sigmas = _values("noise_multipliers", noise_multipliers, low=0.0, high=np.inf,
                      low_open=True)
@@ -344,6 +409,26 @@ class CalibrationRow:
     ``error``: None, or ``"Type: message"`` under ``errors="record"`` (the noise
     multiplier is then the trivially safe +∞). ``seconds``: wall time of the task
     (0 when it failed), not compared.
+    Parameters
+    ----------
+    sample_rate, steps, target
+        The task and its target in words.
+    epsilon, delta, mu, advantage, tpr, fpr : float or None
+        The numbers of the target.
+    noise_multiplier, lower, tolerance, evaluations, at_floor, tail_delta
+        The result of ``fdp.calibrate_dpsgd``.
+    error : str, optional
+        Why the task failed.
+    seconds : float
+        Wall time (not compared).
+
+    Examples
+    --------
+    >>> from fdp.sweep import calibration_row
+    >>> row = calibration_row({"sample_rate": 0.01, "steps": 10, "mu": 1.0,
+    ...                        "rtol": 0.1, "tol": 1e-2})
+    >>> row.mu, row.error
+    (1.0, None)
     """
 
     sample_rate: float
@@ -383,6 +468,14 @@ def calibration_row(kwargs: Mapping) -> CalibrationRow:
     -------
     CalibrationRow
         The calibrated noise multiplier and its report, as plain numbers.
+
+    Examples
+    --------
+    >>> from fdp.sweep import calibration_row
+    >>> row = calibration_row({"sample_rate": 0.01, "steps": 10, "epsilon": 2.0,
+    ...                        "delta": 1e-5, "rtol": 0.1, "tol": 1e-2})
+    >>> row.target, row.epsilon
+    ('(2, 1e-05)-DP', 2.0)
     """
     from fdp.calibration import calibrate_dpsgd
     start = time.perf_counter()
@@ -390,9 +483,10 @@ def calibration_row(kwargs: Mapping) -> CalibrationRow:
     opts.setdefault("progress", False)
     c = calibrate_dpsgd(**opts)
     t = c.target
+    num = {k: None if getattr(t, k) is None else float(getattr(t, k)) for k in _TARGET_KEYS}
     return CalibrationRow(
         float(kwargs["sample_rate"]), int(kwargs["steps"]), t.describe(),
-        *(None if getattr(t, k) is None else float(getattr(t, k)) for k in _TARGET_KEYS),
+        num["epsilon"], num["delta"], num["mu"], num["advantage"], num["tpr"], num["fpr"],
         noise_multiplier=float(c.noise),
         lower=math.nan if c.lower is None else float(c.lower),
         tolerance=float(c.tolerance), evaluations=int(c.evaluations),
@@ -448,6 +542,14 @@ def calibrate_many(targets: Sequence[Mapping], *, executor=None, errors: str = "
     -------
     list of CalibrationRow
         One per target, in input order.
+
+    Examples
+    --------
+    >>> from fdp.sweep import calibrate_many
+    >>> rows = calibrate_many([{"epsilon": 2.0}, {"epsilon": 4.0}], delta=1e-5,
+    ...                       sample_rate=0.01, steps=10, rtol=0.1, tol=1e-2, progress=False)
+    >>> bool(rows[0].noise_multiplier > rows[1].noise_multiplier)
+    True
     """
     if isinstance(targets, Mapping):
         raise TypeError("targets must be a sequence of mappings (one per task), "

@@ -77,8 +77,8 @@ def test_every_option_and_argument_has_help():
     (("--plot", "/proc/fdp-cannot-write-here.png"), "--plot"),
 ])
 def test_dpsgd_arguments_are_checked_before_computing(capsys, monkeypatch, extra, fragment):
-    monkeypatch.setattr(fdp, "dpsgd", _no_compute)
-    monkeypatch.setattr(fdp, "dpsgd_clt_mu", _no_compute)
+    monkeypatch.setattr(fdp.sgd.certified, "dpsgd", _no_compute)
+    monkeypatch.setattr(fdp.sgd.clt, "dpsgd_clt_mu", _no_compute)
     code, out, err = run(capsys, *BASE, *extra)
     assert_one_line_error(code, err, fragment)
     assert out == ""
@@ -87,7 +87,7 @@ def test_dpsgd_arguments_are_checked_before_computing(capsys, monkeypatch, extra
 def test_plot_path_whose_parent_is_a_file_is_refused_first(capsys, monkeypatch, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    monkeypatch.setattr(fdp, "dpsgd", _no_compute)
+    monkeypatch.setattr(fdp.sgd.certified, "dpsgd", _no_compute)
     code, _, err = run(capsys, *BASE, "--plot", str(blocker / "p.png"))
     assert_one_line_error(code, err, "--plot")
     code, _, err = run(capsys, "plot", "gaussian:1", "--out", str(blocker / "p.png"))
@@ -97,7 +97,7 @@ def test_plot_path_whose_parent_is_a_file_is_refused_first(capsys, monkeypatch, 
 
 def test_the_write_probe_leaves_no_file_behind(capsys, monkeypatch, tmp_path):
     """The --plot probe creates the file to test it; a later error must not leave it."""
-    monkeypatch.setattr(fdp, "dpsgd", _no_compute)
+    monkeypatch.setattr(fdp.sgd.certified, "dpsgd", _no_compute)
     target = tmp_path / "out.png"
     code, _, err = run(capsys, *BASE, "--plot", str(target), "--tol", "5")
     assert_one_line_error(code, err, "--tol")
@@ -128,7 +128,7 @@ def test_spec_errors_are_found_before_composing(capsys, monkeypatch, tmp_path):
 def test_memory_error_is_one_line(capsys, monkeypatch):
     def too_big(*args, **kwargs):
         raise MemoryError("tol=0.0001 needs a grid of about 112,208,149 points; increase tol")
-    monkeypatch.setattr(fdp, "dpsgd", too_big)
+    monkeypatch.setattr(fdp.sgd.certified, "dpsgd", too_big)
     code, _, err = run(capsys, *BASE)
     assert_one_line_error(code, err, "too large to compute", "increase tol")
 
@@ -235,7 +235,7 @@ class _Broken:
 
 
 def test_nan_read_backs_print_the_trivially_safe_values(capsys, monkeypatch):
-    monkeypatch.setattr(fdp, "dpsgd", lambda *a, **k: _Broken())
+    monkeypatch.setattr(fdp.sgd.certified, "dpsgd", lambda *a, **k: _Broken())
     code, out, err = run(capsys, *BASE)
     assert code == 0, err
     assert "nan" not in out.lower()
@@ -314,7 +314,7 @@ def test_sensitivity_reaches_the_library(capsys, monkeypatch):
         return real(sigma / sensitivity, q, steps, sampling=sampling,
                     neighbouring=neighbouring, tol=tol)
 
-    monkeypatch.setattr(fdp, "dpsgd", with_kw)
+    monkeypatch.setattr(fdp.sgd.certified, "dpsgd", with_kw)
     run(capsys, *BASE, "--sensitivity", "3", "--tol", "1e-2")
     assert calls["with"] == (1.0, 3.0)
 
@@ -365,7 +365,7 @@ def test_main_for_runs_one_reproduction_like_the_command(tmp_path, capsys):
 def test_an_unexpected_error_is_one_line_unless_debugging(capsys, monkeypatch):
     def broken(*args, **kwargs):
         raise IndexError("index 7 is out of bounds")
-    monkeypatch.setattr(fdp, "dpsgd", broken)
+    monkeypatch.setattr(fdp.sgd.certified, "dpsgd", broken)
     code, _, err = run(capsys, *BASE)
     assert_one_line_error(code, err, "internal error (IndexError", "FDP_DEBUG")
     monkeypatch.setenv("FDP_DEBUG", "1")

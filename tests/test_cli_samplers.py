@@ -57,6 +57,6 @@ def test_with_replacement_from_the_command_line(capsys):
 ])
 def test_incomplete_sampler_options_are_refused_before_computing(capsys, monkeypatch, extra,
                                                                 message):
-    monkeypatch.setattr(fdp, "dpsgd", lambda *a, **k: pytest.fail("computed"))
+    monkeypatch.setattr(fdp.sgd.certified, "dpsgd", lambda *a, **k: pytest.fail("computed"))
     code, out, err = run(capsys, *RUN, *extra)
     assert code == 2 and message in err and "Traceback" not in err

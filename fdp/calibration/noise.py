@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
 
 from fdp import _validate
 from fdp.calibration.search import Calibration, search_noise
-from fdp.calibration.targets import MAX_TAIL, Target
+from fdp.calibration.targets import MAX_TAIL, Target, _given
 from fdp.families.gaussian import Gaussian
 from fdp.families.laplace import Laplace
+from fdp.mechanisms._base import install_calibration
+from fdp.mechanisms.additive import GaussianMechanism, LaplaceMechanism
 from fdp.tradeoff import TradeOff
 
 # ----------------------------------------------------------------------
@@ -33,14 +36,45 @@ def calibrate(mechanism: str = "gaussian", *, sensitivity: float = 1.0, target=N
     and then brackets and bisects on the noise itself, so the returned noise is
     verified to meet the target and a noise below it by the reported relative
     ``tolerance`` (≤ ``rtol``) could not be certified.
-    Returns a ``Calibration`` (a float; ``.mechanism`` is the mechanism object).
+
+    Parameters
+    ----------
+    mechanism : {"gaussian", "laplace"}
+        The noise distribution.
+    sensitivity : float
+        Δ > 0 (L2 for the Gaussian, L1 for the Laplace mechanism).
+    target, mu, epsilon, delta, advantage, tpr_at_fpr
+        The target, exactly one of: a TradeOff f (the mechanism must be f-DP), μ,
+        (ε, δ), an advantage bound, or a pair (tpr, fpr) (see ``fdp.calibration``).
+    rtol : float
+        Relative width of the final bracket on the noise, in (0, 0.5].
+
+    Returns
+    -------
+    Calibration
+        The noise as a float; ``.mechanism`` is the mechanism object, ``.lower`` a
+        noise that could not be certified, ``.tradeoff`` the guarantee.
+
+    Raises
+    ------
+    ValueError
+        If no target or several are given, a number is out of range, or the target
+        allows no privacy loss at all.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> s = fdp.calibrate("gaussian", epsilon=1.0, delta=1e-5)
+    >>> print(f"{s:.4f}", s.mechanism.tradeoff.delta(1.0) <= 1e-5)
+    3.7306 True
     """
-    from fdp.mechanisms.additive import GaussianMechanism, LaplaceMechanism
     if mechanism not in _MECHANISMS:
         raise ValueError(f"mechanism must be one of {_MECHANISMS}, got {mechanism!r}")
     delta_s = _validate.real("sensitivity", sensitivity, low=0.0, low_open=True)
     tgt = Target.make(target, mu=mu, epsilon=epsilon, delta=delta, advantage=advantage,
                       tpr_at_fpr=tpr_at_fpr)
+    make: Callable[[float], TradeOff]
+    cls: type[GaussianMechanism] | type[LaplaceMechanism]
     if mechanism == "gaussian":
         make = lambda s: Gaussian(delta_s / s)
         m = _gaussian_guess(tgt)
@@ -70,9 +104,10 @@ def _gaussian_guess(t: Target) -> float | None:
 
 def _laplace_guess(t: Target) -> float | None:
     if t.kind == "eps_delta":
-        return t.epsilon - 2.0 * math.log1p(-t.delta) if t.delta < 1 else np.inf
+        d = _given(t.delta)
+        return _given(t.epsilon) - 2.0 * math.log1p(-d) if d < 1 else np.inf
     if t.kind == "advantage":
-        return -2.0 * math.log1p(-t.advantage) if t.advantage < 1 else np.inf
+        return -2.0 * math.log1p(-_given(t.advantage)) if _given(t.advantage) < 1 else np.inf
     return None
 
 
@@ -95,8 +130,47 @@ def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon=None, delta=None,
     (``gdp_mu_bounds``) is ≤ μ, or when it lies above f ⊗ f_{0,η} with η ≤ ``max_tail``
     (default 1e-9; see ``TailDelta``). When only the numeric accuracy η stands in
     the way, a ValueError says so (more noise would not help) instead of searching on.
+
+    Parameters
+    ----------
+    sample_rate : float
+        q ∈ (0, 1].
+    steps : int
+        Number of steps T ≥ 1.
+    epsilon, delta, mu, advantage, tpr_at_fpr, target
+        The target, exactly one of them (ε with δ), as in ``calibrate``.
+    sampling, neighbouring : str
+        The batch sampler and neighbouring relation, as in ``fdp.dpsgd``.
+    rtol : float
+        Relative width of the final bracket on σ.
+    guess, min_noise, max_noise : float
+        Start of the search and the range it may expand into.
+    max_tail : float
+        Largest tail mass η accepted for μ and curve targets (default 1e-9).
+    **engine_options
+        Passed to ``fdp.dpsgd`` (``tol``, ``sensitivity``, ...).
+
+    Returns
+    -------
+    Calibration
+        σ as a float, with ``.lower``, ``.tolerance``, ``.tradeoff`` and
+        ``.at_floor``.
+
+    Raises
+    ------
+    ValueError
+        If the target is malformed, a number is out of range, or only the numeric
+        accuracy keeps the target from being met.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> s = fdp.calibrate_dpsgd(sample_rate=0.01, steps=10, epsilon=2.0, delta=1e-5,
+    ...                         rtol=0.1, tol=1e-2)
+    >>> bool(fdp.dpsgd(float(s), 0.01, 10, tol=1e-2).epsilon(1e-5) <= 2.0)
+    True
     """
-    from fdp import dpsgd
+    from fdp.sgd.certified import dpsgd  # the engine loads on first use only
     q = _validate.probability("sample_rate", sample_rate)
     if q == 0.0:
         raise ValueError("sample_rate must lie in (0, 1]: with rate 0 no noise is needed")
@@ -113,3 +187,6 @@ def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon=None, delta=None,
 
     return search_noise(make, tgt, rtol=rtol, guess=guess, max_noise=hi_n, min_noise=lo_n,
                         kind="noise_multiplier")
+
+
+install_calibration(calibrate)

@@ -24,7 +24,31 @@ class Calibration(float):
     ``kind``: what the noise is ("sigma", "scale", "noise_multiplier");
     ``tail_delta``: η = δ(+∞) of a numeric guarantee (0 for closed forms) -- a μ or
     curve target f is then met in the form f ⊗ f_{0,η} (see ``TailDelta``).
+    Parameters
+    ----------
+    noise : float
+        The calibrated noise.
+    lower, target, tradeoff, evaluations, kind, mechanism, at_floor
+        The report fields above (keywords).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> s = fdp.calibrate("gaussian", mu=0.5)
+    >>> float(s), s.kind, s.mechanism
+    (2.0, 'sigma', GaussianMechanism(sensitivity=1.0, sigma=2.0))
     """
+
+    noise: float
+    lower: float | None
+    target: Target
+    tradeoff: TradeOff
+    evaluations: int
+    kind: str
+    mechanism: object
+    at_floor: bool
+    tail_delta: float
+    tolerance: float
 
     def __new__(cls, noise, *, lower, target, tradeoff, evaluations, kind,
                 mechanism=None, at_floor=False):
@@ -50,6 +74,36 @@ def search_noise(tradeoff_of_noise, target: Target, *, rtol: float = 1e-9,
                  kind: str = "noise") -> Calibration:
     """Smallest noise x with ``target.met_by(tradeoff_of_noise(x))``, assuming more noise
     is never less private. Expanding bracket, then bisection; returns the passing end.
+    Parameters
+    ----------
+    tradeoff_of_noise : callable
+        noise ↦ the guarantee (a TradeOff) at that noise.
+    target : Target
+        What the guarantee must meet (``Target.make(...)``).
+    rtol : float
+        Relative width of the final bracket, in (0, 0.5].
+    guess, max_noise, min_noise : float
+        Start of the search and the range it may expand into.
+    kind : str
+        What the noise is, for the result and messages.
+
+    Returns
+    -------
+    Calibration
+
+    Raises
+    ------
+    ValueError
+        If even ``max_noise`` does not meet the target, or only numeric accuracy stands
+        in the way.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.calibration import Target, search_noise
+    >>> s = search_noise(lambda x: fdp.Gaussian(1 / x), Target.make(mu=0.5), rtol=1e-6)
+    >>> print(f"{s:.4f}")
+    2.0000
     """
     rtol = _validate.real("rtol", rtol, low=0.0, high=0.5, low_open=True)
     cache: dict[float, tuple[bool, TradeOff]] = {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 from scipy.special import expit, ndtri
@@ -25,6 +26,22 @@ def min_gap(g: TradeOff, f: TradeOff) -> float:
     """An ESTIMATE of min over α of g_lower(α) − f_upper(α), for messages (decisions use
     the proof of ``dominates``). Piecewise-linear f: golden section on each segment
     (g − f is convex there); otherwise 4001 logit-spaced α, refined around the worst five.
+    Parameters
+    ----------
+    g, f : TradeOff
+        The guarantee and the target curve.
+
+    Returns
+    -------
+    float
+        The estimated smallest gap (negative where g falls below f).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.calibration import min_gap
+    >>> print(f"{min_gap(fdp.Gaussian(0.5), fdp.Gaussian(1.0)):.4f}")
+    0.0000
     """
     pl = _exact_pl(f)
     if pl is not None:
@@ -52,6 +69,24 @@ def dominates(g: TradeOff, f: TradeOff, slack: float = 0.0) -> bool:
     """g ≥ f − slack on [0, 1], PROVEN (``TradeOff.dominates``, one meaning everywhere).
 
     False means "not proven". See ``fdp.conversions.summaries.prove_dominates``.
+    Parameters
+    ----------
+    g, f : TradeOff
+        The guarantee and the target curve.
+    slack : float
+        Absolute allowance on β: the claim proven is g ≥ f − slack.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.calibration import dominates
+    >>> g, f = fdp.Gaussian(0.5), fdp.Gaussian(1.0)
+    >>> dominates(g, f), dominates(f, g)
+    (True, False)
     """
     return g.dominates(f, tol=slack)
 
@@ -68,7 +103,23 @@ MAX_TAIL = 1e-9
 
 
 def tail_mass(g: TradeOff) -> float:
-    """η = δ_g(+∞) = 1 − g(0) for a numeric g (0 for exact closed forms)."""
+    """η = δ_g(+∞) = 1 − g(0) for a numeric g (0 for exact closed forms).
+
+    Parameters
+    ----------
+    g : TradeOff
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.calibration import tail_mass
+    >>> tail_mass(fdp.Gaussian(1.0)), bool(0 < tail_mass(fdp.Laplace(1) @ fdp.Gaussian(1)) < 1e-9)
+    (0.0, True)
+    """
     if g.is_exact:
         return 0.0
     return float(g._delta(np.array([np.inf]))[0])
@@ -77,9 +128,36 @@ def tail_mass(g: TradeOff) -> float:
 # ----------------------------------------------------------------------
 # Targets
 # ----------------------------------------------------------------------
+_T = TypeVar("_T")
+
+
+def _given(value: _T | None) -> _T:
+    """A field that the target's kind guarantees is set (``Target.make`` sets it)."""
+    assert value is not None
+    return value
+
+
 @dataclass(frozen=True)
 class Target:
-    """A privacy target; ``met_by(g)`` decides it on the certified side of g."""
+    """A privacy target; ``met_by(g)`` decides it on the certified side of g.
+
+    Parameters
+    ----------
+    kind : {"tradeoff", "mu", "eps_delta", "advantage", "tpr_at_fpr"}
+        Which of the fields below is the target (build with ``Target.make``).
+    tradeoff, mu, epsilon, delta, advantage, tpr, fpr
+        The numbers of the target; None where not part of it.
+    max_tail : float
+        Largest tail mass η accepted for curve targets (default 1e-9).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.calibration import Target
+    >>> t = Target.make(epsilon=1.0, delta=1e-5)
+    >>> t.describe(), t.met_by(fdp.Gaussian(0.2)), t.met_by(fdp.Gaussian(1.0))
+    ('(1, 1e-05)-DP', True, False)
+    """
 
     kind: str
     tradeoff: TradeOff | None = None
@@ -152,17 +230,17 @@ class Target:
         """
         if self.kind == "mu":
             if isinstance(g, Gaussian):
-                return g.mu <= self.mu
-            if g._gdp_mu_bounds()[1] <= self.mu:     # certified: g ≥ G_{μ_g} ≥ G_μ
+                return g.mu <= _given(self.mu)
+            if g._gdp_mu_bounds()[1] <= _given(self.mu):     # certified: g ≥ G_{μ_g} ≥ G_μ
                 return True
-            return _dominates_numeric(g, Gaussian(self.mu), slack, self.max_tail)
+            return _dominates_numeric(g, Gaussian(_given(self.mu)), slack, self.max_tail)
         if self.kind == "eps_delta":
-            return _delta_within(g, self.epsilon, self.delta, slack)
+            return _delta_within(g, _given(self.epsilon), _given(self.delta), slack)
         if self.kind == "advantage":
-            return _delta_within(g, 0.0, self.advantage, slack)
+            return _delta_within(g, 0.0, _given(self.advantage), slack)
         if self.kind == "tpr_at_fpr":
-            return float(g._beta(np.array([self.fpr]))[0]) >= 1.0 - self.tpr - slack
-        return _dominates_numeric(g, self.tradeoff, slack, self.max_tail)
+            return float(g._beta(np.array([_given(self.fpr)]))[0]) >= 1.0 - _given(self.tpr) - slack
+        return _dominates_numeric(g, _given(self.tradeoff), slack, self.max_tail)
 
     def shortfall(self, g: TradeOff) -> str:
         """In words: what g would have to meet, what it gives (certified side), and by how much
@@ -171,7 +249,7 @@ class Target:
             lo, hi = g._gdp_mu_bounds()
             if np.isfinite(hi):
                 return (f"it is certified {hi:.6g}-GDP (true μ in [{lo:.6g}, {hi:.6g}]), over the "
-                        f"budget μ = {self.mu:.6g} by {hi - self.mu:.3g}")
+                        f"budget μ = {_given(self.mu):.6g} by {hi - _given(self.mu):.3g}")
             eta = self.allowance(g)
             if eta > self.max_tail:
                 return (f"no finite GDP μ is certified for it (lower bound {lo:.6g}); as a "
@@ -181,23 +259,25 @@ class Target:
         if self.kind == "eps_delta":
             d = float(g._delta(np.array([self.epsilon]))[0])
             e = float(g.epsilon(self.delta))
-            return (f"its δ({self.epsilon:.6g}) = {d:.6g} exceeds δ = {self.delta:.6g} by "
-                    f"{d - self.delta:.3g} (its ε at δ = {self.delta:.3g} is {e:.6g}, over by "
-                    f"{e - self.epsilon:.3g})")
+            dt, et = _given(self.delta), _given(self.epsilon)
+            return (f"its δ({et:.6g}) = {d:.6g} exceeds δ = {dt:.6g} by "
+                    f"{d - dt:.3g} (its ε at δ = {dt:.3g} is {e:.6g}, over by "
+                    f"{e - et:.3g})")
         if self.kind == "advantage":
             d = float(g._delta(np.array([0.0]))[0])
-            return f"its advantage {d:.6g} exceeds {self.advantage:.6g} by {d - self.advantage:.3g}"
+            a = _given(self.advantage)
+            return f"its advantage {d:.6g} exceeds {a:.6g} by {d - a:.3g}"
         if self.kind == "tpr_at_fpr":
             t = 1.0 - float(g._beta(np.array([self.fpr]))[0])
             return (f"its attack TPR at FPR {self.fpr:.3g} can reach {t:.6g}, over {self.tpr:.6g} "
-                    f"by {t - self.tpr:.3g}")
-        gap = min_gap(g, self.tradeoff)
+                    f"by {t - _given(self.tpr):.3g}")
+        gap = min_gap(g, _given(self.tradeoff))
         return f"its curve falls below the target curve by up to {max(-gap, 0.0):.3g} in β"
 
     def curve(self) -> TradeOff | None:
         """The target as a curve, for the μ and curve kinds (None otherwise)."""
         if self.kind == "mu":
-            return Gaussian(self.mu)
+            return Gaussian(_given(self.mu))
         return self.tradeoff if self.kind == "tradeoff" else None
 
     def allowance(self, g: TradeOff) -> float:
@@ -208,15 +288,15 @@ class Target:
     def gdp_mu(self, rtol: float = 1e-12) -> float:
         """The largest μ with G_μ meeting the target (rounded down; verified)."""
         if self.kind == "mu":
-            return self.mu
+            return _given(self.mu)
         if self.kind == "eps_delta":
             from fdp.conversions.gdp import gdp_mu
             guess = gdp_mu(self.epsilon, self.delta)
         elif self.kind == "advantage":
-            guess = 2.0 * float(ndtri((1.0 + self.advantage) / 2.0))
+            guess = 2.0 * float(ndtri((1.0 + _given(self.advantage)) / 2.0))
         elif self.kind == "tpr_at_fpr":
             with np.errstate(divide="ignore"):
-                guess = float(-ndtri(self.fpr) - ndtri(1.0 - self.tpr))
+                guess = float(-ndtri(_given(self.fpr)) - ndtri(1.0 - _given(self.tpr)))
         else:
             guess = None
         if guess is not None and np.isfinite(guess) and guess >= 0:
@@ -261,6 +341,26 @@ def tail_allowance(g: TradeOff, f: TradeOff) -> float:
     proven η is found by bisection on log η (``bisect_monotone``; the proof is
     monotone in η since f ⊗ f_{0,η} decreases with η) and returned rounded up.
     1.0 when no η < 1 is proven.
+    Parameters
+    ----------
+    g : TradeOff
+        The guarantee.
+    f : TradeOff
+        The target curve.
+
+    Returns
+    -------
+    float
+        η in [0, 1].
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.calibration import tail_allowance
+    >>> tail_allowance(fdp.Gaussian(1.0), fdp.Gaussian(2.0))
+    0.0
+    >>> bool(tail_allowance(fdp.Laplace(1) @ fdp.Gaussian(1), fdp.Gaussian(2.0)) < 1e-9)
+    True
     """
     if g.is_exact:
         return 0.0

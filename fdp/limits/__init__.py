@@ -2,8 +2,9 @@
 
 - ``functionals(f)``: kl, κ2, κ3, κ̄3 of f (closed forms, exact sums or quadrature),
   with a δ part split off as f_{0,δ}.
-- ``clt(fs)``: the CLT approximation G_μ (⊗ f_{0,δ}) of f_1 ⊗ … ⊗ f_n with its
-  Berry–Esseen band (DRS Thm 3.4) as two trade-off functions.
+- ``clt(fs, one_sided=None)``: the CLT approximation G_μ (⊗ f_{0,δ}) of
+  f_1 ⊗ … ⊗ f_n with its Berry–Esseen band (DRS Thm 3.4) as two trade-off functions;
+  ``one_sided`` symmetrises asymmetric factors as ``f.symmetrize(one_sided=...)``.
 - ``edgeworth(fs)``: the degree-2 Edgeworth approximation (Zheng, Dong, Long, Su 2020).
 
 Every CLT or Edgeworth number is an approximation, not a privacy bound; each result

@@ -55,7 +55,21 @@ BERRY_ESSEEN_CONSTANT = 0.56
 @dataclass(frozen=True)
 class BerryEsseenLower(TradeOff):
     """The lower side of the DRS Thm 3.4 band, convexified: h** with
-    h(α) = max(0, G_μ(max(α, γ) + γ) − γ) (see the module docstring)."""
+    h(α) = max(0, G_μ(max(α, γ) + γ) − γ) (see the module docstring).
+
+    Parameters
+    ----------
+    mu : float
+        μ ≥ 0 of the CLT.
+    gamma : float
+        γ ∈ [0, 1/2), the Berry–Esseen error term.
+
+    Examples
+    --------
+    >>> from fdp.limits import BerryEsseenLower
+    >>> print(f"{BerryEsseenLower(1.0, 0.1)(0.3):.4f}")
+    0.1261
+    """
 
     mu: float
     gamma: float
@@ -112,7 +126,28 @@ class BerryEsseenLower(TradeOff):
 
 def berry_esseen_upper(mu: float, gamma: float, points: int = 4001) -> TradeOff:
     """The upper side of the DRS Thm 3.4 band as a piecewise-linear trade-off function:
-    the lower convex hull of samples of u (module docstring); ≥ u** ≥ f."""
+    the lower convex hull of samples of u (module docstring); ≥ u** ≥ f.
+
+    Parameters
+    ----------
+    mu : float
+        μ ≥ 0 of the CLT.
+    gamma : float
+        γ ∈ [0, 1/2), the Berry–Esseen error term.
+    points : int
+        Number of evenly spaced samples of u (a logit grid is added).
+
+    Returns
+    -------
+    TradeOff
+        A piecewise-linear trade-off function above the composition.
+
+    Examples
+    --------
+    >>> from fdp.limits import berry_esseen_upper
+    >>> print(f"{berry_esseen_upper(1.0, 0.1)(0.3):.4f}")
+    0.5371
+    """
     a = np.unique(np.concatenate([np.linspace(0.0, 1.0, points), _alpha_grid(501)]))
     u = 1.0 - a
     inside = (a >= gamma) & (a <= 1.0 - gamma)
@@ -132,6 +167,27 @@ class CLTResult:
     ``approx`` = G_μ ⊗ f_{0,δ} is an APPROXIMATION, not a privacy guarantee.
     ``lower`` ≤ truth ≤ ``upper`` is guaranteed by DRS Thm 3.4 (exact functionals,
     ``accuracy == 0``); ``vacuous`` is True when γ ≥ 1/2 and the band is trivial.
+    Parameters
+    ----------
+    mu, gamma, delta : float
+        μ and γ of DRS Thm 3.4 and the δ split off exactly.
+    approx, lower, upper : TradeOff
+        The approximation and the band.
+    n : int
+        Number of factors.
+    vacuous : bool
+        True when γ ≥ 1/2.
+    accuracy : float
+        Largest error of the functionals (0 when exact).
+    functionals : tuple of Functionals
+        The functionals of the distinct factors.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> r = fdp.clt([fdp.EpsDelta(0.5)] * 10)
+    >>> bool(r.lower(0.3) <= (fdp.EpsDelta(0.5) ** 10)(0.3) <= r.upper(0.3))
+    True
     """
 
     mu: float
@@ -159,7 +215,8 @@ class CLTResult:
         return self.upper.epsilon(delta), self.lower.epsilon(delta)
 
 
-def _as_list(fs) -> list[TradeOff]:
+def _as_list(fs, more=()) -> list[TradeOff]:
+    """The trade-off functions of ``clt(fs)``: one, a collection, or several positional."""
     if isinstance(fs, TradeOff):
         fs = [fs]
     try:
@@ -167,6 +224,7 @@ def _as_list(fs) -> list[TradeOff]:
     except TypeError:
         raise TypeError(f"fs must be a TradeOff or an iterable of them, got "
                         f"{type(fs).__name__}") from None
+    items += list(more)
     if not items:
         raise ValueError("fs must contain at least one trade-off function (got an empty list)")
     for i, f in enumerate(items):
@@ -178,24 +236,47 @@ def _as_list(fs) -> list[TradeOff]:
 _grouped = count_factors
 
 
-def is_symmetric(f: TradeOff, tol: float = 1e-9) -> bool:
-    """True if f is known symmetric, or f and f⁻¹ agree within ``tol`` on a grid."""
+def is_symmetric(f: TradeOff, atol: float = 1e-9, *, tol: float | None = None) -> bool:
+    """True if f is known symmetric, or f and f⁻¹ agree within ``atol`` on a grid.
+
+    Parameters
+    ----------
+    f : TradeOff
+        The trade-off function.
+    atol : float
+        Largest allowed |f(α) − f⁻¹(α)| on 401 points of [0, 1].
+    tol : float, optional
+        Earlier name of ``atol`` (``tol`` elsewhere means the engine's grid accuracy).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.limits import is_symmetric
+    >>> is_symmetric(fdp.Gaussian(1.0)), is_symmetric(fdp.EpsDelta(1.0, 0.1))
+    (True, True)
+    """
+    if tol is not None:
+        atol = tol
     if f.symmetric:
         return True
     a = _alpha_grid(401)
-    return bool(np.max(np.abs(f(a) - f.inverse()(a))) <= tol)
+    return bool(np.max(np.abs(f(a) - f.inverse()(a))) <= atol)
 
 
 def _prepare(items, symmetrize, need_symmetric: bool):
     out = []
-    for idx, (f, n) in enumerate(_grouped(items)):
+    for f, n in _grouped(items):
         if need_symmetric and not is_symmetric(f):
             if symmetrize is None:
                 raise ValueError(
                     f"the Berry-Esseen CLT (DRS Thm 3.4) needs symmetric trade-off functions, "
-                    f"but {f!r} is not symmetric (f != f^-1). Pass symmetrize='two_sided' "
+                    f"but {f!r} is not symmetric (f != f^-1). Pass one_sided=False "
                     "(max{f, f^-1}: valid if the bound holds for both orders of each "
-                    "neighbour pair) or symmetrize='one_sided' (min{f, f^-1}**: valid when "
+                    "neighbour pair) or one_sided=True (min{f, f^-1}**: valid when "
                     "only one order is known, e.g. add/remove neighbours).")
             if symmetrize == "two_sided":
                 f = f.symmetrize()
@@ -205,25 +286,72 @@ def _prepare(items, symmetrize, need_symmetric: bool):
     return out
 
 
-def _check_symmetrize(symmetrize):
+def _check_symmetrize(symmetrize, one_sided=None):
+    """The symmetrisation asked for: None, "two_sided" or "one_sided".
+
+    ``one_sided`` (a bool, as in ``TradeOff.symmetrize(one_sided=...)``) is the name;
+    ``symmetrize`` (a string) is its earlier spelling, kept as an alias.
+    """
     if symmetrize not in (None, "two_sided", "one_sided"):
         raise ValueError(f"symmetrize must be None, 'two_sided' or 'one_sided', got "
                          f"{symmetrize!r}")
+    if one_sided is None:
+        return symmetrize
+    if not isinstance(one_sided, (bool, np.bool_)):
+        raise TypeError(f"one_sided must be True, False or None, got {one_sided!r}")
+    wanted = "one_sided" if one_sided else "two_sided"
+    if symmetrize is not None and symmetrize != wanted:
+        raise ValueError(f"one_sided={one_sided} contradicts symmetrize={symmetrize!r}; "
+                         "give one_sided only")
+    return wanted
 
 
-def clt(fs, *, symmetrize: str | None = None) -> CLTResult:
-    """CLT approximation G_μ (⊗ f_{0,δ}) of f_1 ⊗ … ⊗ f_n and its Berry–Esseen band
-    (DRS Thms 3.4, 3.5 and the (ε, δ) CLT of §3.2; MATH.md §6). See the module docstring for the formulas.
+def clt(fs, *more: TradeOff, one_sided: bool | None = None,
+        symmetrize: str | None = None) -> CLTResult:
+    """CLT approximation G_μ (⊗ f_{0,δ}) of f_1 ⊗ … ⊗ f_n and its Berry–Esseen band.
 
-    ``fs``: a non-empty list of trade-off functions (equal ones are counted, so
-    ``[f] * 1000`` is cheap). The theorem needs symmetric f_i; an asymmetric input
-    raises ValueError unless ``symmetrize`` says how to symmetrise it
-    ("two_sided" = max{f, f⁻¹}, "one_sided" = min{f, f⁻¹}**).
+    Dong, Roth & Su (2022), Theorems 3.4 and 3.5 and the (ε, δ) CLT of §3.2; see the
+    module docstring for the formulas. The approximation is NOT a privacy bound;
+    the band [``lower``, ``upper``] is guaranteed when the functionals are exact.
 
-    Check (DRS §3.2): ten f_{0.5,0} give μ = 1.5976, γ = 0.1936.
+    Parameters
+    ----------
+    fs : TradeOff or iterable of TradeOff
+        f_1, …, f_n (equal ones are counted, so ``[f] * 1000`` is cheap); more
+        functions may follow as positional arguments, ``clt(f, g)`` = ``clt([f, g])``.
+    one_sided : bool, optional
+        How to symmetrise an asymmetric f_i (the theorem needs symmetric ones), as in
+        ``TradeOff.symmetrize(one_sided=...)``: False gives max{f, f⁻¹} (the bound
+        holds for both orders of each neighbour pair), True gives min{f, f⁻¹}** (one
+        order only, e.g. add/remove neighbours). None (default): an asymmetric input
+        raises ValueError.
+    symmetrize : {"two_sided", "one_sided"}, optional
+        Earlier spelling of ``one_sided`` (False/True), kept as an alias.
+
+    Returns
+    -------
+    CLTResult
+        ``mu``, ``gamma``, ``delta``, ``approx`` (G_μ ⊗ f_{0,δ}) and the band
+        ``lower`` ≤ truth ≤ ``upper``.
+
+    Raises
+    ------
+    ValueError
+        If ``fs`` is empty, or an f_i is asymmetric and no symmetrisation is given.
+    TypeError
+        If an item is not a TradeOff.
+
+    Examples
+    --------
+    Ten f_{0.5,0} (Dong, Roth & Su 2022, §3.2):
+
+    >>> import fdp
+    >>> r = fdp.clt([fdp.EpsDelta(0.5)] * 10)
+    >>> print(f"{r.mu:.3f} {r.gamma:.3f}")
+    1.598 0.194
     """
-    _check_symmetrize(symmetrize)
-    items = _as_list(fs)
+    symmetrize = _check_symmetrize(symmetrize, one_sided)
+    items = _as_list(fs, more)
     prepared = _prepare(items, symmetrize, need_symmetric=True)
     funcs = [(functionals(f), n) for f, n in prepared]
     n_total = sum(n for _, n in prepared)
@@ -247,6 +375,8 @@ def clt(fs, *, symmetrize: str | None = None) -> CLTResult:
                          tuple(fn for fn, _ in funcs))
     approx = with_delta(Gaussian(mu), delta)
     vacuous = gamma >= 0.5
+    lower: TradeOff
+    upper: TradeOff
     if vacuous:
         lower, upper = EpsDelta(0.0, 1.0), with_delta(Identity(), delta)
     else:

@@ -17,8 +17,29 @@ mechanism can be audited by providing them.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+
+#: The noise search, ``calibrate(kind, *, sensitivity, **target) -> Calibration``.
+#: It lives in ``fdp.calibration``, a layer above the mechanisms, which installs it here
+#: when it is imported (``import fdp`` imports it), so that ``GaussianMechanism.calibrated``
+#: reaches it without the mechanisms importing the layer above them.
+_CALIBRATE: list[Callable[..., Any]] = []
+
+
+def install_calibration(calibrate: Callable[..., Any]) -> None:
+    """Install the noise search used by the mechanisms' ``calibrated`` constructors."""
+    _CALIBRATE[:] = [calibrate]
+
+
+def calibrated(kind: str, sensitivity: float, target: dict) -> Any:
+    """The least-noise mechanism of ``kind`` ("gaussian" or "laplace") meeting ``target``."""
+    if not _CALIBRATE:
+        raise RuntimeError("no noise calibration is installed: import fdp.calibration "
+                           "(import fdp does)")
+    return _CALIBRATE[0](kind, sensitivity=sensitivity, **target).mechanism
 
 
 def generator(rng) -> np.random.Generator:
@@ -28,7 +49,8 @@ def generator(rng) -> np.random.Generator:
     if isinstance(rng, np.random.Generator):
         return rng
     if isinstance(rng, (numbers.Integral, np.random.SeedSequence)) and not isinstance(rng, bool):
-        return np.random.default_rng(rng)
+        return np.random.default_rng(rng if isinstance(rng, np.random.SeedSequence)
+                                     else int(rng))
     raise TypeError(f"rng must be None, an int seed or a numpy.random.Generator, "
                     f"got {type(rng).__name__}")
 
@@ -58,9 +80,25 @@ def like(value, out):
 
 
 class Mechanism:
-    """Base of the mechanisms: the default ``sample`` repeats the input n times."""
+    """Base of the mechanisms: the default ``sample`` repeats the input n times.
+
+    A subclass is a frozen dataclass whose fields are its parameters; it defines
+    ``tradeoff`` and ``release`` (see the module docstring for the five names that
+    ``fdp.audit`` uses).
+
+    Examples
+    --------
+    >>> from fdp.mechanisms import GaussianMechanism, Mechanism
+    >>> m = GaussianMechanism(1.0, 1.0)
+    >>> isinstance(m, Mechanism), m.sample(0.0, 3, rng=0).shape
+    (True, (3,))
+    """
 
     __slots__ = ()
+
+    def release(self, value, rng=None):
+        """A noisy answer for ``value`` (each mechanism defines it)."""
+        raise NotImplementedError
 
     def sample(self, value, n: int, rng=None) -> np.ndarray:
         """n independent releases of the mechanism on the same input ``value``."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
 from fdp.families.laplace import Laplace
-from fdp.mechanisms._base import Mechanism, finite_values, generator, like, positive
+from fdp.mechanisms._base import Mechanism, calibrated, finite_values, generator, like, positive
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,24 @@ class GaussianMechanism(Mechanism):
     Δ = sup over neighbours ‖q(S) − q(S')‖₂. By rotation invariance of N(0, σ² I) the
     pair of output laws is, up to a bijection, N(0, σ²) vs N(‖v‖₂, σ²), so the
     guarantee ``tradeoff = Gaussian(Δ/σ)`` is exact (tight) for any shape.
+
+    Parameters
+    ----------
+    sensitivity : float
+        Δ > 0, the L2 sensitivity of the query.
+    sigma : float
+        σ > 0, the standard deviation of the noise.
+
+    Examples
+    --------
+    >>> from fdp.mechanisms import GaussianMechanism
+    >>> m = GaussianMechanism(sensitivity=1.0, sigma=2.0)
+    >>> m.tradeoff
+    Gaussian(mu=0.5)
+    >>> m.release([1.0, 2.0], rng=0).shape
+    (2,)
+    >>> print(f"{GaussianMechanism.calibrated(mu=1.0).sigma:.4f}")
+    1.0000
     """
 
     sensitivity: float
@@ -56,8 +74,7 @@ class GaussianMechanism(Mechanism):
     @classmethod
     def calibrated(cls, sensitivity: float = 1.0, **target) -> GaussianMechanism:
         """The least-noise Gaussian mechanism meeting a target (see ``fdp.calibrate``)."""
-        from fdp.calibration import calibrate
-        return calibrate("gaussian", sensitivity=sensitivity, **target).mechanism
+        return calibrated("gaussian", sensitivity, target)
 
 
 @dataclass(frozen=True)
@@ -73,6 +90,22 @@ class LaplaceMechanism(Mechanism):
     Array query with L1 sensitivity Δ₁ = sup ‖q(S) − q(S')‖₁: the classical bound
     (Dwork, McSherry, Nissim, Smith 2006) gives f_{Δ₁/b, 0}; that is
     ``tradeoff_l1``. (We do not claim L_{Δ₁/b} for spread-out differences.)
+
+    Parameters
+    ----------
+    sensitivity : float
+        Δ > 0 (see above for scalar and array queries).
+    scale : float
+        b > 0, the scale of the Laplace noise.
+
+    Examples
+    --------
+    >>> from fdp.mechanisms import LaplaceMechanism
+    >>> m = LaplaceMechanism(sensitivity=1.0, scale=2.0)
+    >>> m.tradeoff, m.tradeoff_l1
+    (Laplace(mu=0.5), EpsDelta(eps=0.5, delta=0.0))
+    >>> isinstance(m.release(3.0, rng=0), float)
+    True
     """
 
     sensitivity: float
@@ -105,5 +138,4 @@ class LaplaceMechanism(Mechanism):
     @classmethod
     def calibrated(cls, sensitivity: float = 1.0, **target) -> LaplaceMechanism:
         """The least-noise Laplace mechanism meeting a target (see ``fdp.calibrate``)."""
-        from fdp.calibration import calibrate
-        return calibrate("laplace", sensitivity=sensitivity, **target).mechanism
+        return calibrated("laplace", sensitivity, target)

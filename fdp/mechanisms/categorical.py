@@ -27,8 +27,8 @@ def _categories(name: str, value, k: int) -> np.ndarray:
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer)
                                  or np.issubdtype(arr.dtype, np.floating)):
         raise TypeError(f"{name} must hold integers in [0, {k - 1}], got dtype {arr.dtype}")
-    if np.issubdtype(arr.dtype, np.floating):
-        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+    if np.issubdtype(arr.dtype, np.floating) and (
+            not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))):
             raise ValueError(f"{name} must hold integers in [0, {k - 1}]")
     out = arr.astype(np.int64)
     if out.size and (out.min() < 0 or out.max() > k - 1):
@@ -46,6 +46,22 @@ class RandomizedResponseMechanism(Mechanism):
     categories (one person's value changes; this is a local-DP mechanism). The output
     pair has losses +ε, −ε and 0 (the k − 2 other categories), so the exact guarantee
     is ``fdp.RandomizedResponse(eps, k)``; for k = 2 it is f_{ε,0}.
+
+    Parameters
+    ----------
+    eps : float
+        ε ≥ 0.
+    k : int
+        Number of categories, k ≥ 2.
+
+    Examples
+    --------
+    >>> from fdp.mechanisms import RandomizedResponseMechanism
+    >>> m = RandomizedResponseMechanism(eps=1.0, k=3)
+    >>> m.tradeoff
+    RandomizedResponse(eps=1.0, k=3)
+    >>> m.release(2, rng=0) in (0, 1, 2)
+    True
     """
 
     eps: float
@@ -167,6 +183,27 @@ class ExponentialMechanism(_Selection):
     k such selections, chosen adaptively, compose optimally with
     ``fdp.compose_selections`` (Dong, Durfee & Rogers 2020, §6), more tightly than
     the f-DP composition ``tradeoff ** k``.
+
+    Parameters
+    ----------
+    utility : callable or None
+        Maps the input to a score array of shape (k,) (or (..., k)); None when
+        ``release`` receives the scores themselves.
+    sensitivity : float
+        Δ > 0, the largest change of any score between neighbours.
+    eps : float
+        ε > 0.
+    candidates : sequence, optional
+        k outputs returned instead of indices.
+
+    Examples
+    --------
+    >>> from fdp.mechanisms import ExponentialMechanism
+    >>> m = ExponentialMechanism(None, sensitivity=1.0, eps=1.0)
+    >>> m.tradeoff
+    BoundedRange(eps=1.0)
+    >>> int(m.release([0.0, 5.0, 10.0], rng=0)) in (0, 1, 2)
+    True
     """
 
     @property
@@ -246,6 +283,28 @@ class ReportNoisyMax(_Selection):
         to it; and pure ε is the smallest pure-DP parameter over all utilities (for
         u ≡ 0 against u' = (+Δ, −Δ, …, −Δ) the loss at candidate 0 tends to ε as k
         grows).
+
+    Parameters
+    ----------
+    utility : callable or None
+        Maps the input to a score array of shape (k,) (or (..., k)); None when
+        ``release`` receives the scores themselves.
+    sensitivity : float
+        Δ > 0, the largest change of any score between neighbours.
+    eps : float
+        ε > 0.
+    candidates : sequence, optional
+        k outputs returned instead of indices.
+    noise : {"gumbel", "exponential"}
+        The noise distribution (default "gumbel").
+
+    Examples
+    --------
+    >>> from fdp.mechanisms import ReportNoisyMax
+    >>> ReportNoisyMax(None, 1.0, 1.0).tradeoff
+    BoundedRange(eps=1.0)
+    >>> ReportNoisyMax(None, 1.0, 1.0, noise="exponential").tradeoff
+    EpsDelta(eps=1.0, delta=0.0)
     """
 
     noise: str = "gumbel"
@@ -298,6 +357,27 @@ class PermuteAndFlip(_Selection):
     exponential mechanism, but not ε-bounded range (a two-candidate pair has loss
     range ε + log(2 − e^{−ε}); see ``ReportNoisyMax``), so neither BR_ε nor
     ``compose_selections`` applies. f_{ε,0} composes exactly (``EpsDelta ** k``).
+
+    Parameters
+    ----------
+    utility : callable or None
+        Maps the input to a score array of shape (k,) (or (..., k)); None when
+        ``release`` receives the scores themselves.
+    sensitivity : float
+        Δ > 0, the largest change of any score between neighbours.
+    eps : float
+        ε > 0.
+    candidates : sequence, optional
+        k outputs returned instead of indices.
+
+    Examples
+    --------
+    >>> from fdp.mechanisms import PermuteAndFlip
+    >>> m = PermuteAndFlip(None, sensitivity=1.0, eps=2.0, candidates=("a", "b"))
+    >>> m.tradeoff
+    EpsDelta(eps=2.0, delta=0.0)
+    >>> m.release([0.0, 100.0], rng=0)
+    'b'
     """
 
     @property
@@ -317,7 +397,8 @@ class PermuteAndFlip(_Selection):
         """
         u = self.scores(value)
         if u.ndim != 1:
-            raise ValueError(f"probabilities needs one score vector (shape (k,)), got shape {u.shape}")
+            raise ValueError(f"probabilities needs one score vector (shape (k,)), "
+                             f"got shape {u.shape}")
         p = np.exp(self._rate * (u - u.max()))
         k = p.size
         if k > MAX_PF_CANDIDATES:

@@ -49,6 +49,18 @@ class RandomBits:
     ``RandomBits(generator)`` or ``RandomBits(seed)`` draws bytes from a numpy
     ``Generator``: reproducible, for testing only (a seeded generator is predictable).
     Bits are pooled 2048 at a time; each request consumes exactly the bits it uses.
+
+    Parameters
+    ----------
+    rng : None, int or numpy.random.Generator
+        None for the OS CSPRNG; a seed or a Generator for reproducible tests.
+
+    Examples
+    --------
+    >>> from fdp.mechanisms import RandomBits
+    >>> bits = RandomBits(0)              # seeded: for tests only
+    >>> 0 <= bits.below(10) < 10
+    True
     """
 
     __slots__ = ("_gen", "_nbits", "_pool", "_source")
@@ -127,7 +139,31 @@ def bernoulli(p, rng=None) -> bool:
 
 
 def bernoulli_exp(gamma, rng=None) -> bool:
-    """Bernoulli(e^{−γ}) for rational γ ≥ 0, exactly (CKS Algorithm 1)."""
+    """Bernoulli(e^{−γ}) for rational γ ≥ 0, exactly (Canonne, Kamath & Steinke 2020,
+    Algorithm 1).
+
+    Parameters
+    ----------
+    gamma : int, float or Fraction
+        γ ≥ 0 (a float is taken at its exact binary value).
+    rng : None, int, numpy.random.Generator or RandomBits
+        Source of random bits (None: the OS CSPRNG).
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    ValueError
+        If γ < 0.
+
+    Examples
+    --------
+    >>> from fdp.mechanisms import bernoulli_exp
+    >>> bernoulli_exp(0), bernoulli_exp(1000, rng=0)
+    (True, False)
+    """
     g = to_fraction("gamma", gamma, positive=False)
     if g < 0:
         raise ValueError(f"gamma must be >= 0, got {g}")
@@ -152,7 +188,26 @@ def _bexp_unit(n: int, d: int, src: RandomBits) -> bool:
 
 
 def discrete_laplace(scale, rng=None) -> int:
-    """One draw of P[Z = z] ∝ e^{−|z|/b}, b = ``scale`` rational > 0 (CKS Algorithm 2)."""
+    """One draw of P[Z = z] ∝ e^{−|z|/b}, b = ``scale`` rational > 0 (Canonne, Kamath &
+    Steinke 2020, Algorithm 2).
+
+    Parameters
+    ----------
+    scale : int, float or Fraction
+        b > 0 (a float is taken at its exact binary value).
+    rng : None, int, numpy.random.Generator or RandomBits
+        Source of random bits (None: the OS CSPRNG).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from fdp.mechanisms import discrete_laplace
+    >>> isinstance(discrete_laplace(2, rng=0), int)
+    True
+    """
     b = to_fraction("scale", scale)
     return _dlap(b.numerator, b.denominator, _bits(rng))
 
@@ -174,7 +229,26 @@ def _dlap(t: int, s: int, src: RandomBits) -> int:
 
 
 def discrete_gaussian(sigma2, rng=None) -> int:
-    """One draw of P[Z = z] ∝ e^{−z²/(2σ²)}, σ² = ``sigma2`` rational > 0 (CKS Algorithm 3)."""
+    """One draw of P[Z = z] ∝ e^{−z²/(2σ²)}, σ² = ``sigma2`` rational > 0 (Canonne,
+    Kamath & Steinke 2020, Algorithm 3).
+
+    Parameters
+    ----------
+    sigma2 : int, float or Fraction
+        σ² > 0 (a float is taken at its exact binary value).
+    rng : None, int, numpy.random.Generator or RandomBits
+        Source of random bits (None: the OS CSPRNG).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from fdp.mechanisms import discrete_gaussian
+    >>> isinstance(discrete_gaussian(4, rng=0), int)
+    True
+    """
     s2 = to_fraction("sigma2", sigma2)
     return _dgauss(s2, _bits(rng))
 
@@ -216,6 +290,22 @@ class DiscreteLaplaceMechanism(Mechanism):
     DLap(0, b) vs DLap(Δ, b) (losses (2j − Δ)/b, j = 0, …, Δ; see
     ``fdp.families.discrete``). For Δ = 1 this is exactly f_{1/b, 0}; in general it
     lies above f_{Δ/b, 0}.
+
+    Parameters
+    ----------
+    sensitivity : int
+        Δ ≥ 1.
+    scale : int, float or Fraction
+        b > 0.
+
+    Examples
+    --------
+    >>> from fdp.mechanisms import DiscreteLaplaceMechanism
+    >>> m = DiscreteLaplaceMechanism(1, 2)
+    >>> print(f"{m.tradeoff.epsilon(0.0):.4f}")
+    0.5000
+    >>> isinstance(m.release(10, rng=0), int)
+    True
     """
 
     sensitivity: int
@@ -261,6 +351,22 @@ class DiscreteGaussianMechanism(Mechanism):
     of σ; see ``fdp.families.discrete``). Its privacy profile is CKS Thm 7:
     δ(ε) = P[Y > εσ²/Δ − Δ/2] − e^ε P[Y > εσ²/Δ + Δ/2], Y ~ N_Z(0, σ²). The discrete
     Gaussian is close to, but not exactly, (Δ/σ)-GDP.
+
+    Parameters
+    ----------
+    sensitivity : int
+        Δ ≥ 1.
+    sigma : int, float or Fraction
+        σ > 0.
+
+    Examples
+    --------
+    >>> from fdp.mechanisms import DiscreteGaussianMechanism
+    >>> m = DiscreteGaussianMechanism(1, 2)
+    >>> bool(m.tradeoff.epsilon(1e-5) > 0)
+    True
+    >>> isinstance(m.release(10, rng=0), int)
+    True
     """
 
     sensitivity: int

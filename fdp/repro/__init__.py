@@ -54,7 +54,25 @@ SCRIPTS = (
 
 @dataclass
 class Result:
-    """What one script produced: its checks, the figure path, the time it took."""
+    """What one script produced: its checks, the figure path, the time it took.
+
+    Parameters
+    ----------
+    name : str
+        The reproduction.
+    checks : list of Check
+        One per printed number.
+    figure : Path, optional
+        The figure written.
+    seconds : float
+        Wall time.
+
+    Examples
+    --------
+    >>> from fdp.repro import Result
+    >>> Result("drs_eps_delta").passed        # no checks: not passed
+    False
+    """
     name: str
     checks: list = field(default_factory=list)
     figure: Path | None = None
@@ -66,14 +84,56 @@ class Result:
 
 
 def load(name: str):
-    """The module of reproduction ``name`` (ValueError naming the known ones if unknown)."""
+    """The module of reproduction ``name`` (ValueError naming the known ones if unknown).
+
+    Parameters
+    ----------
+    name : str
+        A name in ``SCRIPTS``.
+
+    Returns
+    -------
+    module
+
+    Raises
+    ------
+    ValueError
+        If the name is unknown.
+
+    Examples
+    --------
+    >>> from fdp import repro
+    >>> repro.load("drs_eps_delta").NAME
+    'drs_eps_delta'
+    """
     if name not in SCRIPTS:
         raise ValueError(f"unknown reproduction {name!r}; known: {', '.join(SCRIPTS)}")
     return import_module(f"fdp.repro.scripts.{name}")
 
 
 def resolve(names) -> list[str]:
-    """Validate a list of names (empty means all); unknown names raise ValueError."""
+    """Validate a list of names (empty means all); unknown names raise ValueError.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Names in ``SCRIPTS`` (duplicates dropped), or empty for all.
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    ValueError
+        If a name is unknown.
+
+    Examples
+    --------
+    >>> from fdp import repro
+    >>> repro.resolve(["bu_table4", "bu_table4"]), len(repro.resolve([])) == len(repro.SCRIPTS)
+    (['bu_table4'], True)
+    """
     if not names:
         return list(SCRIPTS)
     unknown = [n for n in names if n not in SCRIPTS]
@@ -84,7 +144,28 @@ def resolve(names) -> list[str]:
 
 
 def prepare_out_dir(out_dir) -> Path:
-    """Create ``out_dir`` if needed and make sure it is writable (OSError otherwise)."""
+    """Create ``out_dir`` if needed and make sure it is writable (OSError otherwise).
+
+    Parameters
+    ----------
+    out_dir : str or Path
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    OSError
+        If the path is not a writable directory.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from fdp import repro
+    >>> repro.prepare_out_dir(tempfile.mkdtemp()).is_dir()
+    True
+    """
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise OSError(f"output path {str(out)!r} exists and is not a directory")
@@ -101,7 +182,35 @@ def prepare_out_dir(out_dir) -> Path:
 
 def run_one(name: str, out_dir, fast: bool = False) -> Result:
     """Run one reproduction; an exception inside it becomes a failed check row (so one
-    broken script cannot hide the others' results), a missing module says which."""
+    broken script cannot hide the others' results), a missing module says which.
+
+    Parameters
+    ----------
+    name : str
+        A name in ``SCRIPTS``.
+    out_dir : str or Path
+        Where the figure is written.
+    fast : bool
+        Coarser numeric engine (wider certified brackets).
+
+    Returns
+    -------
+    Result
+
+    Raises
+    ------
+    ValueError
+        If the name is unknown.
+
+    Examples
+    --------
+    >>> from fdp import repro
+    >>> try:
+    ...     repro.run_one("no_such_figure", ".")
+    ... except ValueError as exc:
+    ...     print(str(exc)[:30])
+    unknown reproduction 'no_such_
+    """
     mod = load(name)
     out = Path(out_dir)
     t0 = time.perf_counter()
@@ -119,7 +228,27 @@ def run_one(name: str, out_dir, fast: bool = False) -> Result:
 
 class Progress:
     """A tiny progress printer on stderr: a redrawn bar on a terminal, one line per
-    step otherwise (logs, CI)."""
+    step otherwise (logs, CI).
+
+    Parameters
+    ----------
+    total : int
+        Number of steps.
+    stream : file, optional
+        Where to write (default stderr).
+    width : int
+        Width of the bar on a terminal.
+
+    Examples
+    --------
+    >>> import io
+    >>> from fdp.repro import Progress, Result
+    >>> out = io.StringIO()
+    >>> bar = Progress(1, stream=out)
+    >>> bar.finish(Result("drs_eps_delta"))
+    >>> out.getvalue().split(":")[0]
+    '[1/1] drs_eps_delta'
+    """
 
     def __init__(self, total: int, stream=None, width: int = 24):
         self.total, self.done, self.width = total, 0, width
@@ -150,6 +279,31 @@ def run(names=(), out_dir="figures", fast: bool = False, progress: bool = True,
 
     Unknown names raise ValueError and an unwritable ``out_dir`` raises OSError
     before anything runs. With ``gallery`` the README.md of ``out_dir`` is rewritten.
+    Parameters
+    ----------
+    names : sequence of str
+        Reproductions to run (empty: all).
+    out_dir : str or Path
+        Output directory.
+    fast : bool
+        Coarser numeric engine.
+    progress : bool
+        Progress on stderr.
+    gallery : bool
+        Rewrite ``<out_dir>/README.md``.
+
+    Returns
+    -------
+    list of Result
+
+    Examples
+    --------
+    >>> from fdp import repro
+    >>> try:
+    ...     repro.run(["no_such_figure"])
+    ... except ValueError as exc:
+    ...     print(str(exc)[:30])
+    unknown reproduction(s) 'no_su
     """
     todo = resolve(names)
     out = prepare_out_dir(out_dir)
@@ -175,7 +329,24 @@ TABLE_WIDTH = 100
 
 
 def rows(results) -> list[tuple[str, ...]]:
-    """The full check rows: (script, source, quantity, paper, ours, tolerance, result)."""
+    """The full check rows: (script, source, quantity, paper, ours, tolerance, result).
+
+    Parameters
+    ----------
+    results : sequence of Result
+
+    Returns
+    -------
+    list of tuple of str
+
+    Examples
+    --------
+    >>> from fdp import repro
+    >>> from fdp.repro import Check, Result
+    >>> r = Result("demo", [Check.close("src", "x", 1.0, 1.0, atol=1e-9)])
+    >>> repro.rows([r])[0][-1]
+    'PASS'
+    """
     return [(r.name, c.source, c.quantity, c.paper, c.ours, c.tolerance, c.verdict)
             for r in results for c in r.checks]
 
@@ -187,6 +358,23 @@ def format_table(results, wide: bool = False) -> str:
     and source, then quantity, paper value, ours, tolerance and PASS/FAIL, each cell
     wrapped onto further lines rather than cut. ``wide=True`` prints one full line per
     check with every column (script, source, ...), for wide terminals and grep.
+    Parameters
+    ----------
+    results : sequence of Result
+    wide : bool
+        One full line per check.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from fdp import repro
+    >>> from fdp.repro import Check, Result
+    >>> r = Result("demo", [Check.close("src", "x", 1.0, 1.0, atol=1e-9)])
+    >>> repro.format_table([r]).splitlines()[-1]
+    '1/1 checks passed in 1 reproductions'
     """
     full = rows(results)
     out = _wide_table(full) if wide else _narrow_table(full)
@@ -230,7 +418,25 @@ def _narrow_table(full) -> list[str]:
 
 
 def write_csv(results, path) -> Path:
-    """Write the full check table (every column, nothing abbreviated) as CSV."""
+    """Write the full check table (every column, nothing abbreviated) as CSV.
+
+    Parameters
+    ----------
+    results : sequence of Result
+    path : str or Path
+
+    Returns
+    -------
+    Path
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from fdp import repro
+    >>> p = repro.write_csv([], pathlib.Path(tempfile.mkdtemp()) / "checks.csv")
+    >>> p.read_text().splitlines()[0]
+    'script,source,quantity,paper,ours,tolerance,result'
+    """
     import csv
     path = Path(path)
     with path.open("w", newline="", encoding="utf-8") as fh:
@@ -245,6 +451,21 @@ def write_gallery(out_dir) -> Path:
 
     The text depends only on the registry and on which figures exist, so the
     committed gallery is exactly what ``fdp repro`` writes.
+    Parameters
+    ----------
+    out_dir : str or Path
+
+    Returns
+    -------
+    Path
+        ``<out_dir>/README.md``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from fdp import repro
+    >>> repro.write_gallery(tempfile.mkdtemp()).read_text().splitlines()[0]
+    '# Figure gallery'
     """
     out = Path(out_dir)
     parts = ["# Figure gallery", "",
@@ -274,9 +495,29 @@ def write_gallery(out_dir) -> Path:
 
 def main_for(name: str, argv=None) -> int:
     """Run one reproduction as ``fdp repro NAME [--out DIR] [--fast]`` would; returns the
-    exit status (kept for scripts written against earlier versions)."""
-    from fdp.cli import main
-    return main(["repro", name, *(argv or [])])
+    exit status (kept for scripts written against earlier versions).
+
+    Parameters
+    ----------
+    name : str
+        A name in ``SCRIPTS``.
+    argv : sequence of str, optional
+        Further arguments of ``fdp repro``.
+
+    Returns
+    -------
+    int
+        The exit status.
+
+    Examples
+    --------
+    >>> from fdp import repro
+    >>> repro.main_for("drs_eps_delta", ["--list"])
+    drs_eps_delta  DRS §2.1: the trade-off function f_{ε,δ}  [DRS §2.1, eq. (5)]
+    0
+    """
+    from fdp.repro.command import main
+    return main([name, *(argv or [])])
 
 
 __all__ = [

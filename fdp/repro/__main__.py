@@ -2,7 +2,7 @@
 
 import sys
 
-from fdp.cli import main
+from fdp.repro.command import main
 
 if __name__ == "__main__":
-    sys.exit(main(["repro", *sys.argv[1:]]))
+    sys.exit(main(sys.argv[1:]))

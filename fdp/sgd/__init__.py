@@ -3,10 +3,32 @@
 - ``certified``: ``dpsgd(...)``, the certified trade-off of noisy SGD under each batch
   sampler (Poisson, without replacement, truncated Poisson, with replacement, random
   allocation, user-level), composed by the engine.
-- ``allocation``: random allocation (each record in k of t steps).
-- ``shuffle``: the shuffling *lower* curve (no upper bound is known; never a guarantee).
-- ``clt``: the CLT μ of noisy SGD (Bu et al. 2020; Dong, Roth & Su 2022), an approximation.
+- ``allocation``: ``random_allocation(...)``, each record in k of t steps (Chua et al.
+  2025; Feldman & Shenfeld 2025).
+- ``shuffle``: ``shuffle_lower(...)``, the shuffling *lower* curve (no upper bound is
+  known; never a guarantee).
+- ``clt``: ``dpsgd_clt_mu(...)``, the CLT μ of noisy SGD (Bu, Dong, Long & Su 2020;
+  Dong, Roth & Su 2022, §5), an approximation, and ``compare_dpsgd_clt``.
+- ``rdp``: ``dpsgd_rdp_epsilon(...)``, the Rényi (moments) accountant (Mironov, Talwar
+  & Zhang 2019); the formulas are in ``fdp.classical.rdp``.
+- ``compare``: ``compare_accountants(...)``, the certified, CLT and Rényi ε of one run.
 - ``report``: ``compare_samplers(...)``, one training configuration under every sampler.
 
-The Rényi (moments accountant) numbers are in ``fdp.classical.rdp``.
+Every function names its parameters the same way: ``noise_multiplier`` (σ),
+``sample_rate`` (q), ``steps`` (T), ``sampling`` (the batch sampler), ``neighbouring``,
+``sensitivity`` (of the clipped gradient sum, in clipping norms), ``delta`` and
+``tol`` (the engine's grid accuracy).
 """
+
+from fdp.sgd.allocation import random_allocation
+from fdp.sgd.certified import dpsgd
+from fdp.sgd.clt import DPSGDComparison, compare_dpsgd_clt, dpsgd_clt_mu
+from fdp.sgd.compare import AccountantComparison, compare_accountants
+from fdp.sgd.rdp import RDPEpsilon, dpsgd_rdp_epsilon, moments_accountant_epsilon
+from fdp.sgd.report import SamplerRow, compare_samplers
+from fdp.sgd.shuffle import ShuffleLower, shuffle_lower
+
+__all__ = ["AccountantComparison", "DPSGDComparison", "RDPEpsilon", "SamplerRow",
+           "ShuffleLower", "compare_accountants", "compare_dpsgd_clt", "compare_samplers",
+           "dpsgd", "dpsgd_clt_mu", "dpsgd_rdp_epsilon", "moments_accountant_epsilon",
+           "random_allocation", "shuffle_lower"]

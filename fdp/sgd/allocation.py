@@ -396,8 +396,14 @@ def random_allocation(noise_multiplier, steps, selected=1, epochs=1, tol=None) -
 
     Examples
     --------
-    >>> f = random_allocation(2.0, 100, selected=10)
-    >>> lo, hi = f.epsilon_bounds(1e-6)   # ≈ 2.4265, below Poisson q = 0.1 (2.675)
+    Each record in 10 of 100 steps; ε ≈ 2.4265, below Poisson sampling at q = 0.1
+    (2.675):
+
+    >>> from fdp.sgd import random_allocation
+    >>> f = random_allocation(2.0, 100, selected=10, tol=1e-2)
+    >>> lo, hi = f.epsilon_bounds(1e-6)
+    >>> bool(lo <= 2.4265 <= hi < 2.675)
+    True
     """
     sigma, t, k, e = _check(noise_multiplier, steps, selected, epochs)
     tol = check_tol(tol)

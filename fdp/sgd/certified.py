@@ -18,7 +18,7 @@ depends on the neighbouring relation:
 
 With Poisson sampling at rate q and add/remove neighbours, adding a record gives the
 pair T(P, (1 − q)P + qQ) = q G + (1 − q) Id (the add direction) and removing it the
-inverse (MATH.md §7; Zhu, Dong & Wang 2021, Thm 11). The tight guarantee composes
+inverse (Zhu, Dong & Wang 2021, Thm 11). The tight guarantee composes
 each direction over all steps and symmetrises once at the end (Bu et al. 2020):
 
     f = min{f_add, f_remove}**,  f_add = ⊗_t (q_t G_{s/σ_t} + (1 − q_t) Id),
@@ -273,6 +273,20 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
     Numeric
         ``f(α)`` certified lower, ``bounds`` both sides, ``epsilon_bounds(delta)``
         the ε bracket; its label states the sampler and the sensitivity assumed.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range, or ``sampling`` and ``neighbouring`` do not
+        go together.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> f = fdp.dpsgd(noise_multiplier=1.0, sample_rate=0.01, steps=10, tol=1e-2)
+    >>> lo, hi = f.epsilon_bounds(1e-5)
+    >>> print(f"{lo:.3f} {hi:.3f}")
+    0.380 0.380
     """
     steps = _validate.positive_int("steps", steps, low=0)
     if sampling in ("random_allocation", "shuffle"):
@@ -303,10 +317,10 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
     if sigma.size == 1 and rate.size == 1:
         counts = {(float(sigma[0]), float(rate[0])): steps}
     else:
-        pairs = np.stack(np.broadcast_arrays(sigma, rate) if sigma.size == rate.size
+        per_step = np.stack(np.broadcast_arrays(sigma, rate) if sigma.size == rate.size
                          else np.broadcast_arrays(np.resize(sigma, steps), np.resize(rate, steps)),
                          axis=1)
-        uniq, n = np.unique(pairs, axis=0, return_counts=True)
+        uniq, n = np.unique(per_step, axis=0, return_counts=True)
         counts = {(float(a), float(b)): int(c) for (a, b), c in zip(uniq, n)}
     label = _label(sigma, rate, steps, sampling, sens, opts)
     fac = [(step_pair(sens / s, q, opts), n) for (s, q), n in counts.items()]

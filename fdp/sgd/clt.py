@@ -43,7 +43,7 @@ def _check_sampling(sampling: str) -> str:
 
 def dpsgd_clt_mu(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
                  sensitivity: float | None = None) -> float:
-    """μ of the CLT limit of T steps of noisy SGD (MATH.md §7). NOT a bound.
+    """μ of the CLT limit of T steps of noisy SGD. NOT a bound.
 
     With σ' = σ/s (s the sensitivity, below):
 
@@ -66,7 +66,23 @@ def dpsgd_clt_mu(noise_multiplier, sample_rate, steps, sampling: str = "poisson"
         without-replacement/replace-one (as ``fdp.dpsgd``). Bu et al.'s uniform
         numbers use s = 1.
 
-    Check: σ = 1.3, p = 256/60000, 15 epochs gives μ = 0.227 (Poisson).
+    Returns
+    -------
+    float
+        The CLT μ (an approximation; ``inf`` when e^{1/σ'²} overflows).
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range or ``sampling`` has no CLT here.
+
+    Examples
+    --------
+    σ = 1.3, p = 256/60000, 15 epochs (Bu, Dong, Long & Su 2020, MNIST):
+
+    >>> import fdp
+    >>> print(f"{fdp.dpsgd_clt_mu(1.3, 256 / 60000, 15 * 60000 / 256):.3f}")
+    0.227
     """
     s = _validate.real("noise_multiplier", noise_multiplier, low=0.0, low_open=True)
     p = _validate.probability("sample_rate", sample_rate)
@@ -93,6 +109,25 @@ class DPSGDComparison:
     then claims more privacy than the mechanism has. ``under_report`` is the relative
     amount (true − CLT)/true measured against the certified lower end (so it is
     itself a lower bound on the true relative under-report); 0 when not under.
+    Parameters
+    ----------
+    noise_multiplier, sample_rate, steps, delta, sampling, neighbouring, sensitivity
+        The run and the assumptions it was accounted under.
+    clt_mu, clt_epsilon : float
+        The CLT μ and its ε at δ (an approximation).
+    epsilon_lower, epsilon_upper : float
+        The certified ε bracket.
+    under_reports : bool
+        CLT ε below the certified lower end.
+    under_report : float
+        The relative under-report (0 when not under).
+
+    Examples
+    --------
+    >>> from fdp.sgd import compare_dpsgd_clt
+    >>> c = compare_dpsgd_clt(1.0, 0.01, 10, 1e-5, tol=1e-2)
+    >>> bool(c.epsilon_lower <= c.epsilon_upper)
+    True
     """
 
     noise_multiplier: float
@@ -131,6 +166,37 @@ def compare_dpsgd_clt(noise_multiplier, sample_rate, steps, delta=1e-5, *,
     replace-one). ``tol`` is passed to the accountant; ``sensitivity`` to both (the
     same assumed sensitivity of the clipped gradient sum; default 1 for add/remove,
     2 for replace-one).
+
+    Parameters
+    ----------
+    noise_multiplier, sample_rate, steps
+        σ > 0, q ∈ [0, 1] and T ≥ 1, as in ``dpsgd``.
+    delta : float
+        Target δ in (0, 1).
+    sampling : str
+        "poisson" (add/remove) or "without_replacement" (replace-one).
+    tol : float, optional
+        Engine grid accuracy of the certified accountant.
+    sensitivity : float, optional
+        Sensitivity of the clipped gradient sum in clipping norms.
+
+    Returns
+    -------
+    DPSGDComparison
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range or ``sampling`` has no CLT.
+
+    Examples
+    --------
+    The Opacus GDP accountant's formula under-reports ε (σ = 0.7, 1000 steps):
+
+    >>> from fdp.sgd import compare_dpsgd_clt
+    >>> c = compare_dpsgd_clt(0.7, 256 / 60000, 1000, 1e-5, tol=1e-2)
+    >>> c.under_reports, f"{c.clt_epsilon:.3f}"
+    (True, '1.338')
     """
     _check_sampling(sampling)
     sens = resolve_sensitivity(sensitivity, NEIGHBOURING[sampling])

@@ -40,7 +40,25 @@ MISSING = "not available"
 
 @dataclass(frozen=True)
 class SamplerRow:
-    """One sampler's privacy for the configuration (NaN where not available)."""
+    """One sampler's privacy for the configuration (NaN where not available).
+
+    Parameters
+    ----------
+    sampler, neighbouring, kind : str
+        The sampler, its neighbouring relation, and "certified bracket" or the
+        LOWER-bound label.
+    epsilon_lower, epsilon_upper, mu_lower, mu_upper, tpr_lower, tpr_upper : float
+        The ε bracket at δ, the GDP μ bracket and the attack-TPR bracket at the FPR.
+    note : str
+        The configuration in words.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> row = fdp.compare_samplers(10, 5, 1, 2.0, 1e-5, tol=1e-1)[0]
+    >>> row.sampler, sorted(row.as_dict())[:3]
+    ('Poisson', ['epsilon_lower', 'epsilon_upper', 'kind'])
+    """
 
     sampler: str
     neighbouring: str
@@ -81,9 +99,9 @@ def _missing(name, neighbouring, why) -> SamplerRow:
 
 def _truncated(sigma, q, steps, n, cap, tol):
     """fdp.dpsgd(..., sampling="truncated_poisson"): Poisson batches capped at ``cap``."""
-    import fdp
-    return fdp.dpsgd(sigma, q, steps, sampling="truncated_poisson", tol=tol,
-                     dataset_size=n, batch_cap=cap)
+    from fdp.sgd.certified import dpsgd
+    return dpsgd(sigma, q, steps, sampling="truncated_poisson", tol=tol,
+                 dataset_size=n, batch_cap=cap)
 
 
 def compare_samplers(dataset_size, batch_size, epochs, noise_multiplier, delta,
@@ -118,9 +136,24 @@ def compare_samplers(dataset_size, batch_size, epochs, noise_multiplier, delta,
     list of SamplerRow
         Poisson, without replacement, random allocation, truncated Poisson,
         shuffle, in that order.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> rows = fdp.compare_samplers(10, 5, 1, 2.0, 1e-5, tol=1e-1)
+    >>> [r.sampler for r in rows][:3]
+    ['Poisson', 'without replacement', 'random allocation']
+    >>> all(r.epsilon_lower <= r.epsilon_upper for r in rows)
+    True
     """
-    import fdp
+    from fdp.families.gaussian import Gaussian
     from fdp.sgd.allocation import random_allocation
+    from fdp.sgd.certified import dpsgd
     from fdp.sgd.shuffle import shuffle_lower
     n = _validate.positive_int("dataset_size", dataset_size)
     b = _validate.positive_int("batch_size", batch_size)
@@ -139,11 +172,11 @@ def compare_samplers(dataset_size, batch_size, epochs, noise_multiplier, delta,
     steps = math.ceil(e * n / b - 1e-9)
     curves = {}
     rows = []
-    f = fdp.dpsgd(sigma, q, steps, tol=tol)
+    f = dpsgd(sigma, q, steps, tol=tol)
     curves["Poisson"] = f
     rows.append(_row("Poisson", "add/remove", f, d, fpr, f"q={q:.4g}, T={steps}"))
-    f = fdp.dpsgd(sigma, q, steps, sampling="without_replacement",
-                  neighbouring="replace_one", tol=tol)
+    f = dpsgd(sigma, q, steps, sampling="without_replacement",
+              neighbouring="replace_one", tol=tol)
     curves["without replacement"] = f
     rows.append(_row("without replacement", "replace-one", f, d, fpr,
                      f"batch {b}, T={steps}, sensitivity 2C (replace-one)"))
@@ -162,7 +195,7 @@ def compare_samplers(dataset_size, batch_size, epochs, noise_multiplier, delta,
         rows.append(_row("truncated Poisson", "add/remove", f, d, fpr,
                          f"q={q:.4g}, cap {cap}, T={steps}"))
     low = shuffle_lower(sigma, t, e, tol=tol)
-    full = fdp.Gaussian(math.sqrt(e) / sigma)
+    full = Gaussian(math.sqrt(e) / sigma)
     curves["shuffle (LOWER bound)"] = low
     e_lo = float(low.epsilon_bounds(d)[0])
     m_lo = float(low.mu_lower())

@@ -54,6 +54,19 @@ class ShuffleLower(TradeOff):
     (``is_guarantee`` is False): it cannot be composed, subsampled or spent, and the
     guarantee read-outs ``epsilon``, ``delta``, ``gdp_mu``, ``pure_epsilon`` are
     refused with the reason.
+    Parameters
+    ----------
+    instance : Numeric
+        The certified attack instance (random allocation) whose curve this is.
+    label : str
+        The configuration, for ``repr``.
+
+    Examples
+    --------
+    >>> from fdp.sgd import shuffle_lower
+    >>> low = shuffle_lower(1.0, 10, tol=1e-2)
+    >>> low.is_guarantee, bool(low.epsilon_lower(1e-5) > 0)
+    (False, True)
     """
 
     instance: Numeric
@@ -135,7 +148,7 @@ class ShuffleLower(TradeOff):
     def group(self, k):
         self._refuse("take group privacy of")
 
-    def subsample(self, p, scheme="poisson", direction="both"):
+    def subsample(self, p, sampling="poisson", direction="both", *, scheme=None):
         self._refuse("subsample")
 
     def pure_epsilon(self):
@@ -172,8 +185,12 @@ def shuffle_lower(noise_multiplier, steps, epochs=1, tol=None) -> ShuffleLower:
 
     Examples
     --------
-    >>> low = shuffle_lower(1.0, 156, epochs=5)
-    >>> low.epsilon_lower(1e-6)    # shuffled DP-SGD leaks at least this much
+    Shuffled DP-SGD leaks at least this much:
+
+    >>> from fdp.sgd import shuffle_lower
+    >>> low = shuffle_lower(1.0, 156, epochs=5, tol=1e-2)
+    >>> print(f"{low.epsilon_lower(1e-6):.2f}")
+    1.10
     """
     inst = random_allocation(noise_multiplier, steps, 1, epochs, tol=tol)
     return ShuffleLower(inst, f"sigma={float(noise_multiplier):g}, steps={int(steps)}, "

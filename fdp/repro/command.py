@@ -1,0 +1,72 @@
+"""The ``repro`` command: ``fdp repro`` and ``python -m fdp.repro`` (one definition).
+
+    fdp repro [NAME ...] [--out DIR] [--list] [--fast] [--quiet] [--wide] [--csv FILE]
+
+runs the reproductions (all when no NAME is given), prints the check table and exits
+with status 1 when a check fails, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from fdp._command import Parser, UsageError, run_command, writable_file
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Declare the arguments of ``repro`` on ``p`` (a parser or a sub-parser)."""
+    p.add_argument("names", nargs="*", metavar="NAME", help="reproductions to run "
+                   "(default: all; see --list)")
+    p.add_argument("--out", default="figures", metavar="DIR",
+                   help="output directory (default: figures)")
+    p.add_argument("--list", action="store_true", help="list the reproductions (the NAMEs "
+                   "given, or all) and exit")
+    p.add_argument("--fast", action="store_true",
+                   help="coarser numeric engine (wider certified brackets), for tests")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("--wide", action="store_true", help="print the check table with full, "
+                   "unabbreviated rows (wider than 100 columns)")
+    p.add_argument("--csv", metavar="FILE", help="also write the full check table as CSV")
+    p.set_defaults(func=command)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Run ``repro`` for parsed arguments; returns the exit status (1 when a check fails)."""
+    from fdp import repro
+    try:
+        names = repro.resolve(args.names)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.list:
+        width = max(map(len, names))
+        for name in names:
+            mod = repro.load(name)
+            print(f"{name:<{width}}  {mod.TITLE}  [{mod.SOURCE}]")
+        return 0
+    csv_path = writable_file("--csv", args.csv) if args.csv else None
+    try:
+        repro.prepare_out_dir(args.out)
+    except OSError as exc:
+        raise UsageError(str(exc)) from None
+    results = repro.run(names, args.out, fast=args.fast, progress=not args.quiet)
+    print(repro.format_table(results, wide=args.wide))
+    if csv_path is not None:
+        repro.write_csv(results, csv_path)
+        print(f"check table written to {csv_path}", file=sys.stderr)
+    failed = [r.name for r in results if not r.passed]
+    if failed:
+        print(f"fdp repro: FAILED: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    print(f"figures written to {args.out}", file=sys.stderr)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m fdp.repro [NAME ...] [options]``: the same as ``fdp repro``; returns
+    the exit status."""
+    parser = Parser(prog="fdp repro", description="reproduce paper figures and tables "
+                    "with checks")
+    add_arguments(parser)
+    return run_command(parser, argv, command)
