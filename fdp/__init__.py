@@ -38,9 +38,9 @@ from fdp.families import (
     from_points,
 )
 from fdp.families.bounded_range import BoundedRange
-from fdp.operations.selection import compose_selections
 from fdp.families.shuffle import shuffle_amplification
 from fdp.operations import compose, envelope, strongest
+from fdp.operations.selection import compose_selections
 from fdp.tradeoff import TradeOff
 
 __version__ = VERSION

@@ -33,9 +33,9 @@ import numpy as np
 from fdp import _validate
 from fdp._constants import DELTA_RESOLUTION, SYMMETRY_TOL
 from fdp._constants import TINY as _TINY
+from fdp._engine_hooks import EngineHooks
 from fdp._numerics import _log, alpha_grid, conjugate_delta, epsilon_for_delta
 from fdp._operation_methods import OperationMethods
-from fdp._engine_hooks import EngineHooks
 from fdp._readout_methods import ReadoutMethods
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -110,7 +110,6 @@ def _public_callables():
     return list(seen.values())
 
 
-@pytest.mark.xfail(strict=False, reason="examples being added by the restructuring branches")
 def test_every_public_name_has_an_examples_section():
     missing = []
     for qualname, obj in _public_callables():

@@ -22,10 +22,6 @@ import fdp
 
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
-# Modules whose examples were written before they were run as doctests and do not run
-# yet; the restructuring branches that own them fix them (then this set is emptied).
-KNOWN_BROKEN = {"fdp.sweep", "fdp.sgd.shuffle", "fdp.interop.dp_accounting",
-                "fdp.interop._dp_accounting_accountant"}
 
 _IMPORT = re.compile(r"^\s*(?:import|from)\s+([A-Za-z_][\w]*)", re.M)
 
@@ -33,10 +29,7 @@ _IMPORT = re.compile(r"^\s*(?:import|from)\s+([A-Za-z_][\w]*)", re.M)
 def _modules() -> list:
     names = ["fdp"]
     names += [m.name for m in pkgutil.walk_packages(fdp.__path__, prefix="fdp.")]
-    return [pytest.param(n, marks=pytest.mark.xfail(
-                strict=False, reason="examples being fixed by the restructuring branches"))
-            if n in KNOWN_BROKEN else n
-            for n in sorted(names) if not n.endswith("__main__")]
+    return [n for n in sorted(names) if not n.endswith("__main__")]
 
 
 def _missing_library(test: doctest.DocTest) -> str | None:

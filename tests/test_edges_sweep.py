@@ -69,7 +69,8 @@ def group_map_mp(eps, delta, k, alpha):
 
 def _no_nan(*xs):
     for x in xs:
-        assert np.all(np.isfinite(np.asarray(x, dtype=float)) | np.isinf(np.asarray(x, dtype=float)))
+        v = np.asarray(x, dtype=float)
+        assert np.all(np.isfinite(v) | np.isinf(v))
         assert not np.any(np.isnan(np.asarray(x, dtype=float)))
 
 
@@ -178,7 +179,8 @@ def test_numeric_gaussian_bracket_contains_truth(mu, n):
             lo, hi = h.epsilon_bounds(delta)
         except ValueError as exc:
             # allowed only where the loss leaves the gridded window (true ε > ~1000 here)
-            assert "gridded window" in str(exc) and fdp.Gaussian(mu * np.sqrt(n)).epsilon(delta) > 900
+            assert "gridded window" in str(exc)
+            assert fdp.Gaussian(mu * np.sqrt(n)).epsilon(delta) > 900
             continue
         _no_nan(lo, hi)
         truth = fdp.Gaussian(m).epsilon(delta)
@@ -209,7 +211,8 @@ def test_operations_on_numeric_results_keep_both_sides(op):
     make, truth = ops[op]
     r = make(h)
     assert not r.is_exact
-    a = np.concatenate([np.logspace(-300, -1, 30), np.linspace(0.1, 0.9, 9), 1 - np.logspace(-1, -15, 10)])
+    a = np.concatenate([np.logspace(-300, -1, 30), np.linspace(0.1, 0.9, 9),
+                        1 - np.logspace(-1, -15, 10)])
     lo, hi = r.bounds(a)
     t = truth(a)
     _no_nan(lo, hi)

@@ -19,7 +19,7 @@ import numpy as np
 from fdp import _validate
 from fdp._constants import EPS_SEARCH
 from fdp._dispatch import implements
-from fdp.families.eps_delta_group import EpsDeltaGroup, eps_delta_group  # noqa: F401  (its home)
+from fdp.families.eps_delta_group import EpsDeltaGroup, eps_delta_group
 from fdp.families.piecewise import PiecewiseLinear, lower_convex_hull
 from fdp.tradeoff import TradeOff
 

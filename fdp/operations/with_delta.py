@@ -22,8 +22,33 @@ from fdp.tradeoff import TradeOff
 class WithDelta(TradeOff):
     """base ⊗ f_{0,d}: (1 − d)·base(α/(1 − d)) for α ≤ 1 − d, else 0.
 
-    (The field is ``d``, not ``delta``, so that ``f.delta(eps)`` stays the privacy
-    profile.)"""
+    Composing with f_{0,d} (DRS 2022, Prop 2.12 and eq. 2.4) adds an event of
+    probability d on which the mechanism is not private; the privacy profile is
+    δ(ε) = d + (1 − d)·δ_base(ε). (The field is ``d``, not ``delta``, so that
+    ``f.delta(eps)`` stays the privacy profile.)
+
+    Parameters
+    ----------
+    base : TradeOff
+        The trade-off function on the complement of the event.
+    d : float
+        The probability of the event, in [0, 1).
+
+    Raises
+    ------
+    TypeError
+        If ``base`` is not a TradeOff.
+    ValueError
+        If ``d`` is outside [0, 1).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.operations.with_delta import WithDelta
+    >>> f = WithDelta(fdp.Gaussian(1.0), 1e-6)
+    >>> print(f"{float(f.delta(1.0)):.6f}")
+    0.126938
+    """
 
     base: TradeOff
     d: float
@@ -74,5 +99,25 @@ class WithDelta(TradeOff):
 
 
 def with_delta(base: TradeOff, delta: float) -> TradeOff:
-    """base ⊗ f_{0,δ}; ``base`` itself when δ = 0."""
+    """base ⊗ f_{0,δ}; ``base`` itself when δ = 0 (see ``WithDelta``).
+
+    Parameters
+    ----------
+    base : TradeOff
+        The trade-off function on the complement of the event.
+    delta : float
+        The probability of the event, in [0, 1).
+
+    Returns
+    -------
+    TradeOff
+        ``base`` for δ = 0, else ``WithDelta(base, delta)``.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.operations.with_delta import with_delta
+    >>> with_delta(fdp.Gaussian(1.0), 0.0)
+    Gaussian(mu=1.0)
+    """
     return base if delta == 0.0 else WithDelta(base, delta)

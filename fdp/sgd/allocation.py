@@ -88,8 +88,8 @@ from fdp.engine.convolution import convolve
 from fdp.engine.lattice import OPTIMISTIC, PESSIMISTIC, Lattice
 from fdp.engine.numeric import Numeric
 from fdp.engine.pipeline import check_tol, combine_parts, cropped
-from fdp.families.gaussian import normal_cells
 from fdp.families.finite_pair import binary_power
+from fdp.families.gaussian import normal_cells
 
 _U = np.finfo(float).eps / 2.0
 #: The Z tail beyond exp(s²/2 + Z_SD·s) (s = 1/σ) is flagged: Q-mass Φ(−Z_SD) ≈ 4e-11,

@@ -38,7 +38,7 @@ composes the reflected lattices and symmetrises once):
   N(js/σ, 1)) (Choquette-Choo, Ganesh, Steinke & Thakurta 2024, §4: a vector
   mixture is dominated by the scalar one with the norms |v_A| ≤ |A|·s as
   sensitivities, and a mixture only gets less private as a sensitivity grows;
-  the latter is also property-tested in tests/test_mog_family.py).
+  the latter is also property-tested in tests/families/test_mixture.py).
 * ``"truncated_poisson"`` (add/remove; Poisson batches capped at B by keeping a
   uniform B-subset; n = ``dataset_size`` counts the record): let M ~ Bin(n − 1, q)
   be the number of other records drawn. On {M < B} (probability 1 − τ,

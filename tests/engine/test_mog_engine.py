@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 import fdp
 from fdp.engine import compose_numeric
+from fdp.families.mixture import RevealedMixture
 from fdp.law import interval_masses_of as interval_masses
 from fdp.law import loss_range_of as loss_range
-from fdp.families.mixture import RevealedMixture
 
 mp.mp.dps = 40
 M1 = fdp.MixtureOfGaussians(1.0, [0.0, 1.0, 2.0], [0.2, 0.6, 0.2])

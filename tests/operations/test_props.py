@@ -77,4 +77,5 @@ def test_pure_dp_group_at_eps_700(k):
     """(700, 0)-DP groups: ε(δ) = 700k + log(1 − δ(1 + e^{−700})), far past e^{709}."""
     g = fdp.EpsDelta(700.0).group(k)
     assert g.epsilon(1e-300) == pytest.approx(700.0 * k, rel=1e-15)
-    assert g.delta(700.0 * k - 1.0) == pytest.approx(-np.expm1(-1.0) / (1 + np.exp(-700.0)), rel=1e-12)
+    truth = -np.expm1(-1.0) / (1 + np.exp(-700.0))
+    assert g.delta(700.0 * k - 1.0) == pytest.approx(truth, rel=1e-12)

@@ -82,7 +82,8 @@ def test_pure_dp_groups_of_any_size(eps, k):
 
 def test_delta_part_of_groups_is_the_classical_sum():
     """1 − f_k(0) = δ(1 + e^ε + … + e^{(k−1)ε}) while below 1 (the issue's near-0 form)."""
-    for eps, delta, k in [(0.5, 1e-12, 20), (3.0, 1e-300, 200), (300.0, 1e-300, 2), (1e-3, 1e-9, 1000)]:
+    for eps, delta, k in [(0.5, 1e-12, 20), (3.0, 1e-300, 200), (300.0, 1e-300, 2),
+                          (1e-3, 1e-9, 1000)]:
         with mp.workdps(40):
             want = mp.mpf(delta) * sum(mp.e ** (i * mp.mpf(eps)) for i in range(k))
         g = fdp.EpsDelta(eps, delta).group(k)

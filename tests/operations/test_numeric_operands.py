@@ -59,7 +59,7 @@ def inverse_of(beta, a):
         if beta(0.0) <= x:
             out.append(0.0)
         else:
-            out.append(brentq(lambda t: beta(t) - x, 0.0, 1.0, xtol=1e-15, rtol=1e-15))
+            out.append(brentq(lambda t, x=x: beta(t) - x, 0.0, 1.0, xtol=1e-15, rtol=1e-15))
     return np.array(out)
 
 
@@ -182,7 +182,8 @@ def test_poisson_subsampling_of_numeric(h, direction):
 def test_with_delta_and_composition_of_numeric(h):
     d = 1e-3
     f = h @ fdp.EpsDelta(0.0, d)
-    assert_brackets(f, lambda a: np.where(a < 1 - d, (1 - d) * g_beta(R2, np.minimum(a / (1 - d), 1)), 0.0),
+    assert_brackets(f, lambda a: np.where(
+        a < 1 - d, (1 - d) * g_beta(R2, np.minimum(a / (1 - d), 1)), 0.0),
                     lambda e: d + (1 - d) * g_delta(R2, e), delta_target=2e-3)
     assert_brackets(h @ fdp.Gaussian(1.0), lambda a: g_beta(np.sqrt(3.0), a),
                     lambda e: g_delta(np.sqrt(3.0), e))

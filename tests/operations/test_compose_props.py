@@ -64,13 +64,15 @@ def test_eps_delta_power_matches_binomial_closed_form():
 
 
 def test_product_checks_its_size_before_allocating():
-    a = fdp.from_pair(np.full(2001, 1 / 2001), np.linspace(1, 2, 2001) / np.linspace(1, 2, 2001).sum())
+    ramp = np.linspace(1, 2, 2001)
+    a = fdp.from_pair(np.full(2001, 1 / 2001), ramp / ramp.sum())
     assert a.p.size * a.p.size > MAX_ATOMS
     assert product(a, a) is None           # "too large" is a return value, not an exception
 
 
 def test_composition_falls_back_to_the_engine_when_the_pair_is_too_large():
-    a = fdp.from_pair(np.full(2001, 1 / 2001), np.linspace(1, 2, 2001) / np.linspace(1, 2, 2001).sum())
+    ramp = np.linspace(1, 2, 2001)
+    a = fdp.from_pair(np.full(2001, 1 / 2001), ramp / ramp.sum())
     f = fdp.compose(a, a, tol=1e-3)
     assert not f.is_exact
     lo, hi = f.bounds(np.array([0.1, 0.5]))

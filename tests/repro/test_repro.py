@@ -7,7 +7,7 @@ import pytest
 from fdp import repro
 from fdp.repro import Check
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -50,7 +50,8 @@ def laplace_by_quantiles(mu, alpha):
 @pytest.mark.parametrize("mu", [0.2, 1.0, 2.5])
 def test_laplace_closed_form_against_quantile_form(mu):
     a = np.linspace(0.001, 0.999, 999)
-    np.testing.assert_allclose(fdp.Laplace(mu)(a), laplace_by_quantiles(mu, a), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(fdp.Laplace(mu)(a), laplace_by_quantiles(mu, a),
+                               rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("mu", [0.5, 2.0])
@@ -58,7 +59,8 @@ def test_laplace_profile_against_integral(mu):
     """δ(ε) = ∫ (q − e^ε p)₊ dx for the Laplace pair, by mpmath quadrature."""
     f = fdp.Laplace(mu)
     for eps in [-3.0, -0.2, 0.0, 0.3, mu - 0.1, mu, mu + 1]:
-        g = lambda x: max(mp.mpf(0), mp.exp(-abs(x - mu)) / 2 - mp.exp(eps) * mp.exp(-abs(x)) / 2)
+        def g(x, eps=eps):
+            return max(mp.mpf(0), mp.exp(-abs(x - mu)) / 2 - mp.exp(eps) * mp.exp(-abs(x)) / 2)
         kink = min(max((eps + mu) / 2, 0.0), mu)  # where q = e^ε p
         ref = mp.quad(g, sorted({-mp.inf, 0, kink, mu, mp.inf}))
         assert f.delta(eps) == pytest.approx(float(ref), abs=1e-10)

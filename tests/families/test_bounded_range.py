@@ -180,7 +180,7 @@ def test_epsilon_at_tiny_delta_is_certified():
         e = f.epsilon(d)
         assert float(br_delta_mp(3.0, e)) <= d * (1 + 1e-9)
         # and not far above the truth: x = ε + 2 log(1 − sqrt(δ(1 − e^{−ε}))) … solve in mpmath
-        exact = mp.findroot(lambda x: br_delta_mp(3.0, x) - d, (mp.mpf(-3), mp.mpf(3)),
+        exact = mp.findroot(lambda x, d=d: br_delta_mp(3.0, x) - d, (mp.mpf(-3), mp.mpf(3)),
                             solver="bisect") if d > 1e-30 else None
         if exact is not None:
             assert e == pytest.approx(float(exact), abs=1e-9)
@@ -232,7 +232,8 @@ def test_two_fold_curve_composition_bracket_contains_mpmath():
     E = mp.e ** mp.mpf(eps)
     for x in (0.0, 0.8, 1.5):
         # δ_{f⊗f}(x) = E_Q[δ_f(x − L)], L = ε − 2w under Q (density E e^{−w}/c)
-        ref = mp.quad(lambda w: E * mp.e ** (-w) / (E - 1) * br_delta_mp(eps, x - (eps - 2 * w)),
+        ref = mp.quad(lambda w, x=x: E * mp.e ** (-w) / (E - 1)
+                      * br_delta_mp(eps, x - (eps - 2 * w)),
                       [0, (eps - x) / 2 if 0 < (eps - x) / 2 < eps else eps / 2, eps])
         lo, hi = float(g._delta_lower(np.array([x]))[0]), float(g.delta(x))
         assert lo - 1e-12 <= float(ref) <= hi + 1e-12

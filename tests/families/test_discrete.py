@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 
 import fdp
 from fdp.engine import compose_numeric
+from fdp.families.discrete import log_tail
 from fdp.law import bin_atoms as _bin_atoms
 from fdp.law import interval_masses_of as interval_masses
 from fdp.law import loss_range_of as loss_range
-from fdp.families.discrete import log_tail
 from fdp.mechanisms import DiscreteGaussianMechanism, DiscreteLaplaceMechanism
 
 EDGE_ALPHA = np.array([0.0, 1e-300, 1e-100, 1e-20, 1e-5, 0.01, 0.3, 0.5, 0.7, 0.99,
@@ -240,7 +240,7 @@ def test_discrete_laplace_extreme_scales():
     (dict(sigma="1"), TypeError), (dict(sigma=1.0, sensitivity=True), TypeError),
 ])
 def test_discrete_gaussian_bad_input(bad, exc):
-    with pytest.raises(exc, match="sigma|sensitivity"):
+    with pytest.raises(exc, match=r"sigma|sensitivity"):
         fdp.DiscreteGaussian(**bad)
 
 
