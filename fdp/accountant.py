@@ -101,6 +101,7 @@ def gdp_bound(f: TradeOff) -> float:
     ``f.gdp_mu()``: the upper end of ``f.gdp_mu_bounds()`` (closed forms exact,
     piecewise-linear f at their vertices, other f by the convexity sandwich of
     ``fdp.conversions.summaries``, numeric results from their bracket).
+
     Parameters
     ----------
     f : TradeOff

@@ -61,6 +61,7 @@ class Failure:
 
     ``index``: its position in the input; ``config``: the configuration as given;
     ``error``: ``"ExceptionType: message"``.
+
     Parameters
     ----------
     index : int
@@ -204,6 +205,7 @@ class DpsgdRow:
     failed under ``errors="record"`` (its bracket is then the trivial [0, inf]).
     ``seconds``: wall time of the configuration (all its δ; 0 when it failed), not
     compared.
+
     Parameters
     ----------
     noise_multiplier, sample_rate, steps, delta, sampling, neighbouring
@@ -409,6 +411,7 @@ class CalibrationRow:
     ``error``: None, or ``"Type: message"`` under ``errors="record"`` (the noise
     multiplier is then the trivially safe +∞). ``seconds``: wall time of the task
     (0 when it failed), not compared.
+
     Parameters
     ----------
     sample_rate, steps, target

@@ -24,6 +24,7 @@ class Calibration(float):
     ``kind``: what the noise is ("sigma", "scale", "noise_multiplier");
     ``tail_delta``: η = δ(+∞) of a numeric guarantee (0 for closed forms) -- a μ or
     curve target f is then met in the form f ⊗ f_{0,η} (see ``TailDelta``).
+
     Parameters
     ----------
     noise : float
@@ -74,6 +75,7 @@ def search_noise(tradeoff_of_noise, target: Target, *, rtol: float = 1e-9,
                  kind: str = "noise") -> Calibration:
     """Smallest noise x with ``target.met_by(tradeoff_of_noise(x))``, assuming more noise
     is never less private. Expanding bracket, then bisection; returns the passing end.
+
     Parameters
     ----------
     tradeoff_of_noise : callable

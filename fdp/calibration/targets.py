@@ -26,6 +26,7 @@ def min_gap(g: TradeOff, f: TradeOff) -> float:
     """An ESTIMATE of min over α of g_lower(α) − f_upper(α), for messages (decisions use
     the proof of ``dominates``). Piecewise-linear f: golden section on each segment
     (g − f is convex there); otherwise 4001 logit-spaced α, refined around the worst five.
+
     Parameters
     ----------
     g, f : TradeOff
@@ -69,6 +70,7 @@ def dominates(g: TradeOff, f: TradeOff, slack: float = 0.0) -> bool:
     """g ≥ f − slack on [0, 1], PROVEN (``TradeOff.dominates``, one meaning everywhere).
 
     False means "not proven". See ``fdp.conversions.summaries.prove_dominates``.
+
     Parameters
     ----------
     g, f : TradeOff
@@ -341,6 +343,7 @@ def tail_allowance(g: TradeOff, f: TradeOff) -> float:
     proven η is found by bisection on log η (``bisect_monotone``; the proof is
     monotone in η since f ⊗ f_{0,η} decreases with η) and returned rounded up.
     1.0 when no η < 1 is proven.
+
     Parameters
     ----------
     g : TradeOff

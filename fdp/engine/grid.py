@@ -18,7 +18,7 @@ from fdp._constants import LOSS_WINDOW, MAX_STEP, STEP_SCALE
 from fdp.engine.connect_dots import window
 from fdp.engine.discretise import discretise
 from fdp.engine.from_profile import profile_range
-from fdp.engine.lattice import MAX_POINTS, PESSIMISTIC
+from fdp.engine.lattice import MAX_POINTS, PESSIMISTIC, GridBudgetExceeded
 from fdp.law import atoms_of as atoms
 from fdp.law import interval_masses_of as interval_masses
 from fdp.law import loss_moments_of as loss_moments
@@ -123,7 +123,7 @@ def choose_step(groups, tol: float, coarsen: bool = True,
         # grid again: it is then contracted with its cell like any other mass)
         step = snapped if snapped >= 0.5 * coarse else coarse
     if width / step > MAX_POINTS and check:
-        raise MemoryError(
+        raise GridBudgetExceeded(
             f"tol={tol:g} needs a grid of about {width / step:,.0f} points for this "
             f"composition, over the engine limit of {MAX_POINTS:,}; increase tol")
     return step, spreads

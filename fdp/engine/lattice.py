@@ -56,10 +56,19 @@ def _dot(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.einsum("i,i->", a, b))
 
 
+class GridBudgetExceeded(MemoryError):
+    """A grid over the engine's memory budget was refused BEFORE it was allocated.
+
+    A subclass of MemoryError (what a user catches), distinct from a real
+    out-of-memory error, so that callers can catch exactly the refusal (and turn it
+    into advice) without swallowing a real one.
+    """
+
+
 def check_size(n: int, what: str = "lattice") -> None:
-    """Raise MemoryError before an array of n grid points (over MAX_POINTS) is formed."""
+    """Raise GridBudgetExceeded before an array of n grid points (over MAX_POINTS) is formed."""
     if n > MAX_POINTS:
-        raise MemoryError(
+        raise GridBudgetExceeded(
             f"the {what} would need {n:,} grid points, over the engine limit of "
             f"{MAX_POINTS:,} (lattice.MAX_POINTS, about "
             f"{MAX_POINTS * BYTES_PER_POINT / 2**30:.1f} GB of work arrays); "

@@ -15,7 +15,7 @@ import numpy as np
 
 from fdp import _validate
 from fdp._constants import EXP_SAFE, PLAIN_READBACK_FLOOR, TILT_READBACK_FLOOR
-from fdp.engine.lattice import PESSIMISTIC, check_size
+from fdp.engine.lattice import PESSIMISTIC, GridBudgetExceeded, check_size
 
 # Near the round-off floor (δ < TILT_READBACK_FLOOR × it) a tilted recomposition
 # tightens the plain bracket. It costs about what the composition cost: it is done by
@@ -145,7 +145,7 @@ def refine(num, answer, width, name: str, rounds: int = REFINE_ROUNDS):
         tol = g.effective_tol * min(0.5, max(0.01, 0.7 * w / gap))
         try:
             g = num.refined(tol)
-        except MemoryError as err:
+        except GridBudgetExceeded as err:
             raise ValueError(
                 f"width={w:g} cannot be met for {name}: the bracket is {gap:.3g} wide "
                 f"at tol={g.tol:g}, and tol={tol:g} would need a grid over the memory "

@@ -56,7 +56,7 @@ import numpy as np
 from scipy.special import log_ndtr, logsumexp
 
 from fdp.engine.discretise import discretise
-from fdp.engine.lattice import reflect
+from fdp.engine.lattice import GridBudgetExceeded, reflect
 
 _U = np.finfo(float).eps / 2.0
 _LOG_MU = (-40.0, 20.0)                       # μ searched in [e^−40, e^20]
@@ -481,7 +481,7 @@ def _single_factor_mu(f, step: float) -> float:
     """Certified μ for one bounded-loss factor from its own lattices (inf otherwise)."""
     try:
         lp, lo = discretise(f, step)
-    except (ValueError, MemoryError, ArithmeticError):
+    except (ValueError, GridBudgetExceeded, ArithmeticError):
         return math.inf
     if lp.slack != 0.0 or lp.q_inf > 0:
         return math.inf

@@ -167,6 +167,7 @@ class CLTResult:
     ``approx`` = G_μ ⊗ f_{0,δ} is an APPROXIMATION, not a privacy guarantee.
     ``lower`` ≤ truth ≤ ``upper`` is guaranteed by DRS Thm 3.4 (exact functionals,
     ``accuracy == 0``); ``vacuous`` is True when γ ≥ 1/2 and the band is trivial.
+
     Parameters
     ----------
     mu, gamma, delta : float

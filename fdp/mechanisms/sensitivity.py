@@ -2,7 +2,8 @@
 
 Δ_p(q) = sup over neighbouring datasets S ~ S' of ‖q(S) − q(S')‖_p (Dwork, McSherry,
 Nissim, Smith 2006). It depends on the neighbouring relation, which every helper takes
-explicitly (the same relation must be used by the accountant -- MATH.md §10):
+explicitly (the same relation must be used by the accountant; Dong, Roth & Su 2022,
+Sec. 2 and 4.2 define f-DP and subsampling for each relation):
 
 * ``"add_remove"``: S' = S ∪ {x} or S minus one record (unbounded DP);
 * ``"replace_one"``: S' = S with one record replaced (bounded DP; the size n is public).

@@ -279,6 +279,7 @@ def run(names=(), out_dir="figures", fast: bool = False, progress: bool = True,
 
     Unknown names raise ValueError and an unwritable ``out_dir`` raises OSError
     before anything runs. With ``gallery`` the README.md of ``out_dir`` is rewritten.
+
     Parameters
     ----------
     names : sequence of str
@@ -358,6 +359,7 @@ def format_table(results, wide: bool = False) -> str:
     and source, then quantity, paper value, ours, tolerance and PASS/FAIL, each cell
     wrapped onto further lines rather than cut. ``wide=True`` prints one full line per
     check with every column (script, source, ...), for wide terminals and grep.
+
     Parameters
     ----------
     results : sequence of Result
@@ -451,6 +453,7 @@ def write_gallery(out_dir) -> Path:
 
     The text depends only on the registry and on which figures exist, so the
     committed gallery is exactly what ``fdp repro`` writes.
+
     Parameters
     ----------
     out_dir : str or Path

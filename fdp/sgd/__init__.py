@@ -24,11 +24,11 @@ from fdp.sgd.allocation import random_allocation
 from fdp.sgd.certified import dpsgd
 from fdp.sgd.clt import DPSGDComparison, compare_dpsgd_clt, dpsgd_clt_mu
 from fdp.sgd.compare import AccountantComparison, compare_accountants
-from fdp.sgd.rdp import RDPEpsilon, dpsgd_rdp_epsilon, moments_accountant_epsilon
+from fdp.sgd.rdp import dpsgd_rdp_epsilon, moments_accountant_epsilon
 from fdp.sgd.report import SamplerRow, compare_samplers
 from fdp.sgd.shuffle import ShuffleLower, shuffle_lower
 
-__all__ = ["AccountantComparison", "DPSGDComparison", "RDPEpsilon", "SamplerRow",
+__all__ = ["AccountantComparison", "DPSGDComparison", "SamplerRow",
            "ShuffleLower", "compare_accountants", "compare_dpsgd_clt", "compare_samplers",
            "dpsgd", "dpsgd_clt_mu", "dpsgd_rdp_epsilon", "moments_accountant_epsilon",
            "random_allocation", "shuffle_lower"]

@@ -109,6 +109,7 @@ class DPSGDComparison:
     then claims more privacy than the mechanism has. ``under_report`` is the relative
     amount (true − CLT)/true measured against the certified lower end (so it is
     itself a lower bound on the true relative under-report); 0 when not under.
+
     Parameters
     ----------
     noise_multiplier, sample_rate, steps, delta, sampling, neighbouring, sensitivity

@@ -28,6 +28,7 @@ class AccountantComparison:
     ``epsilon_lower``/``epsilon_upper`` is the certified bracket (a guarantee);
     ``clt_epsilon`` an approximation (NOT a bound); ``rdp_epsilon`` a valid upper
     bound (Poisson sampling only), attained at Rényi order ``rdp_order``.
+
     Parameters
     ----------
     noise_multiplier, sample_rate, steps, delta, sampling, sensitivity

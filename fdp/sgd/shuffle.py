@@ -54,6 +54,7 @@ class ShuffleLower(TradeOff):
     (``is_guarantee`` is False): it cannot be composed, subsampled or spent, and the
     guarantee read-outs ``epsilon``, ``delta``, ``gdp_mu``, ``pure_epsilon`` are
     refused with the reason.
+
     Parameters
     ----------
     instance : Numeric
