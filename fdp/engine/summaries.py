@@ -55,6 +55,7 @@ import math
 import numpy as np
 from scipy.special import log_ndtr, logsumexp
 
+from fdp._numerics import bisect_monotone
 from fdp.engine.discretise import discretise
 from fdp.engine.lattice import GridBudgetExceeded, reflect
 
@@ -232,11 +233,9 @@ def mu_needed(eps, log_d, side: int):
     def good(t):                               # "μ = e^t reaches the target" (certified side)
         return log_delta_gdp(np.exp(t), eps, check) >= log_d
 
-    for _ in range(52):                        # 60 / 2^52: μ to ~1e-14 relative
-        mid = 0.5 * (lo + hi)
-        g = good(mid)
-        hi = np.where(g, mid, hi)
-        lo = np.where(g, lo, mid)
+    # the package's one bisection, to 60 / 2^52 in log μ (μ to ~1e-14 relative); the
+    # ends are checked below, so no assumption on good(lo), good(hi) is needed
+    lo, hi = bisect_monotone(good, lo, hi, rtol=0.0, atol=(_LOG_MU[1] - _LOG_MU[0]) / 2.0 ** 52)
     if side > 0:
         out = np.where(good(hi), np.exp(hi), np.inf)
         out = np.where(good(np.full(eps.shape, _LOG_MU[0])), 0.0 + np.exp(_LOG_MU[0]), out)
