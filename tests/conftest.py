@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import mpmath
 import numpy as np
+import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 
 import fdp
+
+
+@pytest.fixture(autouse=True)
+def _restore_mpmath_precision():
+    """A test that sets mpmath's global precision must not change the next test's."""
+    dps = mpmath.mp.dps
+    yield
+    mpmath.mp.dps = dps
 
 # The default run is reproducible (the same examples every time, so CI cannot flake);
 # `pytest --hypothesis-profile=explore` draws fresh, more numerous examples.

@@ -76,7 +76,7 @@ def test_code_blocks_run(page, tmp_path, monkeypatch):
         if skip:
             continue
         try:
-            exec(compile(code, f"{page.name}:{line}", "exec"), namespace)
+            exec(compile(code, f"{page.name}:{line}", "exec", dont_inherit=True), namespace)
         except Exception as exc:
             raise AssertionError(f"{page.relative_to(ROOT)}, block at line {line} "
                                  f"fails: {type(exc).__name__}: {exc}") from exc

@@ -50,9 +50,10 @@ def eps_delta_delta_mp(eps, delta, e):
 
     The second term is the other order of the pair (e ≤ −ε), where the sup sits at the kink.
     """
-    eps, delta, e = mp.mpf(eps), mp.mpf(delta), mp.mpf(e)
-    pure = max((mp.exp(eps) - mp.exp(e)) / (1 + mp.exp(eps)), 1 - mp.exp(e), mp.mpf(0))
-    return delta + (1 - delta) * pure
+    with mp.workdps(80):          # 1 − e^e for e near 0 needs expm1 and digits
+        eps, delta, e = mp.mpf(eps), mp.mpf(delta), mp.mpf(e)
+        pure = max((mp.exp(eps) - mp.exp(e)) / (1 + mp.exp(eps)), -mp.expm1(e), mp.mpf(0))
+        return delta + (1 - delta) * pure
 
 
 def group_map_mp(eps, delta, k, alpha):

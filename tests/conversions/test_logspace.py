@@ -19,7 +19,12 @@ import fdp
 from fdp._numerics import bisect_monotone
 from fdp.conversions.gdp import _log_delta
 
-mp.mp.dps = 60
+
+@pytest.fixture(autouse=True)
+def _mp_precision():
+    """mpmath at 60 digits for this module's reference values (restored afterwards)."""
+    with mp.workdps(60):
+        yield
 
 
 def _mp_log_delta(mu, eps):

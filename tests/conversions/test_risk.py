@@ -29,7 +29,12 @@ from fdp.conversions.risk import (
 )
 from tests.conftest import pairs
 
-mp.mp.dps = 50
+
+@pytest.fixture(autouse=True)
+def _mp_precision():
+    """mpmath at 50 digits for this module's reference values (restored afterwards)."""
+    with mp.workdps(50):
+        yield
 
 
 def mp_phi(x):

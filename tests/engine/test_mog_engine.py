@@ -14,9 +14,15 @@ from fdp.families.mixture import RevealedMixture
 from fdp.law import interval_masses_of as interval_masses
 from fdp.law import loss_range_of as loss_range
 
-mp.mp.dps = 40
 M1 = fdp.MixtureOfGaussians(1.0, [0.0, 1.0, 2.0], [0.2, 0.6, 0.2])
 M2 = fdp.MixtureOfGaussians(2.0, [0.0, 2.0, 3.0], [0.33, 0.34, 0.33])
+
+
+@pytest.fixture(autouse=True)
+def _mp_precision():
+    """mpmath at 40 digits for this module's reference values (restored afterwards)."""
+    with mp.workdps(40):
+        yield
 
 
 def _mp_root(mu, p, level):

@@ -25,7 +25,12 @@ import fdp
 from fdp.engine import compose_numeric
 from fdp.engine.summaries import log_delta_gdp, mu_needed
 
-mp.mp.dps = 50
+
+@pytest.fixture(autouse=True)
+def _mp_precision():
+    """mpmath at 50 digits for this module's reference values (restored afterwards)."""
+    with mp.workdps(50):
+        yield
 
 
 def exact_log_delta(mu, eps):

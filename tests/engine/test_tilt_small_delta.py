@@ -19,7 +19,12 @@ import fdp
 from fdp.engine import compose_numeric
 from fdp.engine.tilted import _tilt, saddle_theta, theta_cap
 
-mp.mp.dps = 60
+
+@pytest.fixture(autouse=True)
+def _mp_precision():
+    """mpmath at 60 digits for this module's reference values (restored afterwards)."""
+    with mp.workdps(60):
+        yield
 
 
 def _sf(x):

@@ -22,10 +22,15 @@ from hypothesis import strategies as st
 import fdp
 from fdp.interop.dp_accounting import UnsupportedEventError, check_dp_event, from_dp_event
 
-mp.mp.dps = 50
-
 
 # -- stand-ins with dp_accounting's names and fields ------------------------------
+@pytest.fixture(autouse=True)
+def _mp_precision():
+    """mpmath at 50 digits for this module's reference values (restored afterwards)."""
+    with mp.workdps(50):
+        yield
+
+
 @dataclass(frozen=True)
 class NoOpDpEvent:
     pass
