@@ -9,11 +9,11 @@ from dataclasses import replace
 import numpy as np
 
 from fdp import _validate
+from fdp._dispatch import implements
 from fdp.calibration.search import Calibration, search_noise
 from fdp.calibration.targets import MAX_TAIL, Target, _given
 from fdp.families.gaussian import Gaussian
 from fdp.families.laplace import Laplace
-from fdp.mechanisms._base import install_calibration
 from fdp.mechanisms.additive import GaussianMechanism, LaplaceMechanism
 from fdp.tradeoff import TradeOff
 
@@ -189,4 +189,4 @@ def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon=None, delta=None,
                         kind="noise_multiplier")
 
 
-install_calibration(calibrate)
+implements("calibrate_noise")(calibrate)   # reached by the mechanisms' ``calibrated``

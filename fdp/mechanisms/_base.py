@@ -17,29 +17,21 @@ mechanism can be audited by providing them.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-#: The noise search, ``calibrate(kind, *, sensitivity, **target) -> Calibration``.
-#: It lives in ``fdp.calibration``, a layer above the mechanisms, which installs it here
-#: when it is imported (``import fdp`` imports it), so that ``GaussianMechanism.calibrated``
-#: reaches it without the mechanisms importing the layer above them.
-_CALIBRATE: list[Callable[..., Any]] = []
-
-
-def install_calibration(calibrate: Callable[..., Any]) -> None:
-    """Install the noise search used by the mechanisms' ``calibrated`` constructors."""
-    _CALIBRATE[:] = [calibrate]
+from fdp._dispatch import implementation
 
 
 def calibrated(kind: str, sensitivity: float, target: dict) -> Any:
-    """The least-noise mechanism of ``kind`` ("gaussian" or "laplace") meeting ``target``."""
-    if not _CALIBRATE:
-        raise RuntimeError("no noise calibration is installed: import fdp.calibration "
-                           "(import fdp does)")
-    return _CALIBRATE[0](kind, sensitivity=sensitivity, **target).mechanism
+    """The least-noise mechanism of ``kind`` ("gaussian" or "laplace") meeting ``target``.
+
+    The noise search lives in ``fdp.calibration``, a layer above the mechanisms; it is
+    reached through the package's one registry (``fdp._dispatch``, name
+    ``"calibrate_noise"``), which ``import fdp`` fills.
+    """
+    return implementation("calibrate_noise")(kind, sensitivity=sensitivity, **target).mechanism
 
 
 def generator(rng) -> np.random.Generator:
