@@ -72,6 +72,10 @@ class OperationMethods:
         ------
         TypeError
             When ``one_sided`` is not a bool.
+        ValueError
+            For ``one_sided=False`` on a one-directional object (``directions ==
+            "one"``, e.g. ``subsample(p, direction="add")``): max{f, f⁻¹} would not be
+            a guarantee there.
 
         Examples
         --------
@@ -84,6 +88,11 @@ class OperationMethods:
         one_sided = _validate.flag("one_sided", one_sided)
         if self.symmetric:
             return self
+        if not one_sided and self.directions == "one":
+            raise ValueError(
+                f"{self!r} holds for one order of the neighbouring pair only, so "
+                "max{f, f^-1} (symmetrize()) is not a guarantee; use "
+                "symmetrize(one_sided=True), min{f, f^-1}** (DRS Thm 4.2; Bu et al. 2020)")
         inv = self.inverse()
         return implementation("envelope" if one_sided else "strongest")(self, inv)
 

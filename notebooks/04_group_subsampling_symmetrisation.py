@@ -109,7 +109,7 @@ plt.show()
 G2 = fdp.Gaussian(2.0)
 fa = G2.subsample(0.3, scheme="poisson", direction="add")     # f_p (one direction only)
 fr = fa.inverse()                                              # f_p^{-1}: the remove direction
-two = fa.symmetrize()                                          # max{f, f^-1}
+two = fdp.strongest(fa, fr)     # max{f, f^-1}: NOT a guarantee here (fa.symmetrize() refuses it)
 one = fa.symmetrize(one_sided=True)                            # min{f, f^-1}**
 fig, ax = plt.subplots(figsize=(5, 5))
 fdp.plot(fa, fr, two, one, labels=[r"$f_p$ (add)", r"$f_p^{-1}$ (remove)",

@@ -84,9 +84,12 @@ def test_one_name_per_concept():
 
 
 def test_clt_one_sided_is_the_name_and_symmetrize_its_alias():
-    f = fdp.Gaussian(1.0).subsample(0.2, direction="add")     # asymmetric
+    f = fdp.from_pair([0.5, 0.5], [0.2, 0.8])                # asymmetric, both orders
     with pytest.raises(ValueError, match="one_sided"):
         fdp.clt([f] * 3)
+    add = fdp.Gaussian(1.0).subsample(0.2, direction="add")   # one direction only
+    with pytest.raises(ValueError, match="one order"):
+        fdp.clt([add] * 3, one_sided=False)                   # max{f, f^-1}: refused
     for flag, word in ((True, "one_sided"), (False, "two_sided")):
         new = fdp.clt([f] * 3, one_sided=flag)
         old = fdp.clt([f] * 3, symmetrize=word)
