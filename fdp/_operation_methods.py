@@ -88,7 +88,7 @@ class OperationMethods:
         one_sided = _validate.flag("one_sided", one_sided)
         if self.symmetric:
             return self
-        if not one_sided and self.directions == "one":
+        if not one_sided and getattr(self, "directions", "both") == "one":
             raise ValueError(
                 f"{self!r} holds for one order of the neighbouring pair only, so "
                 "max{f, f^-1} (symmetrize()) is not a guarantee; use "
