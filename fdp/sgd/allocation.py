@@ -64,13 +64,41 @@ Given the partition, the record's participations in different blocks are
 independent, and each block is an interactive mechanism (adaptively chosen
 queries) whose add (remove) direction is bounded by the single-allocation pair of
 its size (the k = 1 result above is for adaptive queries). The blocks' steps are
-interleaved in time: that is concurrent composition, which for f-DP gives the same
-bound as sequential composition (Vadhan & Zhang, "Concurrent composition theorems
-for differential privacy", STOC 2023). So the epoch is bounded, in each direction,
-by the composition of k single allocations over ⌊t/k⌋ steps (k − t mod k of them)
-and ⌈t/k⌉ steps (t mod k of them) — the reduction of Feldman & Shenfeld (2025) —
-and epochs compose. For k = t every block has one step and the result is
-G_{√(k·epochs)/σ} exactly.
+interleaved in time: that is concurrent composition, and the reduction of Feldman
+& Shenfeld (2025) bounds the epoch by the composition of k single allocations over
+⌊t/k⌋ steps (k − t mod k of them) and ⌈t/k⌉ steps (t mod k of them); epochs then
+compose. For k = t every block has one step and the result is G_{√(k·epochs)/σ}
+exactly.
+
+The composition step, one direction at a time. Vadhan & Zhang ("Concurrent
+composition theorems for differential privacy", STOC 2023, arXiv 2207.08335)
+prove that every interactive f-DP mechanism can be simulated by an interactive
+post-processing of a non-interactive f-DP mechanism, and deduce that the
+concurrent composition of f_i-DP interactive mechanisms is (f_1 ⊗ … ⊗ f_k)-DP.
+What we use is the statement for ONE ordered pair of inputs: if for a fixed pair
+(x, x′) every adversary's views satisfy T(View(M_i(x)), View(M_i(x′))) ≥ f_i,
+with f_i any trade-off function (not necessarily symmetric), then the
+concurrent composition satisfies T(View(x), View(x′)) ≥ f_1 ⊗ … ⊗ f_k. Their
+simulation is built for a fixed pair of inputs from the mechanism's behaviour on
+those two inputs only, by an interactive post-processing of the pair (P_f, Q_f)
+with T(P_f, Q_f) = f: the view on x is the post-processing applied to P_f, the
+view on x′ the same post-processing applied to Q_f; nothing in it uses
+T(View(x′), View(x)), i.e. symmetry of f or of the neighbouring relation. The
+simulations of the k blocks run on independent pairs, so the composed view is one
+interactive post-processing of the product pair (⊗ P_{f_i}, ⊗ Q_{f_i}), whose
+trade-off function is f_1 ⊗ … ⊗ f_k (Dong, Roth & Su 2022, Def 3.1). Applied to
+the add pair (D, D ∪ {r}) with f_i the add curves of the blocks, and separately to
+the remove pair (D ∪ {r}, D) with the remove curves, it gives the two directions
+composed here; they are symmetrised once at the end.
+
+What the bracket means
+----------------------
+For k = 1 the returned bracket brackets the TRUE trade-off function of random
+allocation (both sides are certified bounds of the exact pair). For k > 1 it is
+the bracket of the UPPER bound given by the reduction: its pessimistic side is a
+certified bound of the truth, but its optimistic side bounds only the reduction,
+and the true curve can lie strictly above it (less leakage; tests with the exact
+k-subset pair at t = 3, 4, k = 2 show this). The repr says so for k > 1.
 """
 
 from __future__ import annotations
@@ -374,6 +402,12 @@ def random_allocation(noise_multiplier, steps, selected=1, epochs=1, tol=None) -
     composition of k single allocations over blocks of ⌊t/k⌋ and ⌈t/k⌉ steps
     (proof in the module docstring of ``fdp.sgd.allocation``).
 
+    For k = 1 (and k = t) the bracket brackets the true curve. For 1 < k < t it is
+    the bracket of the reduction's upper bound: ``f`` and the upper ε are certified
+    for the true allocation, but the optimistic side (``bounds()[1]``, the lower ε
+    of ``epsilon_bounds``) bounds only the reduction, not the truth; the repr says
+    so.
+
     Parameters
     ----------
     noise_multiplier : float
@@ -396,8 +430,9 @@ def random_allocation(noise_multiplier, steps, selected=1, epochs=1, tol=None) -
 
     Examples
     --------
-    Each record in 10 of 100 steps; ε ≈ 2.4265, below Poisson sampling at q = 0.1
-    (2.675):
+    Each record in 10 of 100 steps: the reduction's ε ≈ 2.4265 (the value of
+    dp_accounting's random-allocation pull request, the same reduction), below
+    Poisson sampling at q = 0.1 (2.675); only the upper end bounds the truth:
 
     >>> from fdp.sgd import random_allocation
     >>> f = random_allocation(2.0, 100, selected=10, tol=1e-2)
@@ -425,6 +460,9 @@ def random_allocation(noise_multiplier, steps, selected=1, epochs=1, tol=None) -
     rp, ro = combine_parts(cropped(rem))
     label = (f"random_allocation(sigma={sigma:g}, steps={t}, selected={k}, epochs={e})"
              "  # add/remove neighbours")
+    if 1 < k < t:
+        label += ("; k > 1: bracket of the reduction's upper bound (its lower side "
+                  "is not a lower bound of the true allocation)")
     return Numeric((ap, rp), (ao, ro), label, tol)
 
 
