@@ -8,7 +8,9 @@ batch sampler people actually use and returns one plain row per sampler:
 * sampling without replacement (fixed batch B, replace-one neighbours, DRS Thm 4.2;
   a different neighbouring relation, so not directly comparable);
 * random allocation (each record in one of t = n/B steps per epoch; Chua et al.
-  AISTATS 2025, Feldman & Shenfeld 2025): ``fdp.random_allocation``;
+  AISTATS 2025, Feldman & Shenfeld 2025): ``fdp.random_allocation`` with k = 1,
+  whose bracket brackets the true curve (for k > 1 it would bracket only the
+  upper bound of a reduction);
 * truncated Poisson (Poisson batches capped at a maximum size), when
   ``fdp.dpsgd`` accepts ``sampling="truncated_poisson"``, else the row says
   "not available";

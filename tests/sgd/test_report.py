@@ -168,3 +168,14 @@ def test_dpsgd_sampling_shuffle_is_a_lower_curve():
     assert low.is_guarantee is False and "NOT a guarantee" in repr(low)
     with pytest.raises(TypeError, match="LOWER bound"):
         fdp.Accountant(mu=5.0).spend(low)
+
+
+def test_allocation_row_is_the_k1_bracket_of_the_truth(rows):
+    """The report's allocation row is k = 1 (one of t = n/B steps per epoch), whose
+    bracket brackets the true curve; a k > 1 bracket (of a reduction) never enters."""
+    a = {r.sampler: r for r in rows}["random allocation"]
+    f = fdp.random_allocation(2.0, 10, 1, 2)
+    lo, hi = f.epsilon_bounds(1e-5)
+    assert (a.epsilon_lower, a.epsilon_upper) == (pytest.approx(float(lo)),
+                                                  pytest.approx(float(hi)))
+    assert "reduction" not in repr(f)
