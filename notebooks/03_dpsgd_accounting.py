@@ -231,11 +231,12 @@ else:
 # DP-SGD provably leaks at least a given amount.
 # **Random allocation** (each example in exactly one uniformly chosen step per epoch;
 # Chua et al. AISTATS 2025, Feldman & Shenfeld 2025) has a certified accountant,
-# `fdp.random_allocation`, with both sides bracketed. `fdp.compare_samplers` (and
-# `fdp dpsgd ... --compare-samplers`) accounts one training run under every sampler. The
-# shuffle row is labelled as a LOWER bound: its lower end is how leaky shuffled training
-# is *at least*, its upper end the no-amplification guarantee. The `ShuffleLower` object
-# behind it cannot be composed or spent by `fdp.Accountant`.
+# `fdp.random_allocation`, with both sides bracketed (for k > 1 steps per example it
+# brackets an upper bound: only its upper end bounds the true curve).
+# `fdp.compare_samplers` (and `fdp dpsgd ... --compare-samplers`) accounts one training
+# run under every sampler. The shuffle row is labelled as a LOWER bound: its lower end
+# is how leaky shuffled training is *at least*, its upper end the no-amplification
+# guarantee. The `ShuffleLower` object behind it cannot be composed or spent by `fdp.Accountant`.
 #
 # The configuration below is TensorFlow Privacy's example: 10⁴ examples, batch 64,
 # 5 epochs, σ = 1, δ = 10⁻⁶ (TF Privacy prints ε = 1.199 for Poisson and 12.595 for
