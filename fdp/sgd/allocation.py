@@ -82,7 +82,10 @@ concurrent composition satisfies T(View(x), View(x′)) ≥ f_1 ⊗ … ⊗ f_k.
 simulation is built for a fixed pair of inputs from the mechanism's behaviour on
 those two inputs only, by an interactive post-processing of the pair (P_f, Q_f)
 with T(P_f, Q_f) = f: the view on x is the post-processing applied to P_f, the
-view on x′ the same post-processing applied to Q_f; nothing in it uses
+view on x′ the same post-processing applied to Q_f. It is an interactive form of
+Blackwell's theorem for the ORDERED pair (as in Dong, Roth & Su 2022, §2, where
+T(P, Q) ≥ T(P′, Q′) holds iff (P, Q) is one post-processing of (P′, Q′)), so
+its hypothesis is T(View(x), View(x′)) ≥ f alone: nothing in it uses
 T(View(x′), View(x)), i.e. symmetry of f or of the neighbouring relation. The
 simulations of the k blocks run on independent pairs, so the composed view is one
 interactive post-processing of the product pair (⊗ P_{f_i}, ⊗ Q_{f_i}), whose
@@ -94,11 +97,12 @@ composed here; they are symmetrised once at the end.
 What the bracket means
 ----------------------
 For k = 1 the returned bracket brackets the TRUE trade-off function of random
-allocation (both sides are certified bounds of the exact pair). For k > 1 it is
-the bracket of the UPPER bound given by the reduction: its pessimistic side is a
+allocation (both sides are certified bounds of the exact pair), and so does k = t
+(every step takes the record: the reduction is exact). For 1 < k < t it is the
+bracket of the UPPER bound given by the reduction: its pessimistic side is a
 certified bound of the truth, but its optimistic side bounds only the reduction,
 and the true curve can lie strictly above it (less leakage; tests with the exact
-k-subset pair at t = 3, 4, k = 2 show this). The repr says so for k > 1.
+k-subset pair at t = 3, 4, k = 2 show this). The repr says so for 1 < k < t.
 """
 
 from __future__ import annotations
