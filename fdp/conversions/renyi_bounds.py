@@ -14,6 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from fdp._constants import TINY
 from fdp._numerics import bisect_monotone
 from fdp.families.piecewise import lower_convex_hull
 from fdp.tradeoff import TradeOff
@@ -326,7 +327,10 @@ class _RenyiCurve(TradeOff):
             x = np.exp(e[inside])
             out = out.copy() if out.ndim else np.array(out)
             v = np.interp(x, xs, hs)
-            out[inside] = np.where(v > 0.0, np.minimum(v * (1.0 + 8 * _U) + 1e-300, 1.0), 0.0)
+            # 0 only where the hull is 0 at both ends of the cell (a proof of δ = 0);
+            # an interpolation that underflows keeps a positive value
+            live = (v > 0.0) | (np.interp(x, xs, (hs > 0.0).astype(float)) > 0.0)
+            out[inside] = np.where(live, np.minimum(v * (1.0 + 8 * _U) + 1e-300, 1.0), 0.0)
         return out
 
     def _delta_lower(self, eps):
@@ -388,7 +392,10 @@ def _classical_delta(orders_and_rdp, eps):
             with np.errstate(over="ignore", invalid="ignore"):
                 logd = (lm - 1.0) * (rr - flat[ok, None] + np.log1p(-1.0 / lm)) - np.log(lm)
                 logd = logd + _REL * (np.abs(logd) + (lm - 1.0) * (rr + flat[ok, None]) + 1.0)
-            out[ok] = np.minimum(out[ok], np.exp(np.minimum(logd.min(axis=1), 0.0)))
+            # an underflow is not a proof of δ = 0: the bound is positive, so keep the
+            # smallest positive double
+            out[ok] = np.minimum(out[ok], np.maximum(np.exp(np.minimum(logd.min(axis=1), 0.0)),
+                                                     TINY))
     return out.reshape(e.shape)
 
 
