@@ -16,6 +16,7 @@ import numpy as np
 
 from fdp._constants import TINY
 from fdp._numerics import bisect_monotone
+from fdp.conversions.renyi_law import upper_law
 from fdp.families.piecewise import lower_convex_hull
 from fdp.tradeoff import TradeOff
 
@@ -413,8 +414,7 @@ def _hull_cache(curve):
 
 @lru_cache(maxsize=32)
 def _law_cache(curve):
-    from fdp.conversions.renyi_law import polygon_law, upper_polygon
-    return polygon_law(*upper_polygon(_DELTA_GRID, curve._grid_values()[1]), "optimistic")
+    return upper_law(_DELTA_GRID, curve._grid_values()[1])
 
 
 @lru_cache(maxsize=32)

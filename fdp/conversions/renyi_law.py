@@ -1,48 +1,39 @@
-"""Two finite pairs that sandwich a Rényi conversion, for the composition engine.
+"""A finite pair above a Rényi conversion: the optimistic side of its compositions.
 
-A curve from ``fdp.from_rdp`` / ``fdp.from_zcdp`` is known through a certified
-bracket L_i ≤ f(α_i) ≤ U_i on a fixed grid 0 = α_0 < … < α_N = 1 (the grid the
-privacy profile is read from). From it, two piecewise-linear trade-off functions
+A curve f from ``fdp.from_rdp`` / ``fdp.from_zcdp`` is known through a certified
+bracket L_i ≤ f(α_i) ≤ U_i on a fixed grid 0 = α_0 < … < α_N = 1 (the grid its
+privacy profile is read from). The composition engine needs two lattices of f
+(``fdp.engine.discretise``):
 
-    f_lo ≤ f ≤ f_hi
+Pessimistic (less private than f). The chord interpolation in e^ε of the
+certified upper δ(kΔ) at the grid points (``fdp.engine.from_profile``): δ_up is
+≥ the true δ, convex in e^ε (the curve's ``_delta`` is the lower convex hull of
+its bounds; the engine raises any rounding kink), so its chords lie above it;
+a lattice whose δ is ≥ the true δ at every ε is a pair whose likelihood ratio
+dominates in the increasing convex order, which tensor products preserve.
 
-are built; each is the trade-off function of a finite pair (P', Q') (DRS 2022,
-§2: the segment k of a convex piecewise-linear curve is an atom with P-mass its
-width p_k, Q-mass its drop q_k and loss log(q_k/p_k); the jump 1 − f(0) is the
-Q-atom at L = +∞, the width where the curve is 0 the P-atom at L = −∞).
+Optimistic (more private than f), built here. f_hi = the lower convex hull of the
+points (α_i, U_i), with U_0 = an upper value of f(0) and U_N = 0 at α = 1. f is
+convex and below every point, so it is below the largest convex function below
+the points: f ≤ f_hi. (Equally: any polygon through a subset of points on or
+above a convex f, ends included, is made of chords of points above f, so it is
+above f; this is why a vertex that rounding drops from the hull, or that the
+merging below removes, keeps f ≤ f_hi.) f_hi is convex, non-increasing (it ends
+at its minimum 0) and ≤ 1 − α (U_i ≤ 1 − α_i up to one ulp), so it is the
+trade-off function of a finite pair (DRS 2022, §2): segment k of the polygon is
+an atom with P-mass its width p_k, Q-mass its drop q_k and loss log(q_k/p_k); the
+jump 1 − f_hi(0) is the Q-atom at L = +∞, the width where f_hi is 0 the P-atom at
+L = −∞. The tensor product is monotone in each factor (f ≤ f' pointwise gives
+f ⊗ g ≤ f' ⊗ g: a test of the product pair is a randomised post-processing of
+the first factor, DRS 2022, Lemma C.2), so f ⊗ g ≤ f_hi ⊗ g for every g, and the
+engine's optimistic lattice of f_hi ⊗ g is above that.
 
-Why the sides are safe. The tensor product is monotone: f_lo ≤ f gives
-f_lo ⊗ g ≤ f ⊗ g and f ≤ f_hi gives f ⊗ g ≤ f_hi ⊗ g, for any g (T(P × P₂,
-Q × Q₂) is a post-processing-monotone functional of the first factor's trade-off
-function; DRS 2022, Lemma C.2 / Prop. D.1). The engine's pessimistic lattice of
-the pair of f_lo is less private than f_lo, the optimistic lattice of the pair of
-f_hi more private than f_hi (``fdp.engine.discretise``), so the composed bracket
-contains f ⊗ g.
-
-f_lo (the pessimistic pair). f is convex and non-increasing, so on a cell
-[α_i, α_{i+1}] it lies above two lines: the line through (α_i, L_i) with slope
-s_i = (L_i − U_{i−1})/(α_i − α_{i−1}) (a lower bound on the right derivative at
-α_i: the chord slope from the left is at most it, and L_i ≤ f(α_i), U_{i−1} ≥
-f(α_{i−1})), valid to the right of α_i, and the line through (α_{i+1}, L_{i+1})
-with slope c_{i+1} = (U_{i+2} − L_{i+1})/(α_{i+2} − α_{i+1}) (an upper bound on
-the left derivative at α_{i+1}; 0 at the last point), valid to its left. The
-polygon through (α_i, L_i), (x_i, y_i), (α_{i+1}, L_{i+1}), with x_i where the
-lines cross and y_i the smaller of the two lines at x_i less its rounding margin,
-is below each line on its side, hence below f. Slopes are rounded outward,
-vertices lowered to a running minimum (lower vertices give a lower polygon).
-The pair built from the polygon's segments has the likelihood-ratio-sorted
-(Neyman–Pearson) curve, which is at most the polygon whatever the order of its
-segments, so f_lo ≤ f holds even where rounding bends the polygon.
-
-f_hi (the optimistic pair). The lower convex hull of the points (α_i, U_i): any
-polygon through a subset of points on or above a convex f (ends included) is
-above f, being made of chords; the hull is convex, so its segments are already
-sorted by likelihood ratio (adjacent segments that rounding puts out of order
-are merged, which drops a vertex: still a chord).
-
-Round-off. Widths are rounded down and drops up on the pessimistic pair (every
-vertex of its curve moves left and down: a lower curve), the other way on the
-optimistic pair.
+Round-off. The pair's own curve is the Neyman–Pearson curve of its atoms: the
+segments sorted by likelihood ratio, cumulated. Widths are rounded up and drops
+down (one ulp: each difference of two doubles is exact to half an ulp), which
+moves every vertex right and up, raising the curve; segments that the rounding
+puts out of likelihood-ratio order are merged (pool adjacent violators), which
+drops a vertex (a chord again), so the sorted curve is the polygon itself.
 """
 
 from __future__ import annotations
@@ -55,38 +46,6 @@ from fdp.law import AtomsLaw
 _U = 2.0 ** -53
 
 
-def lower_polygon(alpha, low, up):
-    """Vertices (x, y) of a polygon below every convex non-increasing f with
-    ``low ≤ f(alpha) ≤ up`` (module docstring); ``alpha`` sorted, from 0 to 1."""
-    a, lo, hi = (np.asarray(v, dtype=float) for v in (alpha, low, up))
-    n = a.size
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        # s_i: lower bound on f'(α_i+), i = 1..n−1 (none at α_0: a vertical drop)
-        s = np.full(n, -np.inf)
-        s[1:] = (lo[1:] - hi[:-1]) / (a[1:] - a[:-1])
-        s = np.minimum(s, 0.0) * (1.0 + 4 * _U)
-        # c_i: upper bound on f'(α_i−), i = 1..n−1 (0 at the last point)
-        c = np.zeros(n)
-        c[1:-1] = (hi[2:] - lo[1:-1]) / (a[2:] - a[1:-1])
-        c = np.minimum(c, 0.0) * (1.0 - 4 * _U)
-        ai, an, li, ln = a[:-1], a[1:], lo[:-1], lo[1:]
-        si, cn = s[:-1], c[1:]
-        x = (ln - li + si * ai - cn * an) / (si - cn)
-        x = np.where(np.isfinite(x), np.clip(x, ai, an), ai)
-        first = np.isinf(si)
-        l1 = np.where(first, np.inf, li + si * (x - ai))
-        l2 = ln + cn * (x - an)
-        y = np.minimum(l1, l2)
-        margin = 8 * _U * (1.0 + np.where(first, 0.0, -si * (x - ai)) - cn * (an - x))
-        y = np.where(first, ln, y - margin)
-    xs = np.empty(2 * n - 1)
-    ys = np.empty(2 * n - 1)
-    xs[0::2], ys[0::2] = a, lo
-    xs[1::2], ys[1::2] = x, y
-    ys = np.minimum.accumulate(np.clip(ys, 0.0, 1.0))
-    return xs, ys
-
-
 def upper_polygon(alpha, up):
     """Vertices of the lower convex hull of (α_i, U_i): above every convex f with
     f(α_i) ≤ U_i (module docstring)."""
@@ -95,31 +54,47 @@ def upper_polygon(alpha, up):
     return lower_convex_hull(a, u)
 
 
-def polygon_law(xs, ys, side: str) -> AtomsLaw:
-    """The finite pair whose curve is the polygon through (xs, ys) (sorted in x,
-    non-increasing in y, from x = 0), widths and drops rounded to ``side``
-    ("pessimistic": the curve of the pair is below the polygon; "optimistic":
-    above it, after merging segments out of likelihood-ratio order)."""
-    down = side == "pessimistic"
+def polygon_law(xs, ys) -> AtomsLaw:
+    """The finite pair whose curve is the convex polygon through (xs, ys) (sorted in
+    x from x = 0, non-increasing in y), rounded so that the pair's curve is above
+    the polygon: widths up, drops down, segments that rounding puts out of
+    likelihood-ratio order merged (module docstring)."""
     p = np.diff(xs)
     q = -np.diff(ys)
-    p = np.where(p > 0.0, np.nextafter(p, 0.0 if down else 2.0), 0.0)
-    q = np.where(q > 0.0, np.nextafter(q, 2.0 if down else 0.0), 0.0)
+    p = np.where(p > 0.0, np.nextafter(p, 2.0), 0.0)
+    q = np.where(q > 0.0, np.nextafter(q, 0.0), 0.0)
     top = 1.0 - float(ys[0])
-    q_inf = float(np.nextafter(top, 2.0 if down else 0.0)) if top > 0.0 else 0.0
+    q_inf = float(np.nextafter(top, 0.0)) if top > 0.0 else 0.0
     keep = (p > 0.0) | (q > 0.0)
-    p, q = p[keep], q[keep]
-    if not down:
-        p, q = _merge_unsorted(p, q)
+    p, q = _merge_unsorted(p[keep], q[keep])
     with np.errstate(divide="ignore"):
         L = np.log(q) - np.log(p)
     p_neginf = max(0.0, 1.0 - float(np.sum(p)))
-    q_inf = max(q_inf, 0.0)
     L = np.concatenate([L, [np.inf, -np.inf]])
     p = np.concatenate([p, [0.0, p_neginf]])
     q = np.concatenate([q, [q_inf, 0.0]])
     live = (p > 0.0) | (q > 0.0)
     return AtomsLaw(L[live], p[live], q[live])
+
+
+def upper_law(alpha, up) -> AtomsLaw:
+    """The law of a finite pair whose trade-off function is ≥ every convex f with
+    f(α_i) ≤ U_i (``alpha`` sorted from 0 to 1; module docstring).
+
+    Parameters
+    ----------
+    alpha : ndarray
+        Sorted grid in [0, 1] with both ends.
+    up : ndarray
+        Certified upper values of f on the grid.
+
+    Returns
+    -------
+    AtomsLaw
+        Finite losses, with the atoms Q(L = +∞) = 1 − U_0 and P(L = −∞) at the
+        end where the hull reaches 0.
+    """
+    return polygon_law(*upper_polygon(alpha, up))
 
 
 def _merge_unsorted(p, q):
@@ -135,10 +110,3 @@ def _merge_unsorted(p, q):
             ps[-1] = float(np.nextafter(ps[-1] + pk, 2.0))
             qs[-1] = float(np.nextafter(qs[-1] + qk, 0.0))
     return np.array(ps), np.array(qs)
-
-
-def sandwich_laws(alpha, low, up) -> tuple[AtomsLaw, AtomsLaw]:
-    """(pessimistic, optimistic) finite laws from a bracket on a grid (module docstring)."""
-    xl, yl = lower_polygon(alpha, low, up)
-    xu, yu = upper_polygon(alpha, up)
-    return polygon_law(xl, yl, "pessimistic"), polygon_law(xu, yu, "optimistic")
