@@ -206,10 +206,11 @@ def from_rdp(orders, rdp, *, one_sided: bool = False) -> TradeOff:
 # ----------------------------------------------------------------------
 _COARSE_RATIO = 1.25
 _LAM_MIN = 1e-8        # smallest λ − 1 on the grid; (1, 1 + 1e-8] is one interval
-# (span, points, bisection steps) of the two refinements around each α's best order:
-# they only choose where the orders are dense (the covering of (1, ∞) and so the
-# certification never depend on them); fewer steps place them worse (measured)
-_REFINE = ((4, 48, 40), (3, 24, 40))
+# (span, points) of the two refinements around each α's best order: they only choose
+# where the orders are dense (the covering of (1, ∞), and so the certification,
+# never depend on them)
+_REFINE = ((4, 48), (3, 24))
+_ROUGH_ITERS = 40      # bisection steps of the roots that place them (fewer: worse)
 
 
 @dataclass(frozen=True)
@@ -259,9 +260,11 @@ def _zcdp_inner(a, rho, xi, one_sided):
     grids = []
     for rev in dirs:
         grid = np.broadcast_to(coarse, (a.size, coarse.size))
-        for span, pts, iters in _REFINE:
-            grid, seen = _refine(a, grid, rho, xi, rev, span, pts, iters)
-            lower = np.maximum(lower, seen)
+        roots = _rough_roots(a, grid, rho, xi, rev)
+        for span, pts in _REFINE:
+            grid, roots = _refine(a, grid, roots, rho, xi, rev, span, pts)
+        # every root so far is a certified lower end: their maximum is a floor
+        lower = np.maximum(lower, roots.max(axis=1))
         lower = np.maximum(lower, _max_root(a, grid, xi + rho * grid, rev, 0, floor=lower))
         grids.append(grid)
     upper = np.zeros(a.size)
@@ -290,20 +293,29 @@ def _covering(grid, rho, xi):
     return lam, r
 
 
-def _refine(a, grid, rho, xi, rev, span, pts, iters):
-    """Add ``pts`` orders (geometric in λ − 1) between the ``span``-th neighbours of
-    each row's best order; also the certified lower bound of f(α) those orders give."""
+def _rough_roots(a, grid, rho, xi, rev):
+    """Certified lower ends of β_λ(α) at every order of ``grid`` (rows: α), after
+    ``_ROUGH_ITERS`` bisection steps."""
     aa = np.broadcast_to(a[:, None], grid.shape).ravel()
     lo, _ = _constraint_roots(aa, grid.ravel(), (xi + rho * grid).ravel(),
-                              np.full(aa.shape, rev), 0, iters=iters)
-    lo = lo.reshape(grid.shape)
-    j = np.argmax(lo, axis=1)
+                              np.full(aa.shape, rev), 0, iters=_ROUGH_ITERS)
+    return lo.reshape(grid.shape)
+
+
+def _refine(a, grid, roots, rho, xi, rev, span, pts):
+    """Add ``pts`` orders (geometric in λ − 1) between the ``span``-th neighbours of
+    each row's best order (by ``roots``, the rough roots at ``grid``); returns the
+    merged grid and its rough roots (only the new orders are solved)."""
+    j = np.argmax(roots, axis=1)
     rows = np.arange(a.size)
     left = grid[rows, np.maximum(j - span, 0)] - 1.0
     right = grid[rows, np.minimum(j + span, grid.shape[1] - 1)] - 1.0
     t = np.linspace(0.0, 1.0, pts + 2)[1:-1]
     fine = 1.0 + np.exp(np.log(left)[:, None] + t[None, :] * np.log(right / left)[:, None])
-    return np.sort(np.concatenate([grid, fine], axis=1), axis=1), lo.max(axis=1)
+    both = np.concatenate([grid, fine], axis=1)
+    order = np.argsort(both, axis=1, kind="stable")
+    vals = np.concatenate([roots, _rough_roots(a, fine, rho, xi, rev)], axis=1)
+    return (np.take_along_axis(both, order, axis=1), np.take_along_axis(vals, order, axis=1))
 
 
 def from_zcdp(rho, xi=0.0, *, one_sided: bool = False) -> TradeOff:
