@@ -25,7 +25,7 @@ an atom with P-mass its width p_k, Q-mass its drop q_k and loss log(q_k/p_k); th
 jump 1 − f_hi(0) is the Q-atom at L = +∞, the width where f_hi is 0 the P-atom at
 L = −∞. The tensor product is monotone in each factor (f ≤ f' pointwise gives
 f ⊗ g ≤ f' ⊗ g: a test of the product pair is a randomised post-processing of
-the first factor, DRS 2022, Lemma C.2), so f ⊗ g ≤ f_hi ⊗ g for every g, and the
+the first factor; DRS 2022, §3.1), so f ⊗ g ≤ f_hi ⊗ g for every g, and the
 engine's optimistic lattice of f_hi ⊗ g is above that.
 
 Round-off. The pair's own curve is the Neyman–Pearson curve of its atoms: the

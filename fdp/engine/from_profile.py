@@ -12,7 +12,7 @@ low end of the range are then read off that law, without evaluating f at the
 thousands of tangent points (each costly when f is itself the solution of a
 root-finding problem). It is the optimistic side only: the law of a pair above f
 is more private than f, so its optimistic lattice is too (tensor products are
-monotone, DRS 2022, Lemma C.2), while the pessimistic side stays the chord
+monotone in each factor, DRS 2022, §3.1), while the pessimistic side stays the chord
 interpolation of the certified δ.
 """
 
