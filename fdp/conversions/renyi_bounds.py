@@ -14,7 +14,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from fdp._constants import TINY
 from fdp._numerics import bisect_monotone
+from fdp.conversions.renyi_law import upper_law
 from fdp.families.piecewise import lower_convex_hull
 from fdp.tradeoff import TradeOff
 
@@ -32,6 +34,57 @@ def _bisect_bits(test, lo: np.ndarray, hi: np.ndarray, iters: int = 70):
     holds whatever ``test`` does; 64 steps reach adjacent doubles."""
     return bisect_monotone(lambda x: ~np.asarray(test(x), dtype=bool), lo, hi,
                            rtol=0.0, atol=0.0, max_iter=iters, bits=True)
+
+
+def _verdict_fn(a, lm, cc, rev):
+    """The (certainly violated, certainly admissible) verdicts at β of the constraints
+    (α, λ, c = (λ − 1) r, reverse) with finite λ > 1 (see ``_constraint_roots``)."""
+    la, l1a = np.log(a), np.log1p(-a)
+
+    sm = lm - 1.0
+    with np.errstate(over="ignore"):
+        ec = np.expm1(cc)                  # inf: the near form is not used
+
+    def verdicts(beta):
+        """(certainly violated, certainly admissible) at β, from two forms.
+
+        Log form: log Σ = logaddexp(...) against c = (λ − 1) r (no overflow).
+        Near form, accurate as λ → 1: Σ − 1 = w₁ expm1(sℓ₁) + w₂ expm1(sℓ₂),
+        s = λ − 1, ℓ the two log-ratios, against expm1(c). Each verdict holds
+        beyond its own rounding margin; either form may decide.
+        """
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            lb, l1b = np.log(beta), np.log1p(-beta)
+            x1 = np.where(rev, l1b, la)
+            x2 = np.where(rev, la, l1b)
+            y1 = np.where(rev, lb, l1a)
+            y2 = np.where(rev, l1a, lb)
+            u1, u2, v1, v2 = lm * x1, (1.0 - lm) * x2, lm * y1, (1.0 - lm) * y2
+            s1, s2 = u1 + u2, v1 + v2
+            e1 = np.where(np.isfinite(s1), np.abs(u1) + np.abs(u2), 0.0)
+            e2 = np.where(np.isfinite(s2), np.abs(v1) + np.abs(v2), 0.0)
+            g = np.logaddexp(s1, s2)
+            d = g - cc
+            m = _REL * (e1 + e2 + np.where(np.isfinite(g), np.abs(g), 0.0)
+                        + np.abs(cc)) + 1e-300
+            bad, good = d > m, d < -m
+            # near form: (A) w = (α, 1 − α), ℓ = (la − l1b, l1a − lb); (B) w = (1 − β, β),
+            # ℓ = (l1b − la, lb − l1a)
+            w1 = np.where(rev, 1.0 - beta, a)
+            w2 = np.where(rev, beta, 1.0 - a)
+            k1 = np.where(rev, l1b - la, la - l1b)
+            k2 = np.where(rev, lb - l1a, l1a - lb)
+            t1, t2 = w1 * np.expm1(sm * k1), w2 * np.expm1(sm * k2)
+            near = t1 + t2
+            err1 = (np.abs(t1) + w1) * sm * (np.abs(la) + np.abs(l1b) + np.abs(k1))
+            err2 = (np.abs(t2) + w2) * sm * (np.abs(l1a) + np.abs(lb) + np.abs(k2))
+            err = _REL * (np.abs(t1) + np.abs(t2) + err1 + err2 + np.abs(ec)) + 1e-300
+            dn = near - ec
+            usable = np.isfinite(ec)
+            bad = bad | usable & (np.isposinf(near) | np.isfinite(err) & (dn > err))
+            good = good | usable & np.isfinite(err) & (dn < -err)
+            return bad, good
+    return verdicts
 
 
 def _constraint_roots(alpha, lam, r, reverse, side, iters=70, start=None):
@@ -69,52 +122,7 @@ def _constraint_roots(alpha, lam, r, reverse, side, iters=70, start=None):
         hi[inf_order] = np.minimum(hi[inf_order], np.where(rev, bwd_hi, fwd * (1.0 + e_f)))
     todo = ~vacuous & ~inf_order
     if todo.any():
-        a, lm, cc, rev = alpha[todo], lam[todo], c[todo], reverse[todo]
-        la, l1a = np.log(a), np.log1p(-a)
-
-        sm = lm - 1.0
-        with np.errstate(over="ignore"):
-            ec = np.expm1(cc)                  # inf: the near form is not used
-
-        def verdicts(beta):
-            """(certainly violated, certainly admissible) at β, from two forms.
-
-            Log form: log Σ = logaddexp(...) against c = (λ − 1) r (no overflow).
-            Near form, accurate as λ → 1: Σ − 1 = w₁ expm1(sℓ₁) + w₂ expm1(sℓ₂),
-            s = λ − 1, ℓ the two log-ratios, against expm1(c). Each verdict holds
-            beyond its own rounding margin; either form may decide.
-            """
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                lb, l1b = np.log(beta), np.log1p(-beta)
-                x1 = np.where(rev, l1b, la)
-                x2 = np.where(rev, la, l1b)
-                y1 = np.where(rev, lb, l1a)
-                y2 = np.where(rev, l1a, lb)
-                u1, u2, v1, v2 = lm * x1, (1.0 - lm) * x2, lm * y1, (1.0 - lm) * y2
-                s1, s2 = u1 + u2, v1 + v2
-                e1 = np.where(np.isfinite(s1), np.abs(u1) + np.abs(u2), 0.0)
-                e2 = np.where(np.isfinite(s2), np.abs(v1) + np.abs(v2), 0.0)
-                g = np.logaddexp(s1, s2)
-                d = g - cc
-                m = _REL * (e1 + e2 + np.where(np.isfinite(g), np.abs(g), 0.0)
-                            + np.abs(cc)) + 1e-300
-                bad, good = d > m, d < -m
-                # near form: (A) w = (α, 1 − α), ℓ = (la − l1b, l1a − lb); (B) w = (1 − β, β),
-                # ℓ = (l1b − la, lb − l1a)
-                w1 = np.where(rev, 1.0 - beta, a)
-                w2 = np.where(rev, beta, 1.0 - a)
-                k1 = np.where(rev, l1b - la, la - l1b)
-                k2 = np.where(rev, lb - l1a, l1a - lb)
-                t1, t2 = w1 * np.expm1(sm * k1), w2 * np.expm1(sm * k2)
-                near = t1 + t2
-                err1 = (np.abs(t1) + w1) * sm * (np.abs(la) + np.abs(l1b) + np.abs(k1))
-                err2 = (np.abs(t2) + w2) * sm * (np.abs(l1a) + np.abs(lb) + np.abs(k2))
-                err = _REL * (np.abs(t1) + np.abs(t2) + err1 + err2 + np.abs(ec)) + 1e-300
-                dn = near - ec
-                usable = np.isfinite(ec)
-                bad = bad | usable & (np.isposinf(near) | np.isfinite(err) & (dn > err))
-                good = good | usable & np.isfinite(err) & (dn < -err)
-                return bad, good
+        verdicts = _verdict_fn(alpha[todo], lam[todo], c[todo], reverse[todo])
 
         if side == 0:
             def test(beta):
@@ -132,11 +140,21 @@ def _max_root(a, lam, r, rev, side, floor=None):
     ``a`` has shape (n,), ``lam`` and ``r`` shape (n, K) (or broadcastable).
     Pruned: 24 bisection steps for every constraint, then full precision only for
     those whose bracket can still reach the row maximum (or exceed ``floor``).
+
+    With a ``floor`` that is a certified LOWER bound of the row maximum (of the true
+    roots), one verdict at β = floor sorts the constraints first (``_probe``): a
+    constraint certainly admissible at the floor has its root ≤ floor (the
+    admissible β form an interval ending at 1 − α), so it cannot raise an upper
+    bound above max(floor, …); one not certainly violated there cannot raise a
+    lower bound above the floor by more than the rounding margin, and a lower bound
+    may ignore any constraint. Only the others are bisected, to full precision.
     """
     lam = np.broadcast_to(np.asarray(lam, dtype=float), (a.size, np.shape(lam)[-1]))
     r = np.broadcast_to(np.asarray(r, dtype=float), lam.shape)
     if lam.shape[1] == 0:
         return np.zeros(a.size)
+    if floor is not None:
+        return _max_root_above(a, lam, r, rev, side, np.asarray(floor, dtype=float))
     aa = np.broadcast_to(a[:, None], lam.shape).ravel()
     revs = np.full(aa.shape, rev)
     lo, hi = _constraint_roots(aa, lam.ravel(), r.ravel(), revs, side, iters=24)
@@ -152,6 +170,35 @@ def _max_root(a, lam, r, rev, side, floor=None):
                                    side, start=(lo[cand], hi[cand]))
         lo[cand], hi[cand] = l3, h3
     return (lo if side == 0 else hi).reshape(lam.shape).max(axis=1)
+
+
+def _max_root_above(a, lam, r, rev, side, floor):
+    """``_max_root`` given a certified lower bound ``floor`` of the row maximum."""
+    aa = np.broadcast_to(a[:, None], lam.shape).ravel()
+    fl = np.broadcast_to(floor[:, None], lam.shape).ravel()
+    lamf, rf = lam.ravel(), r.ravel()
+    revs = np.full(aa.shape, rev)
+    need = _probe(aa, lamf, rf, revs, side, fl)
+    out = fl.copy()
+    if need.any():
+        lo, hi = _constraint_roots(aa[need], lamf[need], rf[need], revs[need], side)
+        out[need] = np.maximum(fl[need], lo if side == 0 else hi)
+    return out.reshape(lam.shape).max(axis=1)
+
+
+def _probe(alpha, lam, r, reverse, side, beta):
+    """Constraints whose root may lie above β (side 1: not certainly admissible at β)
+    or certainly does (side 0: certainly violated at β). λ = ∞ and vacuous
+    constraints (closed forms) are always kept."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        c = (lam - 1.0) * r
+    finite = np.isfinite(lam) & np.isfinite(c) & (beta > 0.0) & (beta < 1.0 - alpha)
+    need = ~finite
+    if finite.any():
+        bad, good = _verdict_fn(alpha[finite], lam[finite], c[finite],
+                                reverse[finite])(beta[finite])
+        need[finite] = bad if side == 0 else ~good
+    return need
 
 
 def _curve_bracket(alpha, lam, r, one_sided):
@@ -260,6 +307,13 @@ class _RenyiCurve(TradeOff):
     def _grid_values(self):
         return _grid_cache(self)
 
+    def _upper_law(self):
+        """The law of a finite pair whose trade-off function is ≥ f: the lower convex
+        hull of the certified upper values on the δ grid
+        (``fdp.conversions.renyi_law``). The engine reads the optimistic side of a
+        composition from it (``fdp.engine.from_profile``)."""
+        return _law_cache(self)
+
     def _delta(self, eps):
         """Certified upper δ(ε). On [−40, 40] the lower convex hull (in x = e^ε) of the
         best available bounds on a fixed ε grid, interpolated linearly in x: the true
@@ -274,7 +328,10 @@ class _RenyiCurve(TradeOff):
             x = np.exp(e[inside])
             out = out.copy() if out.ndim else np.array(out)
             v = np.interp(x, xs, hs)
-            out[inside] = np.where(v > 0.0, np.minimum(v * (1.0 + 8 * _U) + 1e-300, 1.0), 0.0)
+            # 0 only where the hull is 0 at both ends of the cell (a proof of δ = 0);
+            # an interpolation that underflows keeps a positive value
+            live = (v > 0.0) | (np.interp(x, xs, (hs > 0.0).astype(float)) > 0.0)
+            out[inside] = np.where(live, np.minimum(v * (1.0 + 8 * _U) + 1e-300, 1.0), 0.0)
         return out
 
     def _delta_lower(self, eps):
@@ -336,7 +393,10 @@ def _classical_delta(orders_and_rdp, eps):
             with np.errstate(over="ignore", invalid="ignore"):
                 logd = (lm - 1.0) * (rr - flat[ok, None] + np.log1p(-1.0 / lm)) - np.log(lm)
                 logd = logd + _REL * (np.abs(logd) + (lm - 1.0) * (rr + flat[ok, None]) + 1.0)
-            out[ok] = np.minimum(out[ok], np.exp(np.minimum(logd.min(axis=1), 0.0)))
+            # an underflow is not a proof of δ = 0: the bound is positive, so keep the
+            # smallest positive double
+            out[ok] = np.minimum(out[ok], np.maximum(np.exp(np.minimum(logd.min(axis=1), 0.0)),
+                                                     TINY))
     return out.reshape(e.shape)
 
 
@@ -350,6 +410,11 @@ def _hull_cache(curve):
     for arr in (xs, hs):
         arr.setflags(write=False)
     return xs, hs
+
+
+@lru_cache(maxsize=32)
+def _law_cache(curve):
+    return upper_law(_DELTA_GRID, curve._grid_values()[1])
 
 
 @lru_cache(maxsize=32)

@@ -4,6 +4,16 @@ A trade-off function without a privacy-loss law is discretised through its priva
 profile δ(ε) = sup_α (1 − f(α) − e^ε α) (DRS 2022, Prop 2.12) and the tangent
 points α*(ε) where that supremum is attained. The loss range that is gridded
 (``profile_range``) is read off the same quantities.
+
+A function may instead offer ``f._upper_law()``: the law of a finite pair whose
+trade-off function is ≥ f (``fdp.conversions.renyi_law`` builds one for the Rényi
+conversions from a certified bracket on a grid of α). The optimistic side and the
+low end of the range are then read off that law, without evaluating f at the
+thousands of tangent points (each costly when f is itself the solution of a
+root-finding problem). It is the optimistic side only: the law of a pair above f
+is more private than f, so its optimistic lattice is too (tensor products are
+monotone in each factor, DRS 2022, §3.1), while the pessimistic side stays the chord
+interpolation of the certified δ.
 """
 
 from __future__ import annotations
@@ -92,8 +102,12 @@ def _profile_range(f) -> tuple[float, float]:
     # Q(L < ε) = P'(L' > −ε) for the inverse pair (Q, P), L' = −L: the tangent point of
     # f⁻¹ at −ε. Read there (small α) it keeps its precision, unlike f(α*(ε)) with
     # α* ≈ 1, where 1 − α has none.
-    inv = f if (f.symmetric or _looks_symmetric(f)) else f.inverse()
-    q_below = _tangent_alpha(inv._upper, -SCAN)
+    upper = _upper_law(f)
+    if upper is not None:
+        q_below = _q_below(upper, SCAN)
+    else:
+        inv = f if (f.symmetric or _looks_symmetric(f)) else f.inverse()
+        q_below = _tangent_alpha(inv._upper, -SCAN)
     low = np.flatnonzero(q_below <= PROFILE_TAIL)
     lo = SCAN[low[-1]] if low.size else SCAN[0]
     if hi <= lo:
@@ -127,6 +141,10 @@ def from_profile(f, step: float, side: str) -> Lattice:
         q = x * np.diff(s)
         q_inf = max(float(D[-1]), 1.0 - math.fsum(q))
         return Lattice(step, kmin, q, q_inf, 0.0, PESSIMISTIC)
+    upper = _upper_law(f)
+    if upper is not None:
+        kappa, pi, q_inf, _ = upper.interval_masses(grid)
+        return contract_masses(kappa, pi, q_inf, kmin, step)
     beta = f._upper
     a = np.minimum.accumulate(_tangent_alpha(beta, grid))   # decreasing in ε
     fa = beta(a)
@@ -145,3 +163,15 @@ def from_profile(f, step: float, side: str) -> Lattice:
     kappa = np.bincount(idx, weights=Q, minlength=edges.size + 1)
     pi = np.bincount(idx, weights=P, minlength=edges.size + 1)
     return contract_masses(kappa, pi, 1.0 - f0, kmin, step)
+
+
+def _upper_law(f):
+    """``f._upper_law()`` when f offers it (module docstring), else None."""
+    hook = getattr(f, "_upper_law", None)
+    return None if hook is None else hook()
+
+
+def _q_below(law, eps: np.ndarray) -> np.ndarray:
+    """Q(L < ε) of a law, from its interval masses (Q(L < e_0) is the first cell)."""
+    kappa = law.interval_masses(eps)[0]
+    return np.cumsum(kappa)[:-1]

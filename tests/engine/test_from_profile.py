@@ -77,7 +77,7 @@ def test_the_cache_does_not_keep_objects_alive():
     del f
     gc.collect()
     assert ref() is None
-    assert all(g.k != 3.0 for g in list(from_profile._RANGES.keys()))
+    assert all(getattr(g, "k", None) != 3.0 for g in list(from_profile._RANGES.keys()))
 
 
 def test_equal_objects_share_the_entry_and_unhashable_ones_are_not_cached():
@@ -99,3 +99,31 @@ def test_profile_only_function_composes_with_a_certified_bracket():
     assert np.all(lo <= hi + 1e-15)
     # composition only loses privacy: f ⊗ f ≤ f (DRS 2022, Prop 3.2 via Id ≥ f)
     assert np.all(lo <= f(a) + 1e-12)
+
+
+@dataclass(frozen=True)
+class PowerCurveWithPair(PowerCurve):
+    """(1 − α)^k offering a finite pair above it (the hull of its values on a grid)."""
+
+    def _upper_law(self):
+        from fdp.conversions.renyi_law import upper_law
+        grid = np.linspace(0.0, 1.0, 401)
+        return upper_law(grid, (1.0 - grid) ** self.k)
+
+
+def test_the_optimistic_side_reads_the_pair_above_f(monkeypatch):
+    # truth: δ(ε) of (1 − α)^k in closed form, α* = 1 − (e^ε/k)^{1/(k−1)}
+    k = 2.0
+    f = PowerCurveWithPair(k)
+
+    def no_tangents(*args):
+        raise AssertionError("the tangent points of f were searched")
+    monkeypatch.setattr(from_profile, "_tangent_alpha", no_tangents)
+    step = 0.01
+    lat = from_profile.from_profile(f, step, "optimistic")
+    eps = np.array([-0.5, 0.0, 0.3, 0.6])
+    a = np.clip(1.0 - (np.exp(eps) / k) ** (1.0 / (k - 1.0)), 0.0, 1.0)
+    truth = 1.0 - (1.0 - a) ** k - np.exp(eps) * a
+    got = lat.delta_raw(eps)
+    assert np.all(got <= truth + 1e-12)   # optimistic: below the truth
+    assert np.all(got >= truth - 2e-3)    # and close (grid 1/400, step 0.01)
