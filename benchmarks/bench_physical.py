@@ -64,28 +64,61 @@ def case(sigma: float, reps: int) -> tuple:
     return (lo, hi, n, median(total), median(comp), median(read), median(phys))
 
 
+def compare(sigma: float, reps: int) -> None:
+    """Serial against forced threads, alternated in one process (load average shown)."""
+    import os
+
+    import fdp
+    from fdp.engine import composition, pipeline
+    idle = composition._idle_core
+    fdp.dpsgd(sigma, Q, 10 ** 3).epsilon_bounds(DELTA)
+    ser, thr = [], []
+    for _ in range(reps):
+        for lanes, out in ((1, ser), (2, thr)):
+            composition.LANES = lanes
+            pipeline.CONCURRENT_SIDES = lanes > 1
+            composition._idle_core = pipeline._idle_core = lambda: True
+            t = time.perf_counter()
+            fdp.dpsgd(sigma, Q, STEPS).epsilon_bounds(DELTA)
+            out.append(time.perf_counter() - t)
+    composition._idle_core = pipeline._idle_core = idle
+    ratio = median(s / t for s, t in zip(ser, thr))
+    print(f"σ = {sigma:g}: serial {median(ser) * 1e3:.1f} ms, threads {median(thr) * 1e3:.1f} "
+          f"ms, median serial/threads {ratio:.2f} (load average {os.getloadavg()[0]:.1f})",
+          flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sigmas", default=None, help="comma list of σ")
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--serial", action="store_true", help="no threads")
+    ap.add_argument("--threads", action="store_true",
+                    help="threads even on a busy machine (skip the idle-core check)")
     ap.add_argument("--load", type=int, default=0, help="busy-loop processes alongside")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--compare", action="store_true",
+                    help="alternate serial and forced-threads runs; median per-pair ratio")
     a = ap.parse_args()
     sigmas = [float(s) for s in a.sigmas.split(",")] if a.sigmas else SIGMAS
     from fdp.engine import composition, pipeline
     if a.serial:
-        composition.THREADS = 1
+        composition.LANES = 1
         pipeline.CONCURRENT_SIDES = False
+    if a.threads:
+        composition._idle_core = pipeline._idle_core = lambda: True
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
             for _ in range(a.load)]
     try:
         if a.load:
             time.sleep(1.0)
         for sigma in sigmas:
+            if a.compare:
+                compare(sigma, a.reps)
+                continue
             if a.profile:
                 import fdp
-                composition.THREADS = 1
+                composition.LANES = 1
                 pipeline.CONCURRENT_SIDES = False
                 fdp.dpsgd(sigma, Q, 10 ** 3).epsilon_bounds(DELTA)
                 pr = cProfile.Profile()
