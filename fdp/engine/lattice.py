@@ -107,9 +107,11 @@ def suffix_sums(q: np.ndarray, decay: float, block: int | None = None) -> np.nda
     then one recursion over the block sums: every sum passes through at most
     B + n/B + 2 roundings, so |computed − exact| ≤ suffix_error(n)·S_j (relative;
     all terms are non-negative) instead of the n·u of a plain running sum.
+    ``block`` fixes B (default: for q.size); the sums on a suffix of a longer array,
+    with that array's B, are its sums bit for bit (blocks are aligned at the top).
     """
     n = q.size
-    b = _block(n)
+    b = _block(n) if block is None else block
     nb = -(-n // b)
     flat = np.zeros(nb * b)
     flat[nb * b - n:] = q                     # padded in front: blocks end where q ends
