@@ -254,3 +254,18 @@ def test_combine_directions_keeps_the_order(threads):
     for x, y in ((ap, ap2), (ao, ao2), (bp, bp2), (bo, bo2)):
         _same(x, y)
     assert (ap.side, ao.side) == (PESSIMISTIC, OPTIMISTIC)
+
+
+def test_threaded_read_back_answers_as_serial(monkeypatch):
+    from fdp.engine import readback
+    f = fdp.dpsgd(0.9, 0.02, 300, tol=1e-3)
+    d = np.array([1e-6, 1e-3, 0.05])
+    monkeypatch.setattr(readback, "_idle_core", lambda: False)
+    serial_lo, serial_hi = readback.epsilon_plain(f.pess, f.opt, d)
+    g = fdp.dpsgd(0.9, 0.02, 300, tol=1e-3)
+    monkeypatch.setattr(readback, "_idle_core", lambda: True)
+    monkeypatch.setattr(readback, "READ_THREADS_FROM", 0)
+    lo, hi = readback.epsilon_plain(g.pess, g.opt, d)
+    np.testing.assert_array_equal(lo, serial_lo)
+    np.testing.assert_array_equal(hi, serial_hi)
+    assert np.all(lo <= hi)
