@@ -69,7 +69,7 @@ def compare(sigma: float, reps: int) -> None:
     import os
 
     import fdp
-    from fdp.engine import composition, pipeline
+    from fdp.engine import composition, pipeline, readback
     idle = composition._idle_core
     fdp.dpsgd(sigma, Q, 10 ** 3).epsilon_bounds(DELTA)
     ser, thr = [], []
@@ -78,10 +78,11 @@ def compare(sigma: float, reps: int) -> None:
             composition.LANES = lanes
             pipeline.CONCURRENT_SIDES = lanes > 1
             composition._idle_core = pipeline._idle_core = lambda: True
+            readback._idle_core = (lambda: True) if lanes > 1 else (lambda: False)
             t = time.perf_counter()
             fdp.dpsgd(sigma, Q, STEPS).epsilon_bounds(DELTA)
             out.append(time.perf_counter() - t)
-    composition._idle_core = pipeline._idle_core = idle
+    composition._idle_core = pipeline._idle_core = readback._idle_core = idle
     ratio = median(s / t for s, t in zip(ser, thr))
     print(f"σ = {sigma:g}: serial {median(ser) * 1e3:.1f} ms, threads {median(thr) * 1e3:.1f} "
           f"ms, median serial/threads {ratio:.2f} (load average {os.getloadavg()[0]:.1f})",
@@ -101,12 +102,13 @@ def main():
                     help="alternate serial and forced-threads runs; median per-pair ratio")
     a = ap.parse_args()
     sigmas = [float(s) for s in a.sigmas.split(",")] if a.sigmas else SIGMAS
-    from fdp.engine import composition, pipeline
+    from fdp.engine import composition, pipeline, readback
     if a.serial:
         composition.LANES = 1
         pipeline.CONCURRENT_SIDES = False
+        readback._idle_core = lambda: False
     if a.threads:
-        composition._idle_core = pipeline._idle_core = lambda: True
+        composition._idle_core = pipeline._idle_core = readback._idle_core = lambda: True
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
             for _ in range(a.load)]
     try:
@@ -120,6 +122,7 @@ def main():
                 import fdp
                 composition.LANES = 1
                 pipeline.CONCURRENT_SIDES = False
+                readback._idle_core = lambda: False
                 fdp.dpsgd(sigma, Q, 10 ** 3).epsilon_bounds(DELTA)
                 pr = cProfile.Profile()
                 pr.enable()
