@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import fdp
 from fdp.engine import composition, pipeline
@@ -84,6 +86,29 @@ def test_epsilon_from_the_top_equals_the_whole_lattice_answer(seed, monkeypatch)
         assert _delta_direct(lat, float(e)) <= t * (1 + 1e-9) + 1e-15
         if e > 0:
             assert _delta_direct(lat, float(e) - 1e-6) > t * (1 - 1e-9)
+
+
+class _Whole(Lattice):
+    """A lattice read back from its whole tables (no start hint)."""
+
+    def _search_start(self, t):
+        return -1
+
+
+@settings(max_examples=25)
+@given(seed=st.integers(0, 10 ** 6), n=st.integers(20_000, 80_000),
+       q_inf=st.sampled_from([0.0, 1e-7, 1e-3]),
+       logt=st.lists(st.floats(-14.0, 0.3), min_size=1, max_size=4))
+def test_epsilon_from_the_top_is_the_whole_answer_for_any_targets(seed, n, q_inf, logt):
+    rng = np.random.default_rng(seed)
+    q = rng.random(n) ** rng.uniform(1, 8)
+    q *= (1.0 - q_inf) / q.sum()
+    k0 = int(rng.integers(-n, n // 4))
+    step = float(rng.choice([1e-4, 1e-3, 1e-2]))
+    targets = np.array([10.0 ** x for x in logt])
+    fast = Lattice(step, k0, q, q_inf, 0.0, PESSIMISTIC).epsilon_raw(targets)
+    slow = _Whole(step, k0, q, q_inf, 0.0, PESSIMISTIC).epsilon_raw(targets)
+    np.testing.assert_array_equal(fast, slow)
 
 
 def test_a_wrong_start_hint_falls_back_to_the_whole_lattice(monkeypatch):
