@@ -42,7 +42,7 @@ def contract_masses(kappa, pi, q_inf, kmin, step) -> Lattice:
         nu, lost, lowest = contract(m[:J], np.where(by_q[:J], 0.0, p[:J]), kmin, step)
         with np.errstate(under="ignore"):
             q[:J + 1] = nu * np.exp((kmin + np.arange(J + 1)) * step)
-        total = math.fsum(lost)
+        total = math.fsum(lost[lost != 0.0])          # exact; most cells lose nothing
         rest = compensate(q[:J + 1], total, lowest, step)
         if rest > 0.0:
             # what compensation could not give back (no grid mass below the leftovers,
@@ -74,14 +74,17 @@ def contract(m: np.ndarray, p: np.ndarray, kmin: int, step: float):
     on = (m - lc) <= 1e-12 * step
     nu[:-1] += np.where(on, p, 0.0)
     p = np.where(on, 0.0, p)
+    # relative distances, each formed once: (m_c − x_c)/x_c and (x_{c+1} − m_c)/x_{c+1}
+    g_down = np.expm1(m - lc)
+    g_next = -np.expm1(m[:-1] - lc[1:])
     # (2a) adjacent pairs: the right half of atom c and the left half of atom c + 1
     # merge onto the one grid point x_{c+1} between them, in the proportion that
     # puts their mean exactly there (units x_{c+1})
     rest = p.copy()
     if K >= 2:
         a, b = 0.5 * p[:-1], 0.5 * p[1:]
-        ga = -np.expm1(m[:-1] - lc[1:])                 # x_{c+1} − m_c
-        gb = np.expm1(m[1:] - lc[1:])                   # m_{c+1} − x_{c+1}
+        ga = g_next                                     # x_{c+1} − m_c
+        gb = g_down[1:]                                 # m_{c+1} − x_{c+1}
         with np.errstate(divide="ignore", invalid="ignore"):
             a2 = np.where(a * ga > b * gb, b * gb / ga, a)
             b2 = np.where(a * ga > b * gb, b, np.where(gb > 0, a * ga / gb, 0.0))
@@ -95,8 +98,8 @@ def contract(m: np.ndarray, p: np.ndarray, kmin: int, step: float):
     # (2b) pair cell c with cell c + 2 onto grid points c + 1, c + 2 (units x_{c+1})
     if K >= 3:
         a, b = half[:-2], half[2:]
-        gap_a = -np.expm1(m[:-2] - lc[1:-1])                  # m_c below x_{c+1}
-        gap_b = math.exp(step) * np.expm1(m[2:] - lc[2:])     # m_{c+2} above x_{c+2}
+        gap_a = g_next[:-1]                                   # m_c below x_{c+1}
+        gap_b = math.exp(step) * g_down[2:]                   # m_{c+2} above x_{c+2}
         with np.errstate(divide="ignore", invalid="ignore"):
             a2 = np.where(a * gap_a <= b * (h + gap_b), a, b * (h + gap_b) / gap_a)
             b2 = np.where(b * gap_b <= a2 * (h + gap_a), b, a2 * (h + gap_a) / gap_b)
@@ -112,7 +115,6 @@ def contract(m: np.ndarray, p: np.ndarray, kmin: int, step: float):
     else:
         left += rest
     # (3) merge leftovers: pairwise among themselves, then with the nearest grid mass
-    g_down = np.expm1(m - lc)                 # (m_c − x_c)/x_c
     g_up = -np.expm1(m - lc - step)           # (x_{c+1} − m_c)/x_{c+1}
     for offset in (0, 1):
         _merge_leftovers(left, m, nu, lc, g_down, offset)

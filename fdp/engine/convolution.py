@@ -149,21 +149,54 @@ def _tilted_moments(L: np.ndarray, q: np.ndarray, t: float) -> tuple[float, floa
     return math.log(s0) + t * ref, m1, m2
 
 
+def _coarse(L: np.ndarray, q: np.ndarray, block: int) -> tuple[np.ndarray, np.ndarray]:
+    """Block sums of q placed at each block's largest loss (L increasing): for t > 0
+    its log-MGF is ≥ that of (L, q), so a Chernoff bound computed from it is valid."""
+    nb = -(-L.size // block)
+    idx = np.minimum(np.arange(1, nb + 1) * block, L.size) - 1
+    qc = np.add.reduceat(q, np.arange(0, L.size, block))
+    return L[idx], qc
+
+
+# points from which the Newton search of ``_chernoff_end`` runs on block sums first
+CHERNOFF_COARSE_FROM = 4096
+
+
 def _chernoff_end(L: np.ndarray, q: np.ndarray, n: int, log_tau: float, t0: float) -> float:
     """min over t > 0 of (n Λ(t) − log τ)/t: a bound s with Q(S_n ≥ s) ≤ τ.
 
     The minimiser solves t Λ'(t) − Λ(t) = −log(τ)/n, whose left side increases
     in t; a few safeguarded Newton steps from t₀ get close, and every evaluated t
-    gives a valid bound, so the best one is returned.
+    gives a valid bound, so the best one is returned. On a long lattice the Newton
+    steps run on block sums placed at each block's largest loss (``_coarse``: its
+    Λ is an upper bound, so those bounds are valid too), and the full lattice is
+    evaluated once, at the t they found (what the window needs is any valid t
+    near the optimum: the bound is flat there).
     """
+    if L.size >= CHERNOFF_COARSE_FROM:
+        Lc, qc = _coarse(L, q, max(16, L.size // 1024))
+        best, t = _newton_end(Lc, qc, n, log_tau, t0)
+        if math.isfinite(t):
+            lam = _tilted_moments(L, q, t)[0]
+            if lam > -math.inf:
+                best = min(best, (n * lam - log_tau) / t)
+        return best
+    return _newton_end(L, q, n, log_tau, t0)[0]
+
+
+def _newton_end(L: np.ndarray, q: np.ndarray, n: int, log_tau: float,
+                t0: float) -> tuple[float, float]:
+    """(best bound, the t giving it) of the safeguarded Newton search (``_chernoff_end``)."""
     c = -log_tau / n
-    t, best = t0, math.inf
+    t, best, t_best = t0, math.inf, math.nan
     lo_t, hi_t = 0.0, math.inf
     for _ in range(10):
         lam, d1, d2 = _tilted_moments(L, q, t)
         if lam == -math.inf:
             break
-        best = min(best, (n * lam - log_tau) / t)
+        bound = (n * lam - log_tau) / t
+        if bound < best:
+            best, t_best = bound, t
         phi = t * d1 - lam
         if phi < c:
             lo_t = t
@@ -175,7 +208,7 @@ def _chernoff_end(L: np.ndarray, q: np.ndarray, n: int, log_tau: float, t0: floa
         if not (lo_t < nxt < hi_t):
             nxt = 0.5 * (lo_t + hi_t) if math.isfinite(hi_t) else 4.0 * t
         t = nxt
-    return best
+    return best, t_best
 
 
 def _tail_window(lat: Lattice, n: int, tau: float) -> tuple[int, int]:

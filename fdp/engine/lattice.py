@@ -100,16 +100,18 @@ def suffix_error(n: int) -> float:
     return (2 * b + 2 * (-(-n // b)) + 6) * _U
 
 
-def suffix_sums(q: np.ndarray, decay: float) -> np.ndarray:
+def suffix_sums(q: np.ndarray, decay: float, block: int | None = None) -> np.ndarray:
     """S_j = Σ_{i ≥ j} q_i decay^{i−j} for non-negative q, 0 < decay ≤ 1, blocked.
 
     Suffix recursions inside blocks of B ≈ √n terms (one filter over all blocks),
     then one recursion over the block sums: every sum passes through at most
     B + n/B + 2 roundings, so |computed − exact| ≤ suffix_error(n)·S_j (relative;
     all terms are non-negative) instead of the n·u of a plain running sum.
+    ``block`` fixes B (default: for q.size); the sums on a suffix of a longer array,
+    with that array's B, are its sums bit for bit (blocks are aligned at the top).
     """
     n = q.size
-    b = _block(n)
+    b = _block(n) if block is None else block
     nb = -(-n // b)
     flat = np.zeros(nb * b)
     flat[nb * b - n:] = q                     # padded in front: blocks end where q ends
@@ -200,14 +202,45 @@ class Lattice:
     # ------------------------------------------------------------------
     # Read-back: δ(ε) and β(α) of the lattice measure (no slack)
     # ------------------------------------------------------------------
-    def _tables(self):
+    def _tables(self, start: int = 0) -> tuple[int, np.ndarray, np.ndarray]:
+        """(s, tail_q, tail_r) with s ≤ start: Q(L ≥ l_j) and R_j = Σ_{i ≥ j} q_i e^{−(l_i − l_j)}
+        for j ≥ s (entry j − s), by blocked suffix sums (nothing over/underflows;
+        round-off bounded by ``readback``).
+
+        The sums at j depend on q_i, i ≥ j, only, and the blocks are aligned at the top
+        with the length of the whole lattice, so a suffix's tables are bit for bit
+        those of the whole lattice at the same j: a read-back near the top (ε(δ) at
+        small δ) pays only for the part of the lattice above its answer.
+        """
         cache = self._tables_cache
-        if cache is None:
-            # Q(L ≥ l_j) and R_j = Σ_{i ≥ j} q_i e^{−(l_i − l_j)}: blocked suffix sums
-            # (nothing over/underflows; round-off bounded by ``readback``)
-            cache = (suffix_sums(self.q, 1.0), suffix_sums(self.q, math.exp(-self.step)))
+        if cache is None or cache[0] > start:
+            s = max(0, min(int(start), self.q.size - 1))
+            b = _block(self.q.size)
+            part = self.q[s:]
+            cache = (s, suffix_sums(part, 1.0, b), suffix_sums(part, math.exp(-self.step), b))
             object.__setattr__(self, "_tables_cache", cache)
         return cache
+
+    def _search_start(self, t: np.ndarray) -> int:
+        """An index s ≥ −1 such that (very likely) δ(l_s) > t for every target t, from
+        the coarse tail of Q; −1 stands for the whole lattice. Only a hint: the caller
+        checks δ(l_s) > t on its tables and falls back to −1.
+
+        δ(l) ≥ (1 − e^{−c}) Q(L ≥ l + c) for any c > 0 (each atom above l + c
+        contributes q (1 − e^{l − l_i}) ≥ q (1 − e^{−c})); c = 1/2.
+        """
+        n = self.q.size
+        b = 1024
+        tmax = float(np.max(t)) if t.size else 0.0
+        if n < 16 * b or not (math.isfinite(tmax) and tmax >= 0.0):
+            return -1
+        nb = n // b
+        off = n - nb * b                                   # blocks aligned at the top
+        tail = np.cumsum(self.q[off:].reshape(nb, b).sum(axis=1)[::-1])[::-1]
+        ok = np.flatnonzero(0.35 * tail > tmax)
+        if not ok.size:
+            return -1
+        return max(-1, off + int(ok[-1]) * b - math.ceil(0.5 / self.step) - 1)
 
     def drop_tables_if_large(self, points: int = 2_000_000) -> None:
         """Forget the read-back tables of a huge lattice (two more arrays of its size):
@@ -231,17 +264,18 @@ class Lattice:
     def delta_raw(self, eps: np.ndarray) -> np.ndarray:
         """δ_Q(ε) = q_inf + Σ_{l_k > ε} q_k (1 − e^{ε − l_k}), vectorised in ε."""
         e = np.asarray(eps, dtype=float)
-        tail_q, tail_r = self._tables()
         n = self.q.size
         fin = np.isfinite(e)
         ef = np.where(fin, e, 0.0)
         # first array index whose loss exceeds ε (an atom at l = ε adds 0 either way)
         j = np.floor(ef / self.step) - self.k0 + 1
         j = np.clip(j, 0, n).astype(np.int64)
-        lj = (self.k0 + j) * self.step
         inside = j < n
-        jj = np.minimum(j, n - 1)
-        part = tail_q[jj] - np.exp(np.minimum(ef - lj, 0.0)) * tail_r[jj]
+        used = fin & inside
+        s, tail_q, tail_r = self._tables(int(np.min(j[used])) if used.any() else n - 1)
+        j = np.where(used, j, n - 1)
+        lj = (self.k0 + j) * self.step
+        part = tail_q[j - s] - np.exp(np.minimum(ef - lj, 0.0)) * tail_r[j - s]
         part = np.where(inside, np.maximum(part, 0.0), 0.0)
         out = self.q_inf + part
         out = np.where(e == np.inf, self.q_inf, out)
@@ -254,16 +288,18 @@ class Lattice:
         δ(l_j) = q_inf + tail_q[j+1] − e^{−Δ} tail_r[j+1] inside the lattice;
         below it every atom counts: q_inf + tail_q[0] − e^{(k − k0)Δ} tail_r[0].
         """
-        tail_q, tail_r = self._tables()
         n = self.q.size
         j = np.asarray(k, dtype=np.int64) - self.k0
         nxt = np.clip(j + 1, 0, n - 1)
-        inside = np.maximum(tail_q[nxt] - math.exp(-self.step) * tail_r[nxt], 0.0)
+        s, tail_q, tail_r = self._tables(0 if np.any(j < 0) else int(np.min(nxt, initial=n - 1)))
+        inside = np.maximum(tail_q[nxt - s] - math.exp(-self.step) * tail_r[nxt - s], 0.0)
         inside = np.where(j + 1 < n, inside, 0.0)
-        with np.errstate(under="ignore"):
-            below = np.maximum(
-                tail_q[0] - np.exp(np.minimum(j, 0) * self.step) * tail_r[0], 0.0)
-        return self.q_inf + np.where(j < 0, below, inside)
+        if s == 0:
+            with np.errstate(under="ignore"):
+                below = np.maximum(
+                    tail_q[0] - np.exp(np.minimum(j, 0) * self.step) * tail_r[0], 0.0)
+            return self.q_inf + np.where(j < 0, below, inside)
+        return self.q_inf + inside
 
     def epsilon_raw(self, target: np.ndarray) -> np.ndarray:
         """Smallest ε ≥ 0 with δ_Q(ε) ≤ target (inf if none), solved cell by cell.
@@ -272,21 +308,32 @@ class Lattice:
         T_p = Σ_{l_i > ε} q_i e^{−l_i}, so once the cell is located (δ at the grid
         points is non-increasing: integer bisection) ε = l_j + log((T_q − target)/R_j)
         with R_j the discounted suffix sum at l_j. Vectorised in target.
+
+        The bisection starts at a grid point l_s where δ(l_s) > every target has been
+        checked (``_search_start``; s = −1, the whole lattice, otherwise), so only the
+        tables above l_s are formed. If l_s ≥ 0 then δ(0) ≥ δ(l_s) > t (δ is
+        non-increasing), so the answer is not clamped to 0.
         """
         t = np.asarray(target, dtype=float)
-        tail_q, tail_r = self._tables()
+        n = self.q.size
+        s = self._search_start(t)
+        if s >= 0 and not np.all(self.delta_grid(np.array([self.k0 + s])) > t):
+            s = -1
         # first grid point with δ(l_j) ≤ t, by integer bisection (δ(l_{n−1}) = q_inf)
         _, hi = bisect_monotone(lambda j: self.delta_grid(self.k0 + j) <= t,
-                                np.full(t.shape, -1), np.full(t.shape, self.q.size - 1),
+                                np.full(t.shape, s), np.full(t.shape, n - 1),
                                 integer=True)
         j = np.maximum(hi, 0)
-        jj = np.minimum(j, self.q.size - 1)
+        jj = np.minimum(j, n - 1)
+        s0, tail_q, tail_r = self._tables(int(np.min(jj, initial=n - 1)))
         lj = (self.k0 + jj) * self.step
         with np.errstate(divide="ignore", invalid="ignore"):
-            gap = np.maximum(self.q_inf + tail_q[jj] - t, 0.0)
-            eps = lj + np.log(gap / tail_r[jj])
+            gap = np.maximum(self.q_inf + tail_q[jj - s0] - t, 0.0)
+            eps = lj + np.log(gap / tail_r[jj - s0])
         eps = np.where(gap > 0, np.minimum(eps, lj), lj)    # never past the grid point
         eps = np.where(t < self.q_inf, np.inf, eps)
+        if s >= 0 and (self.k0 + s) >= 0:
+            return np.maximum(eps, 0.0)                     # δ(0) ≥ δ(l_s) > t
         eps = np.where(t >= float(self.delta_raw(np.zeros(1))[0]), 0.0, np.maximum(eps, 0.0))
         return eps
 

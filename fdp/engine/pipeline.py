@@ -68,7 +68,7 @@ def discretise_groups(groups, step: float, meter: Meter | None = None) -> list:
     return parts
 
 
-def inverse_parts(groups, parts) -> list:
+def inverse_parts(groups, parts, optimistic=None) -> list:
     """[(pessimistic, optimistic, n)] of the inverse pairs f_i⁻¹ = T(Q, P) of groups (f_i, n_i)
     whose own discretised lattices are ``parts``.
 
@@ -80,9 +80,10 @@ def inverse_parts(groups, parts) -> list:
     directly — reflecting an optimistic lattice is not optimistic where its
     rounding lost Q-mass (the reflection then carries a slack of that size,
     ``lattice.reflect``), which happens near point-like parts of a law.
+    ``optimistic``: those direct optimistic lattices already formed, or None.
     """
     out = []
-    for (f, _), (lp, lo, n) in zip(groups, parts):
+    for i, ((f, _), (lp, lo, n)) in enumerate(zip(groups, parts)):
         inv = f.inverse()
         if inv is f:                                     # symmetric: its own lattices
             out.append((lp, lo, n))
@@ -91,7 +92,7 @@ def inverse_parts(groups, parts) -> list:
         if pess.q_inf > NEGLIGIBLE_P_MASS and loss_range(inv) is not None:
             pess, opt = discretise(inv, lp.step)
         else:
-            opt = discretise(inv, lp.step, OPTIMISTIC)
+            opt = discretise(inv, lp.step, OPTIMISTIC) if optimistic is None else optimistic[i]
         out.append((pess, opt, n))
     return out
 
@@ -127,13 +128,7 @@ def combine_parts(parts, tau: float = TAU,
                   meter: Meter | None = None) -> tuple[Lattice, Lattice]:
     """⊗ of discretised groups, both sides: power each group, then a balanced tree."""
     def side(i):
-        powers = []
-        for part in parts:
-            t = power_tau(part[2], tau)
-            powers.append(crop(power(part[i], part[2], t), t))
-            if meter is not None:
-                meter.advance()
-        return convolve_tree(powers, lambda lat: crop(lat, tau), meter)
+        return compose_side(parts, i, tau, meter)
     if CONCURRENT_SIDES and len(parts) == 1 and _idle_core():
         # the two sides are independent: the transforms release the GIL, so the
         # optimistic side runs on a second core (a single n-fold power: the common
@@ -143,6 +138,17 @@ def combine_parts(parts, tau: float = TAU,
             first = side(0)
             return first, other.result()
     return side(0), side(1)
+
+
+def compose_side(parts, i: int, tau: float = TAU, meter: Meter | None = None) -> Lattice:
+    """⊗ of side i (0 pessimistic, 1 optimistic) of discretised groups: powers, then a tree."""
+    powers = []
+    for part in parts:
+        t = power_tau(part[2], tau)
+        powers.append(crop(power(part[i], part[2], t), t))
+        if meter is not None:
+            meter.advance()
+    return convolve_tree(powers, lambda lat: crop(lat, tau), meter)
 
 
 def work_units(groups: int, directions: int = 1) -> int:

@@ -11,6 +11,7 @@ a second.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 
 AUTO_FACTORS = 200   # distinct factors from which the meter turns itself on
@@ -26,11 +27,15 @@ class Meter:
         self.enabled = (tty and long) if enabled is None else bool(enabled)
         self.total, self.done, self.label = max(total, 1), 0, label
         self._last = 0.0
+        self._lock = threading.Lock()          # compositions may advance it from threads
 
     def advance(self, k: int = 1) -> None:
-        self.done += k
-        if not self.enabled:
-            return
+        with self._lock:
+            self.done += k
+            if self.enabled:
+                self._draw()
+
+    def _draw(self) -> None:
         now = time.monotonic()
         if now - self._last < 0.2 and self.done < self.total:
             return

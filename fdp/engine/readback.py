@@ -10,12 +10,14 @@ recomposes at smaller tol until a bracket is as narrow as asked.
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from fdp import _validate
 from fdp._constants import EXP_SAFE, PLAIN_READBACK_FLOOR, TILT_READBACK_FLOOR
 from fdp.engine.lattice import PESSIMISTIC, GridBudgetExceeded, check_size
+from fdp.engine.pipeline import _idle_core
 
 # Near the round-off floor (δ < TILT_READBACK_FLOOR × it) a tilted recomposition
 # tightens the plain bracket. It costs about what the composition cost: it is done by
@@ -24,6 +26,8 @@ from fdp.engine.lattice import PESSIMISTIC, GridBudgetExceeded, check_size
 # (``Numeric.epsilon_bounds``).
 DEFAULT_REL_WIDTH = 1e-3
 TILT_CHEAP = 2 ** 20
+# Lattices from which ``epsilon_plain`` reads several on two threads (a core idle).
+READ_THREADS_FROM = 2 ** 18
 # Recompositions at smaller tol that ``width=`` may ask for.
 REFINE_ROUNDS = 4
 
@@ -93,23 +97,32 @@ def epsilon_plain(pess: tuple, opt: tuple, d: np.ndarray) -> tuple[np.ndarray, n
     largest of the lattices' own ε at d − η_i (η_i: slack plus read-back bound);
     likewise ε_lo at d + η_i on the optimistic lattices. Each answer is checked
     against the lattice's δ and nudged up if round-off in the cell formula left
-    it short.
+    it short. The lattices are read independently: on two threads when a core is
+    idle and they are large (``READ_THREADS_FROM`` points; the same numbers).
     """
-    def solve(lats, sign):
-        out = np.zeros(d.shape)
-        for lat in lats:
-            target = d + sign * (lat.slack + lat.readback)
-            e = lat.epsilon_raw(target)
-            for nudge in (1e-13, 1e-10, 1e-7, lat.step):
-                short = np.isfinite(e) & (lat.delta_raw(e) > target)
-                if not short.any():
-                    break
-                e = np.where(short, e + nudge * max(1.0, float(np.max(e[short]))), e)
-            out = np.maximum(out, e)
-            lat.drop_tables_if_large()
-        return out
-    hi = solve(pess, -1.0)
-    lo = solve(opt, +1.0)
+    def one(lat, sign):
+        target = d + sign * (lat.slack + lat.readback)
+        e = lat.epsilon_raw(target)
+        for nudge in (1e-13, 1e-10, 1e-7, lat.step):
+            short = np.isfinite(e) & (lat.delta_raw(e) > target)
+            if not short.any():
+                break
+            e = np.where(short, e + nudge * max(1.0, float(np.max(e[short]))), e)
+        lat.drop_tables_if_large()
+        return e
+    jobs = [(lat, -1.0) for lat in pess] + [(lat, +1.0) for lat in opt]
+    if (len(jobs) > 2 and max(lat.q.size for lat, _ in jobs) >= READ_THREADS_FROM
+            and _idle_core()):
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            eps = list(pool.map(lambda job: one(*job), jobs))
+    else:
+        eps = [one(lat, sign) for lat, sign in jobs]
+    hi = np.zeros(d.shape)
+    lo = np.zeros(d.shape)
+    for e in eps[:len(pess)]:
+        hi = np.maximum(hi, e)
+    for e in eps[len(pess):]:
+        lo = np.maximum(lo, e)
     return np.minimum(lo, hi), hi
 
 

@@ -86,7 +86,6 @@ from fdp.engine.pipeline import (
     combine_parts,
     cropped,
     discretise_groups,
-    inverse_parts,
     work_units,
 )
 from fdp.engine.progress import Meter
@@ -327,16 +326,10 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
     step, _ = choose_step(fac, tol)
     if both:
         add = fac      # (the name ``add`` is how engine.summaries finds the factors)
-
-        def directions(meter=None):
-            add_parts = discretise_groups(add, step, meter)
-            # the remove direction is the inverse pair of each step
-            rem_parts = inverse_parts(add, add_parts)
-            return [add_parts, rem_parts]
+        # the remove direction is the inverse pair of each step (both on both cores)
+        from fdp.engine.composition import compose_add_remove
         meter = Meter(work_units(len(add), 2), "dpsgd", progress)
-        add_parts, rem_parts = directions(meter)
-        add_p, add_o = combine_parts(cropped(add_parts), meter=meter)
-        rem_p, rem_o = combine_parts(cropped(rem_parts), meter=meter)
+        (add_p, add_o), (rem_p, rem_o) = compose_add_remove(add, step, meter)
         meter.close()
         return Numeric((add_p, rem_p), (add_o, rem_o), label, tol,
                        source=(Recipe(tuple(add), step), Recipe(tuple(add), step, True)))

@@ -1,0 +1,146 @@
+"""fdp's DP-SGD composition against the physical limit of its own method.
+
+The physical limit of a case is one real FFT and its inverse on the final lattice's
+length (``next_fast_len``), single-threaded: what any FFT accountant must pay at
+least once. For each σ (q = 256/60000, T = 10⁵, δ = 1e-5) this times
+``fdp.dpsgd(σ, q, T).epsilon_bounds(δ)`` end to end (composition of both sides and
+both directions, then the ε read-back) and reports the ratio of medians, with the
+composition and read-back split out.
+
+    python benchmarks/bench_physical.py                   # as configured (threads if idle)
+    python benchmarks/bench_physical.py --serial          # one thread
+    python benchmarks/bench_physical.py --load 2          # with 2 busy-loop processes
+    python benchmarks/bench_physical.py --profile         # cProfile of one serial run per σ
+
+Run with OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 for numbers comparable to
+RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import subprocess
+import sys
+import time
+from statistics import median
+
+Q = 256 / 60000
+STEPS = 10 ** 5
+DELTA = 1e-5
+SIGMAS = [0.6, 0.8, 1.1, 2.0]
+
+
+def physical(n: int, reps: int) -> float:
+    """Median seconds of one real FFT + inverse of length next_fast_len(n)."""
+    import numpy as np
+    from scipy import fft
+    m = fft.next_fast_len(n, real=True)
+    x = np.random.default_rng(0).random(n)
+    ts = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fft.irfft(fft.rfft(x, m), m)
+        ts.append(time.perf_counter() - t)
+    return median(ts)
+
+
+def case(sigma: float, reps: int) -> tuple:
+    import fdp
+    fdp.dpsgd(sigma, Q, 10 ** 3).epsilon_bounds(DELTA)          # warm-up
+    total, comp, read, phys = [], [], [], []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        r = fdp.dpsgd(sigma, Q, STEPS)
+        t1 = time.perf_counter()
+        lo, hi = r.epsilon_bounds(DELTA)
+        t2 = time.perf_counter()
+        total.append(t2 - t0)
+        comp.append(t1 - t0)
+        read.append(t2 - t1)
+        n = max(lat.q.size for lat in r.pess)
+        phys.append(physical(n, 1))
+    return (lo, hi, n, median(total), median(comp), median(read), median(phys))
+
+
+def compare(sigma: float, reps: int) -> None:
+    """Serial against forced threads, alternated in one process (load average shown)."""
+    import os
+
+    import fdp
+    from fdp.engine import composition, pipeline, readback
+    idle = composition._idle_core
+    fdp.dpsgd(sigma, Q, 10 ** 3).epsilon_bounds(DELTA)
+    ser, thr = [], []
+    for _ in range(reps):
+        for lanes, out in ((1, ser), (2, thr)):
+            composition.LANES = lanes
+            pipeline.CONCURRENT_SIDES = lanes > 1
+            composition._idle_core = pipeline._idle_core = lambda: True
+            readback._idle_core = (lambda: True) if lanes > 1 else (lambda: False)
+            t = time.perf_counter()
+            fdp.dpsgd(sigma, Q, STEPS).epsilon_bounds(DELTA)
+            out.append(time.perf_counter() - t)
+    composition._idle_core = pipeline._idle_core = readback._idle_core = idle
+    ratio = median(s / t for s, t in zip(ser, thr))
+    print(f"σ = {sigma:g}: serial {median(ser) * 1e3:.1f} ms, threads {median(thr) * 1e3:.1f} "
+          f"ms, median serial/threads {ratio:.2f} (load average {os.getloadavg()[0]:.1f})",
+          flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sigmas", default=None, help="comma list of σ")
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--serial", action="store_true", help="no threads")
+    ap.add_argument("--threads", action="store_true",
+                    help="threads even on a busy machine (skip the idle-core check)")
+    ap.add_argument("--load", type=int, default=0, help="busy-loop processes alongside")
+    ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--compare", action="store_true",
+                    help="alternate serial and forced-threads runs; median per-pair ratio")
+    a = ap.parse_args()
+    sigmas = [float(s) for s in a.sigmas.split(",")] if a.sigmas else SIGMAS
+    from fdp.engine import composition, pipeline, readback
+    if a.serial:
+        composition.LANES = 1
+        pipeline.CONCURRENT_SIDES = False
+        readback._idle_core = lambda: False
+    if a.threads:
+        composition._idle_core = pipeline._idle_core = readback._idle_core = lambda: True
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+            for _ in range(a.load)]
+    try:
+        if a.load:
+            time.sleep(1.0)
+        for sigma in sigmas:
+            if a.compare:
+                compare(sigma, a.reps)
+                continue
+            if a.profile:
+                import fdp
+                composition.LANES = 1
+                pipeline.CONCURRENT_SIDES = False
+                readback._idle_core = lambda: False
+                fdp.dpsgd(sigma, Q, 10 ** 3).epsilon_bounds(DELTA)
+                pr = cProfile.Profile()
+                pr.enable()
+                fdp.dpsgd(sigma, Q, STEPS).epsilon_bounds(DELTA)
+                pr.disable()
+                print(f"--- σ = {sigma:g} (serial)")
+                pstats.Stats(pr).sort_stats("tottime").print_stats(20)
+                continue
+            lo, hi, n, tot, comp, read, phys = case(sigma, a.reps)
+            print(f"σ = {sigma:g}: ε ∈ [{lo:.4f}, {hi:.4f}]; {tot * 1e3:.1f} ms "
+                  f"(compose {comp * 1e3:.1f}, read-back {read * 1e3:.1f}) = "
+                  f"{tot / phys:.1f}× one real FFT + inverse of {n:,} points "
+                  f"({phys * 1e3:.2f} ms)", flush=True)
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+
+
+if __name__ == "__main__":
+    main()
