@@ -9,12 +9,15 @@ recomposition (``fdp.engine.tilted``).
 
 from __future__ import annotations
 
+import contextlib
+import math
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
 
 from fdp import _validate
+from fdp._constants import PLAIN_READBACK_FLOOR
 from fdp.engine.grid import DEFAULT_TOL, choose_step, seconds_for
 from fdp.engine.lattice import (
     OPTIMISTIC,
@@ -29,7 +32,13 @@ from fdp.engine.pipeline import (
     inverse_parts,
 )
 from fdp.engine.progress import Meter
-from fdp.engine.readback import epsilon_plain, epsilon_read, refine, symmetric_curve
+from fdp.engine.readback import (
+    bracket_gap,
+    epsilon_plain,
+    epsilon_read,
+    refine,
+    symmetric_curve,
+)
 from fdp.engine.summaries import gdp_mu_bounds, pure_epsilon_bounds
 from fdp.engine.tilted import epsilon_bracket
 from fdp.tradeoff import TradeOff, remark
@@ -94,6 +103,7 @@ class Numeric(TradeOff):
     tol: float
     directions: Directions = "both"
     source: tuple = field(default=(), repr=False)
+    eps_width: float | None = field(default=None, repr=False)
     # read-back curves of one-sided symmetrisations, filled on first use
     _curves: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -104,6 +114,8 @@ class Numeric(TradeOff):
             raise ValueError("pess and opt must hold the same number (≥ 1) of lattices")
         if self.source and len(self.source) != len(self.pess):
             raise ValueError("source must hold one Recipe per lattice, or be empty")
+        if self.eps_width is not None:
+            _validate.real("eps_width", self.eps_width, low=0.0, low_open=True)
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -481,7 +493,9 @@ class Numeric(TradeOff):
                 "asks for pure DP, which no discretised bracket certifies (see "
                 f"pure_epsilon()), and δ = 1 is trivial; got {delta!r}")
         flat = d.ravel()
-        if width is None:
+        if width is None and self.eps_width is not None and self.source:
+            lo, hi = self._epsilon_question(flat)
+        elif width is None:
             lo, hi = self._epsilon_bracket(flat, None)
         else:
             w = _validate.real("width", width, low=0.0, low_open=True)
@@ -491,6 +505,34 @@ class Numeric(TradeOff):
 
     def _epsilon_bracket(self, flat, want):
         return epsilon_read(self, flat, want)
+
+    def _epsilon_question(self, flat):
+        """ε bracket at most eps_width·max(1, ε) wide (a question-sized default).
+
+        The plain read-back sets the target per δ; the tilted recomposition is asked
+        for only where the plain bracket misses it (or cannot answer), and when the
+        bracket still misses, ``refine`` recomposes at the smaller tol the engine's
+        error model (width ∝ tol) asks for. Every bracket is certified; if the
+        memory budget forbids refining, the certified bracket in hand is returned.
+        """
+        rel = float(self.eps_width)
+        lo, hi = np.zeros(flat.shape), np.full(flat.shape, np.inf)
+        plain = flat >= PLAIN_READBACK_FLOOR * self.delta_floor
+        if plain.any():
+            lo[plain], hi[plain] = self._epsilon_plain(flat[plain])
+        want = rel * np.maximum(hi, 1.0)
+        if not (plain.all() and np.all(bracket_gap(lo, hi) <= want)):
+            # near the floor: the tilted recomposition where the plain bracket misses
+            lo, hi = self._epsilon_bracket(flat, want)
+            want = rel * np.maximum(hi, 1.0)
+        if not np.all(bracket_gap(lo, hi) <= want):
+            w = float(np.min(want))
+            if math.isfinite(w):
+                # if the budget or the floor forbids it: the certified bracket in hand
+                with contextlib.suppress(ValueError):
+                    lo, hi = refine(self, lambda g: g._epsilon_bracket(flat, want), w,
+                                    "epsilon(delta)")
+        return lo, hi
 
     def _epsilon_plain(self, d):
         return epsilon_plain(self.pess, self.opt, d)
