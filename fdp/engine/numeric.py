@@ -9,16 +9,13 @@ recomposition (``fdp.engine.tilted``).
 
 from __future__ import annotations
 
-import contextlib
-import math
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
 
 from fdp import _validate
-from fdp._constants import PLAIN_READBACK_FLOOR
-from fdp.engine.grid import DEFAULT_TOL, choose_step, seconds_for
+from fdp.engine.grid import DEFAULT_TOL, choose_step, question_bracket, seconds_for
 from fdp.engine.lattice import (
     OPTIMISTIC,
     PESSIMISTIC,
@@ -32,13 +29,7 @@ from fdp.engine.pipeline import (
     inverse_parts,
 )
 from fdp.engine.progress import Meter
-from fdp.engine.readback import (
-    bracket_gap,
-    epsilon_plain,
-    epsilon_read,
-    refine,
-    symmetric_curve,
-)
+from fdp.engine.readback import epsilon_plain, epsilon_read, refine, symmetric_curve
 from fdp.engine.summaries import gdp_mu_bounds, pure_epsilon_bounds
 from fdp.engine.tilted import epsilon_bracket
 from fdp.tradeoff import TradeOff, remark
@@ -494,7 +485,7 @@ class Numeric(TradeOff):
                 f"pure_epsilon()), and δ = 1 is trivial; got {delta!r}")
         flat = d.ravel()
         if width is None and self.eps_width is not None and self.source:
-            lo, hi = self._epsilon_question(flat)
+            lo, hi = question_bracket(self, flat, self.eps_width)
         elif width is None:
             lo, hi = self._epsilon_bracket(flat, None)
         else:
@@ -505,34 +496,6 @@ class Numeric(TradeOff):
 
     def _epsilon_bracket(self, flat, want):
         return epsilon_read(self, flat, want)
-
-    def _epsilon_question(self, flat):
-        """ε bracket at most eps_width·max(1, ε) wide (a question-sized default).
-
-        The plain read-back sets the target per δ; the tilted recomposition is asked
-        for only where the plain bracket misses it (or cannot answer), and when the
-        bracket still misses, ``refine`` recomposes at the smaller tol the engine's
-        error model (width ∝ tol) asks for. Every bracket is certified; if the
-        memory budget forbids refining, the certified bracket in hand is returned.
-        """
-        rel = float(self.eps_width)
-        lo, hi = np.zeros(flat.shape), np.full(flat.shape, np.inf)
-        plain = flat >= PLAIN_READBACK_FLOOR * self.delta_floor
-        if plain.any():
-            lo[plain], hi[plain] = self._epsilon_plain(flat[plain])
-        want = rel * np.maximum(hi, 1.0)
-        if not (plain.all() and np.all(bracket_gap(lo, hi) <= want)):
-            # near the floor: the tilted recomposition where the plain bracket misses
-            lo, hi = self._epsilon_bracket(flat, want)
-            want = rel * np.maximum(hi, 1.0)
-        if not np.all(bracket_gap(lo, hi) <= want):
-            w = float(np.min(want))
-            if math.isfinite(w):
-                # if the budget or the floor forbids it: the certified bracket in hand
-                with contextlib.suppress(ValueError):
-                    lo, hi = refine(self, lambda g: g._epsilon_bracket(flat, want), w,
-                                    "epsilon(delta)")
-        return lo, hi
 
     def _epsilon_plain(self, d):
         return epsilon_plain(self.pess, self.opt, d)
