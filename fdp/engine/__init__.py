@@ -147,11 +147,12 @@ read-back), ``direct_band`` and ``convolution`` (composition of lattices, the on
 convolution tree), ``connect_dots`` / ``contraction`` (the two sides of the
 discretisation of a law), ``from_profile`` (functions known only through β or δ),
 ``from_lattices`` (regridding, envelopes), ``discretise`` (the entry point), ``grid``
-(the step and the check of a question-sized one), ``pipeline`` (discretise, power, combine), ``tilted`` (small δ),
-``summaries`` (GDP μ and pure ε), ``readback`` (ε(δ), envelope curves, refinement),
-``numeric`` (the result type), ``composition`` (``compose_numeric``). Numeric constants
-with their derivations are in ``fdp._constants``. The engine imports nothing above
-``fdp.tradeoff``: what it needs to know about an object it asks the object
+(the step, and the check of a question-sized one), ``pipeline`` (discretise, power,
+combine), ``tilted`` (small δ), ``summaries`` (GDP μ and pure ε), ``readback`` (ε(δ),
+envelope curves, refinement), ``numeric`` (the result type), ``composition``
+(``compose_numeric``). Numeric constants with their derivations are in
+``fdp._constants``. The engine imports nothing above ``fdp.tradeoff``: what it needs
+to know about an object it asks the object
 (``f.law()`` and the hooks of ``TradeOff``: ``_lattices``, ``_delta_members``,
 ``_gaussian_component``, ``_exact_vertices``).
 
