@@ -102,17 +102,36 @@ error names tol.
 Grid and accuracy (none of this changes what is certified, only how wide)
 -------------------------------------------------------------------------
 Every argument above holds for any step Δ, so the step may be chosen by the
-budget instead of by tol: at the default tol a composed grid over
-``grid.GRID_POINTS`` gets the coarser step that fits (huge T stays within
-memory and time; the bracket is wider, e.g. 4e-4·ε at T = 10⁷), and an explicit tol
-is taken as asked (MemoryError over ``lattice.MAX_POINTS``). ``width=`` on
-``bounds``, ``delta_bounds`` and ``epsilon_bounds`` recomposes the kept factors
-(``source``) at a smaller tol (``Numeric.refined``) until the bracket is that
-narrow; every recomposition is certified on its own, so the brackets are
-intersected. Likewise the tilted recomposition is an extra certified bracket,
-intersected with the plain one: it is skipped when the plain bracket already
-meets the width asked (by default: always done for lattices up to
-``readback.TILT_CHEAP`` points, else when wider than 1e-3·max(1, ε)).
+question and the budget instead of by tol alone. Three regimes:
+
+* An explicit tol is taken as asked: Δ = STEP_SCALE·sqrt(tol·V/N)/max(1, V)^{1/4}
+  (``grid.choose_step``), MemoryError over ``lattice.MAX_POINTS``. tol = DEFAULT_TOL
+  (1e-4, ``compose_numeric``'s default) is also coarsened to fit ``grid.GRID_POINTS``
+  (huge T stays within memory and time; the bracket is wider, e.g. 4e-4·ε at
+  T = 10⁷).
+* The question-sized default (``fdp.dpsgd`` without tol): the question is ε(δ) to
+  within ``QUESTION_REL_WIDTH``·max(1, ε) = 1e-3·max(1, ε), not a uniformly fine
+  law. The discretisation moves the composed law's variance by a relative
+  N·Δ²/V ∝ tol, so the ε bracket is about proportional to tol; measured over the
+  DP-SGD benchmark grid (q ∈ {256/60000, 0.01, 0.1}, σ ∈ {0.6 … 2},
+  T ∈ {10³ … 10⁷}, δ = 1e-5) it is 1.4e-5 … 5.1e-4 relative at tol = 1e-3, so the
+  grid is built for ``QUESTION_TOL`` = 1e-3 (Δ √10 coarser than at 1e-4, a third of
+  the points and memory), coarsened to the budget like DEFAULT_TOL. The
+  prediction is then checked, not trusted: ``Numeric.epsilon_bounds`` reads the
+  plain bracket, asks for the tilted recomposition near the round-off floor only
+  where the plain bracket misses the target, and where the bracket still misses it
+  recomposes at the smaller tol the same model asks for (``readback.refine``,
+  tol × 0.7·target/width), keeping the certified bracket in hand if the budget
+  forbids it. The brackets' contents are certified in every case; only the width
+  is predicted. β brackets at this default are those of tol = 1e-3: at most
+  tol/3 (3.3e-4) for losses without off-grid atoms, like any explicit tol.
+* ``width=`` on ``bounds``, ``delta_bounds`` and ``epsilon_bounds`` recomposes the
+  kept factors (``source``) at a smaller tol (``Numeric.refined``) until the
+  bracket is that narrow; every recomposition is certified on its own, so the
+  brackets are intersected. Likewise the tilted recomposition is an extra
+  certified bracket, intersected with the plain one: it is skipped when the plain
+  bracket already meets the width asked (by default: always done for lattices up
+  to ``readback.TILT_CHEAP`` points, else when wider than 1e-3·max(1, ε)).
 
 The direct band (``direct_band.direct_band``) reads sin(πr/m) and sin(2πr/m) from
 tables indexed by the exact integer residue r = j(k − k̄) mod m; each table entry is
@@ -128,11 +147,12 @@ read-back), ``direct_band`` and ``convolution`` (composition of lattices, the on
 convolution tree), ``connect_dots`` / ``contraction`` (the two sides of the
 discretisation of a law), ``from_profile`` (functions known only through β or δ),
 ``from_lattices`` (regridding, envelopes), ``discretise`` (the entry point), ``grid``
-(the step), ``pipeline`` (discretise, power, combine), ``tilted`` (small δ),
-``summaries`` (GDP μ and pure ε), ``readback`` (ε(δ), envelope curves, refinement),
-``numeric`` (the result type), ``composition`` (``compose_numeric``). Numeric constants
-with their derivations are in ``fdp._constants``. The engine imports nothing above
-``fdp.tradeoff``: what it needs to know about an object it asks the object
+(the step, and the check of a question-sized one), ``pipeline`` (discretise, power,
+combine), ``tilted`` (small δ), ``summaries`` (GDP μ and pure ε), ``readback`` (ε(δ),
+envelope curves, refinement), ``numeric`` (the result type), ``composition``
+(``compose_numeric``). Numeric constants with their derivations are in
+``fdp._constants``. The engine imports nothing above ``fdp.tradeoff``: what it needs
+to know about an object it asks the object
 (``f.law()`` and the hooks of ``TradeOff``: ``_lattices``, ``_delta_members``,
 ``_gaussian_component``, ``_exact_vertices``).
 

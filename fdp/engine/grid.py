@@ -5,26 +5,41 @@ composed privacy loss, N the number of factors; constants in ``fdp._constants``)
 makes the discretisation change the composed law's variance by a relative
 N·Δ²/V ∝ tol (each step's variance moves by O(Δ²); Doroshenko et al. 2022, Sec. 4
 for the same scaling). Every step is certified: the step only sets how wide the
-bracket is. At the default tol a grid over ``GRID_POINTS`` is coarsened to fit.
+bracket is. At the default tol a grid over ``GRID_POINTS`` is coarsened to fit. A
+question-sized default (``fdp.dpsgd`` without tol) uses ``QUESTION_TOL`` with the same
+budget (the argument is in ``fdp.engine``'s docstring).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
 
-from fdp._constants import LOSS_WINDOW, MAX_STEP, STEP_SCALE
+from fdp._constants import LOSS_WINDOW, MAX_STEP, PLAIN_READBACK_FLOOR, STEP_SCALE
 from fdp.engine.connect_dots import window
 from fdp.engine.discretise import discretise
 from fdp.engine.from_profile import profile_range
 from fdp.engine.lattice import MAX_POINTS, PESSIMISTIC, GridBudgetExceeded
+from fdp.engine.readback import bracket_gap, refine
 from fdp.law import atoms_of as atoms
 from fdp.law import interval_masses_of as interval_masses
 from fdp.law import loss_moments_of as loss_moments
 from fdp.law import loss_range_of as loss_range
 
 DEFAULT_TOL = 1e-4
+# The grid of a question-sized default (``fdp.dpsgd`` without tol: the question is
+# ε(δ) to within QUESTION_REL_WIDTH·max(1, ε)). Δ is chosen for tol = QUESTION_TOL,
+# √10 coarser than DEFAULT_TOL's. The engine's error model (width ∝ tol, the
+# discretisation moving the composed variance by a relative N·Δ²/V ∝ tol) and its
+# measurements put the ε bracket at this tol at ≤ 0.51 of the target on the whole
+# DP-SGD benchmark grid (q ∈ {256/60000, 0.01, 0.1}, σ ∈ {0.6 … 2}, T ∈ {10³ … 10⁷},
+# δ = 1e-5: relative widths 1.4e-5 … 5.1e-4); where a bracket still misses the
+# target, ``Numeric.epsilon_bounds`` recomposes at the smaller tol the same model
+# asks for (``readback.refine``), so the target is met whenever it can be.
+QUESTION_TOL = 1e-3
+QUESTION_REL_WIDTH = 1e-3
 # Points of all distinct factors' own lattices together that the default accuracy may
 # discretise (many distinct steps: the per-factor work dominates); over it the step
 # is coarsened at tol = DEFAULT_TOL like the composed grid (GRID_POINTS).
@@ -82,14 +97,15 @@ def loss_spread(f) -> tuple[float, float, float, float, float]:
 
 
 def choose_step(groups, tol: float, coarsen: bool = True,
-                check: bool = True) -> tuple[float, list]:
+                check: bool = True, budget: bool | None = None) -> tuple[float, list]:
     """Δ = STEP_SCALE·sqrt(tol·V/N)/max(1, V)^{1/4}, capped, at least tol/N, and the
     per-group spreads. At tol = DEFAULT_TOL a composed grid over GRID_POINTS gets a
     coarser step that fits (the grid sized by the budget, not the law: huge T stays
     within memory). Raises MemoryError naming tol before anything is allocated
     when the composed grid would exceed ``lattice.MAX_POINTS``. ``coarsen=False``,
     ``check=False``: the step tol asks for, as it is (``Numeric.refined``,
-    ``Numeric.effective_tol``)."""
+    ``Numeric.effective_tol``). ``budget``: coarsen to GRID_POINTS / FACTOR_POINTS
+    (default: only at tol = DEFAULT_TOL; True for a question-sized default)."""
     spreads = [loss_spread(f) for f, _ in groups]
     N = sum(n for _, n in groups)
     V = sum(n * s[1] for (_, n), s in zip(groups, spreads))
@@ -113,7 +129,9 @@ def choose_step(groups, tol: float, coarsen: bool = True,
     width = composed_width(groups, spreads)
     # per-factor lattices: each distinct factor is discretised on its own range
     ranges = sum(s[3] - s[2] for s in spreads)
-    if tol == DEFAULT_TOL and coarsen and (width / step > GRID_POINTS
+    if budget is None:
+        budget = tol == DEFAULT_TOL
+    if budget and coarsen and (width / step > GRID_POINTS
                                            or ranges / step > FACTOR_POINTS):
         # the default accuracy is a target: keep the grids within the budget by a
         # coarser step (every answer stays certified, the bracket a little wider)
@@ -161,3 +179,30 @@ def _snap(groups, step: float) -> float:
     if best is None:
         return step
     return best[1] / math.ceil(best[1] / step)
+
+
+def question_bracket(num, flat: np.ndarray, rel: float) -> tuple[np.ndarray, np.ndarray]:
+    """(ε_lo, ε_hi) at the δ values ``flat``, at most rel·max(1, ε) wide: the check of
+    a question-sized grid (``Numeric.epsilon_bounds`` without width, ``eps_width``).
+
+    The plain read-back sets the target per δ; the tilted recomposition is asked
+    for only where the plain bracket misses it (or cannot answer), and where the
+    bracket still misses, ``readback.refine`` recomposes at the smaller tol the
+    engine's error model (width ∝ tol) asks for. Every bracket is certified; if the
+    memory budget or the round-off floor forbids refining, the one in hand is returned.
+    """
+    lo, hi = np.zeros(flat.shape), np.full(flat.shape, np.inf)
+    plain = flat >= PLAIN_READBACK_FLOOR * num.delta_floor
+    if plain.any():
+        lo[plain], hi[plain] = num._epsilon_plain(flat[plain])
+    want = rel * np.maximum(hi, 1.0)
+    if not (plain.all() and np.all(bracket_gap(lo, hi) <= want)):
+        # near the floor: the tilted recomposition where the plain bracket misses
+        lo, hi = num._epsilon_bracket(flat, want)
+        want = rel * np.maximum(hi, 1.0)
+    w = float(np.min(want))
+    if not np.all(bracket_gap(lo, hi) <= want) and math.isfinite(w):
+        with contextlib.suppress(ValueError):
+            lo, hi = refine(num, lambda g: g._epsilon_bracket(flat, want), w,
+                            "epsilon(delta)")
+    return lo, hi

@@ -15,7 +15,7 @@ from typing import Literal
 import numpy as np
 
 from fdp import _validate
-from fdp.engine.grid import DEFAULT_TOL, choose_step, seconds_for
+from fdp.engine.grid import DEFAULT_TOL, choose_step, question_bracket, seconds_for
 from fdp.engine.lattice import (
     OPTIMISTIC,
     PESSIMISTIC,
@@ -94,6 +94,7 @@ class Numeric(TradeOff):
     tol: float
     directions: Directions = "both"
     source: tuple = field(default=(), repr=False)
+    eps_width: float | None = field(default=None, repr=False)
     # read-back curves of one-sided symmetrisations, filled on first use
     _curves: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -104,6 +105,8 @@ class Numeric(TradeOff):
             raise ValueError("pess and opt must hold the same number (≥ 1) of lattices")
         if self.source and len(self.source) != len(self.pess):
             raise ValueError("source must hold one Recipe per lattice, or be empty")
+        if self.eps_width is not None:
+            _validate.real("eps_width", self.eps_width, low=0.0, low_open=True)
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -481,7 +484,9 @@ class Numeric(TradeOff):
                 "asks for pure DP, which no discretised bracket certifies (see "
                 f"pure_epsilon()), and δ = 1 is trivial; got {delta!r}")
         flat = d.ravel()
-        if width is None:
+        if width is None and self.eps_width is not None and self.source:
+            lo, hi = question_bracket(self, flat, self.eps_width)
+        elif width is None:
             lo, hi = self._epsilon_bracket(flat, None)
         else:
             w = _validate.real("width", width, low=0.0, low_open=True)

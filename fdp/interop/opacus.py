@@ -63,7 +63,7 @@ class FdpAccountant:
     >>> acct.history = [(1.5, 0.04, 2249)]
     >>> lo, hi = acct.get_epsilon_bounds(1e-5)
     >>> print(f"{lo:.3f} <= eps <= {hi:.3f}")
-    6.767 <= eps <= 6.767
+    6.765 <= eps <= 6.768
     >>> acct.get_epsilon(1e-5) == hi
     True
     """

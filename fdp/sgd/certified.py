@@ -78,7 +78,7 @@ from __future__ import annotations
 import numpy as np
 
 from fdp import _validate
-from fdp.engine.grid import choose_step
+from fdp.engine.grid import QUESTION_REL_WIDTH, QUESTION_TOL, choose_step
 from fdp.engine.numeric import Numeric
 from fdp.engine.pipeline import (
     Recipe,
@@ -250,7 +250,14 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
     sampling, neighbouring : str
         "poisson" or "truncated_poisson" with "add_remove"; "without_replacement"
         or "with_replacement" with "replace_one".
-    tol, progress
+    tol : float, optional
+        As in ``compose_numeric``. Default (None): the grid is sized by the
+        question — the grid step of tol = ``QUESTION_TOL`` (1e-3; coarsened to the
+        memory budget for huge T), and ``epsilon_bounds(delta)`` returns a bracket
+        at most 1e-3·max(1, ε) wide, recomposing finer only when this grid's
+        bracket is wider; β brackets (``bounds``) are those of tol = 1e-3 (at most
+        tol/3 for these continuous losses). An explicit tol is taken as asked.
+    progress
         As in ``compose_numeric``.
     sensitivity : float, optional
         s > 0: the largest change of the clipped gradient SUM between neighbouring
@@ -307,7 +314,11 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
                          f"supported; use {pairs}")
     relation, step_pair, both, _ = SAMPLERS[sampling]
     opts = _options(sampling, dataset_size, batch_cap, examples_per_user)
-    tol = check_tol(tol)
+    # no tol: the grid is sized by the question (ε(δ) within QUESTION_REL_WIDTH·max(1, ε),
+    # refined on demand; β brackets those of tol = QUESTION_TOL); see fdp.engine
+    question = tol is None
+    tol = QUESTION_TOL if question else check_tol(tol)
+    eps_width = QUESTION_REL_WIDTH if question else None
     sens = resolve_sensitivity(sensitivity, neighbouring)
     if steps == 0:
         return Identity()
@@ -323,7 +334,7 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
         counts = {(float(a), float(b)): int(c) for (a, b), c in zip(uniq, n)}
     label = _label(sigma, rate, steps, sampling, sens, opts)
     fac = [(step_pair(sens / s, q, opts), n) for (s, q), n in counts.items()]
-    step, _ = choose_step(fac, tol)
+    step, _ = choose_step(fac, tol, budget=True if question else None)
     if both:
         add = fac      # (the name ``add`` is how engine.summaries finds the factors)
         # the remove direction is the inverse pair of each step (both on both cores)
@@ -332,11 +343,13 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
         (add_p, add_o), (rem_p, rem_o) = compose_add_remove(add, step, meter)
         meter.close()
         return Numeric((add_p, rem_p), (add_o, rem_o), label, tol,
-                       source=(Recipe(tuple(add), step), Recipe(tuple(add), step, True)))
+                       source=(Recipe(tuple(add), step), Recipe(tuple(add), step, True)),
+                       eps_width=eps_width)
     meter = Meter(work_units(len(fac)), "dpsgd", progress)
     pess, opt = combine_parts(cropped(discretise_groups(fac, step, meter)), meter=meter)
     meter.close()
-    return Numeric((pess,), (opt,), label, tol, source=(Recipe(tuple(fac), step),))
+    return Numeric((pess,), (opt,), label, tol, source=(Recipe(tuple(fac), step),),
+                   eps_width=eps_width)
 
 
 def _label(sigma, rate, steps, sampling, sens, opts=None):
