@@ -17,11 +17,6 @@ import numpy as np
 
 from fdp import _validate
 from fdp.families.bounded_range import BoundedRange
-from fdp.tradeoff import TradeOff
-
-# ----------------------------------------------------------------------
-# Optimal composition of adaptively chosen ε-BR mechanisms
-# ----------------------------------------------------------------------
 from fdp.operations.selection_recursion import (
     EPS_MIN,
     K_MAX,
@@ -29,6 +24,11 @@ from fdp.operations.selection_recursion import (
     cells_per_eps,
     profile_recursion,
 )
+from fdp.tradeoff import TradeOff
+
+# ----------------------------------------------------------------------
+# Optimal composition of adaptively chosen ε-BR mechanisms
+# ----------------------------------------------------------------------
 
 
 def _hull(x, d):
