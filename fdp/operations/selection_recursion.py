@@ -52,6 +52,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.special import gammaln
 
 #: Relative round-off allowance per step: a step's values are sums of two products
 #: of non-negative terms and the rounding of q_t (each a few ulps, 2.2e-16 each).
@@ -64,6 +65,15 @@ WORK = 1e8
 M_MIN = 8
 #: Most cells per ε (small k): beyond it the bracket is narrower than needed.
 M_MAX = 1000
+#: Interior values of t (per ε) of the non-adaptive homogeneous strategies added to
+#: the lower side; the best t is a smooth function of x, so the loss is O(ε²/T²).
+T_NONADAPTIVE = 256
+#: Relative error allowance of a binomial tail from log-space masses: gammaln and the
+#: log masses are accurate to a few ulps of values below 1e4 in size, and each of the
+#: ≤ K_MAX + 1 logaddexp steps adds about one ulp of the running log tail (< 1500 in
+#: size where it matters), so the log tail errs by < 1e-9 and the tail by < 1e-9
+#: relative; 1e-8 covers both with room.
+BINOM_ROUND = 1e-8
 #: Smallest grid step h = ε/M: the read-outs need e^{x_i} distinct in doubles.
 H_MIN = 1e-10
 #: Smallest ε treated by the recursion (M_MIN cells of H_MIN); below it the whole loss
@@ -128,6 +138,46 @@ def _step(U, L, live, q, c, coef):
     return up, lo
 
 
+def nonadaptive_lower(eps: float, k: int, x: np.ndarray) -> np.ndarray:
+    """A lower bound of δ_k at x: the best non-adaptive homogeneous strategy GRR_t^{⊗k}.
+
+    Using the same t at every step is one adversary strategy (DDR 2020 §5 find the
+    non-adaptive optimum of this form), so its δ is at most the adaptive optimum.
+    With j outputs of loss ε − t, L = jε − kt, j ~ Bin(k, q_t) under P and
+    Bin(k, q_t e^{t−ε}) under Q, δ(x) = P(L > x) − e^x Q(L > x): two binomial upper
+    tails, computed as log tails from log-space masses for T_NONADAPTIVE values of t and rounded
+    down (each tail by BINOM_ROUND). It complements the grid strategies of the
+    recursion where M is small (large k).
+    """
+    j = np.arange(k + 1)
+    logc = gammaln(k + 1.0) - gammaln(j + 1.0) - gammaln(k - j + 1.0)
+    best = np.zeros(x.size)
+    use = x <= 700.0
+    xs = x[use]
+    out = np.zeros(xs.size)
+    for t in eps * (np.arange(1, T_NONADAPTIVE) / T_NONADAPTIVE):
+        q = -math.expm1(-t) / -math.expm1(-eps)
+        qq = q * math.exp(t - eps)                     # Q-probability of the same output
+        if not (0.0 < q < 1.0 and 0.0 < qq < 1.0):
+            continue
+        lp = logc + j * math.log(q) + (k - j) * math.log1p(-q)
+        lq = logc + j * math.log(qq) + (k - j) * math.log1p(-qq)
+        # log upper tails (no underflow: a Q tail is multiplied by e^x up to e^700)
+        tp = np.append(np.logaddexp.accumulate(lp[::-1])[::-1], -np.inf)
+        tq = np.append(np.logaddexp.accumulate(lq[::-1])[::-1], -np.inf)
+        # first j with jε − kt > x (a tie contributes 0 either way)
+        first = np.clip(np.floor((xs + k * t) / eps).astype(np.int64) + 1, 0, k + 1)
+        lp_f, lq_f = tp[first], tq[first]
+        with np.errstate(invalid="ignore", over="ignore"):
+            rho = np.exp(xs + lq_f - lp_f)             # e^x Q(L > x) / P(L > x)
+            val = np.exp(lp_f) * ((1.0 - BINOM_ROUND) - rho * (1.0 + BINOM_ROUND))
+        # below 1e-300 the exponentials lose their relative accuracy: no claim there
+        val = np.where(lp_f > -690.0, np.nan_to_num(val, nan=0.0, neginf=0.0), 0.0)
+        np.maximum(out, val, out=out)
+    best[use] = out
+    return best
+
+
 def profile_recursion(eps: float, k: int, M: int):
     """Certified brackets of the optimal adaptive profile δ_k on the grid x_i = i·ε/M.
 
@@ -185,4 +235,6 @@ def profile_recursion(eps: float, k: int, M: int):
     lo_m = np.where(mirror <= n + M, L[np.minimum(mirror, n + M) + M], 0.0)
     up[neg] = np.minimum((om + e * up_m) * (1.0 + ROUND), 1.0)
     lo[neg] = (om + e * lo_m) * (1.0 - ROUND)
+    if k > 1:
+        lo = np.maximum(lo, nonadaptive_lower(eps, k, x))
     return x, up, lo
