@@ -355,8 +355,8 @@ def compose_selections(eps: float, k: int) -> TradeOff:
     is one GRR_t with loss range ε, not the BR_ε curve with range 2ε) and than ε-DP
     composition. Non-adaptive selections can do very slightly better still
     (DDR 2020 §5 show the gap); this bound is the safe, adaptive one. The bracket
-    width of ε(δ = 1e-6) at ε = 1 is about 1e-5 for k = 10, 4e-3 for k = 100 and
-    1.4 (0.7 %) for k = 1000.
+    width of ε(δ = 1e-6) at ε = 1 is about 1e-5 for k = 10, 2e-3 for k = 100 and
+    1.1 (0.55 %) for k = 1000.
 
     Parameters
     ----------
@@ -374,7 +374,7 @@ def compose_selections(eps: float, k: int) -> TradeOff:
         bracket (``bounds``, ``epsilon_bounds``; lower side = value of an adversary
         strategy, upper side = proven bound of the optimum) from the exact recursion
         on a grid of M cells per ε, M chosen from a work budget (M = 1000 for k ≤ 10,
-        440 at k = 32, 140 at k = 100, 46 at k = 300, 13 at k = 1000; about 1–2 s).
+        441 at k = 32, 140 at k = 100, 46 at k = 300, 13 at k = 1000; about 1–2 s).
         For k > K_MAX (the work grows as k²M², and M below 8 cells per ε leaves too
         wide a bracket) the f-DP composition (``fdp.compose``) of optimal blocks of
         K_MAX selections: safe, because f-DP composition holds for adaptively chosen

@@ -15,7 +15,9 @@ the grid x_i = i·h, h = ε/M, where every grid t_m = m·h shifts grid points on
 points, with two arrays per step:
 
 * **lower**: the value of the strategies with t on the grid, computed exactly (to
-  rounding, rounded down): a value some adversary achieves, so at most the optimum.
+  rounding, rounded down): a value some adversary achieves, so at most the optimum;
+  and at least the best non-adaptive homogeneous strategy GRR_t^{⊗k} over a fine
+  t grid (binomial tails, ``nonadaptive_lower``), which matters when M is small.
 * **upper**: an upper bound of the sup over all real t. Each δ_j is convex in e^x
   (a sup of lines in e^x), so the chord in e^x of the upper values between grid
   neighbours bounds it between them. On a t-cell [t_m, t_{m+1}] both shifted points
