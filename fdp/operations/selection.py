@@ -29,6 +29,8 @@ from fdp.tradeoff import TradeOff
 # ----------------------------------------------------------------------
 # Optimal composition of adaptively chosen ε-BR mechanisms
 # ----------------------------------------------------------------------
+#: Largest loss range kε of one block of the fallback beyond K_MAX (see there).
+BLOCK_RANGE = 500.0
 
 
 def _hull(x, d):
@@ -133,7 +135,7 @@ class _Blocked(TradeOff):
 
     def __repr__(self):
         return (f"compose_selections(eps={self.eps!r}, k={self.k!r})"
-                f"  # blocks of {K_MAX} composed: safe, not optimal")
+                "  # optimal blocks composed: safe, not optimal")
 
     @property
     def symmetric(self) -> bool:
@@ -378,7 +380,8 @@ def compose_selections(eps: float, k: int) -> TradeOff:
         For k > K_MAX (the work grows as k²M², and M below 8 cells per ε leaves too
         wide a bracket) the f-DP composition (``fdp.compose``) of optimal blocks of
         K_MAX selections: safe, because f-DP composition holds for adaptively chosen
-        blocks (DRS Thm 3.2), but NOT optimal (slightly above the k-fold optimum);
+        blocks (DRS Thm 3.2), but NOT optimal (slightly above the k-fold optimum;
+        blocks are shorter when K_MAX·ε > 500, so that their pairs keep x ≤ 700);
         its repr says so. Its lower side composes each block's pessimistic finite
         pair, its upper side the optimistic pairs. For ε < 8e-10 (a grid cell
         below 1e-10 is not resolved by doubles) the certified f-DP composition
@@ -405,8 +408,11 @@ def compose_selections(eps: float, k: int) -> TradeOff:
     if k <= K_MAX:
         return SelectionComposition(eps, k)
     from fdp.operations.compose import compose  # (same layer)
-    n, r = divmod(k, K_MAX)
-    blocks = [SelectionComposition(eps, K_MAX)] + ([SelectionComposition(eps, r)] if r > 1 else [])
+    # blocks of loss range at most BLOCK_RANGE: their finite pairs then keep every
+    # line of the profile (``_hull`` reads x ≤ 700 only)
+    size = max(2, min(K_MAX, int(BLOCK_RANGE / eps)))
+    n, r = divmod(k, size)
+    blocks = [SelectionComposition(eps, size)] + ([SelectionComposition(eps, r)] if r > 1 else [])
     low = [b.pessimistic_pair() for b in blocks]
     high = [b.optimistic_pair() for b in blocks]
     if r == 1:

@@ -339,3 +339,17 @@ def test_nonadaptive_lower_side_matches_binomial_sums(eps, k):
         assert g <= float(finest) * (1 + 1e-12)
         if exact > mp.mpf("1e-280"):
             assert g >= float(exact) * (1 - 1e-6)
+
+
+def test_beyond_the_limit_blocks_stay_between_the_bounds():
+    # k = 2000 > K_MAX at ε = 1: blocks of range ≤ 500 composed by f-DP composition.
+    # Safe: at its upper ε the best non-adaptive homogeneous strategy (a lower bound
+    # of the optimum, checked against binomial sums above) has δ ≤ 1e-6; and below the
+    # Azuma bound
+    from fdp.operations.selection_recursion import nonadaptive_lower
+    f = compose_selections(1.0, 2000)
+    assert "not optimal" in repr(f)
+    lo, hi = f.epsilon_bounds(1e-6)
+    assert lo <= hi < azuma_epsilon(1.0, 2000, 1e-6)
+    assert nonadaptive_lower(1.0, 2000, np.array([hi]))[0] <= 1e-6
+    assert nonadaptive_lower(1.0, 2000, np.array([hi - 10.0]))[0] > 1e-6
