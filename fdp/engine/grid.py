@@ -22,7 +22,6 @@ from fdp.engine.connect_dots import window
 from fdp.engine.discretise import discretise
 from fdp.engine.from_profile import profile_range
 from fdp.engine.lattice import MAX_POINTS, PESSIMISTIC, GridBudgetExceeded
-from fdp.engine.readback import bracket_gap, refine
 from fdp.law import atoms_of as atoms
 from fdp.law import interval_masses_of as interval_masses
 from fdp.law import loss_moments_of as loss_moments
@@ -30,8 +29,8 @@ from fdp.law import loss_range_of as loss_range
 
 DEFAULT_TOL = 1e-4
 # The grid of a question-sized default (``fdp.dpsgd`` without tol: the question is
-# ε(δ) to within QUESTION_REL_WIDTH·max(1, ε)). Δ is chosen for tol = QUESTION_TOL,
-# √10 coarser than DEFAULT_TOL's. The engine's error model (width ∝ tol, the
+# ε(δ) to within QUESTION_REL_WIDTH·max(ε, QUESTION_EPS_FLOOR)). Δ is chosen for
+# tol = QUESTION_TOL, √10 coarser than DEFAULT_TOL's. The engine's error model (width ∝ tol, the
 # discretisation moving the composed variance by a relative N·Δ²/V ∝ tol) and its
 # measurements put the ε bracket at this tol at ≤ 0.51 of the target on the whole
 # DP-SGD benchmark grid (q ∈ {256/60000, 0.01, 0.1}, σ ∈ {0.6 … 2}, T ∈ {10³ … 10⁷},
@@ -40,6 +39,9 @@ DEFAULT_TOL = 1e-4
 # asks for (``readback.refine``), so the target is met whenever it can be.
 QUESTION_TOL = 1e-3
 QUESTION_REL_WIDTH = 1e-3
+# Below ε = 0.01 the target is absolute (1e-5): a relative target would ask ever finer
+# grids as ε → 0 (ε = 0 when δ ≥ δ(0)) while dp_accounting's own error there is ~1e-4.
+QUESTION_EPS_FLOOR = 1e-2
 # Points of all distinct factors' own lattices together that the default accuracy may
 # discretise (many distinct steps: the per-factor work dominates); over it the step
 # is coarsened at tol = DEFAULT_TOL like the composed grid (GRID_POINTS).
@@ -182,8 +184,9 @@ def _snap(groups, step: float) -> float:
 
 
 def question_bracket(num, flat: np.ndarray, rel: float) -> tuple[np.ndarray, np.ndarray]:
-    """(ε_lo, ε_hi) at the δ values ``flat``, at most rel·max(1, ε) wide: the check of
-    a question-sized grid (``Numeric.epsilon_bounds`` without width, ``eps_width``).
+    """(ε_lo, ε_hi) at the δ values ``flat``, at most rel·max(ε, QUESTION_EPS_FLOOR)
+    wide: the check of a question-sized grid (``Numeric.epsilon_bounds`` without
+    width, ``eps_width``).
 
     The plain read-back sets the target per δ; the tilted recomposition is asked
     for only where the plain bracket misses it (or cannot answer), and where the
@@ -191,15 +194,17 @@ def question_bracket(num, flat: np.ndarray, rel: float) -> tuple[np.ndarray, np.
     engine's error model (width ∝ tol) asks for. Every bracket is certified; if the
     memory budget or the round-off floor forbids refining, the one in hand is returned.
     """
+    # (readback sits above grid: readback → pipeline → grid)
+    from fdp.engine.readback import bracket_gap, refine
     lo, hi = np.zeros(flat.shape), np.full(flat.shape, np.inf)
     plain = flat >= PLAIN_READBACK_FLOOR * num.delta_floor
     if plain.any():
         lo[plain], hi[plain] = num._epsilon_plain(flat[plain])
-    want = rel * np.maximum(hi, 1.0)
+    want = rel * np.maximum(hi, QUESTION_EPS_FLOOR)
     if not (plain.all() and np.all(bracket_gap(lo, hi) <= want)):
         # near the floor: the tilted recomposition where the plain bracket misses
         lo, hi = num._epsilon_bracket(flat, want)
-        want = rel * np.maximum(hi, 1.0)
+        want = rel * np.maximum(hi, QUESTION_EPS_FLOOR)
     w = float(np.min(want))
     if not np.all(bracket_gap(lo, hi) <= want) and math.isfinite(w):
         with contextlib.suppress(ValueError):

@@ -441,7 +441,8 @@ class Numeric(TradeOff):
         Above 10× the round-off floor (``delta_floor``) the composed lattices are
         read directly. Below 10× the floor, and below 1000× the floor when the plain
         bracket is wider than asked (``width``; by default any width for lattices of
-        at most ``readback.TILT_CHEAP`` points, 1e-3·max(1, ε) for larger ones), the
+        at most ``readback.TILT_CHEAP`` points, 1e-3·max(1, ε) for larger ones;
+        ``eps_width`` results: 1e-3·max(ε, 0.01)), the
         factors are recomposed exponentially tilted towards that δ
         (``fdp.engine.tilted``), whose error is relative to δ itself; where both
         apply the intersection is returned (cached per δ). With ``width`` the

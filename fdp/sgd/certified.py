@@ -254,7 +254,7 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
         As in ``compose_numeric``. Default (None): the grid is sized by the
         question — the grid step of tol = ``QUESTION_TOL`` (1e-3; coarsened to the
         memory budget for huge T), and ``epsilon_bounds(delta)`` returns a bracket
-        at most 1e-3·max(1, ε) wide, recomposing finer only when this grid's
+        at most 1e-3·max(ε, 0.01) wide, recomposing finer only when this grid's
         bracket is wider; β brackets (``bounds``) are those of tol = 1e-3 (at most
         tol/3 for these continuous losses). An explicit tol is taken as asked.
     progress
@@ -314,7 +314,7 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
                          f"supported; use {pairs}")
     relation, step_pair, both, _ = SAMPLERS[sampling]
     opts = _options(sampling, dataset_size, batch_cap, examples_per_user)
-    # no tol: the grid is sized by the question (ε(δ) within QUESTION_REL_WIDTH·max(1, ε),
+    # no tol: the grid is sized by the question (ε(δ) within QUESTION_REL_WIDTH·max(ε, 0.01),
     # refined on demand; β brackets those of tol = QUESTION_TOL); see fdp.engine
     question = tol is None
     tol = QUESTION_TOL if question else check_tol(tol)

@@ -1,7 +1,7 @@
 """The question-sized default grid (``fdp.dpsgd`` without tol) and explicit tol.
 
 At the default settings the ε(δ) bracket must contain the truth and be at most
-1e-3·max(1, ε) wide, also at large ε; an explicit tol keeps its grid step; ``width=``
+1e-3·max(ε, 0.01) wide, also at large ε; an explicit tol keeps its grid step; ``width=``
 still meets its width. Truths: the closed form of G_μ (q = 1: T Gaussian steps are
 G_{√T/σ}, DRS Cor 3.3), the exact binomial privacy profile of an (ε, 0)-DP power in
 mpmath, and dp_accounting at a 10× finer grid than its default (values recorded
@@ -18,7 +18,13 @@ import pytest
 
 import fdp
 from fdp.engine import compose_numeric
-from fdp.engine.grid import DEFAULT_TOL, QUESTION_REL_WIDTH, QUESTION_TOL, choose_step
+from fdp.engine.grid import (
+    DEFAULT_TOL,
+    QUESTION_EPS_FLOOR,
+    QUESTION_REL_WIDTH,
+    QUESTION_TOL,
+    choose_step,
+)
 from fdp.operations.subsample import PoissonAdd
 
 DELTA = 1e-5
@@ -47,7 +53,7 @@ def test_default_dpsgd_against_dp_accounting_fine(case):
     f = fdp.dpsgd(sigma, q, steps)
     lo, hi = f.epsilon_bounds(DELTA)
     _check_contains(lo, hi, ref, 3e-5 * max(1.0, ref))
-    assert hi - lo <= QUESTION_REL_WIDTH * max(1.0, hi)
+    assert hi - lo <= QUESTION_REL_WIDTH * max(QUESTION_EPS_FLOOR, hi)
     assert f.tol == QUESTION_TOL
 
 
@@ -69,7 +75,7 @@ def test_default_dpsgd_full_batch_is_gaussian(sigma, steps):
     truth = fdp.Gaussian(np.sqrt(steps) / sigma).epsilon(DELTA)
     lo, hi = fdp.dpsgd(sigma, 1.0, steps).epsilon_bounds(DELTA)
     assert lo <= truth <= hi
-    assert hi - lo <= QUESTION_REL_WIDTH * max(1.0, truth)
+    assert hi - lo <= QUESTION_REL_WIDTH * max(QUESTION_EPS_FLOOR, truth)
 
 
 def _eps_delta_power_profile(eps0: float, k: int, eps: float) -> mpmath.mpf:

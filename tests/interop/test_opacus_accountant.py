@@ -21,7 +21,7 @@ from fdp.interop.opacus import FdpAccountant
 def test_opacus_reference_case_bracket():
     # Opacus' test case: PRV upper 6.7774 with eps_error 0.01, so the truth is in
     # [6.757, 6.778]; fdp's certified bracket must lie inside and be ≤ 1e-3·ε wide
-    # (the default dpsgd question: ε within 1e-3·max(1, ε)).
+    # (the default dpsgd question: ε within 1e-3·max(ε, 0.01)).
     acct = FdpAccountant()
     acct.history = [(1.5, 0.04, 2249)]
     lo, hi = acct.get_epsilon_bounds(1e-5)
