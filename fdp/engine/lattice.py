@@ -21,7 +21,10 @@ algebra from the identity above).
 
 from __future__ import annotations
 
+import functools
 import math
+import threading
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -75,6 +78,36 @@ def check_size(n: int, what: str = "lattice") -> None:
             "increase tol (a coarser grid) or reduce the number of steps")
 
 
+# Read-back tables (two float arrays the size of the lattice) stay cached on a lattice
+# of fewer points than this, for cheap repeated queries. A larger lattice forgets them
+# when the read-back that formed them ends (``Lattice.tables_held``): kept, they would
+# double the memory a result holds for as long as it lives, and add to the peak of
+# whatever runs next (at T = 10⁷ the four lattices of ``dpsgd`` have 1.5M points each,
+# tables up to 23 MB per lattice). Recomputing them costs one pass (~10 ms per million
+# points) and gives the same bits (``suffix_sums`` is deterministic), so a later query
+# answers exactly as if they had been kept.
+TABLES_KEPT_BELOW = 2 ** 18
+_HOLDS_LOCK = threading.Lock()     # the hold counts of lattices read on two threads
+
+
+def _holding_tables(method):
+    """A read-back method that keeps the tables for its own duration (its inner
+    queries share them) and lets a large lattice drop them afterwards."""
+    @functools.wraps(method)
+    def read(self, *args, **kwargs):
+        with self.tables_held():
+            return method(self, *args, **kwargs)
+    return read
+
+
+def tables_held_for(lattices) -> ExitStack:
+    """``Lattice.tables_held`` of several lattices at once (a context manager)."""
+    stack = ExitStack()
+    for lat in lattices:
+        stack.enter_context(lat.tables_held())
+    return stack
+
+
 # masses below this are flushed to 0 (subnormals slow every FFT; ``fdp._constants``)
 TINY = FLUSH_BELOW
 
@@ -100,6 +133,11 @@ def suffix_error(n: int) -> float:
     return (2 * b + 2 * (-(-n // b)) + 6) * _U
 
 
+# Elements per chunk of ``suffix_sums``'s row-wise passes (filter, block update): their
+# temporaries stay this small instead of the size of the array.
+_SUFFIX_CHUNK = 2 ** 16
+
+
 def suffix_sums(q: np.ndarray, decay: float, block: int | None = None) -> np.ndarray:
     """S_j = Σ_{i ≥ j} q_i decay^{i−j} for non-negative q, 0 < decay ≤ 1, blocked.
 
@@ -113,23 +151,35 @@ def suffix_sums(q: np.ndarray, decay: float, block: int | None = None) -> np.nda
     n = q.size
     b = _block(n) if block is None else block
     nb = -(-n // b)
-    flat = np.zeros(nb * b)
-    flat[nb * b - n:] = q                     # padded in front: blocks end where q ends
-    rev = flat[::-1].reshape(nb, b)           # row r: the r-th block from the top, reversed
+    # one buffer, worked in place, becomes the result: q reversed and padded at the
+    # end, so row r is the r-th block from the top, reversed (blocks end where q ends)
+    buf = np.empty(nb * b)
+    buf[:n] = q[::-1]
+    buf[n:] = 0.0
+    rows = buf.reshape(nb, b)
+    step = max(1, _SUFFIX_CHUNK // b)             # rows per chunk of the filter/update
     if decay == 1.0:
-        local = np.cumsum(rev, axis=1)
+        np.cumsum(rows, axis=1, out=rows)
     else:
-        local = lfilter([1.0], [1.0, -decay], rev, axis=1)
-    tot = local[:, -1]                         # each block's sum at its first element
+        # the filter runs row by row, so a chunk of rows at a time gives the same bits
+        for r0 in range(0, nb, step):
+            rows[r0:r0 + step] = lfilter([1.0], [1.0, -decay], rows[r0:r0 + step], axis=1)
+    tot = rows[:, -1]                         # each block's sum at its first element
     if decay == 1.0:
         before = np.concatenate([[0.0], np.cumsum(tot)[:-1]])   # S just above each block
+        rows += before[:, None]               # weight decay^k = 1 exactly
     else:
         carry = lfilter([1.0], [1.0, -decay ** b], tot)
         before = np.concatenate([[0.0], carry[:-1]])
-    with np.errstate(under="ignore"):
-        weight = decay ** (np.arange(b) + 1.0)               # decay^{distance to the block above}
-    out = local + before[:, None] * weight[None, :]
-    return out.ravel()[::-1][nb * b - n:]
+        with np.errstate(under="ignore"):
+            weight = decay ** (np.arange(b) + 1.0)           # decay^{distance to the block above}
+        tmp = np.empty((min(step, nb), b))
+        for r0 in range(0, nb, step):
+            part = rows[r0:r0 + step]
+            t = tmp[:part.shape[0]]
+            np.multiply(before[r0:r0 + step, None], weight[None, :], out=t)
+            part += t
+    return buf[::-1][nb * b - n:]
 
 
 @dataclass(frozen=True, eq=False)
@@ -151,10 +201,12 @@ class Lattice:
     side: str
     noise: float = 0.0
     p_neginf: float | None = None
-    # read-back tables (suffix sums; Neyman–Pearson vertices), filled on first use
+    # read-back tables (suffix sums; Neyman–Pearson vertices), filled on first use; the
+    # suffix sums of a large lattice only while a read-back holds them (``tables_held``)
     _tables_cache: tuple | None = field(default=None, init=False, repr=False, compare=False)
     _np_cache: tuple | None = field(default=None, init=False, repr=False, compare=False)
     _mass_cache: float | None = field(default=None, init=False, repr=False, compare=False)
+    _holds: int = field(default=0, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         if self.side not in (PESSIMISTIC, OPTIMISTIC):
@@ -166,6 +218,7 @@ class Lattice:
         state = dict(self.__dict__)
         state["_tables_cache"] = state["_np_cache"] = None    # recomputed on demand
         state["_mass_cache"] = None
+        state["_holds"] = 0
         return state
 
     def __setstate__(self, state):
@@ -242,11 +295,22 @@ class Lattice:
             return -1
         return max(-1, off + int(ok[-1]) * b - math.ceil(0.5 / self.step) - 1)
 
-    def drop_tables_if_large(self, points: int = 2_000_000) -> None:
-        """Forget the read-back tables of a huge lattice (two more arrays of its size):
-        one-off queries then stay within memory, repeated ones recompute them."""
-        if self.q.size > points:
-            object.__setattr__(self, "_tables_cache", None)
+    @contextmanager
+    def tables_held(self):
+        """Keep the read-back tables through a block of several queries (nested blocks
+        and the queries' own holds count); when the last block ends, a lattice of
+        TABLES_KEPT_BELOW points or more forgets them. Each read-back method holds
+        them for its own duration, so one query forms them once."""
+        with _HOLDS_LOCK:
+            object.__setattr__(self, "_holds", self._holds + 1)
+        try:
+            yield self
+        finally:
+            with _HOLDS_LOCK:
+                holds = self._holds - 1
+                object.__setattr__(self, "_holds", holds)
+                if holds == 0 and self.q.size >= TABLES_KEPT_BELOW:
+                    object.__setattr__(self, "_tables_cache", None)
 
     @property
     def readback(self) -> float:
@@ -261,6 +325,7 @@ class Lattice:
         β by at most its slope e^{l}·δA ≤ mass·size·u."""
         return 2.0 * (self.q.size + 4) * _U * max(self.mass, 1.0)
 
+    @_holding_tables
     def delta_raw(self, eps: np.ndarray) -> np.ndarray:
         """δ_Q(ε) = q_inf + Σ_{l_k > ε} q_k (1 − e^{ε − l_k}), vectorised in ε."""
         e = np.asarray(eps, dtype=float)
@@ -282,6 +347,7 @@ class Lattice:
         out = np.where(e == -np.inf, self.mass, out)
         return out
 
+    @_holding_tables
     def delta_grid(self, k: np.ndarray) -> np.ndarray:
         """δ_Q(kΔ) at integer multiples k of the step (no interpolation, no floor).
 
@@ -301,6 +367,7 @@ class Lattice:
             return self.q_inf + np.where(j < 0, below, inside)
         return self.q_inf + inside
 
+    @_holding_tables
     def epsilon_raw(self, target: np.ndarray) -> np.ndarray:
         """Smallest ε ≥ 0 with δ_Q(ε) ≤ target (inf if none), solved cell by cell.
 

@@ -102,13 +102,13 @@ def epsilon_plain(pess: tuple, opt: tuple, d: np.ndarray) -> tuple[np.ndarray, n
     """
     def one(lat, sign):
         target = d + sign * (lat.slack + lat.readback)
-        e = lat.epsilon_raw(target)
-        for nudge in (1e-13, 1e-10, 1e-7, lat.step):
-            short = np.isfinite(e) & (lat.delta_raw(e) > target)
-            if not short.any():
-                break
-            e = np.where(short, e + nudge * max(1.0, float(np.max(e[short]))), e)
-        lat.drop_tables_if_large()
+        with lat.tables_held():          # the checks reuse the solve's tables
+            e = lat.epsilon_raw(target)
+            for nudge in (1e-13, 1e-10, 1e-7, lat.step):
+                short = np.isfinite(e) & (lat.delta_raw(e) > target)
+                if not short.any():
+                    break
+                e = np.where(short, e + nudge * max(1.0, float(np.max(e[short]))), e)
         return e
     jobs = [(lat, -1.0) for lat in pess] + [(lat, +1.0) for lat in opt]
     if (len(jobs) > 2 and max(lat.q.size for lat, _ in jobs) >= READ_THREADS_FROM

@@ -57,7 +57,7 @@ from scipy.special import log_ndtr, logsumexp
 
 from fdp._numerics import bisect_monotone
 from fdp.engine.discretise import discretise
-from fdp.engine.lattice import GridBudgetExceeded, reflect
+from fdp.engine.lattice import GridBudgetExceeded, reflect, tables_held_for
 
 _U = np.finfo(float).eps / 2.0
 _LOG_MU = (-40.0, 20.0)                       # μ searched in [e^−40, e^20]
@@ -423,8 +423,9 @@ def _lattice_mu_upper(num, dirs) -> float:
     dirs = _checked_directions(num, dirs)
     if dirs is None:
         return math.inf
-    return _directions_mu_upper([(parts, _plain_upper(num, j)) for j, parts in enumerate(dirs)],
-                                _bulk_top(num))
+    with tables_held_for(num.pess):       # the cell search reads δ several times
+        return _directions_mu_upper(
+            [(parts, _plain_upper(num, j)) for j, parts in enumerate(dirs)], _bulk_top(num))
 
 
 def _directions_mu_upper(dirs, bulk: float) -> float:
@@ -487,8 +488,10 @@ def _single_factor_mu(f, step: float) -> float:
     rp = reflect(lp)
     parts, flipped = [(lp, lo, 1)], [(rp, reflect(lo), 1)]
     bulk = (lp.k0 + lp.q.size) * step
-    return _directions_mu_upper([(parts, _lattice_upper(lp)), (flipped, _lattice_upper(rp))],
-                                max(bulk, -rp.k0 * step))
+    with tables_held_for((lp, rp)):
+        return _directions_mu_upper(
+            [(parts, _lattice_upper(lp)), (flipped, _lattice_upper(rp))],
+            max(bulk, -rp.k0 * step))
 
 
 def _sandwich(log_upper, top: float, bulk: float, rounds: int = 6, split: int = 8) -> float:
