@@ -10,8 +10,13 @@ one computation once (imports included: ~100 MB for either library).
     python benchmarks/bench_grid.py                       # the whole grid (q, σ, T)
     python benchmarks/bench_grid.py --steps 1e3,1e5 --reps 5
     python benchmarks/bench_grid.py --extras              # T = 1e9, 1000 steps, physical limit
+    python benchmarks/bench_grid.py --load 2              # the same under a known load
 
-Machine state matters: run it on an idle machine for numbers to quote, and set
+Machine state matters: ``--load N`` runs N busy processes (one pure-Python loop each)
+for the whole measurement, so a loaded machine is a reproducible setting rather than
+whatever else happened to run; the load average is printed before and after.
+
+Quote numbers from an idle machine and from a loaded one, and set
 OMP_NUM_THREADS / OPENBLAS_NUM_THREADS as you want both libraries to run.
 """
 
@@ -20,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import subprocess
 import sys
 import time
@@ -75,6 +81,25 @@ def _spawn(args):
     res = subprocess.run([sys.executable, __file__, "--child", json.dumps(args)],
                          capture_output=True, text=True, check=True)
     return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+@contextlib.contextmanager
+def busy(n: int):
+    """n processes spinning a pure-Python loop while the block runs (a known load)."""
+    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+             for _ in range(n)]
+    try:
+        if n:
+            time.sleep(60.0)        # the 1-minute load average (what fdp reads) catches up
+        yield
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def median(xs):
@@ -165,14 +190,20 @@ def main():
     ap.add_argument("--reps", type=int, default=3, help="alternated pairs per case")
     ap.add_argument("--no-memory", action="store_true")
     ap.add_argument("--extras", action="store_true")
+    ap.add_argument("--load", type=int, default=0,
+                    help="busy processes running alongside the measurement (default 0)")
     a = ap.parse_args()
     qs = [eval(x, {}) for x in a.qs.split(",")] if a.qs else QS   # "256/60000" allowed
     sigmas = [float(x) for x in a.sigmas.split(",")] if a.sigmas else SIGMAS
     steps = [int(float(x)) for x in a.steps.split(",")] if a.steps else STEPS
-    if a.extras:
-        extras()
-    else:
-        grid(qs, sigmas, steps, a.reps, memory=not a.no_memory)
+    with busy(a.load):
+        print(f"load average at start: {_load()} ({a.load} busy processes added, "
+              f"{os.cpu_count()} cores)\n", flush=True)
+        if a.extras:
+            extras()
+        else:
+            grid(qs, sigmas, steps, a.reps, memory=not a.no_memory)
+        print(f"\nload average at end: {_load()}")
 
 
 if __name__ == "__main__":

@@ -37,3 +37,17 @@ def test_closed_forms_and_the_mechanisms_stay_light():
 
 def test_a_lazy_name_loads_its_layer():
     assert "fdp.engine" in _loaded_after("import fdp; fdp.compose_numeric")
+
+
+def test_a_dpsgd_answer_loads_neither_scipy_stats_nor_signal():
+    # the certified DP-SGD path (engine, read-back) needs scipy.special and scipy.fft
+    # only: scipy.signal (and the scipy.stats it imports) added ≈ 47 MB to every
+    # process's peak memory
+    code = ("import fdp\n"
+            "print(fdp.dpsgd(1.1, 0.01, 100).epsilon_bounds(1e-5))")
+    probe = (f"import sys, json\n{code}\n"
+             "print(json.dumps([m for m in ('scipy.stats', 'scipy.signal') "
+             "if m in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout
+    assert json.loads(out.strip().splitlines()[-1]) == []

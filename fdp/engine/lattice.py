@@ -28,7 +28,6 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.signal import lfilter
 
 from fdp._constants import FLUSH_BELOW
 from fdp._numerics import bisect_monotone
@@ -136,6 +135,34 @@ def suffix_error(n: int) -> float:
 # Elements per chunk of ``suffix_sums``'s row-wise passes (filter, block update): their
 # temporaries stay this small instead of the size of the array.
 _SUFFIX_CHUNK = 2 ** 16
+# Elements transposed at a time by the in-block recursion (an 8 MB temporary): larger
+# chunks mean fewer, longer vector operations (b − 1 per chunk).
+_RECURSE_CHUNK = 2 ** 20
+
+
+def _recurse_rows(rows: np.ndarray, decay: float) -> None:
+    """y_k = x_k + decay·y_{k−1} along every row of ``rows``, in place: one rounding for
+    the product and one for the sum per term (the same operations, in the same order,
+    as a first-order recursive filter). Rows are taken _RECURSE_CHUNK elements at a
+    time and transposed, so each of the b − 1 steps is one contiguous vector operation
+    over the chunk's rows."""
+    nb, b = rows.shape
+    step = max(1, _RECURSE_CHUNK // b)
+    for r0 in range(0, nb, step):
+        cols = np.ascontiguousarray(rows[r0:r0 + step].T)    # (b, rows of the chunk)
+        tmp = np.empty(cols.shape[1])
+        for k in range(1, b):
+            np.multiply(cols[k - 1], decay, out=tmp)
+            cols[k] += tmp
+        rows[r0:r0 + step] = cols.T
+
+
+def _recurse_list(x: np.ndarray, decay: float) -> np.ndarray:
+    """y_i = x_i + decay·y_{i−1} along a short vector (the block sums), in doubles."""
+    out = x.tolist()
+    for i in range(1, len(out)):
+        out[i] = out[i] + decay * out[i - 1]
+    return np.array(out, dtype=float)
 
 
 def suffix_sums(q: np.ndarray, decay: float, block: int | None = None) -> np.ndarray:
@@ -157,19 +184,17 @@ def suffix_sums(q: np.ndarray, decay: float, block: int | None = None) -> np.nda
     buf[:n] = q[::-1]
     buf[n:] = 0.0
     rows = buf.reshape(nb, b)
-    step = max(1, _SUFFIX_CHUNK // b)             # rows per chunk of the filter/update
+    step = max(1, _SUFFIX_CHUNK // b)             # rows per chunk of the update
     if decay == 1.0:
         np.cumsum(rows, axis=1, out=rows)
     else:
-        # the filter runs row by row, so a chunk of rows at a time gives the same bits
-        for r0 in range(0, nb, step):
-            rows[r0:r0 + step] = lfilter([1.0], [1.0, -decay], rows[r0:r0 + step], axis=1)
+        _recurse_rows(rows, decay)
     tot = rows[:, -1]                         # each block's sum at its first element
     if decay == 1.0:
         before = np.concatenate([[0.0], np.cumsum(tot)[:-1]])   # S just above each block
         rows += before[:, None]               # weight decay^k = 1 exactly
     else:
-        carry = lfilter([1.0], [1.0, -decay ** b], tot)
+        carry = _recurse_list(tot, decay ** b)
         before = np.concatenate([[0.0], carry[:-1]])
         with np.errstate(under="ignore"):
             weight = decay ** (np.arange(b) + 1.0)           # decay^{distance to the block above}

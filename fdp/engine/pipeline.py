@@ -112,16 +112,24 @@ def power_tau(n: int, tau: float = TAU) -> float:
     return min(max(tau, POWER_TAU_PER_STEP * n), POWER_TAU_CAP)
 
 
+# The calling process itself counts up to 1 in the load average once it has computed
+# for a minute: a lone Python session on 2 cores reads ≈ 1. A second core is taken as
+# free below cores − 1 + SELF_LOAD: a lone session keeps its second core; one other
+# busy job plus a session that has run a while (≈ 2 on 2 cores) goes serial.
+SELF_LOAD = 0.5
+
+
 def _idle_core() -> bool:
-    """True when a second core is free: more than one core and a load average below
-    cores − 1 (on a machine already busy a second thread only slows both sides:
-    measured 0.33 s against 0.26 s with the load at 3.5 per core)."""
+    """True when a second core is free: more than one core and a 1-minute load average
+    below cores − 1 + SELF_LOAD (this process's own share; on a machine already busy a
+    second thread only slows both sides: measured 0.33 s against 0.26 s with the load
+    at 3.5 per core)."""
     cores = os.cpu_count() or 1
     try:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):
         return False
-    return cores > 1 and load < cores - 1
+    return cores > 1 and load < cores - 1 + SELF_LOAD
 
 
 def combine_parts(parts, tau: float = TAU,

@@ -150,3 +150,21 @@ def test_concurrent_sides_give_identical_lattices(monkeypatch):
         assert a.k0 == b.k0 and a.slack == b.slack and a.q_inf == b.q_inf
         assert np.array_equal(a.q, b.q)
     assert seq.epsilon_bounds(1e-5) == par.epsilon_bounds(1e-5)
+
+
+@pytest.mark.parametrize(("cores", "load", "idle"), [
+    (2, 0.0, True), (2, 1.2, True),      # a lone session: its own share of the load
+    (2, 1.6, False), (2, 2.0, False),    # another busy job besides it
+    (1, 0.0, False), (4, 3.4, True), (4, 3.6, False),
+])
+def test_idle_core_counts_this_process(monkeypatch, cores, load, idle):
+    monkeypatch.setattr(pipeline.os, "cpu_count", lambda: cores)
+    monkeypatch.setattr(pipeline.os, "getloadavg", lambda: (load, load, load))
+    assert pipeline._idle_core() is idle
+
+
+def test_idle_core_without_load_average(monkeypatch):
+    def missing():
+        raise OSError("no load average here")
+    monkeypatch.setattr(pipeline.os, "getloadavg", missing)
+    assert pipeline._idle_core() is False
