@@ -141,8 +141,11 @@ the per-term formula performs, so the per-term relative error and the bound
 threads); its recursive sum satisfies the same size·u bound as a BLAS dot. Independent
 compositions (both sides; for add/remove both directions,
 ``composition.compose_add_remove``) and the ε read-back of large lattices run on two
-threads when a core is idle (identical results; serial on a busy machine, where
-threads measured 18–34 % slower).
+threads when a core is idle — 1-minute load average below cores − 1 + ½, the half
+being this process's own share (``pipeline._idle_core``) — with identical results;
+serial on a busy machine, where threads measured 18–34 % slower. The read-back's
+suffix recursions run in numpy (no ``scipy.signal``, which would add ≈ 47 MB of
+imported modules to every process).
 
 Modules, one job each, bottom to top: ``lattice`` (the data type and its
 read-back), ``direct_band`` and ``convolution`` (composition of lattices, the one
