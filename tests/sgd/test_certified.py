@@ -91,7 +91,11 @@ def test_bad_input():
 @pytest.mark.slow
 @pytest.mark.parametrize("sigma,steps,ref", [(0.7, 14060, 6.5386), (1.1, 100_000, 7.2708)])
 def test_reference_values(sigma, steps, ref):
-    lo, hi = fdp.dpsgd(sigma, Q, steps).epsilon_bounds(1e-5)
+    f = fdp.dpsgd(sigma, Q, steps)
+    lo, hi = f.epsilon_bounds(1e-5)
+    assert lo - 5e-5 <= ref <= hi + 5e-5
+    assert hi - lo <= 1e-3 * hi            # the question-sized default: 1e-3·ε
+    lo, hi = f.epsilon_bounds(1e-5, width=1e-3)     # refined to an absolute width
     assert lo - 5e-5 <= ref <= hi + 5e-5
     assert hi - lo <= 1e-3
 
@@ -99,6 +103,9 @@ def test_reference_values(sigma, steps, ref):
 @pytest.mark.slow
 def test_opacus_setting():
     """Opacus tests: σ = 1.5, q = 0.04, 2249 steps, PRV ε = 6.7774 (±0.01 estimate)."""
-    lo, hi = fdp.dpsgd(1.5, 0.04, 2249).epsilon_bounds(1e-5)
+    f = fdp.dpsgd(1.5, 0.04, 2249)
+    lo, hi = f.epsilon_bounds(1e-5)
+    assert hi - lo <= 1e-3 * hi            # the question-sized default: 1e-3·ε
+    lo, hi = f.epsilon_bounds(1e-5, width=1e-3)
     assert hi - lo < 1e-3
     assert abs(0.5 * (lo + hi) - 6.7774) < 0.02
