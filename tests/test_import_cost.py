@@ -16,9 +16,9 @@ ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("scipy.stats", "sympy", "matplotlib", "mpmath", "fdp.engine")
 
 
-def _loaded_after(code: str) -> list[str]:
+def _loaded_after(code: str, modules=HEAVY) -> list[str]:
     probe = (f"import sys, json\n{code}\n"
-             f"print(json.dumps([m for m in {list(HEAVY)!r} if m in sys.modules]))")
+             f"print(json.dumps([m for m in {list(modules)!r} if m in sys.modules]))")
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, check=True,
                          capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
@@ -43,11 +43,5 @@ def test_a_dpsgd_answer_loads_neither_scipy_stats_nor_signal():
     # the certified DP-SGD path (engine, read-back) needs scipy.special and scipy.fft
     # only: scipy.signal (and the scipy.stats it imports) added ≈ 47 MB to every
     # process's peak memory
-    code = ("import fdp\n"
-            "print(fdp.dpsgd(1.1, 0.01, 100).epsilon_bounds(1e-5))")
-    probe = (f"import sys, json\n{code}\n"
-             "print(json.dumps([m for m in ('scipy.stats', 'scipy.signal') "
-             "if m in sys.modules]))")
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, check=True,
-                         capture_output=True, text=True).stdout
-    assert json.loads(out.strip().splitlines()[-1]) == []
+    code = "import fdp\nprint(fdp.dpsgd(1.1, 0.01, 100).epsilon_bounds(1e-5))"
+    assert _loaded_after(code, ("scipy.stats", "scipy.signal")) == []

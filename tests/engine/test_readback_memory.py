@@ -174,3 +174,23 @@ def test_direct_band_chunk_changes_no_bit(monkeypatch, use_table):
         assert kbar == results[0][2]
         assert np.array_equal(X, results[0][0])
         assert np.array_equal(err, results[0][1])
+
+
+@pytest.mark.parametrize("chunk", [16, 1000, 2 ** 12])
+def test_suffix_recursion_chunks_do_not_change_a_bit(monkeypatch, chunk):
+    # the in-block recursion transposes _RECURSE_CHUNK elements at a time; chunk
+    # boundaries (also ones cutting a block table unevenly) give the reference's bits
+    from fdp.engine import lattice
+    monkeypatch.setattr(lattice, "_RECURSE_CHUNK", chunk)
+    rng = np.random.default_rng(chunk)
+    for n in (17, 4097, 65_537, 300_007):
+        q = rng.random(n) ** rng.uniform(1.0, 30.0)
+        for decay in (math.exp(-1e-4), 0.5, 1e-300):
+            assert np.array_equal(suffix_sums(q, decay), _suffix_sums_reference(q, decay))
+
+
+def test_suffix_sums_over_one_recursion_chunk_are_the_reference():
+    # more than _RECURSE_CHUNK (2^20) elements: several transposed chunks
+    q = np.random.default_rng(11).random(2_100_003) ** 4.0
+    decay = math.exp(-6e-5)
+    assert np.array_equal(suffix_sums(q, decay), _suffix_sums_reference(q, decay))
