@@ -206,6 +206,12 @@ def shuffle_amplification(eps0, n, *, construction: str = "clones",
     tail : float
         Mass below which binomial atoms are not enumerated, in [1e-290, 1e-6]; the cut
         mass goes to infinite-loss atoms (safe), so δ(ε) ≥ about 2·tail for every ε.
+        With the masses' safety factor (``MASS_REL``) the infinite-loss atoms hold about
+        1e-11: below that δ the pair's ε is ∞ and f(α) ≤ 1 − 1e-11, although the
+        shuffled mechanism is always ε₀-DP (every loss of the clone pair lies in
+        [−ε₀, ε₀]). For such δ use ``fdp.strongest([f, fdp.EpsDelta(eps0, 0.0)])``,
+        the envelope of two valid curves, which is valid: ε(1e-13) ≤ ε₀ and
+        f(1e-300) = 1 − e^{ε₀}·1e-300 there.
 
     Returns
     -------

@@ -208,3 +208,19 @@ def test_axioms_and_never_worse_than_local(eps0, n):
     # symmetric pair: δ in both orders agree (up to the deficit atoms)
     eps = np.array([0.0, 0.3, 1.0])
     assert np.allclose(f.delta(eps), f.inverse().delta(eps), atol=1e-10)
+
+
+def test_below_the_deficit_the_envelope_with_pure_dp_answers():
+    # the deficit atoms (≈ 1e-11 at ±∞) make ε(δ) = ∞ below them; the shuffled
+    # mechanism is ε₀-DP, and the documented envelope recovers it
+    f = fdp.shuffle_amplification(4.0, 1000)
+    assert f.epsilon(1e-13) == np.inf and f(1e-300) < 1.0 - 1e-12
+    h = fdp.strongest([f, fdp.EpsDelta(4.0, 0.0)])
+    assert h.epsilon(1e-13) <= 4.0 and h.epsilon(1e-300) <= 4.0
+    assert h(1e-300) == pytest.approx(1.0 - math.exp(4.0) * 1e-300, abs=1e-300)
+    # where the pair is tighter, the envelope keeps it
+    assert h.epsilon(1e-6) <= f.epsilon(1e-6) + 1e-9 < 4.0
+    # and it stays a lower bound on the exact pair (n = 1: randomized response)
+    g = fdp.strongest([fdp.shuffle_amplification(4.0, 1), fdp.EpsDelta(4.0, 0.0)])
+    a = np.array([1e-300, 1e-12, 1e-3, 0.1, 0.5])
+    assert np.all(g(a) <= fdp.RandomizedResponse(4.0)(a) + 1e-15)
