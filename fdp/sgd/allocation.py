@@ -103,6 +103,19 @@ bracket of the UPPER bound given by the reduction: its pessimistic side is a
 certified bound of the truth, but its optimistic side bounds only the reduction,
 and the true curve can lie strictly above it (less leakage; tests with the exact
 k-subset pair at t = 3, 4, k = 2 show this). The repr says so for 1 < k < t.
+
+No "Poisson with rate q′" shortcut
+----------------------------------
+A cheap certified upper curve "allocation is dominated by Poisson subsampling with rate
+q′ over the same t steps" would need a proven q′ for trade-off functions. None is
+offered: Feldman & Shenfeld (2025) bound allocation by Poisson with rate
+(1 + o(1))·k/t, where the o(1) is asymptotic, and their explicit statements are (ε, δ)
+bounds with further δ terms rather than a domination of curves (turning those into a
+certified curve is not implemented); Feldman & Shenfeld (arXiv 2602.17284) compute
+the allocation PLD numerically, as this module does. The bracket above is itself certified and costs
+seconds at t = 1000 (``benchmarks/bench_allocation.py``), so a looser shortcut would
+add no guarantee; ``fdp.dpsgd(..., sampling="poisson")`` at q = k/t is shown next to it
+by the sampler report (``compare_samplers``) for comparison only.
 """
 
 from __future__ import annotations
