@@ -146,7 +146,8 @@ being this process's own share (``pipeline._idle_core``) — with identical resu
 serial on a busy machine, where threads measured 18–34 % slower. From
 ``pipeline.SPLIT_FACTORS`` (64) distinct factors on, each side is the product of two
 halves' trees (the factors at even and at odd positions); for add/remove on more than
-one core the second half (discretised, both directions composed) runs in a worker
+one core and enough work (``composition.PROCESS_MIN_POINTS``: starting it costs
+≈ 0.7 s) the second half (discretised, both directions composed) runs in a worker
 process (``worker``: a fresh interpreter, not ``multiprocessing``, which would re-run
 the caller's script), because the per-factor discretisation holds the GIL. 1000
 distinct steps took 5.5 s instead of 13.3 s idle, 12.7 s instead of 16 s with two busy

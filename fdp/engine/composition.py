@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from fdp._constants import TAU
 from fdp.engine import worker
 from fdp.engine.discretise import discretise
-from fdp.engine.grid import choose_step, expected_seconds
+from fdp.engine.grid import choose_step, expected_seconds, loss_spread
 from fdp.engine.lattice import OPTIMISTIC, Lattice
 from fdp.engine.numeric import Numeric
 from fdp.engine.pipeline import (
@@ -105,14 +105,14 @@ def compose_add_remove(groups, step: float, meter: Meter | None = None
     pessimistic and optimistic, exactly as ``discretise_groups``, ``inverse_parts``
     and ``combine_parts`` form them.
 
-    From ``pipeline.SPLIT_FACTORS`` groups on, on a machine with more than one core,
-    the second half of the groups (discretised, both directions and sides composed)
-    runs in a worker process (``PROCESS_LANE``; the per-factor discretisation holds the
-    GIL, so threads cannot share it), and the four products of the halves are formed
-    here. With fewer groups and a core idle, the inverse pairs' optimistic
-    discretisation runs alongside the factors' own, and the four compositions on
-    ``LANES`` threads. Either way the lattices are bit-identical to the serial
-    computation.
+    From ``pipeline.SPLIT_FACTORS`` groups and ``PROCESS_MIN_POINTS`` per-step lattice
+    points on, on a machine with more than one core, the second half of the groups
+    (discretised, both directions and sides composed) runs in a worker process
+    (``PROCESS_LANE``; the per-factor discretisation holds the GIL, so threads cannot
+    share it), and the four products of the halves are formed here. Otherwise, with a
+    core idle, the inverse pairs' optimistic discretisation runs alongside the
+    factors' own, and the four compositions on ``LANES`` threads. Either way the
+    lattices are bit-identical to the serial computation.
 
     Examples
     --------
@@ -124,7 +124,7 @@ def compose_add_remove(groups, step: float, meter: Meter | None = None
     >>> bool(abs(ap.mass - 1) < 1e-9 and abs(rp.mass - 1) < 1e-9)
     True
     """
-    if _process_lane(len(groups)):
+    if _process_lane(groups, step):
         return _two_processes(groups, step, meter)
     if not _concurrent():
         add_parts = discretise_groups(groups, step, meter)
@@ -145,10 +145,18 @@ def compose_add_remove(groups, step: float, meter: Meter | None = None
 # on a busy machine too: 1000 distinct steps with two busy processes on the two cores
 # took 11.8–12.9 s with the worker against 16.2 s without (idle: 5.5 s against 13.3 s).
 PROCESS_LANE = True
+# Per-step lattice points (summed over the groups) from which the worker pays for its
+# start (≈ 0.7 s, overlapped): serially ≈ 0.8 µs per point (1000 distinct steps:
+# 1.7e7 points, 13.3 s). Measured idle: 200 steps (4e6 points) 1.8 s with the worker,
+# 2.3 s without; 70 steps (4e5 points) 2.0 s with, 1.4 s without.
+PROCESS_MIN_POINTS = 2.5e6
 
 
-def _process_lane(groups: int) -> bool:
-    return PROCESS_LANE and groups >= SPLIT_FACTORS and (os.cpu_count() or 1) > 1
+def _process_lane(groups, step: float) -> bool:
+    if not (PROCESS_LANE and len(groups) >= SPLIT_FACTORS and (os.cpu_count() or 1) > 1):
+        return False
+    spans = (s[3] - s[2] for s in (loss_spread(f) for f, _ in groups))
+    return sum(spans) / step >= PROCESS_MIN_POINTS
 
 
 def half_directions(groups, step: float, meter: Meter | None = None) -> list:

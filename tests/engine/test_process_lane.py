@@ -62,7 +62,8 @@ def serial(monkeypatch):
 @pytest.fixture
 def lane(monkeypatch):
     # the worker process whatever the machine (it is used from 2 cores on)
-    monkeypatch.setattr(composition, "_process_lane", lambda groups: groups >= SPLIT_FACTORS)
+    monkeypatch.setattr(composition, "_process_lane",
+                        lambda groups, step: len(groups) >= SPLIT_FACTORS)
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +119,16 @@ def test_without_a_worker_the_second_half_is_computed_here(serial_lattices, lane
     for (sp, so), (p, o) in zip(serial_lattices, out):
         _same(sp, p)
         _same(so, o)
+
+
+def test_the_worker_is_used_only_where_it_pays(monkeypatch):
+    # few per-step points (GROUPS: ~6e4): starting a worker would cost more than it saves
+    monkeypatch.setattr(composition.os, "cpu_count", lambda: 2)
+    assert not composition._process_lane(GROUPS, STEP)
+    assert composition._process_lane(GROUPS, STEP * 1e-3)         # 1000x the points
+    assert not composition._process_lane(GROUPS[:SPLIT_FACTORS - 1], STEP * 1e-3)
+    monkeypatch.setattr(composition.os, "cpu_count", lambda: 1)
+    assert not composition._process_lane(GROUPS, STEP * 1e-3)
 
 
 def test_half_directions_are_the_four_half_trees():
