@@ -17,9 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from fdp._constants import TAU
 from fdp.engine import worker
-from fdp.engine.discretise import discretise
 from fdp.engine.grid import choose_step, expected_seconds, loss_spread
-from fdp.engine.lattice import OPTIMISTIC, Lattice
+from fdp.engine.lattice import Lattice
 from fdp.engine.numeric import Numeric
 from fdp.engine.pipeline import (
     SPLIT_FACTORS,
@@ -77,41 +76,22 @@ def combine_directions(directions, tau: float = TAU, meter: Meter | None = None,
     return [(out[2 * d], out[2 * d + 1]) for d in range(len(directions))]
 
 
-def inverse_optimistic(groups, step: float) -> list:
-    """The optimistic lattices of the inverse pairs f_i⁻¹ discretised directly (None
-    for a symmetric f_i), as ``pipeline.inverse_parts`` forms them.
-
-    Examples
-    --------
-    >>> import fdp
-    >>> from fdp.engine.composition import inverse_optimistic
-    >>> from fdp.operations.subsample import PoissonAdd
-    >>> f = PoissonAdd(fdp.Gaussian(1.0), 0.1)
-    >>> [lat.side for lat in inverse_optimistic([(f, 1)], 0.01)]
-    ['optimistic']
-    """
-    out = []
-    for f, _ in groups:
-        inv = f.inverse()
-        out.append(None if inv is f else discretise(inv, step, OPTIMISTIC))
-    return out
-
-
 def compose_add_remove(groups, step: float, meter: Meter | None = None
                        ) -> tuple[tuple[Lattice, Lattice], tuple[Lattice, Lattice]]:
     """((add_p, add_o), (rem_p, rem_o)): ⊗ of groups (f_i, n_i) on ΔZ (the add
     direction) and of their inverse pairs f_i⁻¹ (the remove direction; the
     composition of inverses is the inverse of the composition, DRS Prop 3.2), each
     pessimistic and optimistic, exactly as ``discretise_groups``, ``inverse_parts``
-    and ``combine_parts`` form them.
+    (with ``reflect_both``: both sides of f_i⁻¹ reflected from f_i's lattices
+    where the optimistic reflection's slack is negligible) and ``combine_parts``
+    form them.
 
     From ``pipeline.SPLIT_FACTORS`` groups and ``PROCESS_MIN_POINTS`` per-step lattice
     points on, on a machine with more than one core, the second half of the groups
     (discretised, both directions and sides composed) runs in a worker process
     (``PROCESS_LANE``; the per-factor discretisation holds the GIL, so threads cannot
     share it), and the four products of the halves are formed here. Otherwise, with a
-    core idle, the inverse pairs' optimistic discretisation runs alongside the
-    factors' own, and the four compositions on ``LANES`` threads. Either way the
+    core idle, the four compositions run on ``LANES`` threads. Either way the
     lattices are bit-identical to the serial computation.
 
     Examples
@@ -126,17 +106,9 @@ def compose_add_remove(groups, step: float, meter: Meter | None = None
     """
     if _process_lane(groups, step):
         return _two_processes(groups, step, meter)
-    if not _concurrent():
-        add_parts = discretise_groups(groups, step, meter)
-        rem_parts = inverse_parts(groups, add_parts)
-        add, rem = combine_directions([cropped(add_parts), cropped(rem_parts)], meter=meter)
-        return add, rem
-    with ThreadPoolExecutor(max_workers=LANES) as pool:
-        ahead = pool.submit(inverse_optimistic, groups, step)
-        add_parts = discretise_groups(groups, step, meter)
-        rem_parts = inverse_parts(groups, add_parts, optimistic=ahead.result())
-        add, rem = combine_directions([cropped(add_parts), cropped(rem_parts)], meter=meter,
-                                      pool=pool)
+    add_parts = discretise_groups(groups, step, meter)
+    rem_parts = inverse_parts(groups, add_parts, reflect_both=True)
+    add, rem = combine_directions([cropped(add_parts), cropped(rem_parts)], meter=meter)
     return add, rem
 
 
@@ -164,7 +136,7 @@ def half_directions(groups, step: float, meter: Meter | None = None) -> list:
     ``groups``, discretised and composed serially (each process's share of
     ``compose_add_remove``)."""
     add_parts = discretise_groups(groups, step, meter)
-    rem_parts = inverse_parts(groups, add_parts)
+    rem_parts = inverse_parts(groups, add_parts, reflect_both=True)
     return [side_tree(parts, i, meter=meter)
             for parts in (cropped(add_parts), cropped(rem_parts)) for i in (0, 1)]
 

@@ -72,19 +72,20 @@ def cells(kappa, pi, kmin, step):
     return k, p, m, lc, known
 
 
-def spread(kappa, pi, q_inf, kmin, step, p_neginf=0.0) -> Lattice:
+def spread(kappa, pi, q_inf, kmin, step, p_neginf=0.0, located=None) -> Lattice:
     """Split each cell's Q-mass between its ends keeping the mean of Y under P.
 
     For a cell [l_c, l_c + Δ) whose mass has conditional location m = log(κ/π),
     the upper end gets Q-mass κ·(1 − e^{l_c − m}) / (1 − e^{−Δ}); the cell's
     P-mass is kept too. The P-mass that ends at L = −∞ (the law's own, what moving
     the low tail up and the high tail to +∞ takes away) is recorded exactly as
-    ``p_neginf``, for ``lattice.reflect``.
+    ``p_neginf``, for ``lattice.reflect``. ``located``: ``cells(kappa, pi, kmin, step)``
+    if already formed (read only).
     """
     K = kappa.size - 2                     # number of cells
     q = np.zeros(K + 1)
     q[0] += kappa[0]                       # below the grid: up to the first point
-    k, p, m, lc, _ = cells(kappa, pi, kmin, step)
+    k, p, m, lc, _ = cells(kappa, pi, kmin, step) if located is None else located
     up = k * (-np.expm1(lc - m)) / (-math.expm1(-step))
     up = np.clip(np.where(k > 0, up, 0.0), 0.0, k)
     q[1:] += up

@@ -19,7 +19,7 @@ from fdp.engine.connect_dots import cells
 from fdp.engine.lattice import OPTIMISTIC, Lattice
 
 
-def contract_masses(kappa, pi, q_inf, kmin, step) -> Lattice:
+def contract_masses(kappa, pi, q_inf, kmin, step, located=None) -> Lattice:
     """The optimistic lattice of cell masses (see the module docstring).
 
     Cells below the loss EXP_SAFE whose location is known (``cells``) are
@@ -29,10 +29,11 @@ def contract_masses(kappa, pi, q_inf, kmin, step) -> Lattice:
     point (the tail: to the top point) keeping its Q-mass, which lowers every term
     q (1 − e^{ε−l})₊ of δ — a safe move for this side that costs at most one cell
     in ε (the P-mass it adds is accounted for by ``lattice.reflect``, which
-    measures the totals). Below the grid (κ_0): to L = −∞.
+    measures the totals). Below the grid (κ_0): to L = −∞. ``located``:
+    ``cells(kappa, pi, kmin, step)`` if already formed (read only).
     """
     K = kappa.size - 2
-    k, p, m, lc, known = cells(kappa, pi, kmin, step)
+    k, p, m, lc, known = cells(kappa, pi, kmin, step) if located is None else located
     # cells [0, J) lie below EXP_SAFE entirely
     J = int(min(max(math.floor(EXP_SAFE / step) - kmin, 0), K))
     by_q = ~known
@@ -85,11 +86,15 @@ def contract(m: np.ndarray, p: np.ndarray, kmin: int, step: float):
         a, b = 0.5 * p[:-1], 0.5 * p[1:]
         ga = g_next                                     # x_{c+1} − m_c
         gb = g_down[1:]                                 # m_{c+1} − x_{c+1}
+        wa, wb = a * ga, b * gb
+        more = wa > wb
+        # every quotient that is kept is finite: where wa > wb ≥ 0, ga > 0; the other
+        # is taken only where gb > 0 (the discarded ones are silenced)
         with np.errstate(divide="ignore", invalid="ignore"):
-            a2 = np.where(a * ga > b * gb, b * gb / ga, a)
-            b2 = np.where(a * ga > b * gb, b, np.where(gb > 0, a * ga / gb, 0.0))
-        a2 = np.minimum(np.nan_to_num(a2), a)
-        b2 = np.minimum(np.nan_to_num(b2), b)
+            a2 = np.where(more, wb / ga, a)
+            b2 = np.where(more, b, np.where(gb > 0, wa / gb, 0.0))
+        np.minimum(a2, a, out=a2)
+        np.minimum(b2, b, out=b2)
         nu[1:K] += a2 + b2
         rest[:-1] -= a2
         rest[1:] -= b2

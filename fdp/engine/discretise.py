@@ -54,7 +54,7 @@ from dataclasses import replace
 import numpy as np
 
 from fdp._constants import NEGLIGIBLE_P_MASS
-from fdp.engine.connect_dots import grid_range, spread
+from fdp.engine.connect_dots import cells, grid_range, spread
 from fdp.engine.contraction import contract_masses
 from fdp.engine.from_lattices import max_of_lattices, regrid
 from fdp.engine.from_profile import from_profile
@@ -116,9 +116,11 @@ def _both(f, step, side=None):
     dropped = float(kappa[small].sum())
     p_neginf += float(pi[small].sum())
     kappa, pi = np.where(small, 0.0, kappa), np.where(small, 0.0, pi)
-    out = (spread(kappa, pi, q_inf + dropped, kmin, step, p_neginf)
+    located = cells(kappa, pi, kmin, step)              # shared by both sides
+    out = (spread(kappa, pi, q_inf + dropped, kmin, step, p_neginf, located)
            if side != OPTIMISTIC else None,
-           contract_masses(kappa, pi, q_inf, kmin, step) if side != PESSIMISTIC else None)
+           contract_masses(kappa, pi, q_inf, kmin, step, located)
+           if side != PESSIMISTIC else None)
     if grid_atoms is not None:
         at, qa = grid_atoms
         out = tuple(None if lat is None else replace(lat, q=_add_at(lat.q, at, qa))

@@ -473,16 +473,19 @@ def reflect(lat: Lattice) -> Lattice:
     if lat.slack != 0.0:
         raise ValueError("only a slack-free lattice can be reflected exactly")
     L, q = lat.losses, lat.q
-    p = p_masses(q, L)
+    # log p_k = log q_k − l_k, formed once (−inf where q_k = 0): p as ``p_masses``
+    # forms it, and |log p_k| is the spread of the relative error bound
     with np.errstate(divide="ignore"):
-        spread = np.where(q > 0, np.abs(np.log(np.where(q > 0, q, 1.0)) - L), 0.0)
-    rel = 4.0 * _U * (spread + 2.0)
+        log_p = np.log(q) - L
+    with np.errstate(under="ignore", over="ignore"):
+        p = np.exp(log_p)
+    rel = 4.0 * _U * (np.where(q > 0, np.abs(log_p), 0.0) + 2.0)
     p_up = p * (1.0 + rel)
     slack = 0.0
     if lat.side == OPTIMISTIC:
         q_inf = 0.0
         p = p * (1.0 - rel)
-        cut, extra = _reflection_cut(L, q, p_up, lat.mass)   # P totals from above
+        cut, extra = _reflection_cut(L, q, p_up, lat.q_inf)   # P totals from above
         q, p, L = q[cut:], p[cut:], L[cut:]
         slack += extra
         k0 = lat.k0 + cut
@@ -493,21 +496,83 @@ def reflect(lat: Lattice) -> Lattice:
     return Lattice(lat.step, -(k0 + q.size - 1), p[::-1].copy(), q_inf, slack, lat.side)
 
 
-def _reflection_cut(L, q, p, Q_total) -> tuple[int, float]:
-    """(j, s): drop atoms [0, j) of an optimistic lattice before reflecting; s is the
-    reflection's excess bound max(0, (P_j − 1) + max(0, e^{−l_j}(1 − Q_j))) (totals P_j,
-    Q_j of the atoms kept). j minimises s plus the P-mass dropped (what the
-    reflection loses in tightness); atoms with no mass are skipped for free."""
-    P_rest = math.fsum(p) - np.concatenate([[0.0], np.cumsum(p)[:-1]])
-    Q_rest = Q_total - np.concatenate([[0.0], np.cumsum(q)[:-1]])
-    short = np.maximum(1.0 - Q_rest, 0.0)
-    with np.errstate(over="ignore", divide="ignore", under="ignore"):
-        grow = np.where(short > 0, np.exp(np.log(np.where(short > 0, short, 1.0)) - L), 0.0)
-    # round-off of the totals (fsum of p, running sums of q): a few u each
-    s = np.maximum(P_rest - 1.0 + grow, 0.0) + 4.0 * _U * (P_rest + grow + 1.0)
-    cost = s + (P_rest[0] - P_rest)
-    cost = np.where(np.isfinite(cost), cost, np.inf)
-    j = int(np.argmin(cost))
-    if not math.isfinite(float(s[j])):
+# Unit round-off of the extended sums that certify a reflection's slack (u of the
+# platform's long double: 2^-64 on x86-64; where long double is a plain double the
+# bound is correspondingly looser, never wrong).
+_U_LONG = float(np.finfo(np.longdouble).eps) / 2.0
+
+
+def tail_sum_bounds(x: np.ndarray) -> tuple[float, float]:
+    """(lower, upper) bounds of the exact Σ x for non-negative x.
+
+    Summed in long double: any order of n − 1 additions of non-negative terms errs by
+    at most (n − 1)·u·Σ x (Higham 2002, eq. 4.4), u the long double's unit round-off;
+    the conversion to double and the bound's own arithmetic add a few double u.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fdp.engine.lattice import tail_sum_bounds
+    >>> lo, hi = tail_sum_bounds(np.full(10, 0.1))
+    >>> bool(lo <= 1.0 <= hi and hi - lo < 1e-15)
+    True
+    """
+    n = x.size
+    if n == 0:
+        return 0.0, 0.0
+    total = float(np.sum(x, dtype=np.longdouble))
+    err = (n * _U_LONG + 4.0 * _U) * total
+    return max(total - err, 0.0), total + err
+
+
+# Leading atoms (after those without mass) tried for the reflection's cut.
+_CUT_HEAD = 64
+
+
+def _reflection_cut(L, q, p, q_inf) -> tuple[int, float]:
+    """(j, s): drop atoms [0, j) of an optimistic lattice before reflecting; s bounds
+    the reflection's excess max(0, (P_j − 1) + e^{−l_j}·max(0, 1 − Q_j)) (totals P_j,
+    Q_j of the atoms kept, Q_j with the lattice's +inf mass), certified. j minimises
+    that excess plus the P-mass dropped (what the reflection loses in tightness).
+
+    Leading atoms without mass are dropped for free (the totals stay, e^{−l_j}
+    shrinks). Dropping atoms whose P-mass together reaches the excess cannot pay, so
+    only the next ones below it are tried, at most ``_CUT_HEAD`` (any j gives a valid
+    s). The totals are long double sums (``tail_sum_bounds``); a suffix is the total
+    less a prefix of at most z + ``_CUT_HEAD`` terms, summed the same way, so
+    |error| ≤ (n + j + 2)·u_long·total, and every further operation is rounded
+    outward by a few double u.
+    """
+    n = q.size
+    live = np.flatnonzero((q > 0) | (p > 0))
+    if live.size == 0:
+        return 0, 0.0
+    z = int(live[0])
+    m = min(n, z + _CUT_HEAD + 1)
+    P_tot = np.sum(p, dtype=np.longdouble)
+    Q_tot = np.sum(q, dtype=np.longdouble)
+    P_head = np.concatenate([[0.0], np.cumsum(p[:m], dtype=np.longdouble)])
+    Q_head = np.concatenate([[0.0], np.cumsum(q[:m], dtype=np.longdouble)])
+
+    def excess(j: int) -> float:
+        err = (n + j + 2) * _U_LONG
+        P_hi = float(P_tot - P_head[j]) * (1.0 + 2.0 * _U) + err * float(P_tot)
+        Q_lo = max(float(Q_tot - Q_head[j]) * (1.0 - 2.0 * _U) - err * float(Q_tot), 0.0)
+        short_hi = max(1.0 - (Q_lo + q_inf), 0.0) * (1.0 + 4.0 * _U)
+        grow_hi = 0.0
+        if short_hi > 0:
+            with np.errstate(over="ignore"):
+                grow_hi = float(short_hi * np.exp(-L[j]) * (1.0 + 4.0 * _U))
+        return max(P_hi - 1.0 + grow_hi, 0.0) + 4.0 * _U * (P_hi + grow_hi + 1.0)
+
+    s = excess(z)
+    if not math.isfinite(s):
         return 0, math.inf
-    return j, float(s[j])
+    best = (s, z, s)
+    dropped = P_head - P_head[z]                      # P-mass of atoms [z, j)
+    for j in range(z + 1, m):
+        if float(dropped[j]) >= best[0]:
+            break
+        sj = excess(j)
+        best = min(best, (sj + float(dropped[j]), j, sj))
+    return best[1], best[2]

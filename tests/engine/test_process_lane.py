@@ -80,7 +80,7 @@ def serial_lattices():
 def test_serial_sides_are_the_split_tree(serial_lattices):
     # from SPLIT_FACTORS groups on, every side is the product of its two halves' trees
     add = discretise_groups(GROUPS, STEP)
-    rem = inverse_parts(GROUPS, add)
+    rem = inverse_parts(GROUPS, add, reflect_both=True)
     for (p, o), parts in zip(serial_lattices, (add, rem)):
         first, second = halves(cropped(parts))
         for i, got in enumerate((p, o)):
@@ -134,7 +134,7 @@ def test_the_worker_is_used_only_where_it_pays(monkeypatch):
 def test_half_directions_are_the_four_half_trees():
     first, _ = halves(GROUPS)
     add = discretise_groups(first, STEP)
-    rem = inverse_parts(first, add)
+    rem = inverse_parts(first, add, reflect_both=True)
     want = [side_tree(cropped(parts), i) for parts in (add, rem) for i in (0, 1)]
     for got, ref in zip(half_directions(first, STEP), want):
         _same(got, ref)
