@@ -142,16 +142,19 @@ POWER_TAU_CAP = 1e-12
 #: lattice whose +∞ atom exceeds it is discretised from the inverse's own law instead.
 NEGLIGIBLE_P_MASS = 1e-30
 
-#: Largest slack of a reflected optimistic lattice used for the inverse pair (the
-#: remove direction) instead of discretising the inverse's law (``pipeline.inverse_parts``).
-#: The slack bounds what the reflection may overstate δ by; it is paid once per use
-#: of the factor, like the composition's own round-off. 1e-14 is half the round-off
-#: slack one factor costs a composed DP-SGD lattice (measured 1.9e-14 per step at
-#: T = 10³ and 1.8e-14 at T = 10⁵, q = 256/60000, σ = 1.1), so the lower bracket end's
-#: slack at most doubles where it would otherwise be that round-off; Gaussian-like
-#: factors reflect with 4e-15–7e-15, while laws with point masses off the grid
-#: (where the contraction rounds Q-mass down) exceed it and are discretised directly.
-REFLECT_SLACK_CAP = 1e-14
+#: Largest addition to δ a group (f_i, n_i) may take from the reflections that give its
+#: inverse pair (the remove direction) in ``pipeline.inverse_parts(reflect_both=True)``:
+#: n_i times the reflected optimistic lattice's certified slack, and n_i times the
+#: reflected pessimistic lattice's +∞ atom, each at most this. 1e-13 is the level of
+#: one FFT transform's round-off (``NOISE_CROP_CAP``). Gaussian-like factors reflect
+#: with a slack of 4e-15–1e-14, so groups of up to ≈ 16 steps qualify: 1000 distinct
+#: Poisson-subsampled Gaussians add 6e-12 in all, a third of their composition's own
+#: round-off (2e-11). Powers of many steps do not: their round-off grows like the
+#: number of transforms, not like n (T = 10⁹: 7e-9 in all), while the reflection's
+#: slack would grow like n (3.4e-6 at T = 10⁹, raising the read-back floor over
+#: δ = 1e-5). Laws with point masses off the grid (where the contraction rounds Q-mass
+#: down) exceed it too and are discretised directly.
+REFLECT_SLACK_CAP = 1e-13
 
 #: Tilted tails below this (per side) are cut into the slack of the tilted
 #: recomposition: 1e-18 relative to the tilted mass 1 is ~10⁻² of the FFT round-off

@@ -58,11 +58,13 @@ slack), so the optimistic side of f⁻¹ is discretised from f⁻¹ directly
 (``pipeline.inverse_parts``). The remove direction of DP-SGD and
 ``Numeric.inverse`` recompose those per-step lattices. For the add/remove
 compositions themselves (``composition.compose_add_remove``) both reflections
-are used instead wherever what they add per factor — the slack certified from
-long double sums (``lattice.tail_sum_bounds``), the +∞ atom of the P-mass the law
-leaves beyond its grid — is at most ``REFLECT_SLACK_CAP``, half the round-off one
-factor costs the composition: f⁻¹ is then not discretised at all (1000 distinct
-Poisson-subsampled Gaussians: 11.5 s → 7.1 s serially). Envelopes
+are used instead wherever what they add to a group of n factors — n times the
+slack certified from long double sums (``lattice.tail_sum_bounds``), n times the
++∞ atom of the P-mass the law leaves beyond its grid — is at most
+``REFLECT_SLACK_CAP`` (one transform's round-off): f⁻¹ is then not discretised
+at all (1000 distinct Poisson-subsampled Gaussians: 11.5 s → 7.1 s serially).
+Long powers keep the direct discretisation, where n times the slack would
+outgrow the power's own round-off. Envelopes
 min{f_i}** (δ = max δ_i) are discretised from their members' lattices
 (``from_lattices.max_of_lattices``): chords of max δ_i at grid points above it for
 the pessimistic side; for the optimistic side chords where one member leads on
@@ -151,14 +153,15 @@ threads when a core is idle — 1-minute load average below cores − 1 + ½, th
 being this process's own share (``pipeline._idle_core``) — with identical results;
 serial on a busy machine, where threads measured 18–34 % slower. From
 ``pipeline.SPLIT_FACTORS`` (64) distinct factors on, each side is the product of two
-halves' trees (the factors at even and at most odd positions, ``pipeline.halves``); for add/remove on more than
-one core and enough work (``composition.PROCESS_MIN_POINTS``: starting it costs
-≈ 0.7 s) the second half (discretised, both directions composed) runs in a worker
-process (``worker``: a fresh interpreter, not ``multiprocessing``, which would re-run
-the caller's script), because the per-factor discretisation holds the GIL. 1000
-distinct steps took 5.5 s instead of 13.3 s idle, 12.7 s instead of 16 s with two busy
-processes on the two cores, so unlike the threads the worker is used on a busy machine
-too. The tree is the same with or without the worker, so the results are identical;
+halves' trees (the factors at even and at most odd positions, ``pipeline.halves``);
+for add/remove on more than one core and enough work
+(``composition.PROCESS_MIN_POINTS``: starting it costs ≈ 0.7 s) the second half
+(discretised, both directions composed) runs in a worker process (``worker``: a
+fresh interpreter, not ``multiprocessing``, which would re-run the caller's script),
+because the per-factor discretisation holds the GIL. 1000 distinct steps took 5.5 s
+instead of 13.3 s idle, 12.7 s instead of 16 s with two busy processes on the two
+cores (before the reflected remove direction above), so unlike the threads the
+worker is used on a busy machine too. The tree is the same with or without the worker, so the results are identical;
 if the worker cannot run, this process computes its half. The read-back's
 suffix recursions run in numpy (no ``scipy.signal``, which would add ≈ 47 MB of
 imported modules to every process).

@@ -97,17 +97,17 @@ def inverse_parts(groups, parts, reflect_both: bool = False) -> list:
     ``lattice.reflect``), which happens near point-like parts of a law.
 
     ``reflect_both`` (the compositions of ``composition.compose_add_remove``): both
-    reflections are used wherever what they add is at most ``REFLECT_SLACK_CAP`` per
-    factor (derivation in ``fdp._constants``) — the pessimistic one's +∞ atom (the
-    P-mass f_i's law leaves beyond its gridded range: ≈ 3e-28 for a
-    Poisson-subsampled Gaussian, over NEGLIGIBLE_P_MASS, so without this flag its
-    inverse is discretised again), the optimistic one's certified slack — which
-    saves discretising f_i⁻¹ at all. Both are far below the composition's own
-    round-off floor, so the plain read-back cannot see them; the lattices the other
-    read-backs start from (``Recipe.parts``: tilted recompositions near that floor,
-    summaries, inverses) stay the direct, slack-free ones.
+    reflections are used wherever what they add to a group of n_i factors is at most
+    ``REFLECT_SLACK_CAP`` (derivation in ``fdp._constants``): n_i times the
+    pessimistic one's +∞ atom (the P-mass f_i's law leaves beyond its gridded range:
+    ≈ 3e-28 for a Poisson-subsampled Gaussian, over NEGLIGIBLE_P_MASS, so without
+    this flag its inverse is discretised again) and n_i times the optimistic one's
+    certified slack. That saves discretising f_i⁻¹ for the short groups of a
+    many-step schedule, where it is most of the work. What they add stays below the
+    composition's own round-off, so the plain read-back barely sees it; the lattices
+    the other read-backs start from (``Recipe.parts``: tilted recompositions near
+    that floor, summaries, inverses) stay the direct, slack-free ones.
     """
-    cap = REFLECT_SLACK_CAP if reflect_both else NEGLIGIBLE_P_MASS
     out = []
     for (f, _), (lp, lo, n) in zip(groups, parts):
         inv = f.inverse()
@@ -115,11 +115,12 @@ def inverse_parts(groups, parts, reflect_both: bool = False) -> list:
             out.append((lp, lo, n))
             continue
         pess = reflect(lp)
+        cap = REFLECT_SLACK_CAP / n if reflect_both else NEGLIGIBLE_P_MASS
         if pess.q_inf > cap and loss_range(inv) is not None:
             pess, opt = discretise(inv, lp.step)
         else:
             opt = reflect(lo) if reflect_both else None
-            if opt is None or opt.slack > REFLECT_SLACK_CAP:
+            if opt is None or opt.slack > REFLECT_SLACK_CAP / n:
                 opt = discretise(inv, lp.step, OPTIMISTIC)
         out.append((pess, opt, n))
     return out
@@ -212,7 +213,8 @@ def halves(items: list) -> tuple[list, list]:
     work grows with the factor's loss range, and groups often come sorted by it (σ
     increasing over training), so cutting in the middle would give one half twice the
     other's work."""
-    first, second = [], []
+    first: list = []
+    second: list = []
     for i, item in enumerate(items):
         odd = i % 2 == 1 and (i // 2) % SECOND_HALF_SKIP != SECOND_HALF_SKIP - 1
         (second if odd else first).append(item)
