@@ -161,10 +161,10 @@ fresh interpreter, not ``multiprocessing``, which would re-run the caller's scri
 because the per-factor discretisation holds the GIL. 1000 distinct steps took 5.5 s
 instead of 13.3 s idle, 12.7 s instead of 16 s with two busy processes on the two
 cores (before the reflected remove direction above), so unlike the threads the
-worker is used on a busy machine too. The tree is the same with or without the worker, so the results are identical;
-if the worker cannot run, this process computes its half. The read-back's
-suffix recursions run in numpy (no ``scipy.signal``, which would add ≈ 47 MB of
-imported modules to every process).
+worker is used on a busy machine too. The tree is the same with or without the
+worker, so the results are identical; if the worker cannot run, this process
+computes its half. The read-back's suffix recursions run in numpy (no
+``scipy.signal``, which would add ≈ 47 MB of imported modules to every process).
 
 Modules, one job each, bottom to top: ``lattice`` (the data type and its
 read-back), ``direct_band`` and ``convolution`` (composition of lattices, the one
