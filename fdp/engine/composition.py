@@ -115,7 +115,8 @@ def compose_add_remove(groups, step: float, meter: Meter | None = None
 # The second half of many distinct groups in a worker process (False: never); the
 # worker is a fresh interpreter (``fdp.engine.worker``). Unlike the threads it is used
 # on a busy machine too: 1000 distinct steps with two busy processes on the two cores
-# took 11.8–12.9 s with the worker against 16.2 s without (idle: 5.5 s against 13.3 s).
+# took 11.8–12.9 s with the worker against 16.2 s without (idle: 5.5 s against 13.3 s;
+# measured before the reflected remove direction of ``pipeline.inverse_parts``).
 PROCESS_LANE = True
 # Per-step lattice points (summed over the groups) from which the worker pays for its
 # start (≈ 0.7 s, overlapped): serially ≈ 0.8 µs per point (1000 distinct steps:
