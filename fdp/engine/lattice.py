@@ -545,9 +545,7 @@ def _reflection_cut(L, q, p, q_inf) -> tuple[int, float]:
     """
     n = q.size
     live = np.flatnonzero((q > 0) | (p > 0))
-    if live.size == 0:
-        return 0, 0.0
-    z = int(live[0])
+    z = int(live[0]) if live.size else 0
     m = min(n, z + _CUT_HEAD + 1)
     P_tot = np.sum(p, dtype=np.longdouble)
     Q_tot = np.sum(q, dtype=np.longdouble)

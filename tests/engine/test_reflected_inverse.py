@@ -95,10 +95,14 @@ def test_reflection_cut_certifies_the_exact_excess(f, step):
     assert math.fsum(p[:j]) <= s + 1e-300
 
 
-def test_reflection_cut_of_a_lattice_without_mass():
+def test_reflection_cut_of_a_lattice_without_finite_mass():
+    # all Q-mass lost: the reflection's excess is e^{−l_j} − 1 at the cut, 1.718 at
+    # j = 0 (l = −1), none from l_j = 0 on; the cut goes to the top, certified
     L = np.linspace(-1.0, 1.0, 5)
     z = np.zeros(5)
-    assert _reflection_cut(L, z, z, 0.0) == (0, 0.0)
+    assert _exact_excess(L, z, z, 0.0, 0) > 1.7
+    j, s = _reflection_cut(L, z, z, 0.0)
+    assert j == 4 and _exact_excess(L, z, z, 0.0, j) <= s <= 1e-14
 
 
 # ----------------------------------------------------------------------
