@@ -83,8 +83,8 @@ def compose_add_remove(groups, step: float, meter: Meter | None = None
     composition of inverses is the inverse of the composition, DRS Prop 3.2), each
     pessimistic and optimistic, exactly as ``discretise_groups``, ``inverse_parts``
     (with ``reflect_both``: both sides of f_i⁻¹ reflected from f_i's lattices
-    where the optimistic reflection's slack is negligible) and ``combine_parts``
-    form them.
+    where what they add to the group is at most ``REFLECT_SLACK_CAP``) and
+    ``combine_parts`` form them.
 
     From ``pipeline.SPLIT_FACTORS`` groups and ``PROCESS_MIN_POINTS`` per-step lattice
     points on, on a machine with more than one core, the second half of the groups
