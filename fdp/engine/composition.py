@@ -106,10 +106,16 @@ def compose_add_remove(groups, step: float, meter: Meter | None = None
     """
     if _process_lane(groups, step):
         return _two_processes(groups, step, meter)
+    add, rem = combine_directions(_both_directions(groups, step, meter), meter=meter)
+    return add, rem
+
+
+def _both_directions(groups, step: float, meter: Meter | None) -> list:
+    """[add parts, remove parts], cropped: the per-step lattices both directions of
+    ``compose_add_remove`` compose (the remove direction reflected where it may be)."""
     add_parts = discretise_groups(groups, step, meter)
     rem_parts = inverse_parts(groups, add_parts, reflect_both=True)
-    add, rem = combine_directions([cropped(add_parts), cropped(rem_parts)], meter=meter)
-    return add, rem
+    return [cropped(add_parts), cropped(rem_parts)]
 
 
 # The second half of many distinct groups in a worker process (False: never); the
@@ -136,10 +142,8 @@ def half_directions(groups, step: float, meter: Meter | None = None) -> list:
     """[add_p, add_o, rem_p, rem_o]: the half-trees (``pipeline.side_tree``) of
     ``groups``, discretised and composed serially (each process's share of
     ``compose_add_remove``)."""
-    add_parts = discretise_groups(groups, step, meter)
-    rem_parts = inverse_parts(groups, add_parts, reflect_both=True)
     return [side_tree(parts, i, meter=meter)
-            for parts in (cropped(add_parts), cropped(rem_parts)) for i in (0, 1)]
+            for parts in _both_directions(groups, step, meter) for i in (0, 1)]
 
 
 def _two_processes(groups, step: float, meter: Meter | None):

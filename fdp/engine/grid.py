@@ -47,7 +47,8 @@ QUESTION_EPS_FLOOR = 1e-2
 # is coarsened at tol = DEFAULT_TOL like the composed grid (GRID_POINTS). 1.3e7: the
 # benchmark's 1000 distinct Poisson-subsampled Gaussians (σ 0.8 … 1.4) get a bracket
 # of 0.57 of the question's target (1e-3·ε) instead of 0.37 at 2^24, the width
-# growing like Δ^1.9, for about a sixth less work; ``width=`` narrows it.
+# growing like Δ^1.9, with a 1.3× coarser step (fewer points per factor); ``width=``
+# narrows it.
 FACTOR_POINTS = 13_000_000
 # Composed grid points the default accuracy may use: at tol = DEFAULT_TOL (the
 # default) a grid over this is coarsened to fit (about GRID_POINTS ·

@@ -207,3 +207,37 @@ def test_distinct_steps_answer_as_with_direct_inverses(monkeypatch):
     assert np.all(lo_r <= hi_d) and np.all(lo_d <= hi_r)
     np.testing.assert_allclose(hi_r, hi_d, rtol=1e-9, atol=1e-13)
     np.testing.assert_allclose(lo_r, lo_d, rtol=1e-3, atol=1e-12)
+
+
+# ----------------------------------------------------------------------
+# edges, through the public API (no warning may be raised)
+# ----------------------------------------------------------------------
+@pytest.mark.filterwarnings("error")
+def test_full_sampling_at_tiny_sigma_brackets_the_gaussian_closed_form(monkeypatch):
+    # q = 1: every step sees the record, ⊗ G_{1/σ_i} = G_{√Σσ_i⁻²} (DRS 2022, Cor 3.3)
+    monkeypatch.setattr(composition, "PROCESS_LANE", False)
+    sigmas = np.array([0.3, 0.35, 0.4])
+    f = fdp.dpsgd(sigmas, 1.0, sigmas.size)
+    g = fdp.Gaussian(float(np.sqrt(np.sum(sigmas ** -2.0))))
+    eps = np.array([0.0, 5.0, 20.0, 60.0, 700.0])
+    lo, hi = f.delta_bounds(eps)
+    truth = g.delta(eps)
+    assert np.all(lo <= truth) and np.all(truth <= hi)
+    assert np.all(hi - lo <= 1e-3 * np.maximum(truth, 1e-9))
+    assert hi[-1] <= 1e-12                     # ε = 700: only the round-off floor left
+    e_lo, e_hi = f.epsilon_bounds(1e-5)
+    assert e_lo <= float(g.epsilon(1e-5)) <= e_hi
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("sigmas, q", [([0.3, 0.35, 0.4], 0.0), ([200.0, 300.0], 1e-12)])
+def test_no_or_negligible_sampling_gives_nearly_perfect_privacy(sigmas, q, monkeypatch):
+    # q = 0: the output ignores the record (δ(ε) = 0 for ε ≥ 0); q = 1e-12 at σ = 200:
+    # δ(0) ≤ q·TV(G_{1/σ}) per step, ≤ 1e-12 in all
+    monkeypatch.setattr(composition, "PROCESS_LANE", False)
+    f = fdp.dpsgd(np.array(sigmas), q, len(sigmas))
+    lo, hi = f.delta_bounds(np.array([0.0, 1.0, 700.0]))
+    assert np.all(lo >= 0.0) and np.all(lo <= hi)
+    assert np.all(hi <= 1e-10)
+    b_lo, b_hi = f.bounds(np.array([1e-300, 0.5]))
+    assert np.all(b_lo <= b_hi) and b_hi[0] <= 1.0 and b_lo[1] >= 0.5 - 1e-10
