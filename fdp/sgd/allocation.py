@@ -106,16 +106,30 @@ k-subset pair at t = 3, 4, k = 2 show this). The repr says so for 1 < k < t.
 
 No "Poisson with rate q′" shortcut
 ----------------------------------
-A cheap certified upper curve "allocation is dominated by Poisson subsampling with rate
-q′ over the same t steps" would need a proven q′ for trade-off functions. None is
-offered: Feldman & Shenfeld (2025) bound allocation by Poisson with rate
-(1 + o(1))·k/t, where the o(1) is asymptotic, and their explicit statements are (ε, δ)
-bounds with further δ terms rather than a domination of curves (turning those into a
-certified curve is not implemented); Feldman & Shenfeld (arXiv 2602.17284) compute
-the allocation PLD numerically, as this module does. The bracket above is itself certified and costs
-seconds at t = 1000 (``benchmarks/bench_allocation.py``), so a looser shortcut would
-add no guarantee; ``fdp.dpsgd(..., sampling="poisson")`` at q = k/t is shown next to it
-by the sampler report (``compare_samplers``) for comparison only.
+A cheap certified upper curve "allocation is dominated by Poisson subsampling with
+rate q′ over the same t steps" needs a q′ proven for trade-off functions, and none
+with q′ < 1 is offered:
+
+* The natural rate q′ = k/t is FALSE as a curve bound. At σ = 0.7, t = 2,
+  δ_alloc(0.5) ≈ 0.3003 while Poisson at q = 1/2 gives δ(0.5) ≈ 0.2712 (two
+  independent quadratures); at σ = 0.8, t = 10 the allocation's certified upper
+  trade-off value at α = 0.3 (0.4988) is below Poisson(1/10)'s certified lower value
+  (0.5148); t = 30 at σ = 1 likewise (``tests/sgd/test_allocation.py``). Under
+  Poisson the record is absent from every step with probability (1 − 1/t)^t ≈ 1/e,
+  under allocation never.
+* Feldman & Shenfeld (2025) bound allocation by Poisson with rate (1 + o(1))·k/t:
+  the o(1) is asymptotic, and their explicit statements are (ε, δ) bounds for one δ
+  at a time with further δ terms, not a domination of curves. Their decomposition
+  bound compares with Poisson at rate 1/t CONDITIONED on at least one selection,
+  which is not a rate q′; its proof is not reproduced here, so it is not offered.
+* q′ = 1 (the record in every step: keep the coordinate of a uniform step, redraw
+  the others from the null law) is proven but is the full-batch bound
+  G_{√(k·epochs)/σ}, which the bracket above never leaks more than (tested).
+
+The bracket above is itself certified and costs seconds at t = 1000
+(``benchmarks/bench_allocation.py``), so a looser shortcut would add no guarantee;
+``fdp.dpsgd(..., sampling="poisson")`` at q = k/t is shown next to it by the sampler
+report (``compare_samplers``) for comparison only, not as a bound.
 """
 
 from __future__ import annotations

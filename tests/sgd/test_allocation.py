@@ -22,30 +22,56 @@ from fdp.sgd.allocation import blocks, random_allocation
 mp.mp.dps = 30
 
 
+def _call(c, s):
+    """E[(Z − c)₊] for Z = e^L, L ~ N(−s²/2, s²) (Black–Scholes, mpmath)."""
+    if c <= 0:
+        return 1 - c
+    d1 = (-mp.log(c) + s * s / 2) / s
+    return mp.ncdf(d1) - c * mp.ncdf(d1 - s)
+
+
+def _put(c, s):
+    """E[(c − Z)₊] = c − 1 + E[(Z − c)₊] (E Z = 1)."""
+    return c - 1 + _call(c, s) if c > 0 else mp.mpf(0)
+
+
 def _exact_t2(sigma: float, eps: float) -> tuple[float, float]:
     """(δ_add, δ_remove) of one allocation over t = 2 steps, mpmath quadrature."""
     s = mp.mpf(1) / sigma
     half = s * s / 2
-
-    def call(c):          # E[(Z − c)₊], Z = e^L, L ~ N(−s²/2, s²)
-        if c <= 0:
-            return 1 - c
-        d1 = (-mp.log(c) + half) / s
-        return mp.ncdf(d1) - c * mp.ncdf(d1 - s)
-
-    def put(c):           # E[(c − Z)₊]
-        return c - 1 + call(c) if c > 0 else mp.mpf(0)
-
     e = mp.e ** mp.mpf(eps)
 
     def dens(l):
         return mp.npdf(l, -half, s)
 
-    add = mp.quad(lambda l: dens(l) * call(2 * e - mp.e ** l) / 2,
+    add = mp.quad(lambda l: dens(l) * _call(2 * e - mp.e ** l, s) / 2,
                   [-mp.inf, -half, mp.log(2 * e), mp.inf])
     em = mp.e ** mp.mpf(-eps)
-    rem = mp.quad(lambda l: dens(l) * put(2 * em - mp.e ** l),
+    rem = mp.quad(lambda l: dens(l) * _put(2 * em - mp.e ** l, s),
                   [-mp.inf, mp.log(2 * em), mp.inf]) * e / 2
+    return float(add), float(rem)
+
+
+def _exact_poisson_t2(sigma: float, eps: float) -> tuple[float, float]:
+    """(δ_add, δ_remove) of Poisson subsampling at rate q = 1/2 over 2 steps, the same
+    quadrature: the likelihood ratio is R = ((1 + Z₁)/2)·((1 + Z₂)/2), so
+    (R − e^ε)₊ = ((1 + Z₁)/4)·(Z₂ − c)₊ and (1 − e^ε R)₊ = (e^ε(1 + Z₁)/4)·(c′ − Z₂)₊
+    with c = 4e^ε/(1 + Z₁) − 1, c′ = 4e^{−ε}/(1 + Z₁) − 1."""
+    s = mp.mpf(1) / sigma
+    half = s * s / 2
+    e = mp.e ** mp.mpf(eps)
+    em = 1 / e
+
+    def dens(l):
+        return mp.npdf(l, -half, s)
+
+    def w(l):
+        return (1 + mp.e ** l) / 4
+
+    add = mp.quad(lambda l: dens(l) * w(l) * _call(e / w(l) - 1, s),
+                  [-mp.inf, -half, mp.log(4 * e - 1), mp.inf])
+    rem = mp.quad(lambda l: dens(l) * w(l) * _put(em / w(l) - 1, s),
+                  [-mp.inf, -half, mp.log(4 * em - 1) if 4 * em > 1 else -half, mp.inf]) * e
     return float(add), float(rem)
 
 
@@ -198,3 +224,40 @@ def test_property_edges_and_domination(sigma, t, k, e):
     b_lo, b_hi = f.bounds(a)
     assert np.all((0.0 <= b_lo) & (b_lo <= b_hi) & (b_hi <= 1.0 - a + 1e-15))
     assert np.all(b_hi >= g(a) - 1e-12)
+
+
+def test_exact_poisson_t2_matches_the_engine():
+    """The quadrature of Poisson subsampling (q = 1/2, 2 steps) lies in fdp.dpsgd's
+    certified bracket of the symmetrised δ: the check of the reference used below."""
+    f = fdp.dpsgd(1.0, 0.5, 2)
+    for eps in (0.0, 2.0, 0.5):
+        add, rem = _exact_poisson_t2(1.0, eps)
+        lo, hi = f.delta_bounds(eps)
+        assert lo <= max(add, rem) <= hi
+    assert add > rem > 0            # at ε = 0.5 both directions live, add the larger
+
+
+def test_poisson_at_rate_k_over_t_is_not_an_upper_bound():
+    """Why ``random_allocation`` offers no "Poisson with rate q′ = k/t" curve: at
+    σ = 0.7, t = 2 the allocation leaks MORE than Poisson subsampling at q = 1/2
+    (independent mpmath quadratures of both: δ(0.5) ≈ 0.3003 against 0.2712), and the
+    certified brackets of both separate."""
+    sigma, eps = 0.7, 0.5
+    alloc = max(_exact_t2(sigma, eps))
+    pois = max(_exact_poisson_t2(sigma, eps))
+    assert alloc > pois + 0.02
+    a_lo, a_hi = random_allocation(sigma, 2).delta_bounds(eps)
+    p_lo, p_hi = fdp.dpsgd(sigma, 0.5, 2).delta_bounds(eps)
+    assert a_lo <= alloc <= a_hi and p_lo <= pois <= p_hi
+    assert a_lo > p_hi
+
+
+@pytest.mark.parametrize("sigma, t, margin", [(0.8, 10, 5e-3), (1.0, 30, 1e-3)])
+def test_poisson_rate_counterexample_at_more_steps(sigma, t, margin):
+    """The same at t = 10 and 30: somewhere the allocation's certified UPPER trade-off
+    value is below Poisson(1/t)'s certified LOWER value (both symmetrised), so
+    f_alloc ≥ f_Poisson(1/t) is false."""
+    alphas = np.array([0.1, 0.3, 0.5])
+    _, a_hi = random_allocation(sigma, t).bounds(alphas)
+    p_lo, _ = fdp.dpsgd(sigma, 1.0 / t, t).bounds(alphas)
+    assert np.any(a_hi < p_lo - margin), (a_hi, p_lo)
