@@ -35,6 +35,19 @@ Work with the sum S = Σ Z_i on the uniform grid hZ (h ≈ √tol · sd Z).
   spread laws (``lattice.convolve``, with its ℓ1 round-off bound) is ≥_cx S.
   The far upper tail of a partial sum S_a is flagged the same way (the sum of a
   coordinates is itself an allocation block pair).
+* Large σ (the offset grid): Z then lies within a few s of 1, and a grid from 0
+  would be mostly empty (88 % of it at σ = 100; longer than allowed at σ ≥ 4e4). Where
+  that saves half the points, the cells run from mh to Jh only, mh = e^{−s²/2 − c s},
+  Jh = e^{s²/2 + c s}, c = ``OFFSET_SD`` = 8.5, and every block in which a coordinate
+  (or, later, a partial sum) falls outside is flagged AS A WHOLE: its P-mass goes to
+  a point with likelihood ratio 0 (read at Y = 0 by the remove direction), its
+  Q-mass to Y = ∞. Flagging any event this way is a valid pessimistic step (the
+  true pair is the post-processing that redraws from P(·|event) and Q(·|event)); the
+  events of two independent blocks combine as z_a + z_b − z_a z_b (P) and, with w
+  the Q-mass times the block size, w_a(1 − z_b) + a z_b + w_b(1 − z_a) + b z_a (under
+  the mixture Q the other block's steps follow P). Per coordinate each tail's
+  P- and Q-mass is at most Φ(−8.5) ≈ 9.5e-18. The optimistic side drops the mass
+  outside.
 * Optimistic: each Z is replaced by the index of the cell [(j−½)h, (j+½)h) it
   falls in (a post-processing: the quantised pair is Blackwell-dominated by the
   true one); its likelihood ratio is the cell's conditional mean
@@ -141,6 +154,7 @@ from scipy.special import ndtr
 
 from fdp import _validate
 from fdp._constants import MAX_STEP, STEP_SCALE
+from fdp._numerics import bisect_monotone
 from fdp.engine.connect_dots import spread as _spread
 from fdp.engine.contraction import contract_masses as _contract_masses
 from fdp.engine.convolution import convolve
@@ -157,7 +171,12 @@ Z_SD = 6.5
 #: Far upper tails of partial sums whose Q-mass is ≤ SUM_TAIL (read through the FFT
 #: noise) are flagged (pessimistic) or dropped (optimistic).
 SUM_TAIL = 1e-15
-#: Largest y-grid of one coordinate (σ below ≈ 0.65 needs more: refused, see below).
+#: Large σ: Z concentrates near 1 and a grid from 0 is mostly empty. The OFFSET grid
+#: then covers only [e^{−s²/2 − c·s}, e^{s²/2 + c·s}], c = OFFSET_SD: the P-mass below
+#: and above and the Q-mass above are Φ(−c) ≈ 9.5e-18 each per coordinate, and any
+#: block with a coordinate (or a partial sum) outside is flagged as a whole.
+OFFSET_SD = 8.5
+#: Largest y-grid of one coordinate (σ below ≈ 0.62 needs more: refused, see below).
 MAX_Y_POINTS = 4_000_000
 #: Loss lattice range: Q-mass below LOSS_TAIL is moved to the safe side.
 LOSS_TAIL = 1e-30
@@ -195,68 +214,178 @@ def _cell_masses(s: float, edges: np.ndarray):
     return normal_cells((le + s * s / 2) / s), normal_cells((le - s * s / 2) / s)
 
 
-def _coordinate(sigma: float, tol: float):
-    """Grid step h, number of cells J and the tail Q-mass of one coordinate."""
+def _log_h(s: float, tol: float) -> float:
+    """log of the y-grid step h = √tol·sd Z, sd Z = √(e^{s²} − 1), for any s > 0."""
+    x = s * s
+    if x > 1.0:
+        log_var = x + math.log1p(-math.exp(-x))
+    elif x > 1e-8:
+        log_var = math.log(math.expm1(x))
+    else:
+        log_var = 2.0 * math.log(s)           # e^{s²} − 1 = s²(1 + s²/2 + …)
+    return 0.5 * math.log(tol) + 0.5 * log_var
+
+
+def _log_y_points(sigma: float, tol: float) -> float:
+    """log of the y-grid size of one coordinate (the smaller of the grid from 0,
+    z_max/h with z_max = e^{s²/2 + Z_SD·s}, and the offset grid, (z_hi − z_lo)/h), in
+    log space: finite for every σ > 0 (inf where s² overflows)."""
     s = 1.0 / sigma
-    sd = math.sqrt(math.expm1(s * s))
-    h = math.sqrt(tol) * sd
-    zmax = math.exp(s * s / 2 + Z_SD * s)
-    J = int(math.ceil(zmax / h))
-    if J > MAX_Y_POINTS:
-        raise ValueError(
-            f"noise_multiplier={sigma:g} is too small for the certified random-allocation "
-            f"grid ({J:,} points per step, limit {MAX_Y_POINTS:,}); use noise_multiplier ≥ 0.65 "
-            f"(at tol=1e-4), or a larger tol, or the full-batch bound: one allocation of k "
-            f"steps is at least as private as Gaussian(sqrt(k)/σ) composed over the epochs")
+    if not math.isfinite(s * s):
+        return math.inf
+    log_h = _log_h(s, tol)
+    from_zero = s * s / 2 + Z_SD * s - log_h
+    span = s * s + 2.0 * OFFSET_SD * s                   # log(z_hi / z_lo)
+    offset = s * s / 2 + OFFSET_SD * s + math.log(-math.expm1(-span)) - log_h
+    return min(from_zero, offset)
+
+
+# J(σ) falls as σ grows up to about this σ and then stays flat (the offset grid).
+_SIGMA_FEWEST_POINTS = 6.0
+
+
+def _sigma_range(tol: float) -> tuple[float, float] | None:
+    """[σ_lo, σ_hi]: the σ whose y-grid fits ``MAX_Y_POINTS`` at this tol (None: none;
+    σ_hi = inf: every σ ≥ σ_lo)."""
+    cap = math.log(MAX_Y_POINTS)
+    mid = _SIGMA_FEWEST_POINTS
+    if _log_y_points(mid, tol) > cap:
+        return None
+    fits = np.vectorize(lambda x: _log_y_points(float(x), tol) <= cap)
+    _, lo = bisect_monotone(fits, 1e-3, mid, rtol=1e-3)
+    if fits(1e300):
+        return float(lo), math.inf
+    over, _ = bisect_monotone(lambda x: ~fits(x), mid, 1e300, rtol=1e-3)
+    return float(lo), float(over)
+
+
+#: Smallest y-grid step: doubles near Z = 1 are 2.2e-16 apart, so a cell edge m·h is
+#: then placed to within 2.2e-7 of a cell. Reached only for σ ≥ √tol·1e9 (1e7 at the
+#: default tol), where a step's likelihood ratio lies within 1e-6 of 1.
+MIN_Y_STEP = 1e-9
+
+
+def _coordinate(sigma: float, tol: float):
+    """(s, h, m, J, tail_q): grid step h, cells m … J − 1 (m = 0: the grid from 0;
+    m > 0: the offset grid, used where it has under half the points or the grid from
+    0 would be too long) and the Q-mass E_P[Z; Z > Jh] of the flagged upper tail."""
+    if _log_y_points(sigma, tol) > math.log(MAX_Y_POINTS):
+        raise ValueError(_refusal(sigma, tol))
+    s = 1.0 / sigma
+    var = math.expm1(s * s)
+    h = math.sqrt(tol) * math.sqrt(var) if var > 0.0 else math.exp(_log_h(s, tol))
+    if h < MIN_Y_STEP:
+        raise ValueError(_refusal(sigma, tol))
+    J = int(math.ceil(math.exp(s * s / 2 + Z_SD * s) / h))
+    m = 0
+    lo = int(math.floor(math.exp(-s * s / 2 - OFFSET_SD * s) / h))
+    hi = int(math.ceil(math.exp(s * s / 2 + OFFSET_SD * s) / h))
+    if lo >= 1 and (2 * (hi - lo) < J or J > MAX_Y_POINTS):
+        m, J = lo, hi
+    if J - m > MAX_Y_POINTS:
+        raise ValueError(_refusal(sigma, tol))
     tail_q = float(ndtr(-(math.log(J * h) - s * s / 2) / s))   # E_P[Z; Z > Jh]
-    return s, h, J, tail_q
+    return s, h, m, J, tail_q
 
 
-def _lat(arr, h, side, slack=0.0):
-    return Lattice(h, 0, arr, 0.0, slack, side)
+def _sigma_max(tol: float) -> float:
+    """The σ above which the y-grid step is below ``MIN_Y_STEP`` (h ≈ √tol/σ there)."""
+    return math.sqrt(tol) / MIN_Y_STEP
+
+
+def _refusal(sigma: float, tol: float) -> str:
+    """Why σ is refused, with the σ range that this tol allows."""
+    log_points = _log_y_points(sigma, tol)
+    points = f"about {math.exp(log_points):.3g}" if log_points < 700.0 else "over 1e304"
+    fallback = ("the full-batch bound: one allocation of k steps is at least as private "
+                "as Gaussian(sqrt(k)/σ) composed over the epochs")
+    span = _sigma_range(tol)
+    if span is None:
+        return (f"tol={tol:g} is too small for the certified random-allocation grid at any "
+                f"noise_multiplier (more than {MAX_Y_POINTS:,} points per step); use a "
+                f"larger tol, or {fallback}")
+    lo, hi = span
+    hi = min(hi, _sigma_max(tol))
+    size = "small" if sigma < _SIGMA_FEWEST_POINTS else "large"
+    allowed = f"≥ {lo:.3g}" if hi == math.inf else f"in [{lo:.3g}, {hi:.3g}]"
+    if size == "large" and sigma > _sigma_max(tol):
+        points = (f"a step of {math.exp(_log_h(1.0 / sigma, tol)):.2g} below the "
+                  f"resolution {MIN_Y_STEP:g} of doubles near a likelihood ratio of 1")
+    else:
+        points += f" points per step, limit {MAX_Y_POINTS:,}"
+    return (f"noise_multiplier={sigma:g} is too {size} for the certified random-"
+            f"allocation grid: {points}; at "
+            f"tol={tol:g} noise_multiplier must be {allowed}; use a larger tol, or "
+            f"{fallback}")
+
+
+def _lat(arr, h, side, slack=0.0, k0=0):
+    return Lattice(h, k0, arr, 0.0, slack, side)
 
 
 def _mix(c1: Lattice, w1: float, c2: Lattice, w2: float) -> Lattice:
-    """w1·c1 + w2·c2 (non-negative weights summing to 1), slacks and noise mixed."""
+    """w1·c1 + w2·c2 (non-negative weights summing to 1, the same offset k0), slacks
+    and noise mixed."""
+    assert c1.k0 == c2.k0
     n = max(c1.q.size, c2.q.size)
     out = np.zeros(n)
     out[:c1.q.size] += w1 * c1.q
     out[:c2.q.size] += w2 * c2.q
-    lat = _lat(out, c1.step, c1.side, w1 * c1.slack + w2 * c2.slack)
+    lat = _lat(out, c1.step, c1.side, w1 * c1.slack + w2 * c2.slack, c1.k0)
     object.__setattr__(lat, "noise", w1 * c1.__dict__.get("noise", 0.0)
                        + w2 * c2.__dict__.get("noise", 0.0))
     return lat
 
 
 def _cut(lat: Lattice, cut: int) -> Lattice:
-    return _lat(lat.q[:cut].copy(), lat.step, lat.side, lat.slack)
+    return _lat(lat.q[:cut].copy(), lat.step, lat.side, lat.slack, lat.k0)
 
 
-def _pess_coordinate(s, h, J, tail_q):
-    """(P-law, Q-law, w, 1) of one spread coordinate on hZ (module docstring)."""
-    p, mu = _cell_masses(s, np.arange(1, J + 1) * h)
+def _pess_coordinate(s, h, m, J, tail_q):
+    """(P-law, Q-law, w, 1, flagged P-mass) of one spread coordinate on hZ (module
+    docstring): cells [jh, (j+1)h), m ≤ j < J, each split between its ends keeping its
+    mean. The grid from 0 (m = 0) sends the tail's P-mass to Z = 0 (⊥_P, its own
+    likelihood ratio) and reports None for the flagged P-mass; the offset grid
+    (m > 0) flags a block with a coordinate below mh or above Jh as a whole: that
+    P-mass is returned (read at Y = 0 by the remove direction), its Q-mass joins w
+    (Y = ∞)."""
+    p, mu = _cell_masses(s, np.arange(max(m, 1), J + 1) * h)
     p_tail, p = float(p[-1]), p[:-1]                  # cells [jh, (j+1)h), j < J; the tail
     mu = mu[:-1]
-    j = np.arange(J)
+    low_p = low_q = 0.0
+    if m > 0:                                          # [0, mh): flagged
+        low_p, low_q, p, mu = float(p[0]), float(mu[0]), p[1:], mu[1:]
+    j = np.arange(m, J)
     up = np.clip((mu - j * h * p) / h, 0.0, p)       # mean-preserving split of each cell
-    a = np.zeros(J + 1)
+    a = np.zeros(J - m + 1)
     a[:-1] += p - up
     a[1:] += up
-    a[0] += p_tail                                     # ⊥_P: likelihood ratio 0
-    qh = a * (np.arange(J + 1) * h)                    # Q-law of the finite part
-    return (_lat(a, h, PESSIMISTIC), _lat(qh, h, PESSIMISTIC), tail_q, 1)
+    flagged = None
+    if m == 0:
+        a[0] += p_tail                                 # ⊥_P: likelihood ratio 0
+    else:
+        flagged = p_tail + low_p
+    qh = a * (np.arange(m, J + 1) * h)                 # Q-law of the finite part
+    return (_lat(a, h, PESSIMISTIC, k0=m), _lat(qh, h, PESSIMISTIC, k0=m),
+            tail_q + low_q, 1, flagged)
 
 
-def _opt_coordinate(s, h, J):
-    """(A, Q_A, B⁺, B⁻, 1) of one quantised coordinate (module docstring)."""
-    p, mu = _cell_masses(s, (np.arange(J) + 0.5) * h)   # cells centred on j·h
-    p, mu = p[:-1], mu[:-1]                             # the tail beyond (J − ½)h: dropped
-    g = np.arange(J) * h
+def _opt_coordinate(s, h, m, J):
+    """(A, Q_A, B⁺, B⁻, 1) of one quantised coordinate (module docstring): cells
+    [(j − ½)h, (j + ½)h) centred on j·h, m ≤ j < J (the first from 0 when m = 0);
+    the mass outside is dropped."""
+    if m == 0:
+        p, mu = _cell_masses(s, (np.arange(J) + 0.5) * h)
+        p, mu = p[:-1], mu[:-1]                         # the tail beyond (J − ½)h
+    else:
+        p, mu = _cell_masses(s, (np.arange(m, J + 1) - 0.5) * h)
+        p, mu = p[1:-1], mu[1:-1]                       # below (m − ½)h and the tail
+    g = np.arange(m, J) * h
     b = mu - g * p                                     # E[Z − j h; cell j]
     eb = float(np.sum(2.0 * _U * (mu + g * p))) + 1e-300
-    return (_lat(p, h, OPTIMISTIC), _lat(g * p, h, OPTIMISTIC),
-            _lat(np.maximum(b, 0.0), h, OPTIMISTIC, eb),
-            _lat(np.maximum(-b, 0.0), h, OPTIMISTIC, eb), 1)
+    return (_lat(p, h, OPTIMISTIC, k0=m), _lat(g * p, h, OPTIMISTIC, k0=m),
+            _lat(np.maximum(b, 0.0), h, OPTIMISTIC, eb, m),
+            _lat(np.maximum(-b, 0.0), h, OPTIMISTIC, eb, m), 1)
 
 
 def _high_cut(lat: Lattice) -> int:
@@ -277,19 +406,32 @@ def _pess_add(x, y):
     """Sum of two independent blocks. The Q-law of S_{a+b}/(a+b) is
     (a/(a+b))·Q_a * P_b + (b/(a+b))·P_a * Q_b (the mixture Q is linear), so both laws
     are convolutions of non-negative arrays with ℓ1 round-off bounds; the add
-    direction reads the Q-law, the remove direction the P-law (each error ≤ its ℓ1)."""
-    (pa, qa, wa, na), (pb, qb, wb, nb) = x, y
+    direction reads the Q-law, the remove direction the P-law (each error ≤ its ℓ1).
+
+    On the offset grid a block is flagged when either part is (independent events):
+    P-mass z_a + z_b − z_a z_b, and n·Q-mass w_a(1 − z_b) + a·z_b + w_b(1 − z_a) + b·z_a
+    (under the mixture the b steps of the other part follow P)."""
+    (pa, qa, wa, na, za), (pb, qb, wb, nb, zb) = x, y
     n = na + nb
     P = convolve(pa, pb)
     Q = _mix(convolve(qa, pb), na / n, convolve(pa, qb), nb / n)
     cut = min(_high_cut(Q), P.q.size)
-    w = wa + wb
+    if za is None:
+        w, z = wa + wb, None
+    else:
+        w = wa * (1.0 - zb) + na * zb + wb * (1.0 - za) + nb * za
+        z = za + zb - za * zb
     if cut < Q.q.size:
         w += n * float(np.sum(Q.q[cut:]))               # flagged: Q-mass to ⊥_Q (Y = ∞)
-        P = _lat(np.concatenate([[P.q[0] + float(np.sum(P.q[cut:]))], P.q[1:cut]]),
-                 P.step, PESSIMISTIC, P.slack)          # and P-mass to ⊥_P (Y = 0)
+        tail = float(np.sum(P.q[cut:]))
+        if z is None:                                   # and P-mass to ⊥_P (Y = 0)
+            P = _lat(np.concatenate([[P.q[0] + tail], P.q[1:cut]]),
+                     P.step, PESSIMISTIC, P.slack)
+        else:
+            z += tail
+            P = _cut(P, cut)
         Q = _cut(Q, cut)
-    return P, Q, w, n
+    return P, Q, w, n, z
 
 
 def _opt_add(x, y):
@@ -304,7 +446,7 @@ def _opt_add(x, y):
     cut = min(_high_cut(Q), A.q.size)
 
     def keep(lat, scale=1.0):
-        out = _lat(scale * lat.q[:cut], lat.step, OPTIMISTIC, scale * lat.slack)
+        out = _lat(scale * lat.q[:cut], lat.step, OPTIMISTIC, scale * lat.slack, lat.k0)
         return out
     return keep(A), keep(Q), keep(Bp, 2.0), keep(Bm, 2.0), n
 
@@ -320,12 +462,16 @@ def _block_laws(sigma: float, n: int, tol: float):
     opt = ((y, Q-mass, η), (y, P-mass, η)) — atoms at the Jensen positions, moved
     by their round-off bound to the side that lowers that direction's δ.
     """
-    s, h, J, tail_q = _coordinate(sigma, tol)
-    P, Q, w, _ = binary_power(_pess_coordinate(s, h, J, tail_q), n, _pess_add)
-    y = np.arange(Q.q.size) * (h / n)
-    pess = ((y[1:], Q.q[1:].copy(), w / n, Q.slack),
-            (y[1:P.q.size], P.q[1:].copy(), float(P.q[0]), P.slack))
-    A, QA, Bp, Bm, _ = binary_power(_opt_coordinate(s, h, J), n, _opt_add)
+    s, h, m0, J, tail_q = _coordinate(sigma, tol)
+    P, Q, w, _, z = binary_power(_pess_coordinate(s, h, m0, J, tail_q), n, _pess_add)
+    y = (Q.k0 + np.arange(Q.q.size)) * (h / n)
+    if z is None:                 # the grid from 0: index 0 is y = 0 (⊥_P)
+        pess = ((y[1:], Q.q[1:].copy(), w / n, Q.slack),
+                (y[1:P.q.size], P.q[1:].copy(), float(P.q[0]), P.slack))
+    else:                         # offset grid: y > 0 throughout, flagged P-mass at 0
+        pess = ((y, Q.q.copy(), w / n, Q.slack),
+                (y[:P.q.size], P.q.copy(), z, P.slack))
+    A, QA, Bp, Bm, _ = binary_power(_opt_coordinate(s, h, m0, J), n, _opt_add)
     m = A.q.size
     a = A.q
     b = np.zeros(m)
@@ -333,7 +479,7 @@ def _block_laws(sigma: float, n: int, tol: float):
     b[:min(m, Bm.q.size)] -= Bm.q[:m]
     qa = np.zeros(m)
     qa[:min(m, QA.q.size)] += QA.q[:m]
-    g = np.arange(m) * h
+    g = (A.k0 + np.arange(m)) * h
     eta_b = Bp.slack + Bm.slack
     live = a > 0
     a, b, g, qa = a[live], b[live], g[live], qa[live]
@@ -443,7 +589,10 @@ def random_allocation(noise_multiplier, steps, selected=1, epochs=1, tol=None) -
     ----------
     noise_multiplier : float
         σ > 0 (noise standard deviation in units of the clipping norm; add/remove
-        sensitivity 1). Values below about 0.65 are refused (grid too large).
+        sensitivity 1). At the default tol, σ outside about [0.62, 1e7] is refused:
+        below, the grid of one step's likelihood ratio would be too long; above, its
+        step would be finer than doubles resolve near 1 (the error names the range
+        for the tol given).
     steps : int
         t ≥ 1, steps per epoch.
     selected : int

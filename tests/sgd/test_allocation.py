@@ -44,12 +44,19 @@ def _exact_t2(sigma: float, eps: float) -> tuple[float, float]:
     def dens(l):
         return mp.npdf(l, -half, s)
 
-    add = mp.quad(lambda l: dens(l) * _call(2 * e - mp.e ** l, s) / 2,
-                  [-mp.inf, -half, mp.log(2 * e), mp.inf])
     em = mp.e ** mp.mpf(-eps)
+    add = mp.quad(lambda l: dens(l) * _call(2 * e - mp.e ** l, s) / 2,
+                  _breaks(half, s, mp.log(2 * e)))
     rem = mp.quad(lambda l: dens(l) * _put(2 * em - mp.e ** l, s),
-                  [-mp.inf, mp.log(2 * em), mp.inf]) * e / 2
+                  _breaks(half, s, mp.log(2 * em))) * e / 2
     return float(add), float(rem)
+
+
+def _breaks(half, s, kink):
+    """Quadrature breakpoints: the density's centre −s²/2 and ±8 sd around it (it is
+    narrow at large σ), and the integrand's kink."""
+    pts = {-half - 8 * s, -half, -half + 8 * s, kink}
+    return [-mp.inf, *sorted(pts), mp.inf]
 
 
 def _exact_poisson_t2(sigma: float, eps: float) -> tuple[float, float]:
@@ -69,9 +76,9 @@ def _exact_poisson_t2(sigma: float, eps: float) -> tuple[float, float]:
         return (1 + mp.e ** l) / 4
 
     add = mp.quad(lambda l: dens(l) * w(l) * _call(e / w(l) - 1, s),
-                  [-mp.inf, -half, mp.log(4 * e - 1), mp.inf])
+                  _breaks(half, s, mp.log(4 * e - 1)))
     rem = mp.quad(lambda l: dens(l) * w(l) * _put(em / w(l) - 1, s),
-                  [-mp.inf, -half, mp.log(4 * em - 1) if 4 * em > 1 else -half, mp.inf]) * e
+                  _breaks(half, s, mp.log(4 * em - 1) if 4 * em > 1 else -half)) * e
     return float(add), float(rem)
 
 
@@ -146,10 +153,18 @@ def test_property_bracket_ordered_and_below_full_batch(sigma, t, eps):
     (dict(noise_multiplier=1.0, steps=10, selected=0), "selected"),
     (dict(noise_multiplier=1.0, steps=10, epochs=0), "epochs"),
     (dict(noise_multiplier=0.1, steps=10), "noise_multiplier"),
+    (dict(noise_multiplier=0.02, steps=10), "noise_multiplier=0.02 is too small"),
+    (dict(noise_multiplier=1e-300, steps=10), "noise_multiplier=1e-300 is too small"),
+    (dict(noise_multiplier=5e-324, steps=10), "too small"),
+    (dict(noise_multiplier=1e12, steps=10), "noise_multiplier=1e\\+12 is too large"),
+    (dict(noise_multiplier=1.7e308, steps=10), "too large"),
+    (dict(noise_multiplier=3.0, steps=10, tol=1e-13), "tol=1e-13 is too small"),
 ])
 def test_bad_input_names_parameter(kwargs, name):
-    with pytest.raises(ValueError, match=name):
+    with pytest.raises(ValueError, match=name) as err:
         random_allocation(**kwargs)
+    if "noise_multiplier=" in name:
+        assert "must be in [0.6" in str(err.value)        # the allowed range, named
 
 
 @pytest.mark.parametrize("kwargs", [dict(steps=2.5), dict(steps=10, selected=1.5),
@@ -261,3 +276,37 @@ def test_poisson_rate_counterexample_at_more_steps(sigma, t, margin):
     _, a_hi = random_allocation(sigma, t).bounds(alphas)
     p_lo, _ = fdp.dpsgd(sigma, 1.0 / t, t).bounds(alphas)
     assert np.any(a_hi < p_lo - margin), (a_hi, p_lo)
+
+
+@pytest.mark.parametrize("sigma", [30.0, 1e3, 1e6])
+def test_offset_grid_t2_contains_mpmath(sigma):
+    """Large σ: the y-grid covers only [e^{−s²/2−8.5s}, e^{s²/2+8.5s}] (the offset grid,
+    whole blocks flagged outside); each direction's bracket holds the mpmath truth
+    and is ≤ 2e-3 relative wide where δ is not negligible."""
+    from fdp.sgd.allocation import _coordinate
+    assert _coordinate(sigma, 1e-4)[2] > 0                  # the offset grid is used
+    f = random_allocation(sigma, 2)
+    for x in (0.0, 0.3, 2.0):
+        eps = x / sigma
+        add, rem = _exact_t2(sigma, eps)
+        for lat_p, lat_o, val in ((f.pess[0], f.opt[0], add), (f.pess[1], f.opt[1], rem)):
+            up = float(lat_p.delta_raw(np.array(eps))) + lat_p.slack + lat_p.readback
+            dn = float(lat_o.delta_raw(np.array(eps))) - lat_o.slack - lat_o.readback
+            assert dn <= val <= up, (x, dn, val, up)
+            assert up - dn <= 2e-3 * val + 1e-12
+
+
+def test_offset_grid_agrees_with_the_grid_from_zero(monkeypatch):
+    """σ = 100, t = 40: the offset grid's bracket and the grid from 0 (forced) overlap
+    at every ε; the offset grid is not wider."""
+    from fdp.sgd import allocation
+    new = random_allocation(100.0, 40)
+    monkeypatch.setattr(allocation, "OFFSET_SD", 50.0)    # lower cut below h: grid from 0
+    assert allocation._coordinate(100.0, 1e-4)[2] == 0
+    old = random_allocation(100.0, 40)
+    for eps in (0.0, 1e-3, 5e-3, 2e-2):
+        a, b = new.delta_bounds(eps), old.delta_bounds(eps)
+        assert a[0] <= b[1] and b[0] <= a[1], (eps, a, b)
+        assert a[1] - a[0] <= 1.5 * (b[1] - b[0]) + 1e-12
+    a, b = new.epsilon_bounds(1e-5), old.epsilon_bounds(1e-5)
+    assert a[0] <= b[1] and b[0] <= a[1]
