@@ -80,8 +80,11 @@ its size (the k = 1 result above is for adaptive queries). The blocks' steps are
 interleaved in time: that is concurrent composition, and the reduction of Feldman
 & Shenfeld (2025) bounds the epoch by the composition of k single allocations over
 ⌊t/k⌋ steps (k − t mod k of them) and ⌈t/k⌉ steps (t mod k of them); epochs then
-compose. For k = t every block has one step and the result is G_{√(k·epochs)/σ}
-exactly.
+compose. A block of one step is the Gaussian mechanism G_{1/σ} itself (both
+directions), composed from the engine's lattices of that closed form, not from the
+y-grid (whose cell at Z = 0 would leave a P-mass floor in the remove direction, and
+which refuses small σ); for k = t every block has one step and the result brackets
+G_{√(k·epochs)/σ} at any σ.
 
 The composition step, one direction at a time. Vadhan & Zhang ("Concurrent
 composition theorems for differential privacy", STOC 2023, arXiv 2207.08335)
@@ -158,11 +161,12 @@ from fdp._numerics import bisect_monotone
 from fdp.engine.connect_dots import spread as _spread
 from fdp.engine.contraction import contract_masses as _contract_masses
 from fdp.engine.convolution import convolve
+from fdp.engine.discretise import discretise
 from fdp.engine.lattice import OPTIMISTIC, PESSIMISTIC, Lattice
 from fdp.engine.numeric import Numeric
 from fdp.engine.pipeline import check_tol, combine_parts, cropped
 from fdp.families.finite_pair import binary_power
-from fdp.families.gaussian import normal_cells
+from fdp.families.gaussian import Gaussian, normal_cells
 
 _U = np.finfo(float).eps / 2.0
 #: The Z tail beyond exp(s²/2 + Z_SD·s) (s = 1/σ) is flagged: Q-mass Φ(−Z_SD) ≈ 4e-11,
@@ -589,10 +593,10 @@ def random_allocation(noise_multiplier, steps, selected=1, epochs=1, tol=None) -
     ----------
     noise_multiplier : float
         σ > 0 (noise standard deviation in units of the clipping norm; add/remove
-        sensitivity 1). At the default tol, σ outside about [0.62, 1e7] is refused:
-        below, the grid of one step's likelihood ratio would be too long; above, its
-        step would be finer than doubles resolve near 1 (the error names the range
-        for the tol given).
+        sensitivity 1). At the default tol, σ outside about [0.62, 1e7] is refused
+        when a block has more than one step (k < t): below, the grid of one step's
+        likelihood ratio would be too long; above, its step would be finer than
+        doubles resolve near 1 (the error names the range for the tol given).
     steps : int
         t ≥ 1, steps per epoch.
     selected : int
@@ -624,16 +628,23 @@ def random_allocation(noise_multiplier, steps, selected=1, epochs=1, tol=None) -
     tol = check_tol(tol)
     groups = []
     for n, count in blocks(t, k):
-        pess, opt = _block_laws(sigma, n, tol)
-        groups.append((pess, opt, count * e))
-    N = sum(c for _, _, c in groups)
-    var = [_loss_variance(p) for p, _, _ in groups]
-    V = sum(v * c for v, (_, _, c) in zip(var, groups))
+        # a block of one step is the Gaussian mechanism G_{1/σ} itself (both
+        # directions): the engine's own lattices of the closed form, not the y-grid
+        laws = None if n == 1 else _block_laws(sigma, n, tol)
+        groups.append((laws, count * e))
+    N = sum(c for _, c in groups)
+    var = [1.0 / sigma ** 2 if laws is None else _loss_variance(laws[0])
+           for laws, _ in groups]
+    V = sum(v * c for v, (_, c) in zip(var, groups))
     step = STEP_SCALE * math.sqrt(tol * V / N) / max(1.0, V) ** 0.25
     step = min(step, MAX_STEP, max(math.sqrt(min(var)), 1e-9))
     add, rem = [], []
-    for pess, opt, count in groups:
-        add_p, add_o, rem_p, rem_o = _lattices(pess, opt, step)
+    for laws, count in groups:
+        if laws is None:
+            lp, lo = discretise(Gaussian(1.0 / sigma), step)
+            add_p, add_o, rem_p, rem_o = lp, lo, lp, lo      # G_μ⁻¹ = G_μ
+        else:
+            add_p, add_o, rem_p, rem_o = _lattices(laws[0], laws[1], step)
         add.append((add_p, add_o, count))
         rem.append((rem_p, rem_o, count))
     ap, ao = combine_parts(cropped(add))

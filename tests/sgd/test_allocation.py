@@ -310,3 +310,30 @@ def test_offset_grid_agrees_with_the_grid_from_zero(monkeypatch):
         assert a[1] - a[0] <= 1.5 * (b[1] - b[0]) + 1e-12
     a, b = new.epsilon_bounds(1e-5), old.epsilon_bounds(1e-5)
     assert a[0] <= b[1] and b[0] <= a[1]
+
+
+@pytest.mark.parametrize("sigma, t, k, e", [(1.0, 1, 1, 1), (0.8, 7, 7, 3), (0.1, 5, 5, 2),
+                                            (30.0, 4, 4, 1)])
+def test_single_step_blocks_bracket_the_gaussian(sigma, t, k, e):
+    """Blocks of one step (t = 1, or k = t) are G_{1/σ} exactly: the bracket holds the
+    closed form G_{√(k·E)/σ}, is 1e-3-narrow in ε, and has no δ floor beyond the
+    engine's round-off (the y-grid left P-mass 1.2e-5 at Y = 0 for σ = 1, t = 1)."""
+    f = random_allocation(sigma, t, k, e)
+    g = fdp.Gaussian(math.sqrt(k * e) / sigma)
+    lo, hi = f.epsilon_bounds(1e-5)
+    truth = float(g.epsilon(1e-5))
+    assert lo <= truth <= hi and hi - lo <= 1e-3 * max(truth, 1.0)
+    eps = np.array([0.0, 1.0, 20.0, 700.0])
+    assert np.all(f._delta_lower(eps) <= g.delta(eps) + 1e-15)
+    assert np.all(g.delta(eps) <= f.delta(eps))
+    assert float(f.delta(700.0)) < float(g.delta(700.0)) + 1e-11
+
+
+def test_mixed_block_sizes_below_the_full_batch():
+    """t = 3, k = 2: one block of one step (the Gaussian lattices) and one of two (the
+    y-grid) compose; the result is no leakier than the full batch G_{√2}."""
+    f = random_allocation(1.0, 3, 2)
+    g = fdp.Gaussian(math.sqrt(2.0))
+    eps = np.array([0.0, 1.0, 3.0, 8.0])
+    assert np.all(f._delta_lower(eps) <= g.delta(eps) + 1e-12)
+    assert f.epsilon_bounds(1e-5)[1] < float(g.epsilon(1e-5))
