@@ -337,3 +337,25 @@ def test_mixed_block_sizes_below_the_full_batch():
     eps = np.array([0.0, 1.0, 3.0, 8.0])
     assert np.all(f._delta_lower(eps) <= g.delta(eps) + 1e-12)
     assert f.epsilon_bounds(1e-5)[1] < float(g.epsilon(1e-5))
+
+
+@pytest.mark.filterwarnings("error")
+def test_offset_grid_and_single_steps_at_the_edges():
+    """The offset grid (σ = 1e3) and single-step blocks (q = 1 in ``fdp.dpsgd``) over
+    ε ∈ {±700, ±inf}, α down to 1e-300, and composed with a closed form afterwards:
+    ordered brackets in [0, 1], no NaN, no warning; q = 1 matches the closed form."""
+    f = random_allocation(1e3, 50, 1, 2)
+    eps = np.array([-np.inf, -700.0, 0.0, 1e-4, 700.0, np.inf])
+    a = np.array([0.0, 1e-300, 1e-12, 0.5, 1.0])
+    g = fdp.Gaussian(math.sqrt(2) / 1e3)
+    for h in (f, f @ fdp.Gaussian(0.5)):
+        lo, hi = h._delta_lower(eps), h.delta(eps)
+        assert np.all(np.isfinite(hi)) and np.all((0.0 <= lo) & (lo <= hi) & (hi <= 1.0))
+        b_lo, b_hi = h.bounds(a)
+        assert np.all((0.0 <= b_lo) & (b_lo <= b_hi) & (b_hi <= 1.0 - a + 1e-15))
+    assert np.all(f._delta_lower(eps[1:-1]) <= g.delta(eps[1:-1]) + 1e-12)
+    one = fdp.dpsgd(0.5, 1.0, 3, sampling="random_allocation")   # q = 1: every step
+    full = fdp.Gaussian(math.sqrt(3) / 0.5)
+    lo, hi = one.epsilon_bounds(1e-10)
+    assert lo <= float(full.epsilon(1e-10)) <= hi
+    assert float(one.delta(700.0)) <= float(full.delta(700.0)) + 1e-11
