@@ -11,6 +11,7 @@ composition and read-back split out.
     python benchmarks/bench_physical.py --serial          # one thread
     python benchmarks/bench_physical.py --load 2          # with 2 busy-loop processes
     python benchmarks/bench_physical.py --profile         # cProfile of one serial run per σ
+    python benchmarks/bench_physical.py --floor           # the method's own floor per σ
 
 Run with OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 for numbers comparable to
 RESULTS.md.
@@ -64,6 +65,80 @@ def case(sigma: float, reps: int) -> tuple:
     return (lo, hi, n, median(total), median(comp), median(read), median(phys))
 
 
+def floor(sigma: float, reps: int) -> None:
+    """The floor of fdp's method for one case, next to the physical limit.
+
+    A certified ε bracket of add/remove DP-SGD composes four lattices (pessimistic and
+    optimistic side, add and remove direction), each by one real FFT and its inverse
+    on the power's Chernoff window. This times, alternated in one process:
+
+    * the limit: one pair on the final lattice's length;
+    * the four pairs alone, at the windows fdp uses, on two threads (nothing else);
+    * the per-step discretisation of both directions, both sides (serially: it is
+      mostly short array operations that hold the GIL).
+
+    It also prints why one composition cannot serve both directions: the
+    Bhattacharyya measure q·e^{−l/2} composes to R with Q = R·e^{L/2} and
+    P = R·e^{−L/2}, so reading the add direction at ε multiplies R's certified
+    round-off by at least e^{ε/2}; that product is shown next to δ.
+    """
+    import dataclasses
+    import math
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+    from scipy import fft
+
+    import fdp
+    from fdp.engine import composition, convolution, pipeline
+    from fdp.operations.subsample import PoissonAdd
+
+    r = fdp.dpsgd(sigma, Q, STEPS)
+    eps_hi = r.epsilon_bounds(DELTA)[1]
+    n = max(lat.q.size for lat in r.pess)
+    groups = [(PoissonAdd(fdp.Gaussian(1.0 / sigma), Q), STEPS)]
+    tau = pipeline.power_tau(STEPS)
+    directions = composition._both_directions(groups, r.step, None)
+    sizes = []
+    for parts in directions:
+        for lat in parts[0][:2]:
+            a, b = convolution._tail_window(lat, STEPS, tau)
+            sizes.append(fft.next_fast_len(b - a + 1, real=True))
+    rng = np.random.default_rng(0)
+    xs = [rng.random(m) for m in sizes]
+    x0 = rng.random(n)
+    m0 = fft.next_fast_len(n, real=True)
+
+    def pair(x, m):
+        fft.irfft(fft.rfft(x, m), m)
+
+    lim, four, disc = [], [], []
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for _ in range(reps):
+            t = time.perf_counter()
+            pair(x0, m0)
+            lim.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            for job in [pool.submit(pair, x, m) for x, m in zip(xs, sizes)]:
+                job.result()
+            four.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            composition._both_directions(groups, r.step, None)
+            disc.append(time.perf_counter() - t)
+    add_p = directions[0][0][0]
+    bhat = dataclasses.replace(add_p, q=add_p.q * np.exp(-add_p.losses / 2), q_inf=0.0,
+                               slack=0.0)
+    noise = convolution.power(bhat, STEPS, tau).noise * math.exp(eps_hi / 2)
+    unit = median(lim)
+    print(f"σ = {sigma:g}: limit {unit * 1e3:.2f} ms ({n:,} points); four transform pairs "
+          f"at the windows {', '.join(f'{m:,}' for m in sizes)} on two threads "
+          f"{median(four) * 1e3:.2f} ms = {median(four) / unit:.2f}×; per-step "
+          f"discretisation, both directions {median(disc) * 1e3:.2f} ms = "
+          f"{median(disc) / unit:.2f}×; one composition read in both directions: "
+          f"round-off × e^(ε/2) ≥ {noise:.2g} at ε = {eps_hi:.2f} (δ = {DELTA:g})",
+          flush=True)
+
+
 def compare(sigma: float, reps: int) -> None:
     """Serial against forced threads, alternated in one process (load average shown)."""
     import os
@@ -98,6 +173,9 @@ def main():
                     help="threads even on a busy machine (skip the idle-core check)")
     ap.add_argument("--load", type=int, default=0, help="busy-loop processes alongside")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--floor", action="store_true",
+                    help="the method's floor: four transform pairs on two threads, the "
+                         "per-step discretisation, one composition for both directions")
     ap.add_argument("--compare", action="store_true",
                     help="alternate serial and forced-threads runs; median per-pair ratio")
     a = ap.parse_args()
@@ -117,6 +195,9 @@ def main():
         for sigma in sigmas:
             if a.compare:
                 compare(sigma, a.reps)
+                continue
+            if a.floor:
+                floor(sigma, a.reps)
                 continue
             if a.profile:
                 import fdp
