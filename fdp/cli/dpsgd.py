@@ -240,7 +240,13 @@ def _cmd_dpsgd(args) -> int:
 
     if args.sampling in ("poisson", "without_replacement"):
         mu = sgd_clt.dpsgd_clt_mu(sigma, q, steps, sampling=args.sampling, sensitivity=sens)
-        _print_clt(args.sampling, mu, delta, lo, hi)
+        if math.isfinite(mu):
+            _print_clt(args.sampling, mu, delta, lo, hi)
+        else:
+            # e^{1/σ²} overflows for σ below ≈ 0.038: the CLT has nothing to say there
+            print("CLT: mu = inf (e^(1/sigma^2) overflows at this noise level; "
+                  "approximation, NOT a bound)")
+            mu = float("nan")
     else:
         mu = float("nan")
         print(f"CLT: no limit theorem is implemented for sampling={args.sampling}; the "

@@ -26,10 +26,11 @@ returning the verified side.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from fdp import _validate
-from fdp._constants import EPS_CAP
 from fdp._numerics import bisect_monotone, epsilon_for_delta
 from fdp.families.gaussian import (  # noqa: F401  (the closed forms live with the family)
     LOG_DELTA_ALLOWANCE,
@@ -174,12 +175,20 @@ def gdp_mu(eps, delta):
         est = np.array([_log_delta_estimate(float(v), np.array([e]))[0] for v in m])
         return (up > target) | (np.exp(est) > d)   # certified log, and gdp_delta ≤ delta
 
+    # δ_μ(ε) → 1 as μ → ∞ at every finite ε (the true root is ≈ √(2ε) for huge ε, at
+    # most ≈ 1.9e154), so the doubling ends; no cap on μ: answering inf past one (as
+    # EPS_CAP did from ε ≈ 6.1e23 on) would say that no noise at all is enough
     hi = 1.0
     while not fails(hi)[0]:
         hi *= 2.0
-        if hi > EPS_CAP:
-            return np.inf
     lo, _ = bisect_monotone(fails, 0.0, hi)
+    if e >= 1e3 and d < 0.4:
+        # at μ = √(2ε) the Gaussian's δ is 1/2 − e^ε Φ(−√(2ε)) ≥ 1/2 − 1/(2√(πε)) > 0.49
+        # for ε ≥ 1e3 (Mills' ratio), above δ, so the root is below √(2ε); for ε beyond
+        # ~1e17 the double arithmetic of μ/2 − ε/μ cannot resolve it (at ε = 1e200 the
+        # search ended 8e-9 above √(2ε)), and this bound, a few ulps down, is the safe
+        # answer
+        lo = min(float(lo), math.sqrt(2.0) * math.sqrt(e) * (1.0 - 8.0 * 2.0 ** -53))
     return float(lo)
 
 

@@ -32,6 +32,8 @@ certified lower curve ``_beta`` feeds the lower bounds and the certified upper c
 
 from __future__ import annotations
 
+import decimal
+
 import numpy as np
 from scipy.special import expit, ndtri
 
@@ -295,7 +297,9 @@ def _profile_pure_eps(delta_fn, *, upper: bool) -> float:
     while not holds(hi)[0]:
         hi *= 2.0
         if hi > EPS_CAP:
-            return np.inf
+            # not pure DP up to the cap: inf is the upper side; the lower side is the
+            # last ε checked (a lower bound may not claim more than was checked)
+            return np.inf if upper else float(hi / 2.0)
     lo, hi = bisect_monotone(holds, 0.0, hi)
     return float(hi) if upper else float(lo)
 
@@ -455,6 +459,11 @@ def _ceil_sig(x: float, digits: int | None) -> float:
     if digits is None or not np.isfinite(x) or x == 0.0:
         return x
     digits = _validate.positive_int("digits", digits)
-    scale = 10.0 ** (digits - 1 - int(np.floor(np.log10(abs(x)))))
-    up = np.ceil(x * scale) / scale
-    return float(up if up >= x else np.nextafter(up, np.inf))
+    # in exact decimal arithmetic (a float power of ten overflows for subnormal x or
+    # many digits), then to the nearest double, moved up if that fell below
+    exact = decimal.Decimal(x)
+    with decimal.localcontext() as ctx:
+        ctx.prec = digits + 30
+        quantum = decimal.Decimal(1).scaleb(exact.adjusted() - (digits - 1))
+        up = float(exact.quantize(quantum, rounding=decimal.ROUND_CEILING))
+    return up if up >= x else float(np.nextafter(up, np.inf))

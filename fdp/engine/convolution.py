@@ -191,6 +191,8 @@ def _newton_end(L: np.ndarray, q: np.ndarray, n: int, log_tau: float,
     t, best, t_best = t0, math.inf, math.nan
     lo_t, hi_t = 0.0, math.inf
     for _ in range(10):
+        if not (0.0 < t < math.inf):      # a step past every double: stop with the best
+            break
         lam, d1, d2 = _tilted_moments(L, q, t)
         if lam == -math.inf:
             break

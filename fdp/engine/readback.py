@@ -206,13 +206,18 @@ def epsilon_read(num, flat: np.ndarray, want) -> tuple[np.ndarray, np.ndarray]:
             at = flat == value
             try:
                 t_lo, t_hi = num._tilted_bracket(float(value))
-            except (ArithmeticError, ValueError):
+            except (ArithmeticError, ValueError, GridBudgetExceeded) as err:
                 # the tilted recomposition could not certify this δ (e.g. per-step
-                # mass at +∞ beyond its range); the plain bracket, where it
-                # applies, is certified on its own
-                if not plain[at].all():
-                    raise
-                continue
+                # mass at +∞ beyond its range, or a tilted grid over the memory
+                # budget); the plain bracket, where it applies, is certified on its own
+                if plain[at].all():
+                    continue
+                if isinstance(err, GridBudgetExceeded):
+                    raise ValueError(
+                        f"delta={value:g} needs a tilted recomposition whose grid is over "
+                        f"the memory budget ({err}); this result certifies delta ≥ "
+                        f"{PLAIN_READBACK_FLOOR * floor:.2g} without it") from None
+                raise
             lo[at] = np.maximum(lo[at], t_lo)
             hi[at] = np.minimum(hi[at], t_hi)
     return lo, hi

@@ -19,9 +19,12 @@ from fdp import _validate
 from fdp.families.piecewise import PiecewiseLinear
 from fdp.law import AtomsLaw
 
-# Losses closer than this (relative to max(1, |L|)) are one atom: sums of the same
-# ε in a different order differ by rounding only.
-MERGE_RTOL = 1e-9
+# Losses closer than this, relative to the largest finite |L| of the pair, are one
+# atom: sums of the same losses in a different order differ by rounding only (k terms:
+# at most about k·2⁻⁵³ of that scale, so up to ~10⁴ terms). Merging is post-processing
+# (the unsafe direction), so only rounding is merged: a scale of max(1, |L|) merged the
+# losses ±1e-10 of RandomizedResponse(1e-10) into Identity (δ(0) = 0, truth 5e-11).
+MERGE_RTOL = 1e-12
 # Largest product the exact composition forms before handing over to the engine.
 MAX_ATOMS = 4_000_000
 
@@ -102,15 +105,21 @@ class FinitePair(PiecewiseLinear):
         L, p, q = L[order], p[order], q[order]
         finite = np.isfinite(L)
         Lf = np.where(finite, L, 0.0)
+        scale = float(np.max(np.abs(Lf), initial=0.0))
         close = (finite[1:] & finite[:-1]
-                 & (np.abs(np.diff(Lf)) <= MERGE_RTOL * np.maximum(1.0, np.abs(Lf[1:]))))
+                 & (np.abs(np.diff(Lf)) <= MERGE_RTOL * scale))
         same_inf = ~finite[1:] & (L[1:] == L[:-1])
         step = ~(close | same_inf)
         starts = np.concatenate([[0], np.flatnonzero(step) + 1]) if L.size else np.array([], int)
         p_m = np.add.reduceat(p, starts) if L.size else p
         q_m = np.add.reduceat(q, starts) if L.size else q
+        # a merged atom's loss is its likelihood ratio; a lone atom keeps the loss it
+        # came with (log q − log p of nearly equal masses would cancel: the losses
+        # ±1e-10 of RandomizedResponse(1e-10) came back 1e-6 off)
+        sizes = np.diff(np.append(starts, L.size)) if L.size else starts
         with np.errstate(divide="ignore"):
-            L_m = np.where(np.isfinite(L[starts]), np.log(q_m) - np.log(p_m), L[starts])
+            L_m = np.where(np.isfinite(L[starts]) & (sizes > 1),
+                           np.log(q_m) - np.log(p_m), L[starts])
         return cls(L_m, p_m, q_m)
 
     def __repr__(self):

@@ -131,7 +131,8 @@ def _log_delta_estimate(mu: float, eps: np.ndarray) -> np.ndarray:
     eps = np.asarray(eps, dtype=float)
     shape = eps.shape
     e = eps.ravel()
-    with np.errstate(divide="ignore", invalid="ignore"):
+    # (over: −|ε| + log δ for |ε| near the largest double is −inf, which is right)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if mu == 0.0:
             # G_0 = Id: δ(ε) = max(0, 1 − e^ε).
             return np.where(e >= 0, -np.inf, np.log(-np.expm1(np.minimum(e, 0.0)))).reshape(shape)
@@ -399,7 +400,16 @@ class Gaussian(TradeOff):
         1 − G_μ(α) = S(S⁻¹(α) − μ). Iterating, (1 − G_μ)^{∘k}(α) = S(S⁻¹(α) − kμ),
         which is 1 − G_{kμ}(α).
         """
-        return Gaussian(k * self.mu)
+        try:
+            mu = float(k) * self.mu
+        except OverflowError:              # k beyond any double
+            mu = math.inf if self.mu > 0 else 0.0
+        if not math.isfinite(mu):
+            shown = str(k) if k < 10 ** 20 else f"an integer of {len(str(k))} digits"
+            raise ValueError(f"k * mu exceeds the largest double (k = {shown}, "
+                             f"mu = {self.mu!r}): the group curve is 0 at every α > 0 to "
+                             "double precision")
+        return Gaussian(mu)
 
     def advantage(self) -> float:
         """Φ(μ/2) − Φ(−μ/2) = erf(μ/(2√2)) = δ(0), in the erf form (no cancellation at small μ)."""

@@ -106,7 +106,8 @@ class SubsampledLaw(PrivacyLossLaw):
         # l = log((e^{l'} − 1 + p)/p); for large l' as l' + log1p((p − 1)e^{−l'}) − log p
         pulled[big] = e[big] + np.log1p((p - 1.0) * np.exp(-e[big])) - np.log(p)
         mid = (e > floor) & ~big
-        pulled[mid] = np.log(np.expm1(e[mid]) + p) - np.log(p)
+        with np.errstate(divide="ignore"):    # an edge rounding onto the floor pulls to −inf
+            pulled[mid] = np.log(np.expm1(e[mid]) + p) - np.log(p)
         got = self.inner.interval_masses(pulled)
         if got is None:
             return None

@@ -28,6 +28,7 @@ privacy", ICML.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -120,7 +121,7 @@ def log_binom_pmf(j: np.ndarray, n: int, log_p: float, log_1mp: float) -> np.nda
 #
 #   kind        payload          n-fold (POWERS)                        result kind
 #   neutral     --               dropped (Id ⊗ f = f, DRS Prop 3.2)
-#   gaussian    G_μ              μ² ↦ n μ² (DRS Cor 3.3)                gaussian
+#   gaussian    μ² (as 4^e·s)    μ² ↦ n μ² (DRS Cor 3.3)                gaussian
 #   eps_delta   f_{ε,δ}          binomial pair (KOV Thm 3.3)            pair
 #   pair        FinitePair       repeated squaring of the product pair  pair
 #   numeric     the object       none: to the engine with its count
@@ -131,12 +132,39 @@ def log_binom_pmf(j: np.ndarray, n: int, log_p: float, log_1mp: float) -> np.nda
 # large to form (an exact pair past ``MAX_ATOMS`` atoms): the factors of that kind
 # then go to the engine as they are. No exception is used for either outcome.
 # ----------------------------------------------------------------------
-def _gaussian_power(g: Gaussian, n: int) -> float:
-    return n * g.mu ** 2
+def _gaussian_power(g: Gaussian, n: int) -> tuple[int, float]:
+    """n μ² (DRS Cor 3.3) as (e, s) with n μ² = 4^e s: μ² itself under- and overflows
+    beyond μ ≈ 1e∓154 (G_{1e-200} ⊗ G_{1e-200} came out as Id). Scaling by powers of
+    two is exact, so wherever μ² is a normal double the result is bit for bit that of
+    n μ²; n may exceed any double."""
+    if g.mu == 0.0:
+        return 0, 0.0
+    _, e = math.frexp(g.mu)
+    s = math.ldexp(g.mu, -e) ** 2                 # (μ/2^e)² ∈ [1/4, 1)
+    if n >= 2 ** 1000:
+        half = (n.bit_length() - 1000) // 2       # n = n'·4^half + r, the r < 4^half dropped
+        return e + half, float(n >> (2 * half)) * s
+    return e, n * s
 
 
-def _add_variances(a: float, b: float) -> float:
-    return a + b
+def _add_gaussians(a: tuple[int, float], b: tuple[int, float]) -> tuple[int, float]:
+    """μ_a² + μ_b² in the (e, s) form of ``_gaussian_power`` (exact rescaling)."""
+    e = max(a[0], b[0])
+    return e, math.ldexp(a[1], 2 * (a[0] - e)) + math.ldexp(b[1], 2 * (b[0] - e))
+
+
+def _gaussian_of(variance: tuple[int, float]) -> Gaussian:
+    """G_μ with μ = 2^e √s."""
+    e, s = variance
+    try:
+        mu = math.ldexp(math.sqrt(s), e)
+    except OverflowError:
+        mu = math.inf
+    if not math.isfinite(mu):
+        raise ValueError("the composed Gaussian's mu exceeds the largest double "
+                         "(about 1.8e308): its trade-off curve is 0 at every α > 0 to "
+                         "double precision")
+    return Gaussian(mu)
 
 
 POWERS: dict[str, tuple[str, Callable[[Any, int], Any]]] = {
@@ -146,7 +174,7 @@ POWERS: dict[str, tuple[str, Callable[[Any, int], Any]]] = {
 }
 
 RULES: dict[tuple[str, str], Callable[[Any, Any], Any] | None] = {
-    ("gaussian", "gaussian"): _add_variances,      # G_a ⊗ G_b = G_√(a²+b²)
+    ("gaussian", "gaussian"): _add_gaussians,      # G_a ⊗ G_b = G_√(a²+b²)
     ("pair", "pair"): pair_product,                # product pair (DRS Def 3.1)
     ("gaussian", "pair"): None,                    # no closed form: the engine
     ("pair", "gaussian"): None,
@@ -155,7 +183,7 @@ RULES: dict[tuple[str, str], Callable[[Any, Any], Any] | None] = {
 # How a reduced payload becomes a trade-off function again; pairs are multiplied
 # smallest first (fewer atoms to merge on the way).
 _FINISH: dict[str, Callable[[Any], TradeOff]] = {
-    "gaussian": lambda mu2: Gaussian(float(np.sqrt(mu2))),
+    "gaussian": _gaussian_of,
     "pair": lambda pair: pair,
 }
 _SIZE: dict[str, Callable[[Any], int]] = {"pair": lambda pair: pair.p.size}

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fdp._constants import EPS_SEARCH
+from fdp._constants import DELTA_RESOLUTION, EPS_SEARCH
 from fdp._dispatch import implements
 from fdp._numerics import conjugate_delta, maximise_unimodal
 from fdp._numerics import search_grid as _search_grid
@@ -68,15 +68,23 @@ class Strongest(_Combination):
         return np.max([m._upper(alpha) for m in self.members], axis=0)
 
     def _delta(self, eps):
-        """sup_α (1 − max_i f_i(α) − e^ε α), from the lower sides; never above min_i δ_i."""
-        own = conjugate_delta(self._beta, eps)
+        """Upper δ: min{sup_α (1 − max_i f_i(α) − e^ε α) + DELTA_RESOLUTION, min_i δ_i}.
+
+        Both are upper bounds: max_i f_i ≥ f_j gives δ ≤ δ_j for every member j, and
+        the supremum, maximised numerically over evaluated β (``conjugate_delta``), is
+        known only to the absolute resolution of 1 − β near β = 1 (``DELTA_RESOLUTION``),
+        so it is raised by that much. Below it the members' certified profiles answer
+        (max{G_√3, G_2} = G_√3 keeps ε(1e-20) = 17.1976; a plain numerical supremum
+        read 0 there and gave 15.5).
+        """
+        own = np.minimum(conjugate_delta(self._beta, eps) + DELTA_RESOLUTION, 1.0)
         return np.minimum(own, np.min([m._delta(eps) for m in self.members], axis=0))
 
     def _delta_lower(self, eps):
-        """The conjugate of the upper sides: a lower bound of δ (a value, not a supremum)."""
-        if self.is_exact:
-            return self._delta(eps)
-        return np.minimum(conjugate_delta(self._upper, eps), self._delta(eps))
+        """Lower δ: the conjugate of the upper sides, less its resolution (a value of
+        the objective, not its supremum, is a lower bound)."""
+        low = np.maximum(conjugate_delta(self._upper, eps) - DELTA_RESOLUTION, 0.0)
+        return np.minimum(low, self._delta(eps))
 
     def latex(self) -> str:
         return r"\max\{" + ", ".join(m.latex() for m in self.members) + r"\}"

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from fdp._constants import LOGIT_SEARCH
+from fdp._constants import DELTA_RESOLUTION, LOGIT_SEARCH
 from fdp._dispatch import implements
 from fdp._numerics import bisect_monotone, conjugate_delta
 from fdp.tradeoff import TradeOff, math_repr, remark
@@ -41,7 +41,7 @@ class Inverse(TradeOff):
         return np.where(f0 <= a, 0.0, t)
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
-        return self._reflected(self.of._delta, self.of._beta, eps)
+        return self._reflected(self.of._delta, self.of._beta, eps, 1.0)
 
     def _upper(self, alpha: np.ndarray) -> np.ndarray:
         if self.of.is_exact:
@@ -49,21 +49,31 @@ class Inverse(TradeOff):
         return Inverse(_UpperView(self.of))._beta(alpha)
 
     def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
-        return self._reflected(self.of._delta_lower, self.of._upper, eps)
+        return self._reflected(self.of._delta_lower, self.of._upper, eps, -1.0)
 
     @staticmethod
-    def _reflected(delta_fn, beta_fn, eps):
-        """δ_{f⁻¹}(ε) = 1 − e^ε (1 − δ_f(−ε)) for ε ≤ 3 (rounding error ≤ e³ · 2⁻⁵³);
-        beyond, e^ε would amplify the rounding of 1 − δ_f(−ε), so the reflected
-        conjugate sup_x (1 − x − e^ε f(x)) of f's own values is taken instead
-        (absolute accuracy ~1e-16, no inversion needed)."""
+    def _reflected(delta_fn, beta_fn, eps, side: float):
+        """δ_{f⁻¹}(ε) = 1 − e^ε (1 − δ_f(−ε)) for ε ≤ 3; beyond, e^ε would amplify the
+        rounding of 1 − δ_f(−ε), so the reflected conjugate sup_x (1 − x − e^ε f(x))
+        of f's own values is taken instead (no inversion needed).
+
+        ``side`` +1 gives an upper bound, −1 a lower one: each value is moved by its
+        rounding bound, (e^ε + 1)·2⁻⁵¹ for the formula (three roundings, one scaled
+        by e^ε) and ``DELTA_RESOLUTION`` for the conjugate (1 − x and e^ε f(x) ≤ 1
+        near its maximum, each to a few ulps). Without it the lower side of
+        (Numeric ⊗ G_1)⁻¹ read δ(700) = 1.1e-16 where the truth is 0, hence
+        ε(1e-20) = (inf, inf) for a true 20.15.
+        """
         e0 = np.asarray(eps, dtype=float)
         e = e0.ravel()                       # flat, so that a 0-d ε can be assigned into
         small = np.minimum(e, REFLECT_MAX)
-        out = np.array(1.0 - np.exp(small) * (1.0 - delta_fn(-small)), dtype=float)
+        y = np.exp(small)
+        out = np.array(1.0 - y * (1.0 - delta_fn(-small)), dtype=float)
+        out += side * (y + 1.0) * DELTA_RESOLUTION
         big = e > REFLECT_MAX
         if big.any():
-            out[big] = conjugate_delta(beta_fn, e[big], reflected=True)
+            out[big] = (conjugate_delta(beta_fn, e[big], reflected=True)
+                        + side * DELTA_RESOLUTION)
         return np.clip(out, 0.0, 1.0).reshape(e0.shape)
 
     @property

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -109,3 +111,18 @@ def test_opacus_setting():
     lo, hi = f.epsilon_bounds(1e-5, width=1e-3)
     assert hi - lo < 1e-3
     assert abs(0.5 * (lo + hi) - 6.7774) < 0.02
+
+
+@pytest.mark.parametrize("kwargs, error, fragment", [
+    ({"noise_multiplier": True}, TypeError, "noise_multiplier"),
+    ({"sample_rate": True}, TypeError, "sample_rate"),
+    ({"noise_multiplier": "1"}, TypeError, "noise_multiplier"),
+    ({"noise_multiplier": [1.0, -1.0]}, ValueError, "(0, inf)"),
+    ({"noise_multiplier": [1.0, 0.0]}, ValueError, "(0, inf)"),
+    ({"noise_multiplier": [1.0, float("nan")]}, ValueError, "noise_multiplier"),
+    ({"sample_rate": [0.1, 1.5]}, ValueError, "[0, 1]"),
+])
+def test_per_step_parameters_refuse_text_booleans_and_out_of_range(kwargs, error, fragment):
+    args = {"noise_multiplier": 1.0, "sample_rate": 0.01, "steps": 2, **kwargs}
+    with pytest.raises(error, match=re.escape(fragment)):
+        fdp.dpsgd(**args)
