@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from fdp._constants import EPS_CAP, EPS_SEARCH, GOLDEN, LOGIT_SEARCH
+from fdp._constants import DELTA_RESOLUTION, EPS_CAP, EPS_SEARCH, GOLDEN, LOGIT_SEARCH
 
 _GOLDEN = GOLDEN
 
@@ -140,8 +140,15 @@ _LOGIT_GRID = search_grid(*LOGIT_SEARCH)
 _CHUNK = 4096
 
 
-def conjugate_delta(beta, eps: np.ndarray, *, reflected: bool = False) -> np.ndarray:
+def conjugate_delta(beta, eps: np.ndarray, *, reflected: bool = False,
+                    bound: str | None = None) -> np.ndarray:
     """δ(ε) = sup_{α∈[0,1]} (1 − β(α) − e^ε α) for a convex β, vectorised in ε.
+
+    The supremum is found to the absolute resolution of 1 − β near β = 1
+    (``DELTA_RESOLUTION``), so as a bound it is moved by that much: ``bound="upper"``
+    adds it (an upper δ, e.g. of max_i f_i), ``bound="lower"`` subtracts it (a value of
+    the objective at a found point is already below the supremum), both clipped to
+    [0, 1]; None returns the estimate.
 
     ``reflected=True`` gives the profile of the inverse β⁻¹ without inverting:
     the graph of β⁻¹ is that of β mirrored in the diagonal, so
@@ -185,7 +192,9 @@ def conjugate_delta(beta, eps: np.ndarray, *, reflected: bool = False) -> np.nda
     out = np.maximum(np.maximum(best, at0), at1)
     out = np.where(flat == np.inf, limit, out)
     out = np.where(flat == -np.inf, 1.0, out)
-    return np.maximum(out, 0.0).reshape(eps.shape)
+    if bound is not None:
+        out = out + (DELTA_RESOLUTION if bound == "upper" else -DELTA_RESOLUTION)
+    return np.clip(out, 0.0, 1.0).reshape(eps.shape)
 
 
 def _first_zero(beta) -> float:

@@ -29,8 +29,10 @@ def real(name: str, value, *, low=-np.inf, high=np.inf, low_open=False,
     return x
 
 
-def reals(name: str, value, *, low=-np.inf, high=np.inf, allow_inf=False) -> np.ndarray:
-    """A float array (any shape) with every entry in [low, high].
+def reals(name: str, value, *, low=-np.inf, high=np.inf, allow_inf=False,
+          low_open=False) -> np.ndarray:
+    """A float array (any shape) with every entry in [low, high] ((low, high] with
+    ``low_open``).
 
     Strings and booleans are refused with TypeError (as ``real`` does): a number
     written as text is a caller's bug, not a value.
@@ -40,15 +42,15 @@ def reals(name: str, value, *, low=-np.inf, high=np.inf, allow_inf=False) -> np.
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be real numbers: {exc}") from None
-    rng = _range_text(low, high, False, False)
+    rng = _range_text(low, high, low_open, False)
     if np.isnan(arr).any():
         raise ValueError(f"{name} must not contain NaN; allowed range {rng}")
     if not allow_inf and np.isinf(arr).any():
         bad = arr[np.isinf(arr)].ravel()[0]
         raise ValueError(f"{name} must be finite and lie in {rng}, got {number(bad)}")
-    if (arr < low).any() or (arr > high).any():
-        bad = arr[(arr < low) | (arr > high)].ravel()[0]
-        raise ValueError(f"{name} must lie in {rng}, got {number(bad)}")
+    out = (arr < low) | (arr > high) | ((arr == low) & low_open)
+    if out.any():
+        raise ValueError(f"{name} must lie in {rng}, got {number(arr[out].ravel()[0])}")
     return arr
 
 

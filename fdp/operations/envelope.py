@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fdp._constants import DELTA_RESOLUTION, EPS_SEARCH
+from fdp._constants import EPS_SEARCH
 from fdp._dispatch import implements
 from fdp._numerics import conjugate_delta, maximise_unimodal
 from fdp._numerics import search_grid as _search_grid
@@ -77,14 +77,13 @@ class Strongest(_Combination):
         (max{G_√3, G_2} = G_√3 keeps ε(1e-20) = 17.1976; a plain numerical supremum
         read 0 there and gave 15.5).
         """
-        own = np.minimum(conjugate_delta(self._beta, eps) + DELTA_RESOLUTION, 1.0)
+        own = conjugate_delta(self._beta, eps, bound="upper")
         return np.minimum(own, np.min([m._delta(eps) for m in self.members], axis=0))
 
     def _delta_lower(self, eps):
         """Lower δ: the conjugate of the upper sides, less its resolution (a value of
         the objective, not its supremum, is a lower bound)."""
-        low = np.maximum(conjugate_delta(self._upper, eps) - DELTA_RESOLUTION, 0.0)
-        return np.minimum(low, self._delta(eps))
+        return np.minimum(conjugate_delta(self._upper, eps, bound="lower"), self._delta(eps))
 
     def latex(self) -> str:
         return r"\max\{" + ", ".join(m.latex() for m in self.members) + r"\}"

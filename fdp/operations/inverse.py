@@ -58,9 +58,9 @@ class Inverse(TradeOff):
         of f's own values is taken instead (no inversion needed).
 
         ``side`` +1 gives an upper bound, −1 a lower one: each value is moved by its
-        rounding bound, (e^ε + 1)·2⁻⁵¹ for the formula (three roundings, one scaled
-        by e^ε) and ``DELTA_RESOLUTION`` for the conjugate (1 − x and e^ε f(x) ≤ 1
-        near its maximum, each to a few ulps). Without it the lower side of
+        rounding bound, (e^ε + 1)·``DELTA_RESOLUTION`` for the formula (three
+        roundings, one scaled by e^ε) and the conjugate's own resolution
+        (``conjugate_delta``'s ``bound``). Without it the lower side of
         (Numeric ⊗ G_1)⁻¹ read δ(700) = 1.1e-16 where the truth is 0, hence
         ε(1e-20) = (inf, inf) for a true 20.15.
         """
@@ -72,8 +72,8 @@ class Inverse(TradeOff):
         out += side * (y + 1.0) * DELTA_RESOLUTION
         big = e > REFLECT_MAX
         if big.any():
-            out[big] = (conjugate_delta(beta_fn, e[big], reflected=True)
-                        + side * DELTA_RESOLUTION)
+            out[big] = conjugate_delta(beta_fn, e[big], reflected=True,
+                                       bound="upper" if side > 0 else "lower")
         return np.clip(out, 0.0, 1.0).reshape(e0.shape)
 
     @property

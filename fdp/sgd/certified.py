@@ -109,24 +109,13 @@ def resolve_sensitivity(sensitivity, neighbouring: str) -> float:
 
 
 def _per_step(name, value, steps, low, high, low_open=False):
-    # text and booleans are refused like everywhere else (True is not σ = 1)
-    _validate._refuse_text_and_bool(name, value)
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number or one per step, "
-                        f"got {type(value).__name__}") from None
+    # text and booleans are refused (True is not σ = 1), ranges checked per step
+    arr = _validate.reals(name, value, low=low, high=high, low_open=low_open)
     if arr.ndim == 0:
-        x = _validate.real(name, float(arr), low=low, high=high, low_open=low_open)
-        return np.array([x])           # one value for every step (no per-step array)
+        return np.array([float(arr)])   # one value for every step (no per-step array)
     if arr.ndim != 1 or arr.size != steps:
         raise ValueError(f"{name} must be a number or one value per step "
                          f"(length steps={steps}), got shape {arr.shape}")
-    bad = ~np.isfinite(arr) | (arr < low) | (arr > high) | ((arr == low) & low_open)
-    if bad.any():
-        rng = _validate._range_text(low, high, low_open, False)
-        raise ValueError(f"{name} must lie in {rng} at every step, got "
-                         f"{_validate.number(float(arr[bad][0]))}")
     return arr
 
 
