@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 import sys
 
-from fdp._command import UsageError, count, positive, unit, writable_file
+from fdp._command import UsageError, count, positive, unit
+from fdp.cli._checks import image_file, whole_number
 from fdp.conversions import gdp_epsilon
 from fdp.families.gaussian import Gaussian
 from fdp.sgd import certified
@@ -131,7 +132,7 @@ def _cmd_compare_samplers(args) -> int:
     if args.sensitivity is not None or args.sampling != "poisson":
         raise UsageError("--compare-samplers accounts every sampler with its own "
                          "neighbouring relation; drop --sampling and --sensitivity")
-    plot_path = writable_file("--plot", args.plot) if args.plot else None
+    plot_path = image_file("--plot", args.plot) if args.plot else None
     from fdp.sgd.report import compare_samplers, format_table
     if sys.stderr.isatty():
         print("computing certified brackets for every sampler ...", file=sys.stderr, flush=True)
@@ -161,7 +162,7 @@ def _cmd_allocation_or_shuffle(args) -> int:
                          f"rate 1/t (batch size dividing the dataset size), got {q:.6g}")
     if args.sampling == "shuffle" and steps < t:
         raise UsageError(f"--sampling shuffle needs at least one full epoch ({t} steps)")
-    plot_path = writable_file("--plot", args.plot) if args.plot else None
+    plot_path = image_file("--plot", args.plot) if args.plot else None
     from fdp.sgd import allocation
     from fdp.sgd import shuffle as shuffle_lower
     head = (f"DP-SGD: noise multiplier {sigma:g}, {t} steps per epoch, {steps} steps"
@@ -216,7 +217,7 @@ def _cmd_dpsgd(args) -> int:
     width = None if args.width is None else positive("--width", args.width)
     sens = DEFAULT_SENSITIVITY[neighbouring] if args.sensitivity is None else \
         positive("--sensitivity", args.sensitivity)
-    plot_path = writable_file("--plot", args.plot) if args.plot else None
+    plot_path = image_file("--plot", args.plot) if args.plot else None
 
     import numpy as np
 
@@ -301,12 +302,13 @@ def add_parser(sub) -> None:
                    "sigma x clipping norm is added to the clipped gradient sum")
     p.add_argument("--sample-rate", type=float, metavar="Q",
                    help="probability q that an example is in a batch, in [0, 1]")
-    p.add_argument("--steps", type=int, metavar="T", help="number of DP-SGD steps")
+    p.add_argument("--steps", type=whole_number, metavar="T", help="number of DP-SGD steps")
     p.add_argument("--epochs", type=float, metavar="E",
                    help="epochs (with --dataset-size and --batch-size, instead of "
                    "--sample-rate and --steps; steps = ceil(E * N / B))")
-    p.add_argument("--dataset-size", type=int, metavar="N", help="number of training examples")
-    p.add_argument("--batch-size", type=int, metavar="B", help="expected batch size")
+    p.add_argument("--dataset-size", type=whole_number, metavar="N",
+                   help="number of training examples")
+    p.add_argument("--batch-size", type=whole_number, metavar="B", help="expected batch size")
     p.add_argument("--delta", type=float, default=1e-5, metavar="D",
                    help="target delta, in (0, 1) (default 1e-5)")
     p.add_argument("--sampling", choices=("poisson", "without_replacement",
@@ -327,12 +329,13 @@ def add_parser(sub) -> None:
     p.add_argument("--tol", type=float, default=None, metavar="TOL",
                    help="engine accuracy in (0, 1]: smaller is tighter and slower "
                    "(default: the engine's)")
-    p.add_argument("--batch-cap", type=int, default=None, metavar="B",
+    p.add_argument("--batch-cap", type=whole_number, default=None, metavar="B",
                    help="largest batch kept by --sampling truncated_poisson (1..dataset size)")
     p.add_argument("--width", type=float, default=None, metavar="W",
                    help="refine (recomposing at a smaller tol) until the certified epsilon "
                    "bracket is at most W wide, or say what limits it")
-    p.add_argument("--plot", metavar="FILE", help="save the trade-off plot (PNG, PDF, SVG)")
+    p.add_argument("--plot", metavar="FILE", help="save the trade-off plot (PNG, PDF, SVG, "
+                   "or another format matplotlib writes, by the file suffix)")
     p.add_argument("--compare-samplers", action="store_true",
                    help="account the run (--epochs, --dataset-size, --batch-size) under "
                    "Poisson, without replacement, random allocation, truncated Poisson and "

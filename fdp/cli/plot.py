@@ -8,7 +8,8 @@ A spec is ``family:a[,b][^n]``, e.g. ``gaussian:1``, ``epsdelta:1,1e-5``,
 
 from __future__ import annotations
 
-from fdp._command import UsageError, writable_file
+from fdp._command import UsageError
+from fdp.cli._checks import image_file
 
 _FAMILIES = {
     "gaussian": ("Gaussian", 1), "gdp": ("Gaussian", 1),
@@ -112,7 +113,7 @@ def spec_label(spec: str) -> str:
 
 
 def _cmd_plot(args) -> int:
-    out = writable_file("--out", args.out)
+    out = image_file("--out", args.out)
     for spec in args.specs:          # check every spec before composing any
         _parse_spec(spec)
     if args.labels is not None and len(args.labels) != len(args.specs):
@@ -138,7 +139,8 @@ def add_parser(sub) -> None:
                    "gaussian:MU, epsdelta:EPS[,DELTA], laplace:MU, rr:EPS[,K], identity; "
                    "^n composes n times")
     p.add_argument("--out", required=True, metavar="FILE",
-                   help="image file to write (PNG, PDF, SVG)")
+                   help="image file to write (PNG, PDF, SVG, or another format matplotlib "
+                   "writes, by the file suffix)")
     p.add_argument("--labels", nargs="+", metavar="LABEL",
                    help="one legend label per SPEC (default: the formulas)")
     p.add_argument("--title", help="title of the plot")
