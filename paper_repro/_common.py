@@ -47,7 +47,7 @@ def have(module: str) -> bool:
 
 def missing(source: str, quantity: str, module: str):
     """The FAIL row recorded when a check needs a module that is not installed."""
-    from fdp.repro._check import Check
+    from fdp.repro import Check
     return Check.failed(source, quantity, f"needs {module} (not installed)")
 
 

@@ -13,8 +13,9 @@ import fdp
 from fdp.classical import moments_accountant_epsilon
 from fdp.plotting import dpsgd_comparison, dpsgd_roc, draw_roc, draw_tradeoff, legend
 from fdp.plotting._style import color
-from fdp.repro._check import Check
-from fdp.repro.scripts._common import certified_dpsgd, figure, have, missing, mnist_steps, write
+from fdp.repro import Check
+
+from ._common import certified_dpsgd, figure, have, missing, mnist_steps, write
 
 NAME = "bu_figure4"
 TITLE = "Bu et al. (2020), Figure 4: CLT vs moments accountant on MNIST"

@@ -11,8 +11,9 @@ from __future__ import annotations
 import fdp
 from fdp.classical import moments_accountant_epsilon
 from fdp.plotting import dpsgd_comparison, dpsgd_roc
-from fdp.repro._check import Check
-from fdp.repro.scripts._common import certified_dpsgd, figure, have, missing, mnist_steps, write
+from fdp.repro import Check
+
+from ._common import certified_dpsgd, figure, have, missing, mnist_steps, write
 
 NAME = "bu_mnist"
 TITLE = "Bu et al. (2020): MNIST privacy panels"

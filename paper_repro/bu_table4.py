@@ -11,8 +11,9 @@ import numpy as np
 import fdp
 from fdp.classical import moments_accountant_epsilon
 from fdp.plotting import dpsgd_comparison, dpsgd_profile, dpsgd_roc
-from fdp.repro._check import Check
-from fdp.repro.scripts._common import certified_dpsgd, figure, have, missing, write
+from fdp.repro import Check
+
+from ._common import certified_dpsgd, figure, have, missing, write
 
 NAME = "bu_table4"
 TITLE = "Bu et al. (2020), Table 4: MovieLens 1M"

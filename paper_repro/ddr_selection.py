@@ -14,8 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 import fdp
-from fdp.repro._check import Check
-from fdp.repro.scripts._common import figure, write
+from fdp.repro import Check
+
+from ._common import figure, write
 
 NAME = "ddr_selection"
 TITLE = "Exponential mechanism: ε-DP vs bounded-range composition"

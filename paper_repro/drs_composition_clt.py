@@ -14,8 +14,9 @@ import numpy as np
 import fdp
 from fdp.plotting import clt_band, draw_tradeoff, legend, tradeoff_axes
 from fdp.plotting._style import color, linestyle, zoom_inset
-from fdp.repro._check import Check
-from fdp.repro.scripts._common import engine_tol, figure, have, missing, sup_distance, write
+from fdp.repro import Check
+
+from ._common import engine_tol, figure, have, missing, sup_distance, write
 
 NAME = "drs_composition_clt"
 TITLE = "DRS §3 (recomputed): composition, the CLT and the Berry–Esseen band"

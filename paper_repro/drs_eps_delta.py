@@ -16,8 +16,9 @@ from scipy.optimize import brentq
 
 import fdp
 from fdp.plotting import eps_delta
-from fdp.repro._check import Check
-from fdp.repro.scripts._common import figure, write
+from fdp.repro import Check
+
+from ._common import figure, write
 
 NAME = "drs_eps_delta"
 TITLE = "DRS §2.1: the trade-off function f_{ε,δ}"

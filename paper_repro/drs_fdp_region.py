@@ -12,8 +12,9 @@ from scipy.stats import norm
 
 import fdp
 from fdp.plotting import fdp_region
-from fdp.repro._check import Check
-from fdp.repro.scripts._common import figure, write
+from fdp.repro import Check
+
+from ._common import figure, write
 
 NAME = "drs_fdp_region"
 TITLE = "DRS §2.1: the f-DP region and three candidate curves"

@@ -13,8 +13,9 @@ from scipy.stats import norm
 
 import fdp
 from fdp.plotting import gdp_conversion, gdp_family, privacy_profile
-from fdp.repro._check import Check
-from fdp.repro.scripts._common import figure, write
+from fdp.repro import Check
+
+from ._common import figure, write
 
 NAME = "drs_gdp_family"
 TITLE = "DRS §2.2: the G_μ family"

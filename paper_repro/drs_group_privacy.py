@@ -13,8 +13,9 @@ import numpy as np
 import fdp
 from fdp.operations.group import Group
 from fdp.plotting import group_privacy, laplace_limit
-from fdp.repro._check import Check
-from fdp.repro.scripts._common import figure, write
+from fdp.repro import Check
+
+from ._common import figure, write
 
 NAME = "drs_group_privacy"
 TITLE = "DRS §2.5 (recomputed): group privacy and its Laplace limit"

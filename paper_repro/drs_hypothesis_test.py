@@ -14,8 +14,9 @@ from scipy.stats import norm
 
 import fdp
 from fdp.plotting import hypothesis_test
-from fdp.repro._check import Check
-from fdp.repro.scripts._common import figure, write
+from fdp.repro import Check
+
+from ._common import figure, write
 
 NAME = "drs_hypothesis_test"
 TITLE = "DRS §2.1: type I and type II errors of a threshold test"

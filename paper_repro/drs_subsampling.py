@@ -16,8 +16,9 @@ from scipy.stats import norm
 
 import fdp
 from fdp.plotting import subsampling
-from fdp.repro._check import Check
-from fdp.repro.scripts._common import figure, write
+from fdp.repro import Check
+
+from ._common import figure, write
 
 NAME = "drs_subsampling"
 TITLE = "DRS §4.2 (recomputed): subsampling C_p(f)"
@@ -25,7 +26,7 @@ SOURCE = "DRS §4.2, Thm 4.2; §5"
 CAPTION = """Recomputed from the formulas of Dong, Roth & Su. Left: the construction of
 C_p(f) for f = G_2 and p = 0.3 — the lower convex envelope of f_p = p f + (1 − p) Id and
 its inverse. Right: C_p(G_2) for p = 0.1, 0.3, 0.6, 1. Checked: `subsample(p,
-scheme="without_replacement")` against the piecewise closed form of DRS Thm 4.2 written
+sampling="without_replacement")` against the piecewise closed form of DRS Thm 4.2 written
 out independently (fixed point Φ(−μ/2), linear middle piece, numerically inverted f_p),
 and the DRS noisy-SGD CLT μ for sampling without replacement."""
 
@@ -58,7 +59,7 @@ def run(out_dir, fast: bool = False):
     a = np.concatenate([np.linspace(0.0, 1.0, 161 if fast else 401), [0.05, 0.9]])
     f = fdp.Gaussian(MU)
     for p in (0.1, 0.3, 0.6):
-        ours = f.subsample(p, scheme="without_replacement")
+        ours = f.subsample(p, sampling="without_replacement")
         err = float(np.max(np.abs(ours(a) - _c_p_closed_form(p, a))))
         checks.append(Check.close(SOURCE, f"C_{p:g}(G_2) vs Thm 4.2 pieces", 0.0, err,
                                   atol=1e-8, note="sup over α"))

@@ -19,8 +19,9 @@ import numpy as np
 import fdp
 from fdp.plotting import draw_points, draw_tradeoff, legend, tradeoff_axes
 from fdp.plotting._style import color
-from fdp.repro._check import Check
-from fdp.repro.scripts._common import figure, write
+from fdp.repro import Check
+
+from ._common import figure, write
 
 NAME = "r_fdp_docs"
 TITLE = "R package fdp: documented values"

@@ -15,8 +15,9 @@ import math
 import numpy as np
 
 import fdp
-from fdp.repro._check import Check
-from fdp.repro.scripts._common import figure, have, missing, write
+from fdp.repro import Check
+
+from ._common import figure, have, missing, write
 
 NAME = "samplers_compare"
 TITLE = "Batch samplers: Poisson, allocation, shuffle (lower curve)"

@@ -15,8 +15,9 @@ import numpy as np
 
 import fdp
 from fdp.plotting import draw_tradeoff, legend, tradeoff_axes
-from fdp.repro._check import Check
-from fdp.repro.scripts._common import engine_tol, figure, have, missing, write
+from fdp.repro import Check
+
+from ._common import engine_tol, figure, have, missing, write
 
 NAME = "zdls_edgeworth_laplace"
 TITLE = "Zheng et al. (2020): Edgeworth vs CLT for composed Laplace"

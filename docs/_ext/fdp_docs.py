@@ -88,7 +88,7 @@ def write_gallery() -> None:
              "printed number is checked either way).", ""]
     failed = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name in repro.SCRIPTS:
+        for name in repro.names():
             mod = repro.load(name)
             result = repro.run_one(name, tmp, fast=True)
             if not result.passed:
@@ -105,9 +105,9 @@ def write_gallery() -> None:
             parts += [f"| {_cell(c.quantity)} | {_cell(c.source)} | {_cell(c.paper)} | "
                       f"{_cell(c.ours)} | {_cell(c.tolerance)} | {c.verdict} |"
                       for c in result.checks]
-            parts += ["", f"<details><summary>Script: <code>fdp/repro/scripts/{name}.py"
+            parts += ["", f"<details><summary>Script: <code>paper_repro/{name}.py"
                       "</code></summary>", "",
-                      f"```{{literalinclude}} ../fdp/repro/scripts/{name}.py",
+                      f"```{{literalinclude}} ../paper_repro/{name}.py",
                       ":language: python", "```", "", "</details>", ""]
     if failed:
         raise RuntimeError(f"fdp repro checks fail for: {', '.join(failed)}")

@@ -15,6 +15,7 @@ from fdp.conversions.gdp import gdp_delta, gdp_epsilon
 from fdp.families import EpsDelta, Gaussian, Laplace
 from fdp.plotting._draw import draw_tradeoff, latex_label
 from fdp.plotting._style import alpha_grid, color, get_axes, legend, linestyle, tradeoff_axes
+from fdp.status import Status
 
 
 def _masked(v, floor):
@@ -287,7 +288,7 @@ def subsampling(f, ps=(0.1, 0.3, 0.6, 1.0), *, ax=None, scheme="without_replacem
     """Subsampled guarantees C_p(f) = min{f_p, f_p⁻¹}** for several p.
 
     f_p = p f + (1 − p) Id (Dong, Roth & Su 2022, Thm 4.2); each curve is
-    ``f.subsample(p, scheme=scheme)``.
+    ``f.subsample(p, sampling=scheme)``.
 
     Parameters
     ----------
@@ -320,7 +321,7 @@ def subsampling(f, ps=(0.1, 0.3, 0.6, 1.0), *, ax=None, scheme="without_replacem
     from fdp.operations.subsample import PoissonAdd
     ax = tradeoff_axes(get_axes(ax))
     for i, p in enumerate(ps):
-        draw_tradeoff(ax, f.subsample(p, scheme=scheme), color=color(i), linestyle=linestyle(i),
+        draw_tradeoff(ax, f.subsample(p, sampling=scheme), color=color(i), linestyle=linestyle(i),
                       label=rf"$C_{{{p:g}}}({f.latex()})$")
     if show_parts is not None:
         fp = PoissonAdd(f, show_parts)
@@ -466,7 +467,7 @@ def draw_roc(ax, f, *, label=None, color=None, linestyle="-", linewidth=1.8,
     """
     a = np.logspace(np.log10(alpha_min), 0.0, 400)
     label = latex_label(f) if label is None else label
-    if f.is_exact or getattr(f, "approximate", False):
+    if f.status is not Status.CERTIFIED:
         line, = ax.plot(a, 1.0 - np.asarray(f(a)), color=color, linestyle=linestyle,
                         linewidth=linewidth, label=label, zorder=zorder)
         return line

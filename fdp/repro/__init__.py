@@ -1,7 +1,9 @@
-"""Reproductions of published figures, tables and documented values (``fdp repro``).
+"""The runner of the reproductions of published figures, tables and documented values
+(``fdp repro``).
 
-Each reproduction is a module in ``fdp.repro.scripts`` (the one home of the scripts,
-inside the package so that ``fdp repro NAME`` works after any install) with
+The scripts themselves are not part of the installed package: they live in the folder
+``paper_repro/`` of a checkout of the repository, one module per reproduced figure or
+table, with
 
 * ``TITLE``, ``SOURCE`` (where the printed numbers come from), ``CAPTION``;
 * ``run(out_dir, fast=False) -> list[Check]``: writes ``<out_dir>/<name>.png`` and
@@ -10,8 +12,10 @@ inside the package so that ``fdp repro NAME`` works after any install) with
 ``fast=True`` lowers the numeric engine's accuracy (wider certified brackets) where a
 script is slow; the printed numbers are checked either way.
 
-The registry below fixes the order of the table and of the gallery
-(``figures/README.md``, written by ``write_gallery``).
+The folder is looked for in the current directory, its parents, and beside the
+``fdp`` package (an editable install of a checkout); ``paper_repro.SCRIPTS`` fixes the
+order of the table and of the gallery (``figures/README.md``, written by
+``write_gallery``).
 
 Sources are cited by short names: DRS = Dong, Roth & Su, "Gaussian Differential
 Privacy", JRSS-B 84(1), 2022; Bu et al. = Bu, Dong, Long & Su, "Deep Learning with
@@ -23,6 +27,7 @@ ICML 2020.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 import time
@@ -32,24 +37,81 @@ from pathlib import Path
 
 from fdp.repro._check import Check
 
-#: The reproductions, in table order.
-SCRIPTS = (
-    "drs_hypothesis_test",
-    "drs_fdp_region",
-    "drs_eps_delta",
-    "drs_gdp_family",
-    "drs_group_privacy",
-    "drs_composition_clt",
-    "drs_subsampling",
-    "bu_figure4",
-    "bu_table4",
-    "bu_mnist",
-    "zdls_edgeworth_laplace",
-    "r_fdp_docs",
-    "opacus_values",
-    "samplers_compare",
-    "ddr_selection",
-)
+#: The folder (and package name) of the reproduction scripts in a checkout.
+FOLDER = "paper_repro"
+
+
+def locate(start=None) -> Path:
+    """The ``paper_repro/`` folder of a checkout: in ``start`` (default the current
+    directory) or one of its parents, else beside the installed ``fdp`` package.
+
+    Parameters
+    ----------
+    start : str or Path, optional
+        Where to start looking (default the current directory).
+
+    Returns
+    -------
+    Path
+        The folder (it holds ``__init__.py`` with the registry ``SCRIPTS``).
+
+    Raises
+    ------
+    FileNotFoundError
+        If no such folder is found (an install without a checkout).
+
+    Examples
+    --------
+    >>> from fdp import repro
+    >>> repro.locate().name
+    'paper_repro'
+    """
+    here = (Path.cwd() if start is None else Path(start)).resolve()
+    for base in (here, *here.parents, Path(__file__).resolve().parents[2]):
+        folder = base / FOLDER
+        if (folder / "__init__.py").is_file():
+            return folder
+    raise FileNotFoundError(f"no {FOLDER}/ folder in {here} or its parents: the "
+                            "reproduction scripts live in a checkout of the fdp repository, "
+                            "not in the installed package; run fdp repro from the checkout")
+
+
+def _scripts_package():
+    """Import ``paper_repro`` from the folder ``locate`` finds (as package ``paper_repro``,
+    so that the scripts share ``paper_repro._common``)."""
+    folder = locate()
+    mod = sys.modules.get(FOLDER)
+    if mod is not None and Path(getattr(mod, "__file__", None) or ".").resolve().parent == folder:
+        return mod
+    for key in [k for k in sys.modules if k == FOLDER or k.startswith(FOLDER + ".")]:
+        del sys.modules[key]
+    spec = importlib.util.spec_from_file_location(
+        FOLDER, folder / "__init__.py", submodule_search_locations=[str(folder)])
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[FOLDER] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def names() -> tuple[str, ...]:
+    """The reproductions of the checkout, in table order (``paper_repro.SCRIPTS``).
+
+    Returns
+    -------
+    tuple of str
+
+    Raises
+    ------
+    FileNotFoundError
+        If no ``paper_repro/`` folder is found (see ``locate``).
+
+    Examples
+    --------
+    >>> from fdp import repro
+    >>> repro.names()[0]
+    'drs_hypothesis_test'
+    """
+    return tuple(_scripts_package().SCRIPTS)
 
 
 @dataclass
@@ -89,7 +151,7 @@ def load(name: str):
     Parameters
     ----------
     name : str
-        A name in ``SCRIPTS``.
+        A name in ``names()``.
 
     Returns
     -------
@@ -99,6 +161,8 @@ def load(name: str):
     ------
     ValueError
         If the name is unknown.
+    FileNotFoundError
+        If no ``paper_repro/`` folder is found (see ``locate``).
 
     Examples
     --------
@@ -106,18 +170,19 @@ def load(name: str):
     >>> repro.load("drs_eps_delta").NAME
     'drs_eps_delta'
     """
-    if name not in SCRIPTS:
-        raise ValueError(f"unknown reproduction {name!r}; known: {', '.join(SCRIPTS)}")
-    return import_module(f"fdp.repro.scripts.{name}")
+    known = names()
+    if name not in known:
+        raise ValueError(f"unknown reproduction {name!r}; known: {', '.join(known)}")
+    return import_module(f"{FOLDER}.{name}")
 
 
-def resolve(names) -> list[str]:
+def resolve(wanted) -> list[str]:
     """Validate a list of names (empty means all); unknown names raise ValueError.
 
     Parameters
     ----------
-    names : sequence of str
-        Names in ``SCRIPTS`` (duplicates dropped), or empty for all.
+    wanted : sequence of str
+        Names in ``names()`` (duplicates dropped), or empty for all.
 
     Returns
     -------
@@ -127,20 +192,23 @@ def resolve(names) -> list[str]:
     ------
     ValueError
         If a name is unknown.
+    FileNotFoundError
+        If no ``paper_repro/`` folder is found (see ``locate``).
 
     Examples
     --------
     >>> from fdp import repro
-    >>> repro.resolve(["bu_table4", "bu_table4"]), len(repro.resolve([])) == len(repro.SCRIPTS)
+    >>> repro.resolve(["bu_table4", "bu_table4"]), len(repro.resolve([])) == len(repro.names())
     (['bu_table4'], True)
     """
-    if not names:
-        return list(SCRIPTS)
-    unknown = [n for n in names if n not in SCRIPTS]
+    known = names()
+    if not wanted:
+        return list(known)
+    unknown = [n for n in wanted if n not in known]
     if unknown:
         raise ValueError(f"unknown reproduction(s) {', '.join(map(repr, unknown))}; "
-                         f"run 'fdp repro --list' to see the {len(SCRIPTS)} known names")
-    return list(dict.fromkeys(names))
+                         f"run 'fdp repro --list' to see the {len(known)} known names")
+    return list(dict.fromkeys(wanted))
 
 
 def prepare_out_dir(out_dir) -> Path:
@@ -187,7 +255,7 @@ def run_one(name: str, out_dir, fast: bool = False) -> Result:
     Parameters
     ----------
     name : str
-        A name in ``SCRIPTS``.
+        A name in ``names()``.
     out_dir : str or Path
         Where the figure is written.
     fast : bool
@@ -482,14 +550,14 @@ def write_gallery(out_dir) -> Path:
              "Privacy*, HDSR 2020; KOV = Kairouz, Oh & Viswanath, *The Composition Theorem for",
              "Differential Privacy*, ICML 2015; ZDLS = Zheng, Dong, Long & Su, *Sharp Composition",
              "Bounds for Gaussian Differential Privacy via Edgeworth Expansion*, ICML 2020.", ""]
-    for name in SCRIPTS:
+    for name in names():
         fig = out / f"{name}.png"
         if not fig.exists():
             continue
         mod = load(name)
         parts += [f"## {mod.TITLE}", "", f"![{mod.TITLE}]({name}.png)", "",
                   mod.CAPTION.strip(), "", f"*Source:* {mod.SOURCE}. "
-                  f"*Script:* [`fdp/repro/scripts/{name}.py`](../fdp/repro/scripts/{name}.py) "
+                  f"*Script:* [`{FOLDER}/{name}.py`](../{FOLDER}/{name}.py) "
                   f"(run `fdp repro {name}`).", ""]
     path = out / "README.md"
     path.write_text("\n".join(parts), encoding="utf-8")
@@ -503,7 +571,7 @@ def main_for(name: str, argv=None) -> int:
     Parameters
     ----------
     name : str
-        A name in ``SCRIPTS``.
+        A name in ``names()``.
     argv : sequence of str, optional
         Further arguments of ``fdp repro``.
 
@@ -525,14 +593,16 @@ def main_for(name: str, argv=None) -> int:
 
 __all__ = [
     "COLUMNS",
-    "SCRIPTS",
+    "FOLDER",
     "TABLE_WIDTH",
     "Check",
     "Progress",
     "Result",
     "format_table",
     "load",
+    "locate",
     "main_for",
+    "names",
     "prepare_out_dir",
     "resolve",
     "rows",

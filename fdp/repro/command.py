@@ -2,8 +2,10 @@
 
     fdp repro [NAME ...] [--out DIR] [--list] [--fast] [--quiet] [--wide] [--csv FILE]
 
-runs the reproductions (all when no NAME is given), prints the check table and exits
-with status 1 when a check fails, 2 on bad input.
+runs the reproductions of ``paper_repro/`` (all when no NAME is given; the folder is
+found in the current directory, its parents or beside the package of a checkout),
+prints the check table and exits with status 1 when a check fails, 2 on bad input
+(including no ``paper_repro/`` to be found).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ def command(args: argparse.Namespace) -> int:
     from fdp import repro
     try:
         names = repro.resolve(args.names)
-    except ValueError as exc:
+    except (ValueError, FileNotFoundError) as exc:   # unknown name; no paper_repro/ here
         raise UsageError(str(exc)) from None
     if args.list:
         width = max(map(len, names))

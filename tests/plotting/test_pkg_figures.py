@@ -127,7 +127,7 @@ INTERNAL = re.compile(r"MATH\.md|MATH §|API\.md|STYLE\.md|\bseed\b|seed notes|s
 
 
 def test_reproduction_texts_cite_papers_not_internal_notes():
-    for name in repro.SCRIPTS:
+    for name in repro.names():
         mod = repro.load(name)
         for text in (mod.__doc__ or "", mod.TITLE, mod.SOURCE, mod.CAPTION):
             assert not INTERNAL.search(text), (name, INTERNAL.search(text).group(0))

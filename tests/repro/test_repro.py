@@ -15,7 +15,7 @@ def out_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("figures")
 
 
-@pytest.mark.parametrize("name", repro.SCRIPTS)
+@pytest.mark.parametrize("name", repro.names())
 def test_reproduction_passes_and_writes_its_figure(name, out_dir):
     result = repro.run_one(name, out_dir, fast=True)
     failed = [c for c in result.checks if not c.passed]
@@ -26,20 +26,47 @@ def test_reproduction_passes_and_writes_its_figure(name, out_dir):
     assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_every_script_has_metadata_and_lives_in_one_place():
-    for name in repro.SCRIPTS:
+def test_every_script_has_metadata_and_lives_in_paper_repro():
+    scripts = ROOT / "paper_repro"
+    for name in repro.names():
         mod = repro.load(name)
         for attr in ("TITLE", "SOURCE", "CAPTION", "NAME", "run"):
             assert getattr(mod, attr), (name, attr)
         assert mod.NAME == name
-        assert Path(mod.__file__).parent == Path(repro.__file__).parent / "scripts"
-    # paper_repro/ only points at the scripts: no second copy to drift.
-    assert sorted(p.name for p in (ROOT / "paper_repro").iterdir()) == ["README.md"]
+        assert Path(mod.__file__) == scripts / f"{name}.py"
+    # one script per registered reproduction, no unregistered one
+    on_disk = {p.stem for p in scripts.glob("*.py") if not p.name.startswith("_")}
+    assert on_disk == set(repro.names())
+    # the installed package keeps only the runner: no second copy to drift
+    package = Path(repro.__file__).parent
+    assert not (package / "scripts").exists()
+    assert sorted(p.name for p in package.glob("*.py")) == \
+        ["__init__.py", "__main__.py", "_check.py", "command.py"]
+
+
+def test_scripts_are_found_from_a_subdirectory_and_beside_the_package(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT / "tests")
+    assert repro.locate() == ROOT / "paper_repro"
+    monkeypatch.chdir(tmp_path)                 # outside the checkout: beside fdp/
+    assert repro.locate() == ROOT / "paper_repro"
+
+
+def test_no_paper_repro_is_a_one_line_error(tmp_path, monkeypatch, capsys):
+    """An install without a checkout: ``fdp repro`` says where the scripts live, exit 2."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(repro, "__file__", str(tmp_path / "site" / "fdp" / "repro" / "x.py"))
+    with pytest.raises(FileNotFoundError, match="paper_repro/") as info:
+        repro.locate()
+    assert "\n" not in str(info.value)
+    from fdp.repro.command import main
+    assert main(["--list"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "checkout" in err, err
 
 
 def test_committed_gallery_lists_every_figure():
     readme = (ROOT / "figures" / "README.md").read_text(encoding="utf-8")
-    for name in repro.SCRIPTS:
+    for name in repro.names():
         assert f"({name}.png)" in readme
         assert (ROOT / "figures" / f"{name}.png").exists()
 
@@ -126,7 +153,7 @@ def test_committed_figures_are_exactly_what_repro_writes(name, tmp_path):
 
 
 def test_committed_gallery_is_generated(tmp_path):
-    for name in repro.SCRIPTS:
+    for name in repro.names():
         (tmp_path / f"{name}.png").write_bytes(b"")
     repro.write_gallery(tmp_path)
     assert (tmp_path / "README.md").read_text(encoding="utf-8") == \
