@@ -201,24 +201,42 @@ def legend(ax, *, crowded: str = "inside", **kw):
     return ax
 
 
-def save(fig, path, *, dpi: int = 110) -> None:
-    """Save a figure reproducibly, cropped to everything drawn.
+#: Metadata written into a saved figure, per format: no software version, no date, so
+#: that the same figure gives the same bytes (None removes a key matplotlib would add).
+SAVE_METADATA = {
+    "png": {"Software": None},
+    "pdf": {"Creator": None, "Producer": None, "CreationDate": None},
+    "svg": {"Creator": None, "Date": None},
+}
+#: Resolution of saved raster figures (dots per inch).
+SAVE_DPI = 110
 
-    The PNG carries no Software or timestamp metadata, so the same figure gives the
-    same bytes; a legend beside the axes or a long label is never cut off.
+
+def save(fig, path, *, dpi: int = SAVE_DPI) -> bool:
+    """Save a figure reproducibly, cropped to everything drawn; leave an unchanged file alone.
+
+    The file carries no software version or timestamp (``SAVE_METADATA``), SVG element
+    ids are derived from a fixed salt, and the resolution is fixed, so the same figure
+    gives the same bytes under one matplotlib. A PNG whose pixels equal those of the file
+    already at ``path`` is not rewritten (another matplotlib or zlib may encode the same
+    image into different bytes), nor is any file whose bytes would not change: redrawing
+    a figure leaves a checkout clean. A legend beside the axes or a long label is never
+    cut off.
 
     Parameters
     ----------
     fig : matplotlib.figure.Figure
         The figure to save.
     path : str or path-like
-        Output file; the format follows its suffix.
+        Output file; the format follows its suffix (PNG, PDF, SVG, or any other format
+        matplotlib writes).
     dpi : int, optional
-        Resolution (default 110).
+        Resolution (default ``SAVE_DPI`` = 110).
 
     Returns
     -------
-    None
+    bool
+        True if the file was written, False if it already held this figure.
 
     Examples
     --------
@@ -227,9 +245,39 @@ def save(fig, path, *, dpi: int = 110) -> None:
     >>> fig, axes = new_figure()
     >>> ax = gdp_family(ax=axes[0, 0])
     >>> path = os.path.join(tempfile.mkdtemp(), "gdp.png")
-    >>> save(fig, path)
-    >>> os.path.getsize(path) > 0
-    True
+    >>> save(fig, path), save(fig, path)
+    (True, False)
     """
-    fig.savefig(path, dpi=dpi, metadata={"Software": None}, bbox_inches="tight",
-                pad_inches=0.05)
+    import io
+    from pathlib import Path
+
+    import matplotlib
+
+    path = Path(path)
+    fmt = path.suffix[1:].lower() or matplotlib.rcParams["savefig.format"]
+    buf = io.BytesIO()
+    with matplotlib.rc_context({"svg.hashsalt": "fdp"}):
+        fig.savefig(buf, format=fmt, dpi=dpi, metadata=SAVE_METADATA.get(fmt),
+                    bbox_inches="tight", pad_inches=0.05)
+    data = buf.getvalue()
+    if path.is_file() and _same_content(path.read_bytes(), data, fmt):
+        return False
+    path.write_bytes(data)
+    return True
+
+
+def _same_content(old: bytes, new: bytes, fmt: str) -> bool:
+    """Equal bytes, or (PNG) equal decoded pixels: the same picture, however encoded."""
+    if old == new:
+        return True
+    if fmt != "png":
+        return False
+    import io
+
+    from PIL import Image
+    try:
+        with Image.open(io.BytesIO(old)) as a, Image.open(io.BytesIO(new)) as b:
+            return (a.size == b.size and a.mode == b.mode
+                    and np.array_equal(np.asarray(a), np.asarray(b)))
+    except (OSError, ValueError):     # the old file is not a readable PNG: overwrite it
+        return False
