@@ -113,6 +113,12 @@ def choose_step(groups, tol: float, coarsen: bool = True,
     ``Numeric.effective_tol``). ``budget``: coarsen to GRID_POINTS / FACTOR_POINTS
     (default: only at tol = DEFAULT_TOL; True for a question-sized default)."""
     spreads = [loss_spread(f) for f, _ in groups]
+    return step_for(groups, spreads, tol, coarsen, check, budget), spreads
+
+
+def step_for(groups, spreads, tol: float, coarsen: bool = True, check: bool = True,
+             budget: bool | None = None) -> float:
+    """``choose_step``'s Δ from the groups' spreads (``loss_spread``), computed once."""
     N = sum(n for _, n in groups)
     V = sum(n * s[1] for (_, n), s in zip(groups, spreads))
     # ε grows with the spread of the composed loss and so does its sensitivity to
@@ -150,7 +156,48 @@ def choose_step(groups, tol: float, coarsen: bool = True,
         raise GridBudgetExceeded(
             f"tol={tol:g} needs a grid of about {width / step:,.0f} points for this "
             f"composition, over the engine limit of {MAX_POINTS:,}; increase tol")
-    return step, spreads
+    return step
+
+
+def smallest_tol(groups) -> float:
+    """The smallest tol whose composed grid (``choose_step`` without coarsening) fits
+    ``lattice.MAX_POINTS``: bisection on log tol over the spreads, computed once; no
+    grid is formed. The grid's size falls as tol grows (Δ ∝ √tol, capped)."""
+    spreads = [loss_spread(f) for f, _ in groups]
+    width = composed_width(groups, spreads)
+
+    def fits(tol: float) -> bool:
+        return width / step_for(groups, spreads, tol, coarsen=False, check=False) <= MAX_POINTS
+    lo, hi = -30.0, 0.0                                  # log10 tol; fits(1) holds
+    if fits(10.0 ** lo):
+        return 10.0 ** lo
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if fits(10.0 ** mid) else (mid, hi)
+    return 10.0 ** hi
+
+
+def reachable_width(num, gap: float, width: float, name: str) -> None:
+    """Refuse at once a ``width`` the memory budget cannot reach (``readback.refine``).
+
+    The engine's error model makes a bracket's width proportional to tol (the
+    discretisation moves the composed variance by a relative N·Δ²/V ∝ tol; module
+    docstring); a bracket ``gap`` wide at ``num.effective_tol`` can therefore narrow
+    to about gap·tol_min/effective_tol at best, tol_min = ``smallest_tol``. When that
+    is still over ``width`` the refinement would run for minutes and fail on the
+    budget; this raises the ValueError first, with that narrowest width (a necessary
+    bound: round-off can stop the refinement above it).
+    """
+    if not num.source or not math.isfinite(gap) or gap <= width:
+        return
+    tol_min = smallest_tol(list(num.source[0].groups))
+    best = gap * tol_min / num.effective_tol
+    if best > width:
+        raise ValueError(
+            f"width={width:g} cannot be met for {name}: the bracket is {gap:.3g} wide at "
+            f"tol={num.effective_tol:g}, and its width shrinks about like tol, down to "
+            f"tol={tol_min:.2g} within the memory budget (lattice.MAX_POINTS = "
+            f"{MAX_POINTS:,} grid points): no width below about {best:.2g} is in reach")
 
 
 def composed_width(groups, spreads) -> float:

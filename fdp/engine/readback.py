@@ -16,6 +16,7 @@ import numpy as np
 
 from fdp import _validate
 from fdp._constants import EXP_SAFE, PLAIN_READBACK_FLOOR, TILT_READBACK_FLOOR
+from fdp.engine.grid import reachable_width
 from fdp.engine.lattice import PESSIMISTIC, GridBudgetExceeded, check_size
 from fdp.engine.pipeline import _idle_core
 
@@ -138,6 +139,8 @@ def refine(num, answer, width, name: str, rounds: int = REFINE_ROUNDS):
     w = _validate.real("width", width, low=0.0, low_open=True)
     g = num
     lo, hi = answer(g)
+    # a width out of the memory budget's reach is refused before any recomposition
+    reachable_width(num, float(np.max(bracket_gap(lo, hi))) if np.size(lo) else 0.0, w, name)
     last_gap = math.inf
     for _ in range(rounds + 1):
         gap = float(np.max(bracket_gap(lo, hi))) if np.size(lo) else 0.0

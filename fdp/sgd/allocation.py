@@ -162,7 +162,7 @@ from fdp.engine.connect_dots import spread as _spread
 from fdp.engine.contraction import contract_masses as _contract_masses
 from fdp.engine.convolution import convolve
 from fdp.engine.discretise import discretise
-from fdp.engine.lattice import OPTIMISTIC, PESSIMISTIC, Lattice
+from fdp.engine.lattice import MAX_POINTS, OPTIMISTIC, PESSIMISTIC, Lattice
 from fdp.engine.numeric import Numeric
 from fdp.engine.pipeline import check_tol, combine_parts, cropped
 from fdp.families.finite_pair import binary_power
@@ -195,6 +195,33 @@ def _check(noise_multiplier, steps, selected, epochs):
                          f"to k of the t steps), got {k}")
     e = _validate.positive_int("epochs", epochs)
     return sigma, t, k, e
+
+
+def _check_grid(sigma: float, t: int, k: int, tol: float) -> None:
+    """Refuse, before any convolution, a block whose y-grid sum cannot fit the budget.
+
+    The sum S of n coordinates has P-mean n (E_P Z = 1) and Q-mean n − 1 + e^{s²} ≥ n;
+    its arrays start at index n·m (the coordinates' first cell) and are cut only
+    where the Q-tail is below SUM_TAIL, above the Q-mean up to a negligible
+    SUM_TAIL·n·J. The last convolution of ``_block_laws`` therefore has at least
+    n·(1/h − m) points: over ``lattice.MAX_POINTS`` it would be refused after the
+    smaller ones had run, so it is refused here, naming the largest steps that could
+    fit (a necessary bound: a run just below it may still reach the limit).
+    """
+    n = -(-t // k)                                   # the largest block
+    if n == 1:
+        return
+    _, h, m, _, _ = _coordinate(sigma, tol)
+    per_step = 1.0 / h - m
+    if n * per_step <= MAX_POINTS:
+        return
+    n_max = max(int(MAX_POINTS // per_step), 1)
+    raise ValueError(
+        f"steps={t} is too many for the certified random-allocation grid at "
+        f"noise_multiplier={sigma:g}, tol={tol:g}: a block of {n:,} steps needs at least "
+        f"{n * per_step:.3g} grid points, over the engine limit of {MAX_POINTS:,} "
+        f"(lattice.MAX_POINTS); steps must be at most {k * n_max:,} at selected={k} "
+        "(or use a larger tol or selected)")
 
 
 def blocks(steps: int, selected: int) -> list[tuple[int, int]]:
@@ -626,6 +653,7 @@ def random_allocation(noise_multiplier, steps, selected=1, epochs=1, tol=None) -
     """
     sigma, t, k, e = _check(noise_multiplier, steps, selected, epochs)
     tol = check_tol(tol)
+    _check_grid(sigma, t, k, tol)
     groups = []
     for n, count in blocks(t, k):
         # a block of one step is the Gaussian mechanism G_{1/σ} itself (both
