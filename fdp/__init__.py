@@ -15,11 +15,14 @@ those loaded on first use included.
 from importlib import import_module as _import_module
 
 from fdp._constants import VERSION
-
-# The calibration layer installs the noise search that the mechanisms' ``calibrated``
-# constructors use (the mechanisms sit below it and do not import it).
-from fdp.calibration import calibrate, calibrate_dpsgd
-from fdp.conversions import from_privacy_profile, gdp_delta, gdp_epsilon, gdp_mu, tightest_eps_delta
+from fdp.bracket import Bracket
+from fdp.conversions import (
+    from_privacy_profile,
+    gdp_delta,
+    gdp_epsilon,
+    gdp_mu_for_eps_delta,
+    tightest_eps_delta,
+)
 from fdp.conversions.from_rdp import from_rdp, from_zcdp
 from fdp.families import (
     DiscreteGaussian,
@@ -41,6 +44,7 @@ from fdp.families.bounded_range import BoundedRange
 from fdp.families.shuffle import shuffle_amplification
 from fdp.operations import compose, envelope, strongest
 from fdp.operations.selection import compose_selections
+from fdp.status import NotAGuarantee, Status
 from fdp.tradeoff import TradeOff
 
 __version__ = VERSION
@@ -71,9 +75,11 @@ _LAZY = {
     "BudgetExceeded": ("fdp.accountant", "BudgetExceeded"),
     "interop": ("fdp.interop", None),
     "from_dp_event": ("fdp.interop.dp_accounting", "from_dp_event"),
-    "gdp_mu_for_eps_delta": ("fdp.conversions.gdp", "gdp_mu_for_eps_delta"),
     "gdp_log_delta": ("fdp.conversions.gdp", "gdp_log_delta"),
     "sweep": ("fdp.sweep", None),
+    "calibration": ("fdp.calibration", None),
+    "calibrate": ("fdp.calibration", "calibrate"),
+    "calibrate_dpsgd": ("fdp.calibration", "calibrate_dpsgd"),
 }
 
 
@@ -87,18 +93,17 @@ def __getattr__(name: str):
 
 __all__ = [
     # trade-off functions
-    "TradeOff", "BoundedRange", "DiscreteGaussian", "DiscreteLaplace", "EpsDelta",
+    "TradeOff", "Status", "NotAGuarantee", "Bracket", "BoundedRange", "DiscreteGaussian",
+    "DiscreteLaplace", "EpsDelta",
     "FinitePair", "Gaussian", "Identity", "Laplace", "MixtureOfGaussians", "PiecewiseLinear",
     "RandomizedResponse", "UserFunction", "from_function", "from_pair", "from_points",
     # operations
     "compose", "compose_selections", "envelope", "shuffle_amplification", "strongest",
     # conversions
-    "from_privacy_profile", "from_rdp", "from_zcdp", "gdp_delta", "gdp_epsilon", "gdp_mu",
-    "tightest_eps_delta",
-    # calibration
-    "calibrate", "calibrate_dpsgd",
+    "from_privacy_profile", "from_rdp", "from_zcdp", "gdp_delta", "gdp_epsilon",
+    "gdp_mu_for_eps_delta", "tightest_eps_delta",
     # public subpackages
-    "calibration", "conversions", "families", "operations",
+    "conversions", "families", "operations",
     # loaded on first use
     *_LAZY,
 ]

@@ -58,6 +58,7 @@ from fdp.calibration import Target
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
 from fdp.operations.compose import compose
+from fdp.status import require_guarantee
 from fdp.tradeoff import TradeOff
 
 _GAUSS_RTOL = 1e-12
@@ -228,9 +229,7 @@ class Accountant:
         """(accepted?, new spent, new Σμ²) without changing anything."""
         if not isinstance(f, TradeOff):
             raise TypeError(f"spend takes a TradeOff, got {type(f).__name__}")
-        if getattr(f, "is_guarantee", True) is False:
-            raise TypeError(f"cannot spend {f!r}: it is a LOWER bound on the privacy loss "
-                            "(e.g. shuffled batches), not a guarantee")
+        require_guarantee(f, "Accountant.spend")
         if self._adaptive or (isinstance(f, Gaussian) and self._gaussian_path()):
             mu_f = self._gdp_bound(f) if self._adaptive else cast(Gaussian, f).mu
             if not np.isfinite(mu_f):

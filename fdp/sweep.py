@@ -48,6 +48,7 @@ import numpy as np
 
 from fdp import _validate
 from fdp.engine.progress import Meter
+from fdp.status import require_guarantee
 
 ERRORS = ("raise", "record")
 
@@ -299,6 +300,7 @@ def dpsgd_rows(config: DpsgdConfig) -> tuple:
     f = dpsgd(config.noise_multiplier, config.sample_rate, config.steps,
               sampling=config.sampling, neighbouring=config.neighbouring, tol=config.tol,
               sensitivity=config.sensitivity, progress=False)
+    require_guarantee(f, "a sweep row")
     extra = {} if config.width is None else {"width": config.width}
     lo, hi = f.epsilon_bounds(np.asarray(config.deltas, dtype=float), **extra)
     lo, hi = np.broadcast_to(lo, len(config.deltas)), np.broadcast_to(hi, len(config.deltas))

@@ -16,11 +16,16 @@ Numeric results (the composition engine) also override ``_upper`` and
 ``_delta_lower``: their value ``f(α)`` is a certified lower bound (the safe
 side), ``bounds(α)`` gives both sides.
 
-This module sits low in the package: it imports only ``fdp._*``. The methods
-whose general implementations live higher up (inverse, symmetrize, group,
-subsample, ``@``, ``**`` in ``fdp._operation_methods``; dominance, summaries and
-attack-risk read-outs in ``fdp._readout_methods``) reach ``fdp.operations`` and
-``fdp.conversions`` through the registry of ``fdp._dispatch``.
+Every object has a ``status`` (``fdp.status``): exact, certified, lower bound or
+approximation, derived by one rule (the weakest input wins); two-sided read-outs
+return a ``fdp.bracket.Bracket`` that carries it.
+
+This module sits low in the package: at import time it imports only ``fdp._*``,
+``fdp.status`` and ``fdp.bracket``. The methods whose general implementations live in
+higher layers (inverse, symmetrize, group, subsample, ``@``, ``**``, dominance,
+summaries and attack-risk read-outs) import them locally, inside the method: the
+edge is visible where it is used, and the architecture test allows exactly this
+form (a local import in a ``TradeOff`` method) and no other upward import.
 """
 
 from __future__ import annotations
@@ -33,19 +38,23 @@ import numpy as np
 from fdp import _validate
 from fdp._constants import DELTA_RESOLUTION, SYMMETRY_TOL
 from fdp._constants import TINY as _TINY
-from fdp._engine_hooks import EngineHooks
 from fdp._numerics import _log, alpha_grid, conjugate_delta, epsilon_for_delta
-from fdp._operation_methods import OperationMethods
-from fdp._readout_methods import ReadoutMethods
+from fdp.bracket import Bracket
+from fdp.status import NotAGuarantee, Status, require_guarantee
 
 if TYPE_CHECKING:  # pragma: no cover
+    from fdp.conversions.gdp_fit import GdpFit
     from fdp.law import PrivacyLossLaw
 
 ONE_DIRECTION_REMARK = "  # one direction only, not a guarantee"
 
 
 def remark(f: TradeOff) -> str:
-    """The remark a repr ends with: ``ONE_DIRECTION_REMARK`` for one-direction f."""
+    """The remark a repr ends with: the status of a non-guarantee (``# lower bound, not a
+    guarantee``, ``# approximation, not a guarantee``), else ``ONE_DIRECTION_REMARK`` for
+    one-direction f, else nothing (exact and certified objects need no remark)."""
+    if not f.status.is_guarantee:
+        return f"  # {f.status.value}, not a guarantee"
     return ONE_DIRECTION_REMARK if f.directions == "one" else ""
 
 
@@ -55,7 +64,7 @@ def math_repr(f: TradeOff) -> str:
     return text[:-len(tail)] if tail and text.endswith(tail) else text
 
 
-class TradeOff(OperationMethods, ReadoutMethods, EngineHooks, abc.ABC):
+class TradeOff(abc.ABC):
     """A trade-off function α ↦ β (DRS 2022, Definition 2.1).
 
     Call it on a float (returns a float) or on an array (returns an ndarray).
@@ -193,7 +202,8 @@ class TradeOff(OperationMethods, ReadoutMethods, EngineHooks, abc.ABC):
         a = _validate.alpha(alpha)
         lo, hi = self._beta(a), self._upper(a)
         _meet_width(self, width, lo, hi, "beta(alpha)")
-        return _validate.like_input(alpha, lo), _validate.like_input(alpha, hi)
+        return Bracket(_validate.like_input(alpha, lo), _validate.like_input(alpha, hi),
+                       self.status, safe_side="lo")
 
     def delta_bounds(self, eps, width=None):
         """(lower, upper) δ at ε: equal for closed forms, a certified bracket otherwise.
@@ -225,16 +235,43 @@ class TradeOff(OperationMethods, ReadoutMethods, EngineHooks, abc.ABC):
         e = _validate.reals("eps", eps, allow_inf=True)
         lo, hi = self._delta_lower(e), self._delta(e)
         _meet_width(self, width, lo, hi, "delta(eps)")
-        return _validate.like_input(eps, lo), _validate.like_input(eps, hi)
+        return Bracket(_validate.like_input(eps, lo), _validate.like_input(eps, hi),
+                       self.status)
+
+    @property
+    def status(self) -> Status:
+        """What the object may be used for: exact, certified, lower bound or approximation.
+
+        Closed forms are ``Status.EXACT`` (this default); numeric results are
+        ``Status.CERTIFIED``; derived objects take the weakest status of their inputs
+        and of the operation that built them (``fdp.status``, the one rule). Only exact
+        and certified objects can be spent, calibrated on or used as a proof.
+
+        Returns
+        -------
+        Status
+            One of ``Status.EXACT``, ``CERTIFIED``, ``LOWER_BOUND``, ``APPROXIMATION``.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> fdp.Gaussian(1.0).status
+        <Status.EXACT: 'exact'>
+        >>> (fdp.Laplace(1.0) @ fdp.Gaussian(1.0)).status
+        <Status.CERTIFIED: 'certified'>
+        >>> (fdp.edgeworth([fdp.Laplace(1.0)] * 3) @ fdp.Gaussian(1.0)).status
+        <Status.APPROXIMATION: 'approximation'>
+        """
+        return Status.EXACT
 
     @property
     def is_exact(self) -> bool:
-        """True when the function is known exactly (no numeric bracket).
+        """True when ``status`` is ``Status.EXACT`` (a closed form, no numeric bracket).
 
         Returns
         -------
         bool
-            False for numeric results of the composition engine.
+            ``self.status is Status.EXACT``.
 
         Examples
         --------
@@ -242,16 +279,7 @@ class TradeOff(OperationMethods, ReadoutMethods, EngineHooks, abc.ABC):
         >>> fdp.Gaussian(1.0).is_exact
         True
         """
-        return True
-
-    # ------------------------------------------------------------------
-    # Inversion, symmetrisation, group privacy, subsampling, composition:
-    # see ``fdp._operation_methods.OperationMethods``
-    # ------------------------------------------------------------------
-
-    # ------------------------------------------------------------------
-    # Comparisons and summaries: see ``fdp._readout_methods.ReadoutMethods``
-    # ------------------------------------------------------------------
+        return self.status is Status.EXACT
 
     def advantage(self) -> float:
         """max_α (1 − α − f(α)) = δ(0): the total-variation distance of the pair.
@@ -408,10 +436,497 @@ class TradeOff(OperationMethods, ReadoutMethods, EngineHooks, abc.ABC):
         lo = epsilon_for_delta(self._delta_lower, d, log_delta_fn=self._log_delta_lower)
         hi = epsilon_for_delta(self._delta, d, log_delta_fn=self._log_delta)
         _meet_width(self, width, lo, hi, "epsilon(delta)")
-        return _validate.like_input(delta, lo), _validate.like_input(delta, hi)
+        return Bracket(_validate.like_input(delta, lo), _validate.like_input(delta, hi),
+                       self.status)
+
+    # ------------------------------------------------------------------
+    # Inversion, symmetrisation, group privacy, subsampling, composition
+    # ------------------------------------------------------------------
 
 
+    def inverse(self) -> TradeOff:
+        """f⁻¹(α) = inf{t ∈ [0,1] : f(t) ≤ α}; T(Q, P) = T(P, Q)⁻¹ (DRS Lemma A.2).
 
+        Returns
+        -------
+        TradeOff
+            ``self`` for symmetric f, a closed form where one is known, otherwise the
+            generic inverse (``fdp.operations.inverse.Inverse``).
+
+        Examples
+        --------
+        >>> import fdp
+        >>> fdp.Gaussian(1.0).inverse()
+        Gaussian(mu=1.0)
+        >>> f = fdp.Gaussian(1.0).subsample(0.5, direction="add")
+        >>> print(f"{f.inverse()(f(0.2)):.4f}")
+        0.2000
+        """
+        if self.symmetric:
+            return self
+        return self._inverse()
+
+    def _inverse(self) -> TradeOff:
+        from fdp.operations.inverse import Inverse
+        return Inverse(self)
+
+    def symmetrize(self, one_sided: bool = False) -> TradeOff:
+        """Symmetrise f.
+
+        ``one_sided=False``: max{f, f⁻¹}, valid when f-DP holds for *both* orders of
+        every neighbouring pair (DRS Prop 2.4).
+        ``one_sided=True``: min{f, f⁻¹}** (lower convex envelope), valid when the
+        bound is known for one order only, as for add/remove neighbours and
+        Poisson subsampling (DRS Thm 4.2; Bu et al. 2020).
+
+        Parameters
+        ----------
+        one_sided : bool, optional
+            Which construction (default False).
+
+        Returns
+        -------
+        TradeOff
+            A symmetric trade-off function (``self`` when f is already symmetric).
+
+        Raises
+        ------
+        TypeError
+            When ``one_sided`` is not a bool.
+        ValueError
+            For ``one_sided=False`` on a one-directional object (``directions ==
+            "one"``, e.g. ``subsample(p, direction="add")``): max{f, f⁻¹} would not be
+            a guarantee there.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> f = fdp.Gaussian(1.0).subsample(0.5, direction="add")
+        >>> s = f.symmetrize(one_sided=True)
+        >>> print(f"{s(0.2):.4f} {s.inverse()(0.2):.4f}")
+        0.6185 0.6185
+        """
+        one_sided = _validate.flag("one_sided", one_sided)
+        if self.symmetric:
+            return self
+        if not one_sided and getattr(self, "directions", "both") == "one":
+            raise ValueError(
+                f"{self!r} holds for one order of the neighbouring pair only, so "
+                "max{f, f^-1} (symmetrize()) is not a guarantee; use "
+                "symmetrize(one_sided=True), min{f, f^-1}** (DRS Thm 4.2; Bu et al. 2020)")
+        inv = self.inverse()
+        from fdp.operations.envelope import envelope, strongest
+        return (envelope if one_sided else strongest)(self, inv)
+
+    def group(self, k: int) -> TradeOff:
+        """Group privacy for groups of size k: 1 − (1 − f)^{∘k} (DRS Thm 2.14).
+
+        Parameters
+        ----------
+        k : int
+            Group size, at least 1.
+
+        Returns
+        -------
+        TradeOff
+            A closed form where the family has one (G_μ → G_{kμ}), a certified bracket
+            otherwise.
+
+        Raises
+        ------
+        ValueError
+            For k < 1 or not an integer.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> fdp.Gaussian(1.0).group(3)
+        Gaussian(mu=3.0)
+        """
+        k = _validate.positive_int("k", k)
+        if k == 1:
+            return self
+        return self._group(k)
+
+    def _group(self, k: int) -> TradeOff:
+        from fdp.operations.group import group
+        return group(self, k)
+
+    def subsample(self, p: float, sampling: str = "poisson",
+                  direction: str = "both") -> TradeOff:
+        """Privacy amplification by subsampling (DRS §4.2; Bu et al. 2020; ZDW Thm 11).
+
+        - ``sampling="poisson", direction="both"``: min{f_p, f_p⁻¹}**, f_p = p f +
+          (1 − p) Id, the one-step guarantee under add/remove neighbours.
+        - ``sampling="poisson", direction="add"``: f_p alone, T(M(S), M(S ∪ {x})).
+          This is ONE direction only, not a guarantee: compose the add directions
+          and symmetrise once with ``symmetrize(one_sided=True)``.
+        - ``direction="remove"``: f_p⁻¹, the other direction.
+        - ``sampling="without_replacement"``: C_p(f) = min{f_p, f_p⁻¹}** (DRS Thm
+          4.2), replace-one neighbours, p = m/n.
+
+        Parameters
+        ----------
+        p : float
+            Sampling rate in [0, 1].
+        sampling : {"poisson", "without_replacement"}, optional
+            The sampler (default "poisson"); the same name as in ``fdp.dpsgd``.
+        direction : {"both", "add", "remove"}, optional
+            Which order of the neighbouring pair (Poisson only; default "both").
+
+        Returns
+        -------
+        TradeOff
+            The subsampled trade-off function.
+
+        Raises
+        ------
+        ValueError
+            For p outside [0, 1], or an unknown sampler or direction.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> f = fdp.Gaussian(1.0).subsample(0.1, sampling="poisson")
+        >>> print(f"{float(f(0.1)):.4f}")
+        0.8711
+        """
+        from fdp.operations.subsample import subsample
+        return subsample(self, p, sampling, direction)
+
+    def __matmul__(self, other: TradeOff) -> TradeOff:
+        """f ⊗ g (DRS Def 3.1): ``fdp.compose(f, g)``.
+
+        Parameters
+        ----------
+        other : TradeOff
+            g.
+
+        Returns
+        -------
+        TradeOff
+            The composition (closed form where a rule exists, else a certified bracket).
+
+        Examples
+        --------
+        >>> import fdp
+        >>> fdp.Gaussian(3.0) @ fdp.Gaussian(4.0)
+        Gaussian(mu=5.0)
+        """
+        if not isinstance(other, TradeOff):
+            return NotImplemented
+        from fdp.operations.compose import compose
+        return compose(self, other)
+
+    def __pow__(self, n: int) -> TradeOff:
+        """n-fold composition f ⊗ … ⊗ f (n = 0 gives Id).
+
+        Parameters
+        ----------
+        n : int
+            A non-negative integer.
+
+        Returns
+        -------
+        TradeOff
+            f^{⊗n}.
+
+        Raises
+        ------
+        ValueError
+            For a negative or non-integral n.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> fdp.Gaussian(1.0) ** 4
+        Gaussian(mu=2.0)
+        """
+        from fdp.operations.compose import power
+        return power(self, n)
+
+    # ------------------------------------------------------------------
+    # Comparisons, summaries, attack-risk read-outs
+    # ------------------------------------------------------------------
+
+    def dominates(self, other: TradeOff, *, tol: float = 0.0) -> bool:
+        """True only when it is PROVEN that f(α) ≥ g(α) − tol for every α ∈ [0, 1].
+
+        One meaning: ``tol`` is an absolute allowance on β (default 0, a strict
+        comparison); False means "not proven", which includes "false". The proof
+        (``fdp.conversions.summaries.prove_dominates``) uses, in order: closed-form
+        rules of the families (G_a ≥ G_b ⇔ a ≤ b, …); for a piecewise-linear g, the
+        dual f ≥ line ⇔ δ_f(ε) ≤ c (DRS Prop 2.12) on each of g's supporting lines
+        1 − c − e^ε α, when f's privacy profile is certified; otherwise a
+        piecewise-linear lower bound ℓ ≤ f from convexity (secant extensions between
+        evaluated points, supporting lines from a certified profile) with g below ℓ
+        at ℓ's vertices (g is convex, hence below its chords). Certified sides are
+        used throughout (lower β of f, upper β and lower δ of g). Values are
+        compared as computed in floating point.
+
+        Parameters
+        ----------
+        other : TradeOff
+            g, the curve f should lie above.
+        tol : float, optional
+            Absolute allowance on β in [0, 1] (default 0: strict).
+
+        Returns
+        -------
+        bool
+            True only when f ≥ g − tol is proven on [0, 1].
+
+        Raises
+        ------
+        NotAGuarantee
+            When f is not exact or certified (a lower bound or an approximation proves
+            nothing about the truth), or g is an approximation. g may be a lower bound:
+            f ≥ g ≥ the truth of g.
+        """
+        if not isinstance(other, TradeOff):
+            raise TypeError(f"other must be a TradeOff, got {type(other).__name__}")
+        tol = _validate.real("tol", tol, low=0.0, high=1.0)
+        require_guarantee(self, "dominates (as a proof)")
+        if other.status is Status.APPROXIMATION:
+            raise NotAGuarantee(f"dominates (as a proof) refuses {type(other).__name__}(...): "
+                                "its status is 'approximation', so nothing can be proven "
+                                "against it")
+        from fdp.conversions.summaries import prove_dominates
+        return prove_dominates(self, other, tol)
+
+    def _gdp_mu_bounds(self) -> tuple[float, float]:
+        """(lo, hi) with lo ≤ μ* ≤ hi, μ* = inf{μ : f ≥ G_μ} (inf if none).
+
+        Generic certified default: ``fdp.conversions.summaries.gdp_mu_bounds``.
+        Families with a closed form override it (Gaussian: (μ, μ)).
+        """
+        from fdp.conversions.summaries import gdp_mu_bounds
+        return gdp_mu_bounds(self)
+
+    def _pure_epsilon_bounds(self) -> tuple[float, float]:
+        """(lo, hi) with lo ≤ ε* ≤ hi, ε* = inf{ε : f ≥ f_{ε,0}} (inf if none)."""
+        from fdp.conversions.summaries import pure_epsilon_bounds
+        return pure_epsilon_bounds(self)
+
+    def gdp_mu(self) -> float:
+        """The smallest μ with f ≥ G_μ: "this f is μ-GDP" (inf if no μ is proven).
+
+        A property of the curve f, rounded to the safe side (the upper end of
+        ``gdp_mu_bounds()``). Not to be confused with the module function
+        ``fdp.gdp_mu_for_eps_delta(eps, delta)``, which goes the other way: the
+        largest μ whose μ-GDP implies a given (ε, δ)-DP.
+
+        Returns
+        -------
+        float
+            The certified upper end of the bracket on μ* = inf{μ : f ≥ G_μ} (DRS Def 2.7).
+        """
+        return float(self.gdp_mu_bounds().hi)
+
+    def gdp_mu_bounds(self) -> Bracket:
+        """(lower, upper) bracket on the smallest μ with f ≥ G_μ.
+
+        Returns
+        -------
+        Bracket
+            lo ≤ μ* = inf{μ : f ≥ G_μ} ≤ hi (inf when no finite μ is proven).
+
+        Examples
+        --------
+        >>> import fdp
+        >>> lo, hi = fdp.Laplace(1.0).gdp_mu_bounds()
+        >>> print(f"{lo:.4f} {hi:.4f}")
+        1.0301 1.0301
+        """
+        from fdp.conversions.gdp_fit import mu_bounds
+        lo, hi = mu_bounds(self)
+        return Bracket(float(lo), float(hi), self.status)
+
+    def tpr_at_fpr(self, fpr: Any) -> Bracket:
+        """Best membership test's TPR at FPR α: 1 − min{f(α), f⁻¹(α)}, a certified ``Bracket``.
+
+        The worst ordered pair is used, so asymmetric (one-directional) curves are
+        read in both orders (DRS 2022 §2.1). See ``fdp.conversions.risk.tpr_at_fpr``.
+
+        Parameters
+        ----------
+        fpr : float or array_like
+            False-positive rate(s) α in [0, 1].
+
+        Returns
+        -------
+        Bracket
+            lo ≤ TPR ≤ hi; ``safe`` is ``hi``.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> print(f"{fdp.Gaussian(1.0).tpr_at_fpr(0.05).hi:.4f}")
+        0.2595
+        """
+        from fdp.conversions.risk import tpr_at_fpr
+        return tpr_at_fpr(self, fpr)
+
+    def advantage_bounds(self) -> Bracket:
+        """Certified bracket of the advantage δ(0) = max_α (1 − α − f(α)).
+
+        Returns
+        -------
+        Bracket
+            lo ≤ advantage ≤ hi.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> print(f"{fdp.Gaussian(1.0).advantage_bounds().hi:.4f}")
+        0.3829
+        """
+        from fdp.conversions.risk import advantage_bounds
+        return advantage_bounds(self)
+
+    def bayes_risk(self, prior: float = 0.5) -> Bracket:
+        """Smallest Bayes risk min_α [(1 − π)α + π f(α)] of a membership attacker with prior π.
+
+        Parameters
+        ----------
+        prior : float, optional
+            π ∈ [0, 1], the attacker's prior on "the record is in" (default 0.5).
+
+        Returns
+        -------
+        Bracket
+            lo ≤ risk ≤ hi; ``safe`` is ``lo``.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> print(f"{fdp.Gaussian(1.0).bayes_risk(0.5).lo:.4f}")
+        0.3085
+        """
+        from fdp.conversions.risk import bayes_risk
+        return bayes_risk(self, prior)
+
+    def attack_success(self, prior: float = 0.5) -> Bracket:
+        """Largest success probability 1 − Bayes risk of a membership attacker with prior π.
+
+        Parameters
+        ----------
+        prior : float, optional
+            π ∈ [0, 1] (default 0.5).
+
+        Returns
+        -------
+        Bracket
+            lo ≤ success ≤ hi; ``safe`` is ``hi``.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> print(f"{fdp.Gaussian(1.0).attack_success().hi:.4f}")
+        0.6915
+        """
+        from fdp.conversions.risk import attack_success
+        return attack_success(self, prior)
+
+    def reconstruction_bound(self, kappa: float) -> Bracket:
+        """Reconstruction success ≤ 1 − f(κ) for a baseline success κ (Hayes et al. 2023).
+
+        Parameters
+        ----------
+        kappa : float
+            The attacker's baseline success κ ∈ [0, 1] without the output.
+
+        Returns
+        -------
+        Bracket
+            lo ≤ bound ≤ hi; ``safe`` is ``hi``.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> print(f"{fdp.Gaussian(1.0).reconstruction_bound(0.01).hi:.4f}")
+        0.0924
+        """
+        from fdp.conversions.risk import reconstruction_bound
+        return reconstruction_bound(self, kappa)
+
+    def gdp_fit(self) -> GdpFit:
+        """How well the smallest G_μ below f fits f: μ's bracket (``gdp_mu_bounds()``), the gap.
+
+        ``summary()`` says in words when a μ-GDP summary misleads (e.g. DP-SGD, whose
+        μ* = √T·s/σ is set in the far tail α ≈ q^T, far from the bulk of the curve).
+
+        Returns
+        -------
+        GdpFit
+            The μ bracket, the fit gap and where it is attained.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> fit = fdp.Gaussian(1.0).gdp_fit()
+        >>> fit.mu_lo, fit.mu_hi, fit.gap_hi
+        (1.0, 1.0, 0.0)
+        """
+        from fdp.conversions.gdp_fit import gdp_fit
+        return gdp_fit(self)
+
+    def pure_epsilon(self) -> float:
+        """The smallest ε with f ≥ f_{ε,0} (pure ε-DP), inf if none is proven.
+
+        Safe side: the upper end of ``pure_epsilon_bounds()``.
+
+        Returns
+        -------
+        float
+            The certified upper end of the bracket on ε* = inf{ε : f ≥ f_{ε,0}} (DRS eq. 2.4).
+        """
+        return float(self._pure_epsilon_bounds()[1])
+
+    def pure_epsilon_bounds(self) -> Bracket:
+        """(lower, upper) bracket on the smallest ε with f ≥ f_{ε,0}.
+
+        Returns
+        -------
+        Bracket
+            lo ≤ ε* ≤ hi (inf when no finite ε is proven).
+
+        Examples
+        --------
+        >>> import fdp
+        >>> fdp.EpsDelta(1.0).pure_epsilon_bounds()
+        (1.0, 1.0)
+        """
+        lo, hi = self._pure_epsilon_bounds()
+        return Bracket(float(lo), float(hi), self.status)
+
+    # ------------------------------------------------------------------
+    # What the numeric engine may ask any trade-off function. The engine sits below
+    # the families and operations, so it asks the object instead of testing classes;
+    # every default means "unknown", which is always safe (the engine then falls
+    # back to the object's law or privacy profile).
+    # ------------------------------------------------------------------
+
+    def _lattices(self) -> tuple[tuple, tuple] | None:
+        """(pessimistic, optimistic) lattices of a numeric result (one per direction), or
+        None: the numeric engine then discretises f from its law or its profile."""
+        return None
+
+    def _delta_members(self) -> tuple[Any, ...] | None:
+        """Members f_i with δ_f = max_i δ_i exactly, i.e. f = min{f_1, …, f_m}** (DRS
+        2022, Prop 2.12), or None; the engine then discretises each member."""
+        return None
+
+    def _gaussian_component(self) -> tuple[float, float] | None:
+        """(μ, w) when f ≥ G_μ and the Q-side law of f's pair contains N(μ, 1) with
+        weight w > 0 (G_μ; a subsampled G_μ with rate w; Id gives (0.0, 1.0)), else None.
+        Certifies the exact GDP μ of compositions (DRS 2022, Cor 3.3 and Sec. 5)."""
+        return None
+
+    def _exact_vertices(self) -> bool:
+        """True when f is piecewise linear with known vertices (a finite pair), so that
+        its summaries are exact vertex formulas."""
+        return self._pair() is not None
 
     def _repr_latex_(self) -> str:
         return f"${self.latex()}$"

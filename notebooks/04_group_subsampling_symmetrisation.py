@@ -107,7 +107,7 @@ plt.show()
 
 # %%
 G2 = fdp.Gaussian(2.0)
-fa = G2.subsample(0.3, scheme="poisson", direction="add")     # f_p (one direction only)
+fa = G2.subsample(0.3, sampling="poisson", direction="add")     # f_p (one direction only)
 fr = fa.inverse()                                              # f_p^{-1}: the remove direction
 two = fdp.strongest(fa, fr)     # max{f, f^-1}: NOT a guarantee here (fa.symmetrize() refuses it)
 one = fa.symmetrize(one_sided=True)                            # min{f, f^-1}**
@@ -149,8 +149,8 @@ for name, g in (("add direction f_p", fa), ("remove direction f_p^-1", fr),
 from scipy.stats import norm
 G1 = fdp.Gaussian(1.0)
 pp = 0.3
-Cp = G1.subsample(pp, scheme="without_replacement")
-fp = G1.subsample(pp, scheme="poisson", direction="add")
+Cp = G1.subsample(pp, sampling="without_replacement")
+fp = G1.subsample(pp, sampling="poisson", direction="add")
 xs = norm.cdf(-0.5)                       # fixed point of G_1
 y = fp(xs)
 def cp_closed(al):
@@ -165,7 +165,7 @@ plt.tight_layout(); plt.show()
 # %%
 print(f"{'p':>6} {'eps(1e-5) of C_p(G_1)':>22} {'TPR@FPR=1%':>11} {'advantage':>10}")
 for q in (1.0, 0.5, 0.2, 0.05, 0.01):
-    c = G1.subsample(q, scheme="without_replacement")
+    c = G1.subsample(q, sampling="without_replacement")
     print(f"{q:6.2f} {c.epsilon(1e-5):22.4f} {1 - c(0.01):11.4f} {c.advantage():10.4f}")
 
 # %% [markdown]

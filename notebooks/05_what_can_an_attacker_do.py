@@ -28,7 +28,7 @@
 # | true-positive rate of membership inference at false-positive rate α | $1-\min\{f(\alpha), f^{-1}(\alpha)\}$ | `tpr_at_fpr(f, fpr)` |
 # | success of a Bayesian membership attacker with prior π | $1-\min_\alpha[(1-\pi)\alpha+\pi f(\alpha)]$ | `attack_success(f, prior)`, `bayes_risk` |
 # | reconstruction success for baseline success κ | $\le 1-f(\kappa)$ | `reconstruction_bound(f, kappa)` |
-# | the GDP summary: smallest μ with $f\ge G_\mu$, and how far the curve is from $G_\mu$ | $\mu^*$, $\sup_\alpha (f-G_{\mu^*})$ | `gdp_mu_bracket(f)` |
+# | the GDP summary: smallest μ with $f\ge G_\mu$, and how far the curve is from $G_\mu$ | $\mu^*$, $\sup_\alpha (f-G_{\mu^*})$ | `gdp_fit(f)` |
 #
 # The min over $f$ and $f^{-1}$ takes the worse of the two orders of the pair
 # ($T(Q,P) = f^{-1}$, DRS Lemma A.2); for the symmetric curves below it changes nothing.
@@ -54,7 +54,7 @@ plt.rcParams.update({"figure.dpi": 90, "savefig.dpi": 90})
 np.set_printoptions(precision=4, suppress=True)
 import time
 from fdp.conversions import (tpr_at_fpr, attack_success, reconstruction_bound,
-                             gdp_mu_bracket, gdp_shortfall)
+                             gdp_fit, gdp_shortfall)
 t_start = time.time()
 curves = {
     "Gaussian σ=√3, 3 runs": fdp.Gaussian(1 / np.sqrt(3)) ** 3,
@@ -147,7 +147,7 @@ for name, f in curves.items():
 # ## 4. The μ summary against the curve
 #
 # "μ-GDP" summarises a curve by one number, the smallest μ with $f \ge G_\mu$,
-# $G_\mu(\alpha) = \Phi(\Phi^{-1}(1-\alpha)-\mu)$ (DRS Def 2.7). `gdp_mu_bracket` certifies
+# $G_\mu(\alpha) = \Phi(\Phi^{-1}(1-\alpha)-\mu)$ (DRS Def 2.7). `gdp_fit` certifies
 # that μ* and reports the **fit gap** $\sup_\alpha (f(\alpha) - G_{\mu^*}(\alpha))$: how much
 # more private the curve is than the summary says. For the Gaussian curve the gap is zero.
 # For the (ε, δ) curve no finite μ exists ($f(0) = 1-\delta < 1$, while $G_\mu(0) = 1$).
@@ -155,7 +155,7 @@ for name, f in curves.items():
 # %%
 fits = {}
 for name, f in curves.items():
-    fits[name] = fit = gdp_mu_bracket(f)
+    fits[name] = fit = gdp_fit(f)
     print(f"{name}:\n  {fit.summary()}\n")
 
 # %% [markdown]
@@ -197,7 +197,7 @@ bx.legend(fontsize=8); plt.show()
 # * δ is a floor on every attack's gain: (ε, δ) guarantees say nothing below it.
 # * A μ-GDP summary is exact for Gaussian noise but can be far too pessimistic (DP-SGD's
 #   μ* lives at α ≈ q^T), and a *fitted* μ can be too optimistic (below the curve).
-#   `gdp_mu_bracket(f).summary()` says which case you are in.
+#   `gdp_fit(f).summary()` says which case you are in.
 
 # %%
 print(f"notebook compute time: {time.time() - t_start:.1f} s")

@@ -297,7 +297,7 @@ def _operations() -> dict[str, fdp.TradeOff]:
         "symmetrize_one_sided": sub_add.symmetrize(one_sided=True),
         "group": fdp.EpsDelta(0.5, 1e-3).group(3),
         "subsample_poisson": g.subsample(0.2),
-        "subsample_without_replacement": g.subsample(0.2, scheme="without_replacement"),
+        "subsample_without_replacement": g.subsample(0.2, sampling="without_replacement"),
         "with_delta": g @ fdp.EpsDelta(0.0, 1e-3),
         "envelope": fdp.envelope(g, lap),
         "strongest": fdp.strongest(g, lap),

@@ -31,7 +31,7 @@ def test_import_fdp_does_not_load_heavy_modules():
 def test_closed_forms_and_the_mechanisms_stay_light():
     code = ("import fdp, fdp.mechanisms\n"
             "g = fdp.Gaussian(1.0) @ fdp.Gaussian(1.0)\n"
-            "print(g.epsilon(1e-5), fdp.gdp_mu(1.0, 1e-5))")
+            "print(g.epsilon(1e-5), fdp.gdp_mu_for_eps_delta(1.0, 1e-5))")
     assert _loaded_after(code) == []
 
 

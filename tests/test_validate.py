@@ -25,7 +25,7 @@ import fdp
     (lambda: fdp.Gaussian(1).group(1.5), "k"),
     (lambda: fdp.Gaussian(1).subsample(1.2), "p"),
     (lambda: fdp.Gaussian(1).subsample(-0.1), "p"),
-    (lambda: fdp.Gaussian(1).subsample(0.1, scheme="bogus"), "scheme"),
+    (lambda: fdp.Gaussian(1).subsample(0.1, sampling="bogus"), "sampling"),
     (lambda: fdp.Gaussian(1).subsample(0.1, direction="sideways"), "direction"),
     (lambda: fdp.Laplace(1) ** -1, "non-negative integer"),
     (lambda: fdp.Laplace(1) ** 1.5, "non-negative integer"),
@@ -36,7 +36,7 @@ import fdp
     (lambda: fdp.Gaussian(1).epsilon(1.5), "delta"),
     (lambda: fdp.Gaussian(1).delta(np.nan), "eps"),
     (lambda: fdp.gdp_epsilon(-1, 1e-5), "mu"),
-    (lambda: fdp.gdp_mu(1.0, 2.0), "delta"),
+    (lambda: fdp.gdp_mu_for_eps_delta(1.0, 2.0), "delta"),
     (lambda: fdp.compose(), "at least one"),
     (lambda: fdp.tightest_eps_delta(fdp.Gaussian(1)), "exactly one"),
 ])

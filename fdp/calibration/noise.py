@@ -9,7 +9,6 @@ from dataclasses import replace
 import numpy as np
 
 from fdp import _validate
-from fdp._dispatch import implements
 from fdp.calibration.search import Calibration, search_noise
 from fdp.calibration.targets import MAX_TAIL, Target, _given
 from fdp.families.gaussian import Gaussian
@@ -30,7 +29,7 @@ def calibrate(mechanism: str = "gaussian", *, sensitivity: float = 1.0, target=N
 
     Gaussian: guarantee G_{Δ/σ} (DRS Thm 2.7). Laplace: L_{Δ/b} (DRS Appendix A).
     The search starts at the closed-form answer where one exists -- Gaussian: σ = Δ/μ
-    with μ from the target (μ; ``fdp.gdp_mu(ε, δ)``; 2Φ⁻¹((1 + a)/2) for advantage a;
+    with μ from the target (μ; ``fdp.gdp_mu_for_eps_delta(ε, δ)``; 2Φ⁻¹((1 + a)/2) for advantage a;
     Φ⁻¹(1 − FPR) − Φ⁻¹(1 − TPR)); Laplace: b = Δ/m with m = ε − 2 log(1 − δ) for
     (ε, δ) (δ_{L_m}(ε) = 1 − e^{(ε − m)/2}) and m = −2 log(1 − a) for advantage a --
     and then brackets and bisects on the noise itself, so the returned noise is
@@ -189,4 +188,3 @@ def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon=None, delta=None,
                         kind="noise_multiplier")
 
 
-implements("calibrate_noise")(calibrate)   # reached by the mechanisms' ``calibrated``

@@ -7,6 +7,7 @@ import numpy as np
 from fdp import _validate
 from fdp._numerics import bisect_monotone
 from fdp.calibration.targets import Target, tail_allowance
+from fdp.status import require_guarantee
 from fdp.tradeoff import TradeOff
 
 
@@ -113,6 +114,7 @@ def search_noise(tradeoff_of_noise, target: Target, *, rtol: float = 1e-9,
     def ok(x: float) -> bool:
         if x not in cache:
             g = tradeoff_of_noise(x)
+            require_guarantee(g, "calibration")
             cache[x] = (bool(target.met_by(g)), g)
         return cache[x][0]
 

@@ -292,8 +292,8 @@ class Target:
         if self.kind == "mu":
             return _given(self.mu)
         if self.kind == "eps_delta":
-            from fdp.conversions.gdp import gdp_mu
-            guess = gdp_mu(self.epsilon, self.delta)
+            from fdp.conversions.gdp import gdp_mu_for_eps_delta
+            guess = gdp_mu_for_eps_delta(self.epsilon, self.delta)
         elif self.kind == "advantage":
             guess = 2.0 * float(ndtri((1.0 + _given(self.advantage)) / 2.0))
         elif self.kind == "tpr_at_fpr":

@@ -48,7 +48,7 @@ def analytic_gaussian_sigma(eps, delta, sensitivity=1.0) -> float:
     """The smallest σ for which N(0, σ²) noise gives (ε, δ)-DP (Balle & Wang 2018).
 
     σ = Δ/μ with μ the largest μ such that μ-GDP implies (ε, δ)-DP (Dong, Roth & Su
-    2022, Cor 2.13; ``fdp.gdp_mu``).
+    2022, Cor 2.13; ``fdp.gdp_mu_for_eps_delta``).
 
     Parameters
     ----------
@@ -80,5 +80,5 @@ def analytic_gaussian_sigma(eps, delta, sensitivity=1.0) -> float:
     e = _validate.real("eps", eps, low=0.0)
     d = _validate.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
     s = _validate.real("sensitivity", sensitivity, low=0.0, low_open=True)
-    from fdp.conversions.gdp import gdp_mu
-    return float(s / gdp_mu(e, d))
+    from fdp.conversions.gdp import gdp_mu_for_eps_delta
+    return float(s / gdp_mu_for_eps_delta(e, d))

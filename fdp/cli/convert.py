@@ -11,7 +11,7 @@ from fdp._command import UsageError, positive, unit
 
 
 def _cmd_convert(args) -> int:
-    from fdp.conversions import gdp_delta, gdp_epsilon, gdp_mu
+    from fdp.conversions import gdp_delta, gdp_epsilon, gdp_mu_for_eps_delta
     given = {k: v for k, v in (("mu", args.mu), ("epsilon", args.epsilon),
                                 ("delta", args.delta)) if v is not None}
     if len(given) != 2:
@@ -29,7 +29,7 @@ def _cmd_convert(args) -> int:
         d = gdp_delta(given["mu"], given["epsilon"])
         print(f"mu = {given['mu']:g}-GDP  =>  (epsilon, delta) = ({given['epsilon']:g}, {d:.6g})")
     else:
-        m = gdp_mu(given["epsilon"], given["delta"])
+        m = gdp_mu_for_eps_delta(given["epsilon"], given["delta"])
         print(f"(epsilon, delta) = ({given['epsilon']:g}, {given['delta']:g}) holds for every "
               f"mu-GDP mechanism with mu <= {m:.6g}")
     return 0

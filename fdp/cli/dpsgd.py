@@ -19,6 +19,7 @@ from fdp.conversions import gdp_epsilon
 from fdp.families.gaussian import Gaussian
 from fdp.sgd import certified
 from fdp.sgd import clt as sgd_clt
+from fdp.status import require_guarantee
 from fdp.tradeoff import TradeOff
 
 
@@ -172,6 +173,7 @@ def _cmd_allocation_or_shuffle(args) -> int:
     f: TradeOff
     if args.sampling == "random_allocation":
         f = allocation.from_dpsgd(sigma, q, steps, tol=tol)
+        require_guarantee(f, "the certified line")
         lo, hi = (float(v) for v in f.epsilon_bounds(delta))
         print(f"        each example in exactly one step of every epoch; "
               f"{-(-steps // t)} epoch(s) accounted (a partial epoch counts whole)")
@@ -227,6 +229,7 @@ def _cmd_dpsgd(args) -> int:
         print("computing the certified bracket ...", file=sys.stderr, flush=True)
     cert = certified.dpsgd(sigma, q, steps, sampling=args.sampling, neighbouring=neighbouring,
                      tol=tol, sensitivity=sens, **extra)
+    require_guarantee(cert, "the certified line")
     lo, hi = (float(v) for v in (cert.epsilon_bounds(delta) if width is None
                                  else cert.epsilon_bounds(delta, width=width)))
     print(f"DP-SGD: noise multiplier {sigma:g}, sample rate {q:.6g}, {steps} steps"

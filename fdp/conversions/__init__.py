@@ -1,7 +1,7 @@
 """Conversions between trade-off functions, (ε, δ) and GDP."""
 
 from fdp.conversions.from_rdp import from_rdp, from_zcdp
-from fdp.conversions.gdp import gdp_delta, gdp_epsilon, gdp_log_delta, gdp_mu, gdp_mu_for_eps_delta
+from fdp.conversions.gdp import gdp_delta, gdp_epsilon, gdp_log_delta, gdp_mu_for_eps_delta
 from fdp.conversions.profile import from_privacy_profile
 from fdp.conversions.risk import (
                                   Bracket,
@@ -9,7 +9,7 @@ from fdp.conversions.risk import (
                                   advantage_bounds,
                                   attack_success,
                                   bayes_risk,
-                                  gdp_mu_bracket,
+                                  gdp_fit,
                                   gdp_shortfall,
                                   reconstruction_bound,
                                   risk_lines,
@@ -28,9 +28,8 @@ __all__ = [
                                   "from_zcdp",
                                   "gdp_delta",
                                   "gdp_epsilon",
+                                  "gdp_fit",
                                   "gdp_log_delta",
-                                  "gdp_mu",
-                                  "gdp_mu_bracket",
                                   "gdp_mu_for_eps_delta",
                                   "gdp_shortfall",
                                   "reconstruction_bound",

@@ -31,21 +31,16 @@ def one_direction(f: TradeOff) -> str | None:
     """'add', 'remove' or 'one' when f describes one direction of a neighbouring
     relation only (not a guarantee by itself), else None.
 
-    Checks a typed ``directions`` field first, then the subsampling classes, then the
-    "one direction only" remark that fdp's objects carry in their repr.
+    Read from the typed ``directions`` attribute; the subsampling classes name which
+    direction they are.
     """
-    d = getattr(f, "directions", None)
-    if isinstance(d, str) and d in ("add", "remove"):
-        return d
-    if isinstance(d, (tuple, list)) and len(d) == 1:
-        return str(d[0])
+    if f.directions != "one":
+        return None
     if isinstance(f, PoissonAdd):
         return "add"
     if isinstance(f, PoissonRemove):
         return "remove"
-    if "# one direction only" in repr(f):
-        return "one"
-    return None
+    return "one"
 
 
 def _pair_note(f: TradeOff) -> str:

@@ -132,13 +132,13 @@ def gdp_epsilon(mu, delta):
     return _validate.like_input(delta, out)
 
 
-def gdp_mu(eps, delta):
+def gdp_mu_for_eps_delta(eps: float, delta: float) -> float:
     """The LARGEST μ such that μ-GDP implies (ε, δ)-DP, i.e. δ_μ(ε) ≤ delta (DRS Cor 2.13).
 
     Direction matters: this converts a target (ε, δ) into a GDP parameter that is
     sufficient for it (any μ' ≤ the returned value also gives (ε, delta)-DP). It is
-    NOT ``TradeOff.gdp_mu()``, the smallest μ with f ≥ G_μ of a given curve; the
-    unambiguous alias of this function is ``gdp_mu_for_eps_delta``.
+    NOT ``TradeOff.gdp_mu()``, the smallest μ with f ≥ G_μ of a given curve (the
+    opposite question, hence the distinct name).
     delta = 0 gives 0 (every μ > 0 has δ_μ(ε) > 0); delta = 1 gives inf. The answer
     is the verified end of a bisection on log δ_μ(ε) (never above the true root).
 
@@ -157,7 +157,7 @@ def gdp_mu(eps, delta):
     Examples
     --------
     >>> import fdp
-    >>> mu = fdp.gdp_mu(1.0, 1e-5)
+    >>> mu = fdp.gdp_mu_for_eps_delta(1.0, 1e-5)
     >>> bool(fdp.gdp_delta(mu, 1.0) <= 1e-5)
     True
     """
@@ -191,5 +191,3 @@ def gdp_mu(eps, delta):
         lo = min(float(lo), math.sqrt(2.0) * math.sqrt(e) * (1.0 - 8.0 * 2.0 ** -53))
     return float(lo)
 
-
-gdp_mu_for_eps_delta = gdp_mu

@@ -5,10 +5,10 @@ as a certified bracket, and the fit gap sup_α (f(α) − G_{μ*}(α)): how much
 private the curve is than "μ*-GDP" says, and where. A large gap means the μ
 summary is misleading; e.g. DP-SGD's μ* is √T/σ, set at α ≈ q^T (far below what
 a double can hold), while the bulk of its curve sits near the CLT value (Bu et
-al. 2020). The upper side of μ* comes first from the object's own certified
-``gdp_mu_bounds`` (the generic sandwich of ``fdp.conversions.summaries``), so
-``f.gdp_mu()`` and ``gdp_mu_bracket(f).mu_hi`` are one computation wherever the
-former is finite.
+al. 2020). ``mu_bounds`` is the one computation of μ*'s bracket: ``f.gdp_mu_bounds()``,
+``f.gdp_mu()`` (its upper end) and ``f.gdp_fit()`` all read it; its upper side comes
+first from the object's own certified hook ``_gdp_mu_bounds`` (the generic sandwich of
+``fdp.conversions.summaries``) and is improved by closed forms and vertex formulas.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import numpy as np
 from scipy.special import expit, ndtr, ndtri, ndtri_exp
 
 from fdp import _validate
-from fdp._dispatch import implements
 from fdp._numerics import maximise_unimodal
 from fdp.conversions._readout import _REL, _U, _one_minus_upper, _orders, _tradeoff
 from fdp.conversions.summaries import _GRID_U, _z_upper, gdp_mu_of
@@ -58,7 +57,7 @@ class GdpFit:
     Examples
     --------
     >>> import fdp
-    >>> fit = fdp.Laplace(1.0).gdp_mu_bracket()
+    >>> fit = fdp.Laplace(1.0).gdp_fit()
     >>> print(f"{fit.mu_hi:.4f}", fit.far_tail)
     1.0301 False
     """
@@ -102,8 +101,9 @@ class GdpFit:
         return text + "."
 
 
-def _mu_bracket(f: TradeOff) -> tuple[float, float]:
-    """(lo, hi) around μ*. Upper side, first that applies: a closed form (G_μ; a
+def mu_bounds(f: TradeOff) -> tuple[float, float]:
+    """(lo, hi) around μ* = inf{μ : f ≥ G_μ}: the one computation behind ``f.gdp_mu_bounds()``,
+    ``f.gdp_mu()`` and ``f.gdp_fit()``. Upper side, first that applies: a closed form (G_μ; a
     subsampled G_μ, whose far tail makes μ* = μ exactly, see ``fdp.engine.summaries``);
     the object's certified hook ``_gdp_mu_bounds`` (when finite); the exact vertex formula of a
     piecewise-linear f; the members of an envelope (G_μ convex: every member ≥ G_μ
@@ -123,11 +123,11 @@ def _mu_bracket(f: TradeOff) -> tuple[float, float]:
     elif _exact_vertices(f):
         hi = gdp_mu_of(f)
     elif isinstance(f, Inverse):
-        hi = _mu_bracket(f.of)[1]          # f⁻¹ ≥ G_μ ⇔ f ≥ G_μ (G_μ symmetric)
+        hi = mu_bounds(f.of)[1]          # f⁻¹ ≥ G_μ ⇔ f ≥ G_μ (G_μ symmetric)
     elif isinstance(f, Envelope):
-        hi = max(_mu_bracket(m)[1] for m in f.members)
+        hi = max(mu_bounds(m)[1] for m in f.members)
     elif isinstance(f, Strongest):
-        hi = min(_mu_bracket(m)[1] for m in f.members)
+        hi = min(mu_bounds(m)[1] for m in f.members)
     else:
         hi = max(_mu_upper_sandwich(g) for g in _orders(f))
     # both lower sides are certified: keep the larger
@@ -228,8 +228,7 @@ def _pointwise_mu(upper_beta, a):
     return np.where(ok, mu, -np.inf), ok
 
 
-@implements("gdp_mu_bracket")
-def gdp_mu_bracket(f: TradeOff) -> GdpFit:
+def gdp_fit(f: TradeOff) -> GdpFit:
     """Certified bracket for μ* = min{μ : f ≥ G_μ} and how well G_{μ*} fits f.
 
     μ*: from the object's certified hook ``_gdp_mu_bounds`` (numeric results), a
@@ -254,8 +253,8 @@ def gdp_mu_bracket(f: TradeOff) -> GdpFit:
     Examples
     --------
     >>> import fdp
-    >>> from fdp.conversions import gdp_mu_bracket
-    >>> fit = gdp_mu_bracket(fdp.Laplace(1.0))
+    >>> from fdp.conversions import gdp_fit
+    >>> fit = gdp_fit(fdp.Laplace(1.0))
     >>> print(f"{fit.mu_lo:.4f} {fit.mu_hi:.4f}")
     1.0301 1.0301
     """
@@ -263,7 +262,7 @@ def gdp_mu_bracket(f: TradeOff) -> GdpFit:
     if isinstance(f, Gaussian):           # f = G_μ: μ* = μ and no gap, in closed form
         mu = float(f.mu)
         return GdpFit(mu, mu, 0.0, 0.0, 0.0, mu, 0.5)
-    mu_lo, mu_hi = _mu_bracket(f)
+    mu_lo, mu_hi = mu_bounds(f)
     # the grid of gdp_mu's sandwich, α ∈ [1e-300, 1 − 1e-12], then both ends
     inner = expit(_GRID_U)
     a = np.concatenate([[0.0], inner, [1.0]])

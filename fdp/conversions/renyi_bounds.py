@@ -18,6 +18,7 @@ from fdp._constants import TINY
 from fdp._numerics import bisect_monotone
 from fdp.conversions.renyi_law import upper_law
 from fdp.families.piecewise import lower_convex_hull
+from fdp.status import Status
 from fdp.tradeoff import TradeOff
 
 _U = 2.0 ** -53
@@ -295,8 +296,8 @@ class _RenyiCurve(TradeOff):
         return not self.one_sided
 
     @property
-    def is_exact(self) -> bool:
-        return False
+    def status(self) -> Status:
+        return Status.CERTIFIED
 
     def _beta(self, alpha):
         return self._bracket(alpha)[0]

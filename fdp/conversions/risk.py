@@ -49,12 +49,10 @@ minimised on a grid refined by golden section.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from fdp import _validate
-from fdp._dispatch import implements
+from fdp.bracket import Bracket
 from fdp.conversions._readout import (
     _one_minus_upper,
     _orders,
@@ -64,70 +62,15 @@ from fdp.conversions._readout import (
     _tradeoff,
     one_direction,
 )
-from fdp.conversions.gdp_fit import GdpFit, gdp_mu_bracket, gdp_shortfall
+from fdp.conversions.gdp_fit import GdpFit, gdp_fit, gdp_shortfall
 from fdp.tradeoff import TradeOff
 
 __all__ = ["Bracket", "GdpFit", "advantage_bounds", "attack_success", "bayes_risk",
-           "gdp_mu_bracket", "gdp_shortfall", "one_direction", "reconstruction_bound",
+           "gdp_fit", "gdp_shortfall", "one_direction", "reconstruction_bound",
            "risk_lines", "tpr_at_fpr"]
-@dataclass(frozen=True)
-class Bracket:
-    """A certified interval lo ≤ truth ≤ hi for one read-out.
-
-    ``safe`` is the side a privacy claim may use (``hi`` for an attacker's
-    success, ``lo`` for a risk the attacker must incur). Unpacks as ``lo, hi``.
-    ``note`` says what the number means and on which pair it was read.
-
-    Parameters
-    ----------
-    lo, hi : float or ndarray
-        The two sides, lo ≤ truth ≤ hi.
-    safe_side : {"hi", "lo"}, optional
-        Which side a privacy claim uses (default "hi").
-    note : str, optional
-        What the number means.
-
-    Returns
-    -------
-    Bracket
-        A frozen value; ``tuple(b)`` is ``(lo, hi)``.
-
-    Examples
-    --------
-    >>> from fdp.conversions.risk import Bracket
-    >>> b = Bracket(0.1, 0.2)
-    >>> b.safe, b.width
-    (0.2, 0.1)
-    """
-
-    lo: float
-    hi: float
-    safe_side: str = "hi"
-    note: str = ""
-
-    @property
-    def safe(self):
-        """The certified side: ``hi`` or ``lo`` as ``safe_side`` says."""
-        return self.hi if self.safe_side == "hi" else self.lo
-
-    @property
-    def width(self):
-        return self.hi - self.lo
-
-    def __iter__(self):
-        yield self.lo
-        yield self.hi
-
-    def __repr__(self):
-        def fmt(x):
-            return np.array2string(np.asarray(x), precision=6) if np.ndim(x) else f"{x:.6g}"
-        return f"Bracket(lo={fmt(self.lo)}, hi={fmt(self.hi)})"
-
-
 # ----------------------------------------------------------------------
 # Read-outs
 # ----------------------------------------------------------------------
-@implements("tpr_at_fpr")
 def tpr_at_fpr(f: TradeOff, fpr) -> Bracket:
     """Best true-positive rate of a membership test at false-positive rate ``fpr``.
 
@@ -170,11 +113,10 @@ def tpr_at_fpr(f: TradeOff, fpr) -> Bracket:
     hi = np.where((hi <= lo) & (flat > 0.0), np.minimum(np.nextafter(lo, np.inf), 1.0),
                   np.maximum(hi, lo))
     lo, hi = lo.reshape(np.shape(a)), hi.reshape(np.shape(a))
-    return Bracket(_validate.like_input(fpr, lo), _validate.like_input(fpr, hi), "hi",
+    return Bracket(_validate.like_input(fpr, lo), _validate.like_input(fpr, hi), f.status, "hi",
                    _pair_note(f))
 
 
-@implements("advantage_bounds")
 def advantage_bounds(f: TradeOff) -> Bracket:
     """Advantage max_α (1 − α − f(α)) = δ_f(0), the total-variation distance of the pair
     (DRS 2022, §2.1), as a bracket (``f.advantage()`` is its upper side).
@@ -199,7 +141,7 @@ def advantage_bounds(f: TradeOff) -> Bracket:
     zero = np.zeros(1)
     hi = float(_round_up(f._delta(zero))[0])
     lo = float(_round_down(f._delta_lower(zero))[0])
-    return Bracket(min(lo, hi), hi, "hi", "total-variation distance (both orders)")
+    return Bracket(min(lo, hi), hi, f.status, "hi", "total-variation distance (both orders)")
 
 
 def _risk_one(g: TradeOff, prior: float, eps: np.ndarray) -> tuple[float, float]:
@@ -209,7 +151,6 @@ def _risk_one(g: TradeOff, prior: float, eps: np.ndarray) -> tuple[float, float]
     return float(_round_down(r_lo, prior)), float(_round_up(r_hi, prior))
 
 
-@implements("bayes_risk")
 def bayes_risk(f: TradeOff, prior: float = 0.5) -> Bracket:
     """Smallest Bayes error of a membership attacker with prior ``prior`` on "in".
 
@@ -242,15 +183,14 @@ def bayes_risk(f: TradeOff, prior: float = 0.5) -> Bracket:
     f = _tradeoff(f)
     p = _validate.probability("prior", prior)
     if p in (0.0, 1.0):
-        return Bracket(0.0, 0.0, "lo", "prior 0 or 1: the attacker already knows")
+        return Bracket(0.0, 0.0, f.status, "lo", "prior 0 or 1: the attacker already knows")
     eps = np.array([np.log1p(-p) - np.log(p)])
     sides = [_risk_one(g, p, eps) for g in _orders(f)]
     lo = min(s[0] for s in sides)
     hi = min(min(s[1] for s in sides), min(p, 1.0 - p))
-    return Bracket(lo, max(lo, hi), "lo", _pair_note(f))
+    return Bracket(lo, max(lo, hi), f.status, "lo", _pair_note(f))
 
 
-@implements("attack_success")
 def attack_success(f: TradeOff, prior: float = 0.5) -> Bracket:
     """Best success probability 1 − R(π) of a membership attacker with prior π
     (see ``bayes_risk``); ``safe`` is ``hi``. Without the output: max{π, 1 − π}.
@@ -276,10 +216,9 @@ def attack_success(f: TradeOff, prior: float = 0.5) -> Bracket:
     r = bayes_risk(f, prior)
     lo = float(np.nextafter(1.0 - r.hi, 0.0)) if r.hi > 0.0 else 1.0
     hi = float(min(np.nextafter(1.0 - r.lo, 2.0), 1.0))
-    return Bracket(lo, hi, "hi", r.note)
+    return Bracket(lo, hi, f.status, "hi", r.note)
 
 
-@implements("reconstruction_bound")
 def reconstruction_bound(f: TradeOff, kappa: float) -> Bracket:
     """Reconstruction robustness: success ≤ 1 − f(κ) for baseline success κ.
 
@@ -310,7 +249,7 @@ def reconstruction_bound(f: TradeOff, kappa: float) -> Bracket:
     k = _validate.probability("kappa", kappa)
     b = tpr_at_fpr(f, k)
     note = "reconstruction success bound 1 − f(κ)" + (f"; {b.note}" if b.note else "")
-    return Bracket(b.lo, b.hi, "hi", note)
+    return Bracket(b.lo, b.hi, f.status, "hi", note)
 
 
 def risk_lines(f: TradeOff, fprs=(1e-3, 1e-2, 0.1), prior: float = 0.5,
@@ -357,5 +296,5 @@ def risk_lines(f: TradeOff, fprs=(1e-3, 1e-2, 0.1), prior: float = 0.5,
     for k in kappas:
         r = reconstruction_bound(f, k)
         lines.append(f"reconstruction success, baseline {k:g}: ≤ {r.hi:.6g}")
-    lines.append("GDP: " + gdp_mu_bracket(f).summary())
+    lines.append("GDP: " + gdp_fit(f).summary())
     return lines

@@ -2,12 +2,12 @@
 
 Two questions, never to be confused (their names say which):
 
-* ``f.gdp_mu()`` (alias ``f.smallest_gdp_mu()``): the smallest μ with f ≥ G_μ,
+* ``f.gdp_mu()``: the smallest μ with f ≥ G_μ,
   "the curve f is μ-GDP". ``f.pure_epsilon()``: the smallest ε with f ≥ f_{ε,0}.
   Both are properties of a curve; the answer is the upper end of a certified
   bracket (``gdp_mu_bounds``, ``pure_epsilon_bounds``), inf when nothing finite is
   proven.
-* ``fdp.gdp_mu(eps, delta)`` (alias ``fdp.gdp_mu_for_eps_delta``): the LARGEST μ
+* ``fdp.gdp_mu_for_eps_delta(eps, delta)``: the LARGEST μ
   whose μ-GDP implies (ε, δ)-DP -- a conversion of a target, in the other direction.
 
 How a curve known only through evaluations is summarised (a proof, not a grid read):
@@ -39,7 +39,6 @@ from scipy.special import expit, ndtri
 
 from fdp import _validate
 from fdp._constants import EPS_CAP
-from fdp._dispatch import implements
 from fdp._numerics import bisect_monotone
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
@@ -212,11 +211,7 @@ def _sandwich_bounds(f: TradeOff, req, rounds: int = 6, split: int = 8):
     for r in range(rounds + 1):
         sw = _Sandwich(f, a)
         cells = sw.cell_requirements(req)
-        up = np.asarray(f._upper(a), dtype=float)
-        # lower end: the pointwise need at points where 1 − f(α), formed from the rounded
-        # f(α), still has relative precision (any subset of points gives a valid lower end)
-        gain = 1.0 - up
-        lower = float(np.max(np.where(gain >= 1e-6, req(a, up, gain), -np.inf)))
+        lower = _pointwise_lower(f, a, req)
         hi = float(np.max(cells))
         if (not np.isfinite(lower) or hi - lower <= 1e-9 * max(1.0, abs(hi))
                 or r == rounds):
@@ -227,16 +222,42 @@ def _sandwich_bounds(f: TradeOff, req, rounds: int = 6, split: int = 8):
         t = np.linspace(0.0, 1.0, split + 1)[1:-1]
         new = (a[hot, None] + (a[hot + 1, None] - a[hot, None]) * t[None, :]).ravel()
         a = np.unique(np.concatenate([a, new]))
-    # the lower end comes from rounded pointwise values: a relative margin of 1e-9
-    # keeps it below the truth (it is the unsafe side, so loosening it costs nothing)
-    lower = lower - 1e-9 * abs(lower) if np.isfinite(lower) else lower
     return max(lower, 0.0), max(hi, 0.0)
+
+
+# Pointwise needs are read only where f(α) and 1 − f(α) are both at least _RESOLVED:
+# an evaluation is trusted to 1e-14 absolutely (about a hundred roundings of
+# numbers ≤ 1), so both have relative error ≤ 1e-8 there (α itself is an exact grid
+# point), and a need (a difference of logs or of Φ⁻¹ values, each with derivative
+# ≤ 1/value) moves by less than _NEED_MARGIN.
+_RESOLVED = 1e-6
+_NEED_MARGIN = 1e-6
+
+
+def _pointwise_lower(f: TradeOff, a: np.ndarray, req) -> float:
+    """A lower end of sup_α req(α, f(α)): the largest need at resolved points.
+
+    Any subset of points gives a valid lower end if the values are exact; the values
+    are the certified upper curve ``_upper`` as computed, so points within a few ulps
+    of α = 1 (where 1 − α and f(α) are rounding noise: a need read there can exceed
+    the truth by any amount) are skipped, and the rest is lowered by the rounding
+    margin. The lower end is the unsafe side, so loosening it costs nothing.
+    """
+    a = np.asarray(a, dtype=float)
+    up = np.asarray(f._upper(a), dtype=float)
+    gain = 1.0 - up
+    ok = (up >= _RESOLVED) & (gain >= _RESOLVED)
+    if not ok.any():
+        return -np.inf
+    need = float(np.max(req(a[ok], up[ok], gain[ok])))
+    if not np.isfinite(need):
+        return need
+    return need - _NEED_MARGIN * max(1.0, abs(need))
 
 
 # ----------------------------------------------------------------------
 # gdp μ: the smallest μ with f ≥ G_μ
 # ----------------------------------------------------------------------
-@implements("gdp_mu_bounds")
 def gdp_mu_bounds(f: TradeOff) -> tuple[float, float]:
     """(lo, hi) with lo ≤ μ* = inf{μ : f ≥ G_μ} ≤ hi (the generic ``_gdp_mu_bounds``).
 
@@ -259,7 +280,6 @@ def gdp_mu_bounds(f: TradeOff) -> tuple[float, float]:
 # ----------------------------------------------------------------------
 # pure ε: the smallest ε with f ≥ f_{ε,0}
 # ----------------------------------------------------------------------
-@implements("pure_epsilon_bounds")
 def pure_epsilon_bounds(f: TradeOff) -> tuple[float, float]:
     """(lo, hi) with lo ≤ ε* = inf{ε : f ≥ f_{ε,0}} ≤ hi (the generic ``_pure_epsilon_bounds``).
 
@@ -268,6 +288,9 @@ def pure_epsilon_bounds(f: TradeOff) -> tuple[float, float]:
     a guarantee for every ordered neighbouring pair and so needs only δ_f.
     Piecewise-linear f: exact at the vertices,
     ε* = max(log max_i (1 − β_i)/α_i, −log min_i β_i/(1 − α_i)).
+    An envelope min{f_1, …, f_m}** (δ_f = max_i δ_i, ``_delta_members``): f ≥ f_{ε,0}
+    ⇔ every f_i ≥ f_{ε,0} (the profile characterisation below), so ε* = max_i ε*_i,
+    read from the members' own brackets.
     Certified privacy profile: f ≥ f_{ε,0} ⇔ δ_f(ε) = 0 and δ_f(−ε) ≤ 1 − e^{−ε}
     (DRS Prop 2.12), bisected on ε; the lower end uses the lower δ. Otherwise: the
     sandwich of the module docstring.
@@ -277,6 +300,10 @@ def pure_epsilon_bounds(f: TradeOff) -> tuple[float, float]:
         a, b, g = pl.alphas, pl.betas, pl.gains
         eps = max(float(np.max(_req_eps(a, b, g))), 0.0)
         return _round_down(eps), _round_up(eps)
+    members = f._delta_members()
+    if members:
+        brackets = [m._pure_epsilon_bounds() for m in members]
+        return (max(float(lo) for lo, _ in brackets), max(float(hi) for _, hi in brackets))
     if f._has_certified_delta():
         return (_profile_pure_eps(f._delta_lower, upper=False),
                 _profile_pure_eps(f._delta, upper=True))
@@ -307,7 +334,6 @@ def _profile_pure_eps(delta_fn, *, upper: bool) -> float:
 # ----------------------------------------------------------------------
 # f ≥ g, proven
 # ----------------------------------------------------------------------
-@implements("dominates")
 def prove_dominates(f: TradeOff, g: TradeOff, tol: float = 0.0) -> bool:
     """True only when f(α) ≥ g(α) − tol is proven for every α (see ``TradeOff.dominates``)."""
     if isinstance(f, Identity):

@@ -39,6 +39,7 @@ from fdp.engine.pipeline import (
     work_units,
 )
 from fdp.engine.progress import Meter
+from fdp.status import Status, status_of
 
 # threads for independent compositions when a core is idle (1: always serial)
 LANES = 2
@@ -228,7 +229,8 @@ def compose_numeric(factors, tol: float | None = None, progress: bool | None = N
     pess, opt = combine_parts(cropped(discretise_groups(groups, step, meter)), meter=meter)
     meter.close()
     return Numeric((pess,), (opt,), _label(groups), tol, directions=_directions(groups),
-                   source=(Recipe(tuple(groups), step),))
+                   source=(Recipe(tuple(groups), step),),
+                   status=status_of(*(f for f, _ in groups), operation=Status.CERTIFIED))
 
 
 __all__ = ["compose_numeric"]

@@ -15,6 +15,7 @@ from typing import Literal
 import numpy as np
 
 from fdp import _validate
+from fdp.bracket import Bracket
 from fdp.engine.grid import DEFAULT_TOL, choose_step, question_bracket, seconds_for
 from fdp.engine.lattice import (
     OPTIMISTIC,
@@ -29,9 +30,16 @@ from fdp.engine.pipeline import (
     inverse_parts,
 )
 from fdp.engine.progress import Meter
-from fdp.engine.readback import epsilon_plain, epsilon_read, refine, symmetric_curve
+from fdp.engine.readback import (
+    consistent_epsilon,
+    epsilon_plain,
+    epsilon_read,
+    refine,
+    symmetric_curve,
+)
 from fdp.engine.summaries import gdp_mu_bounds, pure_epsilon_bounds
 from fdp.engine.tilted import epsilon_bracket
+from fdp.status import Status
 from fdp.tradeoff import TradeOff, remark
 
 Directions = Literal["one", "both"]
@@ -63,6 +71,10 @@ class Numeric(TradeOff):
     directions : {"both", "one"}, optional
         "one" when the result describes one direction of add/remove neighbouring
         only (a composition of ``PoissonAdd`` factors: not a guarantee by itself).
+    status : Status, optional
+        ``Status.CERTIFIED`` (the default), or the weaker status of the factors it was
+        composed from (``fdp.status``: the weakest input wins): the bracket is then
+        certified for the factors as given, which are not themselves guarantees.
     source : tuple of Recipe, optional
         One ``Recipe`` per lattice (the factors, for tilted recomposition at small δ,
         for ``refined`` and for the inverse), or () when the factors are not kept.
@@ -95,6 +107,7 @@ class Numeric(TradeOff):
     directions: Directions = "both"
     source: tuple = field(default=(), repr=False)
     eps_width: float | None = field(default=None, repr=False)
+    status: Status = field(default=Status.CERTIFIED, repr=False)
     # read-back curves of one-sided symmetrisations, filled on first use
     _curves: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -107,6 +120,9 @@ class Numeric(TradeOff):
             raise ValueError("source must hold one Recipe per lattice, or be empty")
         if self.eps_width is not None:
             _validate.real("eps_width", self.eps_width, low=0.0, low_open=True)
+        if not isinstance(self.status, Status) or self.status is Status.EXACT:
+            raise ValueError("status must be a Status other than EXACT (a numeric result "
+                             f"is at best certified), got {self.status!r}")
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -123,9 +139,6 @@ class Numeric(TradeOff):
     def latex(self) -> str:
         return r"\mathrm{Numeric}(" + self.label.replace("⊗", r"\otimes ") + ")"
 
-    @property
-    def is_exact(self) -> bool:
-        return False
 
     @property
     def envelope(self) -> bool:
@@ -222,10 +235,16 @@ class Numeric(TradeOff):
 
     # -- privacy profile ----------------------------------------------------
     def _delta(self, eps):
+        """Upper δ: the pessimistic lattices' δ plus their slack, and 0 from the certified
+        pure ε on (f ≥ f_{ε*,0} gives δ(ε) = 0 for ε ≥ ε*, DRS Prop 2.12)."""
         e = np.asarray(eps, dtype=float)
         out = np.max([lat.delta_raw(e) + lat.slack + lat.readback for lat in self.pess],
                      axis=0)
-        return np.minimum(out, 1.0)
+        return np.where(e >= self._pure_hi(), 0.0, np.minimum(out, 1.0))
+
+    def _pure_hi(self) -> float:
+        """The upper end of ``_pure_epsilon_bounds``."""
+        return float(self._pure_epsilon_bounds()[1])
 
     def _delta_lower(self, eps):
         e = np.asarray(eps, dtype=float)
@@ -303,7 +322,8 @@ class Numeric(TradeOff):
                 meter.advance(2)
             meter.close()
             self._curves[key] = Numeric(tuple(pess), tuple(opt), self.label, tol,
-                                        directions=self.directions, source=recipes)
+                                        directions=self.directions, source=recipes,
+                                        status=self.status)
         return self._curves[key]
 
     @property
@@ -367,7 +387,8 @@ class Numeric(TradeOff):
             lo, hi = self._beta(a), self._upper(a)
         else:
             lo, hi = refine(self, lambda g: (g._beta(a), g._upper(a)), width, "beta(alpha)")
-        return _validate.like_input(alpha, lo), _validate.like_input(alpha, hi)
+        return Bracket(_validate.like_input(alpha, lo), _validate.like_input(alpha, hi),
+                       self.status, safe_side="lo")
 
     def delta_bounds(self, eps, width=None):
         """(lower, upper) privacy profile δ(ε), certified; ``width`` as in ``bounds``.
@@ -404,7 +425,7 @@ class Numeric(TradeOff):
         else:
             lo, hi = refine(self, lambda g: (g._delta_lower(e), g._delta(e)), width,
                                   "delta(eps)")
-        return _validate.like_input(eps, lo), _validate.like_input(eps, hi)
+        return Bracket(_validate.like_input(eps, lo), _validate.like_input(eps, hi), self.status)
 
     # -- (ε, δ): plain read-back above the floor, tilted recomposition below -----
     def epsilon(self, delta):
@@ -492,8 +513,9 @@ class Numeric(TradeOff):
         else:
             w = _validate.real("width", width, low=0.0, low_open=True)
             lo, hi = refine(self, lambda g: g._epsilon_bracket(flat, w), w, "epsilon(delta)")
-        return (_validate.like_input(delta, lo.reshape(d.shape)),
-                _validate.like_input(delta, hi.reshape(d.shape)))
+        lo, hi = consistent_epsilon(self, flat, lo, hi, self._pure_hi())
+        return Bracket(_validate.like_input(delta, lo.reshape(d.shape)),
+                       _validate.like_input(delta, hi.reshape(d.shape)), self.status)
 
     def _epsilon_bracket(self, flat, want):
         return epsilon_read(self, flat, want)
@@ -533,7 +555,7 @@ class Numeric(TradeOff):
         parts = inverse_parts(recipe.groups, base) if recipe.reflected else base
         pess, opt = combine_parts(cropped(parts))
         return Numeric((pess,), (opt,), f"({self.label})⁻¹", self.tol,
-                       directions=self.directions, source=(recipe,))
+                       directions=self.directions, source=(recipe,), status=self.status)
 
     def symmetrize(self, one_sided: bool = False) -> TradeOff:
         """As ``TradeOff.symmetrize``; one-sided: both directions kept as lattices.
@@ -577,15 +599,24 @@ class Numeric(TradeOff):
             return super().symmetrize(one_sided)
         return Numeric((self.pess[0], inv.pess[0]), (self.opt[0], inv.opt[0]),
                        f"symmetrize({self.label})", self.tol, directions="both",
-                       source=self.source + inv.source)
+                       source=self.source + inv.source, status=self.status)
 
     def _gdp_mu_bounds(self):
         """(lo, hi) around the smallest μ with f ≥ G_μ (``fdp.engine.summaries``)."""
         return gdp_mu_bounds(self)
 
     def _pure_epsilon_bounds(self):
-        """(lo, hi) around the smallest ε with f ≥ f_{ε,0} (``fdp.engine.summaries``)."""
-        return pure_epsilon_bounds(self)
+        """(lo, hi) around the smallest ε with f ≥ f_{ε,0} (``fdp.engine.summaries``),
+        computed once; (0, inf) while it is being computed, so that its own read-outs
+        of δ are the lattices' alone."""
+        if "pure" not in self._curves:
+            self._curves["pure"] = (0.0, np.inf)
+            try:
+                self._curves["pure"] = pure_epsilon_bounds(self)
+            except BaseException:
+                del self._curves["pure"]
+                raise
+        return self._curves["pure"]
 
 
 __all__ = ["DEFAULT_TOL", "Numeric", "Recipe"]

@@ -54,6 +54,7 @@ from fdp import _validate
 from fdp._constants import DISCRETE_NORMAL_TAIL_Z
 from fdp.families.finite_pair import FinitePair
 from fdp.law import AtomsLaw, Masses, PrivacyLossLaw
+from fdp.status import Status
 from fdp.tradeoff import TradeOff
 
 SIGMA_ENUM = 64.0           # σ up to this: exact enumeration; above: Euler–Maclaurin
@@ -194,8 +195,8 @@ class DiscreteGaussian(TradeOff):
         return self.sigma <= SIGMA_ENUM
 
     @property
-    def is_exact(self) -> bool:
-        return self.enumerated
+    def status(self) -> Status:
+        return Status.EXACT if self.enumerated else Status.CERTIFIED
 
     def _pair(self) -> FinitePair | None:
         return _dgauss_pair(self.sigma, self.sensitivity) if self.enumerated else None

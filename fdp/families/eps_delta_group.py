@@ -12,6 +12,7 @@ from scipy.special import logsumexp
 
 from fdp import _validate
 from fdp._numerics import bisect_monotone
+from fdp.bracket import Bracket
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.finite_pair import FinitePair
 from fdp.tradeoff import TradeOff
@@ -347,7 +348,7 @@ class EpsDeltaGroup(TradeOff):
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
         return _validate.like_input(delta, self._epsilon(d))
 
-    def epsilon_bounds(self, delta):
+    def epsilon_bounds(self, delta, width=None):
         """(ε, ε): exact."""
         eps = self.epsilon(delta)
-        return eps, eps
+        return Bracket(eps, eps, self.status)

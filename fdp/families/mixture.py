@@ -21,6 +21,16 @@ e^ε = Σⱼ pⱼ e^{μⱼ x_ε − μⱼ²/2} splits it into non-negative Gauss
     δ(ε) = Σⱼ pⱼ δ_{G_{μⱼ}}(μⱼ x_ε − μⱼ²/2),
 
 each evaluated in log space without cancellation (``fdp.families.gaussian``).
+
+Certificate. For ANY losses ℓⱼ with p₀ + Σ_{μⱼ>0} pⱼ e^{ℓⱼ} ≤ e^ε (not necessarily
+of the form μⱼx − μⱼ²/2), δ(ε) ≤ Σⱼ pⱼ δ_{G_{μⱼ}}(ℓⱼ): for every threshold y,
+pⱼ δ_{G_{μⱼ}}(ℓⱼ) ≥ pⱼ(Φ̄(y − μⱼ) − e^{ℓⱼ}Φ̄(y)), and summing over j gives
+Q(X > y) − (Σⱼ pⱼe^{ℓⱼ})P(X > y) ≥ Q(X > y) − e^ε P(X > y), whose sup over y is δ(ε).
+So the root x_ε need not be exact: the computed ℓⱼ are shifted down until the
+budget provably holds, which makes δ an upper bound for every σ, including
+μⱼ = cⱼ/σ near the largest double (each ℓⱼ is formed as μⱼ(x − μⱼ/2), never with
+μⱼ², which overflows beyond 1.3e154). A component with cⱼ/σ = +inf (beyond the
+doubles) is perfectly distinguishable: its Q-mass is an atom at L = +inf.
 Special cases: c = (0, 1), p = (1 − q, q) is the Poisson-subsampled Gaussian
 q G_{1/σ} + (1 − q) Id (add direction); c = (0, s, …, ks), p = Binomial(k, q) is a
 user with k examples under Poisson sampling. The pair is ONE direction of an
@@ -50,11 +60,13 @@ from fdp._numerics import maximise_unimodal
 from fdp._numerics import search_grid as _search_grid
 from fdp.families.gaussian import _GH_W, _GH_X, _log_delta, gdp_beta, isf_normal, normal_cells
 from fdp.law import Masses, MixtureLaw, PrivacyLossLaw, bin_atoms
+from fdp.status import Status, status_of
 from fdp.tradeoff import TradeOff, remark
 
 #: Tolerance on |Σ pⱼ − 1| (probabilities are then divided by their sum).
 PROB_SUM_TOL = 1e-9
 _NEWTON_ITERS = 200
+_ULP = 2.0 ** -52
 #: Smallest ratio of two positive sensitivities (beyond it μⱼ/max μ underflows).
 SPAN = 1e-250
 
@@ -158,21 +170,45 @@ class MixtureOfGaussians(TradeOff):
         return "both" if self.symmetric else "one"
 
     def loss(self, x) -> np.ndarray:
-        """L(x) = log Σⱼ pⱼ exp(μⱼ x − μⱼ²/2), vectorised."""
+        """L(x) = log Σⱼ pⱼ exp(μⱼ(x − μⱼ/2)), vectorised.
+
+        Each exponent is formed as μⱼ·(x − μⱼ/2), never with μⱼ² (which overflows
+        for μⱼ ≳ 1.3e154 while the product stays a double or a signed infinity);
+        a component with μⱼ = 0 contributes log pⱼ at every x, ±inf included.
+        """
         x = np.asarray(x, dtype=float)
         mu, lp = self.mus, np.log(self.weights)
-        with np.errstate(invalid="ignore"):
-            terms = lp[:, None] + mu[:, None] * x.ravel()[None, :] - mu[:, None] ** 2 / 2
-        terms = np.where(np.isnan(terms), -np.inf, terms)   # μ = 0 at x = ±inf
-        return logsumexp(terms, axis=0).reshape(x.shape)
+        with np.errstate(invalid="ignore", over="ignore"):
+            terms = lp[:, None] + mu[:, None] * (x.ravel()[None, :] - mu[:, None] / 2.0)
+        terms = np.where((mu == 0)[:, None], lp[:, None], terms)
+        # an infinite μⱼ (cⱼ/σ beyond the doubles) puts its Q-mass beyond every finite x
+        terms = np.where(np.isnan(terms), -np.inf, terms)
+        with np.errstate(divide="ignore"):
+            return logsumexp(terms, axis=0).reshape(x.shape)
 
     def _live_part(self):
-        """Components with μⱼ > 0: (μⱼ, rⱼ = μⱼ/max μ, log pⱼ, max μ)."""
+        """The components with 0 < μⱼ < ∞, in the scaled variable u = K·x.
+
+        K = min(max μ, 1). The loss of component j at u is ℓⱼ = aⱼ(u − bⱼ) =
+        μⱼ x − μⱼ²/2 with aⱼ = μⱼ/K, bⱼ = Kμⱼ/2: every factor is a double for
+        every μⱼ (no square is formed), and u stays finite both for subnormal μ
+        (where x = ε/μ would overflow) and for μ near the largest double.
+
+        Returns
+        -------
+        tuple
+            (μⱼ, aⱼ, bⱼ, log pⱼ, K) over the finite live components.
+        """
         mu = self.mus
-        live = mu > 0
+        live = (mu > 0) & np.isfinite(mu)
         mu = mu[live]
-        top = float(mu.max())
-        return mu, mu / top, np.log(self.weights[live]), top
+        k = min(float(mu.max()), 1.0) if mu.size else 1.0
+        return mu, mu / k, k * mu / 2.0, np.log(self.weights[live]), k
+
+    @property
+    def _infinite_mass(self) -> float:
+        """Σ pⱼ over components with cⱼ/σ = inf (their Q-mass lies beyond every x)."""
+        return float(self.weights[np.isinf(self.mus)].sum())
 
     def x_at_loss(self, loss) -> np.ndarray:
         """The threshold x with L(x) = l, rounded so that L(x) ≤ l as computed.
@@ -181,17 +217,13 @@ class MixtureOfGaussians(TradeOff):
         """
         u = self._scaled_root(loss)
         with np.errstate(over="ignore"):
-            return u / self._live_part()[3]
+            return u / self._live_part()[4]
 
     def _scaled_root(self, loss) -> np.ndarray:
-        """u = (max μ)·x with L(x) = l, rounded down (L(x) ≤ l as computed).
+        """u = K·x with L(x) = l (K as in ``_live_part``), rounded down (L(x) ≤ l as computed).
 
-        L(x) = log(p₀ + e^{M}) with M = log Σ_{μⱼ>0} pⱼ e^{rⱼu − μⱼ²/2}, rⱼ = μⱼ/max μ ∈ (0, 1]:
-        a convex increasing function of u. Solve M(u) = t, t = l + log(1 − p₀e^{−l}), by
-        Newton's method from a point right of the root (M(u) ≥ log pⱼ + rⱼu − μⱼ²/2 for
-        every j): the tangent of a convex function lies below it, so every iterate
-        stays right of the root and they decrease to it monotonically. Working in u
-        keeps every quantity finite even for subnormal μ.
+        +inf when l > log p₀ but no component has a finite positive μⱼ (then L is
+        log p₀ at every finite x).
         """
         lvals = np.asarray(loss, dtype=float)
         shape = lvals.shape
@@ -207,41 +239,93 @@ class MixtureOfGaussians(TradeOff):
         out[top] = np.inf
         live = ~(low | top)
         if live.any():
-            out[live] = self._solve(lvals[live], floor)
+            u, t = self._solve(lvals[live], floor)
+            _, a, b, lp, _ = self._live_part()
+            # outward rounding: step down until M(u) ≤ t as computed (a few ulps at most)
+            for _ in range(8):
+                high = self._scaled_loss(u, a, b, lp) > t
+                if not high.any():
+                    break
+                u = np.where(high, np.nextafter(u, -np.inf) - 4e-16 * np.abs(u), u)
+            out[live] = u
         return out.reshape(shape)
 
-    def _solve(self, lvals: np.ndarray, floor: float) -> np.ndarray:
-        _, r, lp, _ = self._live_part()
-        half = self.mus[self.mus > 0] ** 2 / 2.0
-        with np.errstate(divide="ignore"):
+    @staticmethod
+    def _scaled_loss(u, a, b, lp):
+        """M(u) = log Σⱼ pⱼ e^{aⱼ(u − bⱼ)} over the finite live components."""
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            terms = lp[None, :] + a[None, :] * (u[:, None] - b[None, :])
+            terms = np.where(np.isnan(terms), np.inf, terms)
+            return logsumexp(terms, axis=1)
+
+    def _budget(self, lvals: np.ndarray, floor: float):
+        """t = log(e^l − p₀), the share of e^l left to the live components, and an
+        upper bound η on the rounding error of t and of a log-sum-exp near it."""
+        with np.errstate(divide="ignore", over="ignore"):
+            z = np.exp(floor - lvals) if floor > -np.inf else np.zeros(lvals.size)
             t = lvals + (np.log(-np.expm1(floor - lvals)) if floor > -np.inf else 0.0)
-        with np.errstate(over="ignore"):
-            u = np.min((t[:, None] - lp[None, :] + half[None, :]) / r[None, :], axis=1)
+            eta = 8.0 * _ULP * (1.0 + np.abs(t) + np.abs(lvals) + self.weights.size)
+            if floor > -np.inf:
+                eta = eta + 8.0 * _ULP * z / (1.0 - z) * (1.0 + abs(floor) + np.abs(lvals))
+        return t, eta
 
-        def m_and_slope(uv):
-            terms = lp[None, :] + r[None, :] * uv[:, None] - half[None, :]
-            m = logsumexp(terms, axis=1)
-            with np.errstate(under="ignore"):
-                w = np.exp(terms - m[:, None])
-            return m, w @ r
+    def _solve(self, lvals: np.ndarray, floor: float):
+        """(u, t): the root u of M(u) = t (``_scaled_loss``), t = log(e^l − p₀).
 
-        todo = np.ones(u.size, dtype=bool)
+        M is a convex increasing function of u. Newton's method from a point right
+        of the root (M(u) ≥ log pⱼ + aⱼ(u − bⱼ) for every j): the tangent of a convex
+        function lies below it, so every iterate stays right of the root and they
+        decrease to it monotonically. +inf where no finite live component exists or
+        the root lies beyond the doubles.
+        """
+        _, a, b, lp, _ = self._live_part()
+        t, _ = self._budget(lvals, floor)
+        if a.size == 0:
+            return np.full(lvals.size, np.inf), t
+        with np.errstate(over="ignore", invalid="ignore"):
+            u = np.min(b[None, :] + (t[:, None] - lp[None, :]) / a[None, :], axis=1)
+        u = np.where(np.isnan(u), np.inf, u)
+        todo = np.isfinite(u)
         for _ in range(_NEWTON_ITERS):
             idx = np.flatnonzero(todo)
             if idx.size == 0:
                 break
-            m, slope = m_and_slope(u[idx])
-            step = np.maximum(m - t[idx], 0.0) / np.maximum(slope, 1e-300)
+            with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+                terms = lp[None, :] + a[None, :] * (u[idx, None] - b[None, :])
+                m = logsumexp(terms, axis=1)
+                w = np.exp(terms - m[:, None])
+                slope = np.where(np.isnan(w), 0.0, w) @ a
+                step = np.maximum(m - t[idx], 0.0) / np.maximum(slope, 1e-300)
+            step = np.where(np.isfinite(step), step, 0.0)
             u[idx] = u[idx] - step
             todo[idx[step <= 2e-16 * np.maximum(1.0, np.abs(u[idx]))]] = False
-        # outward rounding: step down until M(u) ≤ t as computed (a few ulps at most)
-        for _ in range(8):
-            m, _ = m_and_slope(u)
-            high = m > t
-            if not high.any():
-                break
-            u = np.where(high, np.nextafter(u, -np.inf) - 4e-16 * np.abs(u), u)
-        return u
+        return u, t
+
+    def _profile_losses(self, lvals: np.ndarray) -> np.ndarray:
+        """Losses ℓⱼ, one per finite live component, with p₀ + Σⱼ pⱼ e^{ℓⱼ} ≤ e^ε.
+
+        Any such vector certifies δ(ε) ≤ Σⱼ pⱼ δ_{G_{μⱼ}}(ℓⱼ) + p_∞ (module docstring,
+        "certificate"); the best one is ℓⱼ = μⱼ x_ε − μⱼ²/2. The Newton root gives it
+        to rounding; the vector is then shifted down by the computed excess over the
+        budget plus its rounding bound, so the inequality holds in exact arithmetic
+        whatever the rounding of the root. Where the root is not a double (it
+        overflowed), ℓⱼ = t − log pⱼ − log J, which meets the budget trivially.
+        """
+        floor = self.floor
+        _, a, b, lp, _ = self._live_part()
+        u, t = self._solve(lvals, floor)
+        _, eta = self._budget(lvals, floor)
+        with np.errstate(over="ignore", invalid="ignore"):
+            ell = a[None, :] * (u[:, None] - b[None, :])
+        m = self._scaled_loss(u, a, b, lp)
+        with np.errstate(invalid="ignore"):
+            shift = np.maximum(m - (t - eta), 0.0)
+            ell = ell - shift[:, None]
+        bad = ~np.isfinite(shift) | np.isnan(ell).any(axis=1)
+        if bad.any():
+            fallback = t[:, None] - lp[None, :] - np.log(a.size) - eta[:, None]
+            ell[bad] = fallback[bad]
+        return ell
 
     # ------------------------------------------------------------------
     # the trade-off function
@@ -254,25 +338,27 @@ class MixtureOfGaussians(TradeOff):
         return np.minimum(out, 1.0 - a)
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
-        """δ(ε) = Σⱼ pⱼ δ_{G_{μⱼ}}(μⱼx_ε − μⱼ²/2), x_ε = L⁻¹(ε) (module docstring).
+        """δ(ε) ≤ Σⱼ pⱼ δ_{G_{μⱼ}}(ℓⱼ) + p_∞ with ℓⱼ from ``_profile_losses``.
 
-        x_ε is rounded down (L(x_ε) ≤ ε), which can only raise δ: the safe side.
-        Below inf L, δ(ε) = 1 − e^ε.
+        Equality for ℓⱼ = μⱼ x_ε − μⱼ²/2 (module docstring); ``_profile_losses``
+        rounds to the safe side. Below inf L, δ(ε) = 1 − e^ε; at ε = +inf,
+        δ = p_∞ (the Q-mass of components with cⱼ/σ beyond the doubles).
         """
         e = np.asarray(eps, dtype=float)
         flat = e.ravel()
         out = -np.expm1(np.minimum(flat, 0.0))            # ε ≤ inf L: 1 − e^ε
         if self.trivial:
             return out.reshape(e.shape)
+        p_inf = self._infinite_mass
         live = (flat > self.floor) & (flat < np.inf)
-        out = np.where(flat == np.inf, 0.0, out)
+        out = np.where(flat == np.inf, p_inf, out)
         if live.any():
-            u = self._scaled_root(flat[live])           # u = (max μ)·x_ε
-            mu, r, lp, _ = self._live_part()
-            acc = np.zeros(u.size)
-            for mj, rj, lpj in zip(mu, r, lp):
+            ell = self._profile_losses(flat[live])
+            mu, _, _, lp, _ = self._live_part()
+            acc = np.full(ell.shape[0], p_inf)
+            for j, (mj, lpj) in enumerate(zip(mu, lp)):
                 with np.errstate(under="ignore"):
-                    acc += np.exp(lpj + _log_delta(float(mj), rj * u - mj * mj / 2.0))
+                    acc += np.exp(lpj + _log_delta(float(mj), ell[:, j]))
             out[live] = np.minimum(acc, 1.0)
         return out.reshape(e.shape)
 
@@ -287,6 +373,8 @@ class MixtureOfGaussians(TradeOff):
             return 0.0
         c, s = max(self.sensitivities), self.sigma
         mu = c / s
+        if not np.isfinite(mu):
+            return float("inf")
         if Fraction(mu) * Fraction(s) < Fraction(c):
             mu = float(np.nextafter(mu, np.inf))
         return mu
@@ -359,8 +447,8 @@ class RevealedMixture(TradeOff):
         return "both" if self.symmetric else "one"
 
     @property
-    def is_exact(self) -> bool:
-        return all(m.is_exact for m in self.members)
+    def status(self) -> Status:
+        return status_of(*self.members)
 
     def _inverse(self) -> TradeOff:
         return RevealedMixture(self.weights, tuple(m.inverse() for m in self.members))
@@ -448,16 +536,20 @@ class MixtureOfGaussiansLaw(PrivacyLossLaw):
         x = f.x_at_loss(np.asarray(edges, dtype=float))
         pi = normal_cells(x)
         kappa = np.zeros(pi.size)
-        for mu, p in zip(f.mus, f.weights):
+        finite = np.isfinite(f.mus)
+        for mu, p in zip(f.mus[finite], f.weights[finite]):
             with np.errstate(invalid="ignore"):
                 kappa += p * normal_cells(x - mu)
-        return kappa, pi, 0.0, 0.0
+        return kappa, pi, f._infinite_mass, 0.0
 
     def loss_range(self) -> tuple[float, float]:
         f = self.f
         if f.trivial:
             return 0.0, 0.0
-        mu, p = f.mus, f.weights
+        finite = np.isfinite(f.mus)
+        if not finite.any():            # only Id and perfectly distinguishable parts
+            return f.floor if f.floor > -np.inf else 0.0, 0.0
+        mu, p = f.mus[finite], f.weights[finite]
         z = np.array([isf_normal(NORMAL_TAIL_MASS / (mu.size * pj)) for pj in p])
         x_lo, x_hi = float(np.min(mu - z)), float(np.max(mu + z))
         lo, hi = f.loss(np.array([x_lo, x_hi]))
@@ -470,8 +562,13 @@ class MixtureOfGaussiansLaw(PrivacyLossLaw):
             return None
         if f.trivial:
             return 0.0, 0.0
+        if not np.all(np.isfinite(f.mus)):
+            return None                 # an atom at L = +inf: no finite moments
         x = np.concatenate([_GH_X + mu for mu in f.mus])
         w = np.concatenate([p * _GH_W for p in f.weights])
         vals = f.loss(x)
         m = float(w @ vals)
-        return m, float(w @ (vals - m) ** 2)
+        if not np.isfinite(m):
+            return None                 # μⱼ²/2 beyond the doubles
+        v = float(w @ (vals - m) ** 2)
+        return (m, v) if np.isfinite(v) else None

@@ -20,6 +20,7 @@ from fdp.interop.dp_accounting import (
     _relation,
     _sensitivity,
 )
+from fdp.status import require_guarantee
 from fdp.tradeoff import TradeOff
 
 NeighboringRelation = _pa.NeighboringRelation
@@ -93,7 +94,9 @@ class FdpAccountant(_pa.PrivacyAccountant):
     def tradeoff(self) -> TradeOff:
         """The f-DP guarantee of everything composed so far (``fdp.from_dp_event``)."""
         if self._tradeoff is None:
-            self._tradeoff = _finish(_map(self.ledger, self._ctx, build=True))
+            t = _finish(_map(self.ledger, self._ctx, build=True))
+            require_guarantee(t, "FdpAccountant")
+            self._tradeoff = t
         return self._tradeoff
 
 

@@ -484,7 +484,7 @@ def _poisson(event, ctx, build):
         return inner  # every record is sampled (no private event: trivially safe)
     if not build:
         return _Mapped(None, True)
-    return _Mapped(inner.f.subsample(q, scheme="poisson", direction="add"), True)
+    return _Mapped(inner.f.subsample(q, sampling="poisson", direction="add"), True)
 
 
 def _without_replacement(event, ctx, build):
@@ -508,7 +508,7 @@ def _without_replacement(event, ctx, build):
     if not build:
         return _Mapped(None)
     p = _ratio(m, n, up=True)
-    return _Mapped(inner.f.subsample(p, scheme="without_replacement"))
+    return _Mapped(inner.f.subsample(p, sampling="without_replacement"))
 
 
 _RULES = {

@@ -40,6 +40,7 @@ from fdp import _validate
 from fdp.families import Gaussian, Identity
 from fdp.interop.dp_accounting import no_privacy
 from fdp.sgd.certified import dpsgd
+from fdp.status import require_guarantee
 from fdp.tradeoff import TradeOff
 
 MECHANISM = "fdp"
@@ -148,7 +149,9 @@ class FdpAccountant:
         """The certified trade-off function of the whole history (``fdp.dpsgd``)."""
         key = _history_key(self.history)
         if self._cached is None or self._cached[0] != key:
-            self._cached = (key, _tradeoff(key))
+            t = _tradeoff(key)
+            require_guarantee(t, "the Opacus accountant")
+            self._cached = (key, t)
         return self._cached[1]
 
     def get_mu(self) -> float:

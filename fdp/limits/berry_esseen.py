@@ -45,7 +45,9 @@ from fdp._numerics import alpha_grid as _alpha_grid
 from fdp._numerics import golden_max
 from fdp.conversions.gdp import gdp_beta
 from fdp.limits.functionals import Functionals, functionals
+from fdp.operations.weaken import weaken
 from fdp.operations.with_delta import with_delta
+from fdp.status import Status
 from fdp.tradeoff import TradeOff, count_factors
 
 #: The Berry–Esseen constant used by DRS Thm 3.4.
@@ -374,7 +376,8 @@ def clt(fs, *more: TradeOff, one_sided: bool | None = None,
         zero = EpsDelta(0.0, 1.0)
         return CLTResult(mu, gamma, 1.0, zero, zero, zero, n_total, False, accuracy,
                          tuple(fn for fn, _ in funcs))
-    approx = with_delta(Gaussian(mu), delta)
+    approx = weaken(with_delta(Gaussian(mu), delta), Status.APPROXIMATION,
+                    "CLT, DRS 2022 Thm 3.5")
     vacuous = gamma >= 0.5
     lower: TradeOff
     upper: TradeOff
@@ -382,6 +385,10 @@ def clt(fs, *more: TradeOff, one_sided: bool | None = None,
         lower, upper = EpsDelta(0.0, 1.0), with_delta(Identity(), delta)
     else:
         lower = with_delta(BerryEsseenLower(mu, gamma), delta)
-        upper = with_delta(berry_esseen_upper(mu, gamma), delta)
+        if accuracy > 0.0:   # the band of DRS Thm 3.4 holds for exact functionals only
+            lower = weaken(lower, Status.APPROXIMATION, "Berry-Esseen band from numerically "
+                           f"integrated functionals (error {accuracy:.1e})")
+        upper = weaken(with_delta(berry_esseen_upper(mu, gamma), delta), Status.LOWER_BOUND,
+                       "upper side of the Berry-Esseen band, DRS 2022 Thm 3.4")
     return CLTResult(mu, gamma, delta, approx, lower, upper, n_total, vacuous, accuracy,
                      tuple(fn for fn, _ in funcs))

@@ -32,6 +32,7 @@ from fdp import _validate
 from fdp.limits.berry_esseen import _as_list, _grouped
 from fdp.limits.functionals import _decompose
 from fdp.operations.with_delta import with_delta
+from fdp.status import Status
 from fdp.tradeoff import TradeOff
 
 _X = np.linspace(-40.0, 40.0, 16001)
@@ -130,8 +131,6 @@ class EdgeworthApprox(TradeOff):
     exkurt_q: float
     n: int
 
-    approximate = True
-
     def __post_init__(self):
         for name in ("mu_f", "skew_p", "exkurt_p", "skew_q", "exkurt_q"):
             object.__setattr__(self, name, _validate.real(name, getattr(self, name)))
@@ -140,12 +139,12 @@ class EdgeworthApprox(TradeOff):
                                                           low_open=True))
 
     def __repr__(self):
-        return (f"EdgeworthApprox(mu_f={self.mu_f:.6g}, n={self.n}; approximate "
-                "(degree-2 Edgeworth, ZDLS 2020), not a privacy bound)")
+        return (f"EdgeworthApprox(mu_f={self.mu_f:.6g}, n={self.n})  # approximation "
+                "(degree-2 Edgeworth, ZDLS 2020), not a guarantee")
 
     @property
-    def is_exact(self) -> bool:
-        return False
+    def status(self) -> Status:
+        return Status.APPROXIMATION
 
     def _quantile_p(self, alpha: np.ndarray) -> np.ndarray:
         """h with S_P(h) = α, S_P the monotonised Edgeworth survival function under P."""
@@ -153,9 +152,11 @@ class EdgeworthApprox(TradeOff):
         if mono is None:   # the monotonised survival function on the grid, once
             sf = np.clip(edgeworth_sf(_X, self.skew_p, self.exkurt_p), 0.0, 1.0)
             mono = np.minimum.accumulate(sf)  # non-increasing in x
+            # reversed (non-decreasing) and contiguous, for searchsorted without a copy
             object.__setattr__(self, "_mono", mono)
+            object.__setattr__(self, "_mono_up", np.ascontiguousarray(mono[::-1]))
         # First grid index with mono ≤ α (mono reversed is non-decreasing).
-        k = _X.size - np.searchsorted(mono[::-1], alpha, side="right")
+        k = _X.size - np.searchsorted(self.__dict__["_mono_up"], alpha, side="right")
         k = np.clip(k, 0, _X.size - 1)
         lo = _X[np.maximum(k - 1, 0)]
         hi = _X[k]
@@ -178,6 +179,10 @@ class EdgeworthApprox(TradeOff):
             f_hi = np.where(above & (side > 0), 0.5 * f_hi, f_hi)
             f_lo = np.where(~above & (side < 0), 0.5 * f_lo, f_lo)
             side = np.where(above, 1.0, -1.0)
+            # converged everywhere: the root found exactly, or the cell shrunk to
+            # round-off (the remaining steps would not move ``hi``)
+            if np.all((f_hi == 0.0) | (hi - lo <= 4e-16 * np.maximum(1.0, np.abs(hi)))):
+                break
         return hi
 
     def _beta(self, alpha: np.ndarray) -> np.ndarray:

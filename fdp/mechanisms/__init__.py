@@ -17,8 +17,8 @@ queries; ``rng`` is a numpy ``Generator``, an int seed, or None for fresh entrop
 ===============================  ===============================================
 
 ``sensitivity`` holds Δ for counts, bounded sums and means, and histograms under a
-stated neighbouring relation; ``fdp.calibrate`` (and ``GaussianMechanism.calibrated``,
-``LaplaceMechanism.calibrated``) choose the least noise meeting a target.
+stated neighbouring relation; ``fdp.calibrate`` chooses the least noise meeting a target (its
+``.mechanism``).
 
 Which sampler is safe for real data
 -----------------------------------

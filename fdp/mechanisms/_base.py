@@ -17,21 +17,8 @@ mechanism can be audited by providing them.
 from __future__ import annotations
 
 import numbers
-from typing import Any
 
 import numpy as np
-
-from fdp._dispatch import implementation
-
-
-def calibrated(kind: str, sensitivity: float, target: dict) -> Any:
-    """The least-noise mechanism of ``kind`` ("gaussian" or "laplace") meeting ``target``.
-
-    The noise search lives in ``fdp.calibration``, a layer above the mechanisms; it is
-    reached through the package's one registry (``fdp._dispatch``, name
-    ``"calibrate_noise"``), which ``import fdp`` fills.
-    """
-    return implementation("calibrate_noise")(kind, sensitivity=sensitivity, **target).mechanism
 
 
 def generator(rng) -> np.random.Generator:

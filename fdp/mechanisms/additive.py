@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
 from fdp.families.laplace import Laplace
-from fdp.mechanisms._base import Mechanism, calibrated, finite_values, generator, like, positive
+from fdp.mechanisms._base import Mechanism, finite_values, generator, like, positive
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,8 @@ class GaussianMechanism(Mechanism):
     Gaussian(mu=0.5)
     >>> m.release([1.0, 2.0], rng=0).shape
     (2,)
-    >>> print(f"{GaussianMechanism.calibrated(mu=1.0).sigma:.4f}")
+    >>> import fdp
+    >>> print(f"{fdp.calibrate('gaussian', mu=1.0).mechanism.sigma:.4f}")
     1.0000
     """
 
@@ -71,10 +72,6 @@ class GaussianMechanism(Mechanism):
         """The worst-case neighbouring pair of a scalar query: (0, Δ)."""
         return 0.0, self.sensitivity
 
-    @classmethod
-    def calibrated(cls, sensitivity: float = 1.0, **target) -> GaussianMechanism:
-        """The least-noise Gaussian mechanism meeting a target (see ``fdp.calibrate``)."""
-        return calibrated("gaussian", sensitivity, target)
 
 
 @dataclass(frozen=True)
@@ -135,7 +132,3 @@ class LaplaceMechanism(Mechanism):
         """The worst-case neighbouring pair of a scalar query: (0, Δ)."""
         return 0.0, self.sensitivity
 
-    @classmethod
-    def calibrated(cls, sensitivity: float = 1.0, **target) -> LaplaceMechanism:
-        """The least-noise Laplace mechanism meeting a target (see ``fdp.calibrate``)."""
-        return calibrated("laplace", sensitivity, target)

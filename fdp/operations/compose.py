@@ -36,7 +36,6 @@ import numpy as np
 from scipy.special import gammaln
 
 from fdp import _validate
-from fdp._dispatch import implements
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.finite_pair import FinitePair
 from fdp.families.finite_pair import power as pair_power
@@ -217,7 +216,6 @@ def _reduce_kind(kind: str, payloads: list) -> TradeOff | None:
     return _FINISH[kind](out)
 
 
-@implements("compose")
 def compose(*fs: TradeOff, tol: float | None = None) -> TradeOff:
     """f_1 ⊗ f_2 ⊗ … (DRS Def 3.1); adaptive composition of f_i-DP mechanisms is ⊗f_i-DP.
 
@@ -259,9 +257,6 @@ def compose(*fs: TradeOff, tol: float | None = None) -> TradeOff:
     True
     """
     fs = as_factors(fs, "compose")
-    for f in fs:
-        if getattr(f, "is_guarantee", True) is False:      # e.g. the shuffle LOWER curve
-            raise TypeError(f"cannot compose {f!r}: it is a LOWER bound, not a guarantee")
     if tol is not None:
         _validate.real("tol", tol, low=0.0, low_open=True)
     return _compose_counted(count_factors(fs), tol)
@@ -320,7 +315,6 @@ def _split_delta(items):
     return out, delta
 
 
-@implements("power")
 def power(f: TradeOff, n: int) -> TradeOff:
     """f^{⊗n}; n = 0 gives Id. Negative or non-integer n is refused.
 

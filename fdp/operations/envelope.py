@@ -7,9 +7,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from fdp._constants import EPS_SEARCH
-from fdp._dispatch import implements
 from fdp._numerics import conjugate_delta, maximise_unimodal
 from fdp._numerics import search_grid as _search_grid
+from fdp.status import Status, status_of
 from fdp.tradeoff import TradeOff, as_factors, math_repr, remark
 
 
@@ -29,8 +29,8 @@ class _Combination(TradeOff):
     _name = "combination"
 
     @property
-    def is_exact(self) -> bool:
-        return all(m.is_exact for m in self.members)
+    def status(self) -> Status:
+        return status_of(*self.members)
 
     @property
     def symmetric(self) -> bool:
@@ -158,7 +158,6 @@ def _flatten(cls, fs, name):
     return tuple(dict.fromkeys(out))
 
 
-@implements("envelope")
 def envelope(*fs: TradeOff) -> TradeOff:
     """min{f_1, …}**, the lower convex envelope of trade-off functions.
 
@@ -198,7 +197,6 @@ def envelope(*fs: TradeOff) -> TradeOff:
     return members[0] if len(members) == 1 else Envelope(members)
 
 
-@implements("strongest")
 def strongest(*fs: TradeOff) -> TradeOff:
     """max{f_1, …}: what holds when each f_i-DP guarantee holds.
 

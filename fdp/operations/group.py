@@ -18,10 +18,10 @@ import numpy as np
 
 from fdp import _validate
 from fdp._constants import EPS_SEARCH
-from fdp._dispatch import implements
 from fdp.families.eps_delta_group import EpsDeltaGroup, eps_delta_group
 from fdp.families.piecewise import PiecewiseLinear, lower_convex_hull
-from fdp.tradeoff import TradeOff
+from fdp.status import Status, status_of
+from fdp.tradeoff import TradeOff, math_repr, remark
 
 # Group sizes up to this are also evaluated by iterating 1 − f pointwise (exact to
 # rounding for closed-form f); the grid bracket is used for every k.
@@ -305,8 +305,8 @@ class Group(TradeOff):
         return np.minimum(self._curves()[1]._delta(eps), self._delta(eps))
 
     @property
-    def is_exact(self) -> bool:
-        return False
+    def status(self) -> Status:
+        return status_of(self.of, operation=Status.CERTIFIED)
 
     @property
     def symmetric(self) -> bool:
@@ -320,13 +320,12 @@ class Group(TradeOff):
         return Group(self.of, self.k * k)
 
     def __repr__(self):
-        return f"{self.of!r}.group({self.k})"
+        return f"{math_repr(self.of)}.group({self.k})" + remark(self)
 
     def latex(self) -> str:
         return rf"1-(1-{self.of.latex()})^{{\circ {self.k}}}"
 
 
-@implements("group")
 def group(f: TradeOff, k: int) -> TradeOff:
     """The generic group curve 1 − (1 − f)^{∘k} (DRS Thm 2.14): ``Group(f, k)``.
 

@@ -8,14 +8,13 @@ import numpy as np
 from scipy.special import expit
 
 from fdp._constants import DELTA_RESOLUTION, LOGIT_SEARCH
-from fdp._dispatch import implements
 from fdp._numerics import bisect_monotone, conjugate_delta
+from fdp.status import Status
 from fdp.tradeoff import TradeOff, math_repr, remark
 
 REFLECT_MAX = 3.0
 
 
-@implements("inverse")
 @dataclass(frozen=True)
 class Inverse(TradeOff):
     """f⁻¹(α) = inf{t ∈ [0, 1] : f(t) ≤ α}; T(Q, P) = T(P, Q)⁻¹.
@@ -77,8 +76,8 @@ class Inverse(TradeOff):
         return np.clip(out, 0.0, 1.0).reshape(e0.shape)
 
     @property
-    def is_exact(self) -> bool:
-        return self.of.is_exact
+    def status(self) -> Status:
+        return self.of.status
 
     def _inverse(self) -> TradeOff:
         return self.of

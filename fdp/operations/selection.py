@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from fdp import _validate
+from fdp.bracket import Bracket
 from fdp.families.bounded_range import BoundedRange
 from fdp.operations.selection_recursion import (
     EPS_MIN,
@@ -24,7 +25,8 @@ from fdp.operations.selection_recursion import (
     cells_per_eps,
     profile_recursion,
 )
-from fdp.tradeoff import TradeOff
+from fdp.status import Status
+from fdp.tradeoff import TradeOff, _meet_width
 
 # ----------------------------------------------------------------------
 # Optimal composition of adaptively chosen ε-BR mechanisms
@@ -142,8 +144,8 @@ class _Blocked(TradeOff):
         return True
 
     @property
-    def is_exact(self) -> bool:
-        return False
+    def status(self) -> Status:
+        return Status.CERTIFIED
 
     def _beta(self, alpha):
         return self.low._beta(alpha)
@@ -161,11 +163,13 @@ class _Blocked(TradeOff):
         """Certified upper ε of the blocked composition (the engine's own read-out)."""
         return self.epsilon_bounds(delta)[1]
 
-    def epsilon_bounds(self, delta):
+    def epsilon_bounds(self, delta, width=None):
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
         hi = self.low.epsilon_bounds(d)[1]
         lo = np.minimum(self.high.epsilon_bounds(d)[0], hi)
-        return _validate.like_input(delta, lo), _validate.like_input(delta, hi)
+        _meet_width(self, width, lo, hi, "epsilon(delta)")
+        return Bracket(_validate.like_input(delta, lo), _validate.like_input(delta, hi),
+                       self.status)
 
     def latex(self) -> str:
         return rf"\mathrm{{BR}}_{{{self.eps:g}}}^{{\circledast {self.k}}}"
@@ -220,8 +224,8 @@ class SelectionComposition(TradeOff):
         return True          # each GRR_t's inverse is GRR_{ε−t}
 
     @property
-    def is_exact(self) -> bool:
-        return False
+    def status(self) -> Status:
+        return Status.CERTIFIED
 
     def _pos(self, x, side):
         """Grid position at or below (side=-1) / at or above (side=+1) each x."""

@@ -24,14 +24,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from fdp import _validate
-from fdp._dispatch import implements
 from fdp._numerics import bisect_monotone
 from fdp.families.finite_pair import FinitePair
 from fdp.operations.envelope import envelope
 from fdp.operations.inverse import Inverse
-from fdp.tradeoff import TradeOff, remark
+from fdp.status import Status
+from fdp.tradeoff import TradeOff, math_repr, remark
 
-SCHEMES = ("poisson", "without_replacement")
+SAMPLINGS = ("poisson", "without_replacement")
 DIRECTIONS = ("both", "add", "remove")
 
 
@@ -81,8 +81,8 @@ class PoissonAdd(TradeOff):
         return np.where(live, amplified, -np.expm1(np.minimum(e, 0.0)))
 
     @property
-    def is_exact(self) -> bool:
-        return self.of.is_exact
+    def status(self) -> Status:
+        return self.of.status
 
     def _gaussian_component(self):
         """(μ, p) for a subsampled G_μ (engine hook; see ``TradeOff``)."""
@@ -111,10 +111,40 @@ class PoissonAdd(TradeOff):
         return "one"
 
     def __repr__(self):
-        return f"PoissonAdd({self.of!r}, p={self.p!r})" + remark(self)
+        return f"PoissonAdd({math_repr(self.of)}, p={self.p!r})" + remark(self)
 
     def latex(self) -> str:
         return rf"{self.p:g}\,{self.of.latex()} + {1 - self.p:g}\,\mathrm{{Id}}"
+
+    def _pure_epsilon_bounds(self) -> tuple[float, float]:
+        """Pure ε of f_p from f's bracket [ε_lo, ε_hi] (summary hook).
+
+        f ≥ f_{ε,0} ⇔ |L| ≤ ε a.s., L = log(dQ/dP). The add direction's loss is
+        L' = log(1 − p + p e^L), increasing in L, so |L| ≤ ε gives
+        L' ∈ [log(1 − p + p e^{−ε}), log(1 + p(e^ε − 1))], and the upper end is the
+        larger in modulus: ε*(f_p) ≤ log(1 + p(e^{ε_hi} − 1)) (the amplification of
+        ε-DP by Poisson subsampling; Balle, Barthe & Gaboardi 2018). Below: ε*(f) is sup L or −inf L, so ε*(f_p) ≥
+        −log(1 − p(1 − e^{−ε_lo})), and ≥ log(1 + p(e^{ε_lo} − 1)) for symmetric f (whose
+        loss support is symmetric). Where f has no finite ε_hi, the generic summary
+        answers (f_p can still be pure: a P-atom at L = −∞ maps to log(1 − p)).
+        """
+        p = float(self.p)
+        if p == 0.0:
+            return 0.0, 0.0
+        lo, hi = (float(x) for x in self.of._pure_epsilon_bounds())
+        with np.errstate(over="ignore"):
+            up = float(np.log1p(p * np.expm1(hi)))
+            if self.of.symmetric:
+                down = float(np.log1p(p * np.expm1(lo)))
+            else:
+                down = float(-np.log1p(p * np.expm1(-lo)))
+        # a few roundings each: moved outwards by a relative 1e-15
+        down = max(down * (1.0 - 1e-15), 0.0)
+        up = up * (1.0 + 1e-15)
+        if not np.isfinite(up):
+            g_lo, up = super()._pure_epsilon_bounds()
+            down = max(down, float(g_lo))
+        return down, up
 
     def law(self):
         """The law of T(P, (1 − p)P + pQ) from f's law (``fdp.law.SubsampledLaw``)."""
@@ -143,6 +173,10 @@ class PoissonRemove(Inverse):
     def _delta_lower(self, eps):
         return self._zero_beyond(super()._delta_lower, eps)
 
+    def _pure_epsilon_bounds(self) -> tuple[float, float]:
+        """f⁻¹ ≥ f_{ε,0} ⇔ f ≥ f_{ε,0} (f_{ε,0} is symmetric): f_p's bracket."""
+        return self.of._pure_epsilon_bounds()
+
     def _zero_beyond(self, delta_fn, eps):
         e = np.asarray(eps, dtype=float)
         with np.errstate(divide="ignore"):
@@ -157,7 +191,7 @@ class PoissonRemove(Inverse):
         return "one"
 
     def __repr__(self):
-        return f"PoissonRemove({self.of.of!r}, p={self.of.p!r})" + remark(self)
+        return f"PoissonRemove({math_repr(self.of.of)}, p={self.of.p!r})" + remark(self)
 
 
 @dataclass(frozen=True)
@@ -189,8 +223,8 @@ class WithoutReplacement(TradeOff):
         return float(0.5 * (lo + hi))
 
     @property
-    def is_exact(self) -> bool:
-        return self.of.is_exact
+    def status(self) -> Status:
+        return self.of.status
 
     def _gaussian_component(self):
         """(μ, p) for a subsampled G_μ (engine hook; see ``TradeOff``)."""
@@ -230,8 +264,13 @@ class WithoutReplacement(TradeOff):
     def _delta_lower(self, eps):
         return self._envelope()._delta_lower(eps)
 
+    def _pure_epsilon_bounds(self) -> tuple[float, float]:
+        """C_p(f) = min{f_p, f_p⁻¹}** ≥ f_{ε,0} ⇔ f_p ≥ f_{ε,0}: f_p's bracket."""
+        return PoissonAdd(self.of, self.p)._pure_epsilon_bounds()
+
     def __repr__(self):
-        return f"{self.of!r}.subsample({self.p!r}, scheme='without_replacement')"
+        return (f"{math_repr(self.of)}.subsample({self.p!r}, sampling='without_replacement')"
+                + remark(self))
 
     def latex(self) -> str:
         return rf"C_{{{self.p:g}}}({self.of.latex()})"
@@ -243,9 +282,8 @@ class WithoutReplacement(TradeOff):
         return None if inner is None else WithoutReplacementLaw(SubsampledLaw(inner, self.p))
 
 
-@implements("subsample")
-def subsample(f: TradeOff, p: float, sampling: str | None = None, direction: str = "both", *,
-              scheme: str | None = None) -> TradeOff:
+def subsample(f: TradeOff, p: float, sampling: str = "poisson",
+              direction: str = "both") -> TradeOff:
     """f subsampled at rate p: the implementation of ``TradeOff.subsample``.
 
     Parameters
@@ -258,8 +296,6 @@ def subsample(f: TradeOff, p: float, sampling: str | None = None, direction: str
         The sampler (default "poisson").
     direction : {"both", "add", "remove"}, optional
         Order of the neighbouring pair, for Poisson sampling (default "both").
-    scheme : str, optional
-        Alias of ``sampling``.
 
     Returns
     -------
@@ -270,8 +306,7 @@ def subsample(f: TradeOff, p: float, sampling: str | None = None, direction: str
     Raises
     ------
     ValueError
-        For p outside [0, 1], an unknown sampler or direction, or ``sampling`` and
-        ``scheme`` naming different samplers.
+        For p outside [0, 1], or an unknown sampler or direction.
 
     Examples
     --------
@@ -282,10 +317,11 @@ def subsample(f: TradeOff, p: float, sampling: str | None = None, direction: str
     0.6185
     """
     p = _validate.probability("p", p)
-    scheme = sampling_name(sampling, scheme)
+    if sampling not in SAMPLINGS:
+        raise ValueError(f"sampling must be one of {SAMPLINGS}, got {sampling!r}")
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
-    if scheme == "without_replacement":
+    if sampling == "without_replacement":
         if direction != "both":
             raise ValueError("direction applies to sampling='poisson' only; "
                              "without replacement uses replace-one neighbours (C_p is symmetric)")
@@ -296,18 +332,3 @@ def subsample(f: TradeOff, p: float, sampling: str | None = None, direction: str
     if direction == "remove":
         return fp.inverse()
     return envelope(fp, fp.inverse())
-
-
-def sampling_name(sampling: str | None, scheme: str | None = None) -> str:
-    """The sampler named by ``sampling`` or its alias ``scheme`` (default "poisson").
-
-    Raises a ValueError for an unknown name or for two different names.
-    """
-    if sampling is not None and scheme is not None and sampling != scheme:
-        raise ValueError(f"sampling={sampling!r} and its alias scheme={scheme!r} disagree; "
-                         "give one of them")
-    given = "sampling" if sampling is not None else "scheme"
-    name = sampling if sampling is not None else (scheme if scheme is not None else "poisson")
-    if name not in SCHEMES:
-        raise ValueError(f"{given} must be one of {SCHEMES}, got {name!r}")
-    return name

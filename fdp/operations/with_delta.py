@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from fdp import _validate
-from fdp.tradeoff import TradeOff
+from fdp.status import Status
+from fdp.tradeoff import TradeOff, math_repr, remark
 
 
 @dataclass(frozen=True)
@@ -64,8 +65,8 @@ class WithDelta(TradeOff):
         return self.base.symmetric
 
     @property
-    def is_exact(self) -> bool:
-        return self.base.is_exact
+    def status(self) -> Status:
+        return self.base.status
 
     def _has_certified_delta(self) -> bool:
         return self.base._has_certified_delta()     # d + (1 − d) δ_base
@@ -92,7 +93,7 @@ class WithDelta(TradeOff):
         return WithDelta(self.base.inverse(), self.d)
 
     def __repr__(self):
-        return f"{self.base!r} ⊗ EpsDelta(eps=0.0, delta={self.d!r})"
+        return f"{math_repr(self.base)} ⊗ EpsDelta(eps=0.0, delta={self.d!r})" + remark(self)
 
     def latex(self) -> str:
         return rf"{self.base.latex()} \otimes f_{{0,{self.d:g}}}"

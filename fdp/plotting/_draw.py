@@ -6,7 +6,7 @@ precision than the object has:
 * an exact closed form (``f.is_exact``): a line through f on a fine α grid;
 * a certified numeric result (``not f.is_exact``): the band between the lower and
   upper sides of ``f.bounds(α)``, with the lower (safe) side drawn as the line;
-* an approximation (CLT, Edgeworth: ``f.approximate`` is true): a plain line, never a
+* an approximation or a lower bound (``f.status``): a plain line, never a
   band, since there is no certified bracket to show;
 * a point set (``fdp.PiecewiseLinear`` with few vertices, or raw ``(alpha, beta)``
   arrays): the points as markers and their lower convex hull as the line — the
@@ -21,16 +21,27 @@ import numpy as np
 
 from fdp.families.piecewise import PiecewiseLinear, from_points
 from fdp.plotting._style import alpha_grid
+from fdp.status import Status
 
 #: PiecewiseLinear functions with at most this many vertices show their vertices.
 MAX_MARKED_VERTICES = 60
 
 
-def latex_label(f) -> str:
-    """``$<f.latex()>$`` if matplotlib's mathtext can typeset it, else ``repr(f)``.
+#: A composition with more distinct factors than this is named by its first and last
+#: factors around ⋯ (a legend entry stays one short line).
+MAX_LABEL_FACTORS = 3
 
-    Exponents and subscripts of several characters are braced (``^10`` → ``^{10}``):
-    TeX would set only the first one raised (a label "^1 0").
+
+def latex_label(f) -> str:
+    """A short legend label of f: ``$<math name>$``, or a plain text name.
+
+    The math name is ``f.latex()`` with equal adjacent factors of a composition merged
+    (``L_{1} ⊗ L_{1} ⊗ L_{1}`` → ``L_{1}^{⊗3}``) and a composition of more than
+    ``MAX_LABEL_FACTORS`` distinct factors shortened to its first and last factors around
+    ⋯. A certified numeric result is named by what was composed (``L_{0.1}^{⊗100}``),
+    not by the class that holds it; one whose recipe is not a plain composition of named
+    factors (a DP-SGD run, say) keeps its own text name. Exponents and subscripts of
+    several characters are braced (``^10`` → ``^{10}``), so TeX raises all of them.
 
     Parameters
     ----------
@@ -48,14 +59,127 @@ def latex_label(f) -> str:
     >>> from fdp.plotting import latex_label
     >>> latex_label(fdp.Gaussian(1.5))
     '$G_{1.5}$'
+    >>> latex_label(fdp.Laplace(0.1) ** 100)
+    '$L_{0.1}^{\\otimes 100}$'
+    >>> latex_label(fdp.compose(*[fdp.Laplace(m) for m in (0.1, 0.2, 0.3, 0.4, 0.5)]))
+    '$L_{0.1} \\otimes \\cdots \\otimes L_{0.5}$'
     """
-    try:
-        text = "$" + re.sub(r"([\^_])([0-9.]{2,})", r"\1{\2}", f.latex()) + "$"
-        from matplotlib.mathtext import MathTextParser
-        MathTextParser("path").parse(text)
+    text = _math_name(f)
+    if text is not None:
+        text = "$" + _compact(re.sub(r"([\^_])([0-9.]{2,})", r"\1{\2}", text)) + "$"
+        try:
+            from matplotlib.mathtext import MathTextParser
+            MathTextParser("path").parse(text)
+            return text
+        except Exception:  # an exotic latex() string: fall back to the text name
+            pass
+    return _text_name(f)
+
+
+def _math_name(f) -> str | None:
+    """f.latex() with every numeric operand named by what it composes; for a numeric
+    result itself that name (None if it is not a plain composition, or its inverse, of
+    factors with LaTeX names)."""
+    from fdp.engine import Numeric
+    if isinstance(f, Numeric):
+        return _numeric_name(f)
+    text = f.latex()
+    for g in _numeric_operands(f):
+        name = _numeric_name(g)
+        if name is None:
+            return None
+        name = _compact(name)
+        wrap = len(_split_top(name, r"\otimes")) > 1
+        text = text.replace(g.latex(), f"\\left({name}\\right)" if wrap else name)
+    return text
+
+
+def _numeric_operands(f, depth: int = 0) -> list:
+    """The numeric results among the operands of f (its dataclass fields, nested)."""
+    import dataclasses
+
+    from fdp.engine import Numeric
+    from fdp.tradeoff import TradeOff
+    if depth > 4 or not dataclasses.is_dataclass(f):
+        return []
+    found = []
+    for fld in dataclasses.fields(f):
+        value = getattr(f, fld.name, None)
+        for v in value if isinstance(value, tuple) else (value,):
+            if isinstance(v, Numeric):
+                found.append(v)
+            elif isinstance(v, TradeOff):
+                found += _numeric_operands(v, depth + 1)
+    return found
+
+
+def _numeric_name(f) -> str | None:
+    recipes = f.source
+    if len(recipes) != 1:                   # a one-sided symmetrisation: two directions
+        return None
+    groups = recipes[0].groups
+    # a plain composition is labelled by its factor groups (the first few, in repr), its
+    # inverse by "(that)⁻¹": the result is named after the factors exactly then
+    shown = " ⊗ ".join(repr(g) + (f"^{n}" if n > 1 else "") for g, n in groups[:4])
+    label, reflected = f.label.replace(" ", ""), recipes[0].reflected
+    if not groups or not label.startswith(("(" if reflected else "") + shown.replace(" ", "")):
+        return None
+    names = [_math_name(g) for g, _ in groups]
+    if any(name is None for name in names):
+        return None
+    text = r" \otimes ".join(
+        (f"{{{name}}}^{{\\otimes {n}}}" if _is_compound(name) else f"{name}^{{\\otimes {n}}}")
+        if n > 1 else name for name, (_, n) in zip(names, groups))
+    return f"\\left({_compact(text)}\\right)^{{-1}}" if reflected else text
+
+
+def _is_compound(name: str) -> bool:
+    """True if ``name`` has a top-level operator or a superscript (needs braces before ^)."""
+    return "^" in name or any(_split_top(name, op)[1:] for op in (r"\otimes", "+", "-"))
+
+
+def _text_name(f) -> str:
+    """A plain text name: a numeric result's own label (what was computed), else repr."""
+    from fdp.engine import Numeric
+    return f.label if isinstance(f, Numeric) else repr(f)
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    """``text`` split at ``sep`` outside braces and parentheses."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(text):
+        ch = text[i]
+        if ch in "{(":
+            depth += 1
+        elif ch in "})":
+            depth -= 1
+        elif depth == 0 and text.startswith(sep, i):
+            parts.append(text[start:i].strip())
+            i += len(sep)
+            start = i
+            continue
+        i += 1
+    parts.append(text[start:].strip())
+    return parts
+
+
+def _compact(text: str) -> str:
+    r"""Merge equal adjacent ⊗ factors into powers; shorten a long composition to
+    ``first ⊗ ⋯ ⊗ last``."""
+    factors = _split_top(text, r"\otimes")
+    if len(factors) == 1:
         return text
-    except Exception:  # an exotic latex() string: fall back to the plain repr
-        return repr(f)
+    runs: list[list] = []
+    for x in factors:
+        if runs and runs[-1][0] == x:
+            runs[-1][1] += 1
+        else:
+            runs.append([x, 1])
+    parts = [x if n == 1 else (f"{{{x}}}^{{\\otimes {n}}}" if _is_compound(x)
+                               else f"{x}^{{\\otimes {n}}}") for x, n in runs]
+    if len(parts) > MAX_LABEL_FACTORS:
+        parts = [parts[0], r"\cdots", parts[-1]]
+    return r" \otimes ".join(parts)
 
 
 def is_point_set(obj) -> bool:
@@ -117,7 +241,7 @@ def draw_tradeoff(ax, f, *, label=None, color=None, linestyle="-", linewidth=1.8
                     color=line.get_color(), zorder=zorder)
         return line
     a = alpha_grid() if alpha is None else np.asarray(alpha, dtype=float)
-    if f.is_exact or getattr(f, "approximate", False):
+    if f.status is not Status.CERTIFIED:
         line, = ax.plot(a, f(a), color=color, linestyle=linestyle, linewidth=linewidth,
                         label=label, zorder=zorder)
         return line

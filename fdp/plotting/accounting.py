@@ -233,8 +233,11 @@ def clt_band(composed, mu: float, gamma: float | None = None, *, ax=None, label=
     """A composition next to its CLT limit G_μ and, optionally, the Berry–Esseen band.
 
     G_μ is the central-limit approximation (Dong, Roth & Su 2022, Thm 3.5), not a bound;
-    with γ given, the band G_μ(α + γ) − γ ≤ f ≤ G_μ(α − γ) + γ on [γ, 1 − γ]
-    (Thm 3.4) is a bound.
+    with γ given, the band G_μ(α + γ) − γ ≤ f(α) ≤ G_μ(α − γ) + γ on [γ, 1 − γ]
+    (Thm 3.4) is a bound. Every trade-off function also satisfies f(α) ≤ 1 − α, so the
+    band is drawn clipped to the trade-off region β ≤ 1 − α. The composition is drawn
+    solid in colour ``i``, the CLT curve dashed in the next colour and on top (so it shows
+    where the two coincide), the band in grey.
 
     Parameters
     ----------
@@ -247,9 +250,9 @@ def clt_band(composed, mu: float, gamma: float | None = None, *, ax=None, label=
     ax : matplotlib.axes.Axes or None, optional
         Axes to draw on; None opens a new pyplot figure.
     label : str or None, optional
-        Label of the composition.
+        Label of the composition (default "composition").
     i : int, optional
-        Colour index.
+        Colour index of the composition (the CLT curve takes ``i + 1``).
 
     Returns
     -------
@@ -267,17 +270,18 @@ def clt_band(composed, mu: float, gamma: float | None = None, *, ax=None, label=
     True
     """
     ax = tradeoff_axes(get_axes(ax))
-    c = color(i)
-    draw_tradeoff(ax, composed, label=label, color=c)
-    draw_tradeoff(ax, Gaussian(mu), color=c, linestyle="--", linewidth=1.2,
-                  label=rf"CLT $G_{{{mu:.3f}}}$ (approximation)")
+    draw_tradeoff(ax, composed, label="composition" if label is None else label,
+                  color=color(i), zorder=4)
+    draw_tradeoff(ax, Gaussian(mu), color=color(i + 1), linestyle="--", linewidth=1.5,
+                  label=rf"CLT $G_{{{mu:.3f}}}$ (approximation)", zorder=5)
     if gamma is not None and gamma < 0.5:
         g = Gaussian(mu)
         a = alpha_grid()
         a = a[(a >= gamma) & (a <= 1.0 - gamma)]
-        lo = np.clip(g(np.minimum(a + gamma, 1.0)) - gamma, 0.0, 1.0)
-        hi = np.clip(g(np.maximum(a - gamma, 0.0)) + gamma, 0.0, 1.0)
-        ax.fill_between(a, lo, hi, color=c, alpha=0.12, linewidth=0,
+        ceiling = 1.0 - a                      # the trade-off region: β ≤ 1 − α
+        lo = np.clip(g(np.minimum(a + gamma, 1.0)) - gamma, 0.0, ceiling)
+        hi = np.clip(g(np.maximum(a - gamma, 0.0)) + gamma, 0.0, ceiling)
+        ax.fill_between(a, lo, hi, color="0.5", alpha=0.18, linewidth=0, zorder=2,
                         label=rf"Berry–Esseen band, $\gamma={gamma:.3f}$")
     legend(ax, loc="upper right")
     return ax
@@ -588,5 +592,5 @@ def dpsgd_profile(certified=None, clt_mu: float | None = None, *, eps=None, ax=N
     ax.grid(True, color="0.9", linewidth=0.6)
     if title:
         ax.set_title(title)
-    legend(ax, loc="lower left")
+    legend(ax, loc="upper right")          # δ(ε) falls from the upper left
     return ax

@@ -189,8 +189,6 @@ SAMPLERS = {
                           ("dataset_size", "batch_cap")),
     "with_replacement": ("replace_one", _with_replacement_step, False, ("dataset_size",)),
 }
-#: (sampling, neighbouring) pairs accepted (kept for callers of the old name).
-SCHEMES = {(name, row[0]) for name, row in SAMPLERS.items()}
 
 
 def _options(sampling, dataset_size, batch_cap, examples_per_user):

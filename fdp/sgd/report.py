@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from fdp import _validate
+from fdp.status import Status
 
 GUARANTEE = "certified bracket"
 LOWER = "LOWER bound only (no upper bound known; upper end: no amplification)"
@@ -239,21 +240,71 @@ def format_table(rows, delta=None, fpr=0.01) -> str:
     return "\n".join(lines)
 
 
-def plot_samplers(curves: dict, path, title: str = ""):
-    """Save the trade-off curves: guarantees solid, lower bounds dashed."""
-    from fdp.plotting import new_figure, save
+#: The neighbouring relation each sampler is accounted under by ``compare_samplers`` and
+#: ``fdp dpsgd``: sampling without replacement for replace-one neighbours (sensitivity
+#: 2C, Dong, Roth & Su 2022, Thm 4.2), every other sampler for add/remove.
+REPLACE_ONE_SAMPLERS = ("without replacement", "without_replacement")
+
+
+def plot_samplers(curves: dict, path, title: str = "", relations: dict | None = None):
+    """Save the samplers' trade-off curves, drawn as every fdp figure is.
+
+    A certified curve is drawn as its lower (safe) side with its certified band
+    (``fdp.plotting.draw_tradeoff``), each sampler in its own colour and line style; a
+    LOWER bound (an object whose ``status`` is ``Status.LOWER_BOUND``, e.g. the shuffle curve:
+    the truth lies below it) is drawn dashed without a band and labelled as not a
+    guarantee. Every label names the neighbouring relation its curve is accounted
+    under, and when the relations differ the legend says that those curves are not
+    directly comparable.
+
+    Parameters
+    ----------
+    curves : dict
+        Sampler name → trade-off function, in legend order.
+    path : str or path-like
+        Output file (format from its suffix).
+    title : str, optional
+        Axes title.
+    relations : dict or None, optional
+        Sampler name → neighbouring relation; by default "replace-one" for the names in
+        ``REPLACE_ONE_SAMPLERS`` and "add/remove" for the others.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure saved.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import fdp
+    >>> from fdp.sgd.report import plot_samplers
+    >>> path = os.path.join(tempfile.mkdtemp(), "samplers.png")
+    >>> fig = plot_samplers({"Poisson": fdp.dpsgd(1.0, 0.01, 10, tol=1e-2)}, path)
+    >>> [t.get_text() for t in fig.axes[0].get_legend().get_texts()][1]
+    'Poisson, add/remove (lower side)'
+    """
+    from fdp.plotting import draw_tradeoff, legend, new_figure, save, tradeoff_axes
+    from fdp.plotting._style import alpha_grid, color
     fig, axes = new_figure(1, 1, size=5.0)
-    ax = axes[0, 0]
-    a = np.linspace(0.0, 1.0, 401)
-    for name, f in curves.items():
-        lower = getattr(f, "is_guarantee", True) is False
-        ax.plot(a, f(a), ls="--" if lower else "-", lw=1.5,
-                label=name + (" — not a guarantee" if lower else ""))
-    ax.plot(a, 1.0 - a, color="0.6", lw=0.8, ls=":")
-    ax.set_xlabel("type I error α (FPR)")
-    ax.set_ylabel("type II error β (1 − TPR)")
-    if title:
-        ax.set_title(title)
-    ax.legend(fontsize=8)
+    ax = tradeoff_axes(axes[0, 0], title=title or None)
+    a = alpha_grid()
+    styles = ("-", "-.", ":", (0, (6, 1.5, 1, 1.5, 1, 1.5)))     # dashed: lower bounds
+    used = []
+    for i, (name, f) in enumerate(curves.items()):
+        relation = (relations or {}).get(name) or \
+            ("replace-one" if name in REPLACE_ONE_SAMPLERS else "add/remove")
+        used.append(relation)
+        if f.status is Status.LOWER_BOUND:
+            ax.plot(a, f(a), color=color(i), linestyle="--", linewidth=1.6, zorder=4,
+                    label=f"{name}, {relation}: LOWER bound, not a guarantee")
+        else:
+            draw_tradeoff(ax, f, label=f"{name}, {relation}", color=color(i),
+                          linestyle=styles[i % len(styles)])
+    title_note = None
+    if len(set(used)) > 1:
+        title_note = ("different neighbouring relations:\n"
+                      + " and ".join(sorted(set(used))) + " curves are not directly comparable")
+    legend(ax, outside=True, title=title_note, title_fontsize="small")
     save(fig, path)
     return fig

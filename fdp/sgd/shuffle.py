@@ -24,8 +24,9 @@ trade-off function of shuffled DP-SGD satisfies
 
 and every number read from ``ShuffleLower`` is on the LEAKY side: β is an upper
 bound on the best attack's type II error, δ(ε), ε(δ), μ are lower bounds. It is
-never a guarantee: ``is_guarantee`` is False, composition and the other
-operations are refused, and ``fdp.Accountant`` refuses to spend it.
+never a guarantee: its ``status`` is ``Status.LOWER_BOUND``; operations on it give
+lower bounds again (``fdp.status``: the weakest input wins), and every consumer of a
+guarantee (``fdp.Accountant``, calibration, the adapters) refuses it.
 """
 
 from __future__ import annotations
@@ -35,9 +36,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from fdp import _validate
+from fdp.bracket import Bracket
 from fdp.engine.numeric import Numeric
 from fdp.sgd.allocation import random_allocation
-from fdp.tradeoff import TradeOff
+from fdp.status import NotAGuarantee, Status
+from fdp.tradeoff import TradeOff, remark
 
 NOT_A_GUARANTEE = (
     "this is a LOWER bound on the privacy loss of shuffled batches (no upper bound "
@@ -51,9 +54,9 @@ class ShuffleLower(TradeOff):
     ``f(α)`` and ``bounds`` are upper bounds on the true trade-off function (the
     leaky side); ``delta_lower``, ``epsilon_lower``, ``epsilon_bounds`` (lower end;
     the upper end is inf) and ``mu_lower`` are lower bounds. Not a guarantee
-    (``is_guarantee`` is False): it cannot be composed, subsampled or spent, and the
-    guarantee read-outs ``epsilon``, ``delta``, ``gdp_mu``, ``pure_epsilon`` are
-    refused with the reason.
+    (``status`` is ``Status.LOWER_BOUND``): it cannot be spent, and the guarantee
+    read-outs ``epsilon``, ``delta``, ``gdp_mu``, ``pure_epsilon`` are refused with the
+    reason.
 
     Parameters
     ----------
@@ -66,30 +69,22 @@ class ShuffleLower(TradeOff):
     --------
     >>> from fdp.sgd import shuffle_lower
     >>> low = shuffle_lower(1.0, 10, tol=1e-2)
-    >>> low.is_guarantee, bool(low.epsilon_lower(1e-5) > 0)
-    (False, True)
+    >>> low.status.value, bool(low.epsilon_lower(1e-5) > 0)
+    ('lower bound', True)
     """
 
     instance: Numeric
     label: str
 
-    #: Typed marker for accountants and reports: this object bounds the privacy
-    #: loss from BELOW and must never be spent as a guarantee.
-    is_guarantee = False
-
     def __repr__(self):
-        return f"ShuffleLower({self.label})  # LOWER BOUND on the privacy loss, NOT a guarantee"
+        return f"ShuffleLower({self.label})" + remark(self)
 
     def latex(self) -> str:
         return r"\mathrm{ShuffleLower}\;(\text{lower bound, not a guarantee})"
 
     @property
-    def is_exact(self) -> bool:
-        return False
-
-    @property
-    def symmetric(self) -> bool:
-        return True
+    def status(self) -> Status:
+        return Status.LOWER_BOUND
 
     # the leaky side of the instance's bracket, for every reading
     def _beta(self, alpha):
@@ -113,10 +108,11 @@ class ShuffleLower(TradeOff):
         """A LOWER bound on ε(δ) of shuffled DP-SGD (certified)."""
         return self.epsilon_bounds(delta)[0]
 
-    def epsilon_bounds(self, delta):
+    def epsilon_bounds(self, delta, width=None):
         """(lower bound, inf): shuffling has no known upper bound."""
         lo, _ = self.instance.epsilon_bounds(delta)
-        return lo, _validate.like_input(delta, np.full(np.shape(lo), np.inf))
+        return Bracket(lo, _validate.like_input(delta, np.full(np.shape(lo), np.inf)),
+                       Status.LOWER_BOUND)
 
     def epsilon(self, delta):
         """Refused: ``epsilon`` is a guarantee read-out (use ``epsilon_lower``)."""
@@ -136,33 +132,17 @@ class ShuffleLower(TradeOff):
         """Refused: a GDP μ is read as a guarantee (``mu_lower`` gives the lower bound)."""
         self._refuse("read a GDP guarantee μ from (use mu_lower())")
 
-    # -- refused operations -------------------------------------------------
+    # -- refused read-outs: each would state a guarantee ----------------------
     def _refuse(self, what):
-        raise TypeError(f"cannot {what} a ShuffleLower: {NOT_A_GUARANTEE}")
+        raise NotAGuarantee(f"cannot {what} a ShuffleLower: {NOT_A_GUARANTEE}")
 
-    def inverse(self):
-        return self
-
-    def symmetrize(self, one_sided: bool = False):
-        return self
-
-    def group(self, k):
-        self._refuse("take group privacy of")
-
-    def subsample(self, p, sampling="poisson", direction="both", *, scheme=None):
-        self._refuse("subsample")
+    @property
+    def symmetric(self) -> bool:
+        return True
 
     def pure_epsilon(self):
+        """Refused: a pure ε is read as a guarantee."""
         self._refuse("read a pure-DP ε from")
-
-    def __matmul__(self, other):
-        self._refuse("compose")
-
-    def __rmatmul__(self, other):
-        self._refuse("compose")
-
-    def __pow__(self, n):
-        self._refuse("compose")
 
 
 def shuffle_lower(noise_multiplier, steps, epochs=1, tol=None) -> ShuffleLower:
@@ -182,7 +162,7 @@ def shuffle_lower(noise_multiplier, steps, epochs=1, tol=None) -> ShuffleLower:
     Returns
     -------
     ShuffleLower
-        Every reading is on the leaky side; ``is_guarantee`` is False.
+        Every reading is on the leaky side; its status is ``Status.LOWER_BOUND``.
 
     Examples
     --------

@@ -172,10 +172,10 @@ def test_calibration_bad_input():
         fdp.calibrate_dpsgd(sample_rate=0.1, steps=0, mu=1.0)
 
 
-def test_mechanism_calibrated_constructors():
-    g = fdp.mechanisms.GaussianMechanism.calibrated(2.0, mu=1.0)
+def test_calibrated_mechanisms():
+    g = fdp.calibrate("gaussian", sensitivity=2.0, mu=1.0).mechanism
     assert g.sigma == 2.0 and g.tradeoff == fdp.Gaussian(1.0)
-    lap = fdp.mechanisms.LaplaceMechanism.calibrated(1.0, epsilon=0.5, delta=0.0)
+    lap = fdp.calibrate("laplace", sensitivity=1.0, epsilon=0.5, delta=0.0).mechanism
     assert lap.scale == 2.0
 
 

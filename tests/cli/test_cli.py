@@ -36,7 +36,7 @@ def test_convert_all_three_directions(capsys):
     code, out, _ = run(capsys, "convert", "--mu", "0.5", "--epsilon", "1.45")
     assert code == 0 and "0.000544385" in out        # R fdp documents 0.000544...
     code, out, _ = run(capsys, "convert", "--epsilon", "1", "--delta", "1e-5")
-    assert code == 0 and f"{fdp.gdp_mu(1.0, 1e-5):.6g}" in out
+    assert code == 0 and f"{fdp.gdp_mu_for_eps_delta(1.0, 1e-5):.6g}" in out
 
 
 @pytest.mark.parametrize("argv, fragment", [

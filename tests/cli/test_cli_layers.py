@@ -56,9 +56,9 @@ def test_main_for_runs_the_repro_command(capsys):
 
 
 def test_calibrated_mechanisms_work_from_a_fresh_interpreter():
-    code = ("from fdp.mechanisms import GaussianMechanism, LaplaceMechanism\n"
-            "print(GaussianMechanism.calibrated(mu=0.5).sigma, "
-            "LaplaceMechanism.calibrated(epsilon=1.0, delta=0.0).scale)")
+    code = ("import fdp\n"
+            "print(fdp.calibrate('gaussian', mu=0.5).mechanism.sigma, "
+            "fdp.calibrate('laplace', epsilon=1.0, delta=0.0).mechanism.scale)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=True, timeout=120).stdout.split()
     assert float(out[0]) == 2.0                      # σ = Δ/μ exactly

@@ -57,7 +57,7 @@ def test_gdp_epsilon_edge_cases():
 
 @pytest.mark.parametrize("eps, delta", [(1.0, 1e-5), (8.0, 1e-5), (0.1, 1e-10), (300.0, 1e-300)])
 def test_gdp_mu_inverts_gdp_delta(eps, delta):
-    mu = fdp.gdp_mu(eps, delta)
+    mu = fdp.gdp_mu_for_eps_delta(eps, delta)
     assert fdp.gdp_delta(mu, eps) <= delta
     assert float(mp_gdp_delta(mu * (1 + 1e-9), eps)) > delta  # it is the largest such μ
 

@@ -119,15 +119,15 @@ def test_gdp_epsilon_round_trip_safe(log_mu, log_delta):
 @pytest.mark.parametrize("eps,delta", [(0.0, 1e-7), (0.0, 1e-10), (0.0, 1e-30), (1.0, 1e-5),
                                        (700.0, 1e-300), (0.0, 1e-300)])
 def test_gdp_mu_terminates_and_is_safe(eps, delta):
-    mu = fdp.gdp_mu(eps, delta)
+    mu = fdp.gdp_mu_for_eps_delta(eps, delta)
     assert 0 < mu < math.inf
     assert _mp_log_delta(mu, eps) <= mp.log(mp.mpf(delta)) + mp.mpf(1e-12)
     assert _mp_log_delta(mu * (1 + 1e-9), eps) > mp.log(mp.mpf(delta)) - mp.mpf(1e-12)
 
 
 def test_gdp_mu_names_are_unmistakable():
-    # fdp.gdp_mu(ε, δ): the LARGEST μ whose GDP implies (ε, δ); alias gdp_mu_for_eps_delta
-    assert fdp.conversions.gdp_mu_for_eps_delta(1.0, 1e-5) == fdp.gdp_mu(1.0, 1e-5)
+    # fdp.gdp_mu_for_eps_delta(ε, δ): the LARGEST μ whose GDP implies (ε, δ); alias gdp_mu_for_eps_delta
+    assert fdp.conversions.gdp_mu_for_eps_delta(1.0, 1e-5) == fdp.gdp_mu_for_eps_delta(1.0, 1e-5)
     # f.gdp_mu(): the SMALLEST μ with f ≥ G_μ; alias smallest_gdp_mu
     f = fdp.EpsDelta(1.0, 1e-5)
     assert f.gdp_mu() == f.smallest_gdp_mu() == math.inf

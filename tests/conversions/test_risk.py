@@ -20,7 +20,7 @@ from fdp.conversions.risk import (
     advantage_bounds,
     attack_success,
     bayes_risk,
-    gdp_mu_bracket,
+    gdp_fit,
     gdp_shortfall,
     one_direction,
     reconstruction_bound,
@@ -90,7 +90,7 @@ def test_reference_gaussian_sqrt3_three_times():
     assert t.lo <= 0.38914 + 5e-6 and t.hi >= 0.38914 - 5e-6
     truth = mp_gauss_tpr(1, 0.1)
     assert t.lo <= truth <= t.hi and t.hi - t.lo < 1e-12
-    fit = gdp_mu_bracket(f)
+    fit = gdp_fit(f)
     assert fit.mu_lo <= 1.0 <= fit.mu_hi and fit.mu_hi - fit.mu_lo < 1e-12
     assert fit.gap_lo == 0.0 and fit.gap_hi < 1e-3 and not fit.far_tail
     assert "faithful" in fit.summary()
@@ -227,7 +227,7 @@ def test_gdp_fit_pure_dp_exact_vertex():
     # f_{1,0}: μ* is attained at the kink α* = 1/(1 + e): Φ⁻¹(1 − α*) − Φ⁻¹(α*)
     a = 1 / (1 + mp.e)
     truth = -2 * mp_phi_inv(a)
-    fit = gdp_mu_bracket(fdp.EpsDelta(1.0, 0.0))
+    fit = gdp_fit(fdp.EpsDelta(1.0, 0.0))
     assert isinstance(fit, GdpFit)
     assert fit.mu_lo <= truth <= fit.mu_hi and fit.mu_hi - fit.mu_lo < 1e-9
     # the gap at α = 0: f(0) − G_μ*(0) = 0, at the kink 0; in between it is positive:
@@ -240,11 +240,11 @@ def test_gdp_fit_pure_dp_exact_vertex():
 def test_gdp_fit_edges():
     # ε = 700 pure DP: the kink α* = 1/(1 + e^700) ≈ 1e-304 sets μ* = −2Φ⁻¹(α*)
     truth = -2 * mp_phi_inv(1 / (1 + mp.e ** 700))
-    fit = gdp_mu_bracket(fdp.EpsDelta(700.0, 0.0))
+    fit = gdp_fit(fdp.EpsDelta(700.0, 0.0))
     assert fit.mu_lo <= truth <= fit.mu_hi and 0 <= fit.gap_lo <= fit.gap_hi <= 1
-    fit = gdp_mu_bracket(fdp.Gaussian(50.0))
+    fit = gdp_fit(fdp.Gaussian(50.0))
     assert (fit.mu_lo, fit.mu_hi, fit.gap_hi) == (50.0, 50.0, 0.0)
-    fit = gdp_mu_bracket(fdp.Identity())
+    fit = gdp_fit(fdp.Identity())
     assert fit.mu_lo == 0.0 and fit.mu_hi == 0.0
 
 
@@ -257,24 +257,24 @@ def test_numeric_one_direction_extreme_priors():
         assert "one direction" in r.note
     t = tpr_at_fpr(f, np.array([0.0, 1e-300, 0.5, 1.0]))
     assert np.all(t.lo <= t.hi) and np.all(t.hi <= 1.0) and t.lo[3] == 1.0
-    fit = gdp_mu_bracket(f)      # composed add directions of q G_1: μ* = √10
+    fit = gdp_fit(f)      # composed add directions of q G_1: μ* = √10
     assert fit.mu_lo <= math.sqrt(10) <= fit.mu_hi
 
 
 def test_gdp_fit_subsampled_gaussian_tail():
     # q G_μ + (1 − q) Id: μ* = μ (the far tail), although the bulk needs much less
-    fit = gdp_mu_bracket(fdp.Gaussian(1.0).subsample(0.1, direction="add"))
+    fit = gdp_fit(fdp.Gaussian(1.0).subsample(0.1, direction="add"))
     assert fit.mu_lo <= 1.0 <= fit.mu_hi and fit.far_tail and fit.bulk_mu < 0.7
     assert "far tail" in fit.summary()
 
 
 def test_gdp_fit_no_finite_mu():
-    fit = gdp_mu_bracket(fdp.EpsDelta(1.0, 1e-5))     # f(0) < 1: no G_μ below it
+    fit = gdp_fit(fdp.EpsDelta(1.0, 1e-5))     # f(0) < 1: no G_μ below it
     assert fit.mu_lo == fit.mu_hi == math.inf and math.isnan(fit.gap_lo)
     assert "no finite μ" in fit.summary()
     # a curve whose far tail cannot be certified: a finite lower side, no upper side
     g = fdp.from_function(lambda a: fdp.Gaussian(1.0)(a))
-    fit = gdp_mu_bracket(g)
+    fit = gdp_fit(g)
     assert fit.mu_lo <= 1.0 and fit.mu_hi == math.inf
     assert "no finite upper bound" in fit.summary()
 
@@ -299,7 +299,7 @@ def dpsgd_ref():
 
 def test_dpsgd_reference_mu(dpsgd_ref):
     f = dpsgd_ref
-    fit = gdp_mu_bracket(f)
+    fit = gdp_fit(f)
     # the true smallest μ is √T/σ: the all-sampled component (weight q^T) of the
     # composed add direction is G_{√T/σ}, which decides the far tail
     truth = math.sqrt(2000) / 9.4
@@ -350,9 +350,9 @@ def test_one_direction_labelled():
 
 
 def test_bracket_value_object():
-    b = Bracket(0.1, 0.2, "lo")
+    b = Bracket(0.1, 0.2, safe_side="lo")
     assert b.safe == 0.1 and b.width == pytest.approx(0.1) and "0.1" in repr(b)
-    assert b == Bracket(0.1, 0.2, "lo")
+    assert b == Bracket(0.1, 0.2, safe_side="lo")
 
 
 # ----------------------------------------------------------------------
@@ -404,7 +404,7 @@ def test_property_gaussian_bayes_contains_truth(mu, prior):
 @given(st.one_of(pairs(), st.floats(0.0, 40.0).map(fdp.Gaussian),
                  st.builds(fdp.EpsDelta, st.floats(0.0, 700.0), st.just(0.0))))
 def test_property_gdp_bracket_ordered_and_consistent(f):
-    fit = gdp_mu_bracket(f)
+    fit = gdp_fit(f)
     assert fit.mu_lo <= fit.mu_hi
     if math.isfinite(fit.mu_hi):
         assert 0.0 <= fit.gap_lo <= fit.gap_hi <= 1.0

@@ -90,7 +90,7 @@ def test_hooks_answer_what_the_isinstance_checks_did():
     assert fdp.Identity()._gaussian_component() == (0.0, 1.0)
     sub = g.subsample(0.1, direction="add")
     assert sub._gaussian_component() == (1.5, 0.1)
-    assert g.subsample(0.1, scheme="without_replacement")._gaussian_component() == (1.5, 0.1)
+    assert g.subsample(0.1, sampling="without_replacement")._gaussian_component() == (1.5, 0.1)
     # a subsampled Laplace is no Gaussian component
     assert fdp.Laplace(1.0).subsample(0.1, direction="add")._gaussian_component() is None
     env = fdp.envelope(sub, sub.inverse())

@@ -95,7 +95,7 @@ def test_laplace_relative_accuracy(mu, a):
 
 @pytest.mark.parametrize("eps", [1.0, 1e6, 6e23, 7e23, 1e200, 1.7e308])
 def test_gdp_mu_is_finite_and_sufficient(eps):
-    mu = fdp.gdp_mu(eps, 1e-5)
+    mu = fdp.gdp_mu_for_eps_delta(eps, 1e-5)
     assert math.isfinite(mu)
     # the root lies below √(2ε) (δ there is over 0.49 for ε ≥ 1e3); far out the answer is that
     # bound rounded down

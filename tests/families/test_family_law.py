@@ -35,7 +35,7 @@ FAMILIES = {
     "shuffle": fdp.shuffle_amplification(1.0, 100),
     "poisson_add": fdp.Gaussian(1.0).subsample(0.1, direction="add"),
     "poisson_remove": fdp.Gaussian(1.0).subsample(0.1, direction="remove"),
-    "without_replacement": fdp.Laplace(1.0).subsample(0.2, scheme="without_replacement"),
+    "without_replacement": fdp.Laplace(1.0).subsample(0.2, sampling="without_replacement"),
     "inverse": fdp.MixtureOfGaussians(1.0, [0.0, 1.0], [0.5, 0.5]).inverse(),
 }
 

@@ -338,7 +338,7 @@ def test_mixed_composition_is_at_least_each_part():
 def test_without_replacement_is_C_p_under_replace_one():
     ev = SampledWithoutReplacementDpEvent(1000, 10, GaussianDpEvent(2.0))
     f = from_dp_event(ev, "replace_one", replace_one_sensitivity=1.0)
-    g = fdp.Gaussian(0.5).subsample(0.01, scheme="without_replacement")
+    g = fdp.Gaussian(0.5).subsample(0.01, sampling="without_replacement")
     a = np.linspace(0, 1, 101)
     assert np.array_equal(f(a), g(a))
     assert from_dp_event(SampledWithoutReplacementDpEvent(10, 0, GaussianDpEvent(1.0)),

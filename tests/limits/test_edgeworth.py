@@ -43,7 +43,7 @@ def test_reproduces_zdls_mu_f(n):
 def test_labelled_approximate():
     ew = fdp.edgeworth([fdp.Laplace(1.0)] * 3)
     assert "approximate" in repr(ew) and "not a privacy bound" in repr(ew)
-    assert ew.approximate and not ew.is_exact
+    assert ew.status is fdp.Status.APPROXIMATION and not ew.is_exact
 
 
 def test_gaussian_inputs_reduce_to_gaussian():

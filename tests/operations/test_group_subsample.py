@@ -99,7 +99,7 @@ def cp_closed_form(f, p, a):
 @pytest.mark.parametrize("mu, p", [(1.0, 0.3), (2.0, 0.05), (0.5, 0.9)])
 def test_without_replacement_matches_drs_closed_form(mu, p):
     g = fdp.Gaussian(mu)
-    c = g.subsample(p, scheme="without_replacement")
+    c = g.subsample(p, sampling="without_replacement")
     a = np.linspace(0, 1, 201)
     np.testing.assert_allclose(c(a), cp_closed_form(g, p, a), atol=1e-10)
     # ... and the generic envelope min{f_p, f_p⁻¹}** agrees with it.

@@ -161,12 +161,12 @@ def test_inverse_of_numeric(h):
 def test_without_replacement_of_numeric_is_not_exact(h):
     """Was is_exact=True with lower = upper: C_p(G_√2) by the DRS Thm 4.2 formula."""
     p = 0.3
-    f = h.subsample(p, scheme="without_replacement")
+    f = h.subsample(p, sampling="without_replacement")
     assert f.is_exact is False
     lo, hi = assert_brackets(f, lambda a: cp_beta(R2, p, a), lambda e: cp_delta(R2, p, e))
     assert np.any(hi > lo)
     # the exact input keeps the closed form and says so
-    assert fdp.Gaussian(R2).subsample(p, scheme="without_replacement").is_exact
+    assert fdp.Gaussian(R2).subsample(p, sampling="without_replacement").is_exact
 
 
 @pytest.mark.parametrize("direction", ["both", "add", "remove"])
@@ -204,7 +204,7 @@ def test_operations_on_numeric_results_bracket_the_truth(mu, op, p):
         "strongest": (fdp.strongest(h, fdp.Gaussian(2 * mu)), lambda a: g_beta(mu, a),
                       lambda e: g_delta(mu, e)),
         "group2": (h.group(2), lambda a: g_beta(2 * mu, a), lambda e: g_delta(2 * mu, e)),
-        "cp": (h.subsample(p, scheme="without_replacement"), lambda a: cp_beta(mu, p, a),
+        "cp": (h.subsample(p, sampling="without_replacement"), lambda a: cp_beta(mu, p, a),
                lambda e: cp_delta(mu, p, e)),
         "poisson": (h.subsample(p), lambda a: cp_beta(mu, p, a), lambda e: cp_delta(mu, p, e)),
         "add": (h.subsample(p, direction="add"), lambda a: add_beta(mu, p, a),

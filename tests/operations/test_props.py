@@ -46,7 +46,7 @@ OPS = {
     "add": lambda f, p, k: f.subsample(p, direction="add"),
     "remove": lambda f, p, k: f.subsample(p, direction="remove"),
     "both": lambda f, p, k: f.subsample(p),
-    "cp": lambda f, p, k: f.subsample(p, scheme="without_replacement"),
+    "cp": lambda f, p, k: f.subsample(p, sampling="without_replacement"),
     "with_delta": lambda f, p, k: f @ fdp.EpsDelta(0.0, min(p, 0.5)),
     "group": lambda f, p, k: f.group(k),
     "strongest": lambda f, p, k: fdp.strongest(f, fdp.EpsDelta(1.0)),

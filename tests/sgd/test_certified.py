@@ -59,7 +59,7 @@ def test_without_replacement_replace_one_is_less_private():
 
 
 def test_without_replacement_one_step_vs_closed_form():
-    f = fdp.Gaussian(1.0).subsample(0.1, scheme="without_replacement")
+    f = fdp.Gaussian(1.0).subsample(0.1, sampling="without_replacement")
     r = fdp.dpsgd(1.0, 0.1, 1, sampling="without_replacement", neighbouring="replace_one",
                   tol=1e-5, sensitivity=1)
     a = np.linspace(0.0, 1.0, 101)

@@ -61,7 +61,7 @@ def test_formulas_by_hand():
 def test_without_replacement_matches_clt_of_subsampled_gaussian():
     """DRS: the limit is the CLT of C_p(G_{1/σ})^{⊗T}; check at small p, large T."""
     s, p, T = 1.0, 0.002, 250_000
-    cp = fdp.Gaussian(1 / s).subsample(p, scheme="without_replacement")
+    cp = fdp.Gaussian(1 / s).subsample(p, sampling="without_replacement")
     r = fdp.clt([cp] * T)
     assert r.mu == pytest.approx(fdp.dpsgd_clt_mu(s, p, T, "without_replacement",
                                                    sensitivity=1), rel=2e-2)

@@ -165,7 +165,7 @@ def test_dpsgd_sampling_random_allocation_matches():
                     reason="fdp.dpsgd not yet wired to sampling='shuffle'")
 def test_dpsgd_sampling_shuffle_is_a_lower_curve():
     low = fdp.dpsgd(2.0, 0.1, 20, sampling="shuffle")
-    assert low.is_guarantee is False and "NOT a guarantee" in repr(low)
+    assert low.status is fdp.Status.LOWER_BOUND and "NOT a guarantee" in repr(low)
     with pytest.raises(TypeError, match="LOWER bound"):
         fdp.Accountant(mu=5.0).spend(low)
 

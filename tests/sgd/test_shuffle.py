@@ -14,23 +14,29 @@ from tests.sgd.test_allocation import _exact_t2
 
 def test_marked_everywhere_as_not_a_guarantee():
     low = shuffle_lower(2.0, 10)
-    assert isinstance(low, ShuffleLower) and low.is_guarantee is False
-    assert ShuffleLower.is_guarantee is False
+    assert isinstance(low, ShuffleLower) and low.status is fdp.Status.LOWER_BOUND
     text = repr(low)
-    assert "LOWER BOUND" in text and "NOT a guarantee" in text
+    assert text.endswith("# lower bound, not a guarantee")
     assert "lower" in low.latex().lower()
     assert "LOWER" in (ShuffleLower.__doc__ or "") and "LOWER" in shuffle_lower.__doc__
 
 
-def test_operations_refused_with_the_reason():
+def test_operations_give_lower_bounds_and_guarantee_readouts_are_refused():
+    """The status rule: anything built from a lower bound is at most a lower bound
+    (operations are monotone); the read-outs that would state a guarantee refuse."""
     low = shuffle_lower(2.0, 10)
-    for op in (lambda: low @ fdp.Gaussian(1.0), lambda: fdp.Gaussian(1.0) @ low,
-               lambda: low ** 2, lambda: low.group(2), lambda: low.subsample(0.5),
-               lambda: low.pure_epsilon(), lambda: low.epsilon(1e-5),
+    for g in (low @ fdp.Gaussian(1.0), fdp.Gaussian(1.0) @ low, low ** 2, low.group(2),
+              low.subsample(0.5), fdp.compose(low, fdp.Laplace(1.0))):
+        assert g.status is fdp.Status.LOWER_BOUND
+        assert repr(g).endswith("# lower bound, not a guarantee")
+    for op in (lambda: low.pure_epsilon(), lambda: low.epsilon(1e-5),
                lambda: low.delta(1.0), lambda: low.gdp_mu()):
-        with pytest.raises(TypeError, match="LOWER bound"):
+        with pytest.raises(fdp.NotAGuarantee, match="LOWER bound"):
             op()
     assert "not a privacy guarantee" in NOT_A_GUARANTEE
+    # the composed lower curve lies above the composed exact instance's lower side
+    a = np.linspace(0.0, 1.0, 51)
+    assert np.all((low @ fdp.Gaussian(1.0))(a) >= (low.instance @ fdp.Gaussian(1.0))(a) - 1e-9)
 
 
 def test_lower_side_of_the_exact_instance_t2():
@@ -60,14 +66,14 @@ def test_mu_lower_is_below_the_full_batch_mu():
     low = shuffle_lower(2.0, 3)
     mu = low.mu_lower()
     assert 0.0 < mu <= 1.0 / 2.0 + 1e-12          # f_instance ≥ G_{1/σ}
-    with pytest.raises(TypeError, match="LOWER bound"):
+    with pytest.raises(fdp.NotAGuarantee, match="LOWER bound"):
         low.gdp_mu()
 
 
 @pytest.mark.parametrize("adaptive", [False, True])
 def test_accountant_refuses_to_spend_it(adaptive):
     acc = fdp.Accountant(mu=5.0, adaptive=adaptive)
-    with pytest.raises(TypeError, match="LOWER bound"):
+    with pytest.raises(fdp.NotAGuarantee, match="lower bound"):
         acc.spend(shuffle_lower(2.0, 10))
     assert len(acc.spends) == 0
 
@@ -79,7 +85,7 @@ def test_dpsgd_wiring_helpers():
     g = allocation.random_allocation(2.0, 10, 1, 3)
     assert f.epsilon_bounds(1e-5) == g.epsilon_bounds(1e-5)
     low = sl.from_dpsgd(2.0, 0.1, 25)                   # 2 full epochs (down)
-    assert "epochs=2" in repr(low) and low.is_guarantee is False
+    assert "epochs=2" in repr(low) and low.status is fdp.Status.LOWER_BOUND
     with pytest.raises(ValueError, match="sample_rate"):
         allocation.from_dpsgd(2.0, 0.3, 10)
     with pytest.raises(ValueError, match="one epoch"):

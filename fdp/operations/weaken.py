@@ -1,0 +1,146 @@
+"""A trade-off function stated with a weaker status than its own: ``weaken(f, status, reason)``.
+
+The CLT's G_μ (DRS 2022, Thm 3.5) is an exact Gaussian curve, but as a statement about
+the composition it approximates it is only an approximation; the upper side of the
+Berry–Esseen band (DRS 2022, Thm 3.4) lies *above* the true composition, so it is a
+lower bound in the sense of ``fdp.status``. ``Weakened`` keeps the curve and answers
+every read-out from it, with ``status`` the weaker of its own and the stated one.
+
+It deliberately hides the closed-form hooks of the curve it wraps (exact finite
+pair, composition kind, Gaussian component, lattices): otherwise a closed-form rule
+of the composition table would rebuild an *exact* object from an approximation.
+Compositions of a weakened curve go through the numeric engine, from its law, and
+come out with the weakened status (the weakest input wins).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from fdp.status import Status, weakest
+from fdp.tradeoff import TradeOff, math_repr
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fdp.law import PrivacyLossLaw
+
+
+@dataclass(frozen=True)
+class Weakened(TradeOff):
+    """f, stated as ``claimed`` (a lower bound or an approximation) because of ``reason``.
+
+    Parameters
+    ----------
+    of : TradeOff
+        The curve.
+    claimed : Status
+        ``Status.LOWER_BOUND`` or ``Status.APPROXIMATION``.
+    reason : str
+        Why, in a few words (shown in the repr), e.g. "CLT (DRS 2022, Thm 3.5)".
+
+    Raises
+    ------
+    ValueError
+        For a ``claimed`` status that is a guarantee, or an empty reason.
+    TypeError
+        When ``of`` is not a TradeOff.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.operations.weaken import weaken
+    >>> from fdp.status import Status
+    >>> g = weaken(fdp.Gaussian(1.0), Status.APPROXIMATION, "CLT")
+    >>> g
+    Gaussian(mu=1.0)  # approximation (CLT), not a guarantee
+    >>> g.status, g(0.05) == fdp.Gaussian(1.0)(0.05)
+    (<Status.APPROXIMATION: 'approximation'>, True)
+    """
+
+    of: TradeOff
+    claimed: Status
+    reason: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.of, TradeOff):
+            raise TypeError(f"of must be a TradeOff, got {type(self.of).__name__}")
+        if not isinstance(self.claimed, Status) or self.claimed.is_guarantee:
+            raise ValueError("claimed must be Status.LOWER_BOUND or Status.APPROXIMATION, "
+                             f"got {self.claimed!r}")
+        if not isinstance(self.reason, str) or not self.reason:
+            raise ValueError("reason must be a non-empty string")
+
+    def __repr__(self) -> str:
+        return f"{math_repr(self.of)}  # {self.status.value} ({self.reason}), not a guarantee"
+
+    @property
+    def status(self) -> Status:
+        return weakest(self.of.status, self.claimed)
+
+    @property
+    def symmetric(self) -> bool:
+        return self.of.symmetric
+
+    @property
+    def directions(self) -> str:
+        return self.of.directions
+
+    def latex(self) -> str:
+        return self.of.latex()
+
+    def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        return self.of._beta(alpha)
+
+    def _upper(self, alpha: np.ndarray) -> np.ndarray:
+        return self.of._upper(alpha)
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        return self.of._delta(eps)
+
+    def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
+        return self.of._delta_lower(eps)
+
+    def _log_delta(self, eps: np.ndarray) -> np.ndarray:
+        return self.of._log_delta(eps)
+
+    def _log_delta_lower(self, eps: np.ndarray) -> np.ndarray:
+        return self.of._log_delta_lower(eps)
+
+    def _has_certified_delta(self) -> bool:
+        return self.of._has_certified_delta()
+
+    def law(self) -> PrivacyLossLaw | None:
+        return self.of.law()
+
+
+def weaken(f: TradeOff, claimed: Status, reason: str) -> TradeOff:
+    """f stated as a lower bound or an approximation (``Weakened``); f itself when its own
+    status is already at most ``claimed``.
+
+    Parameters
+    ----------
+    f : TradeOff
+        The curve.
+    claimed : Status
+        ``Status.LOWER_BOUND`` or ``Status.APPROXIMATION``.
+    reason : str
+        Why (shown in the repr).
+
+    Returns
+    -------
+    TradeOff
+        ``Weakened(f, claimed, reason)``, or f when nothing is weakened.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.operations.weaken import weaken
+    >>> from fdp.status import Status
+    >>> weaken(fdp.Gaussian(2.0), Status.LOWER_BOUND, "upper side of a band").status
+    <Status.LOWER_BOUND: 'lower bound'>
+    """
+    if weakest(f.status, claimed) is f.status:
+        return f
+    return Weakened(f, claimed, reason)

@@ -1,0 +1,180 @@
+"""What a trade-off object may be used for: its status, and the one rule that derives it.
+
+Every trade-off object answers ``f.status`` with one of four values:
+
+``exact``
+    A closed form: the function is known (its read-outs carry only proven rounding).
+``certified``
+    A proven bracket: the truth lies between the lower and the upper curve
+    (the numeric engine, DRS 2022 §3 composed with Doroshenko et al. 2022's
+    pessimistic/optimistic discretisations).
+``lower bound``
+    The true curve lies *below* this one (it overstates privacy), e.g. the shuffle
+    curve of ``fdp.sgd.shuffle_lower``: good for showing that a guarantee cannot be
+    better, never for spending.
+``approximation``
+    Neither side is proven: the CLT (DRS 2022 Thm 3.5), Edgeworth (Zheng et al. 2020),
+    a fitted μ, anything estimated.
+
+The rule (one rule, used by every operation and conversion)
+------------------------------------------------------------
+The status of a result is the *weakest* of its inputs' statuses and of the operation's
+own: ``weakest(*statuses)`` with the order exact > certified > lower bound >
+approximation. An operation that is itself numeric (the engine) contributes
+``certified``, a closed-form operation ``exact``. Why "lower bound" survives every
+operation as at most a lower bound: composition (DRS Def 3.1), inversion, envelopes,
+subsampling and group privacy are monotone in each argument (f ≤ f' pointwise gives
+op(f) ≤ op(f')), so an input that lies above the truth gives a result that lies above
+the truth of the result. An approximation has no side, so it stays an approximation.
+
+Consumers of a guarantee (``Accountant.spend``, calibration, ``dominates`` as a proof,
+the Opacus and dp_accounting adapters, the CLI's certified line, sweep rows) call
+``require_guarantee`` and refuse anything that is not exact or certified, or that
+describes one direction of add/remove neighbouring only.
+
+This module imports nothing from the package (the lowest layer).
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+
+class Status(enum.Enum):
+    """The four statuses of a trade-off object, strongest first.
+
+    Examples
+    --------
+    >>> from fdp.status import Status, weakest
+    >>> weakest(Status.EXACT, Status.CERTIFIED)
+    <Status.CERTIFIED: 'certified'>
+    >>> Status.LOWER_BOUND.is_guarantee
+    False
+    """
+
+    EXACT = "exact"
+    CERTIFIED = "certified"
+    LOWER_BOUND = "lower bound"
+    APPROXIMATION = "approximation"
+
+    @property
+    def rank(self) -> int:
+        """3 for exact down to 0 for an approximation (larger is stronger)."""
+        return _RANK[self]
+
+    @property
+    def is_guarantee(self) -> bool:
+        """True for exact and certified: a bound that may be spent."""
+        return self in (Status.EXACT, Status.CERTIFIED)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_RANK = {Status.EXACT: 3, Status.CERTIFIED: 2, Status.LOWER_BOUND: 1, Status.APPROXIMATION: 0}
+
+
+def weakest(*statuses: Status) -> Status:
+    """The weakest of ``statuses`` (the status of a result built from them).
+
+    Parameters
+    ----------
+    *statuses : Status
+        The inputs' statuses and the operation's own (at least one).
+
+    Returns
+    -------
+    Status
+        The one with the lowest rank.
+
+    Raises
+    ------
+    ValueError
+        When no status is given.
+
+    Examples
+    --------
+    >>> from fdp.status import Status, weakest
+    >>> weakest(Status.CERTIFIED, Status.LOWER_BOUND, Status.EXACT)
+    <Status.LOWER_BOUND: 'lower bound'>
+    """
+    if not statuses:
+        raise ValueError("weakest needs at least one status")
+    return min(statuses, key=_RANK.__getitem__)
+
+
+def status_of(*objects: Any, operation: Status = Status.EXACT) -> Status:
+    """The status of a result built from trade-off ``objects`` by an operation.
+
+    Parameters
+    ----------
+    *objects : TradeOff
+        The inputs (anything with a ``status``).
+    operation : Status, optional
+        The operation's own status: ``Status.CERTIFIED`` for a numeric operation,
+        ``Status.EXACT`` (the default) for a closed form.
+
+    Returns
+    -------
+    Status
+        ``weakest(operation, *(o.status for o in objects))``.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.status import Status, status_of
+    >>> status_of(fdp.Gaussian(1.0), operation=Status.CERTIFIED)
+    <Status.CERTIFIED: 'certified'>
+    """
+    return weakest(operation, *(o.status for o in objects))
+
+
+class NotAGuarantee(ValueError):
+    """Raised when something that spends a guarantee is given an object that is not one.
+
+    A ``ValueError`` (the object is of the right type, its status is not acceptable).
+    """
+
+
+def require_guarantee(f: Any, consumer: str) -> None:
+    """Refuse ``f`` unless it is an exact or certified guarantee for both directions.
+
+    Parameters
+    ----------
+    f : TradeOff
+        The object about to be spent, calibrated on, proved with or reported.
+    consumer : str
+        Who asks (for the message), e.g. ``"Accountant.spend"``.
+
+    Raises
+    ------
+    NotAGuarantee
+        When ``f.status`` is a lower bound or an approximation, or ``f`` describes one
+        direction of add/remove neighbouring only.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.status import NotAGuarantee, require_guarantee
+    >>> require_guarantee(fdp.Gaussian(1.0), "example")
+    >>> e = fdp.edgeworth([fdp.Laplace(1.0)] * 3)
+    >>> try:
+    ...     require_guarantee(e, "example")
+    ... except NotAGuarantee as err:
+    ...     print(str(err)[:60])
+    example refuses EdgeworthApprox(...): its status is 'approxi
+    """
+    status = f.status
+    if not status.is_guarantee:
+        raise NotAGuarantee(f"{consumer} refuses {_short(f)}: its status is {status.value!r}, "
+                            "not a guarantee (only exact or certified objects can be spent)")
+    if getattr(f, "directions", "both") == "one":
+        raise NotAGuarantee(f"{consumer} refuses {_short(f)}: it bounds one direction of "
+                            "add/remove neighbouring only; symmetrise it first "
+                            "(.symmetrize(one_sided=True))")
+
+
+def _short(f: Any) -> str:
+    """The object's class name with its arguments elided, for one-line messages."""
+    return f"{type(f).__name__}(...)"
