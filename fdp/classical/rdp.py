@@ -21,15 +21,23 @@ composes by adding ρ at each order λ.
       A_λ = Σ_{i≥0} C(λ,i) [ q^i (1−q)^{λ−i} e^{(i²−i)/(2σ²)} Φ((z0 − i)/σ)
                          + q^{λ−i} (1−q)^i e^{(j²−j)/(2σ²)} Φ((j − z0)/σ) ],  j = λ − i.
     Generalised binomial coefficients change sign for i > λ; terms are summed in
-    log space with signs (``logsumexp(..., b=sign)``), and the series is extended
-    until the last terms are below 1e-16 of the sum (alternating tail: the error is
-    at most the first omitted term).
+    log space with signs (``logsumexp(..., b=sign)``). Truncated after N > λ terms,
+    each series leaves out at most the absolute value of its term N (the Lagrange
+    remainder of (1 + x)^λ, 0 ≤ x ≤ 1, is C(λ, N) x^N (1 + ξ)^{λ−N} with
+    (1 + ξ)^{λ−N} ≤ 1), which is added: the result is an upper bound at every N.
+  - Every value returned is an UPPER bound on ρ(λ): each log term carries its
+    floating-point error (library calls within 64 ulps), the sums their rounding,
+    and the integer-order sum is taken as A_λ − 1 (all terms positive, see
+    ``_log_a_int``), so a ρ far below 1 keeps its relative precision.
 * Conversions to (ε, δ) at a fixed δ, minimised over the orders given:
   - ``"mironov"`` (Mironov 2017, Prop 3; what the moments accountant and Bu et al.
     used): ε = ρ(λ) + log(1/δ)/(λ − 1).
   - ``"improved"`` (Balle et al. 2020, Thm 21; Canonne, Kamath, Steinke 2020,
     Prop 12): ε = ρ(λ) + log(1 − 1/λ) − (log δ + log λ)/(λ − 1), never worse.
-  Both are upper bounds on the true ε; neither is tight.
+  Both are upper bounds on the true ε; neither is tight. Solved for δ at a fixed ε
+  (``rdp_to_log_delta``): δ ≤ exp((λ − 1)(ρ − ε)) (1 − 1/λ)^{λ−1}/λ (Canonne, Kamath &
+  Steinke 2020, Prop 12), or exp((λ − 1)(ρ − ε)) (Mironov 2017, Prop 3). Both
+  conversions are rounded up, so a certified ρ gives a certified ε or δ.
 """
 
 from __future__ import annotations
@@ -237,39 +245,110 @@ def rdp_of(f, orders, steps=1):
     return _validate.like_input(orders, out.reshape(np.shape(orders)))
 
 
+#: Unit roundoff of doubles.
+_U = 2.0 ** -53
+#: Relative error allowed for each library call (gammaln, log, log1p, log_ndtr) before the
+#: padding below: scipy documents a few ulps; 64 ulps leaves a margin.
+_ULPS = 64.0
+
+
+def _padded_log_sum(logs: np.ndarray, signs: np.ndarray, magnitude: np.ndarray) -> float:
+    """An upper bound on log Σ signs·exp(logs) that counts the rounding.
+
+    Term i's log carries an absolute error of at most ``_ULPS``·u·``magnitude[i]`` (the
+    sum of the absolute values of the pieces it was added from), so the term is off
+    by at most |term|·expm1 of that; the summation (numpy's pairwise sum) adds at most
+    (2 log2 n + 160)·u·Σ|terms|. The
+    bound is the computed signed sum plus both allowances, with the final log rounded
+    up; +inf when the result is not positive.
+    """
+    logs, signs, magnitude = (np.asarray(v, dtype=float) for v in (logs, signs, magnitude))
+    abs_log = float(logsumexp(logs))
+    err_log = float(logsumexp(logs + np.log(np.expm1(_ULPS * _U * (magnitude + 1.0)))))
+    # numpy's pairwise summation (blocks of at most 128 added in 8 lanes, then halves)
+    n_sum = 2.0 * np.log2(logs.size + 2.0) + 160.0
+    err_log = np.logaddexp(err_log, abs_log + np.log(n_sum * _U))
+    total, sign = logsumexp(np.append(logs, err_log), b=np.append(signs, 1.0),
+                            return_sign=True)
+    if not sign > 0 or not np.isfinite(total):
+        return np.inf
+    return float(total) + 4.0 * _U * abs(float(total))
+
+
+def _mills(x: np.ndarray) -> np.ndarray:
+    """An upper bound on φ(x)/Φ(x) (2× the computed value, and at least 1e-300)."""
+    with np.errstate(over="ignore"):
+        r = np.exp(-0.5 * x * x - 0.5 * np.log(2.0 * np.pi) - log_ndtr(x))
+    return np.minimum(2.0 * r + 1e-300, np.where(x < 0, 1.0 - x, 1.0))
+
+
 def _log_a_int(q: float, sigma: float, lam: int) -> float:
-    k = np.arange(lam + 1, dtype=float)
-    log_binom = gammaln(lam + 1.0) - gammaln(k + 1.0) - gammaln(lam - k + 1.0)
-    terms = log_binom + k * np.log(q) + (lam - k) * np.log1p(-q) + (k * k - k) / (2 * sigma ** 2)
-    return float(logsumexp(terms))
+    """Upper bound on log A_λ, integer λ ≥ 2, from the binomial expansion written as
+    A_λ − 1 = Σ_{k≥2} C(λ,k) q^k (1−q)^{λ−k} expm1((k² − k)/(2σ²)) (the binomial
+    probabilities sum to 1, and k = 0, 1 contribute 0): all terms are positive, so
+    A_λ − 1 keeps its relative precision even when it is far below 1 (large σ). The
+    sum is rounded up by its floating-point error (``_padded_log_sum``), and
+    log A_λ = log1p(A_λ − 1) rounded up."""
+    k = np.arange(2, lam + 1, dtype=float)
+    g = (gammaln(lam + 1.0), gammaln(k + 1.0), gammaln(lam - k + 1.0))
+    x = (k * k - k) / (2 * sigma ** 2)
+    log_em1 = np.where(x > 30.0, x + np.log(-np.expm1(-np.minimum(x, 1e300))),
+                       np.log(np.expm1(np.minimum(x, 30.0))))
+    pieces = (k * np.log(q), (lam - k) * np.log1p(-q))
+    terms = g[0] - g[1] - g[2] + pieces[0] + pieces[1] + log_em1
+    magnitude = abs(g[0]) + g[1] + g[2] + np.abs(pieces[0]) + np.abs(pieces[1]) + x \
+        + np.abs(log_em1)
+    log_excess = _padded_log_sum(terms, np.ones_like(terms), magnitude)
+    out = float(np.logaddexp(0.0, log_excess))
+    return out + 4.0 * _U * out
 
 
 def _log_a_frac(q: float, sigma: float, lam: float, rtol: float = 1e-16,
-                max_terms: int = 1 << 23) -> float:
-    z0 = sigma ** 2 * (np.log1p(-q) - np.log(q)) + 0.5
+                max_terms: int = 1 << 20) -> float:
+    """Upper bound on log A_λ, fractional λ: MTZ's two expansions, truncated after N
+    terms each, plus a PROVEN bound on what was left out.
+
+    On z ≤ z0, x = q μ1/((1 − q) μ0) ∈ [0, 1] and (1 + x)^λ is its Taylor polynomial of
+    degree N − 1 plus the Lagrange remainder C(λ, N) x^N (1 + ξ)^{λ−N}, ξ ∈ [0, x],
+    whose absolute value is at most |C(λ, N)| x^N once N > λ; integrated, that is the
+    absolute value of the first omitted term of the first series. The same holds on
+    z > z0 for (1 + 1/x)^λ. So A_λ ≤ (partial sums) + |t0_N| + |t1_N|, for every
+    N > λ, whether the series has converged or not; the sum is extended (N ×4) until
+    the remainder is below ``rtol`` of it or N reaches ``max_terms``.
+    """
     log_q, log_1q = np.log(q), np.log1p(-q)
+    z0 = sigma ** 2 * (log_1q - log_q) + 0.5
     s2 = 2.0 * sigma ** 2
-    n = 256
+    n = max(256, 4 * int(np.ceil(lam)))     # N > λ: the remainder bound needs it
     while True:
-        i = np.arange(n, dtype=float)
+        i = np.arange(n + 1, dtype=float)
         j = lam - i
-        log_binom = gammaln(lam + 1.0) - gammaln(i + 1.0) - gammaln(j + 1.0)
+        g = (gammaln(lam + 1.0), gammaln(i + 1.0), gammaln(j + 1.0))
+        log_binom = g[0] - g[1] - g[2]
         sign = gammasgn(j + 1.0)  # Γ(λ+1), Γ(i+1) > 0: the sign of C(λ, i)
-        t0 = log_binom + i * log_q + j * log_1q + (i * i - i) / s2 + log_ndtr((z0 - i) / sigma)
-        t1 = log_binom + j * log_q + i * log_1q + (j * j - j) / s2 + log_ndtr((j - z0) / sigma)
-        logs = np.concatenate([t0, t1])
-        signs = np.concatenate([sign, sign])
-        # At a pole of Γ(j + 1) the coefficient is exactly 0 (log −inf, sign NaN).
+        x0, x1 = (z0 - i) / sigma, (j - z0) / sigma
+        n0, n1 = log_ndtr(x0), log_ndtr(x1)
+        p0 = (i * log_q, j * log_1q, (i * i - i) / s2)
+        p1 = (j * log_q, i * log_1q, (j * j - j) / s2)
+        t0 = log_binom + p0[0] + p0[1] + p0[2] + n0
+        t1 = log_binom + p1[0] + p1[1] + p1[2] + n1
+        common = abs(g[0]) + np.abs(g[1]) + np.abs(g[2])
+        # an error e in log Φ's argument x moves log Φ by at most e·φ(x)/Φ(x) (the
+        # Mills ratio, ≤ 1 − x for x < 0, ≤ 1 for x ≥ 0); e ≲ u·(|z0| + i + λ)/σ
+        arg0 = (abs(z0) + i + lam) / sigma * _mills(x0)
+        arg1 = (abs(z0) + i + lam) / sigma * _mills(x1)
+        m0 = common + np.abs(p0[0]) + np.abs(p0[1]) + np.abs(p0[2]) + np.abs(n0) + arg0
+        m1 = common + np.abs(p1[0]) + np.abs(p1[1]) + np.abs(p1[2]) + np.abs(n1) + arg1
+        # the first n terms summed; term n (its absolute value) bounds the remainder
+        logs = np.concatenate([t0[:n], t1[:n], [t0[n], t1[n]]])
+        signs = np.concatenate([sign[:n], sign[:n], [1.0, 1.0]])
+        mags = np.concatenate([m0[:n], m1[:n], [m0[n], m1[n]]])
+        # at a pole of Γ(j + 1) the coefficient is exactly 0 (log −inf, sign NaN)
         live = np.isfinite(logs)
-        logs, signs = logs[live], signs[live]
-        total, total_sign = logsumexp(logs, b=signs, return_sign=True)
-        tail = max(t0[-8:].max(), t1[-8:].max())
-        if total_sign > 0 and tail < total + np.log(rtol):
-            return float(total)
-        if n >= max_terms:
-            raise ArithmeticError(
-                f"fractional-order RDP series did not converge (q={q}, sigma={sigma}, "
-                f"order={lam}); use an integer order")
+        remainder = float(np.logaddexp(t0[n], t1[n]))
+        bound = _padded_log_sum(logs[live], signs[live], mags[live])
+        if remainder < bound + np.log(rtol) or n >= max_terms:
+            return bound
         n *= 4
 
 
@@ -316,7 +395,9 @@ def rdp_subsampled_gaussian(orders, sample_rate, noise_multiplier, steps=1):
             out[idx] = _log_a_int(q, s, int(lam)) / (lam - 1.0)
         else:
             out[idx] = _log_a_frac(q, s, float(lam)) / (lam - 1.0)
-    return _validate.like_input(orders, (t * out).reshape(np.shape(orders)))
+    # every step above rounds up; the divisions and the product with steps add ≤ 3 ulps
+    out = t * out * (1.0 + 8.0 * _U)
+    return _validate.like_input(orders, out.reshape(np.shape(orders)))
 
 
 def rdp_to_epsilon(orders, rdp, delta, conversion: str = "improved") -> RDPEpsilon:
@@ -325,7 +406,7 @@ def rdp_to_epsilon(orders, rdp, delta, conversion: str = "improved") -> RDPEpsil
     conversion="mironov": ε = ρ + log(1/δ)/(λ − 1) (Mironov 2017, Prop 3).
     conversion="improved": ε = ρ + log(1 − 1/λ) − (log δ + log λ)/(λ − 1)
     (Balle et al. 2020, Thm 21; Canonne–Kamath–Steinke 2020, Prop 12).
-    ε is floored at 0.
+    ε is floored at 0 and rounded up by its floating-point error.
 
     Parameters
     ----------
@@ -361,14 +442,87 @@ def rdp_to_epsilon(orders, rdp, delta, conversion: str = "improved") -> RDPEpsil
         raise ValueError(f"rdp must have one value per order ({o.size}), got {r.size}")
     d = _validate.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
     if conversion == "mironov":
-        eps = r - np.log(d) / (o - 1.0)
+        parts = (r, -np.log(d) / (o - 1.0))
     elif conversion == "improved":
-        eps = r + np.log1p(-1.0 / o) - (np.log(d) + np.log(o)) / (o - 1.0)
+        parts = (r, np.log1p(-1.0 / o), -(np.log(d) + np.log(o)) / (o - 1.0))
     else:
         raise ValueError(f"conversion must be 'mironov' or 'improved', got {conversion!r}")
-    eps = np.maximum(eps, 0.0)
+    # rounded up: each part is within a few ulps, so 16 ulps of their absolute sum
+    with np.errstate(invalid="ignore"):
+        eps = sum(parts) + 16.0 * _U * sum(np.abs(x) for x in parts)
+    eps = np.where(np.isnan(eps), np.inf, np.maximum(eps, 0.0))
     best = int(np.argmin(eps))
     return RDPEpsilon(float(eps[best]), float(o[best]))
+
+
+def rdp_to_log_delta(orders, rdp, eps, conversion: str = "improved"):
+    """Upper bound on log δ(ε) from (λ, ρ(λ))-RDP, minimised over the orders.
+
+    conversion="improved" (Canonne, Kamath & Steinke 2020, Prop 12; Balle et al. 2020,
+    Thm 21 solved for δ): δ = exp((λ − 1)(ρ − ε)) (1 − 1/λ)^{λ−1} / λ.
+    conversion="mironov" (Mironov 2017, Prop 3): δ = exp((λ − 1)(ρ − ε)).
+    Each is a proven (ε, δ) guarantee at every order, so their minimum is one too;
+    the result is rounded up by its floating-point error and capped at log 1 = 0.
+    Returned in log space, so a δ below the smallest double is not rounded to 0.
+
+    Parameters
+    ----------
+    orders : array_like
+        Orders λ > 1.
+    rdp : array_like
+        ρ(λ) at each order (+inf allowed).
+    eps : float or array_like
+        ε (real; ε < 0 gives log δ ≤ 0 only, +inf gives −inf unless ρ is infinite
+        everywhere).
+    conversion : {"improved", "mironov"}, optional
+        The RDP → (ε, δ) conversion.
+
+    Returns
+    -------
+    (log_delta, order) : (float or ndarray, float or ndarray)
+        The bound on log δ at each ε and the order attaining it.
+
+    Raises
+    ------
+    ValueError
+        For orders ≤ 1, a negative ρ, a non-real ε or an unknown conversion.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fdp.classical.rdp import rdp_to_log_delta
+    >>> ld, order = rdp_to_log_delta([2.0, 8.0], [1.0, 4.0], 6.0)
+    >>> print(f"{np.exp(ld):.3e} at order {order:g}")
+    4.082e-08 at order 8
+    """
+    o = _orders(orders)
+    r = _validate.reals("rdp", rdp, low=0.0, allow_inf=True).ravel()
+    if r.shape != o.shape:
+        raise ValueError(f"rdp must have one value per order ({o.size}), got {r.size}")
+    e = _validate.reals("eps", eps, allow_inf=True)
+    if conversion not in ("improved", "mironov"):
+        raise ValueError(f"conversion must be 'mironov' or 'improved', got {conversion!r}")
+    lam = o[:, None]
+    rho = r[:, None]
+    x = np.atleast_1d(e).ravel()[None, :]
+    with np.errstate(invalid="ignore"):
+        lin = (lam - 1.0) * (rho - x)
+        parts = [lin]
+        if conversion == "improved":
+            parts += [(lam - 1.0) * np.log1p(-1.0 / lam), -np.log(lam)]
+        total = sum(parts)
+        # (λ − 1)(ρ − ε): each factor within 2 ulps, the product and sums a few more
+        pad = 16.0 * _U * ((lam - 1.0) * (np.abs(rho) + np.abs(x))
+                           + sum(np.abs(p) for p in parts[1:]))
+        total = np.where(np.isnan(total), np.inf, total + np.nan_to_num(pad, posinf=0.0))
+        total = np.where(x < 0.0, 0.0, total)    # the conversions are stated for ε ≥ 0
+    best = np.argmin(total, axis=0)
+    out = np.minimum(np.take_along_axis(total, best[None, :], axis=0)[0], 0.0)
+    order = o[best]
+    shape = np.shape(eps)
+    if not shape:
+        return float(out[0]), float(order[0])
+    return out.reshape(shape), order.reshape(shape)
 
 
 def moments_accountant_epsilon(noise_multiplier, sample_rate, steps, delta, *,
