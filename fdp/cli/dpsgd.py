@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import sys
 
-from fdp._command import UsageError, count, positive, unit
+from fdp.commandline import UsageError, count, positive, unit
 from fdp.cli._checks import image_file, whole_number
 from fdp.conversions import gdp_epsilon
 from fdp.families.gaussian import Gaussian
@@ -230,8 +230,9 @@ def _cmd_dpsgd(args) -> int:
     cert = certified.dpsgd(sigma, q, steps, sampling=args.sampling, neighbouring=neighbouring,
                      tol=tol, sensitivity=sens, **extra)
     require_guarantee(cert, "the certified line")
-    lo, hi = (float(v) for v in (cert.epsilon_bounds(delta) if width is None
-                                 else cert.epsilon_bounds(delta, width=width)))
+    bracket = (cert.epsilon_bounds(delta) if width is None
+               else cert.epsilon_bounds(delta, width=width))
+    lo, hi = (float(v) for v in bracket)
     print(f"DP-SGD: noise multiplier {sigma:g}, sample rate {q:.6g}, {steps} steps"
           + (f" ({schedule})" if schedule else "") + f", delta {delta:g}")
     print(f"        sampling {args.sampling}, neighbouring relation: {relation}")
@@ -241,6 +242,10 @@ def _cmd_dpsgd(args) -> int:
     hi_txt = "inf" if math.isnan(hi) else f"{hi:.4f}"
     print(f"certified f-DP (numeric accountant):  epsilon in [{lo_txt}, {hi_txt}]"
           "   (guarantee: the true epsilon is in this bracket)")
+    if getattr(bracket, "note", ""):
+        # which certified bound set the upper end (f-DP engine or RDP), and why a
+        # lower end is 0
+        print(f"        ({bracket.note})")
 
     if args.sampling in ("poisson", "without_replacement"):
         mu = sgd_clt.dpsgd_clt_mu(sigma, q, steps, sampling=args.sampling, sensitivity=sens)
@@ -262,7 +267,9 @@ def _cmd_dpsgd(args) -> int:
         rdp = dpsgd_rdp_epsilon(sigma, q, steps, delta, sensitivity=sens)
         rdp_eps = rdp.epsilon
         print(f"RDP accountant (Mironov-Talwar-Zhang, improved conversion):  "
-              f"epsilon = {rdp.epsilon:.4f} at order {rdp.order:g}   (valid, not tight)")
+              f"epsilon = {rdp.epsilon:.4f} at order {rdp.order:g}   (valid, not tight; "
+              "on Bu et al.'s order grid; the certified line above takes the smaller of "
+              "the engine and a certified RDP bound on a finer grid)")
     else:
         print(f"RDP accountant: not available for sampling={args.sampling}")
 

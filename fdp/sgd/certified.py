@@ -94,6 +94,7 @@ from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
 from fdp.families.mixture import MixtureOfGaussians, RevealedMixture
 from fdp.operations.subsample import PoissonAdd, WithoutReplacement
+from fdp.sgd.min_certified import MAX_RDP_GROUPS, MinCertified, RDPBound
 
 #: Default sensitivity of the clipped gradient sum, in units of the clipping norm C,
 #: for each neighbouring relation (see the module docstring).
@@ -274,6 +275,10 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
     Numeric
         ``f(α)`` certified lower, ``bounds`` both sides, ``epsilon_bounds(delta)``
         the ε bracket; its label states the sampler and the sensitivity assumed.
+        For example-level Poisson sampling (at most ``MAX_RDP_GROUPS`` distinct
+        (σ, q)) a ``MinCertified``: its upper δ(ε) and ε(δ) are the smaller of the
+        engine's and the certified Rényi bound of the same run (both proven, so the
+        minimum is), and each bracket's ``note`` says which one set it.
 
     Raises
     ------
@@ -337,9 +342,14 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
         meter = Meter(work_units(len(add), 2), "dpsgd", progress)
         (add_p, add_o), (rem_p, rem_o) = compose_add_remove(add, step, meter)
         meter.close()
-        return Numeric((add_p, rem_p), (add_o, rem_o), label, tol,
-                       source=(Recipe(tuple(add), step), Recipe(tuple(add), step, True)),
-                       eps_width=eps_width)
+        parts = dict(source=(Recipe(tuple(add), step), Recipe(tuple(add), step, True)),
+                     eps_width=eps_width)
+        if sampling == "poisson" and opts["examples_per_user"] == 1 \
+                and len(counts) <= MAX_RDP_GROUPS:
+            # a second certified upper bound of the same run: report the smaller
+            return MinCertified((add_p, rem_p), (add_o, rem_o), label, tol, **parts,
+                                rdp=RDPBound.poisson_gaussian(counts, sens))
+        return Numeric((add_p, rem_p), (add_o, rem_o), label, tol, **parts)
     meter = Meter(work_units(len(fac)), "dpsgd", progress)
     pess, opt = combine_parts(cropped(discretise_groups(fac, step, meter)), meter=meter)
     meter.close()
