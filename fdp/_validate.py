@@ -132,3 +132,17 @@ def _range_text(low, high, low_open, high_open) -> str:
     lo = "-inf" if low == -np.inf else f"{float(low):g}"
     hi = "inf" if high == np.inf else f"{float(high):g}"
     return f"{left}{lo}, {hi}{right}"
+
+
+def generator(rng: object) -> np.random.Generator:
+    """A numpy Generator from ``rng``: None (fresh OS entropy), an int seed, a SeedSequence
+    or a Generator (returned as is); anything else is a TypeError naming ``rng``."""
+    if rng is None:
+        return np.random.default_rng()
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, (numbers.Integral, np.random.SeedSequence)) and not isinstance(rng, bool):
+        return np.random.default_rng(rng if isinstance(rng, np.random.SeedSequence)
+                                     else int(rng))
+    raise TypeError(f"rng must be None, an int seed or a numpy.random.Generator, "
+                    f"got {type(rng).__name__}")

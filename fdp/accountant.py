@@ -208,6 +208,33 @@ class Accountant:
         return tuple(self._spends)
 
     @property
+    def notes(self) -> tuple[str, ...]:
+        """What a reader of ``spent`` should know about how it was formed (may be empty).
+
+        Several spends that are each a one-sided symmetrisation min{f_i, f_i⁻¹}** (a
+        DP-SGD run under Poisson sampling, for instance) compose to a curve below
+        min{F, F⁻¹}** with F = ⊗ f_i: each of the composed curves lies below both f_i and
+        f_i⁻¹, so their composition lies below F and F⁻¹ and, being convex, below
+        min{F, F⁻¹}** (DRS 2022, Prop 2.12 and Thm 3.2). When the spends are parts of one
+        run, one ``fdp.dpsgd`` over all their steps symmetrises once and is tighter
+        (Zhu, Dong & Wang 2022, Thm 11).
+
+        Examples
+        --------
+        >>> import fdp
+        >>> a = fdp.Accountant(mu=2.0)
+        >>> a.notes
+        ()
+        """
+        symmetrised = [f for f in self._spends if getattr(f, "envelope", False)]
+        if len(symmetrised) < 2:
+            return ()
+        return (f"{len(symmetrised)} spends are each symmetrised (min{{f, f^-1}}**, e.g. "
+                "DP-SGD under Poisson sampling): their composition is looser than "
+                "symmetrising the composition once; if they are parts of one run, one "
+                "fdp.dpsgd over all their steps is the tighter guarantee",)
+
+    @property
     def fully_adaptive(self) -> bool:
         """True when the record is valid even for adaptively chosen guarantees."""
         return self._adaptive or all(isinstance(f, Gaussian) for f in self._spends)
@@ -332,8 +359,9 @@ class Accountant:
         return 1.0 / res.noise
 
     def __repr__(self):
-        return (f"Accountant(budget={self._target.describe()!r}, spends={len(self._spends)}, "
+        text = (f"Accountant(budget={self._target.describe()!r}, spends={len(self._spends)}, "
                 f"adaptive={self._adaptive})")
+        return text + "".join(f"  # note: {n}" for n in self.notes)
 
 
 __all__ = ["Accountant", "BudgetExceeded", "gdp_bound"]

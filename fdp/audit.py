@@ -533,7 +533,6 @@ def check(mechanism_or_samples, claimed_f: TradeOff | None = None,
     >>> audit.check(mech, fdp.Gaussian(0.5), n=20_000, rng=0).passed
     False
     """
-    from fdp.mechanisms._base import generator
     if isinstance(mechanism_or_samples, (tuple, list)) and len(mechanism_or_samples) == 2:
         if claimed_f is None:
             raise ValueError("claimed_f is required when samples are given")
@@ -550,7 +549,7 @@ def check(mechanism_or_samples, claimed_f: TradeOff | None = None,
         if claimed_f is None:
             claimed_f = mech.tradeoff
         n = _validate.positive_int("n", n)
-        g = generator(rng)
+        g = _validate.generator(rng)
         d, d_prime = inputs if inputs is not None else mech.audit_inputs()
         n_pilot = max(1000, n // 10)
         if log_ratio is None and densities is None:

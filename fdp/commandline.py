@@ -27,7 +27,7 @@ class UsageError(Exception):
 
     Examples
     --------
-    >>> from fdp._command import UsageError, positive
+    >>> from fdp.commandline import UsageError, positive
     >>> try:
     ...     positive("--sigma", -1.0)
     ... except UsageError as exc:

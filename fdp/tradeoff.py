@@ -201,7 +201,7 @@ class TradeOff(abc.ABC):
         """
         a = _validate.alpha(alpha)
         lo, hi = self._beta(a), self._upper(a)
-        _meet_width(self, width, lo, hi, "beta(alpha)")
+        meet_width(self, width, lo, hi, "beta(alpha)")
         return Bracket(_validate.like_input(alpha, lo), _validate.like_input(alpha, hi),
                        self.status, safe_side="lo")
 
@@ -234,7 +234,7 @@ class TradeOff(abc.ABC):
         """
         e = _validate.reals("eps", eps, allow_inf=True)
         lo, hi = self._delta_lower(e), self._delta(e)
-        _meet_width(self, width, lo, hi, "delta(eps)")
+        meet_width(self, width, lo, hi, "delta(eps)")
         return Bracket(_validate.like_input(eps, lo), _validate.like_input(eps, hi),
                        self.status)
 
@@ -435,7 +435,7 @@ class TradeOff(abc.ABC):
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
         lo = epsilon_for_delta(self._delta_lower, d, log_delta_fn=self._log_delta_lower)
         hi = epsilon_for_delta(self._delta, d, log_delta_fn=self._log_delta)
-        _meet_width(self, width, lo, hi, "epsilon(delta)")
+        meet_width(self, width, lo, hi, "epsilon(delta)")
         return Bracket(_validate.like_input(delta, lo), _validate.like_input(delta, hi),
                        self.status)
 
@@ -984,7 +984,7 @@ class TradeOff(abc.ABC):
             object.__setattr__(self, k, v)
 
 
-def _meet_width(f: TradeOff, width, lo, hi, what: str) -> None:
+def meet_width(f: TradeOff, width, lo, hi, what: str) -> None:
     """Raise unless every bracket [lo, hi] is at most ``width`` wide (None: no demand).
 
     Exact objects meet any width (their two sides agree up to rounding); other generic

@@ -5,7 +5,14 @@
   on literal names; only imports under ``if TYPE_CHECKING:`` (never executed) are
   left out. Read from the source with ``ast``, so nothing is imported to build it.
 * The layer order in ``docs/architecture.md`` names every first-level unit, and no
-  import goes from a lower layer to a higher one.
+  import goes from a lower layer to a higher one. The one exception, checked: a
+  method of ``TradeOff`` (``fdp/tradeoff.py``) imports its implementation locally,
+  inside the method body, where the reader sees it.
+* Inside every package the modules' import graph is acyclic; no module outside
+  ``fdp/engine/`` imports an engine internal (only the names ``fdp.engine`` exports);
+  no private name (``_x``, or a name from a private module) is imported across
+  packages, except from the shared ``fdp._validate``, ``fdp._constants`` and
+  ``fdp._numerics``; no module defines a string-keyed registry of functions.
 * Every public trade-off function and every result of an operation pickles and
   unpickles to identical answers (numeric results of the engine: see also
   ``tests/engine/test_pickle_results.py``).
@@ -211,8 +218,43 @@ def test_graph_reader_sees_every_kind_of_import(tmp_path):
     assert _find_cycle({("a", "b"): [], ("b", "c"): []}) is None
 
 
+def _tradeoff_method_imports() -> set[str]:
+    """"file:line" of every import inside a method of ``TradeOff`` (the allowed form)."""
+    path = PKG / "tradeoff.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: set[str] = set()
+    for cls in tree.body:
+        if isinstance(cls, ast.ClassDef) and cls.name == "TradeOff":
+            for fn in cls.body:
+                if isinstance(fn, ast.FunctionDef):
+                    for n in ast.walk(fn):
+                        if isinstance(n, (ast.Import, ast.ImportFrom)):
+                            out.add(f"fdp/tradeoff.py:{n.lineno}")
+    return out
+
+
+def layered_edges() -> dict[tuple[str, str], list[str]]:
+    """``import_edges()`` without the allowed local imports of ``TradeOff``'s methods."""
+    allowed = _tradeoff_method_imports()
+    out = {}
+    for key, where in import_edges().items():
+        rest = [w for w in where if w not in allowed]
+        if rest:
+            out[key] = rest
+    return out
+
+
+def test_tradeoff_reaches_up_only_from_inside_its_methods():
+    allowed = _tradeoff_method_imports()
+    assert allowed, "TradeOff's methods import their implementations locally"
+    layers = documented_layers()
+    for (a, b), where in import_edges().items():
+        if a in layers and b in layers and layers[b] > layers[a]:
+            assert set(where) <= allowed, (a, b, where)
+
+
 def test_import_graph_among_first_level_units_is_acyclic():
-    edges = import_edges()
+    edges = layered_edges()
     cycle = _find_cycle(edges)
     assert cycle is None, "import cycle among first-level units:\n" + _describe_cycle(
         cycle, edges)
@@ -250,9 +292,116 @@ def test_layer_diagram_lists_every_first_level_unit():
 def test_no_import_goes_up_a_layer():
     layers = documented_layers()
     up = [f"{a} (L{layers[a]}) -> {b} (L{layers[b]}): {', '.join(w[:3])}"
-          for (a, b), w in sorted(import_edges().items())
+          for (a, b), w in sorted(layered_edges().items())
           if a in layers and b in layers and layers[b] > layers[a]]
     assert not up, "imports from a lower layer to a higher one:\n" + "\n".join(up)
+
+
+# -- inside the packages ---------------------------------------------------------
+SHARED_PRIVATE = {"fdp._validate", "fdp._constants", "fdp._numerics"}
+
+
+def _is_module(name: str, root: Path) -> bool:
+    rel = Path(*name.split("."))
+    return (root / rel.with_suffix(".py")).exists() or (root / rel / "__init__.py").exists()
+
+
+@functools.lru_cache(maxsize=2)
+def module_imports(pkg: Path = PKG) -> list[tuple[str, str, str, str]]:
+    """(importer module, imported module, imported name or "", "file:line") for every
+    executed ``from fdp... import`` / ``import fdp...`` in the package."""
+    root = pkg.parent
+    out = []
+    for path in sorted(pkg.rglob("*.py")):
+        module, is_pkg = _module_name(path, root)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        skip = _type_checking_lines(tree)
+        for node in ast.walk(tree):
+            if getattr(node, "lineno", 0) in skip:
+                continue
+            where = f"{path.relative_to(root)}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, ast.ImportFrom):
+                base = _resolve_from(node, module, is_pkg)
+                if base.split(".")[0] != "fdp":
+                    continue
+                for a in node.names:
+                    full = f"{base}.{a.name}"
+                    if _is_module(full, root):
+                        out.append((module, full, "", where))
+                    else:
+                        out.append((module, base, a.name, where))
+            elif isinstance(node, ast.Import):
+                out.extend((module, a.name, "", where) for a in node.names
+                           if a.name.split(".")[0] == "fdp")
+    return out
+
+
+def _package_of(module: str, root: Path = ROOT) -> str:
+    return module if (root / Path(*module.split("."))).is_dir() else module.rsplit(".", 1)[0]
+
+
+def test_no_import_cycle_inside_a_package():
+    edges: dict[str, dict[tuple[str, str], list[str]]] = defaultdict(dict)
+    for src, dst, _, where in module_imports():
+        pkg = _package_of(src)
+        if src != dst and _package_of(dst) == pkg and dst != pkg and pkg != "fdp":
+            edges[pkg].setdefault((src, dst), []).append(where)
+    found = {pkg: _describe_cycle(c, e) for pkg, e in edges.items()
+             if (c := _find_cycle(e)) is not None}
+    assert not found, "import cycles inside packages:\n" + "\n".join(found.values())
+
+
+def test_no_engine_internal_is_imported_from_outside_the_engine():
+    import fdp.engine
+    public = set(fdp.engine.__all__)
+    bad = [f"{where}: {dst} {name}".strip() for src, dst, name, where in module_imports()
+           if dst.startswith("fdp.engine") and not src.startswith("fdp.engine")
+           and not (dst == "fdp.engine" and (name in public or name == ""))]
+    assert not bad, "engine internals imported from outside fdp/engine/:\n" + "\n".join(bad)
+
+
+def test_no_private_name_is_imported_across_packages():
+    bad = []
+    for src, dst, name, where in module_imports():
+        if dst in SHARED_PRIVATE or _package_of(dst) == _package_of(src):
+            continue
+        private_module = any(part.startswith("_") for part in dst.split(".")[1:])
+        if name.startswith("_") or private_module:
+            bad.append(f"{where}: {dst} {name}".strip())
+    assert not bad, "private names imported across packages:\n" + "\n".join(bad)
+
+
+def _string_registries(tree: ast.Module) -> list[str]:
+    """Module-level dicts with string-literal keys whose values are functions defined in
+    the module or lambdas: a registry that hides a call behind a string."""
+    functions = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    found = []
+    for node in tree.body:
+        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        if not isinstance(value, ast.Dict) or not value.keys:
+            continue
+        keys_are_strings = all(isinstance(k, ast.Constant) and isinstance(k.value, str)
+                               for k in value.keys)
+        values_are_functions = all(isinstance(v, ast.Lambda)
+                                   or (isinstance(v, ast.Name) and v.id in functions)
+                                   for v in value.values)
+        if keys_are_strings and values_are_functions:
+            found.append(node.lineno)
+    return found
+
+
+def test_registry_reader_finds_string_keyed_function_tables():
+    tree = ast.parse("def f(): pass\nA = {'x': f, 'y': lambda: 1}\nB = {'x': 1}\n"
+                     "C = {('a', 'b'): f}\n")
+    assert _string_registries(tree) == [2]
+
+
+def test_no_string_keyed_registry_of_functions():
+    bad = []
+    for path in sorted(PKG.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        bad += [f"{path.relative_to(ROOT)}:{line}" for line in _string_registries(tree)]
+    assert not bad, "string-keyed registries of functions:\n" + "\n".join(bad)
 
 
 # -- pickling round trip ---------------------------------------------------------

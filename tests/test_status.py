@@ -186,7 +186,7 @@ def test_calibration_refuses_a_non_guarantee():
 
 def test_the_adapters_refuse_a_non_guarantee(monkeypatch):
     pytest.importorskip("dp_accounting")
-    from fdp.interop import _dp_accounting_accountant as dpa
+    from fdp.interop import dp_accounting as dpa
     from fdp.interop import opacus
     monkeypatch.setattr(opacus, "_tradeoff", lambda key: _edgeworth())
     acc = opacus.FdpAccountant()

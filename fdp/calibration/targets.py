@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -310,11 +311,20 @@ class Target:
                 # steps growing geometrically: a few ulps first, then up to 2x
                 mu = float(np.nextafter(mu, 0.0)) if mu < 1e-300 else mu * (1.0 - step)
                 step = min(2.0 * step, 0.5)
-        # Generic: the noise search on σ = 1/μ.
-        from fdp.calibration.search import search_noise
-        res = search_noise(lambda s: Gaussian(1.0 / s), self, rtol=rtol, guess=1.0,
-                           max_noise=1e300, min_noise=1e-300)
-        return 1.0 / res.noise
+        # Generic: bisect μ ↦ "G_μ fails the target" (monotone: G_μ decreases in μ),
+        # keeping the side that met it.
+        def fails(m: np.ndarray) -> np.ndarray:
+            return np.array([not self.met_by(Gaussian(float(v))) for v in np.atleast_1d(m)])
+
+        if not fails(np.array([1e-300]))[0]:
+            hi = 1.0
+            while not fails(np.array([hi]))[0]:
+                if hi > 1e300:
+                    return math.inf
+                hi *= 2.0
+            lo, _ = bisect_monotone(fails, 1e-300, hi, rtol=rtol)
+            return float(lo)
+        return 0.0
 
 
 # Relative allowance, on the SAFE side, for the rounding of a computed δ(ε) (about two

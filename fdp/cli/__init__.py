@@ -28,14 +28,14 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from fdp._command import EXIT_USAGE, Parser, UsageError, join_negative_values, run_command
 from fdp._constants import VERSION as __version__
 from fdp.cli import convert, dpsgd, plot
 from fdp.cli.dpsgd import DEFAULT_SENSITIVITY
 from fdp.cli.plot import parse_spec, spec_label
+from fdp.commandline import EXIT_USAGE, Parser, UsageError, join_negative_values, run_command
 from fdp.repro import command as repro_command
 
-#: Kept under its earlier private name (the argument rewriting now lives in fdp._command).
+#: Kept under its earlier private name (the argument rewriting now lives in fdp.commandline).
 _join_negative_values = join_negative_values
 
 

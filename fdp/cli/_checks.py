@@ -1,4 +1,4 @@
-"""Argument checks of the ``fdp`` commands that need more than ``fdp._command``.
+"""Argument checks of the ``fdp`` commands that need more than ``fdp.commandline``.
 
 Both run before anything is computed: an image path whose suffix matplotlib cannot
 write, or a count that is not a whole number, is one line on stderr (exit status 2)
@@ -12,7 +12,7 @@ import math
 import shutil
 from pathlib import Path
 
-from fdp._command import UsageError, writable_file
+from fdp.commandline import UsageError, writable_file
 
 
 def image_formats() -> list[str]:

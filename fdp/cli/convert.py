@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from fdp._command import UsageError, positive, unit
+from fdp.commandline import UsageError, positive, unit
 
 
 def _cmd_convert(args) -> int:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 import sys
 
-from fdp.commandline import UsageError, count, positive, unit
 from fdp.cli._checks import image_file, whole_number
+from fdp.commandline import UsageError, count, positive, unit
 from fdp.conversions import gdp_epsilon
 from fdp.families.gaussian import Gaussian
 from fdp.sgd import certified

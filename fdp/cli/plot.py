@@ -8,8 +8,8 @@ A spec is ``family:a[,b][^n]``, e.g. ``gaussian:1``, ``epsdelta:1,1e-5``,
 
 from __future__ import annotations
 
-from fdp._command import UsageError
 from fdp.cli._checks import image_file
+from fdp.commandline import UsageError
 
 _FAMILIES = {
     "gaussian": ("Gaussian", 1), "gdp": ("Gaussian", 1),

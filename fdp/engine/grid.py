@@ -12,12 +12,11 @@ budget (the argument is in ``fdp.engine``'s docstring).
 
 from __future__ import annotations
 
-import contextlib
 import math
 
 import numpy as np
 
-from fdp._constants import LOSS_WINDOW, MAX_STEP, PLAIN_READBACK_FLOOR, STEP_SCALE
+from fdp._constants import LOSS_WINDOW, MAX_STEP, STEP_SCALE
 from fdp.engine.connect_dots import window
 from fdp.engine.discretise import discretise
 from fdp.engine.from_profile import profile_range
@@ -232,33 +231,3 @@ def _snap(groups, step: float) -> float:
     if best is None:
         return step
     return best[1] / math.ceil(best[1] / step)
-
-
-def question_bracket(num, flat: np.ndarray, rel: float) -> tuple[np.ndarray, np.ndarray]:
-    """(ε_lo, ε_hi) at the δ values ``flat``, at most rel·max(ε, QUESTION_EPS_FLOOR)
-    wide: the check of a question-sized grid (``Numeric.epsilon_bounds`` without
-    width, ``eps_width``).
-
-    The plain read-back sets the target per δ; the tilted recomposition is asked
-    for only where the plain bracket misses it (or cannot answer), and where the
-    bracket still misses, ``readback.refine`` recomposes at the smaller tol the
-    engine's error model (width ∝ tol) asks for. Every bracket is certified; if the
-    memory budget or the round-off floor forbids refining, the one in hand is returned.
-    """
-    # (readback sits above grid: readback → pipeline → grid)
-    from fdp.engine.readback import bracket_gap, refine
-    lo, hi = np.zeros(flat.shape), np.full(flat.shape, np.inf)
-    plain = flat >= PLAIN_READBACK_FLOOR * num.delta_floor
-    if plain.any():
-        lo[plain], hi[plain] = num._epsilon_plain(flat[plain])
-    want = rel * np.maximum(hi, QUESTION_EPS_FLOOR)
-    if not (plain.all() and np.all(bracket_gap(lo, hi) <= want)):
-        # near the floor: the tilted recomposition where the plain bracket misses
-        lo, hi = num._epsilon_bracket(flat, want)
-        want = rel * np.maximum(hi, QUESTION_EPS_FLOOR)
-    w = float(np.min(want))
-    if not np.all(bracket_gap(lo, hi) <= want) and math.isfinite(w):
-        with contextlib.suppress(ValueError):
-            lo, hi = refine(num, lambda g: g._epsilon_bracket(flat, want), w,
-                            "epsilon(delta)")
-    return lo, hi

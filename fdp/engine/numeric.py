@@ -16,7 +16,7 @@ import numpy as np
 
 from fdp import _validate
 from fdp.bracket import Bracket
-from fdp.engine.grid import DEFAULT_TOL, choose_step, question_bracket, seconds_for
+from fdp.engine.grid import DEFAULT_TOL, choose_step, seconds_for
 from fdp.engine.lattice import (
     OPTIMISTIC,
     PESSIMISTIC,
@@ -34,6 +34,7 @@ from fdp.engine.readback import (
     consistent_epsilon,
     epsilon_plain,
     epsilon_read,
+    question_bracket,
     refine,
     symmetric_curve,
 )

@@ -9,6 +9,7 @@ recomposes at smaller tol until a bracket is as narrow as asked.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from concurrent.futures import ThreadPoolExecutor
 
@@ -16,7 +17,7 @@ import numpy as np
 
 from fdp import _validate
 from fdp._constants import EXP_SAFE, PLAIN_READBACK_FLOOR, TILT_READBACK_FLOOR
-from fdp.engine.grid import reachable_width
+from fdp.engine.grid import QUESTION_EPS_FLOOR, reachable_width
 from fdp.engine.lattice import PESSIMISTIC, GridBudgetExceeded, check_size
 from fdp.engine.pipeline import _idle_core
 
@@ -223,4 +224,57 @@ def epsilon_read(num, flat: np.ndarray, want) -> tuple[np.ndarray, np.ndarray]:
                 raise
             lo[at] = np.maximum(lo[at], t_lo)
             hi[at] = np.minimum(hi[at], t_hi)
+    return lo, hi
+
+
+def consistent_epsilon(num, flat: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                       pure_hi: float) -> tuple[np.ndarray, np.ndarray]:
+    """(ε_lo, ε_hi) at the δ values ``flat`` made consistent with what else is certified.
+
+    ε(δ) is non-increasing in δ and at most the pure ε: ε(δ) ≤ ε(0) ≤ ε* (f ≥ f_{ε*,0}
+    gives δ(ε*) = 0). So the upper end is min(hi, ε*_hi, hi at any smaller δ asked),
+    and the lower end is max(lo, lo at any larger δ asked, and, below the plain
+    read-back's resolution δ_ref = ``PLAIN_READBACK_FLOOR`` × ``delta_floor``, the plain
+    lower end at δ_ref): each is a certified bound at a δ on the right side. Without
+    this, the lower end of a tilted read-back (which certifies only the upper end) fell
+    to 0 below the floor while the plain one at δ_ref was 3.99.
+    """
+    lo = np.array(lo, dtype=float)
+    hi = np.minimum(np.array(hi, dtype=float), pure_hi)
+    ref = PLAIN_READBACK_FLOOR * num.delta_floor
+    below = flat < ref
+    if below.any() and ref < 1.0:
+        ref_lo, _ = epsilon_plain(num.pess, num.opt, np.array([ref]))
+        lo[below] = np.maximum(lo[below], ref_lo[0])
+    order = np.argsort(flat, kind="stable")
+    hi[order] = np.minimum.accumulate(hi[order])              # smaller δ first
+    lo[order[::-1]] = np.maximum.accumulate(lo[order[::-1]])  # larger δ first
+    return np.minimum(lo, hi), hi
+
+
+def question_bracket(num, flat: np.ndarray, rel: float) -> tuple[np.ndarray, np.ndarray]:
+    """(ε_lo, ε_hi) at the δ values ``flat``, at most rel·max(ε, QUESTION_EPS_FLOOR)
+    wide: the check of a question-sized grid (``Numeric.epsilon_bounds`` without
+    width, ``eps_width``).
+
+    The plain read-back sets the target per δ; the tilted recomposition is asked
+    for only where the plain bracket misses it (or cannot answer), and where the
+    bracket still misses, ``readback.refine`` recomposes at the smaller tol the
+    engine's error model (width ∝ tol) asks for. Every bracket is certified; if the
+    memory budget or the round-off floor forbids refining, the one in hand is returned.
+    """
+    lo, hi = np.zeros(flat.shape), np.full(flat.shape, np.inf)
+    plain = flat >= PLAIN_READBACK_FLOOR * num.delta_floor
+    if plain.any():
+        lo[plain], hi[plain] = num._epsilon_plain(flat[plain])
+    want = rel * np.maximum(hi, QUESTION_EPS_FLOOR)
+    if not (plain.all() and np.all(bracket_gap(lo, hi) <= want)):
+        # near the floor: the tilted recomposition where the plain bracket misses
+        lo, hi = num._epsilon_bracket(flat, want)
+        want = rel * np.maximum(hi, QUESTION_EPS_FLOOR)
+    w = float(np.min(want))
+    if not np.all(bracket_gap(lo, hi) <= want) and math.isfinite(w):
+        with contextlib.suppress(ValueError):
+            lo, hi = refine(num, lambda g: g._epsilon_bracket(flat, want), w,
+                            "epsilon(delta)")
     return lo, hi

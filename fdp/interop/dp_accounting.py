@@ -70,6 +70,7 @@ from fdp.families import (
                           RandomizedResponse,
 )
 from fdp.operations import compose
+from fdp.status import require_guarantee
 from fdp.tradeoff import TradeOff
 
 NEIGHBOURING = ("add_remove", "replace_one")
@@ -192,19 +193,107 @@ def check_dp_event(event, neighbouring: str = "add_remove", *,
     _map(event, ctx, build=False)
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> type:
     # FdpAccountant subclasses dp_accounting's PrivacyAccountant, so it is defined
     # (and dp_accounting imported) only when asked for.
     if name == "FdpAccountant":
-        try:
-            from fdp.interop._dp_accounting_accountant import FdpAccountant
-        except ModuleNotFoundError as exc:
-            if exc.name != "dp_accounting":
-                raise
-            raise ImportError("FdpAccountant needs dp_accounting: pip install "
-                              "'fdp[interop]' (or dp-accounting)") from exc
-        return FdpAccountant
+        cls = _accountant_class()
+        globals()["FdpAccountant"] = cls
+        return cls
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _accountant_class() -> type:
+    """Define ``FdpAccountant`` on dp_accounting's base class (imported here, on first use)."""
+    try:
+        from dp_accounting import privacy_accountant as _pa
+    except ModuleNotFoundError as exc:
+        if exc.name != "dp_accounting":
+            raise
+        raise ImportError("FdpAccountant needs dp_accounting: pip install "
+                          "'fdp[interop]' (or dp-accounting)") from exc
+    relation = _pa.NeighboringRelation
+
+    class FdpAccountant(_pa.PrivacyAccountant):
+        """A dp_accounting ``PrivacyAccountant`` whose answers are fdp's certified bounds.
+
+        ``get_epsilon(δ)`` is the certified UPPER ε and ``get_delta(ε)`` the certified
+        upper δ of the composed trade-off function (``epsilon_bounds(δ)`` gives both
+        sides), so ``dp_accounting.calibrate_dp_mechanism`` returns parameters whose
+        certified guarantee meets the target. Events map as in ``from_dp_event``; a
+        ``SelfComposedDpEvent`` (or ``compose(event, count)``) of n is always n
+        compositions.
+
+        Parameters
+        ----------
+        neighboring_relation : dp_accounting.NeighboringRelation
+            ``ADD_OR_REMOVE_ONE`` (default) or ``REPLACE_ONE``.
+        replace_one_sensitivity : float in (0, 2]
+            As in ``fdp.from_dp_event`` (default 2: replacing a record moves a sum of
+            records with norm ≤ C by up to 2C).
+
+        Examples
+        --------
+        >>> import dp_accounting
+        >>> from fdp.interop.dp_accounting import FdpAccountant
+        >>> step = dp_accounting.PoissonSampledDpEvent(0.1, dp_accounting.GaussianDpEvent(3.0))
+        >>> eps = FdpAccountant().compose(step, 512).get_epsilon(1e-6)   # certified upper ε
+        >>> print(f"{eps:.4f}")
+        3.7697
+        """
+
+        def __init__(self, neighboring_relation=relation.ADD_OR_REMOVE_ONE, *,
+                     replace_one_sensitivity: float = 2.0):
+            if not isinstance(neighboring_relation, relation):
+                raise TypeError("neighboring_relation must be a dp_accounting NeighboringRelation "
+                                f"(ADD_OR_REMOVE_ONE or REPLACE_ONE), got {neighboring_relation!r}")
+            self._ctx = _Context(_relation(neighboring_relation),
+                                 _sensitivity(replace_one_sensitivity))
+            super().__init__(neighboring_relation)
+            self._tradeoff: TradeOff | None = None
+
+        # -- PrivacyAccountant -------------------------------------------------
+        def _maybe_compose(self, event, count: int, do_compose: bool):
+            try:
+                _validate.positive_int("count", count, low=0)
+                _map(event, self._ctx, build=False)
+            except (UnsupportedEventError, ValueError, TypeError) as exc:
+                return self.CompositionErrorDetails(invalid_event=event, error_message=str(exc))
+            if do_compose:
+                self._tradeoff = None  # the ledger changed; re-derive on the next query
+            return None
+
+        def get_epsilon(self, target_delta: float) -> float:
+            """Certified upper ε at δ = ``target_delta`` (inf if no finite ε reaches it)."""
+            return float(self.tradeoff.epsilon(_target_delta(target_delta)))
+
+        def get_delta(self, target_epsilon: float) -> float:
+            """Certified upper δ at ε = ``target_epsilon``."""
+            eps = _validate.real("target_epsilon", target_epsilon, low=0.0, allow_inf=True)
+            return float(self.tradeoff.delta(eps))
+
+        # -- extras --------------------------------------------------------------
+        def epsilon_bounds(self, target_delta: float) -> tuple[float, float]:
+            """(lower, upper) ε at δ: the true ε of the composed events lies inside."""
+            lo, hi = self.tradeoff.epsilon_bounds(_target_delta(target_delta))
+            return float(lo), float(hi)
+
+        @property
+        def tradeoff(self) -> TradeOff:
+            """The f-DP guarantee of everything composed so far (``fdp.from_dp_event``)."""
+            if self._tradeoff is None:
+                t = _finish(_map(self.ledger, self._ctx, build=True))
+                require_guarantee(t, "FdpAccountant")
+                self._tradeoff = t
+            return self._tradeoff
+
+    FdpAccountant.__module__ = __name__
+    FdpAccountant.__qualname__ = "FdpAccountant"
+    return FdpAccountant
+
+
+def _target_delta(value) -> float:
+    return _validate.real("target_delta", value, low=0.0, high=1.0)
 
 
 # ----------------------------------------------------------------------
@@ -297,18 +386,57 @@ def _leaf(f: TradeOff) -> _Mapped:
 
 
 def _map(event, ctx: _Context, build: bool) -> _Mapped:
+    """The guarantee of one event, by its dp_accounting class name (events are read by
+    duck typing, so the name is the only type information there is)."""
     name = _event_name(event)
-    rule = _RULES.get(name)
-    if rule is None:
-        advice = _ADVICE.get(name)
-        if advice is None:
-            raise UnsupportedEventError(
-                f"{name} is not a DpEvent fdp knows how to account for; supported: "
-                f"{', '.join(sorted(_RULES))}. Describe the mechanism with those events, or "
-                "build its TradeOff directly (fdp.from_pair, fdp.from_privacy_profile)")
-        raise UnsupportedEventError(f"{name} is not supported by fdp's DpEvent adapter: "
-                                    f"{advice()}")
-    return rule(event, ctx, build)
+    match name:
+        case "NoOpDpEvent":
+            return _noop(event, ctx, build)
+        case "NonPrivateDpEvent":
+            return _non_private(event, ctx, build)
+        case "GaussianDpEvent":
+            return _gaussian(event, ctx, build)
+        case "LaplaceDpEvent":
+            return _laplace(event, ctx, build)
+        case "DiscreteLaplaceDpEvent":
+            return _discrete_laplace(event, ctx, build)
+        case "DiscreteGaussianDpEvent":
+            return _discrete_gaussian(event, ctx, build)
+        case "RandomizedResponseDpEvent":
+            return _randomized_response(event, ctx, build)
+        case "EpsilonDeltaDpEvent":
+            return _epsilon_delta(event, ctx, build)
+        case "ExponentialMechanismDpEvent":
+            return _exponential(event, ctx, build)
+        case "PermuteAndFlipDpEvent":
+            return _permute_and_flip(event, ctx, build)
+        case "ZCDpEvent":
+            return _zcdp(event, ctx, build)
+        case "SelfComposedDpEvent":
+            return _self_composed(event, ctx, build)
+        case "ComposedDpEvent":
+            return _composed(event, ctx, build)
+        case "PoissonSampledDpEvent":
+            return _poisson(event, ctx, build)
+        case "SampledWithoutReplacementDpEvent":
+            return _without_replacement(event, ctx, build)
+    advice = _ADVICE.get(name)
+    if advice is None:
+        raise UnsupportedEventError(
+            f"{name} is not a DpEvent fdp knows how to account for; supported: "
+            f"{', '.join(SUPPORTED_EVENTS)}. Describe the mechanism with those events, or "
+            "build its TradeOff directly (fdp.from_pair, fdp.from_privacy_profile)")
+    raise UnsupportedEventError(f"{name} is not supported by fdp's DpEvent adapter: {advice}")
+
+
+#: The dp_accounting events ``_map`` accounts for.
+SUPPORTED_EVENTS = (
+    "ComposedDpEvent", "DiscreteGaussianDpEvent", "DiscreteLaplaceDpEvent",
+    "EpsilonDeltaDpEvent", "ExponentialMechanismDpEvent", "GaussianDpEvent", "LaplaceDpEvent",
+    "NoOpDpEvent", "NonPrivateDpEvent", "PermuteAndFlipDpEvent", "PoissonSampledDpEvent",
+    "RandomizedResponseDpEvent", "SampledWithoutReplacementDpEvent", "SelfComposedDpEvent",
+    "ZCDpEvent",
+)
 
 
 def _finish(m: _Mapped) -> TradeOff:
@@ -511,45 +639,28 @@ def _without_replacement(event, ctx, build):
     return _Mapped(inner.f.subsample(p, sampling="without_replacement"))
 
 
-_RULES = {
-    "NoOpDpEvent": _noop,
-    "NonPrivateDpEvent": _non_private,
-    "GaussianDpEvent": _gaussian,
-    "LaplaceDpEvent": _laplace,
-    "DiscreteLaplaceDpEvent": _discrete_laplace,
-    "DiscreteGaussianDpEvent": _discrete_gaussian,
-    "RandomizedResponseDpEvent": _randomized_response,
-    "EpsilonDeltaDpEvent": _epsilon_delta,
-    "ExponentialMechanismDpEvent": _exponential,
-    "PermuteAndFlipDpEvent": _permute_and_flip,
-    "ZCDpEvent": _zcdp,
-    "SelfComposedDpEvent": _self_composed,
-    "ComposedDpEvent": _composed,
-    "PoissonSampledDpEvent": _poisson,
-    "SampledWithoutReplacementDpEvent": _without_replacement,
-}
 
 
 # What to use instead, for events with no certified mapping here.
 _ADVICE = {
-    "UnsupportedDpEvent": lambda: "the event itself declares that no DP description exists",
-    "SampledWithReplacementDpEvent": lambda: (
+    "UnsupportedDpEvent": "the event itself declares that no DP description exists",
+    "SampledWithReplacementDpEvent": (
         "fdp has no amplification bound for sampling with replacement in this adapter; "
         "for Gaussian steps use fdp.dpsgd(..., sampling='with_replacement'), or sample "
         "with Poisson / without replacement"),
-    "SingleEpochTreeAggregationDpEvent": lambda: (
+    "SingleEpochTreeAggregationDpEvent": (
         "tree aggregation (DP-FTRL) is analysed for the replace-with-special-record "
         "relation, which fdp does not model; its Gaussian bound is "
         "GaussianDpEvent(noise_multiplier=σ/√⌈log2(T+1)⌉) under that relation"),
-    "RepeatAndSelectDpEvent": lambda: (
+    "RepeatAndSelectDpEvent": (
         "repeat-and-select has an RDP analysis only (Papernot & Steinke 2022); convert "
         "that RDP curve with fdp.from_rdp"),
-    "MixtureOfGaussiansDpEvent": lambda: (
+    "MixtureOfGaussiansDpEvent": (
         "build it with fdp.MixtureOfGaussians(sigma, sensitivities, probs) directly"),
-    "TruncatedSubsampledGaussianDpEvent": lambda: (
+    "TruncatedSubsampledGaussianDpEvent": (
         "truncated Poisson sampling is not mapped; use fdp.dpsgd(..., "
         "sampling='truncated_poisson')"),
-    "RandomAllocationDpEvent": lambda: (
+    "RandomAllocationDpEvent": (
         "use fdp.random_allocation(noise_multiplier, steps, selected) directly"),
 }
 

@@ -47,9 +47,15 @@ from fdp.law.derived import (
     SwappedLaw,
     WithoutReplacementLaw,
 )
-from fdp.law.readers import atoms_of, interval_masses_of, loss_moments_of, loss_range_of
+from fdp.law.readers import (
+    atoms_of,
+    interval_masses_of,
+    law_of,
+    loss_moments_of,
+    loss_range_of,
+)
 
 __all__ = ["AtomsLaw", "EnvelopeLaw", "Masses", "MixtureLaw", "PrivacyLossLaw",
            "SubsampledLaw", "SwappedLaw", "WithoutReplacementLaw", "atoms_of", "bin_atoms",
-           "interval_masses_of", "intervals", "loss_moments_of", "loss_range_of",
+           "interval_masses_of", "intervals", "law_of", "loss_moments_of", "loss_range_of",
            "mirrored_moment", "p_masses", "split_delta"]

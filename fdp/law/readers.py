@@ -10,6 +10,41 @@ from fdp.law.base import Masses
 # ----------------------------------------------------------------------
 # Readers: the law of a trade-off function, through its ``law()`` method
 # ----------------------------------------------------------------------
+def law_of(f):
+    """``f.law()``, built once per object: kept in the object's ``__dict__``.
+
+    The engine asks a factor's law several questions (its range, atoms, moments and
+    interval masses on every grid it tries); a law can be costly to build (a mixture,
+    a subsampled law over a numeric inner law), so it is built at most once per object.
+    Trade-off objects are immutable, so the cached law never goes stale; objects
+    without a ``__dict__`` are asked each time.
+
+    Parameters
+    ----------
+    f : TradeOff
+        Any object with a ``law()`` method.
+
+    Returns
+    -------
+    PrivacyLossLaw or None
+        The law, or None when f has none.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.law import law_of
+    >>> g = fdp.Laplace(1.0)
+    >>> law_of(g) is law_of(g)
+    True
+    """
+    store = getattr(f, "__dict__", None)
+    if store is None:
+        return f.law()
+    if "_law" not in store:
+        store["_law"] = f.law()
+    return store["_law"]
+
+
 def interval_masses_of(f, edges) -> Masses | None:
     """``f.law().interval_masses(edges)``, or None when f has no law.
 
@@ -33,7 +68,7 @@ def interval_masses_of(f, edges) -> Masses | None:
     >>> print(f"{kappa.sum():.4f} {pi[0]:.4f}")
     1.0000 0.6915
     """
-    law = f.law()
+    law = law_of(f)
     return None if law is None else law.interval_masses(edges)
 
 
@@ -57,7 +92,7 @@ def loss_range_of(f) -> tuple[float, float] | None:
     >>> print(loss_range_of(fdp.Laplace(1.0)))
     (-1.0, 1.0)
     """
-    law = f.law()
+    law = law_of(f)
     return None if law is None else law.loss_range()
 
 
@@ -82,7 +117,7 @@ def atoms_of(f) -> tuple[np.ndarray, np.ndarray]:
     >>> print(L)
     [ 1. -1.]
     """
-    law = f.law()
+    law = law_of(f)
     return (np.zeros(0), np.zeros(0)) if law is None else law.atoms()
 
 
@@ -106,5 +141,5 @@ def loss_moments_of(f) -> tuple[float, float] | None:
     >>> print(loss_moments_of(fdp.Gaussian(2.0)))
     (2.0, 4.0)
     """
-    law = f.law()
+    law = law_of(f)
     return None if law is None else law.loss_moments("Q")

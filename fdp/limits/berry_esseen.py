@@ -289,28 +289,16 @@ def _prepare(items, symmetrize, need_symmetric: bool):
     return out
 
 
-def _check_symmetrize(symmetrize, one_sided=None):
-    """The symmetrisation asked for: None, "two_sided" or "one_sided".
-
-    ``one_sided`` (a bool, as in ``TradeOff.symmetrize(one_sided=...)``) is the name;
-    ``symmetrize`` (a string) is its earlier spelling, kept as an alias.
-    """
-    if symmetrize not in (None, "two_sided", "one_sided"):
-        raise ValueError(f"symmetrize must be None, 'two_sided' or 'one_sided', got "
-                         f"{symmetrize!r}")
+def _symmetrisation(one_sided: bool | None) -> str | None:
+    """The symmetrisation asked for by ``one_sided``: None, "two_sided" or "one_sided"."""
     if one_sided is None:
-        return symmetrize
+        return None
     if not isinstance(one_sided, (bool, np.bool_)):
         raise TypeError(f"one_sided must be True, False or None, got {one_sided!r}")
-    wanted = "one_sided" if one_sided else "two_sided"
-    if symmetrize is not None and symmetrize != wanted:
-        raise ValueError(f"one_sided={one_sided} contradicts symmetrize={symmetrize!r}; "
-                         "give one_sided only")
-    return wanted
+    return "one_sided" if one_sided else "two_sided"
 
 
-def clt(fs, *more: TradeOff, one_sided: bool | None = None,
-        symmetrize: str | None = None) -> CLTResult:
+def clt(fs, *more: TradeOff, one_sided: bool | None = None) -> CLTResult:
     """CLT approximation G_μ (⊗ f_{0,δ}) of f_1 ⊗ … ⊗ f_n and its Berry–Esseen band.
 
     Dong, Roth & Su (2022), Theorems 3.4 and 3.5 and the (ε, δ) CLT of §3.2; see the
@@ -328,8 +316,6 @@ def clt(fs, *more: TradeOff, one_sided: bool | None = None,
         holds for both orders of each neighbour pair), True gives min{f, f⁻¹}** (one
         order only, e.g. add/remove neighbours). None (default): an asymmetric input
         raises ValueError.
-    symmetrize : {"two_sided", "one_sided"}, optional
-        Earlier spelling of ``one_sided`` (False/True), kept as an alias.
 
     Returns
     -------
@@ -353,7 +339,7 @@ def clt(fs, *more: TradeOff, one_sided: bool | None = None,
     >>> print(f"{r.mu:.3f} {r.gamma:.3f}")
     1.598 0.194
     """
-    symmetrize = _check_symmetrize(symmetrize, one_sided)
+    symmetrize = _symmetrisation(one_sided)
     items = _as_list(fs, more)
     prepared = _prepare(items, symmetrize, need_symmetric=True)
     funcs = [(functionals(f), n) for f, n in prepared]

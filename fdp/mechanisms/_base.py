@@ -16,22 +16,7 @@ mechanism can be audited by providing them.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
-
-
-def generator(rng) -> np.random.Generator:
-    """A numpy Generator from None (fresh OS entropy), an int seed, or a Generator."""
-    if rng is None:
-        return np.random.default_rng()
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if isinstance(rng, (numbers.Integral, np.random.SeedSequence)) and not isinstance(rng, bool):
-        return np.random.default_rng(rng if isinstance(rng, np.random.SeedSequence)
-                                     else int(rng))
-    raise TypeError(f"rng must be None, an int seed or a numpy.random.Generator, "
-                    f"got {type(rng).__name__}")
 
 
 def finite_values(name: str, value) -> np.ndarray:
@@ -85,7 +70,7 @@ class Mechanism:
         n = _validate.positive_int("n", n)
         arr = np.asarray(value)
         batch = np.broadcast_to(arr, (n,) + arr.shape)
-        return np.asarray(self.release(batch, rng=generator(rng)))
+        return np.asarray(self.release(batch, rng=_validate.generator(rng)))
 
     def audit_scores(self, outputs, value, value_prime) -> np.ndarray:
         """Scores for threshold tests; by default the (scalar) outputs themselves."""

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fdp import _validate
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
 from fdp.families.laplace import Laplace
-from fdp.mechanisms._base import Mechanism, finite_values, generator, like, positive
+from fdp.mechanisms._base import Mechanism, finite_values, like, positive
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ class GaussianMechanism(Mechanism):
     def release(self, value, rng=None):
         """value + N(0, σ²) in every entry; a float for a scalar, an ndarray otherwise."""
         x = finite_values("value", value)
-        out = x + generator(rng).normal(0.0, self.sigma, size=x.shape)
+        out = x + _validate.generator(rng).normal(0.0, self.sigma, size=x.shape)
         return like(value, out)
 
     def audit_inputs(self):
@@ -125,7 +126,7 @@ class LaplaceMechanism(Mechanism):
     def release(self, value, rng=None):
         """value + Lap(0, b) in every entry; a float for a scalar, an ndarray otherwise."""
         x = finite_values("value", value)
-        out = x + generator(rng).laplace(0.0, self.scale, size=x.shape)
+        out = x + _validate.generator(rng).laplace(0.0, self.scale, size=x.shape)
         return like(value, out)
 
     def audit_inputs(self):

@@ -17,7 +17,7 @@ from fdp import _validate
 from fdp.families.bounded_range import BoundedRange
 from fdp.families.eps_delta import EpsDelta, RandomizedResponse
 from fdp.families.finite_pair import FinitePair
-from fdp.mechanisms._base import Mechanism, finite_values, generator, positive
+from fdp.mechanisms._base import Mechanism, finite_values, positive
 from fdp.tradeoff import TradeOff
 
 
@@ -83,7 +83,7 @@ class RandomizedResponseMechanism(Mechanism):
     def release(self, value, rng=None):
         """The randomized category of every entry of ``value`` (ints in [0, k−1])."""
         x = _categories("value", value, self.k)
-        g = generator(rng)
+        g = _validate.generator(rng)
         keep = g.random(x.shape) < self.keep_probability
         other = (x + 1 + g.integers(0, self.k - 1, size=x.shape)) % self.k
         out = np.where(keep, x, other)
@@ -234,7 +234,7 @@ class ExponentialMechanism(_Selection):
         """One candidate per row of scores (inverse-CDF sampling, vectorised)."""
         p = self.probabilities(value)
         cdf = np.cumsum(p, axis=-1)
-        u = generator(rng).random(p.shape[:-1])
+        u = _validate.generator(rng).random(p.shape[:-1])
         idx = np.sum(cdf <= u[..., None], axis=-1)
         # cdf[-1] may fall short of 1 by rounding: such u belong to the last candidate.
         idx = np.minimum(idx, p.shape[-1] - 1)
@@ -246,7 +246,7 @@ class ExponentialMechanism(_Selection):
         p = self.probabilities(value)
         if p.ndim != 1:
             raise ValueError(f"sample needs one score vector (shape (k,)), got shape {p.shape}")
-        idx = generator(rng).choice(p.size, size=n, p=p / p.sum())
+        idx = _validate.generator(rng).choice(p.size, size=n, p=p / p.sum())
         return self._output(idx)
 
     def audit_scores(self, outputs, value, value_prime):
@@ -322,7 +322,7 @@ class ReportNoisyMax(_Selection):
     def release(self, value, rng=None):
         """argmax of the noisy scaled scores, one per row of scores (vectorised)."""
         a = self._rate * self.scores(value)
-        g = generator(rng)
+        g = _validate.generator(rng)
         z = g.gumbel(size=a.shape) if self.noise == "gumbel" else g.standard_exponential(a.shape)
         idx = np.argmax(a + z, axis=-1)
         return self._output(int(idx) if np.ndim(idx) == 0 else idx)
@@ -420,7 +420,7 @@ class PermuteAndFlip(_Selection):
         """The first head in a random order, one per row of scores (vectorised)."""
         a = self._rate * self.scores(value)
         p = np.exp(a - a.max(axis=-1, keepdims=True))
-        g = generator(rng)
+        g = _validate.generator(rng)
         order = np.argsort(g.random(p.shape), axis=-1)
         heads = g.random(p.shape) < np.take_along_axis(p, order, axis=-1)
         first = np.argmax(heads, axis=-1)[..., None]

@@ -33,10 +33,14 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from scipy.special import gammaln
 
 from fdp import _validate
 from fdp.families.eps_delta import EpsDelta
+from fdp.families.eps_delta_power import (
+    eps_delta_k_fold,
+    eps_delta_pair,
+    log_binom_pmf,  # noqa: F401  (its home moved; kept importable)
+)
 from fdp.families.finite_pair import FinitePair
 from fdp.families.finite_pair import power as pair_power
 from fdp.families.finite_pair import product as pair_product
@@ -47,70 +51,11 @@ from fdp.operations.with_delta import WithDelta
 from fdp.tradeoff import TradeOff, as_factors, count_factors
 
 
-def eps_delta_power(f: EpsDelta, n: int) -> FinitePair:
-    """f_{ε,δ}^{⊗n} exactly (Kairouz, Oh & Viswanath 2015, Thm 3.3, in pair form).
-
-    f_{ε,δ} = f_{ε,0} ⊗ f_{0,δ}. The n-fold f_{ε,0} is the pair of Binomial(n, q) and
-    Binomial(n, 1 − q) counts of the loss +ε, q = 1/(1 + e^ε): loss (2j − n)ε with
-    P-mass Bin(j; n, q), Q-mass Bin(j; n, 1 − q). The δ part composes to
-    f_{0, 1 − (1 − δ)^n}, an atom of loss +inf (Q-mass δ_n) and one of −inf (P-mass δ_n).
-    The binomial masses come from ``log_binom_pmf`` (log space, any ε).
-    """
-    eps, delta = f.eps, float(f.delta)
-    j = np.arange(n + 1)
-    log_q = -np.logaddexp(0.0, eps)             # q = 1/(1 + e^ε), 1 − q = e^ε/(1 + e^ε)
-    log_1mq = -np.logaddexp(0.0, -eps)
-    p_mass = np.exp(log_binom_pmf(j, n, log_q, log_1mq))
-    q_mass = p_mass[::-1].copy()                # Bin(j; n, 1 − q) = Bin(n − j; n, q)
-    L = (2.0 * j - n) * eps
-    d_n = -np.expm1(n * np.log1p(-delta)) if delta < 1.0 else 1.0
-    keep = 1.0 - d_n
-    return FinitePair.from_atoms(
-        np.concatenate([[np.inf], L, [-np.inf]]),
-        np.concatenate([[0.0], keep * p_mass, [d_n]]),
-        np.concatenate([[d_n], keep * q_mass, [0.0]]))
-
-
-def _stirlerr(n: np.ndarray | float) -> np.ndarray:
-    """log n! − [(n + ½) log n − n + ½ log 2π] (Loader 2000), accurate for every n ≥ 1."""
-    n = np.asarray(n, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        small = gammaln(n + 1.0) - (n + 0.5) * np.log(n) + n - 0.5 * np.log(2.0 * np.pi)
-        n2 = n * n
-        series = (1 / 12 - (1 / 360 - (1 / 1260 - (1 / 1680 - 1 / (1188 * n2)) / n2) / n2) / n2) / n
-    return np.where(n > 15.0, series, small)
-
-
-def _bd0(x: np.ndarray, log_m: np.ndarray) -> np.ndarray:
-    """x log(x/m) + m − x ≥ 0 without cancellation near x = m (Loader 2000), m = e^{log_m}."""
-    x = np.asarray(x, dtype=float)
-    m = np.exp(log_m)
-    near = np.abs(x - m) < 0.1 * (x + m)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        far = x * (np.log(x) - log_m) + m - x
-        v = (x - m) / (x + m)
-        s = (x - m) * v
-        ej = 2.0 * x * v
-        v2 = v * v
-        for i in range(1, 40):
-            ej = ej * v2
-            s = s + ej / (2 * i + 1)
-    return np.where(near, s, far)
-
-
-def log_binom_pmf(j: np.ndarray, n: int, log_p: float, log_1mp: float) -> np.ndarray:
-    """log Bin(j; n, p) with p = e^{log_p}, 1 − p = e^{log_1mp}, to full relative precision
-    of the mass (Loader 2000, "Fast and accurate computation of binomial probabilities":
-    Stirling remainders and a deviance term bd0 that does not cancel near the mode);
-    tails far below the smallest double stay finite logarithms."""
-    j = np.asarray(j, dtype=float)
-    k = n - j
-    inner = (j > 0) & (k > 0)
-    jj, kk = np.where(inner, j, 1.0), np.where(inner, k, 1.0)
-    lc = (_stirlerr(n) - _stirlerr(jj) - _stirlerr(kk)
-          - _bd0(jj, np.log(n) + log_p) - _bd0(kk, np.log(n) + log_1mp))
-    lf = np.log(2.0 * np.pi) + np.log(jj) + np.log(kk) - np.log(n)
-    return np.where(inner, lc - 0.5 * lf, np.where(j == 0, n * log_1mp, n * log_p))
+def eps_delta_power(f: EpsDelta, n: int) -> FinitePair | None:
+    """The n-fold rule of f_{ε,δ} in the table: its exact pair (KOV Thm 3.3,
+    ``eps_delta_pair``), or None past ``MAX_ATOMS`` atoms (then the engine). A lone
+    f_{ε,δ}^{⊗n} does not come here: ``eps_delta_k_fold`` reads it in log space."""
+    return eps_delta_pair(f.eps, float(f.delta), n)
 
 
 # ----------------------------------------------------------------------
@@ -179,13 +124,18 @@ RULES: dict[tuple[str, str], Callable[[Any, Any], Any] | None] = {
     ("pair", "gaussian"): None,
 }
 
-# How a reduced payload becomes a trade-off function again; pairs are multiplied
-# smallest first (fewer atoms to merge on the way).
-_FINISH: dict[str, Callable[[Any], TradeOff]] = {
-    "gaussian": _gaussian_of,
-    "pair": lambda pair: pair,
-}
-_SIZE: dict[str, Callable[[Any], int]] = {"pair": lambda pair: pair.p.size}
+# The result kinds, in the order their reductions are combined.
+RESULT_KINDS = ("gaussian", "pair")
+
+
+def _finish(kind: str, payload: Any) -> TradeOff:
+    """A reduced payload as a trade-off function again."""
+    return _gaussian_of(payload) if kind == "gaussian" else payload
+
+
+def _size(kind: str, payload: Any) -> int:
+    """Pairs are multiplied smallest first (fewer atoms to merge on the way)."""
+    return payload.p.size if kind == "pair" else 0
 
 
 def _classify(f: TradeOff) -> tuple[str, Any]:
@@ -207,13 +157,13 @@ def _reduce_kind(kind: str, payloads: list) -> TradeOff | None:
     rule = RULES.get((kind, kind))
     if rule is None and len(payloads) > 1:
         return None
-    payloads = sorted(payloads, key=_SIZE.get(kind, lambda _: 0))
+    payloads = sorted(payloads, key=lambda p: _size(kind, p))
     out = payloads[0]
     for part in payloads[1:]:
         out = rule(out, part) if rule is not None else None
         if out is None:
             return None
-    return _FINISH[kind](out)
+    return _finish(kind, out)
 
 
 def compose(*fs: TradeOff, tol: float | None = None) -> TradeOff:
@@ -263,6 +213,8 @@ def compose(*fs: TradeOff, tol: float | None = None) -> TradeOff:
 
 
 def _compose_counted(items, tol):
+    if len(items) == 1 and items[0][0]._composition_kind() == "eps_delta":
+        return eps_delta_k_fold(*items[0])     # exact at any n, in log space (KOV Thm 3.3)
     by_kind: dict[str, list] = {}      # result kind -> [(n-fold payload or None, f, n)]
     numeric: list[tuple[TradeOff, int]] = []
     for f, n in items:
@@ -276,7 +228,7 @@ def _compose_counted(items, tol):
         result_kind, rule = power
         by_kind.setdefault(result_kind, []).append((rule(payload, n), f, n))
     reduced: list[tuple[TradeOff, int]] = []
-    for kind in sorted(by_kind, key=list(_FINISH).index):    # gaussian, then pair
+    for kind in sorted(by_kind, key=RESULT_KINDS.index):    # gaussian, then pair
         group = by_kind[kind]
         parts = [payload for payload, _, _ in group]
         one = None if any(p is None for p in parts) else _reduce_kind(kind, parts)

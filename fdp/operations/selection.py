@@ -26,7 +26,7 @@ from fdp.operations.selection_recursion import (
     profile_recursion,
 )
 from fdp.status import Status
-from fdp.tradeoff import TradeOff, _meet_width
+from fdp.tradeoff import TradeOff, meet_width
 
 # ----------------------------------------------------------------------
 # Optimal composition of adaptively chosen ε-BR mechanisms
@@ -167,7 +167,7 @@ class _Blocked(TradeOff):
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
         hi = self.low.epsilon_bounds(d)[1]
         lo = np.minimum(self.high.epsilon_bounds(d)[0], hi)
-        _meet_width(self, width, lo, hi, "epsilon(delta)")
+        meet_width(self, width, lo, hi, "epsilon(delta)")
         return Bracket(_validate.like_input(delta, lo), _validate.like_input(delta, hi),
                        self.status)
 

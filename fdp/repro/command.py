@@ -14,7 +14,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from fdp._command import Parser, UsageError, run_command, writable_file
+from fdp.commandline import Parser, UsageError, run_command, writable_file
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -126,12 +126,13 @@ def test_gdp_mu_terminates_and_is_safe(eps, delta):
 
 
 def test_gdp_mu_names_are_unmistakable():
-    # fdp.gdp_mu_for_eps_delta(ε, δ): the LARGEST μ whose GDP implies (ε, δ); alias gdp_mu_for_eps_delta
+    # fdp.gdp_mu_for_eps_delta(ε, δ): the LARGEST μ whose GDP implies (ε, δ)
     assert fdp.conversions.gdp_mu_for_eps_delta(1.0, 1e-5) == fdp.gdp_mu_for_eps_delta(1.0, 1e-5)
-    # f.gdp_mu(): the SMALLEST μ with f ≥ G_μ; alias smallest_gdp_mu
+    # f.gdp_mu(): the SMALLEST μ with f ≥ G_μ
     f = fdp.EpsDelta(1.0, 1e-5)
-    assert f.gdp_mu() == f.smallest_gdp_mu() == math.inf
-    assert "LARGEST" in fdp.gdp_mu.__doc__ and "smallest" in fdp.TradeOff.gdp_mu.__doc__
+    assert f.gdp_mu() == math.inf
+    assert ("LARGEST" in fdp.gdp_mu_for_eps_delta.__doc__
+            and "smallest" in fdp.TradeOff.gdp_mu.__doc__)
 
 
 def test_identity_delta_has_no_negative_zero():

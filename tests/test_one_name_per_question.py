@@ -1,0 +1,53 @@
+"""One name per concept and one answer per question (the removed aliases stay removed)."""
+
+import pytest
+
+import fdp
+
+
+def test_gdp_mu_bracket_and_gdp_fit_are_one_computation():
+    for f in (fdp.Laplace(1.0), fdp.Laplace(1.0).subsample(0.2), fdp.EpsDelta(1.0),
+              fdp.Laplace(1.0) @ fdp.Gaussian(1.0)):
+        b, fit = f.gdp_mu_bounds(), f.gdp_fit()
+        assert (b.lo, b.hi) == (fit.mu_lo, fit.mu_hi)
+        assert f.gdp_mu() == b.hi
+        assert b.lo <= b.hi
+
+
+def test_the_two_gdp_mu_questions_have_distinct_names():
+    # the curve's smallest μ with f ≥ G_μ ...
+    assert fdp.Gaussian(1.5).gdp_mu() == 1.5
+    # ... and the largest μ whose GDP implies a given (ε, δ)
+    mu = fdp.gdp_mu_for_eps_delta(1.0, 1e-5)
+    assert fdp.gdp_delta(mu, 1.0) <= 1e-5
+    assert not hasattr(fdp, "gdp_mu")
+
+
+@pytest.mark.parametrize("gone", ["smallest_gdp_mu", "gdp_mu_bracket"])
+def test_removed_method_aliases(gone):
+    assert not hasattr(fdp.Gaussian(1.0), gone)
+
+
+def test_subsample_has_one_keyword_for_the_sampler():
+    g = fdp.Gaussian(1.0)
+    assert g.subsample(0.1, sampling="poisson") == g.subsample(0.1)
+    with pytest.raises(TypeError):
+        g.subsample(0.1, scheme="poisson")
+    with pytest.raises(ValueError, match="sampling"):
+        g.subsample(0.1, sampling="bogus")
+
+
+def test_mechanisms_are_calibrated_by_fdp_calibrate_only():
+    assert not hasattr(fdp.mechanisms.GaussianMechanism, "calibrated")
+    m = fdp.calibrate("gaussian", mu=0.5).mechanism
+    assert m.tradeoff == fdp.Gaussian(0.5)
+
+
+def test_two_sided_readouts_share_one_type():
+    f = fdp.Laplace(1.0) @ fdp.Gaussian(1.0)
+    for b in (f.bounds(0.1), f.delta_bounds(1.0), f.epsilon_bounds(1e-5), f.gdp_mu_bounds(),
+              f.pure_epsilon_bounds(), f.tpr_at_fpr(0.1), f.advantage_bounds(),
+              f.bayes_risk(), fdp.Gaussian(1.0).epsilon_bounds(1e-5)):
+        assert isinstance(b, fdp.Bracket), type(b)
+        lo, hi = b
+        assert lo <= hi
