@@ -125,6 +125,13 @@ def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon=None, delta=None,
     ``rtol``; returns the passing end. If even ``min_noise`` meets the target, that is
     returned with ``at_floor=True`` (the target is too weak to need more care).
 
+    (ε, δ) targets with Poisson sampling (add/remove, example level) are calibrated on
+    the smaller of the two certified upper bounds ``fdp.dpsgd`` reports (the f-DP
+    engine and the Rényi bound of the same run, ``fdp.sgd.min_certified``): the search
+    starts at the least σ the Rényi bound certifies (cheap), and builds the engine's
+    guarantee only where that bound does not already settle the question;
+    ``.bound`` says which of the two met the target.
+
     μ and curve targets: the guarantee passes when its certified GDP bound
     (``gdp_mu_bounds``) is ≤ μ, or when it lies above f ⊗ f_{0,η} with η ≤ ``max_tail``
     (default 1e-9; see ``TailDelta``). When only the numeric accuracy η stands in
@@ -152,8 +159,9 @@ def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon=None, delta=None,
     Returns
     -------
     Calibration
-        σ as a float, with ``.lower``, ``.tolerance``, ``.tradeoff`` and
-        ``.at_floor``.
+        σ as a float, with ``.lower``, ``.tolerance``, ``.tradeoff``, ``.at_floor``
+        (σ is the search floor ``min_noise``, not the least σ), ``.guarantee`` (what is
+        proven: for μ and curve targets with its tail δ η) and ``.bound``.
 
     Raises
     ------
@@ -184,7 +192,56 @@ def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon=None, delta=None,
         return dpsgd(noise_multiplier=sigma, sample_rate=q, steps=T, sampling=sampling,
                      neighbouring=neighbouring, **engine_options)
 
+    rdp_ok = _rdp_check(tgt, q, T, sampling, neighbouring, engine_options)
+    if rdp_ok is None:
+        return search_noise(make, tgt, rtol=rtol, guess=guess, max_noise=hi_n,
+                            min_noise=lo_n, kind="noise_multiplier")
+    # The Rényi bound is certified and cheap: the least σ it certifies is an upper end
+    # for the answer, and any σ it certifies needs no engine run. Start there.
+    start = _least_rdp_noise(rdp_ok, lo_n, hi_n, rtol)
+    if start is not None:
+        guess = start
+
+    def bound_of(sigma: float, by_rdp: bool) -> str:
+        return ("the certified RDP bound" if by_rdp
+                else "the f-DP engine (with the RDP bound as a second upper bound)")
+
     return search_noise(make, tgt, rtol=rtol, guess=guess, max_noise=hi_n, min_noise=lo_n,
-                        kind="noise_multiplier")
+                        kind="noise_multiplier", certified_by=rdp_ok, bound_of=bound_of)
+
+
+def _rdp_check(tgt: Target, q: float, steps: int, sampling: str, neighbouring: str,
+               options: dict) -> Callable[[float], bool] | None:
+    """σ ↦ whether the certified Rényi bound of Poisson DP-SGD alone meets an (ε, δ)
+    target (``fdp.sgd.min_certified.RDPBound``), or None where it does not apply
+    (another sampler or target, user-level or explicit sensitivity options)."""
+    if (tgt.kind != "eps_delta" or sampling != "poisson" or neighbouring != "add_remove"
+            or options.get("examples_per_user", 1) != 1
+            or set(options) - {"tol", "progress", "sensitivity", "examples_per_user"}):
+        return None
+    from fdp.sgd.certified import resolve_sensitivity
+    from fdp.sgd.min_certified import RDPBound
+    sens = resolve_sensitivity(options.get("sensitivity"), "add_remove")
+    eps, delta = float(_given(tgt.epsilon)), float(_given(tgt.delta))
+    if delta >= 1.0:
+        return None
+
+    def ok(sigma: float) -> bool:
+        r = RDPBound.poisson_gaussian({(float(sigma), q): steps}, sens)
+        return bool(r.log_delta(eps)[0] <= math.log(delta))
+    return ok
+
+
+def _least_rdp_noise(ok: Callable[[float], bool], lo: float, hi: float,
+                     rtol: float) -> float | None:
+    """Least σ in [lo, hi] (to rtol) that ``ok`` passes, by bisection on log σ; None
+    if even hi does not pass."""
+    if not ok(hi):
+        return None
+    if ok(lo):
+        return lo
+    from fdp._numerics import bisect_monotone
+    _, up = bisect_monotone(lambda x: ok(float(x)), lo, hi, rtol=rtol)
+    return float(up)
 
 

@@ -24,13 +24,18 @@ class Calibration(float):
     computed; ``mechanism``: the calibrated mechanism object, when there is one;
     ``kind``: what the noise is ("sigma", "scale", "noise_multiplier");
     ``tail_delta``: η = δ(+∞) of a numeric guarantee (0 for closed forms) -- a μ or
-    curve target f is then met in the form f ⊗ f_{0,η} (see ``TailDelta``).
+    curve target f is then met in the form f ⊗ f_{0,η} (see ``TailDelta``), whose
+    privacy profile is η + (1 − η) δ_f(ε) ≤ δ_f(ε) + η; ``guarantee``: that statement
+    in words (what is proven, not only what was asked); ``at_floor``: the search floor
+    ``min_noise`` already met the target, so ``noise`` is that floor and not the least
+    noise; ``bound``: which certified bound met the target, when more than one was
+    used (e.g. the f-DP engine or a Rényi bound for DP-SGD).
 
     Parameters
     ----------
     noise : float
         The calibrated noise.
-    lower, target, tradeoff, evaluations, kind, mechanism, at_floor
+    lower, target, tradeoff, evaluations, kind, mechanism, at_floor, bound
         The report fields above (keywords).
 
     Examples
@@ -39,6 +44,8 @@ class Calibration(float):
     >>> s = fdp.calibrate("gaussian", mu=0.5)
     >>> float(s), s.kind, s.mechanism
     (2.0, 'sigma', GaussianMechanism(sensitivity=1.0, sigma=2.0))
+    >>> s.guarantee
+    '0.5-GDP'
     """
 
     noise: float
@@ -51,13 +58,17 @@ class Calibration(float):
     at_floor: bool
     tail_delta: float
     tolerance: float
+    bound: str
+    guarantee: str
 
     def __new__(cls, noise, *, lower, target, tradeoff, evaluations, kind,
-                mechanism=None, at_floor=False):
+                mechanism=None, at_floor=False, bound=""):
         self = super().__new__(cls, noise)
+        tail = target.allowance(tradeoff)
         info = dict(noise=float(noise), lower=lower, target=target, tradeoff=tradeoff,
                     evaluations=evaluations, kind=kind, mechanism=mechanism,
-                    at_floor=at_floor, tail_delta=target.allowance(tradeoff),
+                    at_floor=at_floor, tail_delta=tail, bound=bound,
+                    guarantee=_guarantee(target, tail),
                     tolerance=(0.0 if lower is None else (float(noise) - lower) / float(noise)))
         for k, v in info.items():
             object.__setattr__(self, k, v)
@@ -66,14 +77,44 @@ class Calibration(float):
     def __setattr__(self, name, value):
         raise AttributeError("Calibration is immutable")
 
+    def __reduce__(self):
+        return (_rebuild, (float(self), self.lower, self.target, self.tradeoff,
+                           self.evaluations, self.kind, self.mechanism, self.at_floor,
+                           self.bound))
+
     def __repr__(self):
-        return (f"Calibration({self.kind}={self.noise!r}, target={self.target.describe()!r}, "
-                f"tolerance={self.tolerance:.2g}, evaluations={self.evaluations})")
+        extra = ""
+        if self.bound:
+            extra += f", bound={self.bound!r}"
+        if self.at_floor:
+            extra += (", at_floor=True: the search floor min_noise already meets the "
+                      "target; a smaller noise may too")
+        return (f"Calibration({self.kind}={self.noise!r}, guarantee={self.guarantee!r}, "
+                f"target={self.target.describe()!r}, tolerance={self.tolerance:.2g}, "
+                f"evaluations={self.evaluations}{extra})")
+
+
+def _rebuild(noise, lower, target, tradeoff, evaluations, kind, mechanism, at_floor, bound):
+    return Calibration(noise, lower=lower, target=target, tradeoff=tradeoff,
+                       evaluations=evaluations, kind=kind, mechanism=mechanism,
+                       at_floor=at_floor, bound=bound)
+
+
+def _guarantee(target: Target, tail: float) -> str:
+    """What the calibrated guarantee proves, in words: the target, and for a μ or curve
+    target met by a numeric guarantee its tail δ η: f ⊗ f_{0,η}, whose privacy profile
+    is η + (1 − η) δ_f(ε) ≤ δ_f(ε) + η."""
+    what = target.describe()
+    if tail <= 0.0 or target.curve() is None:
+        return what
+    f = f"G_{target.mu:g}" if target.kind == "mu" else "f"
+    return (f"{what} up to a tail delta {tail:.2g}: {f} ⊗ f_{{0,{tail:.2g}}}, "
+            f"δ(ε) ≤ δ_{f}(ε) + {tail:.2g} for every ε")
 
 
 def search_noise(tradeoff_of_noise, target: Target, *, rtol: float = 1e-9,
                  guess: float = 1.0, max_noise: float = 1e12, min_noise: float = 1e-12,
-                 kind: str = "noise") -> Calibration:
+                 kind: str = "noise", certified_by=None, bound_of=None) -> Calibration:
     """Smallest noise x with ``target.met_by(tradeoff_of_noise(x))``, assuming more noise
     is never less private. Expanding bracket, then bisection; returns the passing end.
 
@@ -89,6 +130,13 @@ def search_noise(tradeoff_of_noise, target: Target, *, rtol: float = 1e-9,
         Start of the search and the range it may expand into.
     kind : str
         What the noise is, for the result and messages.
+    certified_by : callable, optional
+        noise ↦ True when a cheaper certified bound already proves the target at
+        that noise (e.g. a Rényi bound of the same mechanism); the guarantee is then
+        built only for the noise returned. A False is no verdict: the guarantee is
+        built and judged.
+    bound_of : callable, optional
+        (noise, passed by ``certified_by``) ↦ the text of ``Calibration.bound``.
 
     Returns
     -------
@@ -111,12 +159,28 @@ def search_noise(tradeoff_of_noise, target: Target, *, rtol: float = 1e-9,
     rtol = _validate.real("rtol", rtol, low=0.0, high=0.5, low_open=True)
     cache: dict[float, tuple[bool, TradeOff]] = {}
 
+    cheap: set[float] = set()
+
+    def build(x: float) -> TradeOff:
+        g = tradeoff_of_noise(x)
+        require_guarantee(g, "calibration")
+        return g
+
     def ok(x: float) -> bool:
         if x not in cache:
-            g = tradeoff_of_noise(x)
-            require_guarantee(g, "calibration")
-            cache[x] = (bool(target.met_by(g)), g)
+            if certified_by is not None and certified_by(x):
+                cache[x] = (True, None)
+                cheap.add(x)
+            else:
+                g = build(x)
+                cache[x] = (bool(target.met_by(g)), g)
         return cache[x][0]
+
+    def result(x: float, **kw) -> Calibration:
+        g = cache[x][1] if cache[x][1] is not None else build(x)
+        bound = "" if bound_of is None else bound_of(x, x in cheap)
+        return Calibration(x, target=target, tradeoff=g, evaluations=len(cache), kind=kind,
+                           bound=bound, **kw)
 
     hi = float(guess)
     # A good guess (a closed form) is bracketed at once by guess·(1 ∓ rtol).
@@ -126,9 +190,7 @@ def search_noise(tradeoff_of_noise, target: Target, *, rtol: float = 1e-9,
             hi, lo = lo, lo / 2.0
             if lo < min_noise:
                 if ok(min_noise):
-                    return Calibration(min_noise, lower=None, target=target,
-                                       tradeoff=cache[min_noise][1], evaluations=len(cache),
-                                       kind=kind, at_floor=True)
+                    return result(min_noise, lower=None, at_floor=True)
                 lo = min_noise
                 break
     else:
@@ -146,11 +208,27 @@ def search_noise(tradeoff_of_noise, target: Target, *, rtol: float = 1e-9,
             lo, hi = hi, hi * 2.0
             if hi > max_noise:
                 raise ValueError(f"no noise up to {max_noise:g} meets the target "
-                                 f"{target.describe()}: it is unattainable or too strict")
+                                 f"{target.describe()}: it is unattainable or too strict"
+                                 + _why_unattainable(target, cache[lo][1]))
     lo_a, hi_a = bisect_monotone(lambda x: ok(float(x)), lo, hi, rtol=rtol)
     lo, hi = float(lo_a), float(hi_a)
-    return Calibration(hi, lower=lo, target=target, tradeoff=cache[hi][1],
-                       evaluations=len(cache), kind=kind)
+    return result(hi, lower=lo)
+
+
+def _why_unattainable(target: Target, g: TradeOff | None) -> str:
+    """For an (ε, δ) target: the δ the guarantee at the largest noise tried can certify
+    at all (its upper δ at ε = +∞ or at 1e3·ε), when the target's δ is below it -- then
+    the certified δ, not the noise, is what stands in the way."""
+    if g is None or target.kind != "eps_delta" or g.is_exact:
+        return ""
+    e = np.array([max(1e3 * float(target.epsilon), 1e3)])
+    floor = float(np.exp(g._log_delta(e))[0])
+    if not floor > float(target.delta):
+        return ""
+    return (f". The target's delta={float(target.delta):g} is below what the certified "
+            f"accountant can resolve: even at the largest noise tried its certified upper "
+            f"δ stays ≥ {floor:.3g} at every ε up to {e[0]:g} (the numeric accuracy of "
+            f"the bracket, not the noise, is the limit); ask for delta ≥ {floor:.2g}")
 
 
 # An η below this is read as the engine's accuracy floor, not as a privacy gap.
