@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from fdp import _validate
-from fdp.engine.progress import Meter
+from fdp.progress import Meter
 from fdp.status import require_guarantee
 
 ERRORS = ("raise", "record")

@@ -110,17 +110,16 @@ def mu_bounds(f: TradeOff) -> tuple[float, float]:
     ⇒ the envelope is) or of a max (one member suffices); else the log-space
     sandwich ``_mu_upper_sandwich`` (inf when it cannot be certified). Lower side: the
     largest pointwise value Φ⁻¹(1 − α) − Φ⁻¹(f(α)) found (``_pointwise_max``)."""
-    from fdp.engine.summaries import _exact_vertices, _gaussian_family_mu
     if f._upper(np.zeros(1))[0] < 1.0 - 4 * _U:
         return np.inf, np.inf          # G_μ(0) = 1 > f(0) (f's upper side): no finite μ
-    fam = _gaussian_family_mu(f)
+    fam = f._gaussian_component()     # G_μ, a subsampled G_μ: μ* = μ exactly
     if fam is not None:
         return fam[0], fam[0]
     hook = getattr(f, "_gdp_mu_bounds", None)
     lo_h, hi_h = (float(v) for v in hook()) if hook is not None else (0.0, np.inf)
     if np.isfinite(hi_h):
         hi = hi_h
-    elif _exact_vertices(f):
+    elif f._exact_vertices():
         hi = gdp_mu_of(f)
     elif isinstance(f, Inverse):
         hi = mu_bounds(f.of)[1]          # f⁻¹ ≥ G_μ ⇔ f ≥ G_μ (G_μ symmetric)

@@ -38,7 +38,7 @@ from fdp.engine.pipeline import (
     side_tree,
     work_units,
 )
-from fdp.engine.progress import Meter
+from fdp.progress import Meter
 from fdp.status import Status, status_of
 
 # threads for independent compositions when a core is idle (1: always serial)

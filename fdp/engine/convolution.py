@@ -29,7 +29,7 @@ from fdp.engine.lattice import (
     check_size,
     flush,
 )
-from fdp.engine.progress import Meter
+from fdp.progress import Meter
 
 
 def _fft_gamma(m: int) -> float:

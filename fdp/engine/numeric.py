@@ -29,7 +29,6 @@ from fdp.engine.pipeline import (
     cropped,
     inverse_parts,
 )
-from fdp.engine.progress import Meter
 from fdp.engine.readback import (
     consistent_epsilon,
     epsilon_plain,
@@ -40,6 +39,7 @@ from fdp.engine.readback import (
 )
 from fdp.engine.summaries import gdp_mu_bounds, pure_epsilon_bounds
 from fdp.engine.tilted import epsilon_bracket
+from fdp.progress import Meter
 from fdp.status import Status
 from fdp.tradeoff import TradeOff, remark
 

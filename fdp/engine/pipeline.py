@@ -34,8 +34,8 @@ from fdp.engine.convolution import convolve, convolve_tree, crop, power
 from fdp.engine.discretise import discretise
 from fdp.engine.grid import DEFAULT_TOL
 from fdp.engine.lattice import OPTIMISTIC, Lattice, reflect
-from fdp.engine.progress import Meter
 from fdp.law import loss_range_of as loss_range
+from fdp.progress import Meter
 from fdp.tradeoff import TradeOff, math_repr
 
 # Compose the pessimistic and optimistic sides of a single-group composition in two

@@ -316,12 +316,24 @@ class _Mapped:
 
     ``f`` bounds T(M(S), M(S ∪ {x})) only when ``directional`` (Poisson sampling
     inside); otherwise it bounds both orders of every neighbouring pair. ``private``
-    False: no guarantee at all. ``f`` is None in a dry run (``build=False``).
+    False: no guarantee at all. ``f`` is None in a dry run (``build=False``), and also
+    while the subtree is a DP-SGD run: ``steps`` then holds its Poisson-subsampled
+    Gaussian steps as (noise multiplier, rate, count), composed only at the end by
+    ``fdp.dpsgd`` itself, so that an event and the same run given to ``dpsgd`` get
+    bit-identical brackets. ``sigma`` marks a bare Gaussian leaf (its noise multiplier).
     """
 
     f: TradeOff | None
     directional: bool = False
     private: bool = True
+    steps: tuple[tuple[float, float, int], ...] | None = None
+    sigma: float | None = None
+
+
+# The largest number of steps a DP-SGD-shaped tree with several distinct (σ, q) is
+# expanded to per-step arrays for ``fdp.dpsgd`` (beyond it the tree is composed factor
+# by factor, certified all the same).
+_MAX_EXPANDED_STEPS = 10**7
 
 
 _NONE = _Mapped(None, private=False)
@@ -440,14 +452,41 @@ SUPPORTED_EVENTS = (
 
 
 def _finish(m: _Mapped) -> TradeOff:
-    """The guarantee of a walk built with ``build=True`` (so ``m.f`` is set)."""
+    """The guarantee of a walk built with ``build=True``."""
     if not m.private:
         return no_privacy()
-    if m.f is None:
-        raise RuntimeError("internal: _finish needs a tree mapped with build=True")
+    if m.steps is not None:
+        run = _dpsgd_run(m.steps)
+        if run is not None:
+            return run
+    f = _built(m)
     if m.directional:
-        return m.f.symmetrize(one_sided=True)
-    return m.f
+        return f.symmetrize(one_sided=True)
+    return f
+
+
+def _dpsgd_run(steps) -> TradeOff | None:
+    """``fdp.dpsgd`` of Poisson-subsampled Gaussian steps (σ, q, n) under add/remove, or
+    None when the steps are too many to list per step."""
+    from fdp.sgd.certified import dpsgd
+    total = sum(n for _, _, n in steps)
+    if len({(s, q) for s, q, _ in steps}) == 1:
+        return dpsgd(steps[0][0], steps[0][1], total)
+    if total > _MAX_EXPANDED_STEPS:
+        return None
+    sigma = np.repeat([s for s, _, _ in steps], [n for _, _, n in steps])
+    rate = np.repeat([q for _, q, _ in steps], [n for _, _, n in steps])
+    return dpsgd(sigma, rate, total)
+
+
+def _built(m: _Mapped) -> TradeOff:
+    """``m.f``, composed from ``m.steps`` when the subtree was kept as a DP-SGD run."""
+    if m.f is not None:
+        return m.f
+    if m.steps is None:
+        raise RuntimeError("internal: _finish needs a tree mapped with build=True")
+    return compose([Gaussian(_ratio(1.0, s, up=True)).subsample(q, direction="add") ** n
+                    for s, q, n in m.steps])
 
 
 # -- leaves ----------------------------------------------------------------
@@ -461,7 +500,10 @@ def _non_private(event, ctx, build):
 
 def _gaussian(event, ctx, build):
     sigma = _nonneg(event, "noise_multiplier", allow_inf=True)
-    return _additive(Gaussian, ctx.sensitivity, sigma)
+    m = _additive(Gaussian, ctx.sensitivity, sigma)
+    if ctx.relation == "add_remove" and m.private and 0.0 < sigma < math.inf:
+        return _Mapped(m.f, sigma=sigma)
+    return m
 
 
 def _laplace(event, ctx, build):
@@ -581,6 +623,8 @@ def _self_composed(event, ctx, build):
         return _leaf(Identity())
     if not inner.private:
         return _NONE
+    if inner.steps is not None:
+        return _Mapped(None, True, steps=tuple((s, q, n * count) for s, q, n in inner.steps))
     return _Mapped(inner.f ** count if build else None, inner.directional)
 
 
@@ -593,7 +637,9 @@ def _composed(event, ctx, build):
     directional = any(m.directional for m in parts)
     if not build:
         return _Mapped(None, directional)
-    fs = [m.f for m in parts]
+    if all(m.steps is not None for m in parts):
+        return _Mapped(None, True, steps=tuple(t for m in parts for t in m.steps))
+    fs = [_built(m) for m in parts]
     return _Mapped(fs[0] if len(fs) == 1 else compose(*fs), directional)
 
 
@@ -612,7 +658,9 @@ def _poisson(event, ctx, build):
         return inner  # every record is sampled (no private event: trivially safe)
     if not build:
         return _Mapped(None, True)
-    return _Mapped(inner.f.subsample(q, sampling="poisson", direction="add"), True)
+    if inner.sigma is not None:         # a DP-SGD step: composed by fdp.dpsgd at the end
+        return _Mapped(None, True, steps=((inner.sigma, q, 1),))
+    return _Mapped(_built(inner).subsample(q, sampling="poisson", direction="add"), True)
 
 
 def _without_replacement(event, ctx, build):
@@ -636,7 +684,7 @@ def _without_replacement(event, ctx, build):
     if not build:
         return _Mapped(None)
     p = _ratio(m, n, up=True)
-    return _Mapped(inner.f.subsample(p, sampling="without_replacement"))
+    return _Mapped(_built(inner).subsample(p, sampling="without_replacement"))
 
 
 

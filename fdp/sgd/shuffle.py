@@ -37,7 +37,7 @@ import numpy as np
 
 from fdp import _validate
 from fdp.bracket import Bracket
-from fdp.engine.numeric import Numeric
+from fdp.engine import Numeric
 from fdp.sgd.allocation import random_allocation
 from fdp.status import NotAGuarantee, Status
 from fdp.tradeoff import TradeOff, remark
@@ -125,8 +125,7 @@ class ShuffleLower(TradeOff):
     def mu_lower(self) -> float:
         """A LOWER bound on the smallest μ with f_shuffle ≥ G_μ (shuffling is at least
         this far from μ-GDP)."""
-        from fdp.engine.summaries import gdp_mu_bounds
-        return gdp_mu_bounds(self.instance)[0]
+        return self.instance.gdp_mu_bounds().lo
 
     def gdp_mu(self):
         """Refused: a GDP μ is read as a guarantee (``mu_lower`` gives the lower bound)."""

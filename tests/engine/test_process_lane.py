@@ -29,8 +29,8 @@ from fdp.engine.pipeline import (
     side_tree,
     work_units,
 )
-from fdp.engine.progress import Meter
 from fdp.operations.subsample import PoissonAdd
+from fdp.progress import Meter
 
 SIGMAS = np.linspace(0.9, 1.5, SPLIT_FACTORS + 3)
 GROUPS = [(PoissonAdd(fdp.Gaussian(1.0 / s), 0.05), 1 + i % 3) for i, s in enumerate(SIGMAS)]

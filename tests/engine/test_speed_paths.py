@@ -17,9 +17,9 @@ import pytest
 import fdp
 from fdp.engine import direct_band, lattice, pipeline
 from fdp.engine.grid import DEFAULT_TOL, GRID_POINTS, choose_step
-from fdp.engine.progress import Meter
 from fdp.families.gaussian import Gaussian
 from fdp.operations.subsample import PoissonAdd
+from fdp.progress import Meter
 
 
 def test_large_epsilon_full_batch_closed_form():

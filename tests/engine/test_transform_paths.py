@@ -30,8 +30,8 @@ from fdp.engine.pipeline import (
     inverse_parts,
     work_units,
 )
-from fdp.engine.progress import Meter
 from fdp.operations.subsample import PoissonAdd
+from fdp.progress import Meter
 
 
 def _random_lattice(seed: int, n: int = 50_000, side: str = PESSIMISTIC) -> Lattice:

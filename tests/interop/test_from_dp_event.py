@@ -320,7 +320,7 @@ def test_poisson_composition_is_composed_per_direction_then_symmetrised():
     step = PoissonSampledDpEvent(0.1, GaussianDpEvent(3.0))
     f = from_dp_event(SelfComposedDpEvent(step, 512))
     lo, hi = f.epsilon_bounds(1e-6)
-    assert lo <= hi and hi - lo <= 1e-3
+    assert lo <= hi and hi - lo <= 1e-3 * hi               # dpsgd's question-sized bracket
     assert hi == pytest.approx(3.77, abs=0.01)             # jax_privacy's documented value
     # symmetrising every step instead would be much looser: the adapter must not
     per_step = fdp.Gaussian(1 / 3).subsample(0.1) ** 512
