@@ -8,19 +8,82 @@ supremum over finitely many points gives a trade-off function below the true f: 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from fdp import _validate
 from fdp.tradeoff import TradeOff
 
+_U = 2.0 ** -53
+
+
+def _log_gap(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
+    """log(e^{hi} − e^{lo}) for hi ≥ lo (lo = −inf allowed): no overflow past e^709."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return hi + np.log1p(-np.exp(lo - hi))
+
+
+def _dual_hull(sig: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Lower convex hull of the points (s_l = e^{σ_l}, d_l), abscissae given as logs.
+
+    Andrew's monotone chain on points sorted by σ, with the orientation test in log
+    space: m (between j and k) stays only if d_m < (1 − r) d_j + r d_k − err,
+    r = (s_m − s_j)/(s_k − s_j) = exp(log_gap(σ_m, σ_j) − log_gap(σ_k, σ_j)), err a
+    bound on the rounding of that chord. A point in doubt is dropped: the result is
+    then the hull of a SUBSET of the points, i.e. of fewer (ε, δ) statements, which
+    is a weaker trade-off function, so every δ read off it stays an upper bound.
+    """
+    order = np.lexsort((d, sig))
+    sig, d = sig[order], d[order]
+    keep = np.concatenate([[True], np.diff(sig) > 0])
+    sig, d = sig[keep], d[keep]
+    hs: list[float] = []
+    hd: list[float] = []
+    for sm, dm in zip(sig.tolist(), d.tolist()):
+        while len(hs) >= 2:
+            sj, dj, sk, dk = hs[-2], hd[-2], hs[-1], hd[-1]
+            # test the middle point (sk, dk) against the chord from (sj, dj) to (sm, dm)
+            num = sk + math.log1p(-math.exp(sj - sk)) if sj > -math.inf else sk
+            den = sm + math.log1p(-math.exp(sj - sm)) if sj > -math.inf else sm
+            r = math.exp(num - den)
+            chord = dj + r * (dm - dj)
+            scale = abs(sk) + abs(sm) + (abs(sj) if sj > -math.inf else 0.0) + 8.0
+            err = 16.0 * _U * (scale * r * abs(dm - dj) + abs(dj) + abs(dm))
+            if dk < chord - err:
+                break
+            hs.pop()
+            hd.pop()
+        hs.append(sm)
+        hd.append(dm)
+    return np.array(hs), np.array(hd)
+
 
 @dataclass(frozen=True, eq=False)
 class ProfileBound(TradeOff):
     """max over given points of the supporting lines 1 − δ_i − e^{ε_i} α (and, when
     ``symmetric``, e^{−ε_i}(1 − δ_i − α)), clipped below at 0: max{0, …} is part of
-    f_{ε,δ}'s definition, not a repair."""
+    f_{ε,δ}'s definition, not a repair.
+
+    Each line b_l − s_l α (s_l = e^{σ_l}) is the point (s_l, d_l = 1 − b_l) of the
+    dual plane; the zero line is (0, 1). By LP duality (a min over α ∈ [0, 1] of a
+    max of lines is a max over their convex combinations),
+
+        δ(ε) = 1 − min_{α∈[0,1]} max_l (b_l + (t − s_l) α) = min_S [H(S) + (S − t)₊],
+
+    t = e^ε, H the lower convex hull of the points (S, D) = Σλ_l (s_l, d_l). So
+    δ(t) = H(t) between the hull vertex S₁ where H's slope crosses −1 and the
+    vertex S₀ of its minimum, H(S₀) beyond, and H(S₁) + S₁ − t before. The hull's
+    segment slopes are −α at the kinks of f, so f(α) is the line of the hull vertex
+    whose two neighbouring kinks enclose α; lines off the hull (or outside
+    [S₁, S₀]) never attain the max on [0, 1]. Built once in O(n log n); each δ or
+    β is a binary search. The points are taken as exact statements ((ε_i, δ_i)-DP
+    holds with these δ_i, as upper bounds): f is then the weakest trade-off
+    function they imply, and δ(ε) is rounded up (the hull test drops points in
+    doubt, r is rounded to the side that raises δ).
+    """
 
     eps: np.ndarray
     deltas: np.ndarray
@@ -30,73 +93,73 @@ class ProfileBound(TradeOff):
     def symmetric(self) -> bool:
         return self.two_sided
 
-    def _beta(self, alpha):
-        a = np.asarray(alpha, dtype=float).ravel()
-        out = np.zeros(a.shape)
-        with np.errstate(over="ignore"):
-            y = np.exp(self.eps)      # +inf past ε ≈ 709: the line is then vertical at α = 0
-        for s in range(0, y.size, 512):
-            ys, ds = y[s:s + 512, None], self.deltas[s:s + 512, None]
-            with np.errstate(invalid="ignore", over="ignore"):
-                lines = np.where(a[None, :] == 0, 1.0 - ds, 1.0 - ds - ys * a[None, :])
-            if self.two_sided:
-                lines = np.maximum(lines, (1.0 - ds - a[None, :]) / ys)
-            out = np.maximum(out, lines.max(axis=0))
-        return out.reshape(np.shape(alpha))
-
     _certified_delta = True
 
     def _lines(self):
-        """The supporting lines b − e^σ α of f (σ = log of minus the slope), and 0."""
-        b = [1.0 - self.deltas, np.zeros(1)]
-        sig = [self.eps, np.array([-np.inf])]
+        """The supporting lines as dual points (σ_l = log s_l, d_l = 1 − b_l), the zero
+        line (−inf, 1) included; d of the reflected lines rounded up."""
+        sig = [np.array([-np.inf]), self.eps]
+        d = [np.ones(1), self.deltas]
         if self.two_sided:
-            b.append(np.exp(-self.eps) * (1.0 - self.deltas))
+            b = np.exp(-self.eps) * (1.0 - self.deltas) * (1.0 - 4.0 * _U)
             sig.append(-self.eps)
-        return np.concatenate(b), np.concatenate(sig)
+            d.append(np.nextafter(1.0 - b, 2.0))
+        return np.concatenate(sig), np.minimum(np.concatenate(d), 1.0)
+
+    @cached_property
+    def _hull(self):
+        """(σ, d) of the hull vertices from S₁ to S₀, and the kinks α between them."""
+        sig, d = _dual_hull(*self._lines())
+        gap = _log_gap(sig[1:], sig[:-1])                 # log(s_{i+1} − s_i)
+        with np.errstate(divide="ignore"):
+            drop = np.log(np.maximum(d[:-1] - d[1:], 0.0))  # log(d_i − d_{i+1})
+        steep = drop > gap                                # slope below −1
+        i1 = int(np.argmin(steep)) if not steep.all() else sig.size - 1
+        i0 = int(np.argmin(d[i1:])) + i1
+        sig, d = sig[i1:i0 + 1], d[i1:i0 + 1]
+        with np.errstate(over="ignore"):
+            kinks = np.exp(drop[i1:i0] - gap[i1:i0])      # decreasing in i
+        return sig, d, kinks
+
+    def _beta(self, alpha):
+        a = np.asarray(alpha, dtype=float).ravel()
+        sig, d, kinks = self._hull
+        # vertex i is active for α between kinks[i] and kinks[i−1]
+        idx = np.searchsorted(-kinks, -a, side="left")
+        out = np.zeros(a.shape)
+        for shift in (-1, 0, 1):
+            j = np.clip(idx + shift, 0, sig.size - 1)
+            with np.errstate(over="ignore", invalid="ignore"):
+                line = np.where(a == 0, 1.0 - d[j], 1.0 - d[j] - np.exp(sig[j]) * a)
+            out = np.maximum(out, np.where(np.isnan(line), 0.0, line))
+        return out.reshape(np.shape(alpha))
 
     def _delta(self, eps):
-        """δ(ε) = 1 − min_α max_l (b_l + (e^ε − e^{σ_l}) α) exactly (no search over α).
-
-        For a max of lines the minimum over α of the envelope of b_l + (t − s_l) α
-        (t = e^ε, s_l = e^{σ_l}) is the largest crossing value of a line with s_j ≤ t
-        and one with s_k ≥ t, or of a line with the walls α = 0 (b_j, rising lines)
-        and α = 1 (b_k + t − s_k, falling lines) (one-dimensional LP duality):
-        the crossing value is (1 − r) b_j + r b_k with
-        r = (t − s_j)/(s_k − s_j), evaluated as exp of log differences so that slopes
-        e^{800} and crossings at α ≈ e^{−800} (below the smallest double) are exact;
-        when no line is steeper than t the minimum is at α = 0 (r = 0). Vectorised
-        over ε; O(n_ε · n_lines²) in chunks.
-        """
+        """δ(ε) = min_S [H(S) + (S − e^ε)₊] read off the hull (class docstring),
+        rounded up; O(log n) per ε."""
         e = np.asarray(eps, dtype=float)
         flat = e.ravel()
-        b, sig = self._lines()
-        out = np.empty(flat.shape)
-        m = b.size
-        step = max(1, 2_000_000 // (m * m))
-        for c in range(0, flat.size, step):
-            t = flat[c:c + step, None, None]                   # log t = ε
-            sj, sk = sig[None, :, None], sig[None, None, :]
-            bj, bk = b[None, :, None], b[None, None, :]
-            valid = (sj <= t) & (sk >= t)
-            with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-                # log(t − s_j) − log(s_k − s_j), both with s_j ≤ t ≤ s_k
-                num = t + np.log1p(-np.exp(sj - t))
-                den = sk + np.log1p(-np.exp(sj - sk))
-                r = np.where(sk == t, 1.0, np.exp(num - den))
-                r = np.where(np.isfinite(r), np.clip(r, 0.0, 1.0), 0.0)
-            value = np.where(valid, (1.0 - r) * bj + r * bk, -np.inf)
-            tt = flat[c:c + step, None]
-            # the walls α ≥ 0 and α ≤ 1: b_j for rising lines, ℓ_k(1) for falling ones
-            rising = np.where(sig[None, :] <= tt, b[None, :], -np.inf)
-            with np.errstate(over="ignore", invalid="ignore"):
-                at1 = b[None, :] + (np.exp(tt) - np.exp(sig[None, :]))
-            falling = np.where((sig[None, :] >= tt) & ~np.isnan(at1), at1, -np.inf)
-            v = np.maximum(value.max(axis=(1, 2)),
-                           np.maximum(rising.max(axis=1), falling.max(axis=1)))
-            out[c:c + step] = 1.0 - v
-        out = np.where(np.isposinf(flat), 1.0 - self._beta(np.zeros(1))[0], out)
-        out = np.where(np.isneginf(flat), 1.0, out)
+        sig, d, _ = self._hull
+        out = np.full(flat.shape, d[-1])                 # ε ≥ σ at S₀ (and ε = +inf)
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            before = flat <= sig[0]
+            s1 = np.exp(sig[0])
+            wall = (d[0] + s1) * (1.0 + 4.0 * _U) - np.exp(flat) * (1.0 - 4.0 * _U)
+            out = np.where(before, wall, out)
+            mid = (flat > sig[0]) & (flat < sig[-1])
+            if mid.any():
+                x = flat[mid]
+                k = np.clip(np.searchsorted(sig, x, side="right"), 1, sig.size - 1)
+                j = k - 1
+                sj, sk = sig[j], sig[k]
+                logr = _log_gap(x, sj) - _log_gap(sk, sj)
+                scale = np.abs(x) + np.abs(sk) + np.where(np.isfinite(sj), np.abs(sj), 0.0) + 8.0
+                fall = d[j] >= d[k]
+                r = np.exp(logr - np.where(fall, 1.0, -1.0) * 16.0 * _U * scale)
+                r = np.clip(np.where(np.isnan(r), 0.0, r), 0.0, 1.0)
+                val = d[k] + (1.0 - r) * (d[j] - d[k])
+                out[mid] = np.where(x == sj, d[j], val * (1.0 + 8.0 * _U))   # at a vertex: exact
+        out = np.where(np.isneginf(flat), np.minimum(d[0] + s1, 1.0), out)
         return np.clip(out, 0.0, 1.0).reshape(e.shape)
 
     def __repr__(self):
