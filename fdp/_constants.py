@@ -206,3 +206,59 @@ SINGULAR_TOL = 1e-9
 #: The package version; ``fdp.__version__`` and ``fdp --version`` read it here. It must
 #: equal ``[project] version`` in pyproject.toml (a packaging test compares them).
 VERSION = "0.1.0"
+
+# --- closed-form brackets ---
+# A closed form evaluated in doubles is a number near the real value, not the value. Each
+# family widens its read-outs by a bound on the rounding error of its formula
+# (``fdp.families._rounding``): the documented accuracy of the special functions used,
+# taken with a margin, plus the unit roundoff of every arithmetic step, multiplied by
+# the condition number of the step (computed per point).
+
+#: The unit roundoff of doubles, u = 2^-53: a correctly rounded operation (+, −, ×, ÷,
+#: √) errs by at most u relative (IEEE 754). numpy's exp, log, expm1, log1p (glibc) err
+#: by less than one ulp, i.e. at most 2u relative; each such call is charged 2u.
+UNIT_ROUNDOFF = 2.0 ** -53
+
+#: Relative error of ``scipy.special.ndtri`` (cephes ``ndtri``, a rational approximation in
+#: three ranges): its documentation gives a measured peak of 7.2e-16 on [0.125, 1] and
+#: 4.6e-16 on [3e-308, 0.135]; taken with a margin of about 3: 2e-15.
+NDTRI_RTOL = 2e-15
+
+#: Base relative error of ``scipy.special.ndtr`` and ``log_ndtr`` (cephes ``ndtr`` through
+#: ``erf``/``erfc``): cephes documents a measured peak of 3.4e-14 for ndtr on [−13, 0]
+#: and 5.7e-14 for erfc on [0, 26.6], most of which is the argument term below (at
+#: w = −13 it is 2.5u·169 = 4.7e-14); the polynomial part is a few ulps. 2e-14 covers
+#: it with a margin of about 10 over the residual.
+NDTR_RTOL = 2e-14
+
+#: The argument term of ndtr(w) = erfc(−w/√2)/2 for w < 0: x = w·√½ is rounded (u, and
+#: √½ itself u/2) and erfc forms exp(−x·x) from a rounded x² (u), so the relative error
+#: grows like (2·1.5u + u)·x² = 2u·w²; charged 3u·w² (measured against mpmath: at most
+#: 1.75u·(1 + w²) over w ∈ [−37.5, 0]).
+NDTR_W2_RTOL = 3.0 * UNIT_ROUNDOFF
+
+#: Relative error of ``scipy.special.erfcx`` (the Faddeeva package, S. G. Johnson:
+#: piecewise Chebyshev fits for x < 50 and a continued fraction beyond, designed to
+#: near machine precision; measured against mpmath at most 5.2e-16 on [0.5, 60]):
+#: charged 2e-15 (a margin of about 4).
+ERFCX_RTOL = 2e-15
+
+#: Relative error of ``scipy.special.erf`` (cephes: documented peak 3.7e-16 on [0, 1];
+#: above 1 it is 1 − erfc, whose error is below u + 5.7e-14·erfc(x) ≤ 1e-14·erf(x)):
+#: charged 2e-14.
+ERF_RTOL = 2e-14
+
+#: Relative quadrature error of the 32-point Gauss–Legendre rule in the small-μ form of
+#: the Gaussian δ (``fdp.families.gaussian``): the integrand s ↦ 2φ(x − s)(1 − xM(x + s))
+#: on [0, μ/2] (μ < 0.05, x = ε/μ, ε ≤ 4) is analytic on discs of radius 1/x around the
+#: interval, where it changes by at most a factor e^{2}; the rule's error is at most
+#: (h x)^{64} e^{2} / C(64, 32)² ≈ 2^{64}·7.4·3e-37 ≈ 4e-17 of the integral (h x = ε/2 ≤ 2;
+#: Cauchy's estimate in the Gauss–Legendre remainder). Charged 1e-16; the rule's nodes
+#: and weights (numpy ``leggauss``, exact to a few ulps) add GL_RULE_RTOL.
+GL_TRUNCATION_RTOL = 1e-16
+GL_RULE_RTOL = 1e-14
+
+#: Safety factor on every first-order error bound: the bounds are linear in the step
+#: errors (products of (1 + θ) factors dropped at second order); 1 + 1/64 covers the
+#: dropped terms while the total is below 1/64.
+ERROR_SAFETY = 1.0 + 1.0 / 64.0

@@ -115,10 +115,16 @@ class DiscreteLaplace(TradeOff):
         # the interpolation of the vertices may round a hair above 1 − α near α = 1
         return np.minimum(self._pair()._beta(alpha), 1.0 - np.asarray(alpha, dtype=float))
 
+    def _upper(self, alpha):
+        return self._pair()._upper(alpha)       # the pair's certified bracket
+
     _certified_delta = True        # the exact pair's profile (FinitePair)
 
     def _delta(self, eps):
         return self._pair()._delta(eps)
+
+    def _delta_lower(self, eps):
+        return self._pair()._delta_lower(eps)
 
     def pure_epsilon(self) -> float:
         """Δ/t: the largest loss (attained with positive mass)."""
@@ -214,7 +220,7 @@ class DiscreteGaussian(TradeOff):
 
     def _upper(self, alpha):
         if self.enumerated:
-            return self._beta(alpha)
+            return self._pair()._upper(alpha)
         return _dg_beta(self.sigma, self.sensitivity, np.asarray(alpha, dtype=float))[1]
 
     def _delta(self, eps):
@@ -224,7 +230,7 @@ class DiscreteGaussian(TradeOff):
 
     def _delta_lower(self, eps):
         if self.enumerated:
-            return self._pair()._delta(eps)
+            return self._pair()._delta_lower(eps)
         return _dg_delta(self.sigma, self.sensitivity, np.asarray(eps, dtype=float))[0]
 
     def pure_epsilon(self) -> float:

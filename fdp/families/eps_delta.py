@@ -8,9 +8,13 @@ import numpy as np
 from scipy.special import expit
 
 from fdp import _validate
+from fdp._constants import TINY, UNIT_ROUNDOFF
+from fdp.families._rounding import one_minus, widen
 from fdp.families.finite_pair import FinitePair
 from fdp.law import AtomsLaw
 from fdp.tradeoff import TradeOff
+
+_U = UNIT_ROUNDOFF
 
 
 class _DeltaParameter(float):
@@ -91,16 +95,57 @@ class EpsDelta(TradeOff):
         return "neutral" if self.eps == 0.0 and self._delta_value == 0.0 else "eps_delta"
 
     def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        """Certified lower bound on f_{ε,δ}(α) (the safe side)."""
+        return self._bracket(alpha)[0]
+
+    def _upper(self, alpha: np.ndarray) -> np.ndarray:
+        """Certified upper bound on f_{ε,δ}(α)."""
+        return self._bracket(alpha)[1]
+
+    def _bracket(self, alpha: np.ndarray):
+        """max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)}, each line widened by its rounding.
+
+        1 − δ − e^ε α: 1 − δ errs by u(1 − δ) (nothing when δ = 0), e^ε α by 3u of it
+        (e^ε 2u, the product u), the subtraction by u of its result (absolute: the line
+        cancels near its zero). e^{−ε}(1 − δ − α): the bracket errs by u(1 − δ) (δ > 0)
+        plus u of itself, then e^{−ε} and the product add 3u relative, plus a smallest
+        double where e^{−ε} is subnormal. The maximum of the widened lines brackets the
+        maximum of the lines.
+        """
         e, d = self.eps, self._delta_value
+        a = np.asarray(alpha, dtype=float)
+        big = np.exp(e) if e < 710.0 else np.inf
+        small = np.exp(-e)
         with np.errstate(over="ignore", invalid="ignore"):
-            steep = np.where(alpha == 0.0, 1.0 - d, 1.0 - d - np.exp(e) * alpha)
-        flat = np.exp(-e) * (1.0 - d - alpha)
-        return np.maximum(0.0, np.maximum(steep, flat))
+            one_d = 1.0 - d
+            e_d = _U * one_d if d > 0.0 else 0.0
+            ea = np.where(a == 0.0, 0.0, big * a)
+            steep = one_d - ea
+            err_s = e_d + 3.0 * _U * ea + _U * np.abs(steep)
+            inner = one_d - a
+            flat = small * inner
+            err_f = small * (e_d + _U * np.abs(inner)) + 3.0 * _U * np.abs(flat) + 2.0 * TINY
+        s_lo, s_hi = widen(steep, 0.0, np.where(np.isfinite(err_s), err_s, np.inf),
+                           low=-np.inf)
+        f_lo, f_hi = widen(flat, 0.0, err_f, low=-np.inf)
+        s_lo = np.where(np.isfinite(ea), s_lo, -np.inf)
+        s_hi = np.where(np.isfinite(ea), s_hi, -np.inf)
+        lo = np.maximum(0.0, np.maximum(s_lo, f_lo))
+        hi = np.maximum(0.0, np.maximum(s_hi, f_hi))
+        om_lo, om_hi = one_minus(a)
+        # f ≤ 1 − α; at α = 0 the value is 1 − δ, at α = 1 it is 0, both exact
+        hi = np.minimum(hi, om_hi)
+        lo = np.minimum(lo, hi)
+        exact = np.where(a == 0.0, 1.0 - d, 0.0)
+        ends = (a == 0.0) & (d == 0.0) | (a == 1.0)
+        return np.where(ends, exact, lo), np.where(ends, exact, hi)
 
     def _pair(self) -> FinitePair:
         e, d = self.eps, self._delta_value
         hi, lo = (1.0 - d) * expit(e), (1.0 - d) * expit(-e)
-        return FinitePair.from_atoms([np.inf, e, -e, -np.inf], [0.0, lo, hi, d], [d, hi, lo, 0.0])
+        # (1 − δ)·expit(±ε): 1 − δ (u), expit (2u), the product (u)
+        return FinitePair.from_atoms([np.inf, e, -e, -np.inf], [0.0, lo, hi, d],
+                                     [d, hi, lo, 0.0], mass_rtol=4.0 * _U)
 
     _certified_delta = True
 
@@ -111,13 +156,27 @@ class EpsDelta(TradeOff):
         the other order (ε' < −ε); both written with expm1/expit so that they keep their
         relative precision for ε' near ε or 0 and never overflow.
         """
+        return self._delta_bracket(eps)[1]
+
+    def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
+        """Certified lower side of the privacy profile."""
+        return self._delta_bracket(eps)[0]
+
+    def _delta_bracket(self, eps: np.ndarray):
+        """The profile widened by its rounding: expm1 and expit 2u each, the argument
+        ε' − ε at most u relative of the value (|t|e^t/(1 − e^t) ≤ 1), the products and
+        the sum u each: 9u of (1 − δ)·max{…}, plus u of the result; δ(ε') = δ exactly
+        where the max is 0."""
         e = np.asarray(eps, dtype=float)
         d = self._delta_value
         with np.errstate(over="ignore", invalid="ignore"):
             same = np.where(e < self.eps,
                             -np.expm1(np.minimum(e - self.eps, 0.0)) * expit(self.eps), 0.0)
             other = np.where(e < 0.0, -np.expm1(np.minimum(e, 0.0)), 0.0)
-        return d + (1.0 - d) * np.maximum(np.maximum(same, other), 0.0)
+        m = (1.0 - d) * np.maximum(np.maximum(same, other), 0.0)
+        v = d + m
+        lo, hi = widen(v, _U, 9.0 * _U * m, low=0.0, high=1.0)
+        return np.where(m == 0.0, d, lo), np.where(m == 0.0, d, hi)
 
     def _pure_epsilon_bounds(self) -> tuple[float, float]:
         v = self.eps if self._delta_value == 0.0 else np.inf
@@ -172,15 +231,25 @@ class RandomizedResponse(TradeOff):
         log_z = np.logaddexp(e, np.log(k - 1.0))
         big, small = np.exp(e - log_z), np.exp(-log_z)
         rest = (k - 2) * small
-        return FinitePair.from_atoms([e, 0.0, -e], [small, rest, big], [big, rest, small])
+        # e^{x − log z}: logaddexp and the subtraction err by u of |log z| and |ε − log z|
+        # (each 2u with its rounding), exp by 2u relative; rest adds a product (u)
+        rtol = 5.0 * _U + 2.0 * _U * (abs(float(log_z)) + abs(e - float(log_z)))
+        return FinitePair.from_atoms([e, 0.0, -e], [small, rest, big], [big, rest, small],
+                                     mass_rtol=rtol)
 
     def _beta(self, alpha: np.ndarray) -> np.ndarray:
         return self._pair()._beta(alpha)
+
+    def _upper(self, alpha: np.ndarray) -> np.ndarray:
+        return self._pair()._upper(alpha)
 
     _certified_delta = True
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         return self._pair()._delta(eps)
+
+    def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
+        return self._pair()._delta_lower(eps)
 
     def _group(self, k: int) -> TradeOff:
         """Binary randomized response is f_{ε,0}: its exact group curve; k-ary: generic."""

@@ -16,7 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from fdp import _validate
-from fdp.families.piecewise import PiecewiseLinear
+from fdp._constants import UNIT_ROUNDOFF
+from fdp.families._rounding import one_minus
+from fdp.families.piecewise import PiecewiseLinear, vertex_delta
 from fdp.law import AtomsLaw
 
 # Losses closer than this, relative to the largest finite |L| of the pair, are one
@@ -27,6 +29,7 @@ from fdp.law import AtomsLaw
 MERGE_RTOL = 1e-12
 # Largest product the exact composition forms before handing over to the engine.
 MAX_ATOMS = 4_000_000
+_U = UNIT_ROUNDOFF
 
 
 class FinitePair(PiecewiseLinear):
@@ -47,10 +50,11 @@ class FinitePair(PiecewiseLinear):
     0.2500
     """
 
-    __slots__ = ("log_ratio", "p", "q")
+    __slots__ = ("log_ratio", "mass_rtol", "p", "q")
     log_ratio: np.ndarray
     p: np.ndarray
     q: np.ndarray
+    mass_rtol: float
 
     # δ(ε) = Σ_i q_i (1 − e^{ε − L_i})₊ + Q(L = +∞) is a finite sum of non-negative
     # terms, exactly 0 for ε at or above the largest finite loss carrying Q-mass (and no
@@ -58,9 +62,53 @@ class FinitePair(PiecewiseLinear):
     # the losses themselves).
     _certified_delta = True
 
+    # --- the bracket -------------------------------------------------------
+    # Each vertex coordinate is a sum of masses: α_k = Σ_{i<k} p_i and β_k (a head sum
+    # 1 − Σ_{i<k} q_i where β ≥ 1/2, a tail sum Σ_{i≥k} q_i below), so with masses within
+    # ``mass_rtol`` of the real pair's and n-term recursive summation (γ_n ≤ n·u,
+    # Higham 2002, §4.2), every α_k and β_k is within ρ = mass_rtol + (n + 2)u of the
+    # real one, relatively. Then, the real curve f* being convex and non-increasing and
+    # each curve the chords through its vertices: (1 − ρ) f(α(1 + ρ)) ≤ f*(α) ≤
+    # f(α/(1 + ρ))/(1 − ρ) (each vertex of one curve lies above the other curve scaled
+    # so; chords through points above a convex function stay above it). The
+    # interpolation itself is taken from the right end of its segment,
+    # β = β_{k+1} + (β_k − β_{k+1})(α_{k+1} − α)/(α_{k+1} − α_k), a sum of non-negative
+    # terms: within 8u of its value. δ: the same vertex errors scale α_k and 1 − β_k.
+
+    def _rho(self) -> float:
+        return 2.0 * (self.mass_rtol + (self.p.size + 2) * _U)
+
+    def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        """Certified lower bound on T(P, Q)(α) (the safe side)."""
+        a = np.asarray(alpha, dtype=float)
+        rho = self._rho()
+        v = _interp_right(self.alphas, self.betas, np.minimum(a * (1.0 + rho + 2.0 * _U), 1.0))
+        lo = np.nextafter(v * (1.0 - rho - 10.0 * _U), -np.inf)
+        return np.clip(np.minimum(lo, one_minus(a)[0]), 0.0, 1.0)
+
+    def _upper(self, alpha: np.ndarray) -> np.ndarray:
+        """Certified upper bound on T(P, Q)(α)."""
+        a = np.asarray(alpha, dtype=float)
+        rho = self._rho()
+        v = _interp_right(self.alphas, self.betas, a / (1.0 + rho + 2.0 * _U))
+        hi = np.nextafter(v * (1.0 + 2.0 * rho + 10.0 * _U), np.inf)
+        return np.clip(np.minimum(hi, one_minus(a)[1]), 0.0, 1.0)
+
     def _delta(self, eps: np.ndarray) -> np.ndarray:
+        """Certified upper δ(ε) = max_k (1 − β_k − e^ε α_k) over the vertices."""
+        return self._delta_side(eps, +1)
+
+    def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
+        """Certified lower δ(ε)."""
+        return self._delta_side(eps, -1)
+
+    def _delta_side(self, eps: np.ndarray, side: int) -> np.ndarray:
         e = np.asarray(eps, dtype=float)
-        d = super()._delta(e)
+        # ρ for the vertices, 4u for e^ε α_k (exp 2u, the product u) and the difference
+        r = self._rho() + 4.0 * _U
+        d = _vertex_max(self.alphas * (1.0 - side * r), self.gains * (1.0 + side * r), e)
+        d = np.nextafter(d * (1.0 + side * 2.0 * _U), side * np.inf)
+        d = np.clip(np.where(np.isneginf(e), 1.0, d), 0.0, 1.0)
         L, q = self.log_ratio, self.q
         if q[L == np.inf].sum() > 0.0:
             return d
@@ -68,7 +116,7 @@ class FinitePair(PiecewiseLinear):
         top = float(L[live].max()) if live.any() else -np.inf
         return np.where(e >= top, 0.0, d)
 
-    def __init__(self, log_ratio, p, q):
+    def __init__(self, log_ratio, p, q, mass_rtol: float = 0.0):
         L = np.asarray(log_ratio, dtype=float)
         p = np.asarray(p, dtype=float)
         q = np.asarray(q, dtype=float)
@@ -85,6 +133,10 @@ class FinitePair(PiecewiseLinear):
         keep = np.concatenate([alphas[1:] > alphas[:-1], [True]])
         alphas, gains, betas = alphas[keep], gains[keep], betas[keep]
         # Masses sum to one up to rounding (checked by the constructors): pin the ends.
+        # The pair stands for its normalised masses: their distance from the stored ones
+        # joins the masses' error bound.
+        total = max(abs(float(alphas[-1]) - 1.0), abs(float(gains[-1]) - 1.0))
+        mass_rtol = float(mass_rtol) + 2.0 * total
         alphas[-1] = 1.0
         gains = np.minimum(gains, 1.0)
         betas = np.minimum(betas, 1.0)
@@ -92,10 +144,14 @@ class FinitePair(PiecewiseLinear):
         object.__setattr__(self, "log_ratio", L)
         object.__setattr__(self, "p", p)
         object.__setattr__(self, "q", q)
+        object.__setattr__(self, "mass_rtol", float(mass_rtol))
 
     @classmethod
-    def from_atoms(cls, log_ratio, p, q) -> FinitePair:
-        """Sort atoms by decreasing loss, merge equal losses, drop empty atoms."""
+    def from_atoms(cls, log_ratio, p, q, mass_rtol: float = 0.0) -> FinitePair:
+        """Sort atoms by decreasing loss, merge equal losses, drop empty atoms.
+
+        ``mass_rtol`` bounds the relative error of each given mass against the real pair
+        it stands for (0: the given doubles are the pair); merged sums add theirs."""
         L = np.asarray(log_ratio, dtype=float).ravel()
         p = np.asarray(p, dtype=float).ravel()
         q = np.asarray(q, dtype=float).ravel()
@@ -120,7 +176,8 @@ class FinitePair(PiecewiseLinear):
         with np.errstate(divide="ignore"):
             L_m = np.where(np.isfinite(L[starts]) & (sizes > 1),
                            np.log(q_m) - np.log(p_m), L[starts])
-        return cls(L_m, p_m, q_m)
+        merged = float(np.max(sizes, initial=1)) - 1.0
+        return cls(L_m, p_m, q_m, mass_rtol + merged * _U)
 
     def __repr__(self):
         return f"FinitePair({self.p.size} atoms)"
@@ -137,7 +194,7 @@ class FinitePair(PiecewiseLinear):
 
     def _inverse(self) -> FinitePair:
         """T(Q, P): swap the pmfs, negate the losses."""
-        return FinitePair.from_atoms(-self.log_ratio, self.q, self.p)
+        return FinitePair.from_atoms(-self.log_ratio, self.q, self.p, self.mass_rtol)
 
     @property
     def symmetric(self) -> bool:
@@ -146,6 +203,42 @@ class FinitePair(PiecewiseLinear):
             return False
         return bool(np.allclose(inv.p, self.p, rtol=1e-12, atol=1e-15)
                     and np.allclose(inv.q, self.q, rtol=1e-12, atol=1e-15))
+
+
+def _interp_right(alphas: np.ndarray, betas: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The chords through (α_k, β_k) at x ∈ [0, 1], each from its right end:
+    β_{k+1} + (β_k − β_{k+1})(α_{k+1} − x)/(α_{k+1} − α_k), non-negative terms only."""
+    x = np.asarray(x, dtype=float)
+    n = alphas.size
+    if n < 2:
+        return np.full(x.shape, betas[0] if n else 0.0)
+    j = np.clip(np.searchsorted(alphas, x, side="left"), 1, n - 1)
+    a0, a1, b0, b1 = alphas[j - 1], alphas[j], betas[j - 1], betas[j]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = np.clip((a1 - x) / (a1 - a0), 0.0, 1.0)
+        v = b1 + np.maximum(b0 - b1, 0.0) * t
+    v = np.where(x <= alphas[0], betas[0], v)
+    return np.where(np.isnan(v), b1, v)
+
+
+def _vertex_max(alphas: np.ndarray, gains: np.ndarray, eps: np.ndarray) -> np.ndarray:
+    """max_k (gains_k − e^ε α_k): ``vertex_delta``'s vertex and its two neighbours (the
+    slopes' rounding can move the argmax by one vertex)."""
+    e = np.asarray(eps, dtype=float)
+    d = vertex_delta(alphas, gains, e)
+    y = np.exp(np.minimum(e, 709.0))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        slopes = -np.diff(gains) / np.diff(alphas)
+    if alphas.size < 2 or not np.all(slopes[1:] >= slopes[:-1]):
+        return d                       # vertex_delta took the maximum over all vertices
+    j = np.searchsorted(slopes, -y.ravel(), side="left").reshape(y.shape)
+    for k in (j - 1, j + 1):
+        k = np.clip(k, 0, alphas.size - 1)
+        a_k = alphas[k]
+        with np.errstate(invalid="ignore", over="ignore"):
+            term = np.where(a_k == 0.0, 0.0, y * a_k)
+        d = np.maximum(d, np.where(np.isposinf(e), d, gains[k] - term))
+    return np.maximum(d, 0.0)
 
 
 def from_pair(p_probs, q_probs) -> FinitePair:
@@ -201,7 +294,8 @@ def product(a: FinitePair, b: FinitePair) -> FinitePair | None:
     q = (a.q[:, None] * b.q[None, :]).ravel()
     # +inf + −inf has p = q = 0 and is dropped by from_atoms.
     L = np.where(np.isnan(L), 0.0, L)
-    return FinitePair.from_atoms(L, p, q)
+    # each product mass: both factors' errors and one rounding
+    return FinitePair.from_atoms(L, p, q, a.mass_rtol + b.mass_rtol + _U)
 
 
 def binary_power(x, n: int, combine):

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fdp._constants import UNIT_ROUNDOFF
+from fdp.families._rounding import one_minus, widen
 from fdp.law import AtomsLaw
 from fdp.tradeoff import TradeOff
 
@@ -36,12 +38,25 @@ class Identity(TradeOff):
         return "neutral"
 
     def _beta(self, alpha: np.ndarray) -> np.ndarray:
-        return 1.0 - alpha
+        """1 − α rounded down (exact where 1 − α is a double: α ≥ 1/2, Sterbenz)."""
+        return one_minus(alpha)[0]
+
+    def _upper(self, alpha: np.ndarray) -> np.ndarray:
+        """1 − α rounded up."""
+        return one_minus(alpha)[1]
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
-        """δ(ε) = max(0, 1 − e^ε)."""
+        """δ(ε) = max(0, 1 − e^ε), rounded up (expm1 errs by at most 2u relative)."""
+        return self._delta_bracket(eps)[1]
+
+    def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
+        """δ(ε) rounded down."""
+        return self._delta_bracket(eps)[0]
+
+    def _delta_bracket(self, eps: np.ndarray):
         e = np.asarray(eps, dtype=float)
-        return np.maximum(-np.expm1(np.minimum(e, 0.0)), 0.0)   # no −0.0 at ε ≥ 0
+        v = np.maximum(-np.expm1(np.minimum(e, 0.0)), 0.0)   # no −0.0 at ε ≥ 0
+        return widen(v, 2.0 * UNIT_ROUNDOFF, low=0.0, high=1.0)
 
     def _pair(self):
         from fdp.families.finite_pair import FinitePair

@@ -15,8 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from fdp import _validate
+from fdp._constants import TINY, UNIT_ROUNDOFF
+from fdp.families._rounding import one_minus, widen
 from fdp.law import Masses, PrivacyLossLaw, bin_atoms, intervals, mirrored_moment
 from fdp.tradeoff import TradeOff
+
+_U = UNIT_ROUNDOFF
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,19 @@ class Laplace(TradeOff):
         return True
 
     def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        """Certified lower bound on L_μ(α) (the safe side)."""
+        return self._bracket(alpha)[0]
+
+    def _upper(self, alpha: np.ndarray) -> np.ndarray:
+        """Certified upper bound on L_μ(α)."""
+        return self._bracket(alpha)[1]
+
+    def _bracket(self, alpha: np.ndarray):
+        """The three pieces, each a product or quotient of at most four rounded factors
+        (e^{−μ/2}: 2u; ×, ÷: u each), so within 8u relative; the first piece 1 − e^μ α
+        (e^μ α < 1/2) adds at most that much of e^μ α ≤ 1 − e^μ α; a branch chosen on
+        the wrong side of a kink differs by O(u²) (the pieces touch with equal slopes);
+        subnormal products add two of the smallest doubles."""
         mu = self.mu
         a = np.asarray(alpha, dtype=float)
         # e^{±μ} as the square of e^{±μ/2}, applied one factor at a time: every product
@@ -67,7 +84,12 @@ class Laplace(TradeOff):
             first = 1.0 - np.where(left, t, 0.0)
             middle = half * (half / (4.0 * np.where(left, 1.0, a)))
             last = half * (half * (1.0 - a))
-        return np.where(left, first, np.where(a <= 0.5, middle, last))
+        v = np.where(left, first, np.where(a <= 0.5, middle, last))
+        if mu == 0.0:
+            return one_minus(a)                                # L_0 = Id
+        lo, hi = widen(v, 8.0 * _U, 2.0 * TINY)
+        # α = 0: β = 1 exactly
+        return np.where(a <= 0.0, v, lo), np.where(a <= 0.0, v, hi)
 
     _certified_delta = True
 
@@ -82,12 +104,23 @@ class Laplace(TradeOff):
         return self.mu, self.mu
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
-        """δ(ε) = 1 − e^{(ε−μ)/2} on [−μ, μ], 0 above μ, 1 − e^ε below −μ."""
+        """Certified upper δ(ε) = 1 − e^{(ε−μ)/2} on [−μ, μ], 0 above μ, 1 − e^ε below −μ."""
+        return self._delta_bracket(eps)[1]
+
+    def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
+        """Certified lower δ(ε)."""
+        return self._delta_bracket(eps)[0]
+
+    def _delta_bracket(self, eps: np.ndarray):
+        """−expm1(t) errs by 2u relative, and its argument's rounding u|t| moves it by
+        at most u relative (|t|e^t/(1 − e^t) ≤ 1 for t ≤ 0); ε ≥ μ gives 0 exactly."""
         e = np.asarray(eps, dtype=float)
         mu = self.mu
         inside = -np.expm1((np.clip(e, -mu, mu) - mu) / 2.0)
         below = -np.expm1(np.minimum(e, 0.0))
-        return np.where(e >= mu, 0.0, np.where(e < -mu, below, inside))
+        v = np.where(e >= mu, 0.0, np.where(e < -mu, below, inside))
+        lo, hi = widen(v, 6.0 * _U, low=0.0, high=1.0)
+        return lo, hi
 
     def _group(self, k: int) -> TradeOff:
         """L_μ.group(k) = L_{kμ} exactly (DRS Thm 2.14).

@@ -123,7 +123,8 @@ def test_tpr_vectorised_and_ends():
     f = fdp.Gaussian(1.0)
     t = tpr_at_fpr(f, np.array([0.0, 0.1, 1.0]))
     assert isinstance(t.lo, np.ndarray) and t.lo.shape == (3,)
-    assert t.hi[0] == 0.0 and t.lo[2] == 1.0
+    # TPR(0) = 0: the closed form's certified upper end is within a few subnormals of it
+    assert t.lo[0] == 0.0 <= t.hi[0] <= 4 * 5e-324 and t.lo[2] == 1.0
     lo, hi = tpr_at_fpr(f, 0.1)            # unpacks as a pair
     assert lo <= hi and isinstance(lo, float)
 
@@ -155,7 +156,9 @@ def test_bayes_risk_gaussian_mpmath(mu, prior):
     truth = mp_gauss_risk(mu, prior)
     assert r.lo <= truth <= r.hi
     assert r.hi <= min(prior, 1 - prior)
-    assert r.hi - r.lo <= 1e-12 * min(prior, 1 - prior) + 1e-15
+    # relative where the risk is large; where it is π(1 − δ) with δ ≈ 1, the certified δ
+    # bracket is a few ulps of 1 wide (32 u absolute)
+    assert r.hi - r.lo <= 1e-12 * min(prior, 1 - prior) + 32 * 2.0 ** -53
     s = attack_success(fdp.Gaussian(mu), prior)
     assert s.lo <= 1 - truth <= s.hi and s.safe == s.hi
 

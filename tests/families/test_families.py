@@ -81,11 +81,15 @@ def test_eps_delta_formula_and_kink():
 def test_eps_delta_profile_is_exact():
     """δ_{f_{ε0,δ0}}(ε) by brute force over the 4-atom pair."""
     f = fdp.EpsDelta(0.7, 0.01)
-    pair = f._pair()
+    e0, d0 = mp.mpf(0.7), mp.mpf(0.01)
+    hi_p, lo_p = (1 - d0) * mp.exp(e0) / (1 + mp.exp(e0)), (1 - d0) / (1 + mp.exp(e0))
+    p, q = [mp.mpf(0), lo_p, hi_p, d0], [d0, hi_p, lo_p, mp.mpf(0)]
     for eps in np.linspace(-3, 3, 25):
-        ref = np.sum(np.maximum(pair.q - np.exp(eps) * pair.p, 0.0))
-        assert f.delta(eps) == pytest.approx(ref, abs=1e-15)
-    assert f.delta(0.7) == pytest.approx(0.01, abs=1e-15)
+        ref = sum(max(qi - mp.exp(mp.mpf(eps)) * pi, 0) for pi, qi in zip(p, q))
+        lo, hi = f.delta_bounds(eps)
+        assert lo <= ref <= hi and f.delta(eps) == hi
+        assert hi - lo <= 32 * 2.0 ** -52 * ref
+    assert f.delta_bounds(0.7) == (0.01, 0.01)
 
 
 def enumerate_tradeoff(p, q, alpha):

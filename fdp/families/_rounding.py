@@ -1,0 +1,103 @@
+"""Outward rounding of closed forms: the bracket [lo, hi] of a computed value.
+
+A closed form evaluated in doubles gives a number v near the real value t. Each
+family bounds the error of its formula per point (the documented accuracy of the
+special functions it calls, plus the unit roundoff u of every arithmetic step times
+that step's condition number; ``fdp._constants`` states each bound) in one of two
+shapes, and turns it into a bracket here:
+
+* ``widen(v, rel, abs_)``: |v − t| ≤ rel·|v| + abs_ (first order), so
+  t ∈ [v − rel_e|v| − abs_, v + rel_e|v| + abs_] with rel_e = ERROR_SAFETY·rel + 4u,
+  which also covers the rounding of this arithmetic itself; then one more step outward
+  (``np.nextafter``); an exact 0 (no absolute error) stays 0.
+* ``exp_bracket(log_v, err)``: |log v − log t| ≤ err, so t ∈ [e^{log v − err},
+  e^{log v + err}], each exponential charged 2u (``UNIT_ROUNDOFF``) and stepped outward;
+  an upper end that underflows is the smallest positive double when t > 0 is known.
+* ``one_minus(a)``: 1 − a exactly, as a bracket of adjacent doubles (Fast2Sum: for
+  |a| ≤ 1, s = fl(1 − a) and e = (1 − s) − a are exact, and 1 − a = s − e).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fdp._constants import ERROR_SAFETY, TINY, UNIT_ROUNDOFF
+
+_U = UNIT_ROUNDOFF
+
+
+def widen(v, rel, abs_=0.0, *, low=0.0, high=np.inf):
+    """(lo, hi) containing every t with |v − t| ≤ rel·|v| + abs_, clipped to [low, high].
+
+    Parameters
+    ----------
+    v : array_like
+        Computed values.
+    rel, abs_ : array_like
+        Relative and absolute error bounds (non-negative; inf allowed: no bound).
+    low, high : float or array_like, optional
+        Bounds the true value is known to satisfy.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        lo ≤ t ≤ hi.
+    """
+    v = np.asarray(v, dtype=float)
+    rel_e = ERROR_SAFETY * np.asarray(rel, dtype=float) + 4.0 * _U
+    with np.errstate(invalid="ignore", over="ignore"):
+        slack = rel_e * np.abs(v) + ERROR_SAFETY * np.asarray(abs_, dtype=float)
+        slack = np.where(np.isnan(slack), np.inf, slack)
+        # a zero slack (v = 0 with no absolute error) is an exact value: kept
+        lo = np.where(slack > 0.0, np.nextafter(v - slack, -np.inf), v)
+        hi = np.where(slack > 0.0, np.nextafter(v + slack, np.inf), v)
+    return np.clip(lo, low, high), np.clip(hi, low, high)
+
+
+def exp_bracket(log_v, err, *, positive=True):
+    """(lo, hi) containing t when |log v − log t| ≤ err (log_v = −inf: t = 0).
+
+    Parameters
+    ----------
+    log_v : array_like
+        Computed log of the value (−inf where the value is exactly 0).
+    err : array_like
+        Bound on the absolute error of ``log_v`` (inf: nothing known below 1).
+    positive : bool or array_like, optional
+        Where True, t > 0 is known: an upper end that underflows is the smallest
+        positive double instead of 0.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        0 ≤ lo ≤ t ≤ hi ≤ 1 is not assumed; lo ≥ 0.
+    """
+    lv = np.asarray(log_v, dtype=float)
+    e = ERROR_SAFETY * np.asarray(err, dtype=float) + 4.0 * _U * (1.0 + np.abs(np.where(
+        np.isfinite(lv), lv, 0.0)))
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        up = np.where(np.isneginf(lv), -np.inf, lv + e)
+        dn = np.where(np.isneginf(lv), -np.inf, lv - e)
+        hi = np.nextafter(np.exp(up) * (1.0 + 2.0 * _U), np.inf)
+        lo = np.nextafter(np.exp(dn) * (1.0 - 2.0 * _U), -np.inf)
+    lo = np.where(np.isnan(lo), 0.0, np.maximum(lo, 0.0))
+    hi = np.where(np.isnan(hi), np.inf, hi)
+    pos = np.asarray(positive, dtype=bool) & ~np.isneginf(lv)
+    # exp of a subnormal result errs by up to half a subnormal ulp: one TINY more
+    hi = np.where(hi < 2.2250738585072014e-308, hi + TINY, hi)
+    hi = np.where(pos, np.maximum(hi, TINY), hi)
+    return lo, hi
+
+
+def one_minus(a):
+    """1 − a as (lo, hi), adjacent doubles or equal when 1 − a is a double (|a| ≤ 1).
+
+    Fast2Sum (Dekker 1971): with s = fl(1 − a), z = fl(s − 1) and e = fl(−a − z),
+    1 − a = s + e exactly (|1| ≥ |a|).
+    """
+    a = np.asarray(a, dtype=float)
+    s = 1.0 - a
+    e = -a - (s - 1.0)
+    lo = np.where(e < 0.0, np.nextafter(s, -np.inf), s)
+    hi = np.where(e > 0.0, np.nextafter(s, np.inf), s)
+    return lo, hi
