@@ -23,6 +23,7 @@ guaranteed to lie on the safe side. δ parts are split off as in ``clt``.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +33,7 @@ from fdp import _validate
 from fdp.limits.berry_esseen import _as_list, _grouped
 from fdp.limits.functionals import _decompose
 from fdp.operations.with_delta import with_delta
+from fdp.progress import Meter
 from fdp.status import Status
 from fdp.tradeoff import TradeOff
 
@@ -231,7 +233,16 @@ def edgeworth(fs) -> TradeOff:
     mean_p = var_p = k3_p = k4_p = 0.0
     mean_q = var_q = k3_q = k4_q = 0.0
     log_keep = 0.0
-    for f, n in items:
+    meter = None
+    start = time.monotonic()
+    for i, (f, n) in enumerate(items):
+        if i == 1:
+            # the first distinct factor's time sizes the rest (cumulants by closed form
+            # take microseconds, by quadrature seconds): a meter on stderr when the
+            # whole is expected to take AUTO_SECONDS or more (``fdp.progress``)
+            meter = Meter(len(items), "edgeworth", None,
+                          seconds=(time.monotonic() - start) * len(items))
+            meter.advance(1)
         dec = _decompose(f)
         mp, vp, cp3, cp4 = dec.law.cumulants("P")
         mq, vq, cq3, cq4 = dec.law.cumulants("Q")
@@ -244,6 +255,10 @@ def edgeworth(fs) -> TradeOff:
         k3_q += n * cq3
         k4_q += n * cq4
         log_keep += n * np.log1p(-dec.delta) if dec.delta < 1.0 else -np.inf
+        if meter is not None:
+            meter.advance(1)
+    if meter is not None:
+        meter.close()
     delta = float(-np.expm1(log_keep)) + 0.0  # + 0.0: no −0.0
     if delta >= 1.0:
         from fdp.families import EpsDelta
