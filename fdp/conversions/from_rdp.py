@@ -233,6 +233,10 @@ class ZCDP(_RenyiCurve):
         lam = 1.0 + np.geomspace(1e-4, max(1e4, 100.0 / self.rho), 1000)
         return lam, self.xi + self.rho * lam
 
+    def _rdp_of(self, lam):
+        """D_λ ≤ ξ + ρλ at every order λ > 1."""
+        return self.xi + self.rho * lam
+
     def _bracket(self, alpha):
         a = np.asarray(alpha, dtype=float)
         flat = a.ravel()

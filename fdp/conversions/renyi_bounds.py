@@ -299,6 +299,9 @@ class _RenyiCurve(TradeOff):
     def status(self) -> Status:
         return Status.CERTIFIED
 
+    #: the RDP bound at every real order, when known in closed form (zCDP)
+    _rdp_of = None
+
     def _beta(self, alpha):
         return self._bracket(alpha)[0]
 
@@ -333,6 +336,14 @@ class _RenyiCurve(TradeOff):
             # an interpolation that underflows keeps a positive value
             live = (v > 0.0) | (np.interp(x, xs, (hs > 0.0).astype(float)) > 0.0)
             out[inside] = np.where(live, np.minimum(v * (1.0 + 8 * _U) + 1e-300, 1.0), 0.0)
+        if not self.one_sided:
+            # between the grid's ε the chord lies above the true δ; the closed RDP → (ε, δ)
+            # conversion at the query ε itself is another certified upper bound (its
+            # minimum over orders gives ε ≤ ρ + 2√(ρ log(1/δ)) for ρ-zCDP), and the
+            # minimum of two upper bounds is one (the engine convexifies what it reads)
+            def closed(x):
+                return _classical_delta(self._classical_orders(), x, self._rdp_of)
+            out = np.minimum(out, self._reflect(e, closed, np.minimum))
         return out
 
     def _delta_lower(self, eps):
@@ -359,7 +370,7 @@ class _RenyiCurve(TradeOff):
         out = _delta_from_grid(_DELTA_GRID, low, up, eps)[0]
         if not self.one_sided:
             # also never worse than the classical conversion of each order
-            out = np.minimum(out, _classical_delta(self._classical_orders(), eps))
+            out = np.minimum(out, _classical_delta(self._classical_orders(), eps, self._rdp_of))
             lam, r = self._classical_orders()
             if np.isinf(lam).any():
                 out = np.minimum(out, _pure_delta(float(r[np.isinf(lam)][0]), eps))
@@ -377,10 +388,25 @@ def _pure_delta(eps0, eps):
     return np.where(e >= eps0, 0.0, np.minimum(out, 1.0))
 
 
-def _classical_delta(orders_and_rdp, eps):
+def _classical_log_delta(lam, r, eps):
+    """log δ = (λ − 1)(r − ε + log(1 − 1/λ)) − log λ per (ε, order), rounded up
+    (Balle et al. 2020, Thm 21; Canonne, Kamath & Steinke 2020, Prop 12)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        logd = (lam - 1.0) * (r - eps + np.log1p(-1.0 / lam)) - np.log(lam)
+        logd = logd + _REL * (np.abs(logd) + (lam - 1.0) * (r + eps) + 1.0)
+    return np.where(np.isnan(logd), np.inf, logd)
+
+
+def _classical_delta(orders_and_rdp, eps, rdp_of=None):
     """min over orders of δ = exp((λ − 1)(r − ε + log(1 − 1/λ)) − log λ), the (ε, δ)
     conversion of (λ, r)-RDP (Balle et al. 2020, Thm 21), for ε ≥ 0 (1 elsewhere).
-    Each order's δ is a valid bound on δ(ε) of the symmetric pair; rounded up."""
+    Each order's δ is a valid bound on δ(ε) of the symmetric pair; rounded up.
+
+    ``rdp_of``: the RDP bound as a function of every real order (zCDP: ξ + ρλ).
+    Given, the best grid order of each ε is refined on 257 orders between its
+    neighbours, so the minimum over the continuum of orders is attained to
+    second order (every order tried is a valid bound, so this only tightens).
+    """
     lam, r = orders_and_rdp
     e = np.asarray(eps, dtype=float)
     flat = e.ravel()
@@ -389,15 +415,25 @@ def _classical_delta(orders_and_rdp, eps):
     lam, r = lam[live], r[live]
     ok = (flat >= 0.0) & np.isfinite(flat)
     if lam.size and ok.any():
+        x = flat[ok]
+        best = np.full(x.size, np.inf)
+        arg = np.zeros(x.size, dtype=np.int64)
         for s in range(0, lam.size, 256):
-            lm, rr = lam[None, s:s + 256], r[None, s:s + 256]
-            with np.errstate(over="ignore", invalid="ignore"):
-                logd = (lm - 1.0) * (rr - flat[ok, None] + np.log1p(-1.0 / lm)) - np.log(lm)
-                logd = logd + _REL * (np.abs(logd) + (lm - 1.0) * (rr + flat[ok, None]) + 1.0)
-            # an underflow is not a proof of δ = 0: the bound is positive, so keep the
-            # smallest positive double
-            out[ok] = np.minimum(out[ok], np.maximum(np.exp(np.minimum(logd.min(axis=1), 0.0)),
-                                                     TINY))
+            logd = _classical_log_delta(lam[None, s:s + 256], r[None, s:s + 256], x[:, None])
+            i = np.argmin(logd, axis=1)
+            v = logd[np.arange(x.size), i]
+            better = v < best
+            best = np.where(better, v, best)
+            arg = np.where(better, i + s, arg)
+        if rdp_of is not None:
+            lo = lam[np.maximum(arg - 1, 0)]
+            hi = lam[np.minimum(arg + 1, lam.size - 1)]
+            fine = lo[:, None] + (hi - lo)[:, None] * np.linspace(0.0, 1.0, 257)[None, :]
+            refined = _classical_log_delta(fine, rdp_of(fine), x[:, None]).min(axis=1)
+            best = np.minimum(best, refined)
+        # an underflow is not a proof of δ = 0: the bound is positive, so keep the
+        # smallest positive double
+        out[ok] = np.maximum(np.exp(np.minimum(best, 0.0)), TINY)
     return out.reshape(e.shape)
 
 
