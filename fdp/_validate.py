@@ -146,3 +146,31 @@ def generator(rng: object) -> np.random.Generator:
                                      else int(rng))
     raise TypeError(f"rng must be None, an int seed or a numpy.random.Generator, "
                     f"got {type(rng).__name__}")
+
+
+def british_spelling(func):
+    """Decorate a function taking ``neighbouring=``: the US spelling ``neighboring=``
+    gets a TypeError that says which keyword was meant (instead of Python's bare
+    "unexpected keyword argument").
+
+    Examples
+    --------
+    >>> from fdp._validate import british_spelling
+    >>> @british_spelling
+    ... def f(neighbouring="add_remove"):
+    ...     return neighbouring
+    >>> try:
+    ...     f(neighboring="replace_one")
+    ... except TypeError as exc:
+    ...     print(exc)
+    f() got an unexpected keyword argument 'neighboring': did you mean neighbouring=?
+    """
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        if "neighboring" in kwargs:
+            raise TypeError(f"{func.__name__}() got an unexpected keyword argument "
+                            "'neighboring': did you mean neighbouring=?")
+        return func(*args, **kwargs)
+    return wrapper

@@ -466,7 +466,9 @@ def estimate(samples_d, samples_d_prime, confidence: float = 0.95, *, thresholds
     gamma = (1.0 - c) / (2.0 * n_tests)
     a_lo, a_hi = clopper_pearson(ka, x.size, gamma)
     b_lo, b_hi = clopper_pearson(kb, y.size, gamma)
-    hull = from_points(a_hi, b_hi)
+    # an upper point above β = 1 − α lies above the chord (0, 1)–(1, 0): the hull never
+    # uses it, so it is put on the chord (from_points refuses points above it)
+    hull = from_points(a_hi, np.minimum(b_hi, 1.0 - a_hi))
     return AuditEstimate(thresholds=thr, orientation=ori, alpha=ka / x.size,
                          beta=kb / y.size, alpha_lower=a_lo, alpha_upper=a_hi,
                          beta_lower=b_lo, beta_upper=b_hi, confidence=c, n_d=int(x.size),

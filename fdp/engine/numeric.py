@@ -500,7 +500,7 @@ class Numeric(TradeOff):
         >>> print(f"{lo:.3f} {hi:.3f}")
         2.992 2.992
         """
-        d = _validate.reals("delta", delta, low=0.0, high=1.0)
+        d = _validate.reals("delta", delta)      # the range: the open interval, below
         if d.size and (np.any(d <= 0.0) or np.any(d >= 1.0)):
             raise ValueError(
                 "delta must lie in the open interval (0, 1) for a numeric result: δ = 0 "

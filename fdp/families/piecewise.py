@@ -144,11 +144,19 @@ def lower_convex_hull(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndar
     return np.array(hx), np.array(hy)
 
 
+#: How far above the line β = 1 − α an observed point may lie and still be taken as
+#: rounding (``from_points``): a few hundred ulps of 1.
+POINTS_TOL = 1e-13
+
+
 def from_points(alpha, beta) -> PiecewiseLinear:
     """The lower convex hull of {(α_i, β_i)} ∪ {(0, 1), (1, 0)}.
 
     This is the trade-off function of the observed points, as in the R package
-    ``fdp``: convex, non-increasing and ≤ 1 − α. Coordinates must lie in [0, 1].
+    ``fdp``: convex, non-increasing and ≤ 1 − α. Coordinates must lie in [0, 1] and
+    every point on or below the line β = 1 − α (a test's errors: β ≤ 1 − α); a point
+    above it by at most ``POINTS_TOL`` (rounding, e.g. β computed as 1 − TPR) is
+    accepted, and the hull does not use it (it lies above the segment (0, 1)–(1, 0)).
 
     Parameters
     ----------
@@ -159,6 +167,12 @@ def from_points(alpha, beta) -> PiecewiseLinear:
     -------
     PiecewiseLinear
         The hull.
+
+    Raises
+    ------
+    ValueError
+        If a coordinate is outside [0, 1], the lengths differ, or a point has
+        β > 1 − α + ``POINTS_TOL``.
 
     Examples
     --------
@@ -171,6 +185,13 @@ def from_points(alpha, beta) -> PiecewiseLinear:
     b = _validate.reals("beta", beta, low=0.0, high=1.0).ravel()
     if a.shape != b.shape:
         raise ValueError(f"alpha and beta must have the same length, got {a.size} and {b.size}")
+    over = b > 1.0 - a + POINTS_TOL
+    if over.any():
+        i = int(np.flatnonzero(over)[0])
+        raise ValueError(
+            f"beta must lie in [0, 1 - alpha] (a trade-off point has beta <= 1 - alpha, "
+            f"up to a rounding tolerance of {POINTS_TOL:g}); got beta={b[i]:g} at "
+            f"alpha={a[i]:g} (point {i}), above 1 - alpha = {1.0 - a[i]:g}")
     return _from_vertices(a, b)
 
 

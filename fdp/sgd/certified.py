@@ -218,6 +218,7 @@ def _options(sampling, dataset_size, batch_cap, examples_per_user):
     return o
 
 
+@_validate.british_spelling
 def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
           neighbouring: str = "add_remove", tol: float | None = None,
           progress: bool | None = None, sensitivity: float | None = None, *,

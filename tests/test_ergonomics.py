@@ -1,0 +1,63 @@
+"""Ergonomics: the US spelling gets a hint, a numeric ε(δ) says the range it checks,
+and an observed point above β = 1 − α is refused instead of dropped silently."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fdp
+from fdp._validate import british_spelling
+from fdp.families.piecewise import POINTS_TOL
+
+
+def test_neighboring_gets_a_hint_before_anything_runs(monkeypatch):
+    with pytest.raises(TypeError, match=r"did you mean neighbouring=\?"):
+        fdp.dpsgd(1.1, 0.01, 10, neighboring="add_remove")
+
+    @british_spelling
+    def g(neighbouring="add_remove"):
+        raise AssertionError("ran")
+    with pytest.raises(TypeError, match="^g\\(\\) got an unexpected keyword argument"):
+        g(neighboring="replace_one")
+    with pytest.raises(AssertionError, match="ran"):
+        g(neighbouring="replace_one")             # the British spelling is passed on
+
+
+@pytest.mark.parametrize("delta", [-1.0, 0.0, 1.0, 2.0, [0.5, 0.0]])
+def test_numeric_epsilon_names_the_range_it_checks(delta):
+    f = fdp.dpsgd(1.1, 0.01, 10)
+    with pytest.raises(ValueError, match=r"open interval \(0, 1\)") as exc:
+        f.epsilon(delta)
+    assert "[0, 1]" not in str(exc.value)
+
+
+def test_closed_forms_keep_the_closed_interval():
+    assert fdp.Laplace(1.0).epsilon(1.0) == 0.0
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        fdp.Laplace(1.0).epsilon(-1.0)
+
+
+def test_a_point_above_the_diagonal_is_refused():
+    with pytest.raises(ValueError) as exc:
+        fdp.from_points([0.5], [0.9])
+    msg = str(exc.value)
+    assert msg.startswith("beta must lie in [0, 1 - alpha]") and "beta=0.9" in msg
+    with pytest.raises(ValueError, match="point 1"):
+        fdp.from_points([0.1, 0.7, 0.2], [0.5, 0.31, 0.9])
+
+
+def test_rounding_above_the_diagonal_is_accepted_and_not_used():
+    a = np.array([0.2, 0.5])
+    f = fdp.from_points(a, [0.6, 0.5 + 0.5 * POINTS_TOL])
+    g = fdp.from_points([0.2], [0.6])
+    grid = np.linspace(0.0, 1.0, 101)
+    assert np.array_equal(f(grid), g(grid))
+    with pytest.raises(ValueError, match="beta"):
+        fdp.from_points(a, [0.6, 0.5 + 2.0 * POINTS_TOL])
+
+
+def test_audit_hull_still_forms_from_upper_confidence_points():
+    rng = np.random.default_rng(1)
+    est = fdp.audit.estimate(rng.normal(0, 1, 2000), rng.normal(1, 1, 2000))
+    assert est is not None
