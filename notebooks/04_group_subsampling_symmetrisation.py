@@ -158,8 +158,10 @@ def cp_closed(al):
     return np.where(al <= xs, fp(al), np.where(al <= y, xs + y - al, fp.inverse()(al)))
 print("max |C_p(f) - closed form| =", np.max(np.abs(Cp(a) - cp_closed(a))))
 fig, axs = plt.subplots(1, 2, figsize=(10, 4.8))
-fdp.plotting.subsampling(G1, ps=(0.05, 0.2, 0.5, 1.0), ax=axs[0], show_parts=0.5)
-fdp.plotting.subsampling(fdp.EpsDelta(2.0), ps=(0.05, 0.2, 0.5, 1.0), ax=axs[1])
+fdp.plotting.subsampling(G1, ps=(0.05, 0.2, 0.5, 1.0), ax=axs[0], show_parts=0.5,
+                         sampling="without_replacement")
+fdp.plotting.subsampling(fdp.EpsDelta(2.0), ps=(0.05, 0.2, 0.5, 1.0), ax=axs[1],
+                         sampling="without_replacement")
 plt.tight_layout(); plt.show()
 
 # %%

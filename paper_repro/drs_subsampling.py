@@ -71,9 +71,9 @@ def run(out_dir, fast: bool = False):
     checks.append(Check.close(SOURCE, "NoisySGD CLT μ (without replacement)", by_formula,
                               ours, rtol=1e-12, note="formula written out"))
     fig, axes = figure(1, 2, size=4.6)
-    subsampling(f, (0.3,), ax=axes[0], show_parts=0.3)
+    subsampling(f, (0.3,), ax=axes[0], show_parts=0.3, sampling="without_replacement")
     axes[0].set_title(r"$C_p(G_2)=\min\{f_p,f_p^{-1}\}^{**}$, $p=0.3$")
-    subsampling(f, (0.1, 0.3, 0.6, 1.0), ax=axes[1])
+    subsampling(f, (0.1, 0.3, 0.6, 1.0), ax=axes[1], sampling="without_replacement")
     axes[1].set_title(r"$C_p(G_2)$ for several $p$ (recomputed)")
     write(fig, out_dir, NAME)
     return checks

@@ -18,7 +18,7 @@ def test_neighboring_gets_a_hint_before_anything_runs(monkeypatch):
     @british_spelling
     def g(neighbouring="add_remove"):
         raise AssertionError("ran")
-    with pytest.raises(TypeError, match="^g\\(\\) got an unexpected keyword argument"):
+    with pytest.raises(TypeError, match=r"^g\(\) got an unexpected keyword argument"):
         g(neighboring="replace_one")
     with pytest.raises(AssertionError, match="ran"):
         g(neighbouring="replace_one")             # the British spelling is passed on
@@ -61,3 +61,20 @@ def test_audit_hull_still_forms_from_upper_confidence_points():
     rng = np.random.default_rng(1)
     est = fdp.audit.estimate(rng.normal(0, 1, 2000), rng.normal(1, 1, 2000))
     assert est is not None
+
+
+def test_plotting_subsampling_defaults_to_what_subsample_defaults_to():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    f = fdp.Gaussian(1.0)
+    for kwargs, curve in [({}, f.subsample(0.3)),
+                          ({"sampling": "without_replacement"},
+                           f.subsample(0.3, sampling="without_replacement"))]:
+        fig, ax = plt.subplots()
+        fdp.plotting.subsampling(f, ps=(0.3,), ax=ax, **kwargs)
+        x, y = ax.get_lines()[0].get_data()
+        np.testing.assert_allclose(y, curve(np.asarray(x)), rtol=0, atol=1e-12)
+        plt.close(fig)
+    with pytest.raises(TypeError):
+        fdp.plotting.subsampling(f, scheme="poisson")

@@ -286,7 +286,9 @@ def draw_points(ax, alpha, beta, *, label=None, color=None, zorder=4):
     """
     a = np.asarray(alpha, dtype=float)
     b = np.asarray(beta, dtype=float)
-    hull = from_points(a, b)
+    # observed points above β = 1 − α (e.g. noisy estimates) lie above the chord
+    # (0, 1)–(1, 0) and the hull never uses them: put them on it (from_points refuses them)
+    hull = from_points(a, np.minimum(b, 1.0 - a))
     pts = ax.plot(a, b, linestyle="none", marker="o", markersize=4, color=color,
                   label=None if label is None else f"{label} (points)", zorder=zorder)[0]
     ax.plot(hull.alphas, hull.betas, color=pts.get_color(), linewidth=1.6,

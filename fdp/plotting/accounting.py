@@ -287,12 +287,12 @@ def clt_band(composed, mu: float, gamma: float | None = None, *, ax=None, label=
     return ax
 
 
-def subsampling(f, ps=(0.1, 0.3, 0.6, 1.0), *, ax=None, scheme="without_replacement",
+def subsampling(f, ps=(0.1, 0.3, 0.6, 1.0), *, ax=None, sampling="poisson",
                 show_parts: float | None = None):
     """Subsampled guarantees C_p(f) = min{f_p, f_p⁻¹}** for several p.
 
     f_p = p f + (1 − p) Id (Dong, Roth & Su 2022, Thm 4.2); each curve is
-    ``f.subsample(p, sampling=scheme)``.
+    ``f.subsample(p, sampling=sampling)``.
 
     Parameters
     ----------
@@ -302,8 +302,9 @@ def subsampling(f, ps=(0.1, 0.3, 0.6, 1.0), *, ax=None, scheme="without_replacem
         Sampling probabilities.
     ax : matplotlib.axes.Axes or None, optional
         Axes to draw on; None opens a new pyplot figure.
-    scheme : str, optional
-        Sampling scheme passed to ``f.subsample`` (default "without_replacement").
+    sampling : str, optional
+        Passed to ``f.subsample``, with its default "poisson" (add/remove neighbours);
+        "without_replacement" for C_p of DRS Thm 4.2 (replace-one neighbours).
     show_parts : float or None, optional
         Also draw f_p and f_p⁻¹ dotted for this p, to show the symmetrisation C_p
         performs.
@@ -325,7 +326,7 @@ def subsampling(f, ps=(0.1, 0.3, 0.6, 1.0), *, ax=None, scheme="without_replacem
     from fdp.operations.subsample import PoissonAdd
     ax = tradeoff_axes(get_axes(ax))
     for i, p in enumerate(ps):
-        draw_tradeoff(ax, f.subsample(p, sampling=scheme), color=color(i), linestyle=linestyle(i),
+        draw_tradeoff(ax, f.subsample(p, sampling=sampling), color=color(i), linestyle=linestyle(i),
                       label=rf"$C_{{{p:g}}}({f.latex()})$")
     if show_parts is not None:
         fp = PoissonAdd(f, show_parts)
