@@ -41,11 +41,12 @@ Pr[C = c] ≥ ``tail`` and, for each, the a with b_{c+1}(a) ≥ ``tail`` are enu
 (ii) Every enumerated mass is lowered by the relative factor 1 − MASS_REL = 1 − 1e-11,
 which covers the round-off of the pmf evaluation (``binom.pmf``: below 2e-13
 relative against mpmath up to n = 10⁹, see tests) and of the products and sums.
-(iii) The deficits 1 − ΣP and 1 − ΣQ are put on two extra atoms
-where only P (loss −∞), respectively only Q (loss +∞), has mass. The true pair is a
-post-processing of this one (send each extra atom to the cut and lowered masses, in
-proportion), so its trade-off function is below the clone pair's: safe. The cost
-is δ(ε) ≥ the deficit (≈ 2·tail + 1e-11) for every ε.
+(iii) The deficits 1 − ΣP and 1 − ΣQ are put on two extra atoms at losses ±ε₁,
+ε₁ = ε₀ + log(1.1/0.9) (``_rest_atoms``): every point of the deficit has its
+likelihood ratio within [e^{−ε₁}, e^{ε₁}] (the clone pair's losses lie in [−ε₀, ε₀];
+the lowered shares are distorted by at most the pmf error over MASS_REL), so it is a
+post-processing of those two atoms, and the true pair of this one: safe. The cost
+is δ(ε) ≥ about the deficit (≈ 2·tail + 1e-11) for ε < ε₁ only; δ(ε₁) = 0.
 
 Size: about (2z·σ_C)·(z·√(np)/2) atoms, z = √(2 log(1/tail)), σ_C² = np(1 − p); for
 n = 10⁵, ε₀ = 4 and the default tail 1e-30 this is 816,827 atoms after exact merging
@@ -71,6 +72,8 @@ from fdp.families.finite_pair import FinitePair
 
 #: Relative safety factor on every enumerated mass (covers pmf round-off).
 MASS_REL = 1e-11
+#: Relative error allowed on each enumerated mass before MASS_REL (5x the measured 2e-13).
+_PMF_REL = 1e-12
 #: Up to this many enumerated atoms the pair is kept exact (equal ratios merged).
 MAX_EXACT_ATOMS = 4_000_000
 #: Beyond it, losses are rounded UP onto a grid of this many values (pessimistic).
@@ -204,14 +207,12 @@ def shuffle_amplification(eps0, n, *, construction: str = "clones",
         valid only for randomizers admitting its corrected Lemma 3.5 decomposition;
         use it only when that holds for yours.
     tail : float
-        Mass below which binomial atoms are not enumerated, in [1e-290, 1e-6]; the cut
-        mass goes to infinite-loss atoms (safe), so δ(ε) ≥ about 2·tail for every ε.
-        With the masses' safety factor (``MASS_REL``) the infinite-loss atoms hold about
-        1e-11: below that δ the pair's ε is ∞ and f(α) ≤ 1 − 1e-11, although the
-        shuffled mechanism is always ε₀-DP (every loss of the clone pair lies in
-        [−ε₀, ε₀]). For such δ use ``fdp.strongest([f, fdp.EpsDelta(eps0, 0.0)])``,
-        the envelope of two valid curves, which is valid: ε(1e-13) ≤ ε₀ and
-        f(1e-300) = 1 − e^{ε₀}·1e-300 there.
+        Mass below which binomial atoms are not enumerated, in [1e-290, 1e-6]. The cut
+        mass, with the masses' safety share (``MASS_REL``, about 1e-11 in all), goes
+        to two atoms at losses ±ε₁, ε₁ = ε₀ + 0.2 (module docstring): δ(ε) ≥ about
+        1e-11 for ε < ε₁, and the pair is pure ε₁-DP, so ε(δ) ≤ ε₁ for every δ.
+        ``fdp.strongest([f, fdp.EpsDelta(eps0, 0.0)])`` (both curves valid) brings
+        that down to ε₀.
 
     Returns
     -------
@@ -237,7 +238,32 @@ def shuffle_amplification(eps0, n, *, construction: str = "clones",
     else:
         prob = 2.0 / (math.exp(e0) + 1.0) if e0 < 700 else 2.0 * math.exp(-e0)
     L, p, q, dp, dq = clone_atoms(e0, k, prob, t)
-    L = np.concatenate([L, [-np.inf, np.inf]])
-    p = np.concatenate([p, [dp, 0.0]])
-    q = np.concatenate([q, [0.0, dq]])
-    return FinitePair.from_atoms(L, p, q)
+    L_rest, p_rest, q_rest = _rest_atoms(e0, dp, dq)
+    return FinitePair.from_atoms(np.concatenate([L, L_rest]), np.concatenate([p, p_rest]),
+                                 np.concatenate([q, q_rest]))
+
+
+def _rest_atoms(eps0: float, dp: float, dq: float):
+    """The mass not enumerated (deficits dp under P, dq under Q) as two atoms at ±ε₁.
+
+    Every atom of the clone pair has Q/P ∈ [e^{−ε₀}, e^{ε₀}]. The deficit consists of
+    the cut atoms (ratio within those bounds) and the MASS_REL-lowered share of each
+    kept atom, whose ratio (q − q̂)/(p − p̂) is the atom's ratio times a factor within
+    (MASS_REL ± ρ)/(MASS_REL ∓ ρ), ρ = ``_PMF_REL`` the relative error allowed on each
+    enumerated mass. So every point of the deficit sub-pair has ratio in [e^{−ε₁}, e^{ε₁}],
+    ε₁ = ε₀ + log((MASS_REL + ρ)/(MASS_REL − ρ)), and splits as s_z(1, e^{ε₁}) +
+    t_z(e^{ε₁}, 1) with s_z, t_z ≥ 0: the deficit is a post-processing of the two atoms
+    (P, Q) = (u, u e^{ε₁}) at loss ε₁ and (v e^{ε₁}, v) at loss −ε₁ with u + v e^{ε₁} =
+    dp, u e^{ε₁} + v = dq (summing s_z, t_z), so the whole pair stays pessimistic.
+    Where rounding makes a solved mass negative, the deficits go to ±inf instead
+    (always safe). Before, they sat at ±inf, so ε(δ) = ∞ below δ ≈ 1e-11.
+    """
+    e1 = eps0 + math.log((MASS_REL + _PMF_REL) / (MASS_REL - _PMF_REL))
+    w = math.exp(-e1)
+    den = -math.expm1(-2.0 * e1)                       # 1 − e^{−2ε₁}
+    q_plus = (dq - dp * w) / den                       # Q-mass at +ε₁ (= u e^{ε₁})
+    p_minus = (dp - dq * w) / den                      # P-mass at −ε₁ (= v e^{ε₁})
+    if q_plus < 0.0 or p_minus < 0.0:
+        return np.array([-np.inf, np.inf]), np.array([dp, 0.0]), np.array([0.0, dq])
+    return (np.array([-e1, e1]), np.array([p_minus, q_plus * w]),
+            np.array([p_minus * w, q_plus]))
