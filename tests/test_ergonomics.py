@@ -78,3 +78,22 @@ def test_plotting_subsampling_defaults_to_what_subsample_defaults_to():
         plt.close(fig)
     with pytest.raises(TypeError):
         fdp.plotting.subsampling(f, scheme="poisson")
+
+
+def test_dpsgd_takes_the_epochs_form_of_the_cli_and_opacus():
+    from fdp.sgd.schedule import from_epochs
+    # 60 epochs of 256 from 60000: q = 256/60000, T = ⌈60·60000/256⌉ = 14063
+    assert from_epochs(256, 60000, 60) == (256 / 60000, 14063)
+    assert from_epochs(100, 1000, 0.25) == (0.1, 3)                # ⌈2.5⌉
+    assert from_epochs(100, 1000, 3) == (0.1, 30)                  # whole: no extra step
+    a = fdp.dpsgd(1.1, batch_size=100, dataset_size=1000, epochs=3)
+    b = fdp.dpsgd(1.1, 0.1, 30)
+    assert tuple(a.epsilon_bounds(1e-5)) == tuple(b.epsilon_bounds(1e-5))
+    with pytest.raises(TypeError, match="not both"):
+        fdp.dpsgd(1.1, 0.1, 30, epochs=3)
+    with pytest.raises(TypeError, match="dataset_size="):
+        fdp.dpsgd(1.1, batch_size=100, epochs=3)
+    with pytest.raises(ValueError, match="batch_size"):
+        fdp.dpsgd(1.1, batch_size=2000, dataset_size=1000, epochs=1)
+    with pytest.raises(ValueError, match="epochs"):
+        fdp.dpsgd(1.1, batch_size=100, dataset_size=1000, epochs=0)

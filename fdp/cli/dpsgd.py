@@ -19,6 +19,7 @@ from fdp.conversions import gdp_epsilon
 from fdp.families.gaussian import Gaussian
 from fdp.sgd import certified
 from fdp.sgd import clt as sgd_clt
+from fdp.sgd.schedule import from_epochs
 from fdp.status import require_guarantee
 from fdp.tradeoff import TradeOff
 
@@ -56,8 +57,8 @@ def _dpsgd_schedule(args) -> tuple[float, int, str]:
         b = count("--batch-size", args.batch_size)
         if b > n:
             raise UsageError(f"--batch-size ({b}) must not exceed --dataset-size ({n})")
-        steps = math.ceil(epochs * n / b - 1e-9)
-        return b / n, steps, f"{epochs:g} epochs of {n} records, batch {b}"
+        q, steps = from_epochs(b, n, epochs)        # the Python API's own conversion
+        return q, steps, f"{epochs:g} epochs of {n} records, batch {b}"
     if args.sample_rate is None or args.steps is None:
         raise UsageError("give --sample-rate and --steps (or --epochs, --dataset-size "
                          "and --batch-size)")

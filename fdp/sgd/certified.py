@@ -95,6 +95,7 @@ from fdp.families.identity import Identity
 from fdp.families.mixture import MixtureOfGaussians, RevealedMixture
 from fdp.operations.subsample import PoissonAdd, WithoutReplacement
 from fdp.sgd.min_certified import MAX_RDP_GROUPS, MinCertified, RDPBound
+from fdp.sgd.schedule import accepts_epochs
 
 #: Default sensitivity of the clipped gradient sum, in units of the clipping norm C,
 #: for each neighbouring relation (see the module docstring).
@@ -218,6 +219,7 @@ def _options(sampling, dataset_size, batch_cap, examples_per_user):
     return o
 
 
+@accepts_epochs
 @_validate.british_spelling
 def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
           neighbouring: str = "add_remove", tol: float | None = None,
