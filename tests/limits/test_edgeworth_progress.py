@@ -27,7 +27,7 @@ def test_quantile_matches_an_mpmath_root():
     h = g._quantile_p(alpha)
     mp.mp.dps = 30
     for a, x in zip(alpha, h):
-        root = mp.findroot(lambda t: _sf_mp(t, g.skew_p, g.exkurt_p) - a, float(x))
+        root = mp.findroot(lambda t, a=a: _sf_mp(t, g.skew_p, g.exkurt_p) - a, float(x))
         assert abs(float(root) - x) <= 1e-12 * max(1.0, abs(x))
 
 
