@@ -183,16 +183,26 @@ class WithoutReplacementLaw(PrivacyLossLaw):
         if got is None:
             return None
         k_add, p_add, q_inf_add, _ = got
-        # intervals of `pos` above 0: indices 1..len(pos) (the last is the open tail)
+        # intervals of `pos` above 0: [pos_i, pos_{i+1}), the last the open tail
         k_pos, p_pos = k_add[1:], p_add[1:]
         middle = 1.0 - (k_pos.sum() + q_inf_add) - p_pos.sum()
-        # build atoms at each positive interval's conditional location, mirrored too
+        # Every interval of `pos` lies inside one interval of `edges`, and so does its
+        # mirror image, so a cell's masses are binned through one point inside it:
+        # its conditional location log(κ/π) (clipped into the cell against rounding;
+        # an atom on the cell's left end stays there, mirrored onto −pos_i), or, where
+        # one of the two masses is 0 (a P-mass far in the upper tail underflows; the
+        # location is then unknown), the cell's midpoint. Every cell is kept: the
+        # upper tail's Q-mass sits where P-masses vanish.
+        left = pos
+        right = np.append(pos[1:], np.inf)
+        top = np.nextafter(right, -np.inf)          # the largest double inside the cell
+        inside = np.where(np.isinf(right), left + 1.0 + np.abs(left), 0.5 * (left + right))
+        live = (k_pos > 0) & (p_pos > 0)
         with np.errstate(divide="ignore", invalid="ignore"):
             loc = np.log(k_pos) - np.log(p_pos)
-        live = (k_pos > 0) & (p_pos > 0)
-        loc, kk, pp = loc[live], k_pos[live], p_pos[live]
-        # Binning the conditional-mean atom of an interval of `pos` is exact because every
-        # interval of `pos` lies inside one interval of `edges` or its mirror.
+        loc = np.where(live, np.clip(loc, left, top), np.clip(inside, left, top))
+        some = (k_pos > 0) | (p_pos > 0)
+        loc, kk, pp = loc[some], k_pos[some], p_pos[some]
         L = np.concatenate([loc, -loc, [0.0]])
         Q = np.concatenate([kk, pp, [max(middle, 0.0)]])
         P = np.concatenate([pp, kk, [max(middle, 0.0)]])
