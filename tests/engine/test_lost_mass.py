@@ -54,3 +54,42 @@ def test_with_replacement_step_against_enumeration():
     lo, hi = f.delta_bounds(1.0)
     assert lo <= eta <= hi and hi - lo < 1e-9
     assert f.epsilon_bounds(1e-6)[0] > 100.0
+
+
+class _Leaky:
+    """G_1 whose law forgets the Q- and P-mass of its top cell (a buggy law)."""
+
+    def __init__(self):
+        self.g = fdp.Gaussian(1.0)
+
+    def _lattices(self):
+        return None
+
+    def law(self):
+        inner = self.g.law()
+
+        class Law:
+            def interval_masses(self, edges):
+                k, p, qi, pn = inner.interval_masses(edges)
+                k, p = k.copy(), p.copy()
+                k[-2:] = 0.0
+                p[-2:] = 0.0
+                return k, p, qi, pn
+
+            def loss_range(self):
+                return -2.0, 2.0          # the grid's top edge is 2.02
+
+            def atoms(self):
+                return np.zeros(0), np.zeros(0)
+        return Law()
+
+
+def test_unplaced_mass_goes_to_plus_infinity():
+    from fdp.engine.discretise import _both
+    pess, opt = _both(_Leaky(), 0.01)
+    lost_q = float(norm.sf(2.01 - 0.5))      # the two cells above L = 2.01, L ~ N(1/2, 1) under Q
+    assert pess.q_inf >= lost_q * (1 - 1e-12)
+    assert opt.q_inf == 0.0
+    # the pessimistic δ is at least the true δ of G_1 everywhere
+    eps = np.array([0.0, 1.0, 3.0])
+    assert np.all(pess.delta_raw(eps) >= fdp.Gaussian(1.0).delta(eps) * (1 - 1e-9))
