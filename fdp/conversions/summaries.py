@@ -40,6 +40,7 @@ from scipy.special import expit, ndtri
 from fdp import _validate
 from fdp._constants import EPS_CAP
 from fdp._numerics import bisect_monotone
+from fdp.engine.summaries import certified_singular
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
@@ -49,7 +50,7 @@ from fdp.tradeoff import TradeOff
 
 # logit(α) grid of the sandwich; α = 0 and α = 1 are added as exact ends.
 _GRID_U = np.linspace(-690.0, 36.7, 2001)
-# Supporting lines tried on the two end cells (a certified profile is needed).
+# Supporting lines tried on every cell (a certified profile is needed).
 _END_EPS = np.array([0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 700.0])
 
 
@@ -123,7 +124,6 @@ class _Sandwich:
         m = a.size - 1                      # cells 0..m−1
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             sl = -np.diff(y) / np.diff(a)   # e ≥ 0 (minus the slope) of each chord
-        nan = np.full(m, np.nan)
         x0s, y0s, es = [], [], []
         # secant of the previous chord, extended to the right
         x0s.append(np.concatenate([[np.nan], a[1:m]]))
@@ -142,16 +142,21 @@ class _Sandwich:
             with np.errstate(divide="ignore", invalid="ignore"):
                 eps_cell = np.log(sl)
             eps_cell = np.where(np.isfinite(eps_cell), eps_cell, np.nan)
-            for extra in (None, *_END_EPS, *(-_END_EPS)):
+            fixed = np.concatenate([_END_EPS, -_END_EPS])
+            c_fixed = np.asarray(self.f._delta(fixed), dtype=float)
+            for j, extra in enumerate((None, *fixed)):
                 if extra is None:
                     ee = eps_cell
+                    ok = np.isfinite(ee)
+                    c = np.full(m, np.nan)
+                    if ok.any():
+                        c[ok] = self.f._delta(ee[ok])
                 else:
-                    ee = nan.copy()
-                    ee[0 if extra > 0 else m - 1] = extra
-                ok = np.isfinite(ee)
-                c = np.full(m, np.nan)
-                if ok.any():
-                    c[ok] = self.f._delta(ee[ok])
+                    # every cell: where evaluated values are rounding noise (a closed
+                    # form widened by its rounding, near α = 0 or 1) these lines, with
+                    # their gain δ + e^ε α formed without cancellation, still prove
+                    ee = np.full(m, extra)
+                    c = np.full(m, c_fixed[j - 1])
                 x0s.append(np.zeros(m))
                 y0s.append(1.0 - c)
                 g0s.append(c)
@@ -222,7 +227,9 @@ def _sandwich_bounds(f: TradeOff, req, rounds: int = 6, split: int = 8):
         t = np.linspace(0.0, 1.0, split + 1)[1:-1]
         new = (a[hot, None] + (a[hot + 1, None] - a[hot, None]) * t[None, :]).ravel()
         a = np.unique(np.concatenate([a, new]))
-    return max(lower, 0.0), max(hi, 0.0)
+    # ``lower`` (a value the truth is near) steered the refinement; the margin is for
+    # the bracket only
+    return max(_below_rounding(lower), 0.0), max(hi, 0.0)
 
 
 # Pointwise needs are read only where f(α) and 1 − f(α) are both at least _RESOLVED:
@@ -235,13 +242,14 @@ _NEED_MARGIN = 1e-6
 
 
 def _pointwise_lower(f: TradeOff, a: np.ndarray, req) -> float:
-    """A lower end of sup_α req(α, f(α)): the largest need at resolved points.
+    """sup_α req(α, f(α)) over the resolved points, up to rounding (``_below_rounding``
+    makes it a certified lower end).
 
     Any subset of points gives a valid lower end if the values are exact; the values
     are the certified upper curve ``_upper`` as computed, so points within a few ulps
     of α = 1 (where 1 − α and f(α) are rounding noise: a need read there can exceed
-    the truth by any amount) are skipped, and the rest is lowered by the rounding
-    margin. The lower end is the unsafe side, so loosening it costs nothing.
+    the truth by any amount) are skipped. The lower end is the unsafe side, so
+    loosening it by the rounding margin costs nothing.
     """
     a = np.asarray(a, dtype=float)
     up = np.asarray(f._upper(a), dtype=float)
@@ -249,7 +257,11 @@ def _pointwise_lower(f: TradeOff, a: np.ndarray, req) -> float:
     ok = (up >= _RESOLVED) & (gain >= _RESOLVED)
     if not ok.any():
         return -np.inf
-    need = float(np.max(req(a[ok], up[ok], gain[ok])))
+    return float(np.max(req(a[ok], up[ok], gain[ok])))
+
+
+def _below_rounding(need: float) -> float:
+    """A need read from rounded values, lowered by ``_NEED_MARGIN``: a certified lower end."""
     if not np.isfinite(need):
         return need
     return need - _NEED_MARGIN * max(1.0, abs(need))
@@ -263,7 +275,8 @@ def gdp_mu_bounds(f: TradeOff) -> tuple[float, float]:
 
     Piecewise-linear f (points, finite pairs, (ε, δ)): exact, because a convex G_μ
     lies below a piecewise-linear f iff it does at f's vertices:
-    μ* = max_i Φ⁻¹(1 − α_i) − Φ⁻¹(β_i). Other f: the sandwich of the module docstring
+    μ* = max_i Φ⁻¹(1 − α_i) − Φ⁻¹(β_i). An exact law with mass at L = ±∞: inf
+    (``fdp.engine.summaries.certified_singular``). Other f: the sandwich of the module docstring
     (hi proven; lo = the largest pointwise need at the evaluated points, from the
     certified upper curve).
     """
@@ -273,6 +286,8 @@ def gdp_mu_bounds(f: TradeOff) -> tuple[float, float]:
         mu = float(np.max(_req_mu(a, b, g)))
         mu = max(mu, 0.0)
         return _round_down(mu), _round_up(mu)
+    if certified_singular(f):
+        return np.inf, np.inf
     lo, hi = _sandwich_bounds(f, _req_mu)
     return _round_down(lo), _round_up(hi)
 
@@ -288,6 +303,7 @@ def pure_epsilon_bounds(f: TradeOff) -> tuple[float, float]:
     a guarantee for every ordered neighbouring pair and so needs only δ_f.
     Piecewise-linear f: exact at the vertices,
     ε* = max(log max_i (1 − β_i)/α_i, −log min_i β_i/(1 − α_i)).
+    An exact law with mass at L = ±∞: inf (``certified_singular``).
     An envelope min{f_1, …, f_m}** (δ_f = max_i δ_i, ``_delta_members``): f ≥ f_{ε,0}
     ⇔ every f_i ≥ f_{ε,0} (the profile characterisation below), so ε* = max_i ε*_i,
     read from the members' own brackets.
@@ -300,21 +316,33 @@ def pure_epsilon_bounds(f: TradeOff) -> tuple[float, float]:
         a, b, g = pl.alphas, pl.betas, pl.gains
         eps = max(float(np.max(_req_eps(a, b, g))), 0.0)
         return _round_down(eps), _round_up(eps)
+    if certified_singular(f):
+        return np.inf, np.inf
     members = f._delta_members()
     if members:
         brackets = [m._pure_epsilon_bounds() for m in members]
         return (max(float(lo) for lo, _ in brackets), max(float(hi) for _, hi in brackets))
     if f._has_certified_delta():
-        return (_profile_pure_eps(f._delta_lower, upper=False),
-                _profile_pure_eps(f._delta, upper=True))
+        sym = bool(f.symmetric)
+        return (_profile_pure_eps(f._delta_lower, upper=False, symmetric=sym),
+                _profile_pure_eps(f._delta, upper=True, symmetric=sym))
     lo, hi = _sandwich_bounds(f, _req_eps)
     return _round_down(lo), _round_up(hi)
 
 
-def _profile_pure_eps(delta_fn, *, upper: bool) -> float:
+def _profile_pure_eps(delta_fn, *, upper: bool, symmetric: bool = False) -> float:
+    """Bisect ε on "δ(ε) = 0 and δ(−ε) ≤ 1 − e^{−ε}".
+
+    The second condition is tight for every ε ≥ ε* (the supremum defining δ(−ε) is
+    attained at α = 1, where it equals 1 − e^{−ε}), so a δ widened by its rounding
+    never meets it. For symmetric f it is implied by the first (f ≥ f_{ε,0} ⇔
+    f⁻¹ ≥ f_{ε,0}, and δ_{f⁻¹} = δ_f), and is dropped.
+    """
     def holds(e):
         e = np.atleast_1d(np.asarray(e, dtype=float))
         d_pos = delta_fn(e)
+        if symmetric:
+            return d_pos <= 0.0
         d_neg = delta_fn(-e)
         return (d_pos <= 0.0) & (d_neg <= -np.expm1(-e))
 
@@ -427,13 +455,13 @@ def _req_dominated_by(g: TradeOff, tol: float):
 # Backwards-compatible helpers
 # ----------------------------------------------------------------------
 def gdp_mu_of(f: TradeOff) -> float:
-    """Smallest μ with f ≥ G_μ, safe side (= ``f.gdp_mu()``)."""
-    return f.gdp_mu()
+    """Smallest μ with f ≥ G_μ, safe side: the upper end of f's own bracket hook."""
+    return float(f._gdp_mu_bounds()[1])
 
 
 def pure_epsilon_of(f: TradeOff) -> float:
-    """Smallest ε with f ≥ f_{ε,0}, safe side (= ``f.pure_epsilon()``)."""
-    return f.pure_epsilon()
+    """Smallest ε with f ≥ f_{ε,0}, safe side: the upper end of f's own bracket hook."""
+    return float(f._pure_epsilon_bounds()[1])
 
 
 def tightest_eps_delta(f: TradeOff, eps=None, delta=None, *, digits: int | None = None):

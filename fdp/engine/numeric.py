@@ -241,7 +241,9 @@ class Numeric(TradeOff):
         e = np.asarray(eps, dtype=float)
         out = np.max([lat.delta_raw(e) + lat.slack + lat.readback for lat in self.pess],
                      axis=0)
-        return np.where(e >= self._pure_hi(), 0.0, np.minimum(out, 1.0))
+        pure_hi = self._pure_hi()
+        zero = (e >= pure_hi) if np.isfinite(pure_hi) else np.zeros(e.shape, dtype=bool)
+        return np.where(zero, 0.0, np.minimum(out, 1.0))
 
     def _pure_hi(self) -> float:
         """The upper end of ``_pure_epsilon_bounds``."""

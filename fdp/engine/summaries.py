@@ -51,6 +51,7 @@ tail at α ≈ q^T. The CLT μ of ``dpsgd_clt_mu`` describes the bulk instead.)
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from scipy.special import log_ndtr, logsumexp
@@ -111,6 +112,37 @@ def _symmetric_factors(num) -> bool:
 # ----------------------------------------------------------------------
 # Closed forms for the factors
 # ----------------------------------------------------------------------
+def certified_singular(f) -> bool:
+    """True when f's exact law has Q(L = +∞) > 0 or P(L = −∞) > 0.
+
+    Then f(0) = 1 − Q(L = +∞) < 1, or f reaches 0 at α = 1 − P(L = −∞) < 1, while
+    G_μ(0) = f_{ε,0}(0) = 1 and both are positive on [0, 1): no finite μ or ε, so
+    μ* = ε* = ∞ is certified (read from the law's support, DRS Prop 2.12, without
+    evaluating the curve). The same holds for any composition with f, inverse or
+    one-sided symmetrisation of it: the product pair keeps the singular mass (times
+    the other factors' total mass 1), reflection swaps the two singular atoms, and
+    min{g, g⁻¹}** ≤ g. Only exact objects are asked (a law of an approximation is no
+    proof); a law that is not one pair says nothing.
+    """
+    if not f.is_exact:
+        return False
+    law = f.law()
+    if law is None:
+        return False
+    try:
+        p_neginf, q_inf = law.singular_masses()
+    except (ValueError, NotImplementedError, ArithmeticError):
+        return False
+    return p_neginf > 0.0 or q_inf > 0.0
+
+
+def _factor_singular(num) -> bool:
+    """Some factor of ``num`` is ``certified_singular``: μ* = ε* = ∞ for ``num``."""
+    recipes = _recipes(num)
+    return recipes is not None and any(
+        certified_singular(f) for groups, _ in recipes for f, _n in groups)
+
+
 def _gaussian_family_mu(f):
     """(μ, q) if f is G_μ, q G_μ + (1 − q) Id (q > 0) or C_q(G_μ) (q > 0): then f ≥ G_μ
     and f's Q-side law contains N(μ, 1) with weight q (so the tail argument applies);
@@ -133,15 +165,17 @@ def _factor_mu_hi(f, step: float) -> float:
     return best
 
 
-def _hook(f, name: str) -> float:
-    """The upper end of f's own certified bracket ``name`` (inf if it has none)."""
+def _hook(f, name: str, end: int = 1) -> float:
+    """The upper (``end`` = 1) or lower (``end`` = 0) end of f's own certified bracket
+    ``name`` (inf, or 0 for the lower end, if it has none)."""
+    none = math.inf if end else 0.0
     hook = getattr(f, name, None)
     if hook is None:
-        return math.inf
+        return none
     try:
-        return float(hook()[1])
+        return float(hook()[end])
     except (ValueError, ArithmeticError, NotImplementedError):
-        return math.inf
+        return none
 
 
 def _exact_vertices(f) -> bool:
@@ -158,16 +192,50 @@ def _factor_pure_upper(num) -> float:
         return math.inf
     worst = 0.0
     for groups, _ in recipes:           # f⁻¹ ≥ f_{ε,0} ⇔ f ≥ f_{ε,0}
-        total = 0.0
+        terms = []
         for f, n in groups:
             e = _hook(f, "_pure_epsilon_bounds")
             if not math.isfinite(e) and _exact_vertices(f):
                 e = float(f.pure_epsilon())
             if not math.isfinite(e):
                 return math.inf
-            total += n * e
-        worst = max(worst, total)
+            terms.append((n, e))
+        worst = max(worst, _directed_sum(terms, up=True))
     return worst
+
+
+def _factor_pure_lower(num) -> float:
+    """Σ n_i ε_i,lo over a direction whose factors are all symmetric.
+
+    A symmetric f_i has a symmetric loss support, so ess sup L_i = ε*_i, and the
+    independent sum reaches Σ n_i ess sup L_i: ε* = Σ n_i ε*_i exactly (DRS Prop 3.2
+    for the pairs). 0 when some factor is not symmetric (its loss may reach ε*_i on
+    the negative side only)."""
+    recipes = _recipes(num)
+    if recipes is None:
+        return 0.0
+    best = 0.0
+    for groups, _ in recipes:
+        if all(f.symmetric for f, _n in groups):
+            best = max(best, _directed_sum([(n, _hook(f, "_pure_epsilon_bounds", 0))
+                                            for f, n in groups], up=False))
+    return best
+
+
+def _directed_sum(terms, *, up: bool) -> float:
+    """Σ n_i x_i over (n_i, x_i), exactly, rounded once towards +∞ (up) or −∞.
+
+    Exact rational arithmetic: an exact sum (BR_1 ⊗ BR_2: 3) stays exact, so that
+    δ(3) = 0 is certified; a float sum would need an outward margin."""
+    if any(not math.isfinite(x) for _, x in terms):
+        return math.inf if any(x == math.inf for _, x in terms) else -math.inf
+    exact = sum((Fraction(n) * Fraction(x) for n, x in terms), Fraction(0))
+    out = float(exact)
+    if up and Fraction(out) < exact:
+        out = math.nextafter(out, math.inf)
+    elif not up and Fraction(out) > exact:
+        out = math.nextafter(out, -math.inf)
+    return out
 
 
 def _round_up(x: float) -> float:
@@ -311,26 +379,26 @@ def _recipe_unbounded(num) -> bool:
 
 def pure_epsilon_bounds(num) -> tuple[float, float]:
     """(lo, hi) with lo ≤ ε* ≤ hi, ε* the smallest ε with f ≥ f_{ε,0} (module docstring)."""
-    if _recipe_unbounded(num):
+    if _recipe_unbounded(num) or _factor_singular(num):
         return math.inf, math.inf
     own = _direction_parts(num)
     if _genuine_infinity(own):
         return math.inf, math.inf
-    lo = _generic_pure_lower(num)
+    # the factors' sums are rounded outwards exactly (``_directed_sum``); the lattice
+    # supports and the grid read are float sums of grid losses, rounded outwards here
+    lo = max(_round_down(_generic_pure_lower(num)), _factor_pure_lower(num))
     factor_hi = _factor_pure_upper(num)
     dirs = _checked_directions(num, own)
     if dirs is None:
-        return _round_down(min(lo, factor_hi)), _round_up(factor_hi)
+        return min(lo, factor_hi), factor_hi
     hi, lo_s = 0.0, 0.0
     for parts in dirs:
         top, inf_atom = _support(parts, 0)
         hi = math.inf if inf_atom else max(hi, top)
         top_o, inf_o = _support(parts, 1)
         lo_s = math.inf if inf_o else max(lo_s, top_o)
-    hi = min(hi, factor_hi)
-    lo = min(max(lo, lo_s), hi)
-    # the supports are sums of grid losses: round the sums outwards
-    return _round_down(lo), _round_up(hi)
+    hi = min(_round_up(hi), factor_hi)
+    return min(max(lo, _round_down(lo_s)), hi), hi
 
 
 def _generic_pure_lower(num) -> float:
@@ -359,6 +427,8 @@ def _genuine_infinity(dirs) -> bool:
 
 def gdp_mu_bounds(num) -> tuple[float, float]:
     """(lo, hi) with lo ≤ μ* ≤ hi, μ* the smallest μ with f ≥ G_μ (module docstring)."""
+    if _factor_singular(num):
+        return math.inf, math.inf
     hi = _factor_mu_upper(num)
     lo = _family_mu_lower(num)
     if 0.0 < lo and hi <= lo * (1.0 + 1e-12):
@@ -525,4 +595,5 @@ def _sandwich(log_upper, top: float, bulk: float, rounds: int = 6, split: int = 
     return float(np.max(cell))
 
 
-__all__ = ["gdp_mu_bounds", "log_delta_gdp", "mu_needed", "pure_epsilon_bounds"]
+__all__ = ["certified_singular", "gdp_mu_bounds", "log_delta_gdp", "mu_needed",
+           "pure_epsilon_bounds"]

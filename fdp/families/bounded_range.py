@@ -134,9 +134,10 @@ class BoundedRange(TradeOff):
             inside = np.expm1((xc - e) / 2.0) ** 2 / (-np.expm1(-e))
         return np.where(x >= e, 0.0, np.where(x <= -e, below, np.minimum(inside, 1.0)))
 
-    def pure_epsilon(self) -> float:
-        """ε: the slope of BR_ε at α = 0 is −e^ε."""
-        return self.eps
+    def _pure_epsilon_bounds(self) -> tuple[float, float]:
+        """Exactly ε: the loss ranges over [−ε, ε] (``BoundedRangeLaw``), and the slopes
+        of BR_ε at α = 0 and α = 1 are −e^ε and −e^{−ε}."""
+        return self.eps, self.eps
 
     def law(self) -> BoundedRangeLaw:
         """The privacy-loss law: L = ε − 2 log(1 + cU), U uniform under P."""

@@ -16,6 +16,8 @@ import numpy as np
 from fdp import _validate
 from fdp.tradeoff import TradeOff
 
+_TINY = float(np.finfo(float).tiny)
+
 
 class PiecewiseLinear(TradeOff):
     """A convex piecewise-linear trade-off function through vertices (α_i, β_i).
@@ -75,8 +77,31 @@ class PiecewiseLinear(TradeOff):
         # f ≤ 1 − α holds exactly; interpolation round-off must not cross it
         return np.minimum(np.interp(alpha, self.alphas, self.betas), 1.0 - alpha)
 
+    # δ(ε) = max_i (1 − β_i − e^ε α_i) is a finite maximum over the vertices, and it is
+    # 0 exactly from ε₀ = max_i log((1 − β_i)/α_i) on (``_zero_from``): a computed δ is
+    # believed to be 0 only there, so the profile is certified.
+    _certified_delta = True
+
     def _delta(self, eps: np.ndarray) -> np.ndarray:
-        return vertex_delta(self.alphas, self.gains, eps)
+        e = np.asarray(eps, dtype=float)
+        d = vertex_delta(self.alphas, self.gains, e)
+        # below ε₀ the truth is positive: a 0 there is rounding, not a proof
+        return np.where(e >= self._zero_from(), 0.0, np.maximum(d, _TINY))
+
+    def _zero_from(self) -> float:
+        """ε₀ = max over vertices with α_i > 0 of log(gain_i/α_i), rounded up (inf if
+        f(0) < 1): the smallest ε with δ(ε) = 0, i.e. gain_i ≤ e^ε α_i at every vertex."""
+        a, g = self.alphas, self.gains
+        if np.any((a <= 0.0) & (g > 0.0)):
+            return np.inf
+        live = (a > 0.0) & (g > 0.0)
+        if not live.any():
+            return -np.inf
+        with np.errstate(divide="ignore"):
+            top = float(np.max(np.log(g[live]) - np.log(a[live])))
+        # two logs and a subtraction, each within half an ulp of its operands
+        top += 4.0 * np.finfo(float).eps * max(1.0, abs(top))
+        return float(np.nextafter(top, np.inf))
 
     def _inverse(self) -> TradeOff:
         return _from_vertices(self.betas[::-1], self.alphas[::-1])

@@ -123,7 +123,8 @@ class PoissonAdd(TradeOff):
         L' = log(1 − p + p e^L), increasing in L, so |L| ≤ ε gives
         L' ∈ [log(1 − p + p e^{−ε}), log(1 + p(e^ε − 1))], and the upper end is the
         larger in modulus: ε*(f_p) ≤ log(1 + p(e^{ε_hi} − 1)) (the amplification of
-        ε-DP by Poisson subsampling; Balle, Barthe & Gaboardi 2018). Below: ε*(f) is sup L or −inf L, so ε*(f_p) ≥
+        ε-DP by Poisson subsampling; Balle, Barthe & Gaboardi 2018). Below: ε*(f) is
+        sup L or −inf L, so ε*(f_p) ≥
         −log(1 − p(1 − e^{−ε_lo})), and ≥ log(1 + p(e^{ε_lo} − 1)) for symmetric f (whose
         loss support is symmetric). Where f has no finite ε_hi, the generic summary
         answers (f_p can still be pure: a P-atom at L = −∞ maps to log(1 − p)).
@@ -138,9 +139,9 @@ class PoissonAdd(TradeOff):
                 down = float(np.log1p(p * np.expm1(lo)))
             else:
                 down = float(-np.log1p(p * np.expm1(-lo)))
-        # a few roundings each: moved outwards by a relative 1e-15
-        down = max(down * (1.0 - 1e-15), 0.0)
-        up = up * (1.0 + 1e-15)
+        # expm1, a product and log1p: a few ulps each; moved outwards by a relative 1e-12
+        down = max(down * (1.0 - 1e-12), 0.0)
+        up = up * (1.0 + 1e-12)
         if not np.isfinite(up):
             g_lo, up = super()._pure_epsilon_bounds()
             down = max(down, float(g_lo))
