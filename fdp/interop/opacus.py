@@ -155,8 +155,23 @@ class FdpAccountant:
         return self._cached[1]
 
     def get_mu(self) -> float:
-        """Smallest μ with f ≥ G_μ (rounded up): the tightest μ-GDP statement."""
-        return float(self.get_tradeoff().gdp_mu())
+        """Smallest μ with f ≥ G_μ (rounded up): the tightest μ-GDP statement, and
+        usually NOT the number to report for DP-SGD.
+
+        f ≥ G_μ must hold at every α, and the Poisson-subsampled curve has a heavy
+        tail near α = 0 (a rare batch holding the record: Zhu, Dong & Wang 2021,
+        Thm 11), so μ is set by that tail and can be orders of magnitude above the
+        CLT μ = q√T √(e^{1/σ²} − 1) (Bu et al. 2020), which describes the bulk of
+        the curve but is an approximation, not a bound. Read ``get_epsilon(delta)``
+        (certified) or ``get_tpr(fpr)`` instead.
+
+        Returns
+        -------
+        float
+            μ (a float whose ``note`` attribute says the above).
+        """
+        return _MuSummary(float(self.get_tradeoff().gdp_mu()))
+
 
     def get_tpr(self, fpr):
         """Largest true-positive rate 1 − f(fpr) of a membership test at false-positive
@@ -168,6 +183,17 @@ class FdpAccountant:
         """max_α (1 − α − f(α)) = δ(0): the largest TPR − FPR of any membership test
         (certified upper)."""
         return float(self.get_tradeoff().advantage())
+
+
+class _MuSummary(float):
+    """μ of ``FdpAccountant.get_mu``: a float with a ``note`` on how to read it."""
+
+    note = ("smallest mu with f >= G_mu over ALL alpha: for subsampled DP-SGD it is set "
+            "by the curve's heavy tail near alpha = 0 and can be far above the CLT mu "
+            "(an approximation); read get_epsilon(delta) or get_tpr(fpr) instead")
+
+    def __repr__(self) -> str:
+        return f"{float(self)!r}  # {self.note}"
 
 
 def register() -> type:

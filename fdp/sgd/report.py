@@ -31,8 +31,6 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, replace
 
-import numpy as np
-
 from fdp import _validate
 from fdp.status import Status
 
@@ -232,8 +230,11 @@ def format_table(rows, delta=None, fpr=0.01) -> str:
         if r.note:
             lines.append(f"{'':<20} {r.note}")
     lines.append("mu: smallest mu with f >= G_mu over ALL alpha; subsampled curves have heavy "
-                 "tails, so their mu can exceed the no-amplification value while epsilon is "
-                 "far smaller.")
+                 "tails near alpha = 0 (a rare batch holding the record), which set this mu, so "
+                 "it can be orders of magnitude above the CLT mu and exceed the "
+                 "no-amplification value while epsilon is far smaller. Read the epsilon "
+                 "bracket or the TPR column instead; the CLT mu (fdp.dpsgd_clt_mu) describes "
+                 "the bulk of the curve but is an approximation, not a bound.")
     if any(r.kind == LOWER for r in rows):
         lines.append("shuffle: the lower end is a LOWER bound (the truth is at least this "
                      "leaky), NOT a guarantee; no amplification-based guarantee is known.")
@@ -297,14 +298,14 @@ def plot_samplers(curves: dict, path, title: str = "", relations: dict | None = 
         used.append(relation)
         if f.status is Status.LOWER_BOUND:
             ax.plot(a, f(a), color=color(i), linestyle="--", linewidth=1.6, zorder=4,
-                    label=f"{name}, {relation}: LOWER bound, not a guarantee")
+                    label=f"{name}, {relation}: not a guarantee")
         else:
             draw_tradeoff(ax, f, label=f"{name}, {relation}", color=color(i),
                           linestyle=styles[i % len(styles)])
     title_note = None
     if len(set(used)) > 1:
-        title_note = ("different neighbouring relations:\n"
-                      + " and ".join(sorted(set(used))) + " curves are not directly comparable")
+        title_note = ("neighbouring relations differ: curves of\n"
+                      + " and ".join(sorted(set(used))) + " are not comparable")
     legend(ax, outside=True, title=title_note, title_fontsize="small")
     save(fig, path)
     return fig

@@ -178,3 +178,23 @@ def test_other_samplers_are_plain_engine_results():
     assert not isinstance(f, MinCertified)
     g = fdp.dpsgd(1.0, 0.01, 10, examples_per_user=2)
     assert not isinstance(g, MinCertified)
+
+
+# -- issue 34: the μ-GDP summary of DP-SGD says why it is large and what to read -------
+def test_opacus_get_mu_says_how_to_read_it():
+    from fdp.interop.opacus import FdpAccountant
+    acct = FdpAccountant()
+    acct.history = [(1.1, 0.05, 200)]
+    mu = acct.get_mu()
+    clt = fdp.dpsgd_clt_mu(1.1, 0.05, 200)
+    assert mu == acct.get_tradeoff().gdp_mu() and mu > clt      # the tail sets it
+    assert "heavy tail" in mu.note and "get_epsilon" in mu.note
+    assert mu.note in repr(mu)
+    doc = " ".join(FdpAccountant.get_mu.__doc__.split())
+    assert "heavy tail" in doc and "get_epsilon(delta)" in doc
+
+
+def test_sampler_table_note_points_to_epsilon_and_clt():
+    from fdp.sgd.report import format_table
+    text = format_table([])
+    assert "heavy" in text and "CLT mu" in text and "approximation, not a bound" in text
