@@ -88,12 +88,12 @@ from fdp.engine.pipeline import (
     discretise_groups,
     work_units,
 )
-from fdp.engine.progress import Meter
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
 from fdp.families.mixture import MixtureOfGaussians, RevealedMixture
 from fdp.operations.subsample import PoissonAdd, WithoutReplacement
+from fdp.progress import Meter
 from fdp.sgd.min_certified import MAX_RDP_GROUPS, MinCertified, RDPBound
 from fdp.sgd.schedule import accepts_epochs
 
