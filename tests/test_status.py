@@ -126,8 +126,9 @@ def test_weaken_refuses_guarantee_statuses_and_keeps_weaker_objects():
 # ----------------------------------------------------------------------
 def test_readouts_of_non_guarantees_carry_their_status():
     e = _edgeworth()
+    composed = e @ fdp.Gaussian(1.0)
     for b in (e.bounds(0.1), e.delta_bounds(1.0), e.epsilon_bounds(1e-3),
-              e.tpr_at_fpr(0.1), e.advantage_bounds(), (e @ fdp.Gaussian(1.0)).epsilon_bounds(1e-3)):
+              e.tpr_at_fpr(0.1), e.advantage_bounds(), composed.epsilon_bounds(1e-3)):
         assert isinstance(b, fdp.Bracket) and b.status is APPROX
         assert "approximation, not proven" in repr(b)
     b = fdp.Gaussian(1.0).epsilon_bounds(1e-5)

@@ -23,10 +23,10 @@ import math
 
 import mpmath as mp
 import numpy as np
-from scipy.special import ndtri
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.special import ndtri
 
 import fdp
 from fdp.engine import compose_numeric
