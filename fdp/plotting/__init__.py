@@ -29,7 +29,16 @@ Figure helpers (see each docstring for the formula drawn):
 from __future__ import annotations
 
 from fdp.plotting._draw import draw_points, draw_tradeoff, is_point_set, latex_label
-from fdp.plotting._style import PALETTE, get_axes, legend, new_figure, save, tradeoff_axes
+from fdp.plotting._style import (
+    PALETTE,
+    color,
+    get_axes,
+    legend,
+    linestyle,
+    new_figure,
+    save,
+    tradeoff_axes,
+)
 from fdp.plotting.accounting import (
     clt_band,
     dpsgd_comparison,
@@ -94,9 +103,9 @@ def plot(*fs, labels=None, ax=None, diagonal: bool = True, title: str | None = N
     ax = tradeoff_axes(get_axes(ax), diagonal=diagonal, title=title)
     for i, f in enumerate(fs):
         label = None if labels is None else labels[i]
-        c = PALETTE[i % len(PALETTE)]
-        if isinstance(f, TradeOff):
-            draw_tradeoff(ax, f, label=label, color=c)
+        c = color(i)
+        if isinstance(f, TradeOff):        # colour and line style: apart in greyscale too
+            draw_tradeoff(ax, f, label=label, color=c, linestyle=linestyle(i))
         elif is_point_set(f):
             draw_points(ax, f[0], f[1], label=label or f"points {i + 1}", color=c)
         else:

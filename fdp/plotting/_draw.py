@@ -139,9 +139,19 @@ def _is_compound(name: str) -> bool:
 
 
 def _text_name(f) -> str:
-    """A plain text name: a numeric result's own label (what was computed), else repr."""
+    """A plain text name: a numeric result's own label (what was computed), else repr.
+
+    A DP-SGD run's label ``dpsgd(sigma=…, q=…, steps=…, sampler, sensitivity=…)`` is
+    shortened to ``DP-SGD σ=…, q=…, T=…`` (the sampler and sensitivity belong in the
+    caption or the legend's title, which ``plot_samplers`` writes)."""
     from fdp.engine import Numeric
-    return f.label if isinstance(f, Numeric) else repr(f)
+    if not isinstance(f, Numeric):
+        text = repr(f).split("  # ")[0]
+        return text if f.status.is_guarantee else f"{text} ({f.status.value})"
+    m = re.match(r"dpsgd\(sigma=([^,]+), q=([^,]+), steps=([^,]+),", f.label)
+    if m is not None:
+        return f"DP-SGD σ={m.group(1)}, q={m.group(2)}, T={m.group(3)}"
+    return f.label
 
 
 def _split_top(text: str, sep: str) -> list[str]:

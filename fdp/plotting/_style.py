@@ -158,13 +158,14 @@ MAX_INSIDE_ENTRIES = 5
 MAX_INSIDE_LABEL = 32
 
 
-def legend(ax, *, crowded: str = "inside", **kw):
+def legend(ax, *, crowded: str = "inside", outside: bool = False, **kw):
     """Draw the legend of ``ax`` (small type, translucent frame).
 
-    With ``crowded="outside"`` a legend that would cover much of the axes (more than
-    ``MAX_INSIDE_ENTRIES`` entries, or a label longer than ``MAX_INSIDE_LABEL``
-    characters) is placed to the right of the axes; a constrained-layout figure makes
-    room for it, so it never runs off the figure.
+    A legend beside the axes never covers the data. It is used with ``outside=True``,
+    and with ``crowded="outside"`` when the legend would cover much of the axes (more
+    than ``MAX_INSIDE_ENTRIES`` entries, or a label longer than ``MAX_INSIDE_LABEL``
+    characters). A figure holding only ``ax`` is then widened by the legend's width, so
+    that the axes keep their size instead of being squeezed to make room.
 
     Parameters
     ----------
@@ -172,6 +173,8 @@ def legend(ax, *, crowded: str = "inside", **kw):
         Axes whose labelled artists get a legend (none is drawn if nothing is labelled).
     crowded : {"inside", "outside"}, optional
         Where a crowded legend goes (default "inside": wherever ``loc`` says).
+    outside : bool, optional
+        Always put the legend beside the axes (default False).
     **kw
         Passed to ``Axes.legend``.
 
@@ -189,15 +192,28 @@ def legend(ax, *, crowded: str = "inside", **kw):
     >>> line = draw_tradeoff(ax, fdp.Gaussian(1.0))
     >>> legend(ax, loc="upper right").get_legend() is not None
     True
+    >>> width = fig.get_figwidth()
+    >>> _ = legend(ax, outside=True)
+    >>> fig.get_figwidth() > width           # widened: the axes keep their size
+    True
     """
+    if crowded not in ("inside", "outside"):
+        raise ValueError(f"crowded must be 'inside' or 'outside', got {crowded!r}")
     handles, labels = ax.get_legend_handles_labels()
     if handles:
         kw.setdefault("fontsize", "small")
         kw.setdefault("framealpha", 0.9)
-        if crowded == "outside" and (len(labels) > MAX_INSIDE_ENTRIES or
-                                     max(map(len, labels)) > MAX_INSIDE_LABEL):
+        beside = outside or (crowded == "outside" and (
+            len(labels) > MAX_INSIDE_ENTRIES or max(map(len, labels)) > MAX_INSIDE_LABEL))
+        if beside:
             kw.update(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
-        ax.legend(**kw)
+        leg = ax.legend(**kw)
+        fig = ax.get_figure()
+        if beside and fig is not None and fig.axes == [ax]:
+            room = leg.get_window_extent().width / fig.dpi + 0.1
+            # a second call replaces the room the first one made
+            fig.set_figwidth(fig.get_figwidth() - getattr(ax, "_fdp_legend_room", 0.0) + room)
+            ax._fdp_legend_room = room
     return ax
 
 

@@ -80,7 +80,7 @@ def hypothesis_test(mu: float = 2.0, threshold: float | None = None, *, ax=None,
     ax.set_ylim(0.0, 1.1 * top)
     ax.set_xlabel(r"$x$")
     ax.set_ylabel("density")
-    legend(ax, loc="center left")
+    legend(ax, outside=True)               # beside the axes: the densities fill them
     return ax
 
 

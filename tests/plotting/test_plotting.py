@@ -62,7 +62,7 @@ def test_point_sets_are_drawn_with_their_lower_convex_hull(ax):
 
 
 def test_piecewise_linear_shows_vertices(ax):
-    f = fdp.EpsDelta(0.5) ** 3
+    f = fdp.from_points([0.05, 0.2, 0.5], [0.7, 0.3, 0.1])     # a PiecewiseLinear
     fdp.plot(f, labels=["kov"], ax=ax)
     xs = [l.get_xdata() for l in ax.get_lines() if l.get_marker() == "o"]
     assert len(xs) == 1
