@@ -114,6 +114,12 @@ class FinitePair(PiecewiseLinear):
             return d
         live = q > 0.0
         top = float(L[live].max()) if live.any() else -np.inf
+        if side > 0 and np.isfinite(top):
+            # δ = 0 is claimed only above the largest TRUE loss: the stored log-ratio is a
+            # rounded log(q/p) (≤ 2 ulps of the ratio, 1 of the log) of masses known to a
+            # relative ρ, which moves the loss by at most 2.5ρ
+            top = float(np.nextafter(top + 2.5 * self._rho() + 4.0 * _U * max(1.0, abs(top)),
+                                     np.inf))
         return np.where(e >= top, 0.0, d)
 
     def __init__(self, log_ratio, p, q, mass_rtol: float = 0.0):
