@@ -189,7 +189,10 @@ class TiltedProfile:
 
     def lower(self, eps):
         val, slack = self._parts(eps)
-        return np.maximum(val - slack, 0.0) + self.q_inf
+        with np.errstate(invalid="ignore"):
+            d = val - slack
+        # where both overflowed (inf − inf) nothing is known: 0 is the safe lower side
+        return np.where(np.isnan(d), 0.0, np.maximum(d, 0.0)) + self.q_inf
 
 
 def saddle_thetas(directions, delta: float) -> list:

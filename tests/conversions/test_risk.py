@@ -417,10 +417,11 @@ def test_property_gdp_bracket_ordered_and_consistent(f):
 
 def test_one_direction_typed_field():
     class Dummy:
-        directions = "remove"
+        directions = "one"
 
     class Both:
-        directions = ("add", "remove")
+        directions = "both"
 
-    assert one_direction(Dummy()) == "remove"
+    # read from the typed field only (never from the repr text)
+    assert one_direction(Dummy()) == "one"
     assert one_direction(Both()) is None
