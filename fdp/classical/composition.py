@@ -18,16 +18,18 @@ that notebooks and reproductions can put each classical bound beside the f-DP on
 
   At ε' = (k − 2i)ε this is KOV's δ_i; between those points it is the exact
   (piecewise) profile, so the smallest ε' for a target δ is exact, not restricted
-  to KOV's lattice (``kov_lattice_epsilon`` gives the lattice version).
+  to KOV's lattice (``kov_lattice_epsilon`` gives the lattice version). All three
+  read ``fdp.EpsDelta(ε, δ) ** k`` (``fdp.families.eps_delta_power``: log space, only
+  the O(√k) binomial terms that matter, any k ≤ 2^53), so they agree with it.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import gammaln, logsumexp
 
 from fdp import _validate
-from fdp._numerics import bisect_monotone
+from fdp.families.eps_delta import EpsDelta
+from fdp.families.eps_delta_power import MAX_K, eps_delta_k_fold
 
 
 def _eps_list(name, values, *, low=0.0, high=np.inf):
@@ -154,11 +156,14 @@ def advanced_composition(eps, delta, k, delta_prime) -> tuple[float, float]:
     return float(eps_total), float(min(1.0, k * d + dp))
 
 
-def _kov_log_terms(eps: float, k: int):
-    """log C(k,ℓ) − k log(1 + e^ε) and ℓ for ℓ = 0..k (log-space binomial weights)."""
-    ell = np.arange(k + 1, dtype=float)
-    log_binom = gammaln(k + 1.0) - gammaln(ell + 1.0) - gammaln(k - ell + 1.0)
-    return log_binom - k * np.logaddexp(0.0, eps), ell
+def _k_fold(eps, delta, k):
+    """f_{ε,δ}^{⊗k} (``fdp.families.eps_delta_power``), after checking the arguments."""
+    e = _validate.real("eps", eps, low=0.0)
+    d = _validate.probability("delta", delta)
+    k = _validate.positive_int("k", k)
+    if k > MAX_K:
+        raise ValueError(f"k must be an integer in [1, 2^53], got {k}")
+    return eps_delta_k_fold(EpsDelta(e, d), k)
 
 
 def optimal_homogeneous_delta(eps, delta, k, eps_total):
@@ -166,8 +171,8 @@ def optimal_homogeneous_delta(eps, delta, k, eps_total):
 
     δ(ε') = 1 − (1 − δ)^k (1 − δ̃(ε')) with
     δ̃(ε') = Σ_ℓ C(k,ℓ) (e^{(k−ℓ)ε} − e^{ε' + ℓε})_+ / (1 + e^ε)^k,
-    evaluated in log space (valid for k up to ~1e7). This is also the privacy
-    profile of ``fdp.EpsDelta(eps, delta) ** k``.
+    the upper side of the certified bracket of ``fdp.EpsDelta(eps, delta) ** k``
+    (log space, any k ≤ 2^53; the bracket is at rounding level).
 
     Parameters
     ----------
@@ -176,7 +181,7 @@ def optimal_homogeneous_delta(eps, delta, k, eps_total):
     delta : float
         δ in [0, 1] of each mechanism.
     k : int
-        Number of compositions, k ≥ 1.
+        Number of compositions, 1 ≤ k ≤ 2^53.
     eps_total : float or array_like
         The ε' at which to read δ (any real, ±inf allowed).
 
@@ -196,32 +201,17 @@ def optimal_homogeneous_delta(eps, delta, k, eps_total):
     >>> print(f"{optimal_homogeneous_delta(0.5, 0.0, 10, 4.0):.6e}")
     5.519627e-03
     """
-    e = _validate.real("eps", eps, low=0.0)
-    d = _validate.probability("delta", delta)
-    k = _validate.positive_int("k", k)
+    f = _k_fold(eps, delta, k)
     et = _validate.reals("eps_total", eps_total, allow_inf=True)
-    base, ell = _kov_log_terms(e, k)
-    flat = et.ravel()
-    # log of (e^{(k−ℓ)ε} − e^{ε'+ℓε})_+ = (k−ℓ)ε + log(1 − e^{ε' + (2ℓ − k)ε}).
-    gap = flat[:, None] + (2.0 * ell[None, :] - k) * e
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_pos = np.where(gap < 0.0, np.log(-np.expm1(np.minimum(gap, 0.0))), -np.inf)
-    logs = base[None, :] + (k - ell[None, :]) * e + log_pos
-    logs = np.where(np.isposinf(flat)[:, None], -np.inf, logs)
-    with np.errstate(divide="ignore"):
-        tilde = np.exp(logsumexp(logs, axis=1))
-    tilde = np.where(np.isneginf(flat), 1.0, np.minimum(tilde, 1.0))
-    keep = np.exp(k * np.log1p(-d)) if d < 1.0 else 0.0
-    out = 1.0 - keep * (1.0 - tilde)
-    return _validate.like_input(eps_total, out.reshape(et.shape))
+    return _validate.like_input(eps_total, np.asarray(f.delta(et), dtype=float))
 
 
 def optimal_homogeneous_epsilon(eps, delta, k, delta_total) -> float:
     """Smallest ε' ≥ 0 with δ(ε') ≤ delta_total for k-fold (ε, δ)-DP (Kairouz, Oh &
     Viswanath 2015, Thm 3.3, read on the exact profile).
 
-    δ(ε') is continuous and non-increasing; the bisection on [0, kε] returns the
-    upper end of its final bracket, so the answer is never below the exact ε'.
+    The upper side of ``(fdp.EpsDelta(eps, delta) ** k).epsilon_bounds(delta_total)``:
+    never below the exact ε', and above it by rounding only (any k ≤ 2^53).
 
     Parameters
     ----------
@@ -252,20 +242,9 @@ def optimal_homogeneous_epsilon(eps, delta, k, delta_total) -> float:
     >>> print(f"{kov_lattice_epsilon(0.1, 0.0, 100, 1e-5):.4f}")
     4.4000
     """
-    e = _validate.real("eps", eps, low=0.0)
-    d = _validate.probability("delta", delta)
-    k = _validate.positive_int("k", k)
+    f = _k_fold(eps, delta, k)
     target = _validate.probability("delta_total", delta_total)
-
-    def passes(x):
-        return np.asarray(optimal_homogeneous_delta(e, d, k, x)) <= target
-
-    if passes(0.0):
-        return 0.0
-    if not passes(k * e):
-        return float("inf")
-    _, hi = bisect_monotone(passes, 0.0, k * e, rtol=4e-16, atol=4e-16)
-    return float(hi)
+    return float(f.epsilon(target))
 
 
 def kov_lattice_epsilon(eps, delta, k, delta_total) -> float:
@@ -301,10 +280,19 @@ def kov_lattice_epsilon(eps, delta, k, delta_total) -> float:
     >>> print(f"{kov_lattice_epsilon(0.5, 0.0, 10, 6e-3):.4f}")
     4.0000
     """
-    e = _validate.real("eps", eps, low=0.0)
-    d = _validate.probability("delta", delta)
-    k = _validate.positive_int("k", k)
+    f = _k_fold(eps, delta, k)
     target = _validate.probability("delta_total", delta_total)
-    lattice = (k - 2.0 * np.arange(k // 2 + 1)) * e
-    ok = np.asarray(optimal_homogeneous_delta(e, d, k, lattice)) <= target
-    return float(lattice[ok].min()) if ok.any() else float("inf")
+    e = float(eps)
+    best = float(f.epsilon(target))
+    if not np.isfinite(best):
+        return best
+    if e == 0.0:
+        return 0.0
+    # δ is non-increasing: the answer is the first lattice point (k − 2i)ε ≥ 0 at or
+    # above the exact ε'; step down while the point below still meets the target
+    j = min(k, max((k + 1) // 2, int(np.ceil((k + best / e) / 2.0))))
+    while j > (k + 1) // 2 and np.asarray(f.delta((2.0 * (j - 1) - k) * e)) <= target:
+        j -= 1
+    while j < k and np.asarray(f.delta((2.0 * j - k) * e)) > target:
+        j += 1
+    return float((2.0 * j - k) * e)
