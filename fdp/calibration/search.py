@@ -157,7 +157,7 @@ def search_noise(tradeoff_of_noise, target: Target, *, rtol: float = 1e-9,
     2.0000
     """
     rtol = _validate.real("rtol", rtol, low=0.0, high=0.5, low_open=True)
-    cache: dict[float, tuple[bool, TradeOff]] = {}
+    cache: dict[float, tuple[bool, TradeOff | None]] = {}
 
     cheap: set[float] = set()
 
@@ -204,7 +204,9 @@ def search_noise(tradeoff_of_noise, target: Target, *, rtol: float = 1e-9,
         lo, hi = hi, (x if ok(x) else hi * (1.0 + rtol))
         prev_eta = None
         while not ok(hi):
-            prev_eta = _raise_if_accuracy_limited(target, cache[hi][1], hi, kind, prev_eta)
+            failed = cache[hi][1]       # a failed point was built (certified_by passes)
+            assert failed is not None
+            prev_eta = _raise_if_accuracy_limited(target, failed, hi, kind, prev_eta)
             lo, hi = hi, hi * 2.0
             if hi > max_noise:
                 raise ValueError(f"no noise up to {max_noise:g} meets the target "
@@ -219,7 +221,8 @@ def _why_unattainable(target: Target, g: TradeOff | None) -> str:
     """For an (ε, δ) target: the δ the guarantee at the largest noise tried can certify
     at all (its upper δ at ε = +∞ or at 1e3·ε), when the target's δ is below it -- then
     the certified δ, not the noise, is what stands in the way."""
-    if g is None or target.kind != "eps_delta" or g.is_exact:
+    if (g is None or target.kind != "eps_delta" or g.is_exact or target.epsilon is None
+            or target.delta is None):
         return ""
     e = np.array([max(1e3 * float(target.epsilon), 1e3)])
     floor = float(np.exp(g._log_delta(e))[0])

@@ -294,7 +294,7 @@ class Target:
             return _given(self.mu)
         if self.kind == "eps_delta":
             from fdp.conversions.gdp import gdp_mu_for_eps_delta
-            guess = gdp_mu_for_eps_delta(self.epsilon, self.delta)
+            guess = gdp_mu_for_eps_delta(_given(self.epsilon), _given(self.delta))
         elif self.kind == "advantage":
             guess = 2.0 * float(ndtri((1.0 + _given(self.advantage)) / 2.0))
         elif self.kind == "tpr_at_fpr":

@@ -441,6 +441,7 @@ def rdp_to_epsilon(orders, rdp, delta, conversion: str = "improved") -> RDPEpsil
     if r.shape != o.shape:
         raise ValueError(f"rdp must have one value per order ({o.size}), got {r.size}")
     d = _validate.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+    parts: tuple[np.ndarray, ...]
     if conversion == "mironov":
         parts = (r, -np.log(d) / (o - 1.0))
     elif conversion == "improved":

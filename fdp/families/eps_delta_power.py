@@ -241,9 +241,9 @@ class _Binomial:
         sign = 1.0 if law == "Q" else -1.0
         with np.errstate(divide="ignore", invalid="ignore"):
             step = np.log((self.k - i) / (i + 1.0)) + sign * self.eps   # Bin(i+1)/Bin(i)
-        inc = np.zeros(rows * _BLOCK)
-        inc[1:n] = step[:n - 1]
-        inc = inc.reshape(rows, _BLOCK)
+        flat = np.zeros(rows * _BLOCK)
+        flat[1:n] = step[:n - 1]
+        inc = flat.reshape(rows, _BLOCK)
         inc[:, 0] = 0.0
         part = np.cumsum(inc, axis=1)
         with np.errstate(invalid="ignore"):

@@ -485,8 +485,8 @@ def _built(m: _Mapped) -> TradeOff:
         return m.f
     if m.steps is None:
         raise RuntimeError("internal: _finish needs a tree mapped with build=True")
-    return compose([Gaussian(_ratio(1.0, s, up=True)).subsample(q, direction="add") ** n
-                    for s, q, n in m.steps])
+    return compose(*[Gaussian(_ratio(1.0, s, up=True)).subsample(q, direction="add") ** n
+                     for s, q, n in m.steps])
 
 
 # -- leaves ----------------------------------------------------------------

@@ -124,8 +124,9 @@ def _numeric_name(f) -> str | None:
     label, reflected = f.label.replace(" ", ""), recipes[0].reflected
     if not groups or not label.startswith(("(" if reflected else "") + shown.replace(" ", "")):
         return None
-    names = [_math_name(g) for g, _ in groups]
-    if any(name is None for name in names):
+    found = [_math_name(g) for g, _ in groups]
+    names = [name for name in found if name is not None]
+    if len(names) < len(found):
         return None
     text = r" \otimes ".join(
         (f"{{{name}}}^{{\\otimes {n}}}" if _is_compound(name) else f"{name}^{{\\otimes {n}}}")

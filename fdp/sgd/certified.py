@@ -75,6 +75,8 @@ composes the reflected lattices and symmetrises once):
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from fdp import _validate
@@ -345,8 +347,9 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
         meter = Meter(work_units(len(add), 2), "dpsgd", progress)
         (add_p, add_o), (rem_p, rem_o) = compose_add_remove(add, step, meter)
         meter.close()
-        parts = dict(source=(Recipe(tuple(add), step), Recipe(tuple(add), step, True)),
-                     eps_width=eps_width)
+        parts: dict[str, Any] = dict(source=(Recipe(tuple(add), step),
+                                             Recipe(tuple(add), step, True)),
+                                     eps_width=eps_width)
         if sampling == "poisson" and opts["examples_per_user"] == 1 \
                 and len(counts) <= MAX_RDP_GROUPS:
             # a second certified upper bound of the same run: report the smaller
