@@ -82,7 +82,7 @@ def test_repro_to_an_unwritable_directory(capsys, tmp_path):
 
 def test_repro_list_and_run(capsys, tmp_path):
     code, out, _ = run(capsys, "repro", "--list")
-    assert code == 0 and len(out.strip().splitlines()) == len(fdp.repro.SCRIPTS)
+    assert code == 0 and len(out.strip().splitlines()) == len(fdp.repro.names())
     code, out, err = run(capsys, "repro", "drs_eps_delta", "r_fdp_docs", "--out",
                          str(tmp_path), "--fast")
     assert code == 0
