@@ -11,7 +11,7 @@ from scipy.special import expit, ndtri
 
 from fdp import _validate
 from fdp._numerics import bisect_monotone, golden_max
-from fdp.conversions.summaries import _exact_pl
+from fdp.conversions.summaries import exact_piecewise_linear
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
 from fdp.operations.with_delta import WithDelta
@@ -45,7 +45,7 @@ def min_gap(g: TradeOff, f: TradeOff) -> float:
     >>> print(f"{min_gap(fdp.Gaussian(0.5), fdp.Gaussian(1.0)):.4f}")
     0.0000
     """
-    pl = _exact_pl(f)
+    pl = exact_piecewise_linear(f)
     if pl is not None:
         a, b = pl.alphas, pl.betas
         at_vertices = float(np.min(g._beta(a) - b))

@@ -122,7 +122,7 @@ def _cmd_plot(args) -> int:
     labels = args.labels if args.labels is not None else [spec_label(s) for s in args.specs]
     fs = [parse_spec(s) for s in args.specs]
     from fdp.plotting import new_figure, plot, save
-    from fdp.plotting._style import MAX_INSIDE_ENTRIES
+    from fdp.plotting.style import MAX_INSIDE_ENTRIES
     # A crowded legend goes beside the axes: make the figure wider for it.
     wide = len(fs) + 1 > MAX_INSIDE_ENTRIES or any(len(lb) > 32 for lb in labels)
     fig, axes = new_figure(1, 1, figsize=(6.9, 5.0) if wide else (5.0, 5.0))

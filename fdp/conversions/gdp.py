@@ -36,9 +36,9 @@ from fdp.families.gaussian import (  # noqa: F401  (the closed forms live with t
     LOG_DELTA_ALLOWANCE,
     LOG_DELTA_MU_ALLOWANCE,
     LOG_DELTA_RALLOWANCE,
-    _log_delta,
-    _log_delta_estimate,
     gdp_beta,
+    gdp_log_delta_estimate,
+    gdp_log_delta_upper,
 )
 
 
@@ -70,7 +70,7 @@ def gdp_delta(mu, eps):
     """
     m = _validate.real("mu", mu, low=0.0)
     e = _validate.reals("eps", eps, allow_inf=True)
-    return _validate.like_input(eps, np.exp(_log_delta_estimate(m, e)))
+    return _validate.like_input(eps, np.exp(gdp_log_delta_estimate(m, e)))
 
 
 def gdp_log_delta(mu, eps):
@@ -97,7 +97,7 @@ def gdp_log_delta(mu, eps):
     """
     m = _validate.real("mu", mu, low=0.0)
     e = _validate.reals("eps", eps, allow_inf=True)
-    return _validate.like_input(eps, _log_delta_estimate(m, e))
+    return _validate.like_input(eps, gdp_log_delta_estimate(m, e))
 
 
 def gdp_epsilon(mu, delta):
@@ -127,8 +127,8 @@ def gdp_epsilon(mu, delta):
     """
     m = _validate.real("mu", mu, low=0.0)
     d = _validate.reals("delta", delta, low=0.0, high=1.0)
-    out = epsilon_for_delta(lambda e: np.exp(_log_delta_estimate(m, e)), d,
-                            log_delta_fn=lambda e: _log_delta(m, e))
+    out = epsilon_for_delta(lambda e: np.exp(gdp_log_delta_estimate(m, e)), d,
+                            log_delta_fn=lambda e: gdp_log_delta_upper(m, e))
     return _validate.like_input(delta, out)
 
 
@@ -171,8 +171,8 @@ def gdp_mu_for_eps_delta(eps: float, delta: float) -> float:
 
     def fails(m):
         m = np.atleast_1d(m)
-        up = np.array([_log_delta(float(v), np.array([e]))[0] for v in m])
-        est = np.array([_log_delta_estimate(float(v), np.array([e]))[0] for v in m])
+        up = np.array([gdp_log_delta_upper(float(v), np.array([e]))[0] for v in m])
+        est = np.array([gdp_log_delta_estimate(float(v), np.array([e]))[0] for v in m])
         return (up > target) | (np.exp(est) > d)   # certified log, and gdp_delta ≤ delta
 
     # δ_μ(ε) → 1 as μ → ∞ at every finite ε (the true root is ≈ √(2ε) for huge ε, at

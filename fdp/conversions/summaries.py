@@ -40,7 +40,7 @@ from scipy.special import expit, ndtri
 from fdp import _validate
 from fdp._constants import EPS_CAP
 from fdp._numerics import bisect_monotone
-from fdp.engine.summaries import certified_singular
+from fdp.engine import certified_singular
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
@@ -69,7 +69,7 @@ def _z_upper(alpha):
         return np.where(a < 0.5, -ndtri(a), ndtri(1.0 - a))
 
 
-def _exact_pl(f: TradeOff) -> PiecewiseLinear | None:
+def exact_piecewise_linear(f: TradeOff) -> PiecewiseLinear | None:
     if isinstance(f, PiecewiseLinear):
         return f
     if f.is_exact:
@@ -280,7 +280,7 @@ def gdp_mu_bounds(f: TradeOff) -> tuple[float, float]:
     (hi proven; lo = the largest pointwise need at the evaluated points, from the
     certified upper curve).
     """
-    pl = _exact_pl(f)
+    pl = exact_piecewise_linear(f)
     if pl is not None:
         a, b, g = pl.alphas, pl.betas, pl.gains
         mu = float(np.max(_req_mu(a, b, g)))
@@ -311,7 +311,7 @@ def pure_epsilon_bounds(f: TradeOff) -> tuple[float, float]:
     (DRS Prop 2.12), bisected on ε; the lower end uses the lower δ. Otherwise: the
     sandwich of the module docstring.
     """
-    pl = _exact_pl(f)
+    pl = exact_piecewise_linear(f)
     if pl is not None:
         a, b, g = pl.alphas, pl.betas, pl.gains
         eps = max(float(np.max(_req_eps(a, b, g))), 0.0)
@@ -426,7 +426,7 @@ def _supporting_lines(g: TradeOff):
     if type(g) is EpsDelta:
         e, d = g.eps, float(g.delta)
         return np.array([e, -e]), np.array([d, -np.expm1(-e) + np.exp(-e) * d])
-    pl = _exact_pl(g)
+    pl = exact_piecewise_linear(g)
     if pl is None:
         return None
     a, b, gain = pl.alphas, pl.betas, pl.gains

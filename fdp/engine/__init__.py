@@ -187,5 +187,6 @@ Public: ``compose_numeric(factors, tol)``, ``Numeric``. DP-SGD lives in ``fdp.sg
 from fdp.engine.composition import compose_numeric
 from fdp.engine.grid import DEFAULT_TOL
 from fdp.engine.numeric import Numeric
+from fdp.engine.summaries import certified_singular
 
-__all__ = ["DEFAULT_TOL", "Numeric", "compose_numeric"]
+__all__ = ["DEFAULT_TOL", "Numeric", "certified_singular", "compose_numeric"]

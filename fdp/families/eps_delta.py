@@ -182,11 +182,6 @@ class EpsDelta(TradeOff):
         v = self.eps if self._delta_value == 0.0 else np.inf
         return v, v
 
-    def _group(self, k: int) -> TradeOff:
-        """The exact k-fold 1 − (1 − f_{ε,δ})^{∘k} (DRS Thm 2.14), in log space."""
-        from fdp.families.eps_delta_group import eps_delta_group
-        return eps_delta_group(self.eps, self._delta_value, k)
-
     def latex(self) -> str:
         return rf"f_{{{self.eps:g},{self._delta_value:g}}}"
 
@@ -250,13 +245,6 @@ class RandomizedResponse(TradeOff):
 
     def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
         return self._pair()._delta_lower(eps)
-
-    def _group(self, k: int) -> TradeOff:
-        """Binary randomized response is f_{ε,0}: its exact group curve; k-ary: generic."""
-        if self.k == 2:
-            from fdp.families.eps_delta_group import eps_delta_group
-            return eps_delta_group(self.eps, 0.0, k)
-        return super()._group(k)
 
     def law(self) -> AtomsLaw:
         """The three atoms ±ε, 0; binary RR (k = 2) with its Rényi divergence in closed form."""

@@ -225,7 +225,7 @@ LOG_DELTA_RALLOWANCE = 4e-15
 LOG_DELTA_MU_ALLOWANCE = 1e-15
 
 
-def _log_delta(mu: float, eps: np.ndarray) -> np.ndarray:
+def gdp_log_delta_upper(mu: float, eps: np.ndarray) -> np.ndarray:
     """Certified upper bound on log δ_μ(ε) (the estimate plus its derived error bound,
     capped at 0), vectorised in ε; −inf exactly where δ = 0 (μ = 0 and ε ≥ 0, or ε = +inf)."""
     est, err = _log_delta_and_error(mu, eps)
@@ -252,7 +252,7 @@ def _log_side(est: np.ndarray, err: np.ndarray, side: int) -> np.ndarray:
     return np.where(finite, np.minimum(v, 0.0), np.where(est == 0.0, 0.0, -np.inf))
 
 
-def _log_delta_estimate(mu: float, eps: np.ndarray) -> np.ndarray:
+def gdp_log_delta_estimate(mu: float, eps: np.ndarray) -> np.ndarray:
     """log δ_μ(ε), vectorised in ε; −inf where δ = 0 (μ = 0 and ε ≥ 0, or ε = +inf).
 
     δ > 0 for every finite ε when μ > 0: a log that overflowed to −inf (ε/μ ≈ 1e300)
@@ -616,7 +616,7 @@ class Gaussian(TradeOff):
         """Certified upper log δ(ε) in closed log-space form (module docstring): ε(δ)
         for δ down to 1e-300 and below, and δ = 0 ⇒ ε = inf (δ_μ(ε) > 0 for every finite
         ε when μ > 0)."""
-        return _log_delta(self.mu, np.asarray(eps, dtype=float))
+        return gdp_log_delta_upper(self.mu, np.asarray(eps, dtype=float))
 
     def _log_delta_lower(self, eps: np.ndarray) -> np.ndarray:
         """Certified lower log δ(ε), the lower end of ε(δ)."""

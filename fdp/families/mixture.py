@@ -58,7 +58,14 @@ from fdp import _validate
 from fdp._constants import EPS_SEARCH, NORMAL_TAIL_MASS
 from fdp._numerics import maximise_unimodal
 from fdp._numerics import search_grid as _search_grid
-from fdp.families.gaussian import _GH_W, _GH_X, _log_delta, gdp_beta, isf_normal, normal_cells
+from fdp.families.gaussian import (
+    _GH_W,
+    _GH_X,
+    gdp_beta,
+    gdp_log_delta_upper,
+    isf_normal,
+    normal_cells,
+)
 from fdp.law import Masses, MixtureLaw, PrivacyLossLaw, bin_atoms
 from fdp.status import Status, status_of
 from fdp.tradeoff import TradeOff, remark
@@ -354,7 +361,7 @@ class MixtureOfGaussians(TradeOff):
             acc = np.full(ell.shape[0], p_inf)
             for j, (mj, lpj) in enumerate(zip(mu, lp)):
                 with np.errstate(under="ignore"):
-                    acc += np.exp(lpj + _log_delta(float(mj), ell[:, j]))
+                    acc += np.exp(lpj + gdp_log_delta_upper(float(mj), ell[:, j]))
             out[live] = np.minimum(acc, 1.0)
         return out.reshape(e.shape)
 

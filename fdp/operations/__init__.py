@@ -1,6 +1,6 @@
 """Operations on trade-off functions: composition, inversion, envelopes, group, subsampling."""
 
-from fdp.operations import group, inverse, subsample, with_delta  # noqa: F401  (registrations)
+from fdp.operations import group, inverse, subsample, with_delta  # noqa: F401
 from fdp.operations.compose import compose
 from fdp.operations.envelope import envelope, strongest
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from fdp import _validate
 from fdp._constants import EPS_SEARCH
+from fdp.families.eps_delta import EpsDelta, RandomizedResponse
 from fdp.families.eps_delta_group import EpsDeltaGroup, eps_delta_group
 from fdp.families.piecewise import PiecewiseLinear, lower_convex_hull
 from fdp.status import Status, status_of
@@ -329,8 +330,9 @@ class Group(TradeOff):
 def group(f: TradeOff, k: int) -> TradeOff:
     """The generic group curve 1 − (1 − f)^{∘k} (DRS Thm 2.14): ``Group(f, k)``.
 
-    The implementation of ``TradeOff._group``; families with a closed form (the
-    Gaussian: G_{kμ}; f_{ε,δ}: ``eps_delta_group``) override ``_group`` instead.
+    The implementation of ``TradeOff._group``. f_{ε,δ} and binary randomized response
+    (which is f_{ε,0}) get their exact group curve ``eps_delta_group`` here; other families
+    with a closed form (the Gaussian: G_{kμ}) override ``_group``.
 
     Parameters
     ----------
@@ -352,6 +354,10 @@ def group(f: TradeOff, k: int) -> TradeOff:
     >>> g
     Laplace(mu=0.5).group(2)
     """
+    if isinstance(f, EpsDelta):
+        return eps_delta_group(f.eps, f._delta_value, k)
+    if isinstance(f, RandomizedResponse) and f.k == 2:
+        return eps_delta_group(f.eps, 0.0, k)
     return Group(f, k)
 
 __all__ = ["EpsDeltaGroup", "Group", "eps_delta_group", "group"]

@@ -29,16 +29,6 @@ Figure helpers (see each docstring for the formula drawn):
 from __future__ import annotations
 
 from fdp.plotting._draw import draw_points, draw_tradeoff, is_point_set, latex_label
-from fdp.plotting._style import (
-    PALETTE,
-    color,
-    get_axes,
-    legend,
-    linestyle,
-    new_figure,
-    save,
-    tradeoff_axes,
-)
 from fdp.plotting.accounting import (
     clt_band,
     dpsgd_comparison,
@@ -53,6 +43,16 @@ from fdp.plotting.accounting import (
     subsampling,
 )
 from fdp.plotting.basics import eps_delta, fdp_region, gdp_family, hypothesis_test
+from fdp.plotting.style import (
+    PALETTE,
+    color,
+    get_axes,
+    legend,
+    linestyle,
+    new_figure,
+    save,
+    tradeoff_axes,
+)
 
 
 def plot(*fs, labels=None, ax=None, diagonal: bool = True, title: str | None = None):

@@ -20,7 +20,7 @@ import re
 import numpy as np
 
 from fdp.families.piecewise import PiecewiseLinear, from_points
-from fdp.plotting._style import alpha_grid
+from fdp.plotting.style import alpha_grid
 from fdp.status import Status
 
 #: PiecewiseLinear functions with at most this many vertices show their vertices.

@@ -14,7 +14,7 @@ from fdp import _validate
 from fdp.conversions.gdp import gdp_delta, gdp_epsilon
 from fdp.families import EpsDelta, Gaussian, Laplace
 from fdp.plotting._draw import draw_tradeoff, latex_label
-from fdp.plotting._style import alpha_grid, color, get_axes, legend, linestyle, tradeoff_axes
+from fdp.plotting.style import alpha_grid, color, get_axes, legend, linestyle, tradeoff_axes
 from fdp.status import Status
 
 
@@ -127,7 +127,7 @@ def gdp_conversion(mu: float = 1.0, deltas=(1e-1, 1e-2, 1e-3, 1e-5), *, ax=None,
     >>> len(ax.child_axes)
     1
     """
-    from fdp.plotting._style import zoom_inset
+    from fdp.plotting.style import zoom_inset
     mu = _validate.real("mu", mu, low=0.0, low_open=True)
     ax = tradeoff_axes(get_axes(ax))
     targets = [ax]

@@ -14,7 +14,7 @@ from scipy.stats import norm
 from fdp import _validate
 from fdp.families import EpsDelta, Gaussian
 from fdp.plotting._draw import draw_tradeoff, latex_label
-from fdp.plotting._style import color, get_axes, legend, linestyle, tradeoff_axes
+from fdp.plotting.style import color, get_axes, legend, linestyle, tradeoff_axes
 
 
 def hypothesis_test(mu: float = 2.0, threshold: float | None = None, *, ax=None,

@@ -31,7 +31,7 @@ import numpy as np
 
 from fdp.bracket import Bracket
 from fdp.classical.rdp import rdp_subsampled_gaussian, rdp_to_epsilon, rdp_to_log_delta
-from fdp.engine.numeric import Numeric
+from fdp.engine import Numeric
 
 #: Rényi orders used for DP-SGD: close to 1 (huge T), then every integer to 64, then
 #: geometric integers to 4096 (tiny δ).

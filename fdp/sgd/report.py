@@ -286,7 +286,7 @@ def plot_samplers(curves: dict, path, title: str = "", relations: dict | None = 
     'Poisson, add/remove (lower side)'
     """
     from fdp.plotting import draw_tradeoff, legend, new_figure, save, tradeoff_axes
-    from fdp.plotting._style import alpha_grid, color
+    from fdp.plotting.style import alpha_grid, color
     fig, axes = new_figure(1, 1, size=5.0)
     ax = tradeoff_axes(axes[0, 0], title=title or None)
     a = alpha_grid()

@@ -111,7 +111,7 @@ def test_members_of_a_family_have_distinct_line_styles(draw):
 
 
 def test_zoom_inset_magnifies_a_window():
-    from fdp.plotting._style import zoom_inset
+    from fdp.plotting.style import zoom_inset
     fig, axes = P.new_figure(1, 1)
     ax = P.tradeoff_axes(axes[0, 0])
     ins = zoom_inset(ax, (0.1, 0.3), (0.3, 0.5))
