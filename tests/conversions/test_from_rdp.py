@@ -156,7 +156,9 @@ def test_orders_below_one_are_not_implied_by_zcdp():
     rr = fdp.RandomizedResponse(eps)
     f = fdp.from_zcdp(eps)
     grid = np.linspace(0.0, 1.0, 201)
-    assert np.all(f.bounds(grid)[1] <= rr(grid) + 1e-15)
+    # against the mechanism's upper side: the closed form is itself a bracket of its
+    # rounding (RR(0) reads 1 − 6e-15 on the lower side, the truth is 1)
+    assert np.all(f.bounds(grid)[1] <= rr.bounds(grid)[1] + 1e-15)
     # the order-½ constraint alone rules out tests randomized response achieves
     alpha = float(1 / (1 + mp.e ** eps))            # RR's kink: (α, α) is achievable
     assert _mp_root_below_one(alpha, 0.5, eps * 0.5) > rr(alpha)
