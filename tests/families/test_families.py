@@ -124,7 +124,7 @@ def test_randomized_response_matches_its_pair():
 
 def test_from_points_is_the_lower_convex_hull():
     a = np.array([0.1, 0.2, 0.3, 0.5, 0.25])
-    b = np.array([0.6, 0.3, 0.35, 0.1, 0.9])
+    b = np.array([0.6, 0.3, 0.35, 0.1, 0.7])     # (0.25, 0.7): above the hull, below 1 − α
     f = fdp.from_points(a, b)
     # Hull of the points with (0,1),(1,0): (0,1) → (0.1,.6) → (0.2,.3) → (0.5,.1) → (1,0).
     np.testing.assert_allclose(f.alphas, [0, 0.1, 0.2, 0.5, 1])
