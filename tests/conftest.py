@@ -50,8 +50,8 @@ def pairs(draw):
 def point_sets(draw):
     n = draw(st.integers(1, 8))
     a = np.array(draw(st.lists(st.floats(0.0, 1.0), min_size=n, max_size=n)))
-    b = np.array(draw(st.lists(st.floats(0.0, 1.0), min_size=n, max_size=n)))
-    return fdp.from_points(a, b)
+    u = np.array(draw(st.lists(st.floats(0.0, 1.0), min_size=n, max_size=n)))
+    return fdp.from_points(a, u * (1.0 - a))        # trade-off points: β ≤ 1 − α
 
 
 closed_families = st.one_of(
