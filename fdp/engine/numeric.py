@@ -354,27 +354,8 @@ class Numeric(TradeOff):
         return seconds_for(span, 2)
 
     def bounds(self, alpha, width=None):
-        """(lower, upper) β at α, certified: lower ≤ f(α) ≤ upper.
-
-        Parameters
-        ----------
-        alpha : float or array_like
-            Type I error levels in [0, 1].
-        width : float, optional
-            The largest acceptable upper − lower: the composition is recomposed at
-            smaller tol (``refined``) until it is met everywhere; the brackets of every
-            recomposition are certified, so they are intersected.
-
-        Returns
-        -------
-        (float, float) or (ndarray, ndarray)
-            Lower and upper β, shaped like ``alpha``.
-
-        Raises
-        ------
-        ValueError
-            If alpha is outside [0, 1], or ``width`` cannot be met (the message names
-            what limits it: no kept factors, memory, or floating-point slack).
+        """``TradeOff.bounds``; ``width`` recomposes at smaller tol (``refined``) until met,
+        intersecting the brackets of every recomposition (each is certified).
 
         Examples
         --------
@@ -394,24 +375,7 @@ class Numeric(TradeOff):
                        self.status, safe_side="lo")
 
     def delta_bounds(self, eps, width=None):
-        """(lower, upper) privacy profile δ(ε), certified; ``width`` as in ``bounds``.
-
-        Parameters
-        ----------
-        eps : float or array_like
-            Real ε (±inf allowed).
-        width : float, optional
-            The largest acceptable upper − lower (see ``bounds``).
-
-        Returns
-        -------
-        (float, float) or (ndarray, ndarray)
-            Lower and upper δ, shaped like ``eps``.
-
-        Raises
-        ------
-        ValueError
-            If eps is not real, or ``width`` cannot be met.
+        """``TradeOff.delta_bounds``; ``width`` as in ``bounds``.
 
         Examples
         --------

@@ -20,7 +20,8 @@ from fdp.engine.pipeline import inverse_parts
 ENGINE = pathlib.Path(fdp.engine.__file__).parent
 # the four law files are being moved out of the engine (into fdp.law and the families)
 MOVING = {"laws.py", "laws_discrete.py", "laws_bounded_range.py", "laws_mixture.py"}
-ALLOWED = ("fdp._", "fdp.law", "fdp.tradeoff", "fdp.engine")
+ALLOWED = ("fdp._", "fdp.law", "fdp.tradeoff", "fdp.engine", "fdp.status", "fdp.bracket",
+           "fdp.progress")
 
 
 def _fdp_imports(path: pathlib.Path) -> list[tuple[int, str]]:

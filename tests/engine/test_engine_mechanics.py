@@ -68,8 +68,10 @@ def test_memory_limit_names_tol():
 
 def test_delta_below_what_the_tails_certify_is_a_clear_error():
     r = fdp.dpsgd(1.1, 256 / 60000, 2000)
-    with pytest.raises(ValueError, match="tails"):
-        r.epsilon_bounds(1e-300)
+    # the engine cannot resolve δ = 1e-300: the certified RDP bound of the same run answers
+    # the upper end, and the note names the engine's limit (the tails it cuts off)
+    b = r.epsilon_bounds(1e-300)
+    assert b.lo == 0.0 and np.isfinite(b.hi) and "tails" in b.note
     lo, hi = r.epsilon_bounds(np.array([1e-8, 1e-15]))
     assert np.all(0 < lo) and np.all(lo <= hi) and np.all(hi < np.inf)
     assert hi[1] - lo[1] < 1e-3
