@@ -389,6 +389,8 @@ def rdp_subsampled_gaussian(orders, sample_rate, noise_multiplier, steps=1):
     for idx, lam in enumerate(o):
         if q == 0.0:
             out[idx] = 0.0
+        elif s * s == 0.0:
+            out[idx] = np.inf     # σ² underflows (σ ≲ 1e-154): inf is the safe upper bound
         elif q == 1.0:
             out[idx] = lam / (2.0 * s * s)
         elif float(lam).is_integer():
