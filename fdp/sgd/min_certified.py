@@ -103,7 +103,7 @@ def _scalar(x):
     return np.ndim(x) == 0
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class MinCertified(Numeric):
     """DP-SGD's certified result whose upper δ and ε are min(engine, Rényi).
 

@@ -45,7 +45,8 @@ def test_roundtrip_gives_identical_answers(results, name):
     f = results[name]
     assert isinstance(f, Numeric)
     g = pickle.loads(pickle.dumps(f))
-    assert type(g) is Numeric and repr(g) == repr(f) and g.directions == f.directions
+    assert type(g) is type(f) and isinstance(g, Numeric) and repr(g) == repr(f)
+    assert g.directions == f.directions
     for a, b in zip(f.bounds(ALPHA), g.bounds(ALPHA)):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(f.delta(EPS), g.delta(EPS))
