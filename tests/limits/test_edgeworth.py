@@ -42,7 +42,7 @@ def test_reproduces_zdls_mu_f(n):
 
 def test_labelled_approximate():
     ew = fdp.edgeworth([fdp.Laplace(1.0)] * 3)
-    assert "approximate" in repr(ew) and "not a privacy bound" in repr(ew)
+    assert "# approximation" in repr(ew) and "not a guarantee" in repr(ew)
     assert ew.status is fdp.Status.APPROXIMATION and not ew.is_exact
 
 
