@@ -42,7 +42,7 @@ def min_gap(g: TradeOff, f: TradeOff) -> float:
     --------
     >>> import fdp
     >>> from fdp.calibration import min_gap
-    >>> print(f"{min_gap(fdp.Gaussian(0.5), fdp.Gaussian(1.0)):.4f}")
+    >>> print(f"{abs(min_gap(fdp.Gaussian(0.5), fdp.Gaussian(1.0))):.4f}")
     0.0000
     """
     pl = exact_piecewise_linear(f)

@@ -518,7 +518,7 @@ class EpsDeltaPower(TradeOff):
     >>> import fdp
     >>> f = fdp.EpsDelta(0.1) ** 200000
     >>> print(f"{f.epsilon(1e-5):.4f} {f.pure_epsilon():g}")
-    1188.6800 20000
+    1188.6778 20000
     """
 
     __slots__ = ("_bin", "d", "eps", "k")

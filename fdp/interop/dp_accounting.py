@@ -149,7 +149,7 @@ def from_dp_event(event, neighbouring: str = "add_remove", *,
     >>> f = fdp.from_dp_event(dp_accounting.SelfComposedDpEvent(step, 512))
     >>> lo, hi = f.epsilon_bounds(1e-6)
     >>> print(f"{lo:.4f} <= eps <= {hi:.4f}")
-    3.7696 <= eps <= 3.7697
+    3.7685 <= eps <= 3.7702
     """
     ctx = _Context(_relation(neighbouring), _sensitivity(replace_one_sensitivity))
     return _finish(_map(event, ctx, build=True))

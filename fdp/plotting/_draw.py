@@ -60,9 +60,9 @@ def latex_label(f) -> str:
     >>> latex_label(fdp.Gaussian(1.5))
     '$G_{1.5}$'
     >>> latex_label(fdp.Laplace(0.1) ** 100)
-    '$L_{0.1}^{\\otimes 100}$'
+    '$L_{0.1}^{\\\\otimes 100}$'
     >>> latex_label(fdp.compose(*[fdp.Laplace(m) for m in (0.1, 0.2, 0.3, 0.4, 0.5)]))
-    '$L_{0.1} \\otimes \\cdots \\otimes L_{0.5}$'
+    '$L_{0.1} \\\\otimes \\\\cdots \\\\otimes L_{0.5}$'
     """
     text = _math_name(f)
     if text is not None:

@@ -194,7 +194,7 @@ def legend(ax, *, crowded: str = "inside", outside: bool = False, **kw):
     True
     >>> width = fig.get_figwidth()
     >>> _ = legend(ax, outside=True)
-    >>> fig.get_figwidth() > width           # widened: the axes keep their size
+    >>> bool(fig.get_figwidth() > width)     # widened: the axes keep their size
     True
     """
     if crowded not in ("inside", "outside"):
