@@ -134,6 +134,15 @@ class NotAGuarantee(ValueError):
     """Raised when something that spends a guarantee is given an object that is not one.
 
     A ``ValueError`` (the object is of the right type, its status is not acceptable).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> try:
+    ...     fdp.Accountant(mu=1.0).spend(fdp.edgeworth([fdp.Laplace(1.0)] * 3))
+    ... except fdp.NotAGuarantee as err:
+    ...     print(type(err).__name__)
+    NotAGuarantee
     """
 
 

@@ -123,6 +123,13 @@ def certified_singular(f) -> bool:
     the other factors' total mass 1), reflection swaps the two singular atoms, and
     min{g, g⁻¹}** ≤ g. Only exact objects are asked (a law of an approximation is no
     proof); a law that is not one pair says nothing.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.engine import certified_singular
+    >>> certified_singular(fdp.EpsDelta(1.0, 1e-5)), certified_singular(fdp.Laplace(1.0))
+    (True, False)
     """
     if not f.is_exact:
         return False
