@@ -285,7 +285,7 @@ def gdp_mu_bounds(f: TradeOff) -> tuple[float, float]:
         mu = float(np.max(_req_mu(a, b, g)))
         mu = max(mu, 0.0)
         return _round_down(mu), _round_up(mu)
-    from fdp.engine import certified_singular   # the engine loads on first use only
+    from fdp.engine import certified_singular  # the engine loads on first use only
     if certified_singular(f):
         return np.inf, np.inf
     lo, hi = _sandwich_bounds(f, _req_mu)
@@ -316,7 +316,7 @@ def pure_epsilon_bounds(f: TradeOff) -> tuple[float, float]:
         a, b, g = pl.alphas, pl.betas, pl.gains
         eps = max(float(np.max(_req_eps(a, b, g))), 0.0)
         return _round_down(eps), _round_up(eps)
-    from fdp.engine import certified_singular   # the engine loads on first use only
+    from fdp.engine import certified_singular  # the engine loads on first use only
     if certified_singular(f):
         return np.inf, np.inf
     members = f._delta_members()
