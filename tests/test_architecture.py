@@ -11,7 +11,7 @@
 * Inside every package the modules' import graph is acyclic; no module outside
   ``fdp/engine/`` imports an engine internal (only the names ``fdp.engine`` exports);
   no private name (``_x``, or a name from a private module) is imported across
-  packages, except from the shared ``fdp._validate``, ``fdp._constants`` and
+  packages, except from the shared ``fdp._validate``, ``fdp._constants``, ``fdp._types`` and
   ``fdp._numerics``; no module defines a string-keyed registry of functions.
 * Every public trade-off function and every result of an operation pickles and
   unpickles to identical answers (numeric results of the engine: see also
@@ -298,7 +298,7 @@ def test_no_import_goes_up_a_layer():
 
 
 # -- inside the packages ---------------------------------------------------------
-SHARED_PRIVATE = {"fdp._validate", "fdp._constants", "fdp._numerics"}
+SHARED_PRIVATE = {"fdp._validate", "fdp._constants", "fdp._numerics", "fdp._types"}
 
 
 def _is_module(name: str, root: Path) -> bool:
