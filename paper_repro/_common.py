@@ -29,7 +29,7 @@ def mnist_steps(epochs: float, n: int = 60000, batch: int = 256) -> float:
 
 def sup_distance(f, g, alpha=None) -> float:
     """max_α |f(α) − g(α)| on a fine grid (uniform plus log-spaced tails)."""
-    from fdp.plotting._style import alpha_grid
+    from fdp.plotting.style import alpha_grid
     a = alpha_grid(4000) if alpha is None else alpha
     return float(np.max(np.abs(np.asarray(f(a)) - np.asarray(g(a)))))
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import fdp
 from fdp.classical import moments_accountant_epsilon
 from fdp.plotting import dpsgd_comparison, dpsgd_roc, draw_roc, draw_tradeoff, legend
-from fdp.plotting._style import color
+from fdp.plotting.style import color
 from fdp.repro import Check
 
 from ._common import certified_dpsgd, figure, have, missing, mnist_steps, write

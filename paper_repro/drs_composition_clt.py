@@ -13,7 +13,7 @@ import numpy as np
 
 import fdp
 from fdp.plotting import clt_band, draw_tradeoff, legend, tradeoff_axes
-from fdp.plotting._style import color, linestyle, zoom_inset
+from fdp.plotting.style import color, linestyle, zoom_inset
 from fdp.repro import Check
 
 from ._common import engine_tol, figure, have, missing, sup_distance, write

@@ -18,7 +18,7 @@ import numpy as np
 
 import fdp
 from fdp.plotting import draw_points, draw_tradeoff, legend, tradeoff_axes
-from fdp.plotting._style import color
+from fdp.plotting.style import color
 from fdp.repro import Check
 
 from ._common import figure, write
