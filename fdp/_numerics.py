@@ -10,21 +10,29 @@ callables on float arrays, so every layer of the package may import this module.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from scipy.special import expit
 
 from fdp._constants import DELTA_RESOLUTION, EPS_CAP, EPS_SEARCH, GOLDEN, LOGIT_SEARCH
+from fdp._types import ArrayLike, FloatArray
+
+#: A vectorised function of a float array (β(α), δ(ε), an objective ...).
+ArrayFn = Callable[[FloatArray], FloatArray]
+#: A vectorised monotone predicate (False below a threshold, True above).
+Predicate = Callable[[np.ndarray], ArrayLike]
 
 _GOLDEN = GOLDEN
 
 
-def alpha_grid(n: int = 2001) -> np.ndarray:
+def alpha_grid(n: int = 2001) -> FloatArray:
     """α grid: uniform on [0, 1] plus log-spaced points near both ends."""
     tail = np.logspace(-300, -2, 300)
     return np.unique(np.concatenate([[0.0, 1.0], np.linspace(0, 1, n), tail, 1.0 - tail]))
 
 
-def golden_max(fun, lo: np.ndarray, hi: np.ndarray, iters: int = 100) -> np.ndarray:
+def golden_max(fun: ArrayFn, lo: ArrayLike, hi: ArrayLike, iters: int = 100) -> FloatArray:
     """Vectorised golden-section search for the argmax of unimodal functions on [lo, hi].
 
     ``fun(x)`` maps an array shaped like ``lo`` to the objective of each entry.
@@ -46,8 +54,9 @@ def golden_max(fun, lo: np.ndarray, hi: np.ndarray, iters: int = 100) -> np.ndar
     return np.where(fc >= fd, c, d)
 
 
-def bisect_monotone(passes, lo, hi, *, rtol: float = 4e-16, atol: float = 0.0,
-                    max_iter: int = 2200, bits: bool = False, integer: bool = False):
+def bisect_monotone(passes: Predicate, lo: ArrayLike, hi: ArrayLike, *, rtol: float = 4e-16,
+                    atol: float = 0.0, max_iter: int = 2200, bits: bool = False,
+                    integer: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Vectorised bisection for monotone predicates; the package's one root finder.
 
     ``passes(x)`` maps a float array shaped like ``lo`` to booleans and must be
@@ -89,30 +98,28 @@ def bisect_monotone(passes, lo, hi, *, rtol: float = 4e-16, atol: float = 0.0,
     """
     if integer:
         return _bisect_integer(passes, lo, hi, max_iter)
-    lo = np.array(lo, dtype=float)
-    hi = np.array(hi, dtype=float)
-    lo, hi = np.broadcast_arrays(lo, hi)
-    lo, hi = lo.copy(), hi.copy()
+    low, high = np.broadcast_arrays(np.array(lo, dtype=float), np.array(hi, dtype=float))
+    low, high = low.copy(), high.copy()
     for _ in range(max_iter):
-        width = hi - lo
-        active = width > (np.maximum(atol, rtol * np.abs(hi)) if rtol else atol)
+        width = high - low
+        active = width > (np.maximum(atol, rtol * np.abs(high)) if rtol else atol)
         if bits:
-            a, b = lo.view(np.int64), hi.view(np.int64)
+            a, b = low.view(np.int64), high.view(np.int64)
             mid = (a + (b - a) // 2).view(np.float64)
         else:
-            geo = (lo > 0) & (hi > 4.0 * lo)
+            geo = (low > 0) & (high > 4.0 * low)
             with np.errstate(over="ignore", invalid="ignore"):
-                mid = np.where(geo, np.sqrt(lo) * np.sqrt(hi), lo + 0.5 * width)
-        active &= (mid > lo) & (mid < hi)
+                mid = np.where(geo, np.sqrt(low) * np.sqrt(high), low + 0.5 * width)
+        active &= (mid > low) & (mid < high)
         if not active.any():
             break
-        ok = np.asarray(passes(np.where(active, mid, hi)), dtype=bool).reshape(hi.shape)
-        hi = np.where(active & ok, mid, hi)
-        lo = np.where(active & ~ok, mid, lo)
-    return lo, hi
+        ok = np.asarray(passes(np.where(active, mid, high)), dtype=bool).reshape(high.shape)
+        high = np.where(active & ok, mid, high)
+        low = np.where(active & ~ok, mid, low)
+    return low, high
 
 
-def search_grid(lo: float, hi: float) -> np.ndarray:
+def search_grid(lo: float, hi: float) -> FloatArray:
     """A grid on [lo, hi]: 0.05 apart on [−40, 40], coarser (≈3.5 apart) outside."""
     core = np.linspace(max(lo, -40.0), min(hi, 40.0), 1601)
     left = np.linspace(lo, -40.0, 200) if lo < -40 else np.empty(0)
@@ -120,7 +127,7 @@ def search_grid(lo: float, hi: float) -> np.ndarray:
     return np.unique(np.concatenate([left, core, right]))
 
 
-def maximise_unimodal(row_fn, grid: np.ndarray, grid_values: np.ndarray) -> np.ndarray:
+def maximise_unimodal(row_fn: ArrayFn, grid: FloatArray, grid_values: FloatArray) -> FloatArray:
     """Row-wise maximum of unimodal objectives: best grid point, then golden refinement.
 
     ``grid_values[r, j]`` is row r's objective at ``grid[j]``; ``row_fn(x)`` evaluates
@@ -140,8 +147,8 @@ _LOGIT_GRID = search_grid(*LOGIT_SEARCH)
 _CHUNK = 4096
 
 
-def conjugate_delta(beta, eps: np.ndarray, *, reflected: bool = False,
-                    bound: str | None = None) -> np.ndarray:
+def conjugate_delta(beta: ArrayFn, eps: ArrayLike, *, reflected: bool = False,
+                    bound: str | None = None) -> FloatArray:
     """δ(ε) = sup_{α∈[0,1]} (1 − β(α) − e^ε α) for a convex β, vectorised in ε.
 
     The supremum is found to the absolute resolution of 1 − β near β = 1
@@ -164,20 +171,20 @@ def conjugate_delta(beta, eps: np.ndarray, *, reflected: bool = False,
     y = np.exp(np.minimum(flat, EPS_SEARCH))
     u = _LOGIT_GRID
     if reflected:
-        def gain(uu):
+        def gain(uu: FloatArray) -> FloatArray:
             return expit(-uu)
 
-        def cost(uu):
+        def cost(uu: FloatArray) -> FloatArray:
             return beta(expit(uu))
         b0, b1 = float(beta(np.array([0.0]))[0]), float(beta(np.array([1.0]))[0])
         at0 = 1.0 - y * b0                       # x = 0
         at1 = np.where(np.isinf(y), -np.inf, -y * b1)  # x = 1
         limit = 1.0 - _first_zero(beta)          # ε → ∞: 1 − min{x : β(x) = 0}
     else:
-        def gain(uu):
+        def gain(uu: FloatArray) -> FloatArray:
             return 1.0 - beta(expit(uu))
 
-        def cost(uu):
+        def cost(uu: FloatArray) -> FloatArray:
             return expit(uu)
         at0 = np.full(flat.shape, 1.0 - float(beta(np.array([0.0]))[0]))
         at1 = np.where(np.isinf(y), -np.inf, 1.0 - y)
@@ -187,8 +194,10 @@ def conjugate_delta(beta, eps: np.ndarray, *, reflected: bool = False,
     for s in range(0, flat.size, _CHUNK):
         yc = y[s:s + _CHUNK]
         values = grid_gain[None, :] - yc[:, None] * grid_cost[None, :]
-        best[s:s + _CHUNK] = maximise_unimodal(
-            lambda uu, yc=yc: gain(uu) - yc * cost(uu), u, values)
+
+        def row(uu: FloatArray, yc: FloatArray = yc) -> FloatArray:
+            return gain(uu) - yc * cost(uu)
+        best[s:s + _CHUNK] = maximise_unimodal(row, u, values)
     out = np.maximum(np.maximum(best, at0), at1)
     out = np.where(flat == np.inf, limit, out)
     out = np.where(flat == -np.inf, 1.0, out)
@@ -197,7 +206,7 @@ def conjugate_delta(beta, eps: np.ndarray, *, reflected: bool = False,
     return np.clip(out, 0.0, 1.0).reshape(eps.shape)
 
 
-def _first_zero(beta) -> float:
+def _first_zero(beta: ArrayFn) -> float:
     """min{x ∈ [0, 1] : β(x) = 0} (β is non-increasing); returns the passing end."""
     if float(beta(np.array([0.0]))[0]) <= 0.0:
         return 0.0
@@ -205,13 +214,13 @@ def _first_zero(beta) -> float:
     return float(hi)
 
 
-def _log(x) -> np.ndarray:
+def _log(x: ArrayLike) -> FloatArray:
     with np.errstate(divide="ignore"):
         return np.log(np.asarray(x, dtype=float))
 
 
-def epsilon_for_delta(delta_fn, delta: np.ndarray, *, log: bool = False,
-                      log_delta_fn=None) -> np.ndarray:
+def epsilon_for_delta(delta_fn: ArrayFn, delta: ArrayLike, *, log: bool = False,
+                      log_delta_fn: ArrayFn | None = None) -> FloatArray:
     """Smallest ε ≥ 0 with δ(ε) ≤ delta, for a non-increasing δ(·).
 
     ``log_delta_fn`` (log δ(ε), −inf where δ = 0): the comparison is made in log
@@ -234,7 +243,7 @@ def epsilon_for_delta(delta_fn, delta: np.ndarray, *, log: bool = False,
     elif log_delta_fn is not None:
         lfn, lin_fn = log_delta_fn, delta_fn
     else:
-        def lfn(e):
+        def lfn(e: FloatArray) -> FloatArray:
             return _log(delta_fn(e))
     target = _log(flat)
     at0 = lfn(np.zeros(1))[0]
@@ -253,7 +262,7 @@ def epsilon_for_delta(delta_fn, delta: np.ndarray, *, log: bool = False,
             over = lfn(hi) > t
         lin = flat[todo]
 
-        def meets(e):
+        def meets(e: FloatArray) -> np.ndarray:
             ok = lfn(e) <= t
             if lin_fn is not None:      # and δ ≤ delta as a user will check it
                 ok &= lin_fn(e) <= lin
@@ -264,20 +273,19 @@ def epsilon_for_delta(delta_fn, delta: np.ndarray, *, log: bool = False,
     return out.reshape(d.shape)
 
 
-def _bisect_integer(passes, lo, hi, max_iter: int):
+def _bisect_integer(passes: Predicate, lo: ArrayLike, hi: ArrayLike,
+                    max_iter: int) -> tuple[np.ndarray, np.ndarray]:
     """``bisect_monotone(..., integer=True)``: the same invariant over int64 arrays
     (``hi`` passed or is the initial ``hi``, ``lo`` failed or is the initial ``lo``),
     closed to adjacent integers, hi − lo ≤ 1."""
-    lo = np.array(lo, dtype=np.int64)
-    hi = np.array(hi, dtype=np.int64)
-    lo, hi = np.broadcast_arrays(lo, hi)
-    lo, hi = lo.copy(), hi.copy()
+    low, high = np.broadcast_arrays(np.array(lo, dtype=np.int64), np.array(hi, dtype=np.int64))
+    low, high = low.copy(), high.copy()
     for _ in range(max_iter):
-        active = hi - lo > 1
+        active = high - low > 1
         if not active.any():
             break
-        mid = (lo + hi) // 2
-        ok = np.asarray(passes(np.where(active, mid, hi)), dtype=bool).reshape(hi.shape)
-        hi = np.where(active & ok, mid, hi)
-        lo = np.where(active & ~ok, mid, lo)
-    return lo, hi
+        mid = (low + high) // 2
+        ok = np.asarray(passes(np.where(active, mid, high)), dtype=bool).reshape(high.shape)
+        high = np.where(active & ok, mid, high)
+        low = np.where(active & ~ok, mid, low)
+    return low, high

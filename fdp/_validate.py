@@ -8,12 +8,19 @@ from __future__ import annotations
 
 import numbers
 import operator
+from collections.abc import Callable
+from typing import ParamSpec, SupportsIndex, TypeVar
 
 import numpy as np
 
+from ._types import ArrayLike, FloatArray, FloatOrArray
 
-def real(name: str, value, *, low=-np.inf, high=np.inf, low_open=False,
-         high_open=False, allow_inf=False) -> float:
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def real(name: str, value: object, *, low: float = -np.inf, high: float = np.inf,
+         low_open: bool = False, high_open: bool = False, allow_inf: bool = False) -> float:
     """A finite real scalar in [low, high] (bounds open where asked)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.ndarray)):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
@@ -29,8 +36,8 @@ def real(name: str, value, *, low=-np.inf, high=np.inf, low_open=False,
     return x
 
 
-def reals(name: str, value, *, low=-np.inf, high=np.inf, allow_inf=False,
-          low_open=False) -> np.ndarray:
+def reals(name: str, value: object, *, low: float = -np.inf, high: float = np.inf,
+          allow_inf: bool = False, low_open: bool = False) -> FloatArray:
     """A float array (any shape) with every entry in [low, high] ((low, high] with
     ``low_open``).
 
@@ -54,7 +61,7 @@ def reals(name: str, value, *, low=-np.inf, high=np.inf, allow_inf=False,
     return arr
 
 
-def _refuse_text_and_bool(name: str, value) -> None:
+def _refuse_text_and_bool(name: str, value: object) -> None:
     if isinstance(value, (str, bytes, bool, np.bool_)):
         raise TypeError(f"{name} must be real numbers, got {type(value).__name__}")
     if isinstance(value, np.ndarray):
@@ -77,14 +84,14 @@ def _refuse_text_and_bool(name: str, value) -> None:
         raise TypeError(f"{name} must be real numbers, got an array holding str or bool")
 
 
-def flag(name: str, value) -> bool:
+def flag(name: str, value: object) -> bool:
     """A boolean option: True or False only (no 'yes', 1 or None)."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
 
 
-def number(x) -> str:
+def number(x: object) -> str:
     """A number as a message shows it: plain Python repr, never ``np.float64(…)``."""
     if isinstance(x, (np.generic,)):
         x = x.item()
@@ -93,40 +100,39 @@ def number(x) -> str:
     return repr(x)
 
 
-def alpha(value) -> np.ndarray:
+def alpha(value: object) -> FloatArray:
     """Type I error levels: floats in [0, 1]."""
     return reals("alpha", value, low=0.0, high=1.0)
 
 
-def probability(name: str, value) -> float:
+def probability(name: str, value: object) -> float:
     return real(name, value, low=0.0, high=1.0)
 
 
-def positive_int(name: str, value, *, low: int = 1) -> int:
+def positive_int(name: str, value: object, *, low: int = 1) -> int:
     """An integer ≥ low (bools and non-integral floats refused)."""
     if isinstance(value, (bool, np.bool_, str, bytes)):
         raise TypeError(f"{name} must be an integer >= {low}, got {type(value).__name__} "
                         f"{number(value)}")
-    try:
+    if isinstance(value, SupportsIndex):
         k = operator.index(value)
-    except TypeError:
-        if isinstance(value, numbers.Real) and float(value).is_integer():
-            k = int(float(value))
-        else:
-            raise ValueError(f"{name} must be an integer >= {low}, got {number(value)}") from None
+    elif isinstance(value, numbers.Real) and float(value).is_integer():
+        k = int(float(value))
+    else:
+        raise ValueError(f"{name} must be an integer >= {low}, got {number(value)}")
     if k < low:
         raise ValueError(f"{name} must be an integer >= {low}, got {k}")
     return k
 
 
-def like_input(template, out: np.ndarray):
+def like_input(template: ArrayLike, out: FloatArray) -> FloatOrArray:
     """Return a Python float when the caller passed a scalar, else the ndarray."""
     if np.ndim(template) == 0:
         return float(out)
     return out
 
 
-def _range_text(low, high, low_open, high_open) -> str:
+def _range_text(low: float, high: float, low_open: bool, high_open: bool) -> str:
     left = "(" if low_open or low == -np.inf else "["
     right = ")" if high_open or high == np.inf else "]"
     lo = "-inf" if low == -np.inf else f"{float(low):g}"
@@ -148,7 +154,7 @@ def generator(rng: object) -> np.random.Generator:
                     f"got {type(rng).__name__}")
 
 
-def british_spelling(func):
+def british_spelling(func: Callable[_P, _R]) -> Callable[_P, _R]:
     """Decorate a function taking ``neighbouring=``: the US spelling ``neighboring=``
     gets a TypeError that says which keyword was meant (instead of Python's bare
     "unexpected keyword argument").
@@ -168,7 +174,7 @@ def british_spelling(func):
     import functools
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         if "neighboring" in kwargs:
             raise TypeError(f"{func.__name__}() got an unexpected keyword argument "
                             "'neighboring': did you mean neighbouring=?")

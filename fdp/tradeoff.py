@@ -31,6 +31,7 @@ form (a local import in a ``TradeOff`` method) and no other upward import.
 from __future__ import annotations
 
 import abc
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -39,6 +40,7 @@ from fdp import _validate
 from fdp._constants import DELTA_RESOLUTION, SYMMETRY_TOL
 from fdp._constants import TINY as _TINY
 from fdp._numerics import _log, alpha_grid, conjugate_delta, epsilon_for_delta
+from fdp._types import ArrayLike, FloatOrArray
 from fdp.bracket import Bracket
 from fdp.status import NotAGuarantee, Status, require_guarantee
 
@@ -144,7 +146,7 @@ class TradeOff(abc.ABC):
     # ------------------------------------------------------------------
     # Evaluation
     # ------------------------------------------------------------------
-    def __call__(self, alpha):
+    def __call__(self, alpha: ArrayLike) -> FloatOrArray:
         """β = f(α); a float for a float, an ndarray for an array.
 
         Parameters
@@ -171,7 +173,7 @@ class TradeOff(abc.ABC):
         a = _validate.alpha(alpha)
         return _validate.like_input(alpha, self._beta(a))
 
-    def bounds(self, alpha, width=None):
+    def bounds(self, alpha: ArrayLike, width: float | None = None) -> Bracket:
         """(lower, upper) β at α: equal for closed forms, a certified bracket otherwise.
 
         Parameters
@@ -205,7 +207,7 @@ class TradeOff(abc.ABC):
         return Bracket(_validate.like_input(alpha, lo), _validate.like_input(alpha, hi),
                        self.status, safe_side="lo")
 
-    def delta_bounds(self, eps, width=None):
+    def delta_bounds(self, eps: ArrayLike, width: float | None = None) -> Bracket:
         """(lower, upper) δ at ε: equal for closed forms, a certified bracket otherwise.
 
         Parameters
@@ -300,7 +302,7 @@ class TradeOff(abc.ABC):
     # ------------------------------------------------------------------
     # (ε, δ) conversion (DRS §2.4, primal-dual)
     # ------------------------------------------------------------------
-    def delta(self, eps):
+    def delta(self, eps: ArrayLike) -> FloatOrArray:
         """δ(ε) = 1 + f*(−e^ε) = sup_α (1 − f(α) − e^ε α) (DRS Prop 2.12).
 
         Defined for every real ε (negative ε describes the other order of the pair);
@@ -374,7 +376,7 @@ class TradeOff(abc.ABC):
     def _has_certified_delta(self) -> bool:
         return self._certified_delta or not self.is_exact
 
-    def epsilon(self, delta):
+    def epsilon(self, delta: ArrayLike) -> FloatOrArray:
         """Smallest ε ≥ 0 with δ(ε) ≤ delta (inf if none); certified upper for numeric f.
 
         Solved in log space (``_log_delta``), so δ = 0 gives inf unless δ(ε) = 0 is
@@ -405,7 +407,7 @@ class TradeOff(abc.ABC):
         return _validate.like_input(delta, epsilon_for_delta(self._delta, d,
                                                              log_delta_fn=self._log_delta))
 
-    def epsilon_bounds(self, delta, width=None):
+    def epsilon_bounds(self, delta: ArrayLike, width: float | None = None) -> Bracket:
         """(lower, upper) ε at the given δ: equal for exact f, a bracket for numeric f.
 
         Parameters
@@ -974,7 +976,7 @@ class TradeOff(abc.ABC):
         return r"\mathrm{" + type(self).__name__ + "}"
 
     # --- pickling ---
-    def __setstate__(self, state) -> None:
+    def __setstate__(self, state: object) -> None:
         """Restore a pickled value object, whose own ``__setattr__`` refuses writes.
 
         ``state`` is ``__dict__`` or ``(__dict__, slots)``, as pickle gives it.
@@ -984,7 +986,8 @@ class TradeOff(abc.ABC):
             object.__setattr__(self, k, v)
 
 
-def meet_width(f: TradeOff, width, lo, hi, what: str) -> None:
+def meet_width(f: TradeOff, width: float | None, lo: ArrayLike, hi: ArrayLike,
+               what: str) -> None:
     """Raise unless every bracket [lo, hi] is at most ``width`` wide (None: no demand).
 
     Exact objects meet any width (their two sides agree up to rounding); other generic
@@ -1004,7 +1007,7 @@ def meet_width(f: TradeOff, width, lo, hi, what: str) -> None:
                          "compose it numerically with a smaller tol")
 
 
-def count_factors(fs) -> list[tuple[TradeOff, int]]:
+def count_factors(fs: Iterable[TradeOff]) -> list[tuple[TradeOff, int]]:
     """Equal factors grouped with their multiplicities, in order of first appearance.
 
     The package's one grouping of a product f_1 ⊗ … ⊗ f_n into distinct factors:
