@@ -10,6 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
+from fdp._types import ArrayLike
+
 Masses = tuple[np.ndarray, np.ndarray, float, float]
 
 #: Cells of the generic moment fallback (``PrivacyLossLaw.moment``).
@@ -49,7 +51,7 @@ def p_masses(q: np.ndarray, L: np.ndarray) -> np.ndarray:
     return out
 
 
-def intervals(edges) -> tuple[np.ndarray, np.ndarray]:
+def intervals(edges: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Left and right ends of the K + 2 intervals around sorted ``edges``.
 
     Parameters
@@ -75,7 +77,8 @@ def intervals(edges) -> tuple[np.ndarray, np.ndarray]:
     return left, right
 
 
-def bin_atoms(edges, L, p, q) -> tuple[np.ndarray, np.ndarray]:
+def bin_atoms(edges: ArrayLike, L: ArrayLike, p: ArrayLike,
+              q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Q- and P-masses of point atoms (finite losses ``L``) in the K + 2 intervals.
 
     Parameters
@@ -97,8 +100,9 @@ def bin_atoms(edges, L, p, q) -> tuple[np.ndarray, np.ndarray]:
     >>> print(kappa, pi)
     [0.3 0.7] [0.7 0.3]
     """
-    idx = np.searchsorted(np.asarray(edges, dtype=float), L, side="right")
-    n = len(edges) + 1
+    e = np.asarray(edges, dtype=float)
+    idx = np.searchsorted(e, L, side="right")
+    n = len(e) + 1
     return np.bincount(idx, weights=q, minlength=n), np.bincount(idx, weights=p, minlength=n)
 
 
@@ -179,7 +183,7 @@ class PrivacyLossLaw:
         when it is only the generic numerical approximation."""
         return None
 
-    def interval_masses(self, edges) -> Masses | None:
+    def interval_masses(self, edges: ArrayLike) -> Masses | None:
         """(κ, π, Q(L = +∞), P(L = −∞)) on the intervals around ``edges``.
 
         Parameters
@@ -272,7 +276,7 @@ class PrivacyLossLaw:
         """log E[e^{tL}] under ``under``, or None where no closed form or exact sum is known."""
         return None
 
-    def renyi(self, orders) -> np.ndarray | None:
+    def renyi(self, orders: ArrayLike) -> np.ndarray | None:
         """D_α(Q ‖ P) = log E_Q e^{(α−1)L}/(α − 1) at each order α > 1 (Mironov 2017),
         or None when ``log_mgf`` is not known."""
         o = np.asarray(orders, dtype=float).ravel()
@@ -349,7 +353,7 @@ class AtomsLaw(PrivacyLossLaw):
     def moment_method(self) -> str:
         return self.method
 
-    def interval_masses(self, edges) -> Masses:
+    def interval_masses(self, edges: ArrayLike) -> Masses:
         L, p, q = self.L, self.p, self.q
         fin = np.isfinite(L)
         kappa, pi = bin_atoms(edges, L[fin], p[fin], q[fin])

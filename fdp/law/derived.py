@@ -4,10 +4,12 @@ mixtures with the member revealed, and the two-direction envelope."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from fdp._types import ArrayLike
 from fdp.law.base import AtomsLaw, Masses, PrivacyLossLaw, bin_atoms, p_masses
 
 
@@ -35,7 +37,7 @@ class SwappedLaw(PrivacyLossLaw):
 
     inner: PrivacyLossLaw
 
-    def interval_masses(self, edges) -> Masses | None:
+    def interval_masses(self, edges: ArrayLike) -> Masses | None:
         e = np.asarray(edges, dtype=float)
         got = self.inner.interval_masses(-e[::-1])
         if got is None:
@@ -93,7 +95,7 @@ class SubsampledLaw(PrivacyLossLaw):
     inner: PrivacyLossLaw
     p: float
 
-    def interval_masses(self, edges) -> Masses | None:
+    def interval_masses(self, edges: ArrayLike) -> Masses | None:
         p = self.p
         if p == 0.0:
             return AtomsLaw(np.zeros(1), np.ones(1), np.ones(1)).interval_masses(edges)
@@ -132,7 +134,7 @@ class SubsampledLaw(PrivacyLossLaw):
             return 0.0, 0.0
         lo, hi = inner
 
-        def push(x):
+        def push(x: float) -> float:
             return float(np.logaddexp(np.log1p(-p), np.log(p) + x)) if p < 1.0 else x
         return push(lo), push(hi)
 
@@ -176,7 +178,7 @@ class WithoutReplacementLaw(PrivacyLossLaw):
 
     add: PrivacyLossLaw
 
-    def interval_masses(self, edges) -> Masses | None:
+    def interval_masses(self, edges: ArrayLike) -> Masses | None:
         e = np.asarray(edges, dtype=float)
         pos = np.unique(np.concatenate([[0.0], np.abs(e)]))
         got = self.add.interval_masses(pos)
@@ -242,9 +244,9 @@ class MixtureLaw(PrivacyLossLaw):
     """
 
     weights: tuple
-    members: tuple
+    members: tuple[PrivacyLossLaw, ...]
 
-    def interval_masses(self, edges) -> Masses | None:
+    def interval_masses(self, edges: ArrayLike) -> Masses | None:
         total = None
         for w, m in zip(self.weights, self.members):
             got = m.interval_masses(edges)
@@ -289,19 +291,20 @@ class EnvelopeLaw(PrivacyLossLaw):
     (-2.0, 2.0)
     """
 
-    members: tuple = field(default=())
+    members: tuple[PrivacyLossLaw | None, ...] = field(default=())
 
-    def interval_masses(self, edges) -> None:
+    def interval_masses(self, edges: ArrayLike) -> None:
         return None
 
     def loss_range(self) -> tuple[float, float] | None:
         return _union_range(self.members)
 
 
-def _union_range(laws) -> tuple[float, float] | None:
-    if any(m is None for m in laws):
+def _union_range(laws: Sequence[PrivacyLossLaw | None]) -> tuple[float, float] | None:
+    present = [m for m in laws if m is not None]
+    if len(present) < len(laws):
         return None
-    ranges = [m.loss_range() for m in laws]
-    if any(r is None for r in ranges):
+    ranges = [r for m in present if (r := m.loss_range()) is not None]
+    if len(ranges) < len(present):
         return None
     return min(r[0] for r in ranges), max(r[1] for r in ranges)

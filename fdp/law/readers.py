@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from fdp.law.base import Masses
+from fdp._types import ArrayLike
+from fdp.law.base import Masses, PrivacyLossLaw
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fdp.tradeoff import TradeOff
 
 
 # ----------------------------------------------------------------------
 # Readers: the law of a trade-off function, through its ``law()`` method
 # ----------------------------------------------------------------------
-def law_of(f):
+def law_of(f: TradeOff) -> PrivacyLossLaw | None:
     """``f.law()``, built once per object: kept in the object's ``__dict__``.
 
     The engine asks a factor's law several questions (its range, atoms, moments and
@@ -45,7 +51,7 @@ def law_of(f):
     return store["_law"]
 
 
-def interval_masses_of(f, edges) -> Masses | None:
+def interval_masses_of(f: TradeOff, edges: ArrayLike) -> Masses | None:
     """``f.law().interval_masses(edges)``, or None when f has no law.
 
     Parameters
@@ -72,7 +78,7 @@ def interval_masses_of(f, edges) -> Masses | None:
     return None if law is None else law.interval_masses(edges)
 
 
-def loss_range_of(f) -> tuple[float, float] | None:
+def loss_range_of(f: TradeOff) -> tuple[float, float] | None:
     """``f.law().loss_range()``, or None when f has no law.
 
     Parameters
@@ -96,7 +102,7 @@ def loss_range_of(f) -> tuple[float, float] | None:
     return None if law is None else law.loss_range()
 
 
-def atoms_of(f) -> tuple[np.ndarray, np.ndarray]:
+def atoms_of(f: TradeOff) -> tuple[np.ndarray, np.ndarray]:
     """``f.law().atoms()``; no atoms when f has no law.
 
     Parameters
@@ -121,7 +127,7 @@ def atoms_of(f) -> tuple[np.ndarray, np.ndarray]:
     return (np.zeros(0), np.zeros(0)) if law is None else law.atoms()
 
 
-def loss_moments_of(f) -> tuple[float, float] | None:
+def loss_moments_of(f: TradeOff) -> tuple[float, float] | None:
     """``f.law().loss_moments("Q")``, or None.
 
     Parameters

@@ -36,6 +36,7 @@ only when the functionals are exact (``accuracy == 0``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,6 +44,7 @@ import numpy as np
 from fdp import _validate
 from fdp._numerics import alpha_grid as _alpha_grid
 from fdp._numerics import golden_max
+from fdp._types import ArrayLike, FloatOrArray
 from fdp.conversions.gdp import gdp_beta
 from fdp.limits.functionals import Functionals, functionals
 from fdp.operations.weaken import weaken
@@ -78,7 +80,7 @@ class BerryEsseenLower(TradeOff):
     _tangent: float = field(init=False, repr=False, compare=False)
     _slope: float = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         mu = _validate.real("mu", self.mu, low=0.0)
         gamma = _validate.real("gamma", self.gamma, low=0.0, high=0.5, high_open=True)
         object.__setattr__(self, "mu", mu)
@@ -94,7 +96,7 @@ class BerryEsseenLower(TradeOff):
         alpha0 = 1.0 - gamma
         lo, hi = gamma, alpha0
 
-        def neg_slope(a):
+        def neg_slope(a: np.ndarray) -> np.ndarray:
             return -(self._curve(a) - c) / a
 
         t = float(golden_max(neg_slope, np.array([lo]), np.array([hi]))[0])
@@ -204,21 +206,22 @@ class CLTResult:
     accuracy: float
     functionals: tuple[Functionals, ...] = field(repr=False)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         band = "vacuous (gamma >= 1/2)" if self.vacuous else f"gamma={self.gamma:.4g}"
         return (f"CLTResult(mu={self.mu:.6g}, {band}, delta={self.delta:.3g}, n={self.n}; "
                 "approximation, not a bound: the guarantee is the [lower, upper] band)")
 
-    def epsilon(self, delta):
+    def epsilon(self, delta: ArrayLike) -> FloatOrArray:
         """ε(δ) of the CLT approximation (NOT a bound; see ``epsilon_band``)."""
         return self.approx.epsilon(delta)
 
-    def epsilon_band(self, delta):
+    def epsilon_band(self, delta: ArrayLike) -> tuple[FloatOrArray, FloatOrArray]:
         """(ε of ``upper``, ε of ``lower``): the ε the Berry–Esseen band allows at δ."""
         return self.upper.epsilon(delta), self.lower.epsilon(delta)
 
 
-def _as_list(fs, more=()) -> list[TradeOff]:
+def _as_list(fs: TradeOff | Iterable[TradeOff],
+             more: Iterable[TradeOff] = ()) -> list[TradeOff]:
     """The trade-off functions of ``clt(fs)``: one, a collection, or several positional."""
     if isinstance(fs, TradeOff):
         fs = [fs]
@@ -270,7 +273,8 @@ def is_symmetric(f: TradeOff, atol: float = 1e-9, *, tol: float | None = None) -
     return bool(np.max(np.abs(f(a) - f.inverse()(a))) <= atol)
 
 
-def _prepare(items, symmetrize, need_symmetric: bool):
+def _prepare(items: list[TradeOff], symmetrize: str | None,
+             need_symmetric: bool) -> list[tuple[TradeOff, int]]:
     out = []
     for f, n in _grouped(items):
         if need_symmetric and not is_symmetric(f):
@@ -298,7 +302,8 @@ def _symmetrisation(one_sided: bool | None) -> str | None:
     return "one_sided" if one_sided else "two_sided"
 
 
-def clt(fs, *more: TradeOff, one_sided: bool | None = None) -> CLTResult:
+def clt(fs: TradeOff | Iterable[TradeOff], *more: TradeOff,
+        one_sided: bool | None = None) -> CLTResult:
     """CLT approximation G_μ (⊗ f_{0,δ}) of f_1 ⊗ … ⊗ f_n and its Berry–Esseen band.
 
     Dong, Roth & Su (2022), Theorems 3.4 and 3.5 and the (ε, δ) CLT of §3.2; see the

@@ -35,6 +35,7 @@ Where the numbers come from:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -136,7 +137,7 @@ def _numeric(f: TradeOff) -> _Decomposed:
         return _Decomposed(AtomsLaw(np.zeros(1), np.ones(1), np.ones(1)), 1.0, 0.0, "quadrature")
     keep = 1.0 - delta
 
-    def g(x):
+    def g(x: np.ndarray) -> np.ndarray:
         return f._beta(np.clip(keep * x, 0.0, 1.0)) / keep
 
     law = _chord_law(g, NUMERIC_CELLS)
@@ -144,7 +145,7 @@ def _numeric(f: TradeOff) -> _Decomposed:
     return _Decomposed(law, delta, np.nan, "quadrature", half)
 
 
-def _chord_law(g, cells: int) -> AtomsLaw:
+def _chord_law(g: Callable[[np.ndarray], np.ndarray], cells: int) -> AtomsLaw:
     """The finite pair of the chords of g on a logit-uniform grid of α in
     [expit(−36), expit(36)] plus the end points: cell i has P-mass Δα_i, Q-mass −Δβ_i
     and loss log|slope_i|. Its T is the piecewise-linear interpolant of g."""
