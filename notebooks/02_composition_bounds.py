@@ -59,7 +59,6 @@ t_start = time.time()
 # The target is a total δ = 10⁻⁵.
 
 # %%
-from scipy.special import logsumexp
 C = fdp.classical
 DELTA = 1e-5
 e0 = 0.1
@@ -69,21 +68,9 @@ KS = np.array([1, 3, 10, 30, 100, 300, 1000])
 ORDERS = np.asarray(C.DEFAULT_ORDERS, dtype=float)
 ORDERS = ORDERS[ORDERS > 1]
 
-# Renyi divergences of one step (Mironov 2017, Table II). fdp.classical has the Gaussian;
-# Laplace and randomized response are written out here.
-def rdp_laplace(lam, eps):          # Lap(0, b) vs Lap(1, b), 1/b = eps
-    lam = np.asarray(lam, float)
-    t = logsumexp([np.log(lam / (2 * lam - 1)) + (lam - 1) * eps,
-                   np.log((lam - 1) / (2 * lam - 1)) - lam * eps], axis=0)
-    return t / (lam - 1)
-
-def rdp_rr(lam, eps):               # Bern(p) vs Bern(1-p), p = e^eps / (1 + e^eps)
-    lam = np.asarray(lam, float)
-    lp, lq = -np.logaddexp(0, -eps), -np.logaddexp(0, eps)
-    return np.logaddexp(lam * lp + (1 - lam) * lq, lam * lq + (1 - lam) * lp) / (lam - 1)
-
-rdp_one = {"Laplace": rdp_laplace(ORDERS, e0), "randomized response": rdp_rr(ORDERS, e0),
-           "Gaussian": C.rdp_gaussian(ORDERS, 1 / e0)}
+# Renyi divergences of one step, from each mechanism's privacy-loss law (closed forms of
+# Mironov 2017, Table II).
+rdp_one = {name: C.rdp_of(f, ORDERS) for name, f in mechs.items()}
 
 # %% [markdown]
 # The Edgeworth result is an approximate trade-off curve; we read its ε(δ) from

@@ -67,8 +67,11 @@ for sigma, epochs in settings:
     cert = fdp.dpsgd(noise_multiplier=sigma, sample_rate=p, steps=T,
                      sampling="poisson", neighbouring="add_remove", tol=1e-4)
     mu = fdp.dpsgd_clt_mu(sigma, p, T, sampling="poisson")
-    ma = fdp.classical.moments_accountant_epsilon(sigma, p, T, DELTA)     # Bu's orders, Mironov conversion
-    rdp = fdp.classical.moments_accountant_epsilon(sigma, p, T, DELTA, conversion="improved")
+    # Bu's moments accountant: their orders and Mironov's conversion; then the default
+    # (improved conversion, fdp's order grid)
+    ma = fdp.sgd.dpsgd_rdp_epsilon(sigma, p, T, DELTA, orders=fdp.classical.BU_ORDERS,
+                                   conversion="mironov")
+    rdp = fdp.sgd.dpsgd_rdp_epsilon(sigma, p, T, DELTA)
     rows.append(dict(sigma=sigma, epochs=epochs, T=T, cert=cert, mu=mu,
                      eps_cert=cert.epsilon_bounds(DELTA), eps_clt=fdp.gdp_epsilon(mu, DELTA),
                      eps_ma=ma.epsilon, eps_rdp=rdp.epsilon))

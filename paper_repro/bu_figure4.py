@@ -4,16 +4,17 @@ MNIST, p = 256/60000, δ = 1e-5. The caption prints: σ̃ = 1.06 gives (1.34, 1e
 epoch 20 with μ_CLT = 0.35; σ̃ = 0.638 gives (8.68, 1e-5) at epoch 70 with μ_CLT = 1.78;
 the moments accountant with σ = 1.3 and σ = 0.7 gives the same ε. μ_CLT = p√T√(e^{1/σ²} − 1)
 (their Poisson CLT), T = epochs · n / batch; ε from μ by DRS Cor 2.13; the moments
-accountant is RDP with Bu's order grid and Mironov's conversion (fdp.classical).
+accountant is ``fdp.sgd.dpsgd_rdp_epsilon`` with Bu's order grid and Mironov's conversion.
 """
 
 from __future__ import annotations
 
 import fdp
-from fdp.classical import moments_accountant_epsilon
+from fdp.classical import BU_ORDERS
 from fdp.plotting import dpsgd_comparison, dpsgd_roc, draw_roc, draw_tradeoff, legend
 from fdp.plotting.style import color
 from fdp.repro import Check
+from fdp.sgd import dpsgd_rdp_epsilon
 
 from ._common import certified_dpsgd, figure, have, missing, mnist_steps, write
 
@@ -53,7 +54,8 @@ def run(out_dir, fast: bool = False):
                                   float(eps_txt), eps_clt,
                                   atol=max(eps_clt - lo, hi - eps_clt) + 0.005,
                                   note=f"σ̃ printed to ±{half:g}"))
-        ma = moments_accountant_epsilon(s_ma, P, steps, DELTA)
+        ma = dpsgd_rdp_epsilon(s_ma, P, steps, DELTA, orders=BU_ORDERS,
+                               conversion="mironov")
         checks.append(Check.close(SOURCE, f"MA ε, σ={s_ma:g}, epoch {epochs}",
                                   float(eps_txt), ma.epsilon, atol=0.01,
                                   note="caption: 'the same ε' (2 dp)"))

@@ -9,9 +9,10 @@ without replacement), CLT ε 0.8345 (Poisson), μ = 0.227.
 from __future__ import annotations
 
 import fdp
-from fdp.classical import moments_accountant_epsilon
+from fdp.classical import BU_ORDERS
 from fdp.plotting import dpsgd_comparison, dpsgd_roc
 from fdp.repro import Check
+from fdp.sgd import dpsgd_rdp_epsilon
 
 from ._common import certified_dpsgd, figure, have, missing, mnist_steps, write
 
@@ -45,7 +46,8 @@ def run(out_dir, fast: bool = False):
     for ax, ax_roc, (sigma, epochs, mu_txt, ma_txt) in zip(axes[:3], axes[3:], SETTINGS):
         steps = mnist_steps(epochs)
         mu = fdp.dpsgd_clt_mu(sigma, P, steps, sampling="poisson")
-        ma = moments_accountant_epsilon(sigma, P, steps, DELTA)
+        ma = dpsgd_rdp_epsilon(sigma, P, steps, DELTA, orders=BU_ORDERS,
+                               conversion="mironov")
         checks.append(Check.rounds_to(SOURCE, f"μ, σ={sigma:g}, {epochs} ep", mu_txt, mu))
         checks.append(Check.rounds_to(SOURCE, f"MA ε, σ={sigma:g}, {epochs} ep", ma_txt,
                                       ma.epsilon))
@@ -65,7 +67,8 @@ def run(out_dir, fast: bool = False):
     mu_u = fdp.dpsgd_clt_mu(1.3, P, steps, sampling="without_replacement", sensitivity=1)
     checks += [
         Check.rounds_to(README, "MA ε, σ=1.3, 15 ep", "1.1912",
-                        moments_accountant_epsilon(1.3, P, steps, DELTA).epsilon),
+                        dpsgd_rdp_epsilon(1.3, P, steps, DELTA, orders=BU_ORDERS,
+                                          conversion="mironov").epsilon),
         Check.rounds_to(README, "CLT ε (uniform), σ=1.3", "1.0685", fdp.gdp_epsilon(mu_u, DELTA)),
         Check.rounds_to(README, "CLT ε (Poisson), σ=1.3", "0.8345", fdp.gdp_epsilon(mu_p, DELTA)),
         Check.rounds_to(README, "μ (Poisson), σ=1.3", "0.227", mu_p),

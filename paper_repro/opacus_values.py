@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 import fdp
-from fdp.classical import moments_accountant_epsilon
 from fdp.plotting import dpsgd_comparison, dpsgd_profile, dpsgd_roc
 from fdp.repro import Check
+from fdp.sgd import dpsgd_rdp_epsilon
 
 from ._common import certified_dpsgd, figure, have, missing, write
 
@@ -47,7 +47,7 @@ EPS_AXIS = np.linspace(0.0, 14.0, 141)
 def run(out_dir, fast: bool = False):
     mu = fdp.dpsgd_clt_mu(SIGMA, Q, STEPS, sampling="poisson")
     eps_gdp = fdp.gdp_epsilon(mu, DELTA)
-    rdp = moments_accountant_epsilon(SIGMA, Q, STEPS, DELTA, conversion="improved")
+    rdp = dpsgd_rdp_epsilon(SIGMA, Q, STEPS, DELTA)
     checks = [Check.in_interval(SOURCE, "GDP (CLT) ε", 6.59, 6.6, eps_gdp)]
     certified = None
     if have("fdp.engine"):

@@ -6,9 +6,11 @@ for composition and Bu, Dong, Long & Su (2020) for the moments accountant.
 
 - ``composition``: basic, parallel, advanced (Dwork–Rothblum–Vadhan) and the optimal
   homogeneous composition (Kairouz–Oh–Viswanath).
-- ``rdp``: RDP of the Gaussian, Laplace and randomized-response mechanisms (Mironov) and
-  of the Poisson-subsampled Gaussian (Mironov–Talwar–Zhang), the Mironov and the
-  improved RDP → (ε, δ) conversions, Bu et al.'s order grid.
+- ``rdp``: the RDP curve of any mechanism with a privacy-loss law (``rdp_of``; closed
+  forms of Mironov 2017 for the Gaussian, Laplace and randomized response), of the
+  Poisson-subsampled Gaussian sampler (Mironov–Talwar–Zhang), the improved and the
+  Mironov RDP → (ε, δ) conversions, Bu et al.'s order grid. The ε of DP-SGD by the
+  Rényi accountant is ``fdp.sgd.dpsgd_rdp_epsilon``.
 - ``gaussian``: classical and analytic Gaussian noise calibration.
 """
 
@@ -26,18 +28,14 @@ from fdp.classical.rdp import (
                                        DEFAULT_ORDERS,
                                        RDPEpsilon,
                                        gaussian_rdp_epsilon,
-                                       moments_accountant_epsilon,
-                                       rdp_gaussian,
-                                       rdp_laplace,
                                        rdp_of,
-                                       rdp_randomized_response,
                                        rdp_subsampled_gaussian,
                                        rdp_to_epsilon,
+                                       rdp_to_log_delta,
 )
 
 __all__ = ["BU_ORDERS", "DEFAULT_ORDERS", "RDPEpsilon", "advanced_composition",
            "analytic_gaussian_sigma", "basic_composition", "classic_gaussian_sigma",
-           "gaussian_rdp_epsilon", "kov_lattice_epsilon", "moments_accountant_epsilon",
-           "optimal_homogeneous_delta", "optimal_homogeneous_epsilon", "parallel_composition",
-           "rdp_gaussian", "rdp_laplace", "rdp_of", "rdp_randomized_response",
-           "rdp_subsampled_gaussian", "rdp_to_epsilon"]
+           "gaussian_rdp_epsilon", "kov_lattice_epsilon", "optimal_homogeneous_delta",
+           "optimal_homogeneous_epsilon", "parallel_composition", "rdp_of",
+           "rdp_subsampled_gaussian", "rdp_to_epsilon", "rdp_to_log_delta"]

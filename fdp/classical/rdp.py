@@ -1,18 +1,25 @@
-"""Rényi DP of the Gaussian and the Poisson-subsampled Gaussian mechanisms, and the
-RDP → (ε, δ) conversions (the "moments accountant").
+"""Rényi DP of mechanisms and of the Poisson-subsampled Gaussian, and the RDP → (ε, δ)
+conversions.
 
 RDP (Mironov 2017): M is (λ, ρ)-RDP if D_λ(M(S) ‖ M(S')) ≤ ρ for neighbours; RDP
 composes by adding ρ at each order λ.
 
-* Gaussian mechanism with noise N(0, σ²Δ²) (noise multiplier σ): ρ(λ) = λ/(2σ²)
-  (Mironov 2017, Table II).
-* Laplace mechanism, noise Lap(0, b) and sensitivity Δ, μ = Δ/b (``fdp.Laplace(μ)``):
-  ρ(λ) = log[λ/(2λ−1) e^{(λ−1)μ} + (λ−1)/(2λ−1) e^{−λμ}] / (λ − 1) (Mironov 2017,
-  Table II).
-* Binary randomized response with ε (``fdp.RandomizedResponse(ε)``), p = e^ε/(1+e^ε):
-  ρ(λ) = log[p^λ (1−p)^{1−λ} + (1−p)^λ p^{1−λ}] / (λ − 1) (Mironov 2017, Table II).
-* Poisson-subsampled Gaussian, sampling rate q, add/remove neighbours (Mironov,
-  Talwar, Zhang 2019, arXiv 1908.10530): ρ(λ) = log A_λ / (λ − 1) with
+Two questions, one name each:
+
+* ``rdp_of(f, orders, steps)``: the RDP curve of a mechanism given as a trade-off
+  function, ρ(λ) = steps · D_λ(Q ‖ P) for its dominating pair ``f.law()``. The closed
+  forms live with the families' laws (Mironov 2017, Table II):
+  - Gaussian ``fdp.Gaussian(μ)`` (noise multiplier σ = 1/μ): ρ(λ) = λμ²/2;
+  - Laplace ``fdp.Laplace(μ)``, μ = Δ/b:
+    ρ(λ) = log[λ/(2λ−1) e^{(λ−1)μ} + (λ−1)/(2λ−1) e^{−λμ}] / (λ − 1);
+  - binary randomized response ``fdp.RandomizedResponse(ε)``, p = e^ε/(1+e^ε):
+    ρ(λ) = log[p^λ (1−p)^{1−λ} + (1−p)^λ p^{1−λ}] / (λ − 1);
+  any family whose law has a log-MGF answers through the same call.
+* ``rdp_subsampled_gaussian(orders, q, σ, steps)``: the RDP of a *sampler*, the
+  Poisson-subsampled Gaussian, add/remove neighbours (Mironov, Talwar, Zhang 2019,
+  arXiv 1908.10530). No trade-off family carries this RDP (the subsampled curve is a
+  numeric object without a log-MGF), and the value here is a proven upper bound at
+  fractional orders too, so it keeps its own name. ρ(λ) = log A_λ / (λ − 1) with
   A_λ = E_{z∼μ0}[((1 − q) + q μ1(z)/μ0(z))^λ], μ0 = N(0, σ²), μ1 = N(1, σ²).
   - Integer λ (MTZ §3.3): binomial expansion,
       A_λ = Σ_{k=0}^{λ} C(λ,k) q^k (1−q)^{λ−k} exp((k² − k)/(2σ²)).
@@ -29,27 +36,37 @@ composes by adding ρ at each order λ.
     floating-point error (library calls within 64 ulps), the sums their rounding,
     and the integer-order sum is taken as A_λ − 1 (all terms positive, see
     ``_log_a_int``), so a ρ far below 1 keeps its relative precision.
-* Conversions to (ε, δ) at a fixed δ, minimised over the orders given:
-  - ``"mironov"`` (Mironov 2017, Prop 3; what the moments accountant and Bu et al.
-    used): ε = ρ(λ) + log(1/δ)/(λ − 1).
-  - ``"improved"`` (Balle et al. 2020, Thm 21; Canonne, Kamath, Steinke 2020,
-    Prop 12): ε = ρ(λ) + log(1 − 1/λ) − (log δ + log λ)/(λ − 1), never worse.
-  Both are upper bounds on the true ε; neither is tight. Solved for δ at a fixed ε
-  (``rdp_to_log_delta``): δ ≤ exp((λ − 1)(ρ − ε)) (1 − 1/λ)^{λ−1}/λ (Canonne, Kamath &
-  Steinke 2020, Prop 12), or exp((λ − 1)(ρ − ε)) (Mironov 2017, Prop 3). Both
-  conversions are rounded up, so a certified ρ gives a certified ε or δ.
+  The ε of DP-SGD by this accountant is ``fdp.sgd.dpsgd_rdp_epsilon``.
+
+Conversions to (ε, δ) at a fixed δ (``rdp_to_epsilon``), minimised over the orders:
+
+* ``"improved"`` (the default; Balle et al. 2020, Thm 21; Canonne, Kamath, Steinke
+  2020, Prop 12): ε = ρ(λ) + log(1 − 1/λ) − (log δ + log λ)/(λ − 1). Never larger than
+  Mironov's at the same λ: the difference is log(1 − 1/λ) − log(λ)/(λ − 1) < 0.
+* ``"mironov"`` (Mironov 2017, Prop 3; the original moments accountant of Abadi et al.
+  2016 and Bu et al. 2020): ε = ρ(λ) + log(1/δ)/(λ − 1). Kept to reproduce published
+  numbers.
+
+Both are upper bounds on the true ε; neither is tight. Solved for δ at a fixed ε
+(``rdp_to_log_delta``): δ ≤ exp((λ − 1)(ρ − ε)) (1 − 1/λ)^{λ−1}/λ (Canonne, Kamath &
+Steinke 2020, Prop 12), or exp((λ − 1)(ρ − ε)) (Mironov 2017, Prop 3). Both
+conversions are rounded up, so a certified ρ gives a certified ε or δ.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
 from scipy.special import gammaln, gammasgn, log_ndtr, logsumexp
 
 from fdp import _validate
-from fdp.families import Gaussian, Laplace, RandomizedResponse
+from fdp._types import ArrayLike, FloatArray, FloatOrArray
+from fdp.families import Gaussian
 from fdp.tradeoff import TradeOff
+
+#: The RDP → (ε, δ) conversions (see the module docstring).
+Conversion = Literal["improved", "mironov"]
 
 #: The order grid of Bu et al. (2020)'s moments-accountant comparison
 #: (their gdp_accountant.py): 1 + x/10 for x = 1..99, then 12 to 59.8 in steps of
@@ -86,113 +103,16 @@ class RDPEpsilon(NamedTuple):
     order: float
 
 
-def _orders(orders) -> np.ndarray:
+def _orders(orders: ArrayLike) -> FloatArray:
     o = _validate.reals("orders", orders, low=1.0).ravel()
     if o.size == 0:
         raise ValueError("orders must contain at least one order > 1")
     if (o <= 1.0).any():
-        raise ValueError(f"orders must be > 1, got {o[o <= 1.0][0]!r}")
+        raise ValueError(f"orders must be > 1, got {float(o[o <= 1.0][0])!r}")
     return o
 
 
-def rdp_gaussian(orders, noise_multiplier, steps=1):
-    """RDP of ``steps`` compositions of the Gaussian mechanism with noise multiplier σ
-    (noise standard deviation σ·Δ): ρ(λ) = steps · λ / (2σ²) (Mironov 2017, Table II),
-    the Rényi divergence of the law of G_{1/σ} (``fdp.Gaussian(1/σ).law()``).
-
-    Parameters
-    ----------
-    orders : float or array_like
-        Orders λ > 1.
-    noise_multiplier : float
-        σ > 0.
-    steps : float, optional
-        Number of compositions (≥ 0).
-
-    Returns
-    -------
-    float or ndarray
-        ρ at each order.
-
-    Examples
-    --------
-    >>> from fdp.classical import rdp_gaussian
-    >>> print(f"{rdp_gaussian(3.0, 2.0, steps=5):.4f}")
-    1.8750
-    """
-    o = _orders(orders)
-    s = _validate.real("noise_multiplier", noise_multiplier, low=0.0, low_open=True)
-    t = _validate.real("steps", steps, low=0.0)
-    out = t * o / (2.0 * s * s)     # = Gaussian(1/σ).law().renyi(o), written in σ
-    return _validate.like_input(orders, out.reshape(np.shape(orders)))
-
-
-def rdp_laplace(orders, mu, steps=1):
-    """RDP of ``steps`` Laplace mechanisms with μ = Δ/b (noise Lap(0, b), sensitivity Δ):
-    ρ(λ) = steps · log[λ/(2λ−1) e^{(λ−1)μ} + (λ−1)/(2λ−1) e^{−λμ}] / (λ − 1)
-    (Mironov 2017, Table II); the Rényi divergence of ``fdp.Laplace(μ).law()``,
-    evaluated in log space, so large λμ do not overflow.
-
-    Parameters
-    ----------
-    orders : float or array_like
-        Orders λ > 1.
-    mu : float
-        μ ≥ 0.
-    steps : float, optional
-        Number of compositions (≥ 0).
-
-    Returns
-    -------
-    float or ndarray
-        ρ at each order.
-
-    Examples
-    --------
-    >>> from fdp.classical import rdp_laplace
-    >>> print(f"{rdp_laplace(2.0, 1.0):.4f}")
-    0.6191
-    """
-    o = _orders(orders)
-    m = _validate.real("mu", mu, low=0.0)
-    t = _validate.real("steps", steps, low=0.0)
-    out = t * Laplace(m).law().renyi(o)
-    return _validate.like_input(orders, out.reshape(np.shape(orders)))
-
-
-def rdp_randomized_response(orders, eps, steps=1):
-    """RDP of ``steps`` binary randomized responses with parameter ε (p = e^ε/(1+e^ε)):
-    ρ(λ) = steps · log[p^λ (1−p)^{1−λ} + (1−p)^λ p^{1−λ}] / (λ − 1) (Mironov 2017,
-    Table II); the Rényi divergence of ``fdp.RandomizedResponse(ε).law()``.
-
-    Parameters
-    ----------
-    orders : float or array_like
-        Orders λ > 1.
-    eps : float
-        ε ≥ 0.
-    steps : float, optional
-        Number of compositions (≥ 0).
-
-    Returns
-    -------
-    float or ndarray
-        ρ at each order.
-
-    Examples
-    --------
-    >>> from fdp.classical import rdp_randomized_response
-    >>> print(f"{rdp_randomized_response(2.0, 1.0):.4f}")
-    0.7353
-    """
-    o = _orders(orders)
-    e = _validate.real("eps", eps, low=0.0)
-    t = _validate.real("steps", steps, low=0.0)
-    out = t * RandomizedResponse(e).law().renyi(o)
-    return _validate.like_input(orders, out.reshape(np.shape(orders)))
-
-
-def rdp_of(f, orders, steps=1):
+def rdp_of(f: TradeOff, orders: ArrayLike, steps: float = 1) -> FloatOrArray:
     """RDP of ``steps`` compositions of a trade-off function with a privacy-loss law.
 
     ρ(λ) = steps · D_λ(Q ‖ P) = steps · log E_Q e^{(λ−1)L} / (λ − 1) for the dominating
@@ -252,7 +172,7 @@ _U = 2.0 ** -53
 _ULPS = 64.0
 
 
-def _padded_log_sum(logs: np.ndarray, signs: np.ndarray, magnitude: np.ndarray) -> float:
+def _padded_log_sum(logs: ArrayLike, signs: ArrayLike, magnitude: ArrayLike) -> float:
     """An upper bound on log Σ signs·exp(logs) that counts the rounding.
 
     Term i's log carries an absolute error of at most ``_ULPS``·u·``magnitude[i]`` (the
@@ -275,7 +195,7 @@ def _padded_log_sum(logs: np.ndarray, signs: np.ndarray, magnitude: np.ndarray) 
     return float(total) + 4.0 * _U * abs(float(total))
 
 
-def _mills(x: np.ndarray) -> np.ndarray:
+def _mills(x: FloatArray) -> FloatArray:
     """An upper bound on φ(x)/Φ(x) (2× the computed value, and at least 1e-300)."""
     with np.errstate(over="ignore"):
         r = np.exp(-0.5 * x * x - 0.5 * np.log(2.0 * np.pi) - log_ndtr(x))
@@ -352,7 +272,8 @@ def _log_a_frac(q: float, sigma: float, lam: float, rtol: float = 1e-16,
         n *= 4
 
 
-def rdp_subsampled_gaussian(orders, sample_rate, noise_multiplier, steps=1):
+def rdp_subsampled_gaussian(orders: ArrayLike, sample_rate: float, noise_multiplier: float,
+                            steps: float = 1) -> FloatOrArray:
     """RDP ρ(λ) of ``steps`` compositions of the Poisson-subsampled Gaussian mechanism
     (rate q, noise multiplier σ, add/remove neighbours): steps · log A_λ / (λ − 1)
     with A_λ from Mironov, Talwar, Zhang (2019), integer and fractional λ (see the
@@ -402,7 +323,8 @@ def rdp_subsampled_gaussian(orders, sample_rate, noise_multiplier, steps=1):
     return _validate.like_input(orders, out.reshape(np.shape(orders)))
 
 
-def rdp_to_epsilon(orders, rdp, delta, conversion: str = "improved") -> RDPEpsilon:
+def rdp_to_epsilon(orders: ArrayLike, rdp: ArrayLike, delta: float,
+                   conversion: Conversion = "improved") -> RDPEpsilon:
     """Smallest ε over the orders such that (λ, ρ(λ))-RDP ⇒ (ε, δ)-DP.
 
     conversion="mironov": ε = ρ + log(1/δ)/(λ − 1) (Mironov 2017, Prop 3).
@@ -458,7 +380,9 @@ def rdp_to_epsilon(orders, rdp, delta, conversion: str = "improved") -> RDPEpsil
     return RDPEpsilon(float(eps[best]), float(o[best]))
 
 
-def rdp_to_log_delta(orders, rdp, eps, conversion: str = "improved"):
+def rdp_to_log_delta(orders: ArrayLike, rdp: ArrayLike, eps: ArrayLike,
+                     conversion: Conversion = "improved"
+                     ) -> tuple[FloatOrArray, FloatOrArray]:
     """Upper bound on log δ(ε) from (λ, ρ(λ))-RDP, minimised over the orders.
 
     conversion="improved" (Canonne, Kamath & Steinke 2020, Prop 12; Balle et al. 2020,
@@ -528,48 +452,8 @@ def rdp_to_log_delta(orders, rdp, eps, conversion: str = "improved"):
     return out.reshape(shape), order.reshape(shape)
 
 
-def moments_accountant_epsilon(noise_multiplier, sample_rate, steps, delta, *,
-                               orders=None, conversion: str = "mironov") -> RDPEpsilon:
-    """ε of DP-SGD by the moments accountant: RDP of the Poisson-subsampled Gaussian
-    (MTZ 2019) composed over ``steps``, converted at δ (add/remove neighbours).
-
-    The defaults reproduce Bu et al. (2020): their order grid ``BU_ORDERS`` and
-    Mironov's conversion. Pass ``conversion="improved"`` for the modern conversion.
-    This is an upper bound on ε, not tight; the f-DP accountant ``fdp.dpsgd`` is.
-
-    Parameters
-    ----------
-    noise_multiplier : float
-        σ > 0.
-    sample_rate : float
-        Poisson rate q in [0, 1].
-    steps : float
-        Number of steps (≥ 0).
-    delta : float
-        δ in (0, 1).
-    orders : array_like, optional
-        Orders λ > 1 (default ``BU_ORDERS``).
-    conversion : {"mironov", "improved"}, optional
-        The RDP → (ε, δ) conversion.
-
-    Returns
-    -------
-    RDPEpsilon
-        (epsilon, order).
-
-    Examples
-    --------
-    >>> from fdp.classical import moments_accountant_epsilon
-    >>> r = moments_accountant_epsilon(1.0, 0.01, 1000, 1e-5)
-    >>> print(f"{r.epsilon:.4f} at order {r.order:g}")
-    2.5380 at order 7.9
-    """
-    o = BU_ORDERS if orders is None else _orders(orders)
-    rdp = rdp_subsampled_gaussian(o, sample_rate, noise_multiplier, steps)
-    return rdp_to_epsilon(o, rdp, delta, conversion)
-
-
-def gaussian_rdp_epsilon(mu, delta, *, orders=None, conversion: str = "improved") -> RDPEpsilon:
+def gaussian_rdp_epsilon(mu: float, delta: float, *, orders: ArrayLike | None = None,
+                         conversion: Conversion = "improved") -> RDPEpsilon:
     """(ε, δ) of μ-GDP (the Gaussian mechanism with Δ/σ = μ) through RDP:
     ρ(λ) = λ μ²/2 (the Rényi divergence of ``fdp.Gaussian(μ).law()``). An upper bound,
     for comparison with the exact ``fdp.gdp_epsilon``.
@@ -599,4 +483,4 @@ def gaussian_rdp_epsilon(mu, delta, *, orders=None, conversion: str = "improved"
     """
     m = _validate.real("mu", mu, low=0.0, low_open=True)
     o = DEFAULT_ORDERS if orders is None else _orders(orders)
-    return rdp_to_epsilon(o, Gaussian(m).law().renyi(o), delta, conversion)
+    return rdp_to_epsilon(o, np.asarray(rdp_of(Gaussian(m), o)), delta, conversion)

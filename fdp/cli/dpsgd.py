@@ -10,8 +10,10 @@ Every argument is checked before anything is computed.
 
 from __future__ import annotations
 
+import argparse
 import math
 import sys
+from typing import Any
 
 from fdp.cli._checks import image_file, whole_number
 from fdp.commandline import UsageError, count, positive, unit
@@ -24,7 +26,7 @@ from fdp.status import require_guarantee
 from fdp.tradeoff import TradeOff
 
 
-def _tol(flag: str, x):
+def _tol(flag: str, x: float | None) -> float | None:
     """The engine accuracy: a number in (0, 1] (the engine's own range), or None."""
     if x is not None and not (math.isfinite(x) and 0.0 < x <= 1.0):
         raise UsageError(f"{flag} must lie in (0, 1], got {x!r}")
@@ -42,7 +44,7 @@ def _bound(x: float, trivial: float, why: str) -> str:
 # ----------------------------------------------------------------------
 # fdp dpsgd
 # ----------------------------------------------------------------------
-def _dpsgd_schedule(args) -> tuple[float, int, str]:
+def _dpsgd_schedule(args: argparse.Namespace) -> tuple[float, int, str]:
     """(sample rate, steps, description) from either flag set."""
     by_rate = args.sample_rate is not None or args.steps is not None
     by_epochs = any(v is not None for v in (args.epochs, args.dataset_size, args.batch_size))
@@ -75,7 +77,7 @@ def _dpsgd_schedule(args) -> tuple[float, int, str]:
 DEFAULT_SENSITIVITY = {"add_remove": 1.0, "replace_one": 2.0}
 
 
-def _sampler_options(args) -> dict:
+def _sampler_options(args: argparse.Namespace) -> dict[str, Any]:
     """The extra keywords of the fixed-memory samplers (checked before computing)."""
     if args.sampling == "truncated_poisson":
         if args.dataset_size is None or args.batch_cap is None:
@@ -113,7 +115,7 @@ def _print_clt(sampling: str, mu: float, delta: float, lo: float, hi: float) -> 
         print("  -> the CLT epsilon is above the certified bracket here (over-reports)")
 
 
-def _cmd_compare_samplers(args) -> int:
+def _cmd_compare_samplers(args: argparse.Namespace) -> int:
     """``fdp dpsgd ... --compare-samplers``: one configuration, every batch sampler."""
     sigma = positive("--noise-multiplier", args.noise_multiplier)
     if None in (args.epochs, args.dataset_size, args.batch_size) or \
@@ -147,7 +149,7 @@ def _cmd_compare_samplers(args) -> int:
     return 0
 
 
-def _cmd_allocation_or_shuffle(args) -> int:
+def _cmd_allocation_or_shuffle(args: argparse.Namespace) -> int:
     """``--sampling random_allocation`` (certified) or ``--sampling shuffle`` (a LOWER
     bound only, next to the no-amplification guarantee)."""
     sigma = positive("--noise-multiplier", args.noise_multiplier)
@@ -165,7 +167,6 @@ def _cmd_allocation_or_shuffle(args) -> int:
     if args.sampling == "shuffle" and steps < t:
         raise UsageError(f"--sampling shuffle needs at least one full epoch ({t} steps)")
     plot_path = image_file("--plot", args.plot) if args.plot else None
-    from fdp.sgd import allocation
     from fdp.sgd import shuffle as shuffle_lower
     head = (f"DP-SGD: noise multiplier {sigma:g}, {t} steps per epoch, {steps} steps"
             + (f" ({schedule})" if schedule else "") + f", delta {delta:g}")
@@ -173,7 +174,8 @@ def _cmd_allocation_or_shuffle(args) -> int:
     print(f"        sampling {args.sampling}, neighbouring relation: add/remove one example")
     f: TradeOff
     if args.sampling == "random_allocation":
-        f = allocation.from_dpsgd(sigma, q, steps, tol=tol)
+        # the same computation as fdp.random_allocation(σ, t, 1, ⌈T/t⌉), through dpsgd
+        f = certified.dpsgd(sigma, q, steps, sampling="random_allocation", tol=tol)
         require_guarantee(f, "the certified line")
         lo, hi = (float(v) for v in f.epsilon_bounds(delta))
         print(f"        each example in exactly one step of every epoch; "
@@ -203,7 +205,7 @@ def _cmd_allocation_or_shuffle(args) -> int:
     return 0
 
 
-def _cmd_dpsgd(args) -> int:
+def _cmd_dpsgd(args: argparse.Namespace) -> int:
     # Every argument is checked before anything is computed.
     if args.compare_samplers:
         return _cmd_compare_samplers(args)
@@ -269,8 +271,8 @@ def _cmd_dpsgd(args) -> int:
         rdp_eps = rdp.epsilon
         print(f"RDP accountant (Mironov-Talwar-Zhang, improved conversion):  "
               f"epsilon = {rdp.epsilon:.4f} at order {rdp.order:g}   (valid, not tight; "
-              "on Bu et al.'s order grid; the certified line above takes the smaller of "
-              "the engine and a certified RDP bound on a finer grid)")
+              "fdp.sgd.dpsgd_rdp_epsilon's default orders; the certified line above "
+              "takes the smaller of the engine and a certified RDP bound on a finer grid)")
     else:
         print(f"RDP accountant: not available for sampling={args.sampling}")
 
@@ -305,7 +307,7 @@ def _cmd_dpsgd(args) -> int:
     return 0
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: Any) -> None:
     """Declare ``fdp dpsgd`` and its arguments on the sub-parsers ``sub``."""
     p = sub.add_parser("dpsgd", help="privacy of DP-SGD: certified, CLT, RDP, attack risk")
     p.add_argument("--noise-multiplier", "--sigma", type=float, required=True, metavar="S",

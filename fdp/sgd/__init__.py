@@ -10,7 +10,8 @@
 - ``clt``: ``dpsgd_clt_mu(...)``, the CLT μ of noisy SGD (Bu, Dong, Long & Su 2020;
   Dong, Roth & Su 2022, §5), an approximation, and ``compare_dpsgd_clt``.
 - ``rdp``: ``dpsgd_rdp_epsilon(...)``, the Rényi (moments) accountant (Mironov, Talwar
-  & Zhang 2019); the formulas are in ``fdp.classical.rdp``.
+  & Zhang 2019), improved conversion by default, Mironov's on request; the formulas
+  are in ``fdp.classical.rdp``.
 - ``compare``: ``compare_accountants(...)``, the certified, CLT and Rényi ε of one run.
 - ``report``: ``compare_samplers(...)``, one training configuration under every sampler.
 
@@ -24,11 +25,11 @@ from fdp.sgd.allocation import random_allocation
 from fdp.sgd.certified import dpsgd
 from fdp.sgd.clt import DPSGDComparison, compare_dpsgd_clt, dpsgd_clt_mu
 from fdp.sgd.compare import AccountantComparison, compare_accountants
-from fdp.sgd.rdp import dpsgd_rdp_epsilon, moments_accountant_epsilon
+from fdp.sgd.rdp import dpsgd_rdp_epsilon
 from fdp.sgd.report import SamplerRow, compare_samplers
 from fdp.sgd.shuffle import ShuffleLower, shuffle_lower
 
 __all__ = ["AccountantComparison", "DPSGDComparison", "SamplerRow",
            "ShuffleLower", "compare_accountants", "compare_dpsgd_clt", "compare_samplers",
-           "dpsgd", "dpsgd_clt_mu", "dpsgd_rdp_epsilon", "moments_accountant_epsilon",
-           "random_allocation", "shuffle_lower"]
+           "dpsgd", "dpsgd_clt_mu", "dpsgd_rdp_epsilon", "random_allocation",
+           "shuffle_lower"]

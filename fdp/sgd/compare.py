@@ -6,7 +6,8 @@ Three accountants answer "what ε does this training run have at δ?":
 * the CLT limit ``dpsgd_clt_mu`` (Bu, Dong, Long & Su 2020; Dong, Roth & Su 2022,
   §5), an approximation that can under-report ε;
 * the Rényi accountant ``dpsgd_rdp_epsilon`` (Mironov, Talwar & Zhang 2019), a
-  valid but loose upper bound (Poisson sampling only).
+  valid but loose upper bound (Poisson sampling only; improved conversion on its
+  default orders).
 
 ``compare_accountants`` computes all three for the same run, under the same
 neighbouring relation and sensitivity, so the table reads straight across.
@@ -70,7 +71,8 @@ class AccountantComparison:
                 f"{self.clt_epsilon:.4f} (approximation); RDP eps {rdp}")
 
 
-def compare_accountants(noise_multiplier, sample_rate, steps, delta=1e-5, *,
+def compare_accountants(noise_multiplier: float, sample_rate: float, steps: int,
+                        delta: float = 1e-5, *,
                         sampling: str = "poisson", sensitivity: float | None = None,
                         tol: float | None = None) -> AccountantComparison:
     """ε of a DP-SGD run by the certified, the CLT and the Rényi accountant.

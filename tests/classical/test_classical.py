@@ -13,33 +13,40 @@ from hypothesis import strategies as st
 
 import fdp
 from fdp import classical as C
+from fdp.sgd import dpsgd_rdp_epsilon
 
 P_MNIST = 256 / 60000
 
 
 # ----------------------------------------------------------------------
-# Moments accountant numbers of Bu, Dong, Long & Su (2020): Mironov's conversion and
-# their order grid; steps = epochs · n / batch (a float, as in their code).
+# Moments accountant numbers of Bu, Dong, Long & Su (2020): dpsgd_rdp_epsilon with
+# Mironov's conversion and their order grid; steps = epochs · n / batch (a float, as in
+# their code).
 # ----------------------------------------------------------------------
+def _bu(sigma, q, steps, delta, conversion="mironov"):
+    return dpsgd_rdp_epsilon(sigma, q, steps, delta, orders=C.BU_ORDERS,
+                             conversion=conversion)
+
+
 @pytest.mark.parametrize("sigma,epochs,eps,tol", [
     (1.3, 15, 1.1912, 5e-5),   # README, 4 digits
     (1.1, 60, 3.01, 5e-3),     # paper, 2 digits
     (0.7, 45, 7.10, 5e-3),
 ])
 def test_bu_moments_accountant(sigma, epochs, eps, tol):
-    r = C.moments_accountant_epsilon(sigma, P_MNIST, epochs * 60000 / 256, 1e-5)
+    r = _bu(sigma, P_MNIST, epochs * 60000 / 256, 1e-5)
     assert r.epsilon == pytest.approx(eps, abs=tol)
     assert r.order in C.BU_ORDERS
 
 
 def test_bu_readme_improved_conversion():
     """README: "improved by TensorFlow-privacy using the new moments accountant to 0.9545"."""
-    r = C.moments_accountant_epsilon(1.3, P_MNIST, 15 * 60000 / 256, 1e-5, conversion="improved")
+    r = _bu(1.3, P_MNIST, 15 * 60000 / 256, 1e-5, conversion="improved")
     assert r.epsilon == pytest.approx(0.9545, abs=5e-5)
 
 
 def test_bu_movielens_moments_accountant():
-    r = C.moments_accountant_epsilon(0.6, 10000 / 800167, 20 * 800167 / 10000, 1e-6)
+    r = _bu(0.6, 10000 / 800167, 20 * 800167 / 10000, 1e-6)
     assert r.epsilon == pytest.approx(15.39, abs=5e-3)
 
 
@@ -47,7 +54,7 @@ def test_bu_movielens_moments_accountant():
 def test_bu_figure4_moments_accountant(sigma, epochs, eps):
     """Fig. 4 caption: the MA with σ = 1.3 (epoch 20) and 0.7 (epoch 70) gives "the
     same ε" as the CLT curves, 1.34 and 8.68 (read off a plot: 0.01 slack)."""
-    r = C.moments_accountant_epsilon(sigma, P_MNIST, epochs * 60000 / 256, 1e-5)
+    r = _bu(sigma, P_MNIST, epochs * 60000 / 256, 1e-5)
     assert r.epsilon == pytest.approx(eps, abs=0.011)
 
 
@@ -103,7 +110,7 @@ def test_rdp_edge_cases_and_steps():
     assert C.rdp_subsampled_gaussian([2.5], 1.0, 2.0)[0] == pytest.approx(2.5 / 8)
     one = C.rdp_subsampled_gaussian([2.0, 4.5], 0.1, 1.0)
     assert np.allclose(C.rdp_subsampled_gaussian([2.0, 4.5], 0.1, 1.0, steps=7), 7 * one)
-    assert C.rdp_gaussian(3.0, 2.0, steps=5) == pytest.approx(5 * 3 / 8)
+    assert C.rdp_of(fdp.Gaussian(0.5), 3.0, steps=5) == pytest.approx(5 * 3 / 8)
 
 
 def test_gaussian_rdp_is_the_renyi_divergence():
@@ -113,7 +120,7 @@ def test_gaussian_rdp_is_the_renyi_divergence():
         q = lambda z: mpmath.npdf(z, 1, sigma)
         d = mpmath.log(mpmath.quad(lambda z: q(z) ** lam * p(z) ** (1 - lam),
                                    [-mpmath.inf, mpmath.inf])) / (lam - 1)
-    assert C.rdp_gaussian(lam, sigma) == pytest.approx(float(d), rel=1e-12)
+    assert C.rdp_of(fdp.Gaussian(1 / sigma), lam) == pytest.approx(float(d), rel=1e-12)
 
 
 # ----------------------------------------------------------------------
@@ -140,10 +147,10 @@ def test_improved_conversion_formula():
 
 
 @pytest.mark.slow
-def test_moments_accountant_never_below_certified_dpsgd():
-    """MA ε (Poisson, add/remove) is an upper bound on the certified lower ε."""
+def test_rdp_epsilon_never_below_certified_dpsgd():
+    """RDP ε (Poisson, add/remove) is an upper bound on the certified lower ε."""
     T, q = 200, 0.02
-    ma = C.moments_accountant_epsilon(1.0, q, T, 1e-5, conversion="improved").epsilon
+    ma = dpsgd_rdp_epsilon(1.0, q, T, 1e-5).epsilon
     f = fdp.dpsgd(noise_multiplier=1.0, sample_rate=q, steps=T, sampling="poisson",
                   neighbouring="add_remove")
     lo, hi = f.epsilon_bounds(1e-5)
@@ -237,7 +244,7 @@ def test_gaussian_calibration():
 
 def test_bad_orders():
     with pytest.raises(ValueError):
-        C.rdp_gaussian([1.0, 2.0], 1.0)
+        C.rdp_of(fdp.Gaussian(1.0), [1.0, 2.0])
     with pytest.raises(ValueError):
         C.rdp_subsampled_gaussian([2.0], 1.2, 1.0)
     with pytest.raises(ValueError):
@@ -260,8 +267,9 @@ def _renyi_laplace(lam, mu):
                                      (1.02, 1e-5), (3.0, 2e-7)])
 def test_laplace_rdp_is_the_renyi_divergence(lam, mu):
     mpmath.mp.dps = 30
-    assert math.isclose(C.rdp_laplace(lam, mu), _renyi_laplace(lam, mu), rel_tol=1e-10)
-    assert math.isclose(C.rdp_laplace(lam, mu, steps=3), 3 * _renyi_laplace(lam, mu),
+    assert math.isclose(C.rdp_of(fdp.Laplace(mu), lam), _renyi_laplace(lam, mu),
+                        rel_tol=1e-10)
+    assert math.isclose(C.rdp_of(fdp.Laplace(mu), lam, steps=3), 3 * _renyi_laplace(lam, mu),
                         rel_tol=1e-10)
 
 
@@ -276,19 +284,19 @@ def test_randomized_response_rdp_is_the_renyi_divergence(lam, eps):
     lam_m = mpmath.mpf(lam)
     exact = float(mpmath.log(mpmath.fsum(a ** lam_m * b ** (1 - lam_m) for a, b in zip(p, q)
                                          if a > 0)) / (lam_m - 1))
-    assert math.isclose(C.rdp_randomized_response(lam, eps), exact, rel_tol=1e-9,
+    assert math.isclose(C.rdp_of(fdp.RandomizedResponse(eps), lam), exact, rel_tol=1e-9,
                         abs_tol=1e-15)
 
 
 def test_laplace_and_rr_rdp_limits_and_bad_input():
     # λ → ∞ tends to the pure-DP ε; large λμ must not overflow
-    assert math.isclose(C.rdp_laplace(1e6, 1.0), 1.0, rel_tol=1e-5)
-    assert math.isclose(C.rdp_randomized_response(1e6, 2.0), 2.0, rel_tol=1e-5)
-    assert np.isfinite(C.rdp_laplace(1e4, 50.0))
-    assert C.rdp_laplace(np.array([2.0, 3.0]), 0.0).tolist() == [0.0, 0.0]
-    with pytest.raises(ValueError, match="mu"):
-        C.rdp_laplace(2.0, -1.0)
-    with pytest.raises(ValueError, match="eps"):
-        C.rdp_randomized_response(2.0, -0.1)
+    assert math.isclose(C.rdp_of(fdp.Laplace(1.0), 1e6), 1.0, rel_tol=1e-5)
+    assert math.isclose(C.rdp_of(fdp.RandomizedResponse(2.0), 1e6), 2.0, rel_tol=1e-5)
+    assert np.isfinite(C.rdp_of(fdp.Laplace(50.0), 1e4))
+    assert C.rdp_of(fdp.Laplace(0.0), np.array([2.0, 3.0])).tolist() == [0.0, 0.0]
     with pytest.raises(ValueError, match="orders"):
-        C.rdp_laplace(1.0, 1.0)
+        C.rdp_of(fdp.Laplace(1.0), 1.0)
+    with pytest.raises(ValueError, match="steps"):
+        C.rdp_of(fdp.Laplace(1.0), 2.0, steps=-1.0)
+    with pytest.raises(TypeError, match="TradeOff"):
+        C.rdp_of(1.0, 2.0)

@@ -112,7 +112,7 @@ def test_dpsgd_reports_bracket_clt_rdp_and_attack_risk(capsys, tmp_path):
     assert f"epsilon in [{lo:.4f}, {hi:.4f}]" in out
     mu = fdp.dpsgd_clt_mu(1.0, 0.05, 200)
     assert f"mu = {mu:.4f}" in out and "NOT a bound" in out
-    rdp = fdp.classical.moments_accountant_epsilon(1.0, 0.05, 200, 1e-5, conversion="improved")
+    rdp = fdp.sgd.dpsgd_rdp_epsilon(1.0, 0.05, 200, 1e-5)
     assert f"epsilon = {rdp.epsilon:.4f}" in out
     # attack-risk lines: certified upper ends, at or above the values from the lower curve
     import re

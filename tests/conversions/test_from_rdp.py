@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fdp
-from fdp.classical.rdp import rdp_gaussian, rdp_laplace, rdp_randomized_response
+from fdp.classical.rdp import rdp_of
 
 
 @pytest.fixture(autouse=True)
@@ -172,7 +172,7 @@ def test_gaussian_rdp_gives_back_a_curve_below_gaussian(mu, gap):
     g = fdp.Gaussian(mu)
     z = fdp.from_zcdp(mu * mu / 2)
     lam = 1.0 + np.geomspace(1e-3, 1e4, 120)
-    r = fdp.from_rdp(lam, rdp_gaussian(lam, 1.0 / mu))
+    r = fdp.from_rdp(lam, rdp_of(g, lam))
     a = np.concatenate([np.logspace(-300, -1, 30), np.linspace(0.0, 1.0, 51)])
     for f in (z, r):
         lo, hi = f.bounds(a)
@@ -182,13 +182,12 @@ def test_gaussian_rdp_gives_back_a_curve_below_gaussian(mu, gap):
     assert np.max(np.abs(z(a) - r(a))) <= 1e-3     # 120 orders are nearly the continuum
 
 
-@pytest.mark.parametrize("family, rdp_fn, param", [
-    (fdp.Laplace, rdp_laplace, 1.0), (fdp.Laplace, rdp_laplace, 4.0),
-    (fdp.RandomizedResponse, rdp_randomized_response, 2.0),
+@pytest.mark.parametrize("family, param", [
+    (fdp.Laplace, 1.0), (fdp.Laplace, 4.0), (fdp.RandomizedResponse, 2.0),
 ])
-def test_rdp_of_a_mechanism_converts_below_its_curve(family, rdp_fn, param):
+def test_rdp_of_a_mechanism_converts_below_its_curve(family, param):
     lam = np.concatenate([1.0 + np.geomspace(1e-3, 1e3, 200)])
-    f = fdp.from_rdp(lam, rdp_fn(lam, param))
+    f = fdp.from_rdp(lam, rdp_of(family(param), lam))
     a = np.concatenate([np.logspace(-200, -1, 40), np.linspace(0.0, 1.0, 101)])
     truth = family(param)(a)
     lo, hi = f.bounds(a)

@@ -40,11 +40,13 @@ def _labelled(ax):
 @pytest.fixture(scope="module")
 def mnist_panels():
     """Bu et al.'s σ = 0.7, 45-epoch MNIST setting (the MA curve at ε = 7.10)."""
-    from fdp.classical import moments_accountant_epsilon
+    from fdp.classical import BU_ORDERS
+    from fdp.sgd import dpsgd_rdp_epsilon
     q, steps, delta = 256 / 60000, 45 * 60000 // 256, 1e-5
     cert = fdp.dpsgd(0.7, q, steps, tol=1e-2)
     mu = fdp.dpsgd_clt_mu(0.7, q, steps)
-    ma = moments_accountant_epsilon(0.7, q, steps, delta).epsilon
+    ma = dpsgd_rdp_epsilon(0.7, q, steps, delta, orders=BU_ORDERS,
+                           conversion="mironov").epsilon
     fig, axes = P.new_figure(1, 2)
     lin = P.dpsgd_comparison(cert, mu, ma, delta, ax=axes[0, 0])
     roc = P.dpsgd_roc(cert, mu, ma, delta, ax=axes[0, 1])

@@ -1,8 +1,8 @@
 """fdp.sgd as the one home of DP-SGD accounting: the Rényi face and the side-by-side table.
 
-Independent truths: the Rényi ε of DP-SGD is the moments accountant of
-``fdp.classical.rdp`` at noise multiplier σ/s (the subsampled Gaussian's RDP depends on
-σ/s only; Mironov, Talwar & Zhang 2019); a certified bracket contains the true ε, and
+Independent truths: the Rényi ε of DP-SGD is the subsampled Gaussian's RDP of
+``fdp.classical.rdp`` at noise multiplier σ/s (it depends on σ/s only; Mironov, Talwar &
+Zhang 2019), converted by ``rdp_to_epsilon``; a certified bracket contains the true ε, and
 the Rényi conversion is an upper bound on it, so the certified lower end never exceeds
 the Rényi ε.
 """
@@ -13,16 +13,16 @@ import math
 
 import pytest
 
-from fdp.classical.rdp import moments_accountant_epsilon
+from fdp.classical.rdp import DEFAULT_ORDERS, rdp_subsampled_gaussian, rdp_to_epsilon
 from fdp.sgd import compare_accountants, compare_dpsgd_clt, dpsgd_rdp_epsilon
 
 
 @pytest.mark.parametrize("sens", [None, 1.0, 2.0])
-def test_rdp_face_is_the_moments_accountant_at_sigma_over_s(sens):
+def test_rdp_face_is_the_subsampled_gaussian_at_sigma_over_s(sens):
     r = dpsgd_rdp_epsilon(1.1, 0.01, 500, 1e-5, sensitivity=sens)
     s = 1.0 if sens is None else sens
-    ref = moments_accountant_epsilon(1.1 / s, 0.01, 500, 1e-5, conversion="improved")
-    assert r == ref
+    rho = rdp_subsampled_gaussian(DEFAULT_ORDERS, 0.01, 1.1 / s, 500)
+    assert r == rdp_to_epsilon(DEFAULT_ORDERS, rho, 1e-5, conversion="improved")
 
 
 def test_rdp_face_refuses_bad_input():
