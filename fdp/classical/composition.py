@@ -28,18 +28,21 @@ from __future__ import annotations
 import numpy as np
 
 from fdp import _validate
+from fdp._types import ArrayLike, FloatArray, FloatOrArray
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.eps_delta_power import MAX_K, eps_delta_k_fold
+from fdp.tradeoff import TradeOff
 
 
-def _eps_list(name, values, *, low=0.0, high=np.inf):
+def _eps_list(name: str, values: ArrayLike, *, low: float = 0.0,
+              high: float = np.inf) -> FloatArray:
     arr = _validate.reals(name, values, low=low, high=high, allow_inf=(high == np.inf)).ravel()
     if arr.size == 0:
         raise ValueError(f"{name} must contain at least one value")
     return arr
 
 
-def _broadcast_delta(eps: np.ndarray, delta) -> np.ndarray:
+def _broadcast_delta(eps: FloatArray, delta: ArrayLike) -> FloatArray:
     d = _validate.reals("delta", delta, low=0.0, high=1.0).ravel()
     if d.size == 1:
         return np.full(eps.shape, d[0])
@@ -49,7 +52,7 @@ def _broadcast_delta(eps: np.ndarray, delta) -> np.ndarray:
     return d
 
 
-def basic_composition(eps, delta=0.0) -> tuple[float, float]:
+def basic_composition(eps: ArrayLike, delta: ArrayLike = 0.0) -> tuple[float, float]:
     """(Σ ε_i, min(1, Σ δ_i)): sequential composition (Dwork, McSherry, Nissim & Smith
     2006; Dwork & Roth 2014, Thm 3.16).
 
@@ -81,7 +84,7 @@ def basic_composition(eps, delta=0.0) -> tuple[float, float]:
     return float(e.sum()), float(min(1.0, d.sum()))
 
 
-def parallel_composition(eps, delta=0.0) -> tuple[float, float]:
+def parallel_composition(eps: ArrayLike, delta: ArrayLike = 0.0) -> tuple[float, float]:
     """(max ε_i, max δ_i): mechanisms applied to disjoint parts of the data
     (McSherry 2009, PINQ, Thm 4); each individual is in one part only.
 
@@ -113,7 +116,8 @@ def parallel_composition(eps, delta=0.0) -> tuple[float, float]:
     return float(e.max()), float(d.max())
 
 
-def advanced_composition(eps, delta, k, delta_prime) -> tuple[float, float]:
+def advanced_composition(eps: float, delta: float, k: int,
+                         delta_prime: float) -> tuple[float, float]:
     """k-fold adaptive composition of (ε, δ)-DP mechanisms (Dwork, Rothblum, Vadhan
     2010, Thm III.3; Dwork & Roth 2014, Thm 3.20):
 
@@ -156,7 +160,7 @@ def advanced_composition(eps, delta, k, delta_prime) -> tuple[float, float]:
     return float(eps_total), float(min(1.0, k * d + dp))
 
 
-def _k_fold(eps, delta, k):
+def _k_fold(eps: float, delta: float, k: int) -> TradeOff:
     """f_{ε,δ}^{⊗k} (``fdp.families.eps_delta_power``), after checking the arguments."""
     e = _validate.real("eps", eps, low=0.0)
     d = _validate.probability("delta", delta)
@@ -166,7 +170,8 @@ def _k_fold(eps, delta, k):
     return eps_delta_k_fold(EpsDelta(e, d), k)
 
 
-def optimal_homogeneous_delta(eps, delta, k, eps_total):
+def optimal_homogeneous_delta(eps: float, delta: float, k: int,
+                              eps_total: ArrayLike) -> FloatOrArray:
     """Exact δ(ε') of k-fold composition of (ε, δ)-DP (Kairouz, Oh & Viswanath 2015, Thm 3.3).
 
     δ(ε') = 1 − (1 − δ)^k (1 − δ̃(ε')) with
@@ -206,7 +211,8 @@ def optimal_homogeneous_delta(eps, delta, k, eps_total):
     return _validate.like_input(eps_total, np.asarray(f.delta(et), dtype=float))
 
 
-def optimal_homogeneous_epsilon(eps, delta, k, delta_total) -> float:
+def optimal_homogeneous_epsilon(eps: float, delta: float, k: int,
+                                delta_total: float) -> float:
     """Smallest ε' ≥ 0 with δ(ε') ≤ delta_total for k-fold (ε, δ)-DP (Kairouz, Oh &
     Viswanath 2015, Thm 3.3, read on the exact profile).
 
@@ -247,7 +253,7 @@ def optimal_homogeneous_epsilon(eps, delta, k, delta_total) -> float:
     return float(f.epsilon(target))
 
 
-def kov_lattice_epsilon(eps, delta, k, delta_total) -> float:
+def kov_lattice_epsilon(eps: float, delta: float, k: int, delta_total: float) -> float:
     """Kairouz, Oh & Viswanath (2015), Thm 3.3 read literally, on its lattice of ε'.
 
     The smallest ε' = (k − 2i)ε, i = 0..⌊k/2⌋, whose δ_i = 1 − (1 − δ)^k (1 − δ̃_i)

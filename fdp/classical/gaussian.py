@@ -7,7 +7,7 @@ import numpy as np
 from fdp import _validate
 
 
-def classic_gaussian_sigma(eps, delta, sensitivity=1.0) -> float:
+def classic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0) -> float:
     """σ = Δ √(2 ln(1.25/δ)) / ε (Dwork & Roth 2014, Thm 3.22), valid for ε < 1.
 
     The classical sufficient condition for (ε, δ)-DP; ``analytic_gaussian_sigma``
@@ -44,7 +44,7 @@ def classic_gaussian_sigma(eps, delta, sensitivity=1.0) -> float:
     return float(s * np.sqrt(2.0 * np.log(1.25 / d)) / e)
 
 
-def analytic_gaussian_sigma(eps, delta, sensitivity=1.0) -> float:
+def analytic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0) -> float:
     """The smallest σ for which N(0, σ²) noise gives (ε, δ)-DP (Balle & Wang 2018).
 
     σ = Δ/μ with μ the largest μ such that μ-GDP implies (ε, δ)-DP (Dong, Roth & Su
