@@ -22,9 +22,32 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))            # document this checkout of fdp
 sys.path.insert(0, str(HERE / "_ext"))
 # The kernels that execute the notebooks and the executable pages inherit this process'
-# environment: draw their figures inline (CI exports MPLBACKEND=Agg, which draws
-# nothing). This process itself draws the gallery with Agg (``_ext/fdp_docs.py``).
+# environment: they import this checkout of fdp too (the one the API pages document),
+# and draw their figures inline (CI exports MPLBACKEND=Agg, which draws nothing). This
+# process itself draws the gallery with Agg (``_ext/fdp_docs.py``).
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
 os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+
+
+def _encrypt_kernel_transport() -> None:
+    """Have the kernel managers that MyST-NB starts provision CurveZMQ keys.
+
+    A kernel reached over plain TCP logs "Kernel is running over TCP without
+    encryption" (ipykernel ≥ 7) into the build log. The python3 kernelspec declares
+    ``supported_encryption: curve``; the manager's ``transport_encryption = "auto"``
+    gives it the keys. MyST-NB creates its managers without a config, so the
+    default is set on the trait. Older jupyter_client (no such trait) or a libzmq
+    without CurveZMQ: nothing to do (those kernels do not warn or cannot encrypt).
+    """
+    import zmq
+    from jupyter_client.manager import KernelManager
+    trait = KernelManager.class_traits().get("transport_encryption")
+    if trait is not None and zmq.has("curve"):
+        trait.default_value = "auto"
+
+
+_encrypt_kernel_transport()
 
 import fdp  # noqa: E402
 
@@ -37,6 +60,9 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # MathJax 3 copied into _static/mathjax (mathjax_path points there): maths renders
+    # without a network connection; no CDN is referenced
+    "sphinx-mathjax-offline",
     "sphinx.ext.viewcode",
     "numpydoc",
     "myst_nb",
