@@ -8,30 +8,50 @@ are drawn dashed and labelled as approximations, never as guarantees.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from fdp import _validate
+from fdp._types import ArrayLike, FloatArray
 from fdp.conversions.gdp import gdp_delta, gdp_epsilon
 from fdp.families import EpsDelta, Gaussian, Laplace
 from fdp.plotting._draw import draw_tradeoff, latex_label
 from fdp.plotting.style import alpha_grid, color, get_axes, legend, linestyle, tradeoff_axes
 from fdp.status import Status
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.lines import Line2D
 
-def _masked(v, floor):
+    from fdp.tradeoff import TradeOff
+
+#: The neighbouring relation each sampler of ``f.subsample`` is accounted for (DRS
+#: Thm 4.2: without replacement, replace-one; Poisson, add/remove), named in the legend.
+SAMPLING_RELATIONS = {
+    "poisson": "Poisson sampling, add/remove neighbours",
+    "without_replacement": "without replacement, replace-one neighbours",
+}
+
+
+def _masked(v: ArrayLike, floor: float) -> FloatArray:
     """Values below the display floor are not drawn (a log axis cannot show 0)."""
     v = np.asarray(v, dtype=float)
     return np.where(v >= floor, v, np.nan)
 
 
-def _delta_sides(f, eps):
+def _delta_sides(f: TradeOff, eps: FloatArray) -> tuple[FloatArray, FloatArray]:
     """(lower, upper) privacy profile: equal for exact f, a certified bracket otherwise."""
-    upper = f.delta(eps)
-    lower = f._delta_lower(np.asarray(eps, dtype=float)) if not f.is_exact else upper
+    upper = np.asarray(f.delta(eps), dtype=float)
+    lower = np.asarray(f._delta_lower(np.asarray(eps, dtype=float)), dtype=float) \
+        if not f.is_exact else upper
     return lower, upper
 
 
-def privacy_profile(*fs, labels=None, eps=None, ax=None, logy=True, floor=1e-12):
+def privacy_profile(*fs: TradeOff, labels: Sequence[str] | None = None,
+                    eps: ArrayLike | None = None, ax: Axes | None = None, logy: bool = True,
+                    floor: float = 1e-12) -> Axes:
     """Privacy profiles δ(ε) = sup_α (1 − f(α) − e^ε α) of trade-off functions.
 
     The profile is the (ε, δ) reading of f (Dong, Roth & Su 2022, Prop 2.12). A
@@ -90,8 +110,8 @@ def privacy_profile(*fs, labels=None, eps=None, ax=None, logy=True, floor=1e-12)
     return ax
 
 
-def gdp_conversion(mu: float = 1.0, deltas=(1e-1, 1e-2, 1e-3, 1e-5), *, ax=None,
-                   zoom: float | None = None):
+def gdp_conversion(mu: float = 1.0, deltas: Sequence[float] = (1e-1, 1e-2, 1e-3, 1e-5), *,
+                   ax: Axes | None = None, zoom: float | None = None) -> Axes:
     """μ-GDP and the (ε, δ)-DP guarantees it implies (Dong, Roth & Su 2022, Cor 2.13).
 
     G_μ is the upper envelope of the f_{ε(δ),δ} it implies; drawn are G_μ and
@@ -148,7 +168,8 @@ def gdp_conversion(mu: float = 1.0, deltas=(1e-1, 1e-2, 1e-3, 1e-5), *, ax=None,
     return ax
 
 
-def group_privacy(f, ks=(1, 2, 4, 8), *, ax=None, name=None):
+def group_privacy(f: TradeOff, ks: Sequence[int] = (1, 2, 4, 8), *, ax: Axes | None = None,
+                  name: str | None = None) -> Axes:
     """Group privacy: f-DP implies [1 − (1 − f)^{∘k}]-DP for groups of size k.
 
     Dong, Roth & Su (2022), Thm 2.14; each curve is ``f.group(k)``.
@@ -187,7 +208,8 @@ def group_privacy(f, ks=(1, 2, 4, 8), *, ax=None, name=None):
     return ax
 
 
-def laplace_limit(mu: float = 1.0, ks=(1, 2, 5, 10), *, ax=None):
+def laplace_limit(mu: float = 1.0, ks: Sequence[int] = (1, 2, 5, 10), *,
+                  ax: Axes | None = None) -> Axes:
     """Groups of size k under (μ/k, 0)-DP approach the Laplace curve L_μ as k grows.
 
     1 − (1 − f_{μ/k,0})^{∘k} → L_μ (Dong, Roth & Su 2022, §2.5, Prop 2.15). The limit is
@@ -228,8 +250,8 @@ def laplace_limit(mu: float = 1.0, ks=(1, 2, 5, 10), *, ax=None):
     return ax
 
 
-def clt_band(composed, mu: float, gamma: float | None = None, *, ax=None, label=None,
-             i: int = 0):
+def clt_band(composed: TradeOff, mu: float, gamma: float | None = None, *,
+             ax: Axes | None = None, label: str | None = None, i: int = 0) -> Axes:
     """A composition next to its CLT limit G_μ and, optionally, the Berry–Esseen band.
 
     G_μ is the central-limit approximation (Dong, Roth & Su 2022, Thm 3.5), not a bound;
@@ -287,8 +309,9 @@ def clt_band(composed, mu: float, gamma: float | None = None, *, ax=None, label=
     return ax
 
 
-def subsampling(f, ps=(0.1, 0.3, 0.6, 1.0), *, ax=None, sampling="poisson",
-                show_parts: float | None = None):
+def subsampling(f: TradeOff, ps: Sequence[float] = (0.1, 0.3, 0.6, 1.0), *,
+                ax: Axes | None = None, sampling: str = "poisson",
+                show_parts: float | None = None) -> Axes:
     """Subsampled guarantees C_p(f) = min{f_p, f_p⁻¹}** for several p.
 
     f_p = p f + (1 − p) Id (Dong, Roth & Su 2022, Thm 4.2); each curve is
@@ -302,9 +325,10 @@ def subsampling(f, ps=(0.1, 0.3, 0.6, 1.0), *, ax=None, sampling="poisson",
         Sampling probabilities.
     ax : matplotlib.axes.Axes or None, optional
         Axes to draw on; None opens a new pyplot figure.
-    sampling : str, optional
+    sampling : {"poisson", "without_replacement"}, optional
         Passed to ``f.subsample``, with its default "poisson" (add/remove neighbours);
-        "without_replacement" for C_p of DRS Thm 4.2 (replace-one neighbours).
+        "without_replacement" for C_p of DRS Thm 4.2 (replace-one neighbours). The
+        legend's title names the sampler and its neighbouring relation.
     show_parts : float or None, optional
         Also draw f_p and f_p⁻¹ dotted for this p, to show the symmetrisation C_p
         performs.
@@ -314,6 +338,11 @@ def subsampling(f, ps=(0.1, 0.3, 0.6, 1.0), *, ax=None, sampling="poisson",
     matplotlib.axes.Axes
         The Axes drawn on.
 
+    Raises
+    ------
+    ValueError
+        If ``sampling`` is not a sampler of ``f.subsample``.
+
     Examples
     --------
     >>> import fdp
@@ -322,25 +351,31 @@ def subsampling(f, ps=(0.1, 0.3, 0.6, 1.0), *, ax=None, sampling="poisson",
     >>> ax = subsampling(fdp.Gaussian(2.0), ps=(0.2, 1.0), ax=axes[0, 0])
     >>> len(ax.get_lines()) >= 3
     True
+    >>> ax.get_legend().get_title().get_text()
+    'Poisson sampling, add/remove neighbours'
     """
-    from fdp.operations.subsample import PoissonAdd
+    from fdp.operations.subsample import SAMPLINGS, PoissonAdd
+    if sampling not in SAMPLINGS:
+        raise ValueError(f"sampling must be one of {SAMPLINGS}, got {sampling!r}")
     ax = tradeoff_axes(get_axes(ax))
     for i, p in enumerate(ps):
         draw_tradeoff(ax, f.subsample(p, sampling=sampling), color=color(i), linestyle=linestyle(i),
                       label=rf"$C_{{{p:g}}}({f.latex()})$")
     if show_parts is not None:
+        # dashed, not dotted: the dotted grey line is Id(α) = 1 − α
         fp = PoissonAdd(f, show_parts)
-        draw_tradeoff(ax, fp, color="0.35", linestyle=":", linewidth=1.2,
-                      label=rf"$f_p$, $p={show_parts:g}$")
-        draw_tradeoff(ax, fp.inverse(), color="0.35", linestyle="-.", linewidth=1.2,
+        draw_tradeoff(ax, fp, color="0.3", linestyle=(0, (4, 2)), linewidth=1.2,
+                      label=rf"$f_p=pf+(1-p)\,\mathrm{{Id}}$, $p={show_parts:g}$")
+        draw_tradeoff(ax, fp.inverse(), color="0.3", linestyle="-.", linewidth=1.2,
                       label=r"$f_p^{-1}$")
-    legend(ax, loc="upper right")
+    legend(ax, loc="upper right", title=SAMPLING_RELATIONS.get(sampling),
+           title_fontsize="x-small")
     return ax
 
 
-def dpsgd_comparison(certified=None, clt_mu: float | None = None,
-                     rdp_eps: float | None = None, delta: float | None = None, *, ax=None,
-                     title=None):
+def dpsgd_comparison(certified: TradeOff | None = None, clt_mu: float | None = None,
+                     rdp_eps: float | None = None, delta: float | None = None, *,
+                     ax: Axes | None = None, title: str | None = None) -> Axes:
     """DP-SGD trade-off curves: certified bracket, CLT and moments accountant.
 
     The certified numeric bracket is a guarantee; the CLT G_μ (Bu, Dong, Long & Su
@@ -389,7 +424,7 @@ def dpsgd_comparison(certified=None, clt_mu: float | None = None,
     return ax
 
 
-def roc_axes(ax, *, alpha_min: float = 1e-8, title=None):
+def roc_axes(ax: Axes, *, alpha_min: float = 1e-8, title: str | None = None) -> Axes:
     """Log–log axes of the attacker's true-positive rate 1 − β against α.
 
     In the small-α corner trade-off curves hug the axes of a linear plot (and a CLT
@@ -434,8 +469,9 @@ def roc_axes(ax, *, alpha_min: float = 1e-8, title=None):
     return ax
 
 
-def draw_roc(ax, f, *, label=None, color=None, linestyle="-", linewidth=1.8,
-             alpha_min: float = 1e-8, band_alpha=0.3, zorder=3):
+def draw_roc(ax: Axes, f: TradeOff, *, label: str | None = None, color: str | None = None,
+             linestyle: str | tuple = "-", linewidth: float = 1.8,
+             alpha_min: float = 1e-8, band_alpha: float = 0.3, zorder: float = 3) -> Line2D:
     """Draw the ROC curve 1 − f(α) of a trade-off function on ``roc_axes``.
 
     A line for an exact or approximate f; for a certified numeric f, the band between
@@ -484,8 +520,10 @@ def draw_roc(ax, f, *, label=None, color=None, linestyle="-", linewidth=1.8,
     return line
 
 
-def dpsgd_roc(certified=None, clt_mu: float | None = None, rdp_eps: float | None = None,
-              delta: float | None = None, *, ax=None, title=None, alpha_min: float = 1e-8):
+def dpsgd_roc(certified: TradeOff | None = None, clt_mu: float | None = None,
+              rdp_eps: float | None = None, delta: float | None = None, *,
+              ax: Axes | None = None, title: str | None = None,
+              alpha_min: float = 1e-8) -> Axes:
     """The curves of ``dpsgd_comparison`` as attack ROC curves on log–log axes.
 
     TPR = 1 − β against FPR = α. Where the CLT's TPR falls below the certified band it
@@ -535,8 +573,10 @@ def dpsgd_roc(certified=None, clt_mu: float | None = None, rdp_eps: float | None
     return ax
 
 
-def dpsgd_profile(certified=None, clt_mu: float | None = None, *, eps=None, ax=None,
-                  title=None, floor=1e-12, delta: float | None = None):
+def dpsgd_profile(certified: TradeOff | None = None, clt_mu: float | None = None, *,
+                  eps: ArrayLike | None = None, ax: Axes | None = None,
+                  title: str | None = None, floor: float = 1e-12,
+                  delta: float | None = None) -> Axes:
     """DP-SGD privacy profiles δ(ε) on a log scale, where the CLT's under-reporting shows.
 
     Drawn are the certified bracket (band, upper side as the line) and the CLT's
