@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
 from fdp import _validate
 from fdp.calibration.search import Calibration, search_noise
-from fdp.calibration.targets import MAX_TAIL, Target, _given
+from fdp.calibration.targets import DELTA_EVAL_RTOL, MAX_TAIL, Target, _given
 from fdp.families.gaussian import Gaussian
 from fdp.families.laplace import Laplace
 from fdp.mechanisms.additive import GaussianMechanism, LaplaceMechanism
@@ -22,8 +23,11 @@ from fdp.tradeoff import TradeOff
 _MECHANISMS = ("gaussian", "laplace")
 
 
-def calibrate(mechanism: str = "gaussian", *, sensitivity: float = 1.0, target=None,
-              mu=None, epsilon=None, delta=None, advantage=None, tpr_at_fpr=None,
+def calibrate(mechanism: str = "gaussian", *, sensitivity: float = 1.0,
+              target: TradeOff | None = None, mu: float | None = None,
+              epsilon: float | None = None, delta: float | None = None,
+              advantage: float | None = None,
+              tpr_at_fpr: tuple[float, float] | None = None,
               rtol: float = 1e-9) -> Calibration:
     """Least noise for a Gaussian (σ) or Laplace (scale b) mechanism meeting a target.
 
@@ -110,11 +114,14 @@ def _laplace_guess(t: Target) -> float | None:
     return None
 
 
-def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon=None, delta=None, mu=None,
-                    advantage=None, tpr_at_fpr=None, target=None, sampling: str = "poisson",
+def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon: float | None = None,
+                    delta: float | None = None, mu: float | None = None,
+                    advantage: float | None = None,
+                    tpr_at_fpr: tuple[float, float] | None = None,
+                    target: TradeOff | None = None, sampling: str = "poisson",
                     neighbouring: str = "add_remove", rtol: float = 1e-3,
                     guess: float = 1.0, min_noise: float = 0.05, max_noise: float = 1e6,
-                    max_tail: float = MAX_TAIL, **engine_options) -> Calibration:
+                    max_tail: float = MAX_TAIL, **engine_options: Any) -> Calibration:
     """Smallest DP-SGD noise multiplier σ whose CERTIFIED guarantee meets the target.
 
     The guarantee is ``fdp.dpsgd(σ, sample_rate, steps, sampling, neighbouring,
@@ -127,10 +134,13 @@ def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon=None, delta=None,
 
     (ε, δ) targets with Poisson sampling (add/remove, example level) are calibrated on
     the smaller of the two certified upper bounds ``fdp.dpsgd`` reports (the f-DP
-    engine and the Rényi bound of the same run, ``fdp.sgd.min_certified``): the search
-    starts at the least σ the Rényi bound certifies (cheap), and builds the engine's
-    guarantee only where that bound does not already settle the question;
-    ``.bound`` says which of the two met the target.
+    engine and the Rényi bound of the same run, ``fdp.operations.min_certified``): the
+    least σ the Rényi bound certifies is found first (cheap); the guarantee is built
+    there once, and if the engine alone misses the target at that σ it misses it at
+    every smaller σ, so that σ is the answer with no further engine run (huge T, where
+    the engine's grid limits it). Otherwise the search goes on below it, building the
+    engine's guarantee only where the Rényi bound does not already settle the
+    question. ``.bound`` says which of the two met the target.
 
     μ and curve targets: the guarantee passes when its certified GDP bound
     (``gdp_mu_bounds``) is ≤ μ, or when it lies above f ⊗ f_{0,η} with η ≤ ``max_tail``
@@ -198,50 +208,87 @@ def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon=None, delta=None,
                             min_noise=lo_n, kind="noise_multiplier")
     # The Rényi bound is certified and cheap: the least σ it certifies is an upper end
     # for the answer, and any σ it certifies needs no engine run. Start there.
-    start = _least_rdp_noise(rdp_ok, lo_n, hi_n, rtol)
-    if start is not None:
+    built: dict[float, TradeOff] = {}
+
+    def make_once(sigma: float) -> TradeOff:
+        if sigma not in built:
+            built[sigma] = make(sigma)
+        return built[sigma]
+
+    found = _least_rdp_noise(rdp_ok, lo_n, hi_n, rtol)
+    if found is not None:
+        below, start = found
         guess = start
+        settled = _rdp_settles(make_once(start), tgt, below, start)
+        if settled is not None:
+            return settled
 
     def bound_of(sigma: float, by_rdp: bool) -> str:
         return ("the certified RDP bound" if by_rdp
                 else "the f-DP engine (with the RDP bound as a second upper bound)")
 
-    return search_noise(make, tgt, rtol=rtol, guess=guess, max_noise=hi_n, min_noise=lo_n,
-                        kind="noise_multiplier", certified_by=rdp_ok, bound_of=bound_of)
+    return search_noise(make_once, tgt, rtol=rtol, guess=guess, max_noise=hi_n,
+                        min_noise=lo_n, kind="noise_multiplier", certified_by=rdp_ok,
+                        bound_of=bound_of)
+
+
+def _rdp_settles(g: TradeOff, tgt: Target, below: float | None,
+                 start: float) -> Calibration | None:
+    """The answer without a search, when the Rényi bound alone decides it.
+
+    ``start`` is the least σ (to rtol) the Rényi bound certifies and ``below`` one it
+    does not (None: the floor ``min_noise`` passes). The guarantee g at ``start`` is
+    min(engine, Rényi) (``MinCertified``). If the engine's own upper δ(ε) at ``start``
+    misses the target, then at any smaller σ — a less private run — it misses too
+    (the search assumes, as everywhere, that more noise is never less private), and so
+    does the Rényi bound below ``start``: the least σ the minimum of the two certifies
+    is ``start``, and no engine run at another σ is needed. None when the engine meets
+    the target at ``start`` (then it may certify a smaller σ: search)."""
+    engine_delta = getattr(g, "engine_delta", None)
+    if engine_delta is None or not tgt.met_by(g):
+        return None
+    eps, delta = float(_given(tgt.epsilon)), float(_given(tgt.delta))
+    engine = float(engine_delta(eps)[0])
+    if engine * (1.0 + DELTA_EVAL_RTOL) <= delta:
+        return None
+    bound = (f"the certified RDP bound (the f-DP engine's upper δ({eps:g}) at this σ is "
+             f"{engine:.3g} > {delta:g}, so neither bound certifies a smaller σ)")
+    return Calibration(start, lower=below, target=tgt, tradeoff=g, evaluations=1,
+                       kind="noise_multiplier", at_floor=below is None, bound=bound)
 
 
 def _rdp_check(tgt: Target, q: float, steps: int, sampling: str, neighbouring: str,
                options: dict) -> Callable[[float], bool] | None:
     """σ ↦ whether the certified Rényi bound of Poisson DP-SGD alone meets an (ε, δ)
-    target (``fdp.sgd.min_certified.RDPBound``), or None where it does not apply
+    target (``fdp.sgd.min_certified.poisson_gaussian_rdp``), or None where it does not apply
     (another sampler or target, user-level or explicit sensitivity options)."""
     if (tgt.kind != "eps_delta" or sampling != "poisson" or neighbouring != "add_remove"
             or options.get("examples_per_user", 1) != 1
             or set(options) - {"tol", "progress", "sensitivity", "examples_per_user"}):
         return None
     from fdp.sgd.certified import resolve_sensitivity
-    from fdp.sgd.min_certified import RDPBound
+    from fdp.sgd.min_certified import poisson_gaussian_rdp
     sens = resolve_sensitivity(options.get("sensitivity"), "add_remove")
     eps, delta = float(_given(tgt.epsilon)), float(_given(tgt.delta))
     if delta >= 1.0:
         return None
 
     def ok(sigma: float) -> bool:
-        r = RDPBound.poisson_gaussian({(float(sigma), q): steps}, sens)
+        r = poisson_gaussian_rdp({(float(sigma), q): steps}, sens)
         return bool(r.log_delta(eps)[0] <= math.log(delta))
     return ok
 
 
 def _least_rdp_noise(ok: Callable[[float], bool], lo: float, hi: float,
-                     rtol: float) -> float | None:
-    """Least σ in [lo, hi] (to rtol) that ``ok`` passes, by bisection on log σ; None
-    if even hi does not pass."""
+                     rtol: float) -> tuple[float | None, float] | None:
+    """(a σ ``ok`` fails, the least σ in [lo, hi] it passes) to rtol, by bisection;
+    (None, lo) if lo passes; None if even hi does not pass."""
     if not ok(hi):
         return None
     if ok(lo):
-        return lo
+        return None, lo
     from fdp._numerics import bisect_monotone
-    _, up = bisect_monotone(lambda x: ok(float(x)), lo, hi, rtol=rtol)
-    return float(up)
+    down, up = bisect_monotone(lambda x: ok(float(x)), lo, hi, rtol=rtol)
+    return float(down), float(up)
 
 

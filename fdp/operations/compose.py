@@ -12,6 +12,9 @@ keyed by PAIRS of kinds, says how two reduced factors combine:
     g ⊗ f_{0,δ}                  (1−δ) g(α/(1−δ)), closed                  (DRS Def 3.1
                                  with the pair of f_{0,δ}, see ``WithDelta``)
     no rule (None)               the numeric engine, certified bracket     (fdp.engine)
+                                 with, when every factor has a closed-form
+                                 Rényi curve, the RDP bound as a second upper
+                                 end (``MinCertified``; Mironov 2017, Prop 1)
 
 The δ part of a pair (equal masses at losses ±inf) is split off exactly, so that
 for example G_μ ⊗ f_{ε,δ} runs G_μ ⊗ f_{ε,0} through the engine and adds δ exactly.
@@ -47,6 +50,8 @@ from fdp.families.finite_pair import product as pair_product
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
 from fdp.law import split_delta
+from fdp.operations.min_certified import with_rdp
+from fdp.operations.rdp_bound import RDPBound
 from fdp.operations.with_delta import WithDelta
 from fdp.tradeoff import TradeOff, as_factors, count_factors
 
@@ -78,7 +83,7 @@ def eps_delta_power(f: EpsDelta, n: int) -> FinitePair | None:
 # ----------------------------------------------------------------------
 def _gaussian_power(g: Gaussian, n: int) -> tuple[int, float]:
     """n μ² (DRS Cor 3.3) as (e, s) with n μ² = 4^e s: μ² itself under- and overflows
-    beyond μ ≈ 1e∓154 (G_{1e-200} ⊗ G_{1e-200} came out as Id). Scaling by powers of
+    beyond μ ≈ 1e∓154 (G_{1e-200} ⊗ G_{1e-200} would read as Id). Scaling by powers of
     two is exact, so wherever μ² is a normal double the result is bit for bit that of
     n μ²; n may exceed any double."""
     if g.mu == 0.0:
@@ -212,9 +217,11 @@ def compose(*fs: TradeOff, tol: float | None = None) -> TradeOff:
     return _compose_counted(count_factors(fs), tol)
 
 
-def _compose_counted(items, tol):
-    if len(items) == 1 and items[0][0]._composition_kind() == "eps_delta":
-        return eps_delta_k_fold(*items[0])     # exact at any n, in log space (KOV Thm 3.3)
+def _compose_counted(items: list[tuple[TradeOff, int]], tol: float | None) -> TradeOff:
+    if len(items) == 1:
+        f0, n0 = items[0]
+        if isinstance(f0, EpsDelta) and f0._composition_kind() == "eps_delta":
+            return eps_delta_k_fold(f0, n0)    # exact at any n, in log space (KOV Thm 3.3)
     by_kind: dict[str, list] = {}      # result kind -> [(n-fold payload or None, f, n)]
     numeric: list[tuple[TradeOff, int]] = []
     for f, n in items:
@@ -245,10 +252,13 @@ def _compose_counted(items, tol):
     if delta > 0.0:
         return WithDelta(_compose_counted(reduced, tol), delta)
     from fdp.engine import compose_numeric
-    return compose_numeric(reduced, tol)
+    # a second certified upper bound of the same composition, when every factor has a
+    # closed-form Rényi curve: the result reports the smaller (``MinCertified``)
+    return with_rdp(compose_numeric(reduced, tol), RDPBound.of_factors(items))
 
 
-def _split_delta(items):
+def _split_delta(items: list[tuple[TradeOff, int]]
+                 ) -> tuple[list[tuple[TradeOff, int]], float]:
     """Write an exact pair as pair₀ ⊗ f_{0,δ} when its +inf Q-mass equals its −inf
     P-mass (δ): pair₀ keeps the finite atoms scaled by 1/(1 − δ). Exact, since the
     product of pair₀ with the pair of f_{0,δ} gives back every atom."""
