@@ -11,9 +11,9 @@ composition of k adaptively chosen selections is tighter than the ε-DP composit
 
 from __future__ import annotations
 
-import numpy as np
-
 import fdp
+from fdp.plotting import draw_roc, draw_tradeoff, roc_axes, tradeoff_axes
+from fdp.plotting.style import color
 from fdp.repro import Check
 
 from ._common import figure, write
@@ -24,8 +24,9 @@ SOURCE = "Dong, Durfee & Rogers 2020"
 CAPTION = """Ten selections by the exponential mechanism with ε = 1. Left: trade-off curves
 of one selection as ε-DP (f_{1,0}) and as 1-bounded range (BR_1, its exact worst case),
 and of ten selections: ε-DP composed exactly (Kairouz, Oh & Viswanath), the bounded-range
-curve composed by the certified engine (BR_1^{⊗10}, lower side), and the optimal adaptive
-composition of ten bounded-range selections (`fdp.compose_selections`, lower side). Right:
+curve composed by the certified engine (BR_1^{⊗10}, lower side, bracket shaded), and the
+optimal adaptive composition of ten bounded-range selections (`fdp.compose_selections`,
+lower side). Each curve keeps its colour in both panels. Right:
 the same ten-fold curves as attack ROC curves on log–log axes. Checked at δ = 1e-6: ε-DP
 composition gives ε ≈ 10 (dp_accounting's PLD value 10.0), and both bounded-range
 compositions stay below the RDP bounded-range accountant's 8.83."""
@@ -49,25 +50,20 @@ def run(out_dir, fast: bool = False):
                               "< 8.83, ≤ BR^⊗10", f"[{o_lo:.4f}, {o_hi:.4f}]",
                               o_hi < 8.83 and o_lo <= b_hi))
     fig, (ax, ax_roc) = figure(1, 2, size=4.6)
-    a = np.linspace(0.0, 1.0, 401)
-    small = np.logspace(-8, 0, 400)
-    one = [(r"one selection, $\varepsilon$-DP $f_{1,0}$", fdp.EpsDelta(EPS), ":"),
-           (r"one selection, bounded range $BR_1$", fdp.BoundedRange(EPS), "-.")]
-    ten = [(r"ten, $\varepsilon$-DP composed (exact)", pure, "--"),
-           (r"ten, $BR_1^{\otimes 10}$ (certified lower side)", br, "-"),
-           ("ten, optimal adaptive (certified lower side)", opt, (0, (5, 1, 1, 1)))]
-    for label, f, ls in one + ten:
-        ax.plot(a, f(a), ls=ls, lw=1.4, label=label)
-    for label, f, ls in ten:
-        ax_roc.loglog(small, np.maximum(1.0 - f(small), 1e-12), ls=ls, lw=1.4, label=label)
-    ax.plot(a, 1 - a, color="0.6", lw=0.8, ls=":")
-    ax.set_xlabel(r"type I error $\alpha$")
-    ax.set_ylabel(r"type II error $\beta$")
-    ax.set_title(r"exponential mechanism, $\varepsilon = 1$")
-    ax.legend(fontsize=7)
-    ax_roc.set_xlabel("false-positive rate")
-    ax_roc.set_ylabel("true-positive rate")
-    ax_roc.set_title("ten selections: attack ROC (log–log)")
-    ax_roc.legend(fontsize=7)
+    tradeoff_axes(ax, title=r"exponential mechanism, $\varepsilon = 1$")
+    roc_axes(ax_roc, title="ten selections: attack ROC (log–log)")
+    one = [(r"one, $\varepsilon$-DP $f_{1,0}$", fdp.EpsDelta(EPS), ":"),
+           (r"one, bounded range $BR_1$", fdp.BoundedRange(EPS), (0, (1, 1)))]
+    ten = [(r"ten, $\varepsilon$-DP composed $f_{1,0}^{\otimes 10}$", pure, "--"),
+           (r"ten, $BR_1^{\otimes 10}$", br, "-"),
+           ("ten, optimal adaptive", opt, "-.")]
+    # one colour per curve in both panels; certified curves as their safe side, shaded
+    for i, (label, f, ls) in enumerate(one + ten):
+        draw_tradeoff(ax, f, label=label, color=color(i), linestyle=ls, linewidth=1.6)
+        if i >= len(one):
+            draw_roc(ax_roc, f, label=label, color=color(i), linestyle=ls, linewidth=1.6)
+    # one legend below both panels: beside one panel it would squeeze the two
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=3,
+               fontsize="small")
     write(fig, out_dir, NAME)
     return checks

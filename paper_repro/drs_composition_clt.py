@@ -32,6 +32,15 @@ the middle panel. Checked: δ(4) = 5.519627e-3, μ and γ as printed, the band
 statement, and that the distance to the CLT limit shrinks with n."""
 
 
+def _power_label(name: str, n: int, tail: str = "") -> str:
+    r"""``name_{1/√n}^{⊗n}`` with 1/√n written out (n = 1, 4, 16, 64: 1, 1/2, 1/4, 1/8) and
+    no ⊗1 power: $f_{1,0}$, $f_{1/2,0}^{\otimes 4}$, $L_{1/4}^{\otimes 16}$."""
+    root = round(np.sqrt(n))
+    scale = "1" if root == 1 else rf"1/{root}" if root * root == n else rf"1/\sqrt{{{n}}}"
+    power = "" if n == 1 else rf"^{{\otimes {n}}}"
+    return rf"${name}_{{{scale}{tail}}}{power}$"
+
+
 def run(out_dir, fast: bool = False):
     checks = []
     f10 = fdp.EpsDelta(0.5) ** 10
@@ -64,8 +73,7 @@ def run(out_dir, fast: bool = False):
         for i, n in enumerate(ns):
             draw_tradeoff(target, fdp.EpsDelta(1 / np.sqrt(n)) ** n, color=color(i),
                           linestyle=linestyle(i), linewidth=1.5,
-                          label=rf"$f_{{1/\sqrt{{{n}}},0}}^{{\otimes {n}}}$"
-                          if target is ax else "_")
+                          label=_power_label("f", n, ",0") if target is ax else "_")
     legend(ax, loc="upper right")
     ax.set_title(r"$f_{1/\sqrt{n},0}^{\otimes n}\to G_1$ (recomputed)")
 
@@ -82,7 +90,7 @@ def run(out_dir, fast: bool = False):
             for target in (ax, zoom):
                 main = target is ax
                 draw_tradeoff(target, comp, color=color(i), linestyle=linestyle(i),
-                              label=rf"$L_{{1/\sqrt{{{n}}}}}^{{\otimes {n}}}$" if main else "_")
+                              label=_power_label("L", n) if main else "_")
                 draw_tradeoff(target, fdp.Gaussian(mu_n), color=color(i), linestyle=(0, (1, 1)),
                               linewidth=1.0, label="_")
             lap_d.append(sup_distance(comp, fdp.Gaussian(mu_n)))

@@ -61,12 +61,13 @@ def run(out_dir, fast: bool = False):
     ]
     fig, axes = figure(1, 2, size=4.8)
     ax = tradeoff_axes(axes[0], title=r"$G_{0.5}$ on a grid: (ε, δ) fits")
-    draw_tradeoff(ax, g, color="k", linewidth=2.0, label=r"$G_{0.5}$")
     draw_points(ax, GRID, g(GRID), color=color(0), label="grid")
+    # on top and thin: under the 101 grid markers a thick G_0.5 would not show
+    draw_tradeoff(ax, g, color="k", linewidth=1.0, zorder=6, label=r"$G_{0.5}$")
     draw_tradeoff(ax, fdp.EpsDelta(1.45), color=color(1), linestyle="--",
                   label=r"$f_{1.45,0}$ (fit to points)")
     draw_tradeoff(ax, fdp.EpsDelta(1.45, fdp.gdp_delta(0.5, 1.45)), color=color(2),
-                  linestyle=":", label=r"$f_{1.45,\,0.000544}$ (exact)")
+                  linestyle=":", label=r"$f_{1.45,\,0.000544}$ ($G_{0.5}$'s δ at ε=1.45)")
     legend(ax, loc="upper right")
     ax = tradeoff_axes(axes[1], title="documented empirical points")
     draw_points(ax, EMP_A, EMP_B1, color=color(0), label="points A")

@@ -9,7 +9,7 @@ from matplotlib.colors import to_rgba
 from matplotlib.mathtext import MathTextParser
 
 import fdp
-from fdp.plotting import clt_band, hypothesis_test, latex_label, new_figure
+from fdp.plotting import clt_band, hypothesis_test, latex_label, new_figure, subsampling
 
 matplotlib.use("Agg")
 
@@ -112,3 +112,45 @@ def test_sampler_figure_names_relations_and_draws_lower_bounds_dashed(tmp_path):
     # one relation only: no warning in the legend
     fig = plot_samplers({"Poisson": curves["Poisson"]}, tmp_path / "p.png")
     assert fig.axes[0].get_legend().get_title().get_text() == ""
+
+
+@pytest.mark.parametrize("sampling, relation", [("poisson", "add/remove"),
+                                                ("without_replacement", "replace-one")])
+def test_subsampling_names_its_neighbouring_relation(sampling, relation):
+    fig, axes = new_figure()
+    ax = subsampling(fdp.Gaussian(2.0), ps=(0.3,), sampling=sampling, show_parts=0.3,
+                     ax=axes[0, 0])
+    assert relation in ax.get_legend().get_title().get_text()
+    # f_p is not drawn in the dotted style of the perfect-privacy line Id(α)
+    lines = _lines(ax)
+    diagonal = next(l for k, l in lines.items() if k.startswith(r"$\mathrm{Id}"))
+    f_p = next(l for k, l in lines.items() if k.startswith("$f_p="))
+    assert f_p.get_linestyle() != diagonal.get_linestyle()
+    with pytest.raises(ValueError, match="sampling"):
+        subsampling(fdp.Gaussian(2.0), sampling="shuffle", ax=axes[0, 0])
+
+
+def _colours_by_label(ax):
+    return {l.get_label(): to_rgba(l.get_color()) for l in ax.get_lines()
+            if not l.get_label().startswith("_")}
+
+
+@pytest.mark.parametrize("name", ["ddr_selection", "samplers_compare"])
+def test_repro_figures_keep_one_colour_per_curve_across_panels(name, tmp_path, monkeypatch):
+    """A curve drawn in both panels (trade-off and ROC) has one colour and one label."""
+    from fdp import repro
+
+    drawn = {}
+    mod = repro.load(name)
+    monkeypatch.setattr(mod, "write", lambda fig, out, n: drawn.setdefault(n, fig))
+    mod.run(tmp_path, fast=True)
+    ax, ax_roc = drawn[name].axes[:2]
+    left, right = _colours_by_label(ax), _colours_by_label(ax_roc)
+    shared = {k.replace(" (lower side)", "").replace(" (safe side)", "")
+              for k in right} & {k.replace(" (lower side)", "") for k in left}
+    assert len(shared) >= 3
+    for k in shared:
+        lk = next(v for key, v in left.items() if key.startswith(k))
+        rk = next(v for key, v in right.items() if key.startswith(k))
+        assert lk == rk, k
+    assert ax.get_xlim() == (0.0, 1.0) and ax_roc.get_xscale() == "log"
