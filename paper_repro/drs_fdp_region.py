@@ -2,7 +2,8 @@
 
 A mechanism is f-DP when its trade-off curve lies above f everywhere (DRS Def 2.3).
 With f = G_1, the curves G_0.5 and f_{0.5,0} lie above f (f-DP), while f_{1,0.1}
-crosses below it (not f-DP): one solid f and three dashed test curves.
+crosses below it (not f-DP): one solid f and three test curves, dashed when f-DP and
+dash-dotted when not.
 """
 
 from __future__ import annotations
