@@ -15,6 +15,7 @@ from fdp.calibration.targets import DELTA_EVAL_RTOL, MAX_TAIL, Target, _given
 from fdp.families.gaussian import Gaussian
 from fdp.families.laplace import Laplace
 from fdp.mechanisms.additive import GaussianMechanism, LaplaceMechanism
+from fdp.sgd.schedule import accepts_epochs
 from fdp.tradeoff import TradeOff
 
 # ----------------------------------------------------------------------
@@ -114,6 +115,8 @@ def _laplace_guess(t: Target) -> float | None:
     return None
 
 
+@accepts_epochs
+@_validate.british_spelling
 def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon: float | None = None,
                     delta: float | None = None, mu: float | None = None,
                     advantage: float | None = None,
@@ -153,6 +156,9 @@ def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon: float | None = N
         q ∈ (0, 1].
     steps : int
         Number of steps T ≥ 1.
+    batch_size, dataset_size, epochs
+        Instead of ``sample_rate`` and ``steps``, as training code states them:
+        q = B/N and T = ⌈E·N/B⌉ (``fdp.sgd.schedule.from_epochs``; keywords).
     epsilon, delta, mu, advantage, tpr_at_fpr, target
         The target, exactly one of them (ε with δ), as in ``calibrate``.
     sampling, neighbouring : str
@@ -178,6 +184,9 @@ def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon: float | None = N
     ValueError
         If the target is malformed, a number is out of range, or only the numeric
         accuracy keeps the target from being met.
+    TypeError
+        For both forms of the schedule at once, an incomplete one, or the US spelling
+        ``neighboring=`` (the message names ``neighbouring=``).
 
     Examples
     --------
@@ -185,6 +194,10 @@ def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon: float | None = N
     >>> s = fdp.calibrate_dpsgd(sample_rate=0.01, steps=10, epsilon=2.0, delta=1e-5,
     ...                         rtol=0.1, tol=1e-2)
     >>> bool(fdp.dpsgd(float(s), 0.01, 10, tol=1e-2).epsilon(1e-5) <= 2.0)
+    True
+    >>> e = fdp.calibrate_dpsgd(batch_size=100, dataset_size=10000, epochs=0.1,
+    ...                         epsilon=2.0, delta=1e-5, rtol=0.1, tol=1e-2)
+    >>> float(e) == float(s)                  # q = 100/10000, T = 0.1·10000/100 = 10
     True
     """
     from fdp.sgd.certified import dpsgd  # the engine loads on first use only

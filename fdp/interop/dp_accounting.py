@@ -52,8 +52,10 @@ nothing is silently approximated.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -72,6 +74,9 @@ from fdp.families import (
 from fdp.operations import compose
 from fdp.status import require_guarantee
 from fdp.tradeoff import TradeOff
+
+#: A dp_accounting ``DpEvent`` (or its named-tuple form), read by duck typing.
+Event = Any
 
 NEIGHBOURING = ("add_remove", "replace_one")
 
@@ -101,7 +106,8 @@ def no_privacy() -> TradeOff:
     return EpsDelta(0.0, 1.0)
 
 
-def from_dp_event(event, neighbouring: str = "add_remove", *,
+@_validate.british_spelling
+def from_dp_event(event: Event, neighbouring: str = "add_remove", *,
                   replace_one_sensitivity: float = 2.0) -> TradeOff:
     """The f-DP guarantee of a dp_accounting ``DpEvent`` (see the module docstring).
 
@@ -132,6 +138,8 @@ def from_dp_event(event, neighbouring: str = "add_remove", *,
     UnsupportedEventError
         For an event with no f-DP meaning here; the message names the event and what
         to use instead.
+    TypeError
+        For the US spelling ``neighboring=`` (the message names ``neighbouring=``).
 
     References
     ----------
@@ -155,7 +163,8 @@ def from_dp_event(event, neighbouring: str = "add_remove", *,
     return _finish(_map(event, ctx, build=True))
 
 
-def check_dp_event(event, neighbouring: str = "add_remove", *,
+@_validate.british_spelling
+def check_dp_event(event: Event, neighbouring: str = "add_remove", *,
                    replace_one_sensitivity: float = 2.0) -> None:
     """Raise ``UnsupportedEventError`` (or ``ValueError``) if ``from_dp_event`` would.
 
@@ -242,8 +251,8 @@ def _accountant_class() -> type:
         3.7697
         """
 
-        def __init__(self, neighboring_relation=relation.ADD_OR_REMOVE_ONE, *,
-                     replace_one_sensitivity: float = 2.0):
+        def __init__(self, neighboring_relation: Any = relation.ADD_OR_REMOVE_ONE, *,
+                     replace_one_sensitivity: float = 2.0) -> None:
             if not isinstance(neighboring_relation, relation):
                 raise TypeError("neighboring_relation must be a dp_accounting NeighboringRelation "
                                 f"(ADD_OR_REMOVE_ONE or REPLACE_ONE), got {neighboring_relation!r}")
@@ -253,7 +262,7 @@ def _accountant_class() -> type:
             self._tradeoff: TradeOff | None = None
 
         # -- PrivacyAccountant -------------------------------------------------
-        def _maybe_compose(self, event, count: int, do_compose: bool):
+        def _maybe_compose(self, event: Event, count: int, do_compose: bool) -> Any:
             try:
                 _validate.positive_int("count", count, low=0)
                 _map(event, self._ctx, build=False)
@@ -292,7 +301,7 @@ def _accountant_class() -> type:
     return FdpAccountant
 
 
-def _target_delta(value) -> float:
+def _target_delta(value: object) -> float:
     return _validate.real("target_delta", value, low=0.0, high=1.0)
 
 
@@ -339,7 +348,7 @@ _MAX_EXPANDED_STEPS = 10**7
 _NONE = _Mapped(None, private=False)
 
 
-def _relation(neighbouring) -> str:
+def _relation(neighbouring: Any) -> str:
     name = getattr(neighbouring, "name", neighbouring)
     name = _RELATION_NAMES.get(name, name)
     if name not in NEIGHBOURING:
@@ -349,7 +358,7 @@ def _relation(neighbouring) -> str:
     return name
 
 
-def _sensitivity(value) -> float:
+def _sensitivity(value: object) -> float:
     return _validate.real("replace_one_sensitivity", value, low=0.0, high=2.0, low_open=True)
 
 
@@ -358,7 +367,7 @@ def _up(x: float) -> float:
     return float(np.nextafter(x, np.inf))
 
 
-def _ratio(a, b, *, up: bool) -> float:
+def _ratio(a: float | Fraction, b: float, *, up: bool) -> float:
     """a/b rounded to a float on the requested side (exact when a/b is a float)."""
     exact = Fraction(a) / Fraction(b)
     try:
@@ -372,14 +381,14 @@ def _ratio(a, b, *, up: bool) -> float:
     return x
 
 
-def _event_name(event) -> str:
+def _event_name(event: Event) -> str:
     """The DpEvent class name; works for events and their ``to_named_tuple()`` form."""
     if hasattr(event, "_fields") and hasattr(event, "class_name"):
         return str(event.class_name)
     return type(event).__name__
 
 
-def _field(event, name: str):
+def _field(event: Event, name: str) -> Any:
     try:
         return getattr(event, name)
     except AttributeError:
@@ -388,7 +397,7 @@ def _field(event, name: str):
             f"of that name this adapter reads ({event!r})") from None
 
 
-def _nonneg(event, name: str, *, allow_inf: bool = False) -> float:
+def _nonneg(event: Event, name: str, *, allow_inf: bool = False) -> float:
     return _validate.real(f"{_event_name(event)}.{name}", _field(event, name), low=0.0,
                           allow_inf=allow_inf)
 
@@ -397,7 +406,7 @@ def _leaf(f: TradeOff) -> _Mapped:
     return _Mapped(f)
 
 
-def _map(event, ctx: _Context, build: bool) -> _Mapped:
+def _map(event: Event, ctx: _Context, build: bool) -> _Mapped:
     """The guarantee of one event, by its dp_accounting class name (events are read by
     duck typing, so the name is the only type information there is)."""
     name = _event_name(event)
@@ -465,7 +474,7 @@ def _finish(m: _Mapped) -> TradeOff:
     return f
 
 
-def _dpsgd_run(steps) -> TradeOff | None:
+def _dpsgd_run(steps: tuple[tuple[float, float, int], ...]) -> TradeOff | None:
     """``fdp.dpsgd`` of Poisson-subsampled Gaussian steps (σ, q, n) under add/remove, or
     None when the steps are too many to list per step."""
     from fdp.sgd.certified import dpsgd
@@ -490,15 +499,15 @@ def _built(m: _Mapped) -> TradeOff:
 
 
 # -- leaves ----------------------------------------------------------------
-def _noop(event, ctx, build):
+def _noop(event: Event, ctx: _Context, build: bool) -> _Mapped:
     return _leaf(Identity())
 
 
-def _non_private(event, ctx, build):
+def _non_private(event: Event, ctx: _Context, build: bool) -> _Mapped:
     return _NONE
 
 
-def _gaussian(event, ctx, build):
+def _gaussian(event: Event, ctx: _Context, build: bool) -> _Mapped:
     sigma = _nonneg(event, "noise_multiplier", allow_inf=True)
     m = _additive(Gaussian, ctx.sensitivity, sigma)
     if ctx.relation == "add_remove" and m.private and 0.0 < sigma < math.inf:
@@ -506,12 +515,13 @@ def _gaussian(event, ctx, build):
     return m
 
 
-def _laplace(event, ctx, build):
+def _laplace(event: Event, ctx: _Context, build: bool) -> _Mapped:
     b = _nonneg(event, "noise_multiplier", allow_inf=True)
     return _additive(Laplace, ctx.sensitivity, b)
 
 
-def _additive(family, sensitivity: float, scale: float) -> _Mapped:
+def _additive(family: Callable[[float], TradeOff], sensitivity: float,
+              scale: float) -> _Mapped:
     """family(μ) with μ = Δ/scale rounded up; scale 0 (or μ overflowing) is no privacy."""
     if scale == 0.0:
         return _NONE
@@ -523,7 +533,7 @@ def _additive(family, sensitivity: float, scale: float) -> _Mapped:
     return _leaf(family(mu))
 
 
-def _discrete_laplace(event, ctx, build):
+def _discrete_laplace(event: Event, ctx: _Context, build: bool) -> _Mapped:
     a = _nonneg(event, "noise_parameter", allow_inf=True)
     c = _nonneg(event, "sensitivity")
     if c == 0.0 or a == math.inf:
@@ -534,7 +544,7 @@ def _discrete_laplace(event, ctx, build):
     return _leaf(DiscreteLaplace(_ratio(1.0, a, up=False), sensitivity=_scaled(event, ctx, c)))
 
 
-def _discrete_gaussian(event, ctx, build):
+def _discrete_gaussian(event: Event, ctx: _Context, build: bool) -> _Mapped:
     sigma = _nonneg(event, "sigma", allow_inf=True)
     s = _nonneg(event, "sensitivity") if hasattr(event, "sensitivity") else 1.0
     dimension = getattr(event, "dimension", None)
@@ -552,7 +562,7 @@ def _discrete_gaussian(event, ctx, build):
     return _leaf(DiscreteGaussian(sigma, sensitivity=_scaled(event, ctx, s)))
 
 
-def _scaled(event, ctx, c: float) -> int:
+def _scaled(event: Event, ctx: _Context, c: float) -> int:
     """Δ·c as the integer sensitivity a discrete mechanism needs (or a clear error)."""
     delta = ctx.sensitivity * c
     if not float(delta).is_integer():
@@ -563,7 +573,7 @@ def _scaled(event, ctx, c: float) -> int:
     return int(delta)
 
 
-def _randomized_response(event, ctx, build):
+def _randomized_response(event: Event, ctx: _Context, build: bool) -> _Mapped:
     p = _validate.probability(f"{_event_name(event)}.noise_parameter",
                               _field(event, "noise_parameter"))
     k = _validate.positive_int(f"{_event_name(event)}.num_buckets", _field(event, "num_buckets"))
@@ -581,7 +591,7 @@ def _randomized_response(event, ctx, build):
     return _leaf(RandomizedResponse(eps, k))
 
 
-def _epsilon_delta(event, ctx, build):
+def _epsilon_delta(event: Event, ctx: _Context, build: bool) -> _Mapped:
     eps = _nonneg(event, "epsilon", allow_inf=True)
     delta = _validate.probability(f"{_event_name(event)}.delta", _field(event, "delta"))
     if eps == math.inf or delta == 1.0:
@@ -591,7 +601,7 @@ def _epsilon_delta(event, ctx, build):
     return _leaf(EpsDelta(eps, delta))
 
 
-def _pure(event, family) -> _Mapped:
+def _pure(event: Event, family: Callable[[float], TradeOff]) -> _Mapped:
     """An ε-DP event: family(ε); ε = 0 is Id and ε = ∞ no privacy."""
     eps = _nonneg(event, "epsilon", allow_inf=True)
     if eps == math.inf:
@@ -599,15 +609,15 @@ def _pure(event, family) -> _Mapped:
     return _leaf(Identity() if eps == 0.0 else family(eps))
 
 
-def _exponential(event, ctx, build):
+def _exponential(event: Event, ctx: _Context, build: bool) -> _Mapped:
     return _pure(event, BoundedRange)
 
 
-def _permute_and_flip(event, ctx, build):
+def _permute_and_flip(event: Event, ctx: _Context, build: bool) -> _Mapped:
     return _pure(event, EpsDelta)
 
 
-def _zcdp(event, ctx, build):
+def _zcdp(event: Event, ctx: _Context, build: bool) -> _Mapped:
     rho = _nonneg(event, "rho", allow_inf=True)
     xi = _nonneg(event, "xi", allow_inf=True) if hasattr(event, "xi") else 0.0
     if math.isinf(rho) or math.isinf(xi):
@@ -616,7 +626,7 @@ def _zcdp(event, ctx, build):
 
 
 # -- structure ------------------------------------------------------------
-def _self_composed(event, ctx, build):
+def _self_composed(event: Event, ctx: _Context, build: bool) -> _Mapped:
     count = _validate.positive_int(f"{_event_name(event)}.count", _field(event, "count"), low=0)
     inner = _map(_field(event, "event"), ctx, build)
     if count == 0:
@@ -625,10 +635,10 @@ def _self_composed(event, ctx, build):
         return _NONE
     if inner.steps is not None:
         return _Mapped(None, True, steps=tuple((s, q, n * count) for s, q, n in inner.steps))
-    return _Mapped(inner.f ** count if build else None, inner.directional)
+    return _Mapped(_built(inner) ** count if build else None, inner.directional)
 
 
-def _composed(event, ctx, build):
+def _composed(event: Event, ctx: _Context, build: bool) -> _Mapped:
     parts = [_map(e, ctx, build) for e in _field(event, "events")]
     if any(not m.private for m in parts):
         return _NONE
@@ -638,12 +648,12 @@ def _composed(event, ctx, build):
     if not build:
         return _Mapped(None, directional)
     if all(m.steps is not None for m in parts):
-        return _Mapped(None, True, steps=tuple(t for m in parts for t in m.steps))
+        return _Mapped(None, True, steps=tuple(t for m in parts for t in m.steps or ()))
     fs = [_built(m) for m in parts]
     return _Mapped(fs[0] if len(fs) == 1 else compose(*fs), directional)
 
 
-def _poisson(event, ctx, build):
+def _poisson(event: Event, ctx: _Context, build: bool) -> _Mapped:
     q = _validate.probability(f"{_event_name(event)}.sampling_probability",
                               _field(event, "sampling_probability"))
     if ctx.relation != "add_remove":
@@ -663,7 +673,7 @@ def _poisson(event, ctx, build):
     return _Mapped(_built(inner).subsample(q, sampling="poisson", direction="add"), True)
 
 
-def _without_replacement(event, ctx, build):
+def _without_replacement(event: Event, ctx: _Context, build: bool) -> _Mapped:
     n = _validate.positive_int(f"{_event_name(event)}.source_dataset_size",
                                _field(event, "source_dataset_size"))
     m = _validate.positive_int(f"{_event_name(event)}.sample_size",
