@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from fdp._constants import EPS_SEARCH
-from fdp._numerics import conjugate_delta, maximise_unimodal
+from fdp._numerics import ArrayFn, conjugate_delta, maximise_unimodal
 from fdp._numerics import search_grid as _search_grid
+from fdp._types import FloatArray
 from fdp.status import Status, status_of
 from fdp.tradeoff import TradeOff, as_factors, math_repr, remark
+
+if TYPE_CHECKING:
+    from fdp.law import EnvelopeLaw
 
 
 @dataclass(frozen=True)
@@ -19,7 +24,7 @@ class _Combination(TradeOff):
     (max f_i)⁻¹ = max f_i⁻¹ and (min f_i)**⁻¹ = (min f_i⁻¹)** (reflection in the
     diagonal preserves pointwise order and convex hulls)."""
 
-    members: tuple
+    members: tuple[TradeOff, ...]
 
     def _has_certified_delta(self) -> bool:
         # max (envelope) and min (strongest) of the members' profiles are 0 exactly
@@ -46,7 +51,7 @@ class _Combination(TradeOff):
         one = any(m.directions == "one" for m in self.members)
         return "one" if one and not self.symmetric else "both"
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         # members' remarks describe the members, not the result: one at the end only
         parts = [math_repr(m) for m in self.members]
         return self._name + "(" + ", ".join(parts) + ")" + remark(self)
@@ -61,26 +66,25 @@ class Strongest(_Combination):
 
     _name = "strongest"
 
-    def _beta(self, alpha):
+    def _beta(self, alpha: FloatArray) -> FloatArray:
         return np.max([m._beta(alpha) for m in self.members], axis=0)
 
-    def _upper(self, alpha):
+    def _upper(self, alpha: FloatArray) -> FloatArray:
         return np.max([m._upper(alpha) for m in self.members], axis=0)
 
-    def _delta(self, eps):
+    def _delta(self, eps: FloatArray) -> FloatArray:
         """Upper δ: min{sup_α (1 − max_i f_i(α) − e^ε α) + DELTA_RESOLUTION, min_i δ_i}.
 
         Both are upper bounds: max_i f_i ≥ f_j gives δ ≤ δ_j for every member j, and
         the supremum, maximised numerically over evaluated β (``conjugate_delta``), is
         known only to the absolute resolution of 1 − β near β = 1 (``DELTA_RESOLUTION``),
         so it is raised by that much. Below it the members' certified profiles answer
-        (max{G_√3, G_2} = G_√3 keeps ε(1e-20) = 17.1976; a plain numerical supremum
-        read 0 there and gave 15.5).
+        (max{G_√3, G_2} = G_√3 keeps ε(1e-20) = 17.1976).
         """
         own = conjugate_delta(self._beta, eps, bound="upper")
         return np.minimum(own, np.min([m._delta(eps) for m in self.members], axis=0))
 
-    def _delta_lower(self, eps):
+    def _delta_lower(self, eps: FloatArray) -> FloatArray:
         """Lower δ: the conjugate of the upper sides, less its resolution (a value of
         the objective, not its supremum, is a lower bound)."""
         return np.minimum(conjugate_delta(self._upper, eps, bound="lower"), self._delta(eps))
@@ -102,31 +106,31 @@ class Envelope(_Combination):
 
     _name = "envelope"
 
-    def _delta(self, eps):
+    def _delta(self, eps: FloatArray) -> FloatArray:
         return np.max([m._delta(eps) for m in self.members], axis=0)
 
-    def _delta_lower(self, eps):
+    def _delta_lower(self, eps: FloatArray) -> FloatArray:
         return np.max([m._delta_lower(eps) for m in self.members], axis=0)
 
-    def _beta(self, alpha):
+    def _beta(self, alpha: FloatArray) -> FloatArray:
         return _biconjugate(self._delta, alpha)
 
-    def _upper(self, alpha):
+    def _upper(self, alpha: FloatArray) -> FloatArray:
         return _biconjugate(self._delta_lower, alpha)
 
-    def _delta_members(self):
+    def _delta_members(self) -> tuple[TradeOff, ...]:
         return self.members             # δ = max_i δ_i exactly (engine hook)
 
     def latex(self) -> str:
         return r"\min\{" + ", ".join(m.latex() for m in self.members) + r"\}^{**}"
 
-    def law(self):
+    def law(self) -> EnvelopeLaw:
         """The members' laws (``fdp.law.EnvelopeLaw``: a loss range, not one pair)."""
         from fdp.law import EnvelopeLaw
         return EnvelopeLaw(tuple(m.law() for m in self.members))
 
 
-def _biconjugate(delta_fn, alpha: np.ndarray) -> np.ndarray:
+def _biconjugate(delta_fn: ArrayFn, alpha: FloatArray) -> FloatArray:
     """β(α) = sup_ε max{0, 1 − δ(ε) − e^ε α}, vectorised in α.
 
     δ is evaluated once on a grid of ε; each α then refines its best grid cell by
@@ -143,16 +147,19 @@ def _biconjugate(delta_fn, alpha: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore"):
             values = grid_gain[None, :] - np.where(ac[:, None] == 0, 0.0,
                                                    grid_y[None, :] * ac[:, None])
-        value[s:s + 4096] = maximise_unimodal(
-            lambda e, ac=ac: 1.0 - delta_fn(e) - np.exp(e) * ac, grid, values)
+
+        def row(e: FloatArray, ac: FloatArray = ac) -> FloatArray:
+            return 1.0 - delta_fn(e) - np.exp(e) * ac
+
+        value[s:s + 4096] = maximise_unimodal(row, grid, values)
     # α = 0: the supremum is the limit ε → ∞, 1 − δ(∞).
     at0 = 1.0 - delta_fn(np.array([np.inf]))[0]
     value = np.where(flat == 0.0, np.maximum(value, at0), value)
     return np.maximum(value, 0.0).reshape(a.shape)
 
 
-def _flatten(cls, fs, name):
-    out = []
+def _flatten(cls: type[_Combination], fs: tuple[Any, ...], name: str) -> tuple[TradeOff, ...]:
+    out: list[TradeOff] = []
     for f in as_factors(fs, name):
         out.extend(f.members if isinstance(f, cls) else [f])
     return tuple(dict.fromkeys(out))

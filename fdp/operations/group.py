@@ -12,12 +12,15 @@ f-DP for individuals gives [1 − (1 − f)^{∘k}]-DP for groups of size k, whe
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from fdp import _validate
 from fdp._constants import EPS_SEARCH
+from fdp._numerics import ArrayFn
+from fdp._types import FloatArray
 from fdp.families.eps_delta import EpsDelta, RandomizedResponse
 from fdp.families.eps_delta_group import EpsDeltaGroup, eps_delta_group
 from fdp.families.piecewise import PiecewiseLinear, lower_convex_hull
@@ -36,7 +39,7 @@ ROUNDING = 4.5e-16
 # ----------------------------------------------------------------------
 # Generic group privacy: a certified bracket, iterated on a vertex set
 # ----------------------------------------------------------------------
-def _alpha_nodes() -> np.ndarray:
+def _alpha_nodes() -> FloatArray:
     """Nodes in [0, 1]: ratio ≈ 1.1 on [1e-300, 1e-20], ≈ 1.01 on [1e-20, 0.1],
     uniform (2e-4 apart) on [0.1, 0.9], 1 − x log-spaced (ratio ≈ 1.02) down to 1e-17."""
     return np.unique(np.concatenate([
@@ -44,14 +47,15 @@ def _alpha_nodes() -> np.ndarray:
         np.linspace(0.1, 0.9, 4001), 1.0 - np.logspace(-17.0, -1.0, 1900)]))
 
 
-def _eps_nodes() -> np.ndarray:
+def _eps_nodes() -> FloatArray:
     """Privacy levels for the supporting lines: 0.002 apart on [−40, 40], 0.05 beyond."""
     core = np.linspace(-40.0, 40.0, 40001)
     right = np.arange(40.05, EPS_SEARCH, 0.05)
     return np.concatenate([-right[::-1], core, right, [EPS_SEARCH]])
 
 
-def _lower_envelope(log_slopes: np.ndarray, intercepts: np.ndarray):
+def _lower_envelope(log_slopes: FloatArray,
+                    intercepts: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Vertices on [0, 1] of x ↦ min_j (c_j + e^{s_j} x), a concave piecewise-linear map.
 
     ``log_slopes`` strictly increasing. The convex-hull trick keeps the lines that are
@@ -106,15 +110,15 @@ class _MonotoneBound:
     """max over parts of non-decreasing piecewise-linear maps (xs, ys), capped at 1,
     with its own value at 0 (for iteration; each part is exact between its vertices)."""
 
-    parts: tuple
+    parts: tuple[tuple[FloatArray, FloatArray], ...]
     at0: float
 
-    def __call__(self, x):
+    def __call__(self, x: FloatArray) -> FloatArray:
         out = np.max([np.interp(x, xs, ys) for xs, ys in self.parts], axis=0)
         return np.where(x == 0.0, self.at0, np.minimum(out, 1.0))
 
 
-def _iterate(bound, x0: np.ndarray, k: int) -> np.ndarray:
+def _iterate(bound: ArrayFn, x0: FloatArray, k: int) -> FloatArray:
     """bound^{∘k}(x0); stops early at a fixed point (further steps change nothing)."""
     x = np.asarray(x0, dtype=float)
     for _ in range(k):
@@ -125,7 +129,7 @@ def _iterate(bound, x0: np.ndarray, k: int) -> np.ndarray:
     return x
 
 
-def _double_upper(bound, x: np.ndarray) -> _MonotoneBound:
+def _double_upper(bound: ArrayFn, x: FloatArray) -> _MonotoneBound:
     """A concave non-decreasing bound ≥ bound∘bound, from its values at the nodes.
 
     bound∘bound is concave when bound is concave and non-decreasing; ``_concave_cap``
@@ -138,14 +142,15 @@ def _double_upper(bound, x: np.ndarray) -> _MonotoneBound:
     return _MonotoneBound(((hx, -neg),), at0)
 
 
-def _double_lower(bound, x: np.ndarray) -> _MonotoneBound:
+def _double_lower(bound: ArrayFn, x: FloatArray) -> _MonotoneBound:
     """A non-decreasing bound ≤ ψ∘ψ from one ≤ ψ (ψ concave): the chord of the node
     values of bound∘bound lies below the chord of ψ∘ψ, which is concave."""
     v = np.maximum.accumulate(bound(bound(x)))
     return _MonotoneBound(((x, v),), float(v[0]))
 
 
-def _power(bound, x: np.ndarray, k: int, doubler) -> np.ndarray:
+def _power(bound: ArrayFn, x: FloatArray, k: int,
+           doubler: Callable[[ArrayFn, FloatArray], _MonotoneBound]) -> FloatArray:
     """Node values of a bound of ψ^{∘k}: plain iteration for small k, else by doubling
     (about 2 log₂ k compositions) and composing the powers 2^j of k's binary digits."""
     if k <= DOUBLING_FROM:
@@ -161,7 +166,7 @@ def _power(bound, x: np.ndarray, k: int, doubler) -> np.ndarray:
     return y
 
 
-def _concave_cap(xs: np.ndarray, vs: np.ndarray):
+def _concave_cap(xs: FloatArray, vs: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Vertices of a piecewise-linear upper bound of a concave non-decreasing Ψ on [0, 1]
     known at the nodes, v_i = Ψ(x_i).
 
@@ -221,18 +226,19 @@ class Group(TradeOff):
 
     of: TradeOff
     k: int
-    _cache: dict = field(default_factory=dict, compare=False, repr=False)
+    _cache: dict[str, tuple[PiecewiseLinear, PiecewiseLinear]] = field(
+        default_factory=dict, compare=False, repr=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "k", _validate.positive_int("k", self.k))
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(other) is Group and self.of == other.of and self.k == other.k
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(("Group", self.of, self.k))
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[Group], tuple[TradeOff, int]]:
         return Group, (self.of, self.k)         # the cached curves are recomputed
 
     # -- the bracket ----------------------------------------------------
@@ -241,7 +247,7 @@ class Group(TradeOff):
             self._cache["curves"] = self._build()
         return self._cache["curves"]
 
-    def _build(self):
+    def _build(self) -> tuple[PiecewiseLinear, PiecewiseLinear]:
         f, k = self.of, self.k
         x = _alpha_nodes()
         # Supporting lines at the fixed grid and at the slopes of f between nodes (any ε
@@ -280,29 +286,29 @@ class Group(TradeOff):
         upper = PiecewiseLinear(x, 1.0 - lo, lo)
         return lower, upper
 
-    def _direct(self, fn, alpha, margin):
+    def _direct(self, fn: ArrayFn, alpha: FloatArray, margin: float) -> FloatArray:
         """1 − (1 − fn)^{∘k}(α), each step moved by ``margin`` (± ROUNDING) to its safe side."""
         x = np.asarray(alpha, dtype=float)
         for _ in range(self.k):
             x = np.clip(1.0 - fn(x) + margin, 0.0, 1.0)
         return 1.0 - x
 
-    def _beta(self, alpha):
+    def _beta(self, alpha: FloatArray) -> FloatArray:
         lower = self._curves()[0]._beta(alpha)
         if self.k <= DIRECT_MAX:
             lower = np.maximum(lower, self._direct(self.of._beta, alpha, ROUNDING))
         return np.clip(lower, 0.0, 1.0 - alpha)
 
-    def _upper(self, alpha):
+    def _upper(self, alpha: FloatArray) -> FloatArray:
         upper = self._curves()[1]._beta(alpha)
         if self.k <= DIRECT_MAX:
             upper = np.minimum(upper, self._direct(self.of._upper, alpha, -ROUNDING))
         return np.maximum(upper, self._beta(alpha))
 
-    def _delta(self, eps):
+    def _delta(self, eps: FloatArray) -> FloatArray:
         return self._curves()[0]._delta(eps)
 
-    def _delta_lower(self, eps):
+    def _delta_lower(self, eps: FloatArray) -> FloatArray:
         return np.minimum(self._curves()[1]._delta(eps), self._delta(eps))
 
     @property
@@ -320,7 +326,7 @@ class Group(TradeOff):
     def _group(self, k: int) -> TradeOff:
         return Group(self.of, self.k * k)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{math_repr(self.of)}.group({self.k})" + remark(self)
 
     def latex(self) -> str:

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import expit
 
 from fdp._constants import DELTA_RESOLUTION, LOGIT_SEARCH
-from fdp._numerics import bisect_monotone, conjugate_delta
+from fdp._numerics import ArrayFn, bisect_monotone, conjugate_delta
+from fdp._types import FloatArray
 from fdp.status import Status
 from fdp.tradeoff import TradeOff, math_repr, remark
+
+if TYPE_CHECKING:
+    from fdp.law import SwappedLaw
 
 REFLECT_MAX = 3.0
 
@@ -51,7 +56,8 @@ class Inverse(TradeOff):
         return self._reflected(self.of._delta_lower, self.of._upper, eps, -1.0)
 
     @staticmethod
-    def _reflected(delta_fn, beta_fn, eps, side: float):
+    def _reflected(delta_fn: ArrayFn, beta_fn: ArrayFn, eps: FloatArray,
+                   side: float) -> FloatArray:
         """δ_{f⁻¹}(ε) = 1 − e^ε (1 − δ_f(−ε)) for ε ≤ 3; beyond, e^ε would amplify the
         rounding of 1 − δ_f(−ε), so the reflected conjugate sup_x (1 − x − e^ε f(x))
         of f's own values is taken instead (no inversion needed).
@@ -59,9 +65,7 @@ class Inverse(TradeOff):
         ``side`` +1 gives an upper bound, −1 a lower one: each value is moved by its
         rounding bound, (e^ε + 1)·``DELTA_RESOLUTION`` for the formula (three
         roundings, one scaled by e^ε) and the conjugate's own resolution
-        (``conjugate_delta``'s ``bound``). Without it the lower side of
-        (Numeric ⊗ G_1)⁻¹ read δ(700) = 1.1e-16 where the truth is 0, hence
-        ε(1e-20) = (inf, inf) for a true 20.15.
+        (``conjugate_delta``'s ``bound``).
         """
         e0 = np.asarray(eps, dtype=float)
         e = e0.ravel()                       # flat, so that a 0-d ε can be assigned into
@@ -86,13 +90,13 @@ class Inverse(TradeOff):
     def directions(self) -> str:
         return self.of.directions
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{math_repr(self.of)}.inverse(){remark(self)}"
 
     def latex(self) -> str:
         return rf"\left({self.of.latex()}\right)^{{-1}}"
 
-    def law(self):
+    def law(self) -> SwappedLaw | None:
         """T(Q, P)'s law: L ↦ −L with P and Q exchanged (``fdp.law.SwappedLaw``)."""
         from fdp.law import SwappedLaw
         inner = self.of.law()
@@ -105,5 +109,5 @@ class _UpperView(TradeOff):
 
     of: TradeOff
 
-    def _beta(self, alpha):
+    def _beta(self, alpha: FloatArray) -> FloatArray:
         return self.of._upper(alpha)

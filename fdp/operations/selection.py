@@ -12,10 +12,13 @@ The single-step curve BR_ε is ``fdp.families.bounded_range``.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from fdp import _validate
+from fdp._types import ArrayLike, FloatArray, FloatOrArray
 from fdp.bracket import Bracket
 from fdp.families.bounded_range import BoundedRange
 from fdp.operations.selection_recursion import (
@@ -28,6 +31,12 @@ from fdp.operations.selection_recursion import (
 from fdp.status import Status
 from fdp.tradeoff import TradeOff, meet_width
 
+if TYPE_CHECKING:
+    from fdp.families.finite_pair import FinitePair
+
+#: A grid's upper envelope of lines (``_hull``): losses, δ values and breakpoints.
+Hull = tuple[FloatArray, FloatArray, FloatArray]
+
 # ----------------------------------------------------------------------
 # Optimal composition of adaptively chosen ε-BR mechanisms
 # ----------------------------------------------------------------------
@@ -35,7 +44,7 @@ from fdp.tradeoff import TradeOff, meet_width
 BLOCK_RANGE = 500.0
 
 
-def _hull(x, d):
+def _hull(x: FloatArray, d: FloatArray) -> Hull:
     """Upper envelope of the lines α ↦ 1 − d_i − e^{x_i} α (x_i ≤ 700), by slope.
 
     Returns (x, d, breakpoints) of the envelope lines in order of increasing slope
@@ -44,9 +53,11 @@ def _hull(x, d):
     keep = (x <= 700.0) & (d < 1.0)
     xs, ds = x[keep][::-1], d[keep][::-1]          # slopes −e^x increasing
     X = np.exp(xs)
-    hx, hd = [], []
+    hx: list[float] = []
+    hd: list[float] = []
 
-    def cross(i1, d1, i2, d2):   # α where line 1 (steeper) meets line 2
+    # α where line 1 (steeper) meets line 2
+    def cross(i1: float, d1: float, i2: float, d2: float) -> float:
         return (d2 - d1) / (i1 - i2)
 
     for xi, Xi, di in zip(xs, X, ds):
@@ -60,13 +71,13 @@ def _hull(x, d):
                 break
         hx.append(xi)
         hd.append(di)
-    hx, hd = np.array(hx), np.array(hd)
-    Xh = np.exp(hx)
-    bp = (hd[1:] - hd[:-1]) / (Xh[:-1] - Xh[1:])
-    return hx, hd, bp
+    ax, ad = np.array(hx), np.array(hd)
+    Xh = np.exp(ax)
+    bp = (ad[1:] - ad[:-1]) / (Xh[:-1] - Xh[1:])
+    return ax, ad, bp
 
 
-def _pair_from_lines(x, d, *, pessimistic: bool):
+def _pair_from_lines(x: FloatArray, d: FloatArray, *, pessimistic: bool) -> FinitePair:
     """The finite pair whose curve is the upper envelope of 1 − d_i − e^{x_i} α on [0, 1].
 
     Envelope line r (loss x_r) covers α ∈ [bp_{r−1}, bp_r]: an atom of P-mass
@@ -128,14 +139,14 @@ class _Blocked(TradeOff):
     low: TradeOff
     high: TradeOff
 
-    def __init__(self, eps, k, low, high):
+    def __init__(self, eps: float, k: int, low: TradeOff, high: TradeOff) -> None:
         for name, val in (("eps", eps), ("k", k), ("low", low), ("high", high)):
             object.__setattr__(self, name, val)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("the composition is immutable")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"compose_selections(eps={self.eps!r}, k={self.k!r})"
                 "  # optimal blocks composed: safe, not optimal")
 
@@ -147,23 +158,23 @@ class _Blocked(TradeOff):
     def status(self) -> Status:
         return Status.CERTIFIED
 
-    def _beta(self, alpha):
+    def _beta(self, alpha: FloatArray) -> FloatArray:
         return self.low._beta(alpha)
 
-    def _upper(self, alpha):
+    def _upper(self, alpha: FloatArray) -> FloatArray:
         return np.maximum(self.high._upper(alpha), self.low._beta(alpha))
 
-    def _delta(self, x):
+    def _delta(self, x: FloatArray) -> FloatArray:
         return self.low._delta(x)
 
-    def _delta_lower(self, x):
+    def _delta_lower(self, x: FloatArray) -> FloatArray:
         return np.minimum(self.high._delta_lower(x), self.low._delta(x))
 
-    def epsilon(self, delta):
+    def epsilon(self, delta: ArrayLike) -> FloatOrArray:
         """Certified upper ε of the blocked composition (the engine's own read-out)."""
         return self.epsilon_bounds(delta)[1]
 
-    def epsilon_bounds(self, delta, width=None):
+    def epsilon_bounds(self, delta: ArrayLike, width: float | None = None) -> Bracket:
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
         hi = self.low.epsilon_bounds(d)[1]
         lo = np.minimum(self.high.epsilon_bounds(d)[0], hi)
@@ -191,8 +202,15 @@ class SelectionComposition(TradeOff):
     __slots__ = ("_first", "_h", "_hulls", "_lo", "_lo_next", "_up", "_x", "eps", "k")
     eps: float
     k: int
+    _x: FloatArray
+    _up: FloatArray
+    _lo: FloatArray
+    _lo_next: FloatArray
+    _hulls: dict[int, Hull]
+    _h: float
+    _first: float
 
-    def __init__(self, eps: float, k: int, M: int | None = None):
+    def __init__(self, eps: float, k: int, M: int | None = None) -> None:
         eps = _validate.real("eps", eps, low=0.0, low_open=True)
         k = _validate.positive_int("k", k)
         if M is not None:
@@ -206,17 +224,17 @@ class SelectionComposition(TradeOff):
                           ("_h", eps / M), ("_first", float(x[0]))):
             object.__setattr__(self, name, val)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("SelectionComposition is immutable")
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(other) is SelectionComposition and (self.eps, self.k, self._h) == (
             other.eps, other.k, other._h)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(("SelectionComposition", self.eps, self.k, self._h))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"compose_selections(eps={self.eps!r}, k={self.k!r})"
 
     @property
@@ -227,7 +245,7 @@ class SelectionComposition(TradeOff):
     def status(self) -> Status:
         return Status.CERTIFIED
 
-    def _pos(self, x, side):
+    def _pos(self, x: ArrayLike, side: int) -> npt.NDArray[np.intp]:
         """Grid position at or below (side=-1) / at or above (side=+1) each x."""
         r = (np.asarray(x, dtype=float) - self._first) / self._h
         with np.errstate(invalid="ignore"):
@@ -236,13 +254,13 @@ class SelectionComposition(TradeOff):
                     self._x.size - 1).astype(np.int64)
         # the division rounds, and so does the float grid point i·h against the
         # real one i·ε/M: step to the safe neighbour unless x is clearly past it
-        x = np.nan_to_num(np.asarray(x, dtype=float), posinf=1e300, neginf=-1e300)
-        ulps = 8e-16 * np.abs(x) + 1e-300
+        xf = np.nan_to_num(np.asarray(x, dtype=float), posinf=1e300, neginf=-1e300)
+        ulps = 8e-16 * np.abs(xf) + 1e-300
         if side < 0:
-            return np.where((self._x[p] > x - ulps) & (p > 0), p - 1, p)
-        return np.where((self._x[p] < x + ulps) & (p < self._x.size - 1), p + 1, p)
+            return np.where((self._x[p] > xf - ulps) & (p > 0), p - 1, p)
+        return np.where((self._x[p] < xf + ulps) & (p < self._x.size - 1), p + 1, p)
 
-    def _profile(self, x, arr, side, extra):
+    def _profile(self, x: ArrayLike, arr: FloatArray, side: int, extra: float) -> FloatArray:
         x = np.asarray(x, dtype=float)
         # k·ε rounded outwards: δ = 0 only at or above the true range of the loss
         S = float(np.nextafter(self.k * self.eps, np.inf))
@@ -250,7 +268,7 @@ class SelectionComposition(TradeOff):
         inside = arr[self._pos(x, side)]
         return np.where(x >= S, 0.0, np.where(x <= -S, np.minimum(exact, 1.0), inside))
 
-    def _delta(self, x):
+    def _delta(self, x: FloatArray) -> FloatArray:
         """Upper δ: the chord in e^x between the grid points around x.
 
         δ(x) = sup_α (1 − f(α) − e^x α) is convex in e^x, so its chord between two
@@ -267,7 +285,7 @@ class SelectionComposition(TradeOff):
         inside = (x > self._x[0]) & (x < self._x[-1])
         return np.where(inside, np.minimum(step, chord * (1.0 + ROUND)), step)
 
-    def _delta_lower(self, x):
+    def _delta_lower(self, x: FloatArray) -> FloatArray:
         """Lower δ: the lower value at the grid point above x, or a convex extrapolation.
 
         δ is convex in u = e^x, so for u_{i−1} < u_i ≤ u (and u ≤ u_{i+1} < u_{i+2})
@@ -296,7 +314,7 @@ class SelectionComposition(TradeOff):
         extra = np.nan_to_num(np.maximum(left, right) - slack, nan=0.0, neginf=0.0, posinf=0.0)
         return np.where(ok, np.maximum(step, np.minimum(extra, 1.0)), step)
 
-    def _read(self, alpha, d):
+    def _read(self, alpha: FloatArray, d: FloatArray) -> FloatArray:
         """max_i (1 − d_i − e^{x_i} α) over the grid lines with x_i ≤ 700, for α ≥ 0.
 
         Lines with x_i > 700 cannot matter for α ≥ 1e-300 (their value is below
@@ -323,7 +341,7 @@ class SelectionComposition(TradeOff):
             best = np.maximum(best, val)
         return best
 
-    def _beta(self, alpha):
+    def _beta(self, alpha: FloatArray) -> FloatArray:
         a = np.asarray(alpha, dtype=float)
         # lower: every grid point's supporting line lies below f (δ ≤ up)
         val = np.nan_to_num(self._read(a, self._up), nan=0.0) - 2.0 * ROUND
@@ -331,7 +349,7 @@ class SelectionComposition(TradeOff):
         val = np.maximum(val, tail * (1.0 - ROUND))
         return np.clip(np.where(a <= 0.0, 1.0, val), 0.0, 1.0 - a)
 
-    def _upper(self, alpha):
+    def _upper(self, alpha: FloatArray) -> FloatArray:
         a = np.asarray(alpha, dtype=float)
         # upper: on [x_i, x_{i+1}] the line is at most 1 − δ(x_{i+1}) − e^{x_i} α
         val = np.nan_to_num(self._read(a, self._lo_next), nan=1.0) + 2.0 * ROUND
@@ -341,11 +359,11 @@ class SelectionComposition(TradeOff):
     def latex(self) -> str:
         return rf"\mathrm{{BR}}_{{{self.eps:g}}}^{{\circledast {self.k}}}"
 
-    def pessimistic_pair(self):
+    def pessimistic_pair(self) -> FinitePair:
         """A finite pair whose trade-off curve is at most this one (its safe side)."""
         return _pair_from_lines(self._x, self._up, pessimistic=True)
 
-    def optimistic_pair(self):
+    def optimistic_pair(self) -> FinitePair:
         """A finite pair whose trade-off curve is at least this one (its upper side)."""
         return _pair_from_lines(self._x, self._lo_next, pessimistic=False)
 
@@ -380,7 +398,7 @@ def compose_selections(eps: float, k: int) -> TradeOff:
         bracket (``bounds``, ``epsilon_bounds``; lower side = value of an adversary
         strategy, upper side = proven bound of the optimum) from the exact recursion
         on a grid of M cells per ε, M chosen from a work budget (M = 1000 for k ≤ 10,
-        441 at k = 32, 140 at k = 100, 46 at k = 300, 13 at k = 1000; about 1–2 s).
+        441 at k = 32, 140 at k = 100, 46 at k = 300, 13 at k = 1000).
         For k > K_MAX (the work grows as k²M², and M below 8 cells per ε leaves too
         wide a bracket) the f-DP composition (``fdp.compose``) of optimal blocks of
         K_MAX selections: safe, because f-DP composition holds for adaptively chosen
@@ -417,8 +435,8 @@ def compose_selections(eps: float, k: int) -> TradeOff:
     size = max(2, min(K_MAX, int(BLOCK_RANGE / eps)))
     n, r = divmod(k, size)
     blocks = [SelectionComposition(eps, size)] + ([SelectionComposition(eps, r)] if r > 1 else [])
-    low = [b.pessimistic_pair() for b in blocks]
-    high = [b.optimistic_pair() for b in blocks]
+    low: list[TradeOff] = [b.pessimistic_pair() for b in blocks]
+    high: list[TradeOff] = [b.optimistic_pair() for b in blocks]
     if r == 1:
         low.append(BoundedRange(eps))
         high.append(BoundedRange(eps))

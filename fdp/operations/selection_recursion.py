@@ -52,16 +52,19 @@ by ``K_MAX``.
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 from scipy.special import gammaln
+
+from fdp._types import FloatArray
 
 #: Relative round-off allowance per step: a step's values are sums of two products
 #: of non-negative terms and the rounding of q_t (each a few ulps, 2.2e-16 each).
 ROUND = 1e-15
 #: Upper values at or below this are treated as the tail (see the module docstring).
 TAIL = 1e-305
-#: Budget of grid-point × t-cell pairs for one composition (≈ 1–2 s in numpy).
+#: Budget of grid-point × t-cell pairs for one composition.
 WORK = 1e8
 #: Fewest cells per ε: below it the bracket is too wide to call the result optimal.
 M_MIN = 8
@@ -92,7 +95,8 @@ def cells_per_eps(k: int, eps: float = 1.0) -> int:
     return max(M_MIN, min(M_MAX, m, int(eps / H_MIN)))
 
 
-def _step(U, L, live, q, c, coef):
+def _step(U: FloatArray, L: FloatArray, live: int, q: FloatArray, c: FloatArray,
+          coef: tuple[float, float, float]) -> tuple[FloatArray, FloatArray]:
     """Upper and lower values of δ_j at the grid indices i = 0 … live − 1.
 
     U, L hold δ_{j−1} at i = −M … (position i + M); a t-cell m uses the points
@@ -180,7 +184,8 @@ def nonadaptive_lower(eps: float, k: int, x: np.ndarray) -> np.ndarray:
     return best
 
 
-def profile_recursion(eps: float, k: int, M: int):
+def profile_recursion(eps: float, k: int,
+                      M: int) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Certified brackets of the optimal adaptive profile δ_k on the grid x_i = i·ε/M.
 
     Returns (x, upper, lower) indexed by i = −kM − M … kM + M + 1 (padded by one ε
@@ -222,7 +227,7 @@ def profile_recursion(eps: float, k: int, M: int):
         tail = float(pos[cut:].max()) if cut < j * M else 0.0
     # full arrays over i = −n − M … n + M + 1 by the symmetry
     idx = np.arange(-n - M, n + M + 2)
-    x = idx * h
+    x = cast(FloatArray, idx * h)      # int64 × float is float64 (numpy's stubs: floating[Any])
     up = np.zeros(idx.size)
     lo = np.zeros(idx.size)
     right = slice(n + M, n + M + n + M + 1)        # i = 0 … n + M

@@ -20,16 +20,21 @@ x* = f(x*), C_p(f) equals f_p on [0, x*], the line x* + f_p(x*) − α on
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from fdp import _validate
-from fdp._numerics import bisect_monotone
+from fdp._numerics import ArrayFn, bisect_monotone
+from fdp._types import FloatArray
 from fdp.families.finite_pair import FinitePair
 from fdp.operations.envelope import envelope
 from fdp.operations.inverse import Inverse
 from fdp.status import Status
 from fdp.tradeoff import TradeOff, math_repr, remark
+
+if TYPE_CHECKING:
+    from fdp.law import SubsampledLaw, WithoutReplacementLaw
 
 SAMPLINGS = ("poisson", "without_replacement")
 DIRECTIONS = ("both", "add", "remove")
@@ -49,22 +54,22 @@ class PoissonAdd(TradeOff):
     of: TradeOff
     p: float
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "p", _validate.probability("p", self.p))
 
-    def _beta(self, alpha):
+    def _beta(self, alpha: FloatArray) -> FloatArray:
         return self.p * self.of._beta(alpha) + (1.0 - self.p) * (1.0 - alpha)
 
-    def _upper(self, alpha):
+    def _upper(self, alpha: FloatArray) -> FloatArray:
         return self.p * self.of._upper(alpha) + (1.0 - self.p) * (1.0 - alpha)
 
-    def _delta(self, eps):
+    def _delta(self, eps: FloatArray) -> FloatArray:
         return self._profile(self.of._delta, eps)
 
-    def _delta_lower(self, eps):
+    def _delta_lower(self, eps: FloatArray) -> FloatArray:
         return self._profile(self.of._delta_lower, eps)
 
-    def _profile(self, delta_fn, eps):
+    def _profile(self, delta_fn: ArrayFn, eps: FloatArray) -> FloatArray:
         e = np.asarray(eps, dtype=float)
         p = self.p
         if p == 0.0:
@@ -84,7 +89,7 @@ class PoissonAdd(TradeOff):
     def status(self) -> Status:
         return self.of.status
 
-    def _gaussian_component(self):
+    def _gaussian_component(self) -> tuple[float, float] | None:
         """(μ, p) for a subsampled G_μ (engine hook; see ``TradeOff``)."""
         inner = self.of._gaussian_component()
         if inner is None or inner[1] != 1.0:
@@ -94,7 +99,7 @@ class PoissonAdd(TradeOff):
     def _inverse(self) -> TradeOff:
         return PoissonRemove(self)
 
-    def _pair(self):
+    def _pair(self) -> FinitePair | None:
         pair = self.of._pair()
         if pair is None:
             return None
@@ -110,7 +115,7 @@ class PoissonAdd(TradeOff):
     def directions(self) -> str:
         return "one"
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"PoissonAdd({math_repr(self.of)}, p={self.p!r})" + remark(self)
 
     def latex(self) -> str:
@@ -147,7 +152,7 @@ class PoissonAdd(TradeOff):
             down = max(down, float(g_lo))
         return down, up
 
-    def law(self):
+    def law(self) -> SubsampledLaw | None:
         """The law of T(P, (1 − p)P + pQ) from f's law (``fdp.law.SubsampledLaw``)."""
         from fdp.law import SubsampledLaw
         inner = self.of.law()
@@ -163,22 +168,24 @@ class PoissonRemove(Inverse):
     at most the factor 1/(1 − p) (its absence had probability 1 − p).
     """
 
+    of: PoissonAdd
+
     @property
     def p(self) -> float:
         """The sampling rate p."""
-        return self.of.p        # type: ignore[attr-defined]  # ``of`` is the PoissonAdd
+        return self.of.p
 
-    def _delta(self, eps):
+    def _delta(self, eps: FloatArray) -> FloatArray:
         return self._zero_beyond(super()._delta, eps)
 
-    def _delta_lower(self, eps):
+    def _delta_lower(self, eps: FloatArray) -> FloatArray:
         return self._zero_beyond(super()._delta_lower, eps)
 
     def _pure_epsilon_bounds(self) -> tuple[float, float]:
         """f⁻¹ ≥ f_{ε,0} ⇔ f ≥ f_{ε,0} (f_{ε,0} is symmetric): f_p's bracket."""
         return self.of._pure_epsilon_bounds()
 
-    def _zero_beyond(self, delta_fn, eps):
+    def _zero_beyond(self, delta_fn: ArrayFn, eps: FloatArray) -> FloatArray:
         e = np.asarray(eps, dtype=float)
         with np.errstate(divide="ignore"):
             live = e < -np.log1p(-self.of.p)
@@ -191,7 +198,7 @@ class PoissonRemove(Inverse):
     def directions(self) -> str:
         return "one"
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"PoissonRemove({math_repr(self.of.of)}, p={self.of.p!r})" + remark(self)
 
 
@@ -209,7 +216,7 @@ class WithoutReplacement(TradeOff):
     of: TradeOff
     p: float
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "p", _validate.probability("p", self.p))
 
     @property
@@ -227,7 +234,7 @@ class WithoutReplacement(TradeOff):
     def status(self) -> Status:
         return self.of.status
 
-    def _gaussian_component(self):
+    def _gaussian_component(self) -> tuple[float, float] | None:
         """(μ, p) for a subsampled G_μ (engine hook; see ``TradeOff``)."""
         inner = self.of._gaussian_component()
         if inner is None or inner[1] != 1.0:
@@ -243,7 +250,7 @@ class WithoutReplacement(TradeOff):
         fp = PoissonAdd(self.of, self.p)
         return envelope(fp, fp.inverse())
 
-    def _beta(self, alpha):
+    def _beta(self, alpha: FloatArray) -> FloatArray:
         if not self._closed:
             return self._envelope()._beta(alpha)
         fp = PoissonAdd(self.of, self.p)
@@ -254,29 +261,29 @@ class WithoutReplacement(TradeOff):
         right = fp.inverse()._beta(a)
         return np.where(a <= x, left, np.where(a <= y, x + y - a, right))
 
-    def _upper(self, alpha):
+    def _upper(self, alpha: FloatArray) -> FloatArray:
         if self._closed:
             return self._beta(alpha)
         return np.maximum(self._envelope()._upper(alpha), self._beta(alpha))
 
-    def _delta(self, eps):
+    def _delta(self, eps: FloatArray) -> FloatArray:
         return self._envelope()._delta(eps)
 
-    def _delta_lower(self, eps):
+    def _delta_lower(self, eps: FloatArray) -> FloatArray:
         return self._envelope()._delta_lower(eps)
 
     def _pure_epsilon_bounds(self) -> tuple[float, float]:
         """C_p(f) = min{f_p, f_p⁻¹}** ≥ f_{ε,0} ⇔ f_p ≥ f_{ε,0}: f_p's bracket."""
         return PoissonAdd(self.of, self.p)._pure_epsilon_bounds()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"{math_repr(self.of)}.subsample({self.p!r}, sampling='without_replacement')"
                 + remark(self))
 
     def latex(self) -> str:
         return rf"C_{{{self.p:g}}}({self.of.latex()})"
 
-    def law(self):
+    def law(self) -> WithoutReplacementLaw | None:
         """C_p(f)'s law for symmetric f (``fdp.law.WithoutReplacementLaw``), else None."""
         from fdp.law import SubsampledLaw, WithoutReplacementLaw
         inner = self.of.law() if self.of.symmetric else None

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fdp import _validate
+from fdp._numerics import ArrayFn
 from fdp.status import Status
 from fdp.tradeoff import TradeOff, math_repr, remark
 
@@ -54,7 +55,7 @@ class WithDelta(TradeOff):
     base: TradeOff
     d: float
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not isinstance(self.base, TradeOff):
             raise TypeError(f"base must be a TradeOff, got {type(self.base).__name__}")
         object.__setattr__(self, "d", _validate.real("d", self.d, low=0.0, high=1.0,
@@ -71,7 +72,7 @@ class WithDelta(TradeOff):
     def _has_certified_delta(self) -> bool:
         return self.base._has_certified_delta()     # d + (1 − d) δ_base
 
-    def _scaled(self, fn, alpha: np.ndarray) -> np.ndarray:
+    def _scaled(self, fn: ArrayFn, alpha: np.ndarray) -> np.ndarray:
         keep = 1.0 - self.d
         x = np.minimum(alpha / keep, 1.0)
         return np.where(alpha >= keep, 0.0, keep * fn(x))
@@ -92,7 +93,7 @@ class WithDelta(TradeOff):
         """f_{0,δ} is symmetric and (f ⊗ g)⁻¹ = f⁻¹ ⊗ g⁻¹ (DRS Prop 3.2): exact."""
         return WithDelta(self.base.inverse(), self.d)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{math_repr(self.base)} ⊗ EpsDelta(eps=0.0, delta={self.d!r})" + remark(self)
 
     def latex(self) -> str:
