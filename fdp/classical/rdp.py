@@ -120,7 +120,10 @@ def rdp_of(f: TradeOff, orders: ArrayLike, steps: float = 1) -> FloatOrArray:
     Laplace and binary randomized response, an exact log-sum-exp for finite pairs,
     or any new family's law with a log-MGF; Mironov 2017, Def 3 and Prop 1). This is
     the RDP of the pair that ``law()`` describes, in the direction D(Q ‖ P); for an
-    asymmetric f also evaluate ``f.inverse()`` and take the larger.
+    asymmetric f also evaluate ``f.inverse()`` and take the larger. The one way to ask
+    for a mechanism's RDP curve: ``rdp_of(fdp.Gaussian(1/σ), λ)`` = λ/(2σ²),
+    ``rdp_of(fdp.Laplace(μ), λ)`` and ``rdp_of(fdp.RandomizedResponse(ε), λ)`` are
+    Mironov (2017), Table II.
 
     Parameters
     ----------
@@ -279,6 +282,9 @@ def rdp_subsampled_gaussian(orders: ArrayLike, sample_rate: float, noise_multipl
     with A_λ from Mironov, Talwar, Zhang (2019), integer and fractional λ (see the
     module docstring). q = 0 gives 0; q = 1 gives the plain Gaussian λ/(2σ²).
     ``steps`` may be fractional (Bu et al. use epochs·n/batch), as RDP scales linearly.
+    A sampler, not a family, so it is not asked through ``rdp_of``: the subsampled
+    curve has no privacy-loss law with a log-MGF, and this value is a proven upper
+    bound at every order, fractional ones included.
 
     Parameters
     ----------

@@ -181,3 +181,16 @@ def test_rdp_of_gaussian_is_mironov_table2():
     # a scalar order gives a float, an array an array of its shape
     assert isinstance(C.rdp_of(fdp.Gaussian(1.0), 2.0), float)
     assert C.rdp_of(fdp.Gaussian(1.0), [[2.0, 3.0]]).shape == (1, 2)
+
+
+def test_the_sampler_is_not_a_second_route_through_rdp_of():
+    """``rdp_subsampled_gaussian`` keeps its own name because ``rdp_of`` cannot answer its
+    question: the subsampled Gaussian's law has no log-MGF. If it gains one, the two
+    become one question and this test says so."""
+    sub = fdp.Gaussian(1.0).subsample(0.01)
+    with pytest.raises(ValueError, match="log-MGF"):
+        C.rdp_of(sub, [2.0, 3.0])
+    # the sampler's own answer, against the MTZ expansion
+    got = C.rdp_subsampled_gaussian([2.0, 3.0], 0.01, 1.0)
+    assert got == pytest.approx([float(_mtz_rho(0.01, 1.0, 2)), float(_mtz_rho(0.01, 1.0, 3))],
+                                rel=1e-11)
