@@ -261,7 +261,7 @@ class Target:
             return f"no finite GDP μ ≤ {self.mu:.6g} is certified for it (lower bound {lo:.6g})"
         if self.kind == "eps_delta":
             d = float(g._delta(np.array([self.epsilon]))[0])
-            e = float(g.epsilon(self.delta))
+            e = float(g.epsilon(_given(self.delta)))
             dt, et = _given(self.delta), _given(self.epsilon)
             return (f"its δ({et:.6g}) = {d:.6g} exceeds δ = {dt:.6g} by "
                     f"{d - dt:.3g} (its ε at δ = {dt:.3g} is {e:.6g}, over by "

@@ -22,11 +22,16 @@ from __future__ import annotations
 import numpy as np
 
 from fdp._constants import ERROR_SAFETY, TINY, UNIT_ROUNDOFF
+from fdp._types import ArrayLike
 
 _U = UNIT_ROUNDOFF
 
+#: A (lower, upper) pair of float arrays, the shape every bracket helper returns.
+ArrayPair = tuple[np.ndarray, np.ndarray]
 
-def widen(v, rel, abs_=0.0, *, low=0.0, high=np.inf):
+
+def widen(v: ArrayLike, rel: ArrayLike, abs_: ArrayLike = 0.0, *, low: float = 0.0,
+          high: float = np.inf) -> ArrayPair:
     """(lo, hi) containing every t with |v − t| ≤ rel·|v| + abs_, clipped to [low, high].
 
     Parameters
@@ -54,7 +59,7 @@ def widen(v, rel, abs_=0.0, *, low=0.0, high=np.inf):
     return np.clip(lo, low, high), np.clip(hi, low, high)
 
 
-def exp_bracket(log_v, err, *, positive=True):
+def exp_bracket(log_v: ArrayLike, err: ArrayLike, *, positive: bool = True) -> ArrayPair:
     """(lo, hi) containing t when |log v − log t| ≤ err (log_v = −inf: t = 0).
 
     Parameters
@@ -89,7 +94,7 @@ def exp_bracket(log_v, err, *, positive=True):
     return lo, hi
 
 
-def one_minus(a):
+def one_minus(a: ArrayLike) -> ArrayPair:
     """1 − a as (lo, hi), adjacent doubles or equal when 1 − a is a double (|a| ≤ 1).
 
     Fast2Sum (Dekker 1971): with s = fl(1 − a), z = fl(s − 1) and e = fl(−a − z),

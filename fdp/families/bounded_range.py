@@ -47,11 +47,13 @@ import numpy as np
 from scipy.special import expit
 
 from fdp import _validate
+from fdp._types import ArrayLike
+from fdp.families._rounding import ArrayPair
 from fdp.law import Masses, PrivacyLossLaw, bin_atoms, intervals
 from fdp.tradeoff import TradeOff
 
 
-def log_expm1(eps):
+def log_expm1(eps: ArrayLike) -> np.ndarray:
     """log(e^ε − 1) for ε > 0, without overflow: ε + log1p(−e^{−ε})."""
     e = np.asarray(eps, dtype=float)
     with np.errstate(divide="ignore"):
@@ -59,7 +61,7 @@ def log_expm1(eps):
                         np.log(np.expm1(np.minimum(e, 1.0))))
 
 
-def grr_masses(eps: float, t):
+def grr_masses(eps: float, t: ArrayLike) -> ArrayPair:
     """(P_t(1), Q_t(1)) of the generalized randomized response GRR_t (DDR 2020 §3.1).
 
     P_t(1) = (e^t − 1)/(e^ε − 1) = expm1(t)/expm1(ε), and
@@ -106,7 +108,7 @@ class BoundedRange(TradeOff):
 
     eps: float
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "eps", _validate.real("eps", self.eps, low=0.0))
 
     @property
@@ -175,7 +177,7 @@ class BoundedRangeLaw(PrivacyLossLaw):
 
     eps: float
 
-    def interval_masses(self, edges) -> Masses:
+    def interval_masses(self, edges: ArrayLike) -> Masses:
         e = self.eps
         if e == 0.0:
             kappa, pi = bin_atoms(edges, np.zeros(1), np.ones(1), np.ones(1))

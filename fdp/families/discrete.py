@@ -52,6 +52,8 @@ from scipy.special import erfcx, log_ndtr, logsumexp, ndtri
 
 from fdp import _validate
 from fdp._constants import DISCRETE_NORMAL_TAIL_Z
+from fdp._types import ArrayLike
+from fdp.families._rounding import ArrayPair
 from fdp.families.finite_pair import FinitePair
 from fdp.law import AtomsLaw, Masses, PrivacyLossLaw
 from fdp.status import Status
@@ -95,7 +97,7 @@ class DiscreteLaplace(TradeOff):
     scale: float
     sensitivity: int = 1
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "scale", _validate.real("scale", self.scale, low=0.0,
                                                           low_open=True))
         d = _validate.positive_int("sensitivity", self.sensitivity)
@@ -111,19 +113,19 @@ class DiscreteLaplace(TradeOff):
     def _pair(self) -> FinitePair:
         return _dlap_pair(self.scale, self.sensitivity)
 
-    def _beta(self, alpha):
+    def _beta(self, alpha: np.ndarray) -> np.ndarray:
         # the interpolation of the vertices may round a hair above 1 − α near α = 1
         return np.minimum(self._pair()._beta(alpha), 1.0 - np.asarray(alpha, dtype=float))
 
-    def _upper(self, alpha):
+    def _upper(self, alpha: np.ndarray) -> np.ndarray:
         return self._pair()._upper(alpha)       # the pair's certified bracket
 
     _certified_delta = True        # the exact pair's profile (FinitePair)
 
-    def _delta(self, eps):
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
         return self._pair()._delta(eps)
 
-    def _delta_lower(self, eps):
+    def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
         return self._pair()._delta_lower(eps)
 
     def pure_epsilon(self) -> float:
@@ -183,7 +185,7 @@ class DiscreteGaussian(TradeOff):
     sigma: float
     sensitivity: int = 1
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "sigma", _validate.real("sigma", self.sigma, low=0.0,
                                                           high=SIGMA_MAX, low_open=True))
         d = _validate.positive_int("sensitivity", self.sensitivity)
@@ -207,30 +209,34 @@ class DiscreteGaussian(TradeOff):
     def _pair(self) -> FinitePair | None:
         return _dgauss_pair(self.sigma, self.sensitivity) if self.enumerated else None
 
-    def loss(self, x):
+    def loss(self, x: ArrayLike) -> np.ndarray:
         """L(x) = (2xΔ − Δ²)/(2σ²) at integers x."""
         d, s = float(self.sensitivity), self.sigma
         return (2.0 * np.asarray(x, dtype=float) * d - d * d) / (2.0 * s * s)  # σ > 64 here
 
     # -- evaluation --------------------------------------------------------
-    def _beta(self, alpha):
-        if self.enumerated:
-            return np.minimum(self._pair()._beta(alpha), 1.0 - np.asarray(alpha, dtype=float))
+    def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        pair = self._pair()
+        if pair is not None:
+            return np.minimum(pair._beta(alpha), 1.0 - np.asarray(alpha, dtype=float))
         return _dg_beta(self.sigma, self.sensitivity, np.asarray(alpha, dtype=float))[0]
 
-    def _upper(self, alpha):
-        if self.enumerated:
-            return self._pair()._upper(alpha)
+    def _upper(self, alpha: np.ndarray) -> np.ndarray:
+        pair = self._pair()
+        if pair is not None:
+            return pair._upper(alpha)
         return _dg_beta(self.sigma, self.sensitivity, np.asarray(alpha, dtype=float))[1]
 
-    def _delta(self, eps):
-        if self.enumerated:
-            return self._pair()._delta(eps)
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        pair = self._pair()
+        if pair is not None:
+            return pair._delta(eps)
         return _dg_delta(self.sigma, self.sensitivity, np.asarray(eps, dtype=float))[1]
 
-    def _delta_lower(self, eps):
-        if self.enumerated:
-            return self._pair()._delta_lower(eps)
+    def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
+        pair = self._pair()
+        if pair is not None:
+            return pair._delta_lower(eps)
         return _dg_delta(self.sigma, self.sensitivity, np.asarray(eps, dtype=float))[0]
 
     def pure_epsilon(self) -> float:
@@ -268,7 +274,7 @@ def _dgauss_pair(s: float, d: int) -> FinitePair:
 # ----------------------------------------------------------------------
 # Certified tails of N_Z(0, σ²) for σ > 64 (Euler–Maclaurin)
 # ----------------------------------------------------------------------
-def _log_tail_pos(k: np.ndarray, s: float):
+def _log_tail_pos(k: np.ndarray, s: float) -> ArrayPair:
     """(lo, hi) of log S(k) = log P(X ≥ k) for integers k ≥ 1 (finite), σ > 64."""
     z = k / s
     log_phibar = log_ndtr(-z)
@@ -301,7 +307,7 @@ def _log_tail_pos(k: np.ndarray, s: float):
     return lo, np.minimum(hi, 0.0)
 
 
-def log_tail(k, s: float):
+def log_tail(k: ArrayLike, s: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Certified (lo, hi) of log S(k) and of log C(k) = log(1 − S(k)), integer k (±inf ok).
 
     S(k) = P(X ≥ k), X ~ N_Z(0, σ²), σ > 64; C(k) = P(X < k) = S(1 − k).
@@ -332,7 +338,7 @@ def log_tail(k, s: float):
     return s_lo, s_hi, c_lo, c_hi
 
 
-def _dg_delta(s: float, d: int, eps: np.ndarray):
+def _dg_delta(s: float, d: int, eps: np.ndarray) -> ArrayPair:
     """(lower, upper) of δ(ε) (CKS Thm 7 with certified tails)."""
     e = np.asarray(eps, dtype=float)
     shape = e.shape
@@ -362,7 +368,7 @@ def _dg_delta(s: float, d: int, eps: np.ndarray):
     return lo.reshape(shape), hi.reshape(shape)
 
 
-def _diff(log_a, log_b):
+def _diff(log_a: np.ndarray, log_b: np.ndarray) -> np.ndarray:
     """max(0, e^{log_a} − e^{log_b}) without overflow; 0 where a = 0."""
     with np.errstate(invalid="ignore", over="ignore", under="ignore"):
         gap = np.minimum(log_b - log_a, 0.0)
@@ -370,7 +376,7 @@ def _diff(log_a, log_b):
     return np.where(np.isfinite(log_a) & ~np.isnan(out), out, 0.0)
 
 
-def _dg_beta(s: float, d: int, alpha: np.ndarray):
+def _dg_beta(s: float, d: int, alpha: np.ndarray) -> ArrayPair:
     """(lower, upper) of β(α): supporting lines at the vertices next to α."""
     a = np.asarray(alpha, dtype=float)
     shape = a.shape
@@ -402,7 +408,8 @@ def _dg_beta(s: float, d: int, alpha: np.ndarray):
     return lo.reshape(shape), hi.reshape(shape)
 
 
-def _window(s, d, a, khat, w):
+def _window(s: float, d: int, a: np.ndarray, khat: np.ndarray,
+            w: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Bracket from the lines k ∈ [k̂ − w, k̂ + w]; ok where the true vertex is inside."""
     off = np.arange(-w, w + 2, dtype=float)
     j = khat[:, None] + off[None, :]                 # vertex indices k̂−w … k̂+w+1
@@ -460,7 +467,7 @@ def _short_sums(lo: np.ndarray, n: np.ndarray, s: float) -> np.ndarray:
     return out
 
 
-def range_mass_lower(lo, hi, s: float) -> np.ndarray:
+def range_mass_lower(lo: ArrayLike, hi: ArrayLike, s: float) -> np.ndarray:
     """Certified lower bounds on P(lo ≤ X ≤ hi), X ~ N_Z(0, σ²), σ > 64.
 
     ``lo`` and ``hi`` are integer-valued float arrays (−inf and +inf allowed).
@@ -494,7 +501,7 @@ def range_mass_lower(lo, hi, s: float) -> np.ndarray:
     return out
 
 
-def cell_starts(f: DiscreteGaussian, edges: np.ndarray) -> np.ndarray:
+def cell_starts(f: DiscreteGaussian, edges: ArrayLike) -> np.ndarray:
     """a_i = min{x ∈ ℤ : L(x) ≥ e_i}, with L evaluated as the engine bins atoms."""
     d, s = float(f.sensitivity), f.sigma
     e = np.asarray(edges, dtype=float)
@@ -544,7 +551,7 @@ class DiscreteGaussianLaw(PrivacyLossLaw):
         pair = self.f._pair()
         return None if pair is None else AtomsLaw(pair.log_ratio, pair.p, pair.q)
 
-    def interval_masses(self, edges) -> Masses:
+    def interval_masses(self, edges: ArrayLike) -> Masses:
         f = self.f
         finite = self._finite()
         if finite is not None:

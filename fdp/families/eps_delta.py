@@ -9,6 +9,7 @@ from scipy.special import expit
 
 from fdp import _validate
 from fdp._constants import TINY, UNIT_ROUNDOFF
+from fdp._types import ArrayLike, FloatOrArray
 from fdp.families._rounding import one_minus, widen
 from fdp.families.finite_pair import FinitePair
 from fdp.law import AtomsLaw
@@ -27,15 +28,15 @@ class _DeltaParameter(float):
     __slots__ = ("_owner",)
     _owner: TradeOff
 
-    def __new__(cls, value: float, owner: TradeOff):
+    def __new__(cls, value: float, owner: TradeOff) -> _DeltaParameter:
         obj = super().__new__(cls, value)
         obj._owner = owner
         return obj
 
-    def __call__(self, eps):
+    def __call__(self, eps: ArrayLike) -> FloatOrArray:
         return TradeOff.delta(self._owner, eps)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return float.__repr__(self)
 
 
@@ -70,21 +71,21 @@ class EpsDelta(TradeOff):
         object.__setattr__(self, "eps", _validate.real("eps", eps, low=0.0))
         object.__setattr__(self, "_delta_value", _validate.probability("delta", delta))
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("EpsDelta is immutable")
 
     @property
     def delta(self) -> _DeltaParameter:
         return _DeltaParameter(self._delta_value, self)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return (type(other) is EpsDelta and self.eps == other.eps
                 and self._delta_value == other._delta_value)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(("EpsDelta", self.eps, self._delta_value))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"EpsDelta(eps={self.eps!r}, delta={self._delta_value!r})"
 
     @property
@@ -102,7 +103,7 @@ class EpsDelta(TradeOff):
         """Certified upper bound on f_{ε,δ}(α)."""
         return self._bracket(alpha)[1]
 
-    def _bracket(self, alpha: np.ndarray):
+    def _bracket(self, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)}, each line widened by its rounding.
 
         1 − δ − e^ε α: 1 − δ errs by u(1 − δ) (nothing when δ = 0), e^ε α by 3u of it
@@ -162,7 +163,7 @@ class EpsDelta(TradeOff):
         """Certified lower side of the privacy profile."""
         return self._delta_bracket(eps)[0]
 
-    def _delta_bracket(self, eps: np.ndarray):
+    def _delta_bracket(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The profile widened by its rounding: expm1 and expit 2u each, the argument
         ε' − ε at most u relative of the value (|t|e^t/(1 − e^t) ≤ 1), the products and
         the sum u each: 9u of (1 − δ)·max{…}, plus u of the result; δ(ε') = δ exactly
@@ -212,7 +213,7 @@ class RandomizedResponse(TradeOff):
     eps: float
     k: int = 2
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "eps", _validate.real("eps", self.eps, low=0.0))
         object.__setattr__(self, "k", _validate.positive_int("k", self.k, low=2))
 
@@ -279,7 +280,7 @@ class BinaryResponseLaw(AtomsLaw):
 
     eps: float = 0.0
 
-    def renyi(self, orders) -> np.ndarray:
+    def renyi(self, orders: ArrayLike) -> np.ndarray:
         o = np.asarray(orders, dtype=float).ravel()
         e = self.eps
         log_p, log_q = -np.logaddexp(0.0, -e), -np.logaddexp(0.0, e)

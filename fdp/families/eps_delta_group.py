@@ -7,11 +7,14 @@ overflows nor loses the safe side.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from scipy.special import logsumexp
 
 from fdp import _validate
 from fdp._numerics import bisect_monotone
+from fdp._types import ArrayLike, FloatOrArray
 from fdp.bracket import Bracket
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.finite_pair import FinitePair
@@ -24,7 +27,7 @@ PAIR_MAX_ATOMS = 100_000
 GROUP_MAX_ATOMS = 10_000_000
 
 
-def _log_expm1(x):
+def _log_expm1(x: ArrayLike) -> np.ndarray:
     """log(e^x − 1) for x > 0, without overflow for large x."""
     x = np.asarray(x, dtype=float)
     with np.errstate(divide="ignore"):
@@ -32,7 +35,7 @@ def _log_expm1(x):
                         np.log(np.expm1(np.minimum(x, 30.0))))
 
 
-def _log_geometric(eps: float, a, b):
+def _log_geometric(eps: float, a: ArrayLike, b: ArrayLike) -> FloatOrArray:
     """log Σ_{m=a}^{b} e^{mε} (−inf for an empty sum), ε > 0; a, b integers or arrays."""
     a, b = np.asarray(a), np.asarray(b)
     n = np.maximum(b - a + 1, 1)
@@ -93,7 +96,7 @@ def _log_atoms(e: float, d: float, k: int) -> dict | None:
     b = log_d + log_r1                                         # log δ(e^ε + 1)
     log_ratio = _log_ratio(e, d, b - log_num)                 # log δ(e^ε + 1)/(e^ε − 1 + 2δ)
 
-    def log_alpha_star(j, shift=0):
+    def log_alpha_star(j: int, shift: int = 0) -> float:
         """log(e^{shift·ε} α*_j), the power of e^ε combined first (exact integers):
         α*_j = e^{(1−j)ε}(e^ε − 1 + 2δ)(1 − ratio·e^{(j−1)ε})/(e^{2ε} − 1)."""
         x = log_ratio + (j - 1) * e
@@ -123,7 +126,7 @@ def _log_atoms(e: float, d: float, k: int) -> dict | None:
     terms = [np.log(-np.expm1((top - k) * e)) if top < k else -np.inf,
              log_d + np.logaddexp(_log_geometric(e, top - k, 2 * top - k - 1),
                                   _log_geometric(e, top - k, -1))]
-    log_inf = float(np.logaddexp(*terms))
+    log_inf = float(np.logaddexp(terms[0], terms[1]))
     if 2 * top < k or log_inf >= 0.0:
         return None
     if top == bot:
@@ -222,20 +225,20 @@ class EpsDeltaGroup(TradeOff):
         obj._set(atoms)
         return obj
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("EpsDeltaGroup is immutable")
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return (type(other) is EpsDeltaGroup and self.eps == other.eps and self.d == other.d
                 and self.k == other.k)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(("EpsDeltaGroup", self.eps, self.d, self.k))
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return EpsDeltaGroup, (self.eps, self.d, self.k)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"EpsDelta(eps={self.eps!r}, delta={self.d!r}).group({self.k})"
 
     def latex(self) -> str:
@@ -258,7 +261,7 @@ class EpsDeltaGroup(TradeOff):
         return self._pure_epsilon_bounds()[1]
 
     # -- β ----------------------------------------------------------------
-    def _beta(self, alpha):
+    def _beta(self, alpha: np.ndarray) -> np.ndarray:
         a = np.asarray(alpha, dtype=float)
         cum_p, _, tail_q = self._cum
         with np.errstate(divide="ignore"):
@@ -274,7 +277,7 @@ class EpsDeltaGroup(TradeOff):
         out = np.where(a == 0.0, -np.expm1(self.log_inf), out)   # f(0) = 1 − q_∞ exactly
         return np.where(past, 0.0, np.clip(out, 0.0, 1.0 - a))
 
-    def _pair(self):
+    def _pair(self) -> FinitePair | None:
         if self.loss.size > PAIR_MAX_ATOMS:
             return None
         inf = np.exp(self.log_inf)
@@ -315,7 +318,7 @@ class EpsDeltaGroup(TradeOff):
             out[i] = float(logsumexp(parts))
         return np.minimum(out, 0.0).reshape(e.shape)
 
-    def _delta(self, eps):
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
         return np.exp(self._log_delta(eps))
 
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:
@@ -335,7 +338,7 @@ class EpsDeltaGroup(TradeOff):
             else:
                 # both forms of δ must pass: e^{log δ} rounds, and ``delta(ε)`` at the
                 # answer has to be ≤ the target as computed, not only in logs
-                def passes(x, t=t, d=flat[i]):
+                def passes(x: np.ndarray, t: float = t, d: float = flat[i]) -> np.ndarray:
                     log_d = self._log_delta(x)
                     return (log_d <= t) & (np.exp(log_d) <= d)
 
@@ -343,12 +346,12 @@ class EpsDeltaGroup(TradeOff):
                 out[i] = float(hi)
         return out.reshape(d.shape)
 
-    def epsilon(self, delta):
+    def epsilon(self, delta: ArrayLike) -> FloatOrArray:
         """Smallest ε ≥ 0 with δ(ε) ≤ delta, exact (to the next float above)."""
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
         return _validate.like_input(delta, self._epsilon(d))
 
-    def epsilon_bounds(self, delta, width=None):
+    def epsilon_bounds(self, delta: ArrayLike, width: float | None = None) -> Bracket:
         """(ε, ε): exact."""
         eps = self.epsilon(delta)
         return Bracket(eps, eps, self.status)

@@ -49,16 +49,23 @@ of binomial probabilities".
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
+from typing import Any, TypeVar
 
 import numpy as np
 from scipy.special import betainc, gammaln, logsumexp
 
 from fdp import _validate
 from fdp._constants import EXP_SAFE
+from fdp._types import ArrayLike, FloatOrArray
+from fdp.bracket import Bracket
+from fdp.families._rounding import ArrayPair
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.finite_pair import MAX_ATOMS, FinitePair
 from fdp.tradeoff import TradeOff
+
+_T = TypeVar("_T")
 
 # Unit roundoff of doubles.
 _U = 2.0 ** -53
@@ -83,7 +90,7 @@ _LN2 = float(np.log(2.0))
 # ----------------------------------------------------------------------
 # log Bin(j; n, p) to full relative precision of the mass (Loader 2000)
 # ----------------------------------------------------------------------
-def _stirlerr(n) -> np.ndarray:
+def _stirlerr(n: ArrayLike) -> np.ndarray:
     """log n! − [(n + ½) log n − n + ½ log 2π] (Loader 2000), accurate for every n ≥ 1:
     its asymptotic series above 15, gammaln below (each only where it is needed)."""
     n = np.asarray(n, dtype=float)
@@ -101,7 +108,7 @@ def _stirlerr(n) -> np.ndarray:
     return out
 
 
-def _bd0(x, m: float, log_m: float) -> np.ndarray:
+def _bd0(x: ArrayLike, m: float, log_m: float) -> np.ndarray:
     """x log(x/m) + m − x ≥ 0 without cancellation near x = m (Loader 2000).
 
     Near m (|x − m| < 0.1 (x + m)) the series 2x Σ v^{2i+1}/(2i+1) − (x − m) v with
@@ -135,7 +142,7 @@ def _bd0(x, m: float, log_m: float) -> np.ndarray:
     return out
 
 
-def log_binom_pmf(j, n: int, log_p: float, log_1mp: float) -> np.ndarray:
+def log_binom_pmf(j: ArrayLike, n: int, log_p: float, log_1mp: float) -> np.ndarray:
     """log Bin(j; n, p) with p = e^{log_p}, 1 − p = e^{log_1mp}, to full relative precision
     of the mass (Loader 2000, "Fast and accurate computation of binomial probabilities":
     Stirling remainders and a deviance term bd0 that does not cancel near the mode);
@@ -167,7 +174,7 @@ def log_binom_pmf(j, n: int, log_p: float, log_1mp: float) -> np.ndarray:
     return np.where(inner, lc - 0.5 * lf, np.where(j == 0, n * log_1mp, n * log_p))
 
 
-def _log1mexp(x) -> np.ndarray:
+def _log1mexp(x: float | np.ndarray) -> np.ndarray:
     """log(1 − e^x) for x ≤ 0 (−inf at x ≥ 0), accurate on both sides of −log 2."""
     x = np.minimum(np.asarray(x, dtype=float), 0.0)
     with np.errstate(divide="ignore"):
@@ -196,7 +203,7 @@ class _Binomial:
         self.log_k = float(np.log(k + 1.0))
         self._memo: dict = {}       # (what, argument) -> bracket; the sums are pure
 
-    def _remember(self, key, compute):
+    def _remember(self, key: tuple[Any, ...], compute: Callable[[], _T]) -> _T:
         if key not in self._memo:
             if len(self._memo) > 4096:
                 self._memo.clear()
@@ -257,7 +264,8 @@ class _Binomial:
     def loss(self, j: np.ndarray) -> np.ndarray:
         return (2.0 * j - self.k) * self.eps
 
-    def sum(self, law: str, lo: int, hi: int, factor=None) -> tuple[float, float]:
+    def sum(self, law: str, lo: int, hi: int,
+            factor: Callable[[np.ndarray], ArrayPair] | None = None) -> tuple[float, float]:
         """(lower, upper) of log Σ_{j=lo}^{hi} m_j w_j, m the pmf of ``law`` and w_j ≤ 1
         a log-concave weight given by ``factor(j) -> (log w lower, log w upper)``."""
         lo, hi = max(lo, 0), min(hi, self.k)
@@ -266,7 +274,7 @@ class _Binomial:
         start = min(max(self.modes[law], lo), hi)
         los, his = [], []
 
-        def chunk(a: int, b: int):
+        def chunk(a: int, b: int) -> ArrayPair:
             j = np.arange(a, b + 1, dtype=float)
             lp, slack = self.log_pmf_run(a, b, law)
             up, dn = lp + slack, lp - slack
@@ -356,7 +364,7 @@ class _Binomial:
         if first > k:
             return -np.inf, -np.inf
 
-        def factor(j):
+        def factor(j: np.ndarray) -> ArrayPair:
             l = self.loss(j)
             gap = x - l
             slack = 2.0 * _U * (abs(x) + np.abs(l)) + 1e-300
@@ -374,7 +382,7 @@ class _Binomial:
         return float(betainc(float(m), float(self.k - m + 1), np.exp(self.logs[law][0])))
 
 
-def search(passes, lo: int, hi: int, guess: int) -> int:
+def search(passes: Callable[[int], bool], lo: int, hi: int, guess: int) -> int:
     """Smallest m in [lo, hi] with ``passes(m)`` (monotone: False then True; ``passes(hi)``
     is taken as True), by galloping out from ``guess`` and then bisecting: O(log of the
     guess's error) calls."""
@@ -538,20 +546,20 @@ class EpsDeltaPower(TradeOff):
         object.__setattr__(self, "k", k)
         object.__setattr__(self, "_bin", _Binomial(eps, k))
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("EpsDeltaPower is immutable")
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return (type(other) is EpsDeltaPower and self.eps == other.eps and self.d == other.d
                 and self.k == other.k)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(("EpsDeltaPower", self.eps, self.d, self.k))
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return EpsDeltaPower, (self.eps, self.d, self.k)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"EpsDelta(eps={self.eps!r}, delta={self.d!r}) ** {self.k}"
 
     def latex(self) -> str:
@@ -631,7 +639,7 @@ class EpsDeltaPower(TradeOff):
             return 0.0
         if t == 0.0:                     # D(ε') = 0 exactly iff ε' ≥ kε
             return kappa_hi if side else kappa_lo
-        def at(m):                       # log D at the lattice point l_m
+        def at(m: int) -> tuple[float, float]:  # log D at the lattice point l_m
             return B.log_profile(float((2.0 * m - k) * e))
 
         m0 = (k + 1) // 2                # smallest m with l_m ≥ 0
@@ -661,7 +669,7 @@ class EpsDeltaPower(TradeOff):
         B, k, e = self._bin, self.k, self.eps
         r_e = np.exp(-2.0 * e)
 
-        def approx(m):
+        def approx(m: int) -> float:
             a = B.approx_upper_tail("Q", m + 1)
             if m + 1 > k:
                 return 0.0
@@ -678,7 +686,7 @@ class EpsDeltaPower(TradeOff):
                 lo = mid
         return hi
 
-    def epsilon(self, delta):
+    def epsilon(self, delta: ArrayLike) -> FloatOrArray:
         """Smallest ε ≥ 0 with δ(ε) ≤ delta: the upper side of ``epsilon_bounds``.
 
         Parameters
@@ -695,7 +703,7 @@ class EpsDeltaPower(TradeOff):
         out = np.array([self._epsilon_bracket(float(x))[1] for x in d.ravel()])
         return _validate.like_input(delta, out.reshape(d.shape))
 
-    def epsilon_bounds(self, delta, width=None):
+    def epsilon_bounds(self, delta: ArrayLike, width: float | None = None) -> Bracket:
         """(lower, upper) ε at δ: a bracket about 1e-12 relative wide around the exact ε.
 
         Parameters
@@ -713,7 +721,8 @@ class EpsDeltaPower(TradeOff):
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
         pairs = np.array([self._epsilon_bracket(float(x)) for x in d.ravel()]).reshape(-1, 2)
         lo, hi = pairs[:, 0].reshape(d.shape), pairs[:, 1].reshape(d.shape)
-        return _validate.like_input(delta, lo), _validate.like_input(delta, hi)
+        return Bracket(_validate.like_input(delta, lo), _validate.like_input(delta, hi),
+                       self.status)
 
     # -- β(α) ------------------------------------------------------------------
     def _beta_bracket(self, alpha: float) -> tuple[float, float]:
@@ -733,7 +742,7 @@ class EpsDeltaPower(TradeOff):
             return 0.0, 0.0
         log_a = np.log(alpha)
 
-        def past(m):                     # α ≥ α_m = c·U_m, certainly
+        def past(m: int) -> bool:  # α ≥ α_m = c·U_m, certainly
             return log_a >= np.log(c_hi) + B.upper_tail("P", m)[1] + 4.0 * _U * (abs(log_a) + 1.0)
 
         lo, hi = 0, k + 1                # a guess from the incomplete beta function
@@ -762,7 +771,7 @@ class EpsDeltaPower(TradeOff):
             l_m = (2.0 * m - k) * e
             slack = 4.0 * _U * (abs(l_m) + 1.0)
 
-            def times(g, side):          # e^{l_m}·g rounded to a side (g > 0)
+            def times(g: float, side: int) -> float:  # e^{l_m}·g rounded to a side (g > 0)
                 x = l_m + np.log(g)
                 x = x + side * (slack + 4.0 * _U * abs(x))
                 return np.exp(x) * (grow if side > 0 else shrink)

@@ -13,10 +13,14 @@ equal losses, so lattices (f_{ε,0}, randomized response) stay small.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar, overload
+
 import numpy as np
 
 from fdp import _validate
 from fdp._constants import UNIT_ROUNDOFF
+from fdp._types import ArrayLike
 from fdp.families._rounding import one_minus
 from fdp.families.piecewise import PiecewiseLinear, vertex_delta
 from fdp.law import AtomsLaw
@@ -30,6 +34,7 @@ MERGE_RTOL = 1e-12
 # Largest product the exact composition forms before handing over to the engine.
 MAX_ATOMS = 4_000_000
 _U = UNIT_ROUNDOFF
+_T = TypeVar("_T")
 
 
 class FinitePair(PiecewiseLinear):
@@ -122,7 +127,8 @@ class FinitePair(PiecewiseLinear):
                                      np.inf))
         return np.where(e >= top, 0.0, d)
 
-    def __init__(self, log_ratio, p, q, mass_rtol: float = 0.0):
+    def __init__(self, log_ratio: ArrayLike, p: ArrayLike, q: ArrayLike,
+                 mass_rtol: float = 0.0) -> None:
         L = np.asarray(log_ratio, dtype=float)
         p = np.asarray(p, dtype=float)
         q = np.asarray(q, dtype=float)
@@ -153,7 +159,8 @@ class FinitePair(PiecewiseLinear):
         object.__setattr__(self, "mass_rtol", float(mass_rtol))
 
     @classmethod
-    def from_atoms(cls, log_ratio, p, q, mass_rtol: float = 0.0) -> FinitePair:
+    def from_atoms(cls, log_ratio: ArrayLike, p: ArrayLike, q: ArrayLike,
+                   mass_rtol: float = 0.0) -> FinitePair:
         """Sort atoms by decreasing loss, merge equal losses, drop empty atoms.
 
         ``mass_rtol`` bounds the relative error of each given mass against the real pair
@@ -185,7 +192,7 @@ class FinitePair(PiecewiseLinear):
         merged = float(np.max(sizes, initial=1)) - 1.0
         return cls(L_m, p_m, q_m, mass_rtol + merged * _U)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"FinitePair({self.p.size} atoms)"
 
     def latex(self) -> str:
@@ -247,7 +254,7 @@ def _vertex_max(alphas: np.ndarray, gains: np.ndarray, eps: np.ndarray) -> np.nd
     return np.maximum(d, 0.0)
 
 
-def from_pair(p_probs, q_probs) -> FinitePair:
+def from_pair(p_probs: ArrayLike, q_probs: ArrayLike) -> FinitePair:
     """Exact T(P, Q) of two pmfs on the same finite outcomes (Neyman–Pearson).
 
     Each pmf must be non-negative and sum to 1 within 1e-9; it is not renormalised.
@@ -304,11 +311,15 @@ def product(a: FinitePair, b: FinitePair) -> FinitePair | None:
     return FinitePair.from_atoms(L, p, q, a.mass_rtol + b.mass_rtol + _U)
 
 
-def binary_power(x, n: int, combine):
+@overload
+def binary_power(x: _T, n: int, combine: Callable[[_T, _T], _T]) -> _T: ...
+@overload
+def binary_power(x: _T, n: int, combine: Callable[[_T, _T], _T | None]) -> _T | None: ...
+def binary_power(x: _T, n: int, combine: Callable[[_T, _T], _T | None]) -> _T | None:
     """x ⊕ … ⊕ x (n ≥ 1 times) by repeated squaring, for an associative ``combine``:
     about 2·log₂ n combinations instead of n − 1. A ``combine`` returning None (a
     result too large to form) makes the answer None."""
-    result = None
+    result: _T | None = None
     while n:
         if n & 1:
             result = x if result is None else combine(result, x)
@@ -316,9 +327,10 @@ def binary_power(x, n: int, combine):
                 return None
         n >>= 1
         if n:
-            x = combine(x, x)
-            if x is None:
+            square = combine(x, x)
+            if square is None:
                 return None
+            x = square
     return result
 
 

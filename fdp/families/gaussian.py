@@ -44,7 +44,8 @@ from fdp._constants import (
     TINY,
     UNIT_ROUNDOFF,
 )
-from fdp.families._rounding import exp_bracket, one_minus, widen
+from fdp._types import ArrayLike
+from fdp.families._rounding import ArrayPair, exp_bracket, one_minus, widen
 from fdp.law import Masses, PrivacyLossLaw, bin_atoms, mirrored_moment
 from fdp.tradeoff import TradeOff
 
@@ -55,7 +56,7 @@ _SMALL_MU = 0.05
 _U = UNIT_ROUNDOFF
 
 
-def _r_ndtr(w):
+def _r_ndtr(w: np.ndarray) -> np.ndarray:
     """Bound on the relative error of ndtr(w) and the absolute error of log_ndtr(w)
     (``NDTR_RTOL``, ``NDTR_W2_RTOL``). For w ≥ 0, Φ(w) = 1 − Φ(−w)·(1 + θ) carries the
     tail's error times Φ(−w)/Φ(w) ≤ 2√(π/2)φ(w) ≤ e^{−w²/2} (Mills' ratio at most
@@ -67,7 +68,7 @@ def _r_ndtr(w):
     return np.where(w < 0.0, NDTR_RTOL + NDTR_W2_RTOL * wn * wn, np.minimum(tail, upper))
 
 
-def _mills_sens(w):
+def _mills_sens(w: np.ndarray) -> np.ndarray:
     """Bound on |d log Φ(w)/dw| = φ(w)/Φ(w): below 1 + max(−w, 0) (φ(t)/Φ(−t) ≤ t + 1
     for t ≥ 0, Birnbaum 1942), and below 2φ(w) ≤ e^{−w²/2} for w ≥ 0 (Φ(w) ≥ 1/2)."""
     with np.errstate(under="ignore", over="ignore"):
@@ -85,7 +86,8 @@ _MILLS_COEF = np.array([(-1.0) ** (k + 1) * math.prod(range(1, 2 * k, 2))
                         for k in range(1, _MILLS_TERMS + 1)])
 
 
-def _log_one_minus_x_mills(x: np.ndarray, y: np.ndarray, gap: np.ndarray, dy: np.ndarray):
+def _log_one_minus_x_mills(x: np.ndarray, y: np.ndarray, gap: np.ndarray,
+                           dy: np.ndarray) -> ArrayPair:
     """log(1 − x M(y)) for 0 ≤ x ≤ y = x + gap, M(y) = Φ(−y)/φ(y) (positive: M(y) < 1/y),
     and a bound on its absolute error given the error ``dy`` of y (x errs by u relative)."""
     with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
@@ -115,7 +117,7 @@ def _log_one_minus_x_mills(x: np.ndarray, y: np.ndarray, gap: np.ndarray, dy: np
         return lv, err + 2.0 * _U * np.abs(lv)
 
 
-def _log_delta_small_mu(mu: float, eps: np.ndarray):
+def _log_delta_small_mu(mu: float, eps: np.ndarray) -> ArrayPair:
     """log δ_μ(ε) for 0 < μ < 0.05, 0 < ε ≤ 4 by the integral in the module docstring,
     and a bound on its absolute error."""
     x = eps / mu
@@ -146,7 +148,7 @@ def _log_delta_small_mu(mu: float, eps: np.ndarray):
     return val, err
 
 
-def _log_delta_pos(mu: float, eps: np.ndarray):
+def _log_delta_pos(mu: float, eps: np.ndarray) -> ArrayPair:
     """log δ_μ(ε) for ε > 0 (finite or +inf) and μ > 0, and a bound on its absolute
     error (each regime's steps with their condition numbers; module docstring)."""
     out = np.empty_like(eps)
@@ -261,7 +263,7 @@ def gdp_log_delta_estimate(mu: float, eps: np.ndarray) -> np.ndarray:
     return _log_delta_and_error(mu, eps)[0]
 
 
-def _log_delta_and_error(mu: float, eps: np.ndarray):
+def _log_delta_and_error(mu: float, eps: np.ndarray) -> ArrayPair:
     """(log δ_μ(ε), a bound on its absolute error), vectorised in ε.
 
     The bound adds, per regime, the documented accuracy of each special function
@@ -314,7 +316,7 @@ def _log_delta_and_error(mu: float, eps: np.ndarray):
     return out.reshape(shape), err.reshape(shape)
 
 
-def _beta_bracket(mu: float, alpha: np.ndarray):
+def _beta_bracket(mu: float, alpha: np.ndarray) -> ArrayPair:
     """(lo, hi) around G_μ(α) = Φ(Φ⁻¹(1 − α) − μ): the computed value widened by its
     error bound, with 1 − α (exact, as adjacent doubles) capping both ends.
 
@@ -454,7 +456,7 @@ class GaussianLaw(PrivacyLossLaw):
     def moment_method(self) -> str:
         return "closed form"
 
-    def interval_masses(self, edges) -> Masses:
+    def interval_masses(self, edges: ArrayLike) -> Masses:
         mu = self.mu
         if mu == 0.0:
             kappa, pi = bin_atoms(edges, np.zeros(1), np.ones(1), np.ones(1))
@@ -498,7 +500,7 @@ class GaussianLaw(PrivacyLossLaw):
             return None
         mu = self.mu
 
-        def loss(x):
+        def loss(x: np.ndarray) -> np.ndarray:
             with np.errstate(over="ignore"):
                 return np.logaddexp(np.log1p(-p), np.log(p) + mu * (x - mu / 2.0))
         if under == "P":   # P = N(0, 1)
@@ -532,7 +534,7 @@ class GaussianLaw(PrivacyLossLaw):
         m = self.mu * self.mu / 2.0
         return t * (m if under == "Q" else -m) + t * t * self.mu * self.mu / 2.0
 
-    def renyi(self, orders) -> np.ndarray:
+    def renyi(self, orders: ArrayLike) -> np.ndarray:
         """D_α(N(μ,1) ‖ N(0,1)) = αμ²/2 (Mironov 2017, Table II)."""
         o = np.asarray(orders, dtype=float).ravel()
         return o * self.mu * self.mu / 2.0
@@ -561,14 +563,14 @@ class Gaussian(TradeOff):
 
     mu: float
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "mu", _validate.real("mu", self.mu, low=0.0))
 
     @property
     def symmetric(self) -> bool:
         return True
 
-    def _gaussian_component(self):
+    def _gaussian_component(self) -> tuple[float, float] | None:
         return float(self.mu), 1.0      # engine hook: G_μ itself
 
     def _composition_kind(self) -> str:
@@ -582,7 +584,7 @@ class Gaussian(TradeOff):
         """Certified upper bound on G_μ(α)."""
         return self._bracket(alpha)[1]
 
-    def _bracket(self, alpha: np.ndarray):
+    def _bracket(self, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if self.mu == 0.0:
             return one_minus(alpha)           # G_0 = Id: 1 − α, exactly bracketed
         return _beta_bracket(self.mu, alpha)
@@ -599,7 +601,7 @@ class Gaussian(TradeOff):
         """Certified lower bound on δ(ε)."""
         return self._delta_bracket(eps)[0]
 
-    def _delta_bracket(self, eps: np.ndarray):
+    def _delta_bracket(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         e = np.asarray(eps, dtype=float)
         est, err = _log_delta_and_error(self.mu, e)
         over = est == -np.finfo(float).max

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -10,6 +11,9 @@ from fdp._constants import UNIT_ROUNDOFF
 from fdp.families._rounding import one_minus, widen
 from fdp.law import AtomsLaw
 from fdp.tradeoff import TradeOff
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fdp.families.finite_pair import FinitePair
 
 
 @dataclass(frozen=True)
@@ -31,7 +35,7 @@ class Identity(TradeOff):
     def symmetric(self) -> bool:
         return True
 
-    def _gaussian_component(self):
+    def _gaussian_component(self) -> tuple[float, float] | None:
         return 0.0, 1.0                 # engine hook: Id = G_0
 
     def _composition_kind(self) -> str:
@@ -53,12 +57,12 @@ class Identity(TradeOff):
         """δ(ε) rounded down."""
         return self._delta_bracket(eps)[0]
 
-    def _delta_bracket(self, eps: np.ndarray):
+    def _delta_bracket(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         e = np.asarray(eps, dtype=float)
         v = np.maximum(-np.expm1(np.minimum(e, 0.0)), 0.0)   # no −0.0 at ε ≥ 0
         return widen(v, 2.0 * UNIT_ROUNDOFF, low=0.0, high=1.0)
 
-    def _pair(self):
+    def _pair(self) -> FinitePair:
         from fdp.families.finite_pair import FinitePair
         return FinitePair.from_atoms([0.0], [1.0], [1.0])
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 
 from fdp import _validate
 from fdp._constants import TINY, UNIT_ROUNDOFF
+from fdp._types import ArrayLike
 from fdp.families._rounding import one_minus, widen
 from fdp.law import Masses, PrivacyLossLaw, bin_atoms, intervals, mirrored_moment
 from fdp.tradeoff import TradeOff
@@ -48,7 +51,7 @@ class Laplace(TradeOff):
 
     mu: float
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "mu", _validate.real("mu", self.mu, low=0.0))
 
     @property
@@ -63,7 +66,7 @@ class Laplace(TradeOff):
         """Certified upper bound on L_μ(α)."""
         return self._bracket(alpha)[1]
 
-    def _bracket(self, alpha: np.ndarray):
+    def _bracket(self, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The three pieces, each a product or quotient of at most four rounded factors
         (e^{−μ/2}: 2u; ×, ÷: u each), so within 8u relative; the first piece 1 − e^μ α
         (e^μ α < 1/2) adds at most that much of e^μ α ≤ 1 − e^μ α; a branch chosen on
@@ -111,7 +114,7 @@ class Laplace(TradeOff):
         """Certified lower δ(ε)."""
         return self._delta_bracket(eps)[0]
 
-    def _delta_bracket(self, eps: np.ndarray):
+    def _delta_bracket(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """−expm1(t) errs by 2u relative, and its argument's rounding u|t| moves it by
         at most u relative (|t|e^t/(1 − e^t) ≤ 1 for t ≤ 0); ε ≥ μ gives 0 exactly."""
         e = np.asarray(eps, dtype=float)
@@ -169,7 +172,7 @@ class LaplaceLaw(PrivacyLossLaw):
     def moment_method(self) -> str:
         return "closed form"
 
-    def interval_masses(self, edges) -> Masses:
+    def interval_masses(self, edges: ArrayLike) -> Masses:
         mu = self.mu
         if mu == 0.0:
             kappa, pi = bin_atoms(edges, np.zeros(1), np.ones(1), np.ones(1))
@@ -202,7 +205,7 @@ class LaplaceLaw(PrivacyLossLaw):
         with mpmath.workdps(50):
             m, c_ = mpmath.mpf(self.mu), mpmath.mpf(c)
 
-            def g(x):
+            def g(x: Any) -> Any:           # mpmath numbers
                 v = x - c_
                 return abs(v) ** k if absolute else v ** k
 
@@ -216,7 +219,7 @@ class LaplaceLaw(PrivacyLossLaw):
                 total += sign * mpmath.exp(-m / 2) / 4 * _poly_exp_integral(mpmath, k, c_, a, b)
             return float(total)
 
-    def renyi(self, orders) -> np.ndarray:
+    def renyi(self, orders: ArrayLike) -> np.ndarray:
         """D_α(Q ‖ P) in closed form (Mironov 2017, Table II), in log space."""
         o = np.asarray(orders, dtype=float).ravel()
         m = self.mu
@@ -230,12 +233,12 @@ class LaplaceLaw(PrivacyLossLaw):
         return np.maximum(log_a, 0.0) / (o - 1.0)     # ρ ≥ 0 (round-off only below)
 
 
-def _poly_exp_integral(mpmath, k: int, c, a, b):
+def _poly_exp_integral(mpmath: ModuleType, k: int, c: Any, a: Any, b: Any) -> Any:
     """∫_a^b (ℓ − c)^k e^{−ℓ/2} dℓ in closed form (mpmath numbers):
     with u = ℓ − c, the antiderivative of u^k e^{−u/2} is
     −e^{−u/2} Σ_{j=0}^{k} k!/(k−j)! 2^{j+1} u^{k−j}."""
 
-    def anti(u):
+    def anti(u: Any) -> Any:
         s = sum(mpmath.factorial(k) / mpmath.factorial(k - j) * 2 ** (j + 1) * u ** (k - j)
                 for j in range(k + 1))
         return -mpmath.exp(-u / 2) * s

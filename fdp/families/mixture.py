@@ -58,6 +58,8 @@ from fdp import _validate
 from fdp._constants import EPS_SEARCH, NORMAL_TAIL_MASS
 from fdp._numerics import maximise_unimodal
 from fdp._numerics import search_grid as _search_grid
+from fdp._types import ArrayLike
+from fdp.families._rounding import ArrayPair
 from fdp.families.gaussian import (
     _GH_W,
     _GH_X,
@@ -77,7 +79,7 @@ _NEWTON_ITERS = 200
 SPAN = 1e-250
 
 
-def _as_vector(name: str, value) -> np.ndarray:
+def _as_vector(name: str, value: ArrayLike) -> np.ndarray:
     arr = _validate.reals(name, value, low=0.0)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-d sequence, got shape {arr.shape}")
@@ -118,7 +120,7 @@ class MixtureOfGaussians(TradeOff):
     sensitivities: tuple
     probs: tuple
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         sigma = _validate.real("sigma", self.sigma, low=0.0, low_open=True)
         c = _as_vector("sensitivities", self.sensitivities)
         p = _validate.reals("probs", self.probs, low=0.0, high=1.0)
@@ -176,7 +178,7 @@ class MixtureOfGaussians(TradeOff):
         direction only; compose, then symmetrise (DRS Thm 4.2)."""
         return "both" if self.symmetric else "one"
 
-    def loss(self, x) -> np.ndarray:
+    def loss(self, x: ArrayLike) -> np.ndarray:
         """L(x) = log Σⱼ pⱼ exp(μⱼ(x − μⱼ/2)), vectorised.
 
         Each exponent is formed as μⱼ·(x − μⱼ/2), never with μⱼ² (which overflows
@@ -193,7 +195,7 @@ class MixtureOfGaussians(TradeOff):
         with np.errstate(divide="ignore"):
             return logsumexp(terms, axis=0).reshape(x.shape)
 
-    def _live_part(self):
+    def _live_part(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
         """The components with 0 < μⱼ < ∞, in the scaled variable u = K·x.
 
         K = min(max μ, 1). The loss of component j at u is ℓⱼ = aⱼ(u − bⱼ) =
@@ -217,7 +219,7 @@ class MixtureOfGaussians(TradeOff):
         """Σ pⱼ over components with cⱼ/σ = inf (their Q-mass lies beyond every x)."""
         return float(self.weights[np.isinf(self.mus)].sum())
 
-    def x_at_loss(self, loss) -> np.ndarray:
+    def x_at_loss(self, loss: ArrayLike) -> np.ndarray:
         """The threshold x with L(x) = l, rounded so that L(x) ≤ l as computed.
 
         −inf for l ≤ inf L = log p₀, +inf for l = +inf (see ``_scaled_root``).
@@ -226,7 +228,7 @@ class MixtureOfGaussians(TradeOff):
         with np.errstate(over="ignore"):
             return u / self._live_part()[4]
 
-    def _scaled_root(self, loss) -> np.ndarray:
+    def _scaled_root(self, loss: ArrayLike) -> np.ndarray:
         """u = K·x with L(x) = l (K as in ``_live_part``), rounded down (L(x) ≤ l as computed).
 
         +inf when l > log p₀ but no component has a finite positive μⱼ (then L is
@@ -258,7 +260,7 @@ class MixtureOfGaussians(TradeOff):
         return out.reshape(shape)
 
     @staticmethod
-    def _scaled_loss(u, a, b, lp):
+    def _scaled_loss(u: np.ndarray, a: np.ndarray, b: np.ndarray, lp: np.ndarray) -> np.ndarray:
         """M(u) = log Σⱼ pⱼ e^{aⱼ(u − bⱼ)} over the finite live components."""
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             terms = lp[None, :] + a[None, :] * (u[:, None] - b[None, :])
@@ -273,7 +275,7 @@ class MixtureOfGaussians(TradeOff):
         with np.errstate(divide="ignore"):
             return lvals + np.log(-np.expm1(floor - lvals))
 
-    def _solve(self, lvals: np.ndarray, floor: float):
+    def _solve(self, lvals: np.ndarray, floor: float) -> ArrayPair:
         """(u, t): the root u of M(u) = t (``_scaled_loss``), t = log(e^l − p₀).
 
         M is a convex increasing function of u. Newton's method from a point right
@@ -393,7 +395,7 @@ class MixtureOfGaussians(TradeOff):
         """The privacy-loss law L(X) = log Σⱼ pⱼ e^{μⱼX − μⱼ²/2}, X ~ N(0, 1) under P."""
         return MixtureOfGaussiansLaw(self)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         text = (f"MixtureOfGaussians(sigma={self.sigma!r}, sensitivities={self.sensitivities!r}, "
                 f"probs={self.probs!r})")
         return text + remark(self)
@@ -424,7 +426,7 @@ class RevealedMixture(TradeOff):
     weights: tuple
     members: tuple
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         w = _validate.reals("weights", self.weights, low=0.0, high=1.0)
         members = tuple(self.members)
         if w.ndim != 1 or w.size != len(members) or w.size == 0:
@@ -474,7 +476,7 @@ class RevealedMixture(TradeOff):
             part = flat[s:s + 1024]
             vals = 1.0 - d_grid[None, :] - y_grid[None, :] * part[:, None]
 
-            def row(x, part=part):
+            def row(x: np.ndarray, part: np.ndarray = part) -> np.ndarray:
                 return 1.0 - self._delta(x) - np.exp(x) * part
             out[s:s + 1024] = maximise_unimodal(row, grid, vals)
         # α = 0: sup_ε (1 − δ(ε)) = 1 − (Q-mass at L = +inf), read at ε = EPS_SEARCH
@@ -488,7 +490,7 @@ class RevealedMixture(TradeOff):
             return None
         return MixtureLaw(self.weights, laws)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         inner = ", ".join(f"{w:.6g}: {repr(m).split('  # ')[0]}"
                           for w, m in zip(self.weights, self.members))
         text = f"RevealedMixture({{{inner}}})"
@@ -531,7 +533,7 @@ class MixtureOfGaussiansLaw(PrivacyLossLaw):
 
     f: MixtureOfGaussians
 
-    def interval_masses(self, edges) -> Masses:
+    def interval_masses(self, edges: ArrayLike) -> Masses:
         f = self.f
         if f.trivial:
             kappa, pi = bin_atoms(edges, np.zeros(1), np.ones(1), np.ones(1))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from fdp import _validate
+from fdp._types import ArrayLike
 from fdp.tradeoff import TradeOff
 
 _TINY = float(np.finfo(float).tiny)
@@ -46,7 +47,8 @@ class PiecewiseLinear(TradeOff):
     betas: np.ndarray
     gains: np.ndarray
 
-    def __init__(self, alphas, betas, gains=None):
+    def __init__(self, alphas: ArrayLike, betas: ArrayLike,
+                 gains: ArrayLike | None = None) -> None:
         a = np.ascontiguousarray(alphas, dtype=float)
         b = np.ascontiguousarray(betas, dtype=float)
         g = 1.0 - b if gains is None else np.ascontiguousarray(gains, dtype=float)
@@ -56,17 +58,17 @@ class PiecewiseLinear(TradeOff):
         object.__setattr__(self, "betas", b)
         object.__setattr__(self, "gains", g)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable")
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return (type(other) is type(self) and np.array_equal(self.alphas, other.alphas)
                 and np.array_equal(self.betas, other.betas))
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((type(self).__name__, self.alphas.tobytes(), self.betas.tobytes()))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"PiecewiseLinear({len(self.alphas)} vertices)"
 
     def latex(self) -> str:
@@ -174,7 +176,7 @@ def lower_convex_hull(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndar
 POINTS_TOL = 1e-13
 
 
-def from_points(alpha, beta) -> PiecewiseLinear:
+def from_points(alpha: ArrayLike, beta: ArrayLike) -> PiecewiseLinear:
     """The lower convex hull of {(α_i, β_i)} ∪ {(0, 1), (1, 0)}.
 
     This is the trade-off function of the observed points, as in the R package

@@ -49,8 +49,8 @@ post-processing of those two atoms, and the true pair of this one: safe. The cos
 is δ(ε) ≥ about the deficit (≈ 2·tail + 1e-11) for ε < ε₁ only; δ(ε₁) = 0.
 
 Size: about (2z·σ_C)·(z·√(np)/2) atoms, z = √(2 log(1/tail)), σ_C² = np(1 − p); for
-n = 10⁵, ε₀ = 4 and the default tail 1e-30 this is 816,827 atoms after exact merging
-(about 3 s). Up to MAX_EXACT_ATOMS = 4e6 enumerated atoms the pair is exact as
+n = 10⁵, ε₀ = 4 and the default tail 1e-30 this is 816,827 atoms after exact merging.
+Up to MAX_EXACT_ATOMS = 4e6 enumerated atoms the pair is exact as
 described; beyond (n ≳ 10⁶), the enumeration runs in chunks and each loss is
 rounded UP onto a grid of LOSS_BINS = 2¹⁸ values spanning the losses present,
 keeping Q-masses and lowering P-masses to Q e^{−L'} (the lost P-mass joins the
@@ -68,6 +68,8 @@ import math
 import numpy as np
 
 from fdp import _validate
+from fdp._types import ArrayLike
+from fdp.families._rounding import ArrayPair
 from fdp.families.finite_pair import FinitePair
 
 #: Relative safety factor on every enumerated mass (covers pmf round-off).
@@ -81,18 +83,19 @@ LOSS_BINS = 1 << 18
 _CHUNK_ATOMS = 1 << 21
 
 
-def _window(m, prob, tail):
+def _window(m: int | np.ndarray, prob: float, tail: float) -> ArrayPair:
     """Integer range [lo, hi] of Bin(m, prob) holding every k with pmf ≥ tail (a
     superset: the quantiles at tail on each side, widened by one)."""
     from scipy.stats import binom  # lazily: `import fdp` stays free of scipy.stats
     lo = binom.ppf(tail, m, prob)
     hi = binom.isf(tail, m, prob)
     lo = np.maximum(np.nan_to_num(lo, nan=0.0) - 1.0, 0.0)
-    hi = np.minimum(np.nan_to_num(hi, nan=m) + 1.0, m)
+    # numpy broadcasts an array nan= (copyto); its stubs allow a float only
+    hi = np.minimum(np.nan_to_num(hi, nan=m) + 1.0, m)  # type: ignore[arg-type]
     return lo.astype(np.int64), hi.astype(np.int64)
 
 
-def _log_pmf(k, m, prob):
+def _log_pmf(k: ArrayLike, m: ArrayLike, prob: float) -> np.ndarray:
     """log of the binomial pmf through ``binom.pmf`` (Boost's ibeta derivative, relative
     error ≈ 2e-13 at m = 10⁹ against mpmath), not ``binom.logpmf``, whose gammaln
     differences lose 2e-10 at m = 10⁵ and 4e-6 at m = 10⁹. Masses kept are ≥ tail ≥
@@ -102,7 +105,7 @@ def _log_pmf(k, m, prob):
         return np.log(binom.pmf(k, m, prob))
 
 
-def _log_ratio(eps0, x, y):
+def _log_ratio(eps0: float, x: ArrayLike, y: ArrayLike) -> ArrayPair:
     """log Q/P = log((y + e^{ε₀} x)/(e^{ε₀} y + x)) and a bound on its rounding error."""
     with np.errstate(divide="ignore"):
         lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
@@ -112,7 +115,8 @@ def _log_ratio(eps0, x, y):
     return L, err
 
 
-def _atoms(eps0, n, c, log_pc, a_lo, width):
+def _atoms(eps0: float, n: int, c: np.ndarray, log_pc: np.ndarray, a_lo: np.ndarray,
+           width: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Enumerated atoms (a, m = c + 1, p, q) for the given c rows, masses lowered."""
     total = int(width.sum())
     rows = np.repeat(np.arange(c.size), width)
@@ -134,7 +138,8 @@ def _atoms(eps0, n, c, log_pc, a_lo, width):
     return x, m, p, q
 
 
-def clone_atoms(eps0: float, n: int, clone_prob: float, tail: float):
+def clone_atoms(eps0: float, n: int, clone_prob: float,
+                tail: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
     """Atoms (log_ratio, p, q) of the clone pair and the deficits (1 − Σp, 1 − Σq),
     to be put at loss −∞ and +∞ (module docstring). Exact (equal ratios merged) up
     to MAX_EXACT_ATOMS enumerated atoms; beyond, losses are rounded up onto
@@ -189,7 +194,7 @@ def clone_atoms(eps0: float, n: int, clone_prob: float, tail: float):
     return L, p_m, q_m, deficit_p, deficit_q
 
 
-def shuffle_amplification(eps0, n, *, construction: str = "clones",
+def shuffle_amplification(eps0: float, n: int, *, construction: str = "clones",
                           tail: float = 1e-30) -> FinitePair:
     """Trade-off function of shuffling n reports of ε₀-LDP randomizers.
 
@@ -243,7 +248,7 @@ def shuffle_amplification(eps0, n, *, construction: str = "clones",
                                  np.concatenate([q, q_rest]))
 
 
-def _rest_atoms(eps0: float, dp: float, dq: float):
+def _rest_atoms(eps0: float, dp: float, dq: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The mass not enumerated (deficits dp under P, dq under Q) as two atoms at ±ε₁.
 
     Every atom of the clone pair has Q/P ∈ [e^{−ε₀}, e^{ε₀}]. The deficit consists of

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from fdp import _validate
 from fdp.tradeoff import TradeOff
+
+#: A user's β: called with an ndarray of α (or, when that fails, with one float at a
+#: time) and returning β values of the same shape.
+UserFn = Callable[[Any], Any]
 
 _GRID = np.unique(np.concatenate([np.linspace(0.0, 1.0, 4001), np.logspace(-12, -3, 200),
                                   1.0 - np.logspace(-12, -3, 200)]))
@@ -30,17 +37,17 @@ class UserFunction(TradeOff):
     """
 
     __slots__ = ("fn", "name")
-    fn: object
+    fn: UserFn
     name: str | None
 
-    def __init__(self, fn, name: str | None = None):
+    def __init__(self, fn: UserFn, name: str | None = None) -> None:
         object.__setattr__(self, "fn", fn)
         object.__setattr__(self, "name", name or getattr(fn, "__name__", "f"))
 
-    def __setattr__(self, key, value):
+    def __setattr__(self, key: str, value: object) -> None:
         raise AttributeError("UserFunction is immutable")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"from_function({self.name})"
 
     def latex(self) -> str:
@@ -50,7 +57,7 @@ class UserFunction(TradeOff):
         return _evaluate(self.fn, alpha)
 
 
-def _evaluate(fn, alpha: np.ndarray) -> np.ndarray:
+def _evaluate(fn: UserFn, alpha: np.ndarray) -> np.ndarray:
     try:
         out = np.asarray(fn(alpha), dtype=float)
         if out.shape != alpha.shape:
@@ -60,7 +67,7 @@ def _evaluate(fn, alpha: np.ndarray) -> np.ndarray:
     return out
 
 
-def check_axioms(fn, tol: float = 1e-9) -> None:
+def check_axioms(fn: UserFn, tol: float = 1e-9) -> None:
     """Raise ValueError naming the first axiom ``fn`` breaks on a fine grid of α.
 
     The grid has 4001 uniform points plus log-spaced points down to 1e-12 from both
@@ -94,7 +101,7 @@ def check_axioms(fn, tol: float = 1e-9) -> None:
                          f"f lies {gap[i]:.3g} above its chord")
 
 
-def from_function(fn, *, tol: float = 1e-9, name: str | None = None) -> UserFunction:
+def from_function(fn: UserFn, *, tol: float = 1e-9, name: str | None = None) -> UserFunction:
     """Accept a callable as a trade-off function after checking the axioms.
 
     ``fn`` may be vectorised (array in, array out) or scalar; it is called as given,
