@@ -7,17 +7,19 @@
 ``FloatOrArray``
     A vectorised read-out's result: a float for a scalar input, else an array of the
     input's shape (``fdp._validate.like_input``).
+``Seed``
+    What an ``rng=`` argument accepts (``fdp._validate.generator``): None (fresh OS
+    entropy), an int seed, a SeedSequence or a Generator.
 """
 
 from __future__ import annotations
-
-from typing import Union
 
 import numpy as np
 import numpy.typing as npt
 
 ArrayLike = npt.ArrayLike
 FloatArray = npt.NDArray[np.float64]
-FloatOrArray = Union[float, FloatArray]
+FloatOrArray = float | FloatArray
+Seed = int | np.random.SeedSequence | np.random.Generator | None
 
-__all__ = ["ArrayLike", "FloatArray", "FloatOrArray"]
+__all__ = ["ArrayLike", "FloatArray", "FloatOrArray", "Seed"]

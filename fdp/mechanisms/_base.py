@@ -16,10 +16,14 @@ mechanism can be audited by providing them.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from fdp._types import ArrayLike, FloatOrArray, Seed
 
-def finite_values(name: str, value) -> np.ndarray:
+
+def finite_values(name: str, value: object) -> np.ndarray:
     """A float array with every entry finite (NaN and ±inf refused)."""
     try:
         arr = np.asarray(value, dtype=float)
@@ -30,13 +34,13 @@ def finite_values(name: str, value) -> np.ndarray:
     return arr
 
 
-def positive(name: str, x) -> float:
+def positive(name: str, x: object) -> float:
     """A finite real > 0."""
     from fdp import _validate
     return _validate.real(name, x, low=0.0, low_open=True)
 
 
-def like(value, out):
+def like(value: ArrayLike, out: np.ndarray) -> FloatOrArray:
     """Return a Python scalar when the caller passed a scalar."""
     if np.ndim(value) == 0 and np.ndim(out) == 0:
         return out.item() if hasattr(out, "item") else out
@@ -60,11 +64,11 @@ class Mechanism:
 
     __slots__ = ()
 
-    def release(self, value, rng=None):
+    def release(self, value: Any, rng: Seed = None) -> Any:
         """A noisy answer for ``value`` (each mechanism defines it)."""
         raise NotImplementedError
 
-    def sample(self, value, n: int, rng=None) -> np.ndarray:
+    def sample(self, value: Any, n: int, rng: Seed = None) -> np.ndarray:
         """n independent releases of the mechanism on the same input ``value``."""
         from fdp import _validate
         n = _validate.positive_int("n", n)
@@ -72,6 +76,6 @@ class Mechanism:
         batch = np.broadcast_to(arr, (n,) + arr.shape)
         return np.asarray(self.release(batch, rng=_validate.generator(rng)))
 
-    def audit_scores(self, outputs, value, value_prime) -> np.ndarray:
+    def audit_scores(self, outputs: ArrayLike, value: Any, value_prime: Any) -> np.ndarray:
         """Scores for threshold tests; by default the (scalar) outputs themselves."""
         return np.asarray(outputs, dtype=float)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fdp import _validate
+from fdp._types import ArrayLike, FloatOrArray, Seed
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
 from fdp.families.laplace import Laplace
@@ -54,7 +55,7 @@ class GaussianMechanism(Mechanism):
     sensitivity: float
     sigma: float
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "sensitivity", positive("sensitivity", self.sensitivity))
         object.__setattr__(self, "sigma", positive("sigma", self.sigma))
 
@@ -63,13 +64,13 @@ class GaussianMechanism(Mechanism):
         """G_μ with μ = Δ/σ."""
         return Gaussian(self.sensitivity / self.sigma)
 
-    def release(self, value, rng=None):
+    def release(self, value: ArrayLike, rng: Seed = None) -> FloatOrArray:
         """value + N(0, σ²) in every entry; a float for a scalar, an ndarray otherwise."""
         x = finite_values("value", value)
         out = x + _validate.generator(rng).normal(0.0, self.sigma, size=x.shape)
         return like(value, out)
 
-    def audit_inputs(self):
+    def audit_inputs(self) -> tuple[float, float]:
         """The worst-case neighbouring pair of a scalar query: (0, Δ)."""
         return 0.0, self.sensitivity
 
@@ -109,7 +110,7 @@ class LaplaceMechanism(Mechanism):
     sensitivity: float
     scale: float
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "sensitivity", positive("sensitivity", self.sensitivity))
         object.__setattr__(self, "scale", positive("scale", self.scale))
 
@@ -123,13 +124,13 @@ class LaplaceMechanism(Mechanism):
         """f_{Δ₁/b, 0}: pure DP for array queries with L1 sensitivity Δ₁ = ``sensitivity``."""
         return EpsDelta(self.sensitivity / self.scale)
 
-    def release(self, value, rng=None):
+    def release(self, value: ArrayLike, rng: Seed = None) -> FloatOrArray:
         """value + Lap(0, b) in every entry; a float for a scalar, an ndarray otherwise."""
         x = finite_values("value", value)
         out = x + _validate.generator(rng).laplace(0.0, self.scale, size=x.shape)
         return like(value, out)
 
-    def audit_inputs(self):
+    def audit_inputs(self) -> tuple[float, float]:
         """The worst-case neighbouring pair of a scalar query: (0, Δ)."""
         return 0.0, self.sensitivity
 

@@ -14,6 +14,7 @@ import numpy as np
 from scipy.special import log_softmax
 
 from fdp import _validate
+from fdp._types import ArrayLike, Seed
 from fdp.families.bounded_range import BoundedRange
 from fdp.families.eps_delta import EpsDelta, RandomizedResponse
 from fdp.families.finite_pair import FinitePair
@@ -21,7 +22,7 @@ from fdp.mechanisms._base import Mechanism, finite_values, positive
 from fdp.tradeoff import TradeOff
 
 
-def _categories(name: str, value, k: int) -> np.ndarray:
+def _categories(name: str, value: ArrayLike, k: int) -> np.ndarray:
     """An integer array with entries in {0, …, k − 1}."""
     arr = np.asarray(value)
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer)
@@ -67,7 +68,7 @@ class RandomizedResponseMechanism(Mechanism):
     eps: float
     k: int = 2
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "eps", _validate.real("eps", self.eps, low=0.0))
         object.__setattr__(self, "k", _validate.positive_int("k", self.k, low=2))
 
@@ -80,7 +81,7 @@ class RandomizedResponseMechanism(Mechanism):
         """e^ε/(e^ε + k − 1), computed in log space."""
         return float(np.exp(self.eps - np.logaddexp(self.eps, np.log(self.k - 1.0))))
 
-    def release(self, value, rng=None):
+    def release(self, value: Any, rng: Seed = None) -> Any:
         """The randomized category of every entry of ``value`` (ints in [0, k−1])."""
         x = _categories("value", value, self.k)
         g = _validate.generator(rng)
@@ -89,10 +90,10 @@ class RandomizedResponseMechanism(Mechanism):
         out = np.where(keep, x, other)
         return int(out) if np.ndim(value) == 0 else out
 
-    def audit_inputs(self):
+    def audit_inputs(self) -> tuple[Any, Any]:
         return 0, 1
 
-    def audit_scores(self, outputs, value, value_prime):
+    def audit_scores(self, outputs: ArrayLike, value: Any, value_prime: Any) -> np.ndarray:
         """Log-likelihood ratio log q(o)/p(o): +ε at value', −ε at value, 0 elsewhere."""
         o = np.asarray(outputs)
         return np.where(o == value_prime, self.eps, np.where(o == value, -self.eps, 0.0))
@@ -115,7 +116,7 @@ class _Selection(Mechanism):
     eps: float
     candidates: tuple | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.utility is not None and not callable(self.utility):
             raise TypeError("utility must be a callable (input -> scores of shape (..., k)) "
                             f"or None, got {type(self.utility).__name__}")
@@ -127,7 +128,7 @@ class _Selection(Mechanism):
                 raise ValueError("candidates must hold at least one output")
             object.__setattr__(self, "candidates", cands)
 
-    def scores(self, value) -> np.ndarray:
+    def scores(self, value: Any) -> np.ndarray:
         """The utility scores of ``value``, checked: finite, shape (..., k), k ≥ 1."""
         raw = self.utility(value) if self.utility is not None else value
         u = finite_values("utility scores", raw)
@@ -144,13 +145,13 @@ class _Selection(Mechanism):
         """ε/(2Δ): the factor on the scores (the 2Δ calibration)."""
         return self.eps / (2.0 * self.sensitivity)
 
-    def _output(self, idx):
+    def _output(self, idx: int | np.ndarray) -> Any:
         if self.candidates is None:
             return idx
         return np.asarray(self.candidates, dtype=object)[idx] if np.ndim(idx) else \
             self.candidates[int(idx)]
 
-    def audit_inputs(self):
+    def audit_inputs(self) -> tuple[Any, Any]:
         """There is no generic worst-case pair: it depends on the utility."""
         raise ValueError(f"{type(self).__name__} has no generic worst-case neighbouring "
                          "pair; pass inputs=(value, value_prime) to fdp.audit.check")
@@ -212,16 +213,16 @@ class ExponentialMechanism(_Selection):
         return BoundedRange(self.eps)
 
     # --- probabilities -------------------------------------------------------
-    def log_probabilities(self, value) -> np.ndarray:
+    def log_probabilities(self, value: Any) -> np.ndarray:
         """log P[r] = ε u(r)/(2Δ) − logsumexp (stable for any score range)."""
         u = self.scores(value)
         return log_softmax(self._rate * u, axis=-1)
 
-    def probabilities(self, value) -> np.ndarray:
+    def probabilities(self, value: Any) -> np.ndarray:
         """P[r] ∝ exp(ε u(r)/(2Δ)), along the last axis."""
         return np.exp(self.log_probabilities(value))
 
-    def pair_tradeoff(self, value, value_prime) -> FinitePair:
+    def pair_tradeoff(self, value: Any, value_prime: Any) -> FinitePair:
         """The exact T(M(value), M(value')) for one specific pair of inputs."""
         lp, lq = self.log_probabilities(value), self.log_probabilities(value_prime)
         if lp.ndim != 1 or lp.shape != lq.shape:
@@ -230,7 +231,7 @@ class ExponentialMechanism(_Selection):
         return FinitePair.from_atoms(lq - lp, np.exp(lp), np.exp(lq))
 
     # --- sampling ----------------------------------------------------------
-    def release(self, value, rng=None):
+    def release(self, value: Any, rng: Seed = None) -> Any:
         """One candidate per row of scores (inverse-CDF sampling, vectorised)."""
         p = self.probabilities(value)
         cdf = np.cumsum(p, axis=-1)
@@ -240,7 +241,7 @@ class ExponentialMechanism(_Selection):
         idx = np.minimum(idx, p.shape[-1] - 1)
         return self._output(int(idx) if idx.ndim == 0 else idx)
 
-    def sample(self, value, n: int, rng=None):
+    def sample(self, value: Any, n: int, rng: Seed = None) -> np.ndarray:
         """n independent outputs for the single input ``value`` (scores of shape (k,))."""
         n = _validate.positive_int("n", n)
         p = self.probabilities(value)
@@ -249,7 +250,7 @@ class ExponentialMechanism(_Selection):
         idx = _validate.generator(rng).choice(p.size, size=n, p=p / p.sum())
         return self._output(idx)
 
-    def audit_scores(self, outputs, value, value_prime):
+    def audit_scores(self, outputs: ArrayLike, value: Any, value_prime: Any) -> np.ndarray:
         """log q(o) − log p(o) from the exact output probabilities."""
         lp, lq = self.log_probabilities(value), self.log_probabilities(value_prime)
         o = np.asarray(outputs)
@@ -309,7 +310,7 @@ class ReportNoisyMax(_Selection):
 
     noise: str = "gumbel"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         super().__post_init__()
         if not isinstance(self.noise, str) or self.noise not in _NOISES:
             raise ValueError(f"noise must be one of {_NOISES}, got {self.noise!r}")
@@ -319,7 +320,7 @@ class ReportNoisyMax(_Selection):
         """BR_ε for Gumbel noise (= the exponential mechanism), f_{ε,0} for exponential."""
         return BoundedRange(self.eps) if self.noise == "gumbel" else EpsDelta(self.eps)
 
-    def release(self, value, rng=None):
+    def release(self, value: Any, rng: Seed = None) -> Any:
         """argmax of the noisy scaled scores, one per row of scores (vectorised)."""
         a = self._rate * self.scores(value)
         g = _validate.generator(rng)
@@ -327,14 +328,14 @@ class ReportNoisyMax(_Selection):
         idx = np.argmax(a + z, axis=-1)
         return self._output(int(idx) if np.ndim(idx) == 0 else idx)
 
-    def log_probabilities(self, value) -> np.ndarray:
+    def log_probabilities(self, value: Any) -> np.ndarray:
         """The exact output law (Gumbel noise only: the exponential mechanism's)."""
         if self.noise != "gumbel":
             raise ValueError("log_probabilities is available for noise='gumbel' only; "
                              "for exponential noise use PermuteAndFlip.probabilities")
         return log_softmax(self._rate * self.scores(value), axis=-1)
 
-    def audit_scores(self, outputs, value, value_prime):
+    def audit_scores(self, outputs: ArrayLike, value: Any, value_prime: Any) -> np.ndarray:
         """Log-likelihood ratio (Gumbel noise); the output index otherwise."""
         if self.noise != "gumbel":
             return np.asarray(outputs, dtype=float)
@@ -385,7 +386,7 @@ class PermuteAndFlip(_Selection):
         """f_{ε,0}: permute-and-flip is ε-DP."""
         return EpsDelta(self.eps)
 
-    def probabilities(self, value) -> np.ndarray:
+    def probabilities(self, value: Any) -> np.ndarray:
         """P[r] = E over a random order of the chance r is the first head (exact).
 
         Writing p_s = exp(ε(u_s − u*)/(2Δ)), r comes first among the heads when it
@@ -416,7 +417,7 @@ class PermuteAndFlip(_Selection):
                 out[s:s + 1024] = np.exp(total[None, :] - logt) @ w
         return p * out
 
-    def release(self, value, rng=None):
+    def release(self, value: Any, rng: Seed = None) -> Any:
         """The first head in a random order, one per row of scores (vectorised)."""
         a = self._rate * self.scores(value)
         p = np.exp(a - a.max(axis=-1, keepdims=True))

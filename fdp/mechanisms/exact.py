@@ -33,12 +33,18 @@ import numbers
 import secrets
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 from fdp import _validate
+from fdp._types import ArrayLike, Seed
 from fdp.families.discrete import DiscreteGaussian, DiscreteLaplace
 from fdp.mechanisms._base import Mechanism
+
+#: What the exact samplers take as a rational parameter: an int, a Fraction, a decimal
+#: string or a float (taken at its exact binary value; ``to_fraction``).
+RationalLike = int | Fraction | str | float
 
 
 class RandomBits:
@@ -66,19 +72,21 @@ class RandomBits:
     __slots__ = ("_gen", "_nbits", "_pool", "_source")
     _REFILL = 256  # bytes
 
-    def __init__(self, rng=None):
+    def __init__(self, rng: Seed = None) -> None:
         if rng is None:
             self._source, self._gen = "os", None
         elif isinstance(rng, np.random.Generator):
             self._source, self._gen = "numpy", rng
         elif isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
             self._source, self._gen = "numpy", np.random.default_rng(int(rng))
+        elif isinstance(rng, np.random.SeedSequence):   # as every Mechanism accepts
+            self._source, self._gen = "numpy", np.random.default_rng(rng)
         else:
-            raise TypeError("rng must be None (OS CSPRNG), an int seed or a numpy Generator, "
-                            f"got {type(rng).__name__}")
+            raise TypeError("rng must be None (OS CSPRNG), an int seed, a SeedSequence or a "
+                            f"numpy Generator, got {type(rng).__name__}")
         self._pool, self._nbits = 0, 0
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"RandomBits({self._source})"
 
     def bits(self, k: int) -> int:
@@ -86,7 +94,7 @@ class RandomBits:
         if k <= 0:
             return 0
         while self._nbits < k:
-            raw = (secrets.token_bytes(self._REFILL) if self._source == "os"
+            raw = (secrets.token_bytes(self._REFILL) if self._gen is None
                    else self._gen.bytes(self._REFILL))
             self._pool |= int.from_bytes(raw, "little") << self._nbits
             self._nbits += 8 * self._REFILL
@@ -106,11 +114,15 @@ class RandomBits:
                 return r
 
 
-def _bits(rng) -> RandomBits:
+#: What the exact samplers take as ``rng``: a RandomBits source, or what builds one.
+ExactRng = RandomBits | int | np.random.SeedSequence | np.random.Generator | None
+
+
+def _bits(rng: ExactRng) -> RandomBits:
     return rng if isinstance(rng, RandomBits) else RandomBits(rng)
 
 
-def to_fraction(name: str, x, *, positive: bool = True) -> Fraction:
+def to_fraction(name: str, x: object, *, positive: bool = True) -> Fraction:
     """An exact rational from an int, Fraction, decimal string or float (exact binary value)."""
     if isinstance(x, bool):
         raise TypeError(f"{name} must be a rational number, got bool")
@@ -130,7 +142,7 @@ def to_fraction(name: str, x, *, positive: bool = True) -> Fraction:
     return q
 
 
-def bernoulli(p, rng=None) -> bool:
+def bernoulli(p: RationalLike, rng: ExactRng = None) -> bool:
     """Bernoulli(p) for rational p ∈ [0, 1]: one uniform integer below the denominator."""
     p = to_fraction("p", p, positive=False)
     if not 0 <= p <= 1:
@@ -138,7 +150,7 @@ def bernoulli(p, rng=None) -> bool:
     return _bits(rng).below(p.denominator) < p.numerator
 
 
-def bernoulli_exp(gamma, rng=None) -> bool:
+def bernoulli_exp(gamma: RationalLike, rng: ExactRng = None) -> bool:
     """Bernoulli(e^{−γ}) for rational γ ≥ 0, exactly (Canonne, Kamath & Steinke 2020,
     Algorithm 1).
 
@@ -187,7 +199,7 @@ def _bexp_unit(n: int, d: int, src: RandomBits) -> bool:
     return k % 2 == 1
 
 
-def discrete_laplace(scale, rng=None) -> int:
+def discrete_laplace(scale: RationalLike, rng: ExactRng = None) -> int:
     """One draw of P[Z = z] ∝ e^{−|z|/b}, b = ``scale`` rational > 0 (Canonne, Kamath &
     Steinke 2020, Algorithm 2).
 
@@ -228,7 +240,7 @@ def _dlap(t: int, s: int, src: RandomBits) -> int:
         return -y if negative else y
 
 
-def discrete_gaussian(sigma2, rng=None) -> int:
+def discrete_gaussian(sigma2: RationalLike, rng: ExactRng = None) -> int:
     """One draw of P[Z = z] ∝ e^{−z²/(2σ²)}, σ² = ``sigma2`` rational > 0 (Canonne,
     Kamath & Steinke 2020, Algorithm 3).
 
@@ -264,7 +276,7 @@ def _dgauss(s2: Fraction, src: RandomBits) -> int:
             return y
 
 
-def _integers(name: str, value) -> np.ndarray:
+def _integers(name: str, value: ArrayLike) -> np.ndarray:
     arr = np.asarray(value)
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
         if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) \
@@ -275,7 +287,7 @@ def _integers(name: str, value) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def _sensitivity_int(x) -> int:
+def _sensitivity_int(x: object) -> int:
     return _validate.positive_int("sensitivity", x, low=1)
 
 
@@ -311,7 +323,7 @@ class DiscreteLaplaceMechanism(Mechanism):
     sensitivity: int
     scale: Fraction
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "sensitivity", _sensitivity_int(self.sensitivity))
         object.__setattr__(self, "scale", to_fraction("scale", self.scale))
 
@@ -320,7 +332,7 @@ class DiscreteLaplaceMechanism(Mechanism):
         """``fdp.DiscreteLaplace(scale, sensitivity)``, exact (b rounded to the nearest double)."""
         return DiscreteLaplace(float(self.scale), self.sensitivity)
 
-    def release(self, value, rng=None):
+    def release(self, value: ArrayLike, rng: ExactRng = None) -> int | np.ndarray:
         """value + exact discrete Laplace noise, entry by entry (integers in, integers out)."""
         x = _integers("value", value)
         src = _bits(rng)
@@ -329,11 +341,11 @@ class DiscreteLaplaceMechanism(Mechanism):
         out = x + np.array(noise, dtype=np.int64).reshape(x.shape)
         return int(out) if np.ndim(value) == 0 else out
 
-    def sample(self, value, n: int, rng=None):
+    def sample(self, value: Any, n: int, rng: ExactRng = None) -> np.ndarray:
         n = _validate.positive_int("n", n)
-        return self.release(np.full(n, int(value), dtype=np.int64), rng)
+        return np.asarray(self.release(np.full(n, int(value), dtype=np.int64), rng))
 
-    def audit_inputs(self):
+    def audit_inputs(self) -> tuple[int, int]:
         return 0, self.sensitivity
 
 
@@ -372,7 +384,7 @@ class DiscreteGaussianMechanism(Mechanism):
     sensitivity: int
     sigma: Fraction
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "sensitivity", _sensitivity_int(self.sensitivity))
         object.__setattr__(self, "sigma", to_fraction("sigma", self.sigma))
 
@@ -386,7 +398,7 @@ class DiscreteGaussianMechanism(Mechanism):
         bracket above at a cost independent of σ (σ rounded to the nearest double)."""
         return DiscreteGaussian(float(self.sigma), self.sensitivity)
 
-    def release(self, value, rng=None):
+    def release(self, value: ArrayLike, rng: ExactRng = None) -> int | np.ndarray:
         """value + exact discrete Gaussian noise, entry by entry."""
         x = _integers("value", value)
         src = _bits(rng)
@@ -395,10 +407,10 @@ class DiscreteGaussianMechanism(Mechanism):
         out = x + np.array(noise, dtype=np.int64).reshape(x.shape)
         return int(out) if np.ndim(value) == 0 else out
 
-    def sample(self, value, n: int, rng=None):
+    def sample(self, value: Any, n: int, rng: ExactRng = None) -> np.ndarray:
         n = _validate.positive_int("n", n)
-        return self.release(np.full(n, int(value), dtype=np.int64), rng)
+        return np.asarray(self.release(np.full(n, int(value), dtype=np.int64), rng))
 
-    def audit_inputs(self):
+    def audit_inputs(self) -> tuple[int, int]:
         return 0, self.sensitivity
 

@@ -27,7 +27,7 @@ def _relation(neighbouring: str) -> str:
     return neighbouring
 
 
-def _bounds(lower, upper) -> tuple[float, float]:
+def _bounds(lower: object, upper: object) -> tuple[float, float]:
     lo = _validate.real("lower", lower)
     hi = _validate.real("upper", upper)
     if not hi > lo:
