@@ -1,0 +1,160 @@
+"""f-DP in one run (Mahloujifar, Melis & Chaudhuri 2024), for any claimed trade-off f.
+
+Setting as in ``fdp.audit.steinke``: m canaries, each included independently with
+probability ½; r guesses, v correct. Mahloujifar, Melis & Chaudhuri (*Auditing
+f-Differential Privacy in One Run*, arXiv 2410.22235, ICML 2025) bound the number of
+correct guesses of any adversary against an f-DP mechanism through the *blow-up*
+function of f. For an f-DP mechanism, every event E of the output satisfies
+
+    Q(E) ≤ 1 − f(P(E)) =: B(P(E))            (DRS Def. 2.1 with α = P(E), β = 1 − Q(E)),
+
+so an event of probability y under Q has probability at least
+
+    B⁻¹(y) = inf{x ∈ [0, 1] : 1 − f(x) ≥ y} = f⁻¹(1 − y)
+
+under P, f⁻¹(b) = inf{x : f(x) ≤ b} the generalised inverse. The paper's recursion (its
+tight one-run bound, "audit with cap" in the authors' code) uses f only through B⁻¹:
+with τ the significance,
+
+    r ← τ·v/m,  h ← τ·(r_g − v)/m           (r_g the number of guesses)
+    for i = v − 1, …, 0:
+        h' = max(h, B⁻¹(r));  stop if h' = h
+        r ← min(r + i/(r_g − i)·(h' − h), 1);  h ← h'
+
+and the claim is refuted at level τ when r + h > r_g/m. The paper states it for the
+Gaussian, B⁻¹(y) = Φ(Φ⁻¹(y) − μ) = G_μ(1 − y); the derivation needs only the event
+inequality above, which holds for every trade-off function f, so the same recursion
+audits any claim. fdp's f-DP bounds both orders of every neighbouring pair
+(``require_guarantee``), so the inequality covers "in" and "out" guesses alike.
+
+Safe side. r and h only grow with B⁻¹ (by induction over the steps, the cap and the
+stopping rule included), so replacing f by a pointwise smaller f_low (smaller B⁻¹)
+can only un-refute. A numeric (certified) claim is therefore audited through its
+certified lower curve (``f.bounds(α).lo``, the ``_beta`` hook), and a generic B⁻¹ is
+read off by bisection on that curve taking the ``lo`` end (x ≤ the true infimum). A
+refutation then refutes the certificate itself.
+
+Check. For f = f_{ε,0} and all guesses correct (v = r_g) the recursion agrees with the
+binomial test of Steinke et al. at δ = 0: refuted iff e^ε/(1 + e^ε) ≤ τ^{1/r_g}
+(tests/audit/test_fdp_one_run.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from scipy.special import ndtr, ndtri
+
+from fdp._numerics import bisect_monotone
+from fdp.families.gaussian import Gaussian
+from fdp.tradeoff import TradeOff
+
+#: y ↦ B⁻¹(y) on float arrays.
+BlowUpInverse = Callable[[np.ndarray], np.ndarray]
+
+#: Upper end of the μ search: G_40 is Id up to 1e-300 at every α a run can resolve.
+MU_MAX = 40.0
+
+
+def blow_up_inverse(claim: TradeOff) -> BlowUpInverse:
+    """B⁻¹(y) = f⁻¹(1 − y) for the claim's certified lower curve (module docstring).
+
+    Parameters
+    ----------
+    claim : TradeOff
+        The claimed f (a guarantee; the caller checks ``require_guarantee``).
+
+    Returns
+    -------
+    callable
+        Vectorised y ↦ B⁻¹(y), a lower bound on the exact value for numeric claims.
+    """
+    if isinstance(claim, Gaussian):
+        mu = float(claim.mu)
+        return lambda y: ndtr(ndtri(np.asarray(y, dtype=float)) - mu)
+
+    def binv(y: np.ndarray) -> np.ndarray:
+        yy = np.asarray(y, dtype=float)
+        target = 1.0 - yy
+
+        def passes(x: np.ndarray) -> np.ndarray:
+            return np.asarray(claim._beta(np.clip(x, 0.0, 1.0)) <= target)
+
+        lo, _ = bisect_monotone(passes, np.zeros(yy.shape), np.ones(yy.shape), bits=True)
+        # at y = 0 the infimum is 0; where f(0) ≤ 1 − y already, x = 0 passes too
+        return np.where(np.asarray(passes(np.zeros(yy.shape))), 0.0, lo)
+
+    return binv
+
+
+def refutes(binv: BlowUpInverse, m: int, r: int, v: int, significance: float) -> bool:
+    """Whether v correct out of r guesses on m canaries refute the claim behind ``binv``.
+
+    The recursion of Mahloujifar, Melis & Chaudhuri (2024) in the module docstring.
+
+    Parameters
+    ----------
+    binv : callable
+        B⁻¹ of the claim (``blow_up_inverse``).
+    m, r, v : int
+        Canaries, guesses, correct guesses (0 ≤ v ≤ r ≤ m; validated by the caller).
+    significance : float
+        τ in (0, 1) for this guess set (after any correction).
+
+    Returns
+    -------
+    bool
+        True when the claim is refuted at level τ.
+    """
+    if v == 0 or 2 * v <= r:
+        return False
+    rr = significance * v / m
+    h = significance * (r - v) / m
+    for i in range(v - 1, -1, -1):
+        h_new = max(h, float(binv(np.asarray(rr))))
+        if h_new == h:
+            break
+        rr = min(rr + (i / (r - i)) * (h_new - h), 1.0)
+        h = h_new
+    return rr + h > r / m
+
+
+def mu_lower_bounds(m: int, r: tuple[int, ...], v: tuple[int, ...],
+                    significance: float) -> float:
+    """Largest μ such that G_μ is refuted by some guess set, each tested at τ.
+
+    Candidates are taken in decreasing order of precision v/r; each is first checked
+    against the best μ so far (one recursion), and bisected only if it refutes it.
+
+    Parameters
+    ----------
+    m : int
+        Canaries.
+    r, v : tuple of int
+        Guess counts of the candidates.
+    significance : float
+        τ per candidate (after the correction).
+
+    Returns
+    -------
+    float
+        μ* ≥ 0 (0 when even G_0 = Id is not refuted).
+    """
+    best = 0.0
+    rv = [(ri, vi) for ri, vi in zip(r, v) if vi > 0 and 2 * vi > ri]
+    rv.sort(key=lambda t: -t[1] / t[0])
+    for ri, vi in rv:
+        if not refutes(blow_up_inverse(Gaussian(best)), m, ri, vi, significance):
+            continue
+
+        def not_refuted(mu: np.ndarray, ri: int = ri, vi: int = vi) -> np.ndarray:
+            return np.asarray(not refutes(blow_up_inverse(Gaussian(float(mu))), m, ri, vi,
+                                          significance))
+
+        lo, _ = bisect_monotone(not_refuted, best, MU_MAX, rtol=1e-10, atol=1e-10)
+        best = float(lo)
+    return best
+
+
+__all__ = ["blow_up_inverse", "mu_lower_bounds", "refutes"]

@@ -1,0 +1,133 @@
+"""f-DP in one run (Mahloujifar, Melis & Chaudhuri 2024) for any claimed curve: the f_{ε,0}
+reduction to the binomial test, jax_privacy's reference values, and the false-refutation
+rate of a true claim over simulated runs of the exact mechanism."""
+
+from __future__ import annotations
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+import scipy.stats
+
+import fdp
+from fdp.audit import OneRunAudit, blow_up_inverse, guess_counts, max_refutable_mu, one_run
+from fdp.audit.fdp_one_run import mu_lower_bounds, refutes
+from fdp.status import NotAGuarantee
+
+
+@pytest.mark.parametrize("r", [10, 20, 100])
+@pytest.mark.parametrize("tau", [0.05, 0.01])
+def test_pure_dp_claim_all_correct_matches_binomial_test(r: int, tau: float) -> None:
+    """f = f_{ε,0}, v = r: refuted iff expit(ε)^r ≤ τ, i.e. ε ≤ logit(τ^{1/r})."""
+    t = tau ** (1.0 / r)
+    edge = math.log(t / (1 - t))
+    binv_below = blow_up_inverse(fdp.EpsDelta(edge * (1 - 1e-6), 0.0))
+    binv_above = blow_up_inverse(fdp.EpsDelta(edge * (1 + 1e-6), 0.0))
+    assert refutes(binv_below, 10 * r, r, r, tau)
+    assert not refutes(binv_above, 10 * r, r, r, tau)
+
+
+@pytest.mark.parametrize("mu", [0.3, 1.0, 2.5])
+def test_generic_blow_up_inverse_matches_gaussian_closed_form(mu: float) -> None:
+    """Gaussian closed form B⁻¹(y) = Φ(Φ⁻¹(y) − μ) against scipy; the generic bisection
+    path against Id (a piecewise-linear object), where B⁻¹(y) = y."""
+    y = np.array([1e-6, 1e-3, 0.1, 0.5, 0.9])
+    closed = scipy.stats.norm.cdf(scipy.stats.norm.ppf(y) - mu)
+    generic = blow_up_inverse(fdp.from_points(np.linspace(0, 1, 3), 1 - np.linspace(0, 1, 3)))
+    assert np.allclose(generic(y), y, rtol=1e-12)          # Id: B⁻¹(y) = y
+    assert np.allclose(blow_up_inverse(fdp.Gaussian(mu))(y), closed, rtol=1e-12)
+
+
+def test_max_refutable_mu_is_the_edge() -> None:
+    mu = max_refutable_mu(1000, 20, 0.05)
+    binv = blow_up_inverse
+    assert refutes(binv(fdp.Gaussian(mu)), 1000, 20, 20, 0.05)
+    assert not refutes(binv(fdp.Gaussian(mu * (1 + 1e-6))), 1000, 20, 20, 0.05)
+    assert max_refutable_mu(1000, 100) > mu
+
+
+def test_result_is_plain_data_and_refuses_non_guarantees() -> None:
+    res = one_run(fdp.Gaussian(0.5), counts=(1000, 20, 20))
+    assert isinstance(res, OneRunAudit) and res.refuted
+    assert pickle.loads(pickle.dumps(res)) == res
+    assert res.claim == "Gaussian(mu=0.5)" and res.n_tests == 1
+    with pytest.raises(NotAGuarantee):
+        one_run(fdp.edgeworth([fdp.Laplace(1.0)] * 3), counts=(1000, 20, 20))
+    with pytest.raises(ValueError, match="significance"):
+        one_run(fdp.Gaussian(1.0), counts=(10, 5, 5), significance=1.5)
+    with pytest.raises(ValueError, match="v"):
+        one_run(fdp.Gaussian(1.0), counts=(10, 5, 6))
+
+
+def test_negative_evidence_gives_zero() -> None:
+    rng = np.random.default_rng(0)
+    res = one_run(fdp.Gaussian(1.0), rng.normal(size=200), rng.normal(size=200) + 1.0)
+    assert (res.epsilon_lower_bound, res.mu_lower_bound, res.refuted) == (0.0, 0.0, False)
+
+
+def _deterministic_normal(mu: float, n: int) -> np.ndarray:
+    return scipy.stats.norm.ppf(np.linspace(0, 1, n, endpoint=False) + 1 / (2 * n)) + mu
+
+
+@pytest.mark.parametrize("shift,expected", [(0, 0.0), (1, 2.164749), (2, 4.7218075)])
+def test_jax_privacy_reference_values(shift: float, expected: float) -> None:
+    """jax_privacy tests/auditing_test.py ``test_epsilon_one_run_close`` (``use_fdp``).
+
+    Their fixture: n = 10 000 in- and 10 000 out-canary scores at the quantiles
+    (i + ½)/n of N(shift, 1) and N(0, 1); m = 20 000; one-sided guesses (score ≥ t is
+    "in"); significance 0.05 with Bonferroni over the ROC hull vertices
+    (``correction="hull"``); δ = 1e-6. Their ε is that of the Gaussian mechanism
+    calibrated to the largest refuted μ (``dp_accounting.get_sigma_gaussian``: σ = 1/μ,
+    the exact ε(δ) of G_μ). Their tolerance is rtol 1e-5; we agree to 2e-7.
+    """
+    g = guess_counts(_deterministic_normal(shift, 10_000), _deterministic_normal(0, 10_000),
+                     correction="hull")
+    mu = mu_lower_bounds(g.m, g.r, g.v, 0.05 / g.n_tests)
+    eps = float(fdp.Gaussian(mu).epsilon(1e-6)) if mu > 0 else 0.0
+    assert eps == pytest.approx(expected, rel=1e-6, abs=1e-12)
+
+
+def _simulate_top_k(mu_true: float, runs: int, m: int, k: int, seed: int) -> np.ndarray:
+    """Correct guesses among the top-k scores, per run: canaries included w.p. ½, the
+    score of an included canary N(μ, 1), of an excluded one N(0, 1) (the exact G_μ
+    mechanism, one output per canary)."""
+    rng = np.random.default_rng(seed)
+    incl = rng.random((runs, m)) < 0.5
+    s = rng.standard_normal((runs, m)) + mu_true * incl
+    top = np.argsort(-s, axis=1)[:, :k]
+    return np.take_along_axis(incl, top, axis=1).sum(axis=1)
+
+
+def _margin(runs: int, tau: float) -> int:
+    """Largest count of false refutations a level-τ test allows, at one-in-a-thousand."""
+    return int(scipy.stats.binom.ppf(0.999, runs, tau))
+
+
+@pytest.mark.parametrize("mu_true,k", [(1.0, 10), (2.0, 20), (3.0, 50)])
+def test_true_claim_is_rarely_refuted_false_claim_is(mu_true: float, k: int) -> None:
+    runs, m, tau = 400, 1000, 0.05
+    v = _simulate_top_k(mu_true, runs, m, k, seed=int(10 * mu_true))
+    true_binv = blow_up_inverse(fdp.Gaussian(mu_true))
+    false_refutations = sum(refutes(true_binv, m, k, int(x), tau) for x in v)
+    assert false_refutations <= _margin(runs, tau)
+    if mu_true == 3.0:
+        false_binv = blow_up_inverse(fdp.Gaussian(0.5))
+        assert sum(refutes(false_binv, m, k, int(x), tau) for x in v) >= 0.9 * runs
+
+
+def test_true_claim_score_based_with_bonferroni() -> None:
+    """The full score-based audit (all one-sided thresholds, Bonferroni over all of them)
+    of the true claim G_2 over seeded runs: false refutations within the level."""
+    runs, m, tau, mu_true = 200, 200, 0.05, 2.0
+    rng = np.random.default_rng(7)
+    hits = 0
+    binv = blow_up_inverse(fdp.Gaussian(mu_true))
+    for _ in range(runs):
+        incl = rng.random(m) < 0.5
+        s = rng.standard_normal(m) + mu_true * incl
+        g = guess_counts(s[incl], s[~incl])
+        tau_k = tau / g.n_tests
+        hits += any(refutes(binv, g.m, r, v, tau_k) for r, v in zip(g.r, g.v))
+    assert hits <= _margin(runs, tau)
