@@ -147,38 +147,4 @@ def one_run(claim: TradeOff, in_scores: ArrayLike | None = None,
                        correction=g.correction, m=g.m, best_r=g.r[best], best_v=g.v[best])
 
 
-def max_refutable_mu(m: int, r: int, significance: float = 0.05) -> float:
-    """The strongest Gaussian claim a one-run audit of this size could ever refute.
-
-    The largest μ such that G_μ is refuted when all r guesses on m canaries are correct
-    (the best possible outcome; Mahloujifar et al. 2024 recursion, one guess set).
-
-    Parameters
-    ----------
-    m : int
-        Canaries, ≥ 1.
-    r : int
-        Guesses, in [1, m].
-    significance : float, optional
-        τ in (0, 1) (default 0.05).
-
-    Returns
-    -------
-    float
-        μ_max; a claim G_μ with μ > μ_max cannot be refuted by such an audit.
-
-    Examples
-    --------
-    >>> from fdp.audit import max_refutable_mu
-    >>> round(max_refutable_mu(1000, 100), 3) > round(max_refutable_mu(1000, 10), 3)
-    True
-    """
-    m, r, _ = check_counts(m, r, r)
-    if r == 0:
-        raise ValueError("r (the number of guesses) must be in [1, m]")
-    tau = _validate.real("significance", significance, low=0.0, high=1.0, low_open=True,
-                         high_open=True)
-    return mu_lower_bounds(m, (r,), (r,), tau)
-
-
-__all__ = ["OneRunAudit", "max_refutable_mu", "one_run"]
+__all__ = ["OneRunAudit", "one_run"]
