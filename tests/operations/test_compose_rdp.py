@@ -54,24 +54,26 @@ def _cks_log_delta(rho, lam, eps):
     return (lam - 1) * (rho - eps) + (lam - 1) * mp.log(1 - 1 / lam) - mp.log(lam)
 
 
-# -- one factor's curve: an upper bound, tight to 1e-14 --------------------------------
+# -- one factor's curve: an upper bound, tight to 1e-11 --------------------------------
 @pytest.mark.parametrize("mu,lam", [(1.0, 2.0), (0.001, 1.0 + 1e-7), (0.001, 1.005),
-                                    (0.3, 37.0), (5.0, 4096.0), (1e-9, 3.0)])
+                                    (0.3, 37.0), (5.0, 4096.0), (1e-9, 3.0), (5.0, 1.0 + 1e-7),
+                                    (0.1, 1.5), (30.0, 2.0)])
 def test_laplace_curve_bounds_the_divergence(mu, lam):
     ours = factor_rdp(fdp.Laplace(mu), [lam])[0]
     ref = _laplace_rdp(mu, lam)
     if mu >= 1e-3 and lam < 100:
         assert abs(_laplace_rdp_quad(mu, lam) - ref) <= 1e-25 + 1e-20 * ref
     assert ours >= ref
-    assert ours <= ref * (1 + 1e-14)
+    assert ours <= ref * (1 + 1e-11)
 
 
-@pytest.mark.parametrize("eps,lam", [(0.1, 2.0), (1.0, 1.0001), (3.0, 500.0)])
+@pytest.mark.parametrize("eps,lam", [(0.1, 2.0), (1.0, 1.0001), (3.0, 500.0), (0.01, 3.0),
+                                     (3.0, 1.0 + 1e-7), (0.3, 40.0)])
 def test_randomized_response_and_eps_delta_curves(eps, lam):
     ref = _rr_rdp(eps, lam)
     for f in (fdp.RandomizedResponse(eps), fdp.EpsDelta(eps)):
         ours = factor_rdp(f, [lam])[0]
-        assert ref <= ours <= ref * (1 + 1e-14)
+        assert ref <= ours <= ref * (1 + 1e-11)
     assert factor_rdp(fdp.EpsDelta(eps, 1e-6), [lam]) is None
 
 
@@ -137,7 +139,7 @@ def test_mixed_factors_and_results_with_curves_compose_with_rdp():
     lam = 5.0
     i = list(COMPOSE_ORDERS).index(lam)
     ref = _laplace_rdp(0.5, lam) + lam / 2 + _rr_rdp(0.3, lam)
-    assert ref <= h.rdp.rdp[i] <= ref * (1 + 1e-13)
+    assert ref <= h.rdp.rdp[i] <= ref * (1 + 1e-11)
     lo, hi = h.epsilon_bounds(1e-6)
     assert 0 < lo <= hi <= h.rdp.epsilon(1e-6)[0][0]
     assert "lower end 0" not in h.epsilon_bounds(1e-6).note
