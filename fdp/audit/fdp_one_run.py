@@ -47,6 +47,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from fdp._numerics import bisect_monotone
+from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
 from fdp.tradeoff import TradeOff
 
@@ -73,6 +74,13 @@ def blow_up_inverse(claim: TradeOff) -> BlowUpInverse:
     if isinstance(claim, Gaussian):
         mu = float(claim.mu)
         return lambda y: ndtr(ndtri(np.asarray(y, dtype=float)) - mu)
+    if isinstance(claim, EpsDelta):
+        # f_{ε,δ}(x) = max(0, 1 − δ − e^ε x, e^{−ε}(1 − δ − x)) ≤ 1 − y  ⇔
+        # x ≥ e^{−ε}(y − δ) and x ≥ 1 − δ − e^ε(1 − y)
+        e, d = float(claim.eps), float(claim.delta)
+        return lambda y: np.maximum(0.0, np.maximum(
+            np.exp(-e) * (np.asarray(y, dtype=float) - d),
+            1.0 - d - np.exp(e) * (1.0 - np.asarray(y, dtype=float))))
 
     def binv(y: np.ndarray) -> np.ndarray:
         yy = np.asarray(y, dtype=float)

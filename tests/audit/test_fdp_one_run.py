@@ -12,7 +12,14 @@ import pytest
 import scipy.stats
 
 import fdp
-from fdp.audit import OneRunAudit, blow_up_inverse, guess_counts, max_refutable_mu, one_run
+from fdp.audit import (
+    OneRunAudit,
+    blow_up_inverse,
+    guess_counts,
+    max_refutable_mu,
+    one_run,
+    steinke_p_value,
+)
 from fdp.audit.fdp_one_run import mu_lower_bounds, refutes
 from fdp.status import NotAGuarantee
 
@@ -131,3 +138,42 @@ def test_true_claim_score_based_with_bonferroni() -> None:
         tau_k = tau / g.n_tests
         hits += any(refutes(binv, g.m, r, v, tau_k) for r, v in zip(g.r, g.v))
     assert hits <= _margin(runs, tau)
+
+
+def test_randomized_response_true_pure_claim_level() -> None:
+    """The exact mechanism of f_{ε,0} (randomised response: each of r guesses correct
+    independently w.p. e^ε/(1+e^ε)) over 2000 seeded runs: the f-DP recursion with the
+    true claim EpsDelta(ε, 0) refutes at most at the level (+ a binomial margin), and so
+    does the binomial test of Steinke et al., which this mechanism makes nearly exact."""
+    eps, r, m, runs, tau = 1.0, 100, 1000, 2000, 0.05
+    q = math.exp(eps) / (1 + math.exp(eps))
+    v = np.random.default_rng(11).binomial(r, q, size=runs)
+    binv = blow_up_inverse(fdp.EpsDelta(eps, 0.0))
+    # refutation is monotone in v: bisect for the edge v* (then checked on both sides)
+    lo, hi = r // 2, r
+    assert refutes(binv, m, r, hi, tau)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if refutes(binv, m, r, mid, tau) else (mid, hi)
+    v_star = hi
+    assert not refutes(binv, m, r, v_star - 1, tau) and refutes(binv, m, r, v_star + 1, tau)
+    mmc_rate_hits = int(np.sum(v >= v_star))
+    values, counts = np.unique(v, return_counts=True)
+    steinke_hits = int(sum(c for x, c in zip(values, counts)
+                           if steinke_p_value(m, r, int(x), eps) <= tau))
+    assert mmc_rate_hits <= _margin(runs, tau)
+    assert steinke_hits <= _margin(runs, tau)
+    assert steinke_hits >= mmc_rate_hits        # the recursion is the more cautious here
+
+
+@pytest.mark.parametrize("eps,delta", [(0.5, 0.0), (1.0, 1e-3), (3.0, 0.1)])
+def test_eps_delta_closed_form_matches_generic_path(eps: float, delta: float) -> None:
+    """The EpsDelta closed form of B⁻¹ against the generic bisection on the same curve
+    built as a piecewise-linear object (vertices (0, 1 − δ), the kink, (1 − δ, 0))."""
+    xk = (1 - delta) / (1 + math.exp(eps))
+    pw = fdp.from_points([0.0, xk, 1 - delta, 1.0], [1 - delta, math.exp(-eps) * (1 - delta - xk),
+                                                     0.0, 0.0])
+    y = np.array([1e-6, 1e-3, 0.05, 0.3, 0.7, 0.99])
+    closed = blow_up_inverse(fdp.EpsDelta(eps, delta))(y)
+    generic = blow_up_inverse(pw)(y)
+    assert np.allclose(closed, generic, rtol=1e-9, atol=1e-15)
