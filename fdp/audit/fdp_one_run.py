@@ -165,4 +165,47 @@ def mu_lower_bounds(m: int, r: tuple[int, ...], v: tuple[int, ...],
     return best
 
 
-__all__ = ["blow_up_inverse", "mu_lower_bounds", "refutes"]
+def p_value(binv: BlowUpInverse, m: int, r: tuple[int, ...], v: tuple[int, ...],
+            n_tests: int) -> float:
+    """Bonferroni p-value of the claim behind ``binv``: min(1, K·min_k τ_k*).
+
+    τ_k* is the smallest level at which guess set k refutes the claim; the recursion's
+    start values τ·v/m and τ·(r − v)/m grow with τ, and r and h grow with them (as with
+    B⁻¹, module docstring), so refutation is monotone in τ and τ_k* is bisected (in
+    log τ, reporting the end where refutation was checked).
+
+    Parameters
+    ----------
+    binv : callable
+        B⁻¹ of the claim.
+    m : int
+        Canaries.
+    r, v : tuple of int
+        Guess counts of the candidates.
+    n_tests : int
+        The Bonferroni divisor K.
+
+    Returns
+    -------
+    float
+        The p-value in (0, 1]; 1 when no candidate refutes the claim at any level < 1.
+    """
+    best = 1.0
+    rv = [(ri, vi) for ri, vi in zip(r, v) if vi > 0 and 2 * vi > ri]
+    rv.sort(key=lambda t: -t[1] / t[0])
+    for ri, vi in rv:
+        if not refutes(binv, m, ri, vi, best * (1 - 1e-12)):
+            continue
+
+        def refuted(log_tau: np.ndarray, ri: int = ri, vi: int = vi) -> np.ndarray:
+            return np.asarray(refutes(binv, m, ri, vi, float(np.exp(log_tau))))
+
+        lo = np.log(np.finfo(float).tiny)
+        if refuted(np.asarray(lo)):
+            return min(1.0, n_tests * float(np.finfo(float).tiny))
+        _, hi = bisect_monotone(refuted, lo, np.log(best), rtol=0.0, atol=1e-12)
+        best = float(np.exp(hi))
+    return min(1.0, n_tests * best)
+
+
+__all__ = ["blow_up_inverse", "mu_lower_bounds", "p_value", "refutes"]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from fdp import _validate
 from fdp._types import ArrayLike
-from fdp.audit.fdp_one_run import blow_up_inverse, mu_lower_bounds, refutes
+from fdp.audit.fdp_one_run import blow_up_inverse, mu_lower_bounds, p_value, refutes
 from fdp.audit.guesses import GuessCounts, guess_counts
 from fdp.audit.steinke import check_counts, epsilon_lower_bounds
 from fdp.status import require_guarantee
@@ -36,6 +36,10 @@ class OneRunAudit:
         ``repr`` of the claimed trade-off object.
     refuted : bool
         The claim is refuted at the significance (after the correction).
+    p_value : float
+        Bonferroni p-value of the claim under the f-DP recursion (Mahloujifar et al.
+        2024): K times the smallest level at which some guess set refutes it, capped
+        at 1; ``refuted`` is ``p_value ≤ significance``.
     epsilon_lower_bound : float
         Largest ε refuted at ``delta`` (Steinke et al. 2023); 0 for no evidence.
     delta : float
@@ -59,6 +63,7 @@ class OneRunAudit:
 
     claim: str
     refuted: bool
+    p_value: float
     epsilon_lower_bound: float
     delta: float
     mu_lower_bound: float
@@ -142,7 +147,9 @@ def one_run(claim: TradeOff, in_scores: ArrayLike | None = None,
         if g.v[k] > 0 and 2 * g.v[k] > g.r[k] and refutes(binv, g.m, g.r[k], g.v[k], tau_k):
             refuted, best = True, k
             break
-    return OneRunAudit(claim=repr(claim), refuted=refuted, epsilon_lower_bound=eps, delta=d,
+    p = p_value(binv, g.m, g.r, g.v, g.n_tests)
+    return OneRunAudit(claim=repr(claim), refuted=refuted, p_value=p,
+                       epsilon_lower_bound=eps, delta=d,
                        mu_lower_bound=mu, significance=tau, n_tests=g.n_tests,
                        correction=g.correction, m=g.m, best_r=g.r[best], best_v=g.v[best])
 

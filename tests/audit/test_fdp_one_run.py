@@ -9,6 +9,7 @@ import pickle
 
 import numpy as np
 import pytest
+import scipy.special
 import scipy.stats
 
 import fdp
@@ -177,3 +178,30 @@ def test_eps_delta_closed_form_matches_generic_path(eps: float, delta: float) ->
     closed = blow_up_inverse(fdp.EpsDelta(eps, delta))(y)
     generic = blow_up_inverse(pw)(y)
     assert np.allclose(closed, generic, rtol=1e-9, atol=1e-15)
+
+
+@pytest.mark.parametrize("r", [10, 20, 100])
+def test_p_value_closed_form_all_correct(r: int) -> None:
+    """f_{ε,0}, v = r: refuted iff expit(ε)^r ≤ τ, so the p-value is expit(ε)^r."""
+    res = one_run(fdp.EpsDelta(1.0, 0.0), counts=(10 * r, r, r))
+    assert res.p_value == pytest.approx(scipy.special.expit(1.0) ** r, rel=1e-9)
+    assert res.refuted == (res.p_value <= res.significance)
+
+
+def test_certified_numeric_claim_uses_its_lower_curve() -> None:
+    """A certified (bracketed) claim: B⁻¹ is read off the lower side of the bracket, so it
+    lies at or below B⁻¹ of the upper side (the curve a refutation must not use)."""
+    f = fdp.Laplace(1.0) @ fdp.Gaussian(0.5)
+    assert f.status.is_guarantee
+    y = np.array([1e-4, 1e-2, 0.1, 0.5, 0.9])
+    ours = blow_up_inverse(f)(y)
+    grid = np.linspace(0.0, 1.0, 200_001)
+    upper = np.asarray(f.bounds(grid).hi)
+    from_upper = np.array([grid[np.argmax(upper <= 1 - yy)] for yy in y])
+    lower = np.asarray(f.bounds(grid).lo)
+    from_lower_grid = np.array([grid[np.argmax(lower <= 1 - yy)] for yy in y])
+    assert np.all(ours <= from_upper + 1e-15)
+    assert np.all(ours <= from_lower_grid + 1e-15)
+    assert np.all(ours >= from_lower_grid - 1e-5)        # the grid's resolution
+    res = one_run(f, counts=(1000, 40, 40))
+    assert res.refuted == (res.p_value <= 0.05)
