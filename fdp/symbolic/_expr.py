@@ -20,10 +20,19 @@ piece by piece.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Sequence
+from typing import Any, TypeAlias
 
 import sympy as sp
 
 alpha = sp.Symbol("alpha", real=True)
+
+#: What the builders accept for a parameter or an expression: a sympy expression or a number.
+ExprLike: TypeAlias = "sp.Basic | float | int"
+#: One piece (expression, low, high) of a piecewise trade-off function on [low, high].
+Piece = tuple[sp.Expr, sp.Expr, sp.Expr]
+#: A decision a ≤ b (True only when proved), as the pieces helpers take it.
+LessEqual = Callable[[sp.Expr, sp.Expr], bool]
 """The type I error α, the variable of every symbolic trade-off function."""
 
 mu = sp.Symbol("mu", positive=True)
@@ -35,7 +44,7 @@ delta_ = sp.Symbol("delta", nonnegative=True)
 DOMAINS: dict[sp.Symbol, tuple] = {delta_: (sp.S.Zero, sp.S.One, True, False)}
 
 
-def Phi(x):
+def Phi(x: ExprLike) -> sp.Expr:
     """Standard normal cdf Φ(x) = erfc(−x/√2)/2, as a sympy expression.
 
     Parameters
@@ -57,7 +66,7 @@ def Phi(x):
     return sp.erfc(-sp.sympify(x) / sp.sqrt(2)) / 2
 
 
-def Phi_inv(p):
+def Phi_inv(p: ExprLike) -> sp.Expr:
     """Standard normal quantile Φ⁻¹(p) = √2 erfinv(2p − 1), as a sympy expression.
 
     Parameters
@@ -80,7 +89,7 @@ def Phi_inv(p):
     return sp.sqrt(2) * sp.erfinv(2 * sp.sympify(p) - 1)
 
 
-def _param(value, name: str, default: sp.Symbol):
+def _param(value: ExprLike | None, name: str, default: sp.Symbol) -> sp.Expr:
     """A parameter: the default symbol, a user's symbol or expression, or a number."""
     if value is None:
         return default
@@ -102,7 +111,7 @@ def _param(value, name: str, default: sp.Symbol):
     return v
 
 
-def gaussian(mu=None):
+def gaussian(mu: ExprLike | None = None) -> sp.Expr:
     """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) = erfc(μ/√2 − erfinv(1 − 2α))/2.
 
     Dong, Roth & Su (2022), Def 2.7.
@@ -136,7 +145,7 @@ def gaussian(mu=None):
     return sp.erfc(m / sp.sqrt(2) - sp.erfinv(1 - 2 * alpha)) / 2
 
 
-def eps_delta(eps=None, delta=None):
+def eps_delta(eps: ExprLike | None = None, delta: ExprLike | None = None) -> sp.Expr:
     """f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)}.
 
     Dong, Roth & Su (2022), Def 2.3 and Prop 2.5; ``delta=0`` gives pure ε-DP.
@@ -174,7 +183,7 @@ def eps_delta(eps=None, delta=None):
     return sp.Max(0, 1 - d - sp.exp(e) * alpha, sp.exp(-e) * (1 - d - alpha))
 
 
-def laplace(mu=None):
+def laplace(mu: ExprLike | None = None) -> sp.Expr:
     """L_μ = T(Lap(0, 1), Lap(μ, 1)) as a Piecewise (Dong, Roth & Su 2022, Appendix A).
 
         1 − e^μ α        for α < e^{−μ}/2,
@@ -212,7 +221,7 @@ def laplace(mu=None):
                         (sp.exp(-m) * (1 - alpha), True))
 
 
-def identity():
+def identity() -> sp.Expr:
     """Id(α) = 1 − α, perfect privacy.
 
     Returns
@@ -229,12 +238,12 @@ def identity():
     return 1 - alpha
 
 
-def rational(x):
+def rational(x: float) -> sp.Rational:
     """A float as the Rational of its shortest round-trip decimal (0.1 → 1/10)."""
     return sp.Rational(repr(float(x)))
 
 
-def exact(expr):
+def exact(expr: sp.Expr) -> sp.Expr:
     """Replace every Float by a Rational: the shortest decimal that round-trips
     to the same double (what the user typed: 0.01 → 1/100), so that proofs and
     closed forms are about exact numbers."""
@@ -245,7 +254,7 @@ def exact(expr):
     return expr.xreplace({f: rational(f) for f in floats})
 
 
-def as_expr(expr, var=alpha):
+def as_expr(expr: ExprLike, var: sp.Symbol = alpha) -> sp.Expr:
     """sympify a user's expression in α and check its type."""
     if isinstance(expr, str):
         raise TypeError("expr must be a sympy expression in S.alpha, not a string "
@@ -259,7 +268,8 @@ def as_expr(expr, var=alpha):
     return e
 
 
-def bind(expr, params: dict, var=alpha):
+def bind(expr: sp.Expr, params: dict[str, Any],
+         var: sp.Symbol = alpha) -> tuple[sp.Expr, dict[sp.Symbol, tuple[Any, Any, bool, bool]]]:
     """Substitute numeric or symbolic parameter values given by name.
 
     Returns (expr, ranges) where ranges maps symbols to user-given (low, high)
@@ -299,7 +309,7 @@ class PiecesError(ValueError):
     """The expression cannot be split into pieces with provably ordered joins."""
 
 
-def _bound_of(cond, var):
+def _bound_of(cond: sp.Basic, var: sp.Symbol) -> tuple[str, sp.Expr]:
     """(kind, bound) of a condition var < b / var <= b / var > a / var >= a."""
     if isinstance(cond, (sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan,
                          sp.GreaterThan)):
@@ -312,7 +322,7 @@ def _bound_of(cond, var):
     raise PiecesError(f"cannot read the condition {cond} as a bound on {var}")
 
 
-def _interval_of(cond, var):
+def _interval_of(cond: sp.Basic, var: sp.Symbol) -> tuple[sp.Expr | None, sp.Expr | None]:
     """(low, high) of a Piecewise condition; None for an open side."""
     if cond == sp.true:
         return None, None
@@ -331,7 +341,8 @@ def _interval_of(cond, var):
     return lo, hi
 
 
-def pieces(expr, var=alpha, less_equal=None):
+def pieces(expr: sp.Expr, var: sp.Symbol = alpha,
+           less_equal: LessEqual | None = None) -> list[Piece]:
     """Split f into [(expression, low, high), ...] covering [0, 1] in order.
 
     A non-Piecewise expression is one piece; a ``Max`` is split at the crossings of
@@ -395,7 +406,7 @@ def pieces(expr, var=alpha, less_equal=None):
     return out
 
 
-def max_pieces(expr, var, le):
+def max_pieces(expr: sp.Expr, var: sp.Symbol, le: LessEqual) -> list[Piece]:
     """Split Max(g_1, …, g_k) at the crossings g_i = g_j inside [0, 1].
 
     Between consecutive crossings no two arguments change order, so the largest
@@ -432,7 +443,7 @@ def max_pieces(expr, var, le):
                 raise PiecesError(f"cannot order {p} and {q}")
         else:
             ordered.append(p)
-    out = []
+    out: list[Piece] = []
     for lo, hi in itertools.pairwise(ordered):
         mid = (lo + hi) / 2
         vals = [a.subs(var, mid) for a in args]
@@ -451,7 +462,7 @@ def max_pieces(expr, var, le):
     return out
 
 
-def _numeric_le(a, b) -> bool:
+def _numeric_le(a: sp.Expr, b: sp.Expr) -> bool:
     """a ≤ b for expressions without free symbols (exact comparison)."""
     d = sp.sympify(b - a)
     if d.free_symbols:
@@ -459,7 +470,7 @@ def _numeric_le(a, b) -> bool:
     return bool(d.is_nonnegative) or d == 0
 
 
-def subs(expr, *args):
+def subs(expr: ExprLike, *args: Any) -> sp.Expr | None:
     """expr.subs(*args), or None when sympy cannot build the result (a Max/Min of
     numbers it cannot compare raises ValueError)."""
     try:
@@ -468,6 +479,6 @@ def subs(expr, *args):
         return None
 
 
-def joins(ps):
+def joins(ps: Sequence[Piece]) -> list[sp.Expr]:
     """The interior join points of a piece list."""
     return [p[2] for p in ps[:-1]]

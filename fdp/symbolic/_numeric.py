@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import scipy.special as sc
 import sympy as sp
 
-from fdp.symbolic._expr import alpha, rational
+from fdp._types import ArrayLike
+from fdp.symbolic._expr import ExprLike, alpha, rational
 
 _Erfc = sp.Function("erfc_")  # erfc that sympy does not rewrite as 2 − erfc(−x)
 
 
-def stable(expr):
+def stable(expr: sp.Expr) -> sp.Expr:
     """Rewrite for floating point with exact identities: c + k·erfc(y) with c = −2k
     becomes −k·erfc(−y), avoiding the cancellation of sympy's canonical form
     1 − erfc(y)/2 when erfc(y) ≈ 2 (G_μ near α = 1); erfinv(1 − cα) becomes
     erfcinv(cα) (G_μ near α = 0)."""
-    def fix(n):
+    def fix(n: sp.Expr) -> sp.Expr:
         consts = [t for t in n.args if t.is_number]
         terms = [t for t in n.args if not t.is_number]
         if len(consts) != 1 or len(terms) != 1:
@@ -29,7 +32,7 @@ def stable(expr):
     return expr.replace(lambda n: isinstance(n, sp.erfinv), _erfinv_near_one)
 
 
-def _erfinv_near_one(n):
+def _erfinv_near_one(n: sp.Expr) -> sp.Expr:
     """erfinv(1 − cα) = erfcinv(cα) and erfinv(cα − 1) = −erfcinv(cα): 1 − cα rounds
     away the information for tiny α, cα does not."""
     w = n.args[0]
@@ -44,11 +47,11 @@ MODULES = [{"erfinv": sc.erfinv, "erfcinv": sc.erfcinv, "erf": sc.erf, "erfc": s
              "erfc_": sc.erfc}, "scipy", "numpy"]
 
 
-def vectorised(expr, var=alpha):
+def vectorised(expr: sp.Expr, var: sp.Symbol = alpha) -> Callable[[ArrayLike], np.ndarray]:
     """A numpy function of α (float array in, float array out of the same shape)."""
     fn = sp.lambdify(var, stable(expr), modules=MODULES)
 
-    def call(a):
+    def call(a: ArrayLike) -> np.ndarray:
         a = np.asarray(a, dtype=float)
         with np.errstate(all="ignore"):
             out = np.asarray(fn(a), dtype=complex if _may_be_complex(expr) else float)
@@ -59,17 +62,19 @@ def vectorised(expr, var=alpha):
     return call
 
 
-def _may_be_complex(expr) -> bool:
+def _may_be_complex(expr: sp.Expr) -> bool:
     return expr.has(sp.I)
 
 
-def value(expr, x, var=alpha, digits: int = 50):
+def value(expr: ExprLike, x: float | sp.Rational, var: sp.Symbol = alpha,
+          digits: int = 50) -> sp.Expr:
     """f(x) at the rational x (a float is read as its shortest decimal), to ``digits`` digits."""
     x = x if isinstance(x, sp.Rational) else rational(x)
     return sp.sympify(expr).subs(var, x).evalf(digits)
 
 
-def real_value(expr, x, var=alpha, digits: int = 50):
+def real_value(expr: ExprLike, x: float | sp.Rational, var: sp.Symbol = alpha,
+               digits: int = 50) -> sp.Float | None:
     """f(x) as a sympy Float, or None if it is not a finite real number."""
     v = value(expr, x, var, digits)
     if not (v.is_Number and v.is_extended_real and v.is_finite):

@@ -38,6 +38,9 @@ import contextlib
 import signal
 import threading
 import time
+from collections.abc import Iterable, Iterator
+from types import FrameType
+from typing import NoReturn
 
 import sympy as sp
 
@@ -49,6 +52,9 @@ ZERO = frozenset({0})
 NONNEG = frozenset({0, 1})
 NONPOS = frozenset({-1, 0})
 ANY = frozenset({-1, 0, 1})
+
+#: (low, high, low_closed, high_closed): the interval a parameter symbol ranges over.
+Domain = tuple[sp.Expr, sp.Expr, bool, bool]
 
 # functions continuous (as maps of the extended reals) wherever defined
 _SMOOTH = (sp.exp, sp.erf, sp.erfc, sp.tanh, sp.atan, sp.sinh, sp.cosh)
@@ -63,14 +69,14 @@ class Timeout(Exception):
 
 
 @contextlib.contextmanager
-def time_limit(seconds: float):
+def time_limit(seconds: float | None) -> Iterator[None]:
     """Interrupt a sympy call after ``seconds`` (main thread only; else no limit)."""
     if threading.current_thread() is not threading.main_thread() or seconds is None \
             or signal.getitimer(signal.ITIMER_REAL)[0] > 0:
         yield  # no limit off the main thread, and none nested in another limit
         return
 
-    def handler(signum, frame):
+    def handler(signum: int, frame: FrameType | None) -> NoReturn:
         raise Timeout()
 
     old = signal.signal(signal.SIGALRM, handler)
@@ -86,7 +92,7 @@ def _mul(a: frozenset, b: frozenset) -> frozenset:
     return frozenset(x * y for x in a for y in b)
 
 
-def _add(signs) -> frozenset:
+def _add(signs: Iterable[frozenset]) -> frozenset:
     signs = list(signs)
     if all(s <= NONNEG for s in signs):
         if any(s == POS for s in signs):
@@ -103,7 +109,8 @@ def _neg(s: frozenset) -> frozenset:
     return frozenset(-x for x in s)
 
 
-def domain_of(symbol, ranges=None, registry=None):
+def domain_of(symbol: sp.Symbol, ranges: dict[sp.Symbol, Domain] | None = None,
+              registry: dict[sp.Symbol, Domain] | None = None) -> Domain:
     """(low, high, low_closed, high_closed) of a parameter symbol."""
     if ranges and symbol in ranges:
         return ranges[symbol]
@@ -123,7 +130,8 @@ def domain_of(symbol, ranges=None, registry=None):
 class Prover:
     """Signs of expressions for symbols in given intervals (see module docstring)."""
 
-    def __init__(self, domains: dict, var=None, timeout: float = 2.0):
+    def __init__(self, domains: dict, var: sp.Symbol | None = None,
+                 timeout: float = 2.0) -> None:
         self.dom = {k: (sp.sympify(v[0]), sp.sympify(v[1]), v[2], v[3])
                     for k, v in domains.items()}
         self.var = var
@@ -131,32 +139,32 @@ class Prover:
         self._memo: dict = {}
         self._budget = [_BUDGET, time.monotonic() + _SECONDS, False]
 
-    def on(self, var, lo, hi) -> Prover:
+    def on(self, var: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> Prover:
         """A prover with ``var`` in the open interval (lo, hi)."""
         dom = dict(self.dom)
         dom[var] = (lo, hi, False, False)
         return Prover(dom, var, self.timeout)
 
     # ------------------------------------------------------------------
-    def le(self, a, b) -> bool:
+    def le(self, a: sp.Expr, b: sp.Expr) -> bool:
         """a ≤ b proved."""
         d = sp.sympify(b) - sp.sympify(a)
         if d == 0:
             return True
         return self.defined(d) and self.sign(d) <= NONNEG
 
-    def lt(self, a, b) -> bool:
+    def lt(self, a: sp.Expr, b: sp.Expr) -> bool:
         d = sp.sympify(b) - sp.sympify(a)
         return self.defined(d) and self.sign(d) <= POS
 
-    def nonneg(self, g) -> bool:
+    def nonneg(self, g: sp.Expr) -> bool:
         return self.defined(g) and self.sign(g) <= NONNEG
 
-    def nonpos(self, g) -> bool:
+    def nonpos(self, g: sp.Expr) -> bool:
         return self.defined(g) and self.sign(g) <= NONPOS
 
     # ------------------------------------------------------------------
-    def defined(self, g) -> bool:
+    def defined(self, g: sp.Expr) -> bool:
         """g is finite and real at every point of the box (proved)."""
         g = sp.sympify(g)
         if g.is_Number:
@@ -191,7 +199,7 @@ class Prover:
         return False
 
     # ------------------------------------------------------------------
-    def sign(self, g, depth: int = 0) -> frozenset:
+    def sign(self, g: sp.Expr, depth: int = 0) -> frozenset:
         """Signs g can take on the box (a proper subset of {−1,0,1} is a proof)."""
         g = sp.sympify(g)
         key = g
@@ -209,7 +217,7 @@ class Prover:
         self._memo[key] = (s, depth)
         return s
 
-    def _sign(self, g, depth):
+    def _sign(self, g: sp.Expr, depth: int) -> frozenset:
         if g.is_number:
             return self._number_sign(g)
         if g.is_Symbol:
@@ -243,7 +251,7 @@ class Prover:
         s3 = self._calculus(g, depth)
         return s & s3 if s & s3 else s
 
-    def _poly_sign(self, g):
+    def _poly_sign(self, g: sp.Expr) -> frozenset | None:
         """Exact signs of a polynomial in one symbol with rational coefficients.
 
         Square-free factorisation p = c·Π qᵢ^{mᵢ} and Sturm-sequence root counts
@@ -302,7 +310,7 @@ class Prover:
             return None
         return None
 
-    def _log_ratio(self, g, depth):
+    def _log_ratio(self, g: sp.Expr, depth: int) -> frozenset:
         """P − N with P, N > 0 (the positive and negative terms) has the sign of
         log P − log N; logs of products of exponentials become sums (e.g.
         e^{−μ/2} − e^{−μ} ↦ μ/2 > 0)."""
@@ -323,7 +331,7 @@ class Prover:
             return ANY  # a split log of a negative factor: no conclusion
         return self.sign(h, depth + 1)
 
-    def _number_sign(self, g):
+    def _number_sign(self, g: sp.Expr) -> frozenset:
         if g is sp.oo:
             return POS
         if g is sp.S.NegativeInfinity:
@@ -344,7 +352,7 @@ class Prover:
             return POS if v > 0 else NEG
         return ANY
 
-    def _symbol_sign(self, x):
+    def _symbol_sign(self, x: sp.Symbol) -> frozenset:
         if x in self.dom:
             lo, hi, lc, hc = self.dom[x]
             if lo is not -sp.oo:
@@ -370,7 +378,7 @@ class Prover:
             return NONPOS
         return ANY
 
-    def _structural(self, g, depth):
+    def _structural(self, g: sp.Expr, depth: int) -> frozenset:
         if g.is_number:
             return self._number_sign(g)
         if g.is_Symbol:
@@ -425,7 +433,7 @@ class Prover:
         return ANY
 
     # ------------------------------------------------------------------
-    def _eligible(self, g):
+    def _eligible(self, g: sp.Expr) -> list[sp.Symbol]:
         syms = [s for s in g.free_symbols if s in self.dom]
         order = sorted(syms, key=lambda s: (s != self.var, s.name))
         out = []
@@ -436,7 +444,7 @@ class Prover:
             out.append(s)
         return out
 
-    def _calculus(self, g, depth):
+    def _calculus(self, g: sp.Expr, depth: int) -> frozenset:
         for s in self._eligible(g):
             if self._budget[0] <= 0 or time.monotonic() > self._budget[1]:
                 return ANY
@@ -482,7 +490,7 @@ class Prover:
                     return NEG if NEG in (sl, sh) else NONPOS
         return ANY
 
-    def _without(self, s) -> Prover:
+    def _without(self, s: sp.Symbol) -> Prover:
         p = Prover({k: v for k, v in self.dom.items() if k != s},
                    self.var if self.var != s else None, self.timeout)
         p._memo = self._memo  # the sign of an expression free of s is unchanged
@@ -490,7 +498,7 @@ class Prover:
         return p
 
     # ------------------------------------------------------------------
-    def endpoint(self, g, s, point, side):
+    def endpoint(self, g: sp.Expr, s: sp.Symbol, point: sp.Expr, side: str) -> sp.Expr | None:
         """lim_{s → point} g from ``side`` ('+' or '-'), or None if not found.
 
         Finite points: substitution, accepted when no sub-expression becomes
@@ -517,7 +525,7 @@ _RANGES = {sp.erfc: (0, 2), sp.erf: (-1, 1), sp.tanh: (-1, 1), sp.exp: (0, sp.oo
            sp.atan: (-sp.pi / 2, sp.pi / 2), sp.cosh: (1, sp.oo)}
 
 
-def _bounded_sum_sign(g):
+def _bounded_sum_sign(g: sp.Expr) -> frozenset:
     """Sign of c_0 + Σ c_i F_i(x_i) from the open ranges of bounded F_i (erfc ∈ (0, 2), ...)."""
     lo = hi = sp.S.Zero
     for t in g.args:
@@ -538,7 +546,7 @@ def _bounded_sum_sign(g):
     return ANY
 
 
-def _lift_minmax(g):
+def _lift_minmax(g: sp.Expr) -> sp.Expr | None:
     """rest + c·Max(a_i) = Max(rest + c·a_i) for c > 0 (Min for c < 0), and the
     mirror image for Min: an identity that lets the Max/Min sign rules apply."""
     if not isinstance(g, sp.Add):
@@ -555,7 +563,7 @@ def _lift_minmax(g):
     return outer(*[rest + c * a for a in m.args], evaluate=False)
 
 
-def _substitution_is_limit(g, s, point) -> bool:
+def _substitution_is_limit(g: sp.Expr, s: sp.Symbol, point: sp.Expr) -> bool:
     for node in sp.preorder_traversal(g):
         if not node.has(s):
             continue

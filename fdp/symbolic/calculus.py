@@ -21,12 +21,23 @@ closed form was found; nothing is approximated.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import sympy as sp
 
 from fdp import _validate
-from fdp.symbolic._expr import DOMAINS, PiecesError, alpha, as_expr, bind, pieces
+from fdp.symbolic._expr import (
+    DOMAINS,
+    ExprLike,
+    Piece,
+    PiecesError,
+    alpha,
+    as_expr,
+    bind,
+    pieces,
+)
 from fdp.symbolic._prove import Prover, Timeout, domain_of, time_limit
 
 varepsilon = sp.Symbol("varepsilon", real=True)
@@ -35,7 +46,8 @@ varepsilon = sp.Symbol("varepsilon", real=True)
 _y = sp.Symbol("_y", real=True)
 
 
-def _prepare(expr, params):
+def _prepare(expr: ExprLike,
+             params: dict[str, Any]) -> tuple[sp.Expr, Prover, list[Piece] | None]:
     f, ranges = bind(as_expr(expr), params)
     syms = sorted(f.free_symbols - {alpha}, key=lambda s: s.name)
     doms = {s: domain_of(s, ranges, DOMAINS) for s in syms}
@@ -47,7 +59,7 @@ def _prepare(expr, params):
     return f, prover, ps
 
 
-def _simplify(e, seconds: float = 20.0):
+def _simplify(e: sp.Expr, seconds: float = 20.0) -> sp.Expr:
     e = _undo_inverses(e)
     try:
         with time_limit(seconds):
@@ -56,12 +68,12 @@ def _simplify(e, seconds: float = 20.0):
         return e
 
 
-def _evaluable(e):
+def _evaluable(e: sp.Expr) -> sp.Expr:
     """erfcinv(z) = erfinv(1 − z): sympy can evalf erfinv but not erfcinv."""
     return e.replace(lambda n: isinstance(n, sp.erfcinv), lambda n: sp.erfinv(1 - n.args[0]))
 
 
-def _undo_inverses(e):
+def _undo_inverses(e: sp.Expr) -> sp.Expr:
     """erfcinv(erfc(z)) = z, erfinv(erf(z)) = z (real z), erfc(erfcinv(z)) = z,
     erf(erfinv(z)) = z."""
     return e.replace(lambda n: isinstance(n, sp.erfcinv) and isinstance(n.args[0], sp.erfc),
@@ -77,7 +89,7 @@ def _undo_inverses(e):
 # ----------------------------------------------------------------------
 # Inverse
 # ----------------------------------------------------------------------
-def inverse(expr, /, **params):
+def inverse(expr: ExprLike, /, **params: Any) -> sp.Expr | None:
     """f⁻¹(α) = inf{t ∈ [0, 1] : f(t) ≤ α} as a sympy expression in α, or None.
 
     Dong, Roth & Su (2022), eq. (2.4) and Lemma A.2. Works piece by piece where sympy
@@ -139,7 +151,7 @@ def inverse(expr, /, **params):
     return _evaluable(args[0][0] if len(args) == 1 else sp.Piecewise(*args))
 
 
-def _is_branch(root, e, lo, hi, prover) -> bool:
+def _is_branch(root: sp.Expr, e: sp.Expr, lo: sp.Expr, hi: sp.Expr, prover: Prover) -> bool:
     """Whether the solution ``root`` of e(t) = y is the branch with root(e(t)) = t
     on the piece: checked at t = lo + (hi − lo)/3 and lo + 2(hi − lo)/3 for sample
     parameter values, in 30-digit arithmetic (selects a branch; proves nothing)."""
@@ -157,7 +169,7 @@ def _is_branch(root, e, lo, hi, prover) -> bool:
 # ----------------------------------------------------------------------
 # Privacy profile
 # ----------------------------------------------------------------------
-def delta(expr, /, eps=None, **params):
+def delta(expr: ExprLike, /, eps: ExprLike | None = None, **params: Any) -> sp.Expr | None:
     """δ(ε) = sup_{α∈[0,1]} (1 − f(α) − e^ε α) in closed form, or None.
 
     The (ε, δ) reading of f (Dong, Roth & Su 2022, Prop 2.12). Needs every piece
@@ -265,7 +277,7 @@ class Functionals:
     reason: str = ""
 
 
-def functionals(expr, /, third: bool = True, **params) -> Functionals:
+def functionals(expr: ExprLike, /, third: bool = True, **params: Any) -> Functionals:
     """kl, κ2, κ3, κ̄3 of f in closed form (Dong, Roth & Su 2022, §3.2).
 
     With L = log dQ/dP under P: kl = −E_P L, κ2 = E_P L², κ3 = E_P|L|³,
@@ -330,7 +342,8 @@ def functionals(expr, /, third: bool = True, **params) -> Functionals:
     return Functionals(kl=out[0], kappa2=out[1], kappa3=out[2], kappa3_bar=out[3], reason=why)
 
 
-def _abs_cube(logs, c, prover):
+def _abs_cube(logs: Sequence[tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr, sp.Expr, Prover]],
+              c: sp.Expr, prover: Prover) -> sp.Expr | None:
     """Σ over pieces of ∫ |log|f'| + c|³, splitting each piece at its sign change."""
     terms = []
     for L, e, d, lo, hi, p in logs:
@@ -368,14 +381,14 @@ def _abs_cube(logs, c, prover):
     return _simplify(sp.Add(*terms))
 
 
-def _log_abs(g):
+def _log_abs(g: sp.Expr) -> sp.Expr:
     """log g for g > 0, with logs of products and powers expanded."""
     pos = sp.Dummy("a", positive=True)
     e = sp.expand_log(sp.log(g.subs(alpha, pos)), force=True)
     return _simplify(e.subs(pos, alpha), 5)
 
 
-def _integrate(g, lo, hi):
+def _integrate(g: sp.Expr, lo: sp.Expr, hi: sp.Expr) -> sp.Expr | None:
     """∫_lo^hi g(α) dα; when g contains erfinv(a + bα) (or erfcinv(cα)), by the
     substitution u = erfinv(a + bα), α = (erf(u) − a)/b, dα = 2e^{−u²}/(b√π) du,
     which turns the integral into a Gaussian one."""
@@ -402,11 +415,11 @@ def _integrate(g, lo, hi):
     return _definite(g.subs(alpha, pos), pos, lo, hi)
 
 
-def _gauss_moment(poly, a, b):
+def _gauss_moment(poly: sp.Poly, a: sp.Expr, b: sp.Expr) -> sp.Expr:
     """∫_a^b P(u) e^{−u²} du for a polynomial P, from the antiderivatives
     I_0 = (√π/2) erf(u), I_1 = −e^{−u²}/2, I_k = −u^{k−1} e^{−u²}/2 + (k−1)/2 I_{k−2}
     (integration by parts); at u = ±∞ the e^{−u²} terms vanish and erf(±∞) = ±1.
-    Much faster than sympy's integrate (which goes through Meijer G functions)."""
+    sympy's integrate would go through Meijer G functions."""
     u = poly.gens[0]
     # I_k = A_k(u) e^{−u²} + B_k erf(u)
     A, B = [sp.S.Zero, sp.Rational(-1, 2)], [sp.sqrt(sp.pi) / 2, sp.S.Zero]
@@ -417,7 +430,7 @@ def _gauss_moment(poly, a, b):
     Atot = sp.expand(sum(c * A[k] for k, c in coeffs.items()))
     Btot = sp.expand(sum(c * B[k] for k, c in coeffs.items()))
 
-    def at(x):
+    def at(x: sp.Expr) -> sp.Expr:
         if x is sp.oo or x is sp.S.NegativeInfinity:
             return Btot * (1 if x is sp.oo else -1)
         return Atot.subs(u, x) * sp.exp(-x ** 2) + Btot * sp.erf(x)
@@ -425,7 +438,7 @@ def _gauss_moment(poly, a, b):
     return at(b) - at(a)
 
 
-def _definite(g, x, a, b):
+def _definite(g: sp.Expr, x: sp.Symbol, a: sp.Expr, b: sp.Expr) -> sp.Expr | None:
     try:
         with time_limit(60):
             r = sp.integrate(g, (x, a, b))

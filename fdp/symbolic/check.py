@@ -24,6 +24,7 @@ domain their sympy assumptions give (μ > 0, ε > 0; δ ∈ [0, 1) for S.eps_del
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,8 +32,26 @@ import numpy as np
 import sympy as sp
 
 from fdp.symbolic import _numeric
-from fdp.symbolic._expr import DOMAINS, PiecesError, alpha, as_expr, bind, pieces, rational, subs
-from fdp.symbolic._prove import Prover, Timeout, domain_of, time_limit
+from fdp.symbolic._expr import (
+    DOMAINS,
+    ExprLike,
+    Piece,
+    PiecesError,
+    alpha,
+    as_expr,
+    bind,
+    pieces,
+    rational,
+    subs,
+)
+from fdp.symbolic._prove import Domain, Prover, Timeout, domain_of, time_limit
+
+#: The parameter symbols of an expression and their intervals.
+Domains = dict[sp.Symbol, Domain]
+#: An axiom's outcome: (True proved / None undecided, the reason).
+Outcome = tuple[bool | None, str]
+#: A screening hit: (what failed, the counterexample's values), or None.
+Hit = tuple[str, dict[str, Any]] | None
 
 AXIOMS = ("convex", "continuous", "non_increasing", "below_identity", "range")
 _TEXT = {"convex": "convex", "continuous": "continuous on [0, 1]",
@@ -112,11 +131,11 @@ class CheckReport:
             raise KeyError(f"unknown axiom {name!r}; the axioms are {AXIOMS}")
         return getattr(self, name)
 
-    def items(self):
+    def items(self) -> list[tuple[str, Verdict]]:
         return [(a, getattr(self, a)) for a in AXIOMS]
 
     @property
-    def is_tradeoff(self):
+    def is_tradeoff(self) -> bool | None:
         """True if every axiom is proved, False if one is refuted, else None."""
         vs = [v.verdict for _, v in self.items()]
         if all(v == "proved" for v in vs):
@@ -138,7 +157,7 @@ class CheckReport:
 
 
 # ----------------------------------------------------------------------
-def check(expr, /, **params) -> CheckReport:
+def check(expr: ExprLike, /, **params: Any) -> CheckReport:
     """Prove or refute the four axioms of a trade-off function for ``expr``.
 
     f: [0, 1] → [0, 1] is a trade-off function iff it is convex, continuous,
@@ -172,7 +191,7 @@ def check(expr, /, **params) -> CheckReport:
     return _Checker(f, doms).run()
 
 
-def _describe(doms) -> str:
+def _describe(doms: Domains) -> str:
     if not doms:
         return "α ∈ [0, 1]"
     parts = []
@@ -181,7 +200,7 @@ def _describe(doms) -> str:
     return "α ∈ [0, 1], " + ", ".join(parts)
 
 
-def _zero(x, timeout=5.0) -> bool:
+def _zero(x: ExprLike, timeout: float = 5.0) -> bool:
     """x = 0 proved symbolically."""
     x = sp.sympify(x)
     if x == 0:
@@ -196,12 +215,12 @@ def _zero(x, timeout=5.0) -> bool:
 
 
 class _Checker:
-    def __init__(self, f, doms):
+    def __init__(self, f: sp.Expr, doms: Domains) -> None:
         self.f = f
         self.doms = doms
         self.prover = Prover(doms)
         self.notes: list[str] = []
-        self.pieces = None
+        self.pieces: list[Piece] | None = None
         self.max_form = isinstance(f, sp.Max) and f.has(alpha)
         try:
             self.pieces = [(f, sp.S.Zero, sp.S.One)] if self.max_form else \
@@ -210,20 +229,27 @@ class _Checker:
             self.notes.append(f"could not split f into pieces: {exc}")
 
     # --- helpers -------------------------------------------------------
-    def on(self, lo, hi):
+    @property
+    def split(self) -> list[Piece]:
+        """The pieces; only asked for once an axiom has found that there are some."""
+        if self.pieces is None:
+            raise PiecesError("f has no pieces")
+        return self.pieces
+
+    def on(self, lo: sp.Expr, hi: sp.Expr) -> Prover:
         return self.prover.on(alpha, lo, hi)
 
-    def each_piece(self, test):
+    def each_piece(self, test: Callable[[sp.Expr, Prover], bool]) -> bool:
         """True if ``test(expr, prover)`` holds on every piece's interior."""
-        return all(test(e, self.on(lo, hi)) for e, lo, hi in self.pieces)
+        return all(test(e, self.on(lo, hi)) for e, lo, hi in self.split)
 
-    def lim(self, e, point, side):
+    def lim(self, e: sp.Expr, point: sp.Expr, side: str) -> sp.Expr | None:
         return self.prover.endpoint(e, alpha, point, side)
 
-    def at_points(self, g) -> bool:
+    def at_points(self, g: Callable[[sp.Expr, sp.Expr], sp.Expr]) -> bool:
         """g(v, x) ≥ 0 proved for the value v of every piece at both ends x of
         its interval (so at every join, whichever piece owns it, and at 0, 1)."""
-        for e, lo, hi in self.pieces:
+        for e, lo, hi in self.split:
             for x in (lo, hi):
                 v = subs(e, alpha, x)
                 if v is None or v.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or \
@@ -231,14 +257,14 @@ class _Checker:
                     return False
         return True
 
-    def value_at(self, point):
+    def value_at(self, point: sp.Expr) -> sp.Expr | None:
         """f(point) for point = 0 or 1 (the end pieces), by substitution."""
-        e = self.pieces[0][0] if point == 0 else self.pieces[-1][0]
+        e = self.split[0][0] if point == 0 else self.split[-1][0]
         v = subs(e, alpha, point)
         return None if v is None or v.has(sp.nan, sp.zoo) else v
 
     # --- the axioms ----------------------------------------------------
-    def continuous(self):
+    def continuous(self) -> Outcome:
         if self.pieces is None:
             return None, "no pieces"
         if not self.each_piece(lambda e, p: p.defined(e)):
@@ -262,11 +288,11 @@ class _Checker:
             how += f"; equal one-sided limits at the joins α = {', '.join(js)}"
         return True, how + "; f(0), f(1) equal their one-sided limits"
 
-    def convex(self, cont):
+    def convex(self, cont: bool | None) -> Outcome:
         if self.pieces is None:
             return None, "no pieces"
 
-        def piece(e, p):
+        def piece(e: sp.Expr, p: Prover) -> bool:
             if isinstance(e, sp.Max):
                 return all(piece(a, p) for a in e.args)
             d2 = sp.diff(e, alpha, 2)
@@ -293,11 +319,11 @@ class _Checker:
             why += "; slopes do not decrease at the joins"
         return True, why + "; f continuous"
 
-    def non_increasing(self, cont, convex):
+    def non_increasing(self, cont: bool | None, convex: bool | None) -> Outcome:
         if self.pieces is None:
             return None, "no pieces"
 
-        def piece(e, p):
+        def piece(e: sp.Expr, p: Prover) -> bool:
             if isinstance(e, sp.Max):
                 return all(piece(a, p) for a in e.args)
             return p.nonpos(sp.diff(e, alpha))
@@ -310,7 +336,7 @@ class _Checker:
                 return True, f"f convex with left slope f'(1−) = {slope} ≤ 0"
         return None, "could not prove f' ≤ 0"
 
-    def below_identity(self, cont, convex):
+    def below_identity(self, cont: bool | None, convex: bool | None) -> Outcome:
         if self.pieces is None:
             return None, "no pieces"
         f0, f1 = self.value_at(0), self.value_at(1)
@@ -319,7 +345,7 @@ class _Checker:
             return True, (f"1 − α − f is concave with values {sp.simplify(1 - f0)} "
                           f"at 0 and {sp.simplify(-f1)} at 1")
 
-        def piece(e, p):
+        def piece(e: sp.Expr, p: Prover) -> bool:
             if isinstance(e, sp.Max):
                 return all(piece(a, p) for a in e.args)
             return p.nonneg(1 - alpha - e)
@@ -328,7 +354,7 @@ class _Checker:
             return True, "1 − α − f ≥ 0 inside every piece and at the joins and ends"
         return None, "could not prove 1 − α − f ≥ 0"
 
-    def range(self, cont, monotone):
+    def range(self, cont: bool | None, monotone: bool | None) -> Outcome:
         if self.pieces is None:
             return None, "no pieces"
         f0, f1 = self.value_at(0), self.value_at(1)
@@ -336,7 +362,7 @@ class _Checker:
                 and self.prover.nonneg(1 - f0) and self.prover.nonneg(f1)):
             return True, f"f non-increasing from f(0) = {f0} to f(1) = {f1}"
 
-        def piece(e, p):
+        def piece(e: sp.Expr, p: Prover) -> bool:
             if isinstance(e, sp.Max):
                 low = any(p.nonneg(a) for a in e.args)
                 return low and all(p.nonneg(1 - a) for a in e.args)
@@ -380,7 +406,7 @@ class _Checker:
 _TINY = sp.Float("1e-30", 50)
 
 
-def _samples(doms, k: int = 4):
+def _samples(doms: Domains, k: int = 4) -> list[dict[sp.Symbol, sp.Expr]]:
     """Up to k parameter assignments (exact rationals) inside the domains."""
     if not doms:
         return [{}]
@@ -401,19 +427,19 @@ def _samples(doms, k: int = 4):
     return combos
 
 
-def _fmt(x) -> str:
+def _fmt(x: float | sp.Expr) -> str:
     return f"{float(x):.10g}"
 
 
 class _Searcher:
-    def __init__(self, f, doms, ps):
+    def __init__(self, f: sp.Expr, doms: Domains, ps: list[Piece] | None) -> None:
         self.f, self.doms, self.pieces = f, doms, ps
 
-    def search(self, axioms) -> dict:
+    def search(self, axioms: Sequence[str]) -> dict[str, Any]:
         with np.errstate(all="ignore"):
             return self._search(axioms)
 
-    def _search(self, axioms) -> dict:
+    def _search(self, axioms: Sequence[str]) -> dict[str, Any]:
         found: dict[str, Any] = {}
         grid = np.unique(np.concatenate([np.linspace(0, 1, 2001), np.logspace(-8, -1, 57),
                                          1 - np.logspace(-8, -1, 57)]))
@@ -426,7 +452,8 @@ class _Searcher:
                 break
         return found
 
-    def _one_sample(self, sub, axioms, found, grid) -> dict:
+    def _one_sample(self, sub: dict[sp.Symbol, sp.Expr], axioms: Sequence[str],
+                    found: dict[str, Any], grid: np.ndarray) -> dict[str, Any]:
         """Counterexamples for one assignment of the parameters."""
         out: dict[str, Any] = {}
         fk = self.f.subs(sub)
@@ -453,7 +480,8 @@ class _Searcher:
         return out
 
     # Each screen proposes candidates from floats and confirms them exactly.
-    def _range(self, fk, x, y, joins, sub):
+    def _range(self, fk: sp.Expr, x: np.ndarray, y: np.ndarray, joins: list[sp.Expr],
+           sub: dict[sp.Symbol, sp.Expr]) -> Hit:
         bad = ~np.isfinite(y) | (np.iscomplex(y) if np.iscomplexobj(y) else False)
         for i in np.flatnonzero(bad)[:3]:
             v = _numeric.value(fk, x[i])
@@ -469,7 +497,8 @@ class _Searcher:
                 return (f"f({_fmt(x[i])}) = 1 + {_fmt(v - 1)} > 1", {"alpha": rational(x[i])})
         return None
 
-    def _below(self, fk, x, y, joins, sub):
+    def _below(self, fk: sp.Expr, x: np.ndarray, y: np.ndarray, joins: list[sp.Expr],
+           sub: dict[sp.Symbol, sp.Expr]) -> Hit:
         gap = np.real(y) - (1 - x)
         if not np.isfinite(gap).any():
             return None
@@ -481,7 +510,8 @@ class _Searcher:
                     f"{_fmt(v - (1 - a))}", {"alpha": a})
         return None
 
-    def _monotone(self, fk, x, y, joins, sub):
+    def _monotone(self, fk: sp.Expr, x: np.ndarray, y: np.ndarray, joins: list[sp.Expr],
+           sub: dict[sp.Symbol, sp.Expr]) -> Hit:
         rise = np.diff(np.real(y))
         if not np.isfinite(rise).any():
             return None
@@ -493,7 +523,8 @@ class _Searcher:
                         f"(by {_fmt(vb - va)})", {"alpha": (a, b)})
         return None
 
-    def _convex(self, fk, x, y, joins, sub):
+    def _convex(self, fk: sp.Expr, x: np.ndarray, y: np.ndarray, joins: list[sp.Expr],
+           sub: dict[sp.Symbol, sp.Expr]) -> Hit:
         # chords at several scales, coarse first: the report then shows the
         # plainest violation; the fine grid (with points beside every join) last
         fn = _numeric.vectorised(fk)
@@ -513,7 +544,7 @@ class _Searcher:
             for i in np.argsort(-np.nan_to_num(gap, nan=-np.inf))[:3]:
                 a, m, b = (rational(t) for t in (x0[i], x1[i], x2[i]))
                 va, vm, vb = (_numeric.real_value(fk, t) for t in (a, m, b))
-                if None in (va, vm, vb):
+                if va is None or vm is None or vb is None:
                     continue
                 ch = va + (vb - va) * (m - a) / (b - a)
                 if vm - ch > _TINY:
@@ -522,7 +553,8 @@ class _Searcher:
                             {"alpha": (a, m, b)})
         return None
 
-    def _continuous(self, fk, x, y, joins, sub):
+    def _continuous(self, fk: sp.Expr, x: np.ndarray, y: np.ndarray, joins: list[sp.Expr],
+           sub: dict[sp.Symbol, sp.Expr]) -> Hit:
         if not self.pieces:
             return None
         for (e1, _, _), (e2, _, _), j in zip(self.pieces[:-1], self.pieces[1:], joins):
@@ -535,7 +567,7 @@ class _Searcher:
         return None
 
 
-def _all_smooth(e) -> bool:
+def _all_smooth(e: sp.Expr) -> bool:
     """Pieces built only from +, ×, powers, exp, log, erf-type functions: each is
     continuous where defined, so its value at a join is its one-sided limit."""
     ok = (sp.exp, sp.log, sp.erf, sp.erfc, sp.erfinv, sp.erfcinv, sp.tanh, sp.atan)

@@ -10,7 +10,7 @@ import numpy as np
 import sympy as sp
 
 from fdp import _validate
-from fdp.symbolic._expr import alpha, as_expr, bind
+from fdp.symbolic._expr import ExprLike, alpha, as_expr, bind
 from fdp.symbolic._numeric import MODULES, stable
 from fdp.tradeoff import TradeOff
 
@@ -47,7 +47,7 @@ class SymbolicTradeOff(TradeOff):
     name: str = "f"
     _fn: Callable[[np.ndarray], Any] = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         free = self.expr.free_symbols - {alpha}
         if free:
             raise ValueError(f"every parameter needs a numeric value; missing "
@@ -70,7 +70,8 @@ class SymbolicTradeOff(TradeOff):
         return sp.latex(self.expr)
 
 
-def to_tradeoff(expr, /, name: str = "f", validate: bool = True, **params) -> SymbolicTradeOff:
+def to_tradeoff(expr: ExprLike, /, name: str = "f", validate: bool = True,
+                **params: Any) -> SymbolicTradeOff:
     """A numeric ``fdp.TradeOff`` from a symbolic f with every parameter given a number.
 
     Parameters
@@ -115,7 +116,7 @@ def to_tradeoff(expr, /, name: str = "f", validate: bool = True, **params) -> Sy
     return out
 
 
-def latex(expr, /, name: str | None = None) -> str:
+def latex(expr: ExprLike, /, name: str | None = None) -> str:
     r"""LaTeX of f (``name(α) = …`` when a name is given), without dollar signs.
 
     Parameters
