@@ -13,6 +13,7 @@ import numpy as np
 from fdp._constants import EPS_SEARCH
 from fdp._numerics import maximise_unimodal
 from fdp._numerics import search_grid as _search_grid
+from fdp._types import ArrayLike, FloatArray
 from fdp.operations.subsample import PoissonAdd, PoissonRemove
 from fdp.tradeoff import TradeOff
 
@@ -21,7 +22,7 @@ _REL = 1e-12                      # relative allowance on values computed in log
 _EPS_GRID = _search_grid(-50.0, EPS_SEARCH)
 
 
-def _tradeoff(f) -> TradeOff:
+def _tradeoff(f: object) -> TradeOff:
     if not isinstance(f, TradeOff):
         raise TypeError(f"f must be a TradeOff, got {type(f).__name__}")
     return f
@@ -56,18 +57,18 @@ def _orders(f: TradeOff) -> list[TradeOff]:
     return [f] if f.symmetric else [f, f.inverse()]
 
 
-def _round_down(x, scale=1.0):
+def _round_down(x: ArrayLike, scale: float = 1.0) -> FloatArray:
     """x lowered by its rounding: 4 ulps relative plus ``scale``·2^-51 absolute (the
     error of a probability formed as a difference of numbers ≤ ``scale``)."""
     return np.maximum(np.asarray(x, dtype=float) * (1.0 - 2 * _U) - 2 * _U * scale, 0.0)
 
 
-def _round_up(x, scale=1.0):
+def _round_up(x: ArrayLike, scale: float = 1.0) -> FloatArray:
     """x raised by its rounding (see ``_round_down``), at most 1."""
     return np.minimum(np.asarray(x, dtype=float) * (1.0 + 2 * _U) + 2 * _U * scale, 1.0)
 
 
-def _one_minus_upper(g: TradeOff, a: np.ndarray) -> np.ndarray:
+def _one_minus_upper(g: TradeOff, a: FloatArray) -> FloatArray:
     """Certified upper bound on 1 − g(α): min of 1 − g_lo(α) and inf_ε (δ_g(ε) + e^ε α)."""
     plain = _round_up(1.0 - g._beta(a))
     inner = a < 0.5                # α = 0 too: inf_ε δ_g(ε) = 1 − g(0)
@@ -80,7 +81,7 @@ def _one_minus_upper(g: TradeOff, a: np.ndarray) -> np.ndarray:
         ai = a[inner][start:start + 512]
         vals = -(d[None, :] + e[None, :] * ai[:, None])
 
-        def row(x, ai=ai):
+        def row(x: FloatArray, ai: FloatArray = ai) -> FloatArray:
             return -(g._delta(x) + np.exp(x) * ai)
 
         dual[start:start + ai.size] = -maximise_unimodal(row, _EPS_GRID, vals)

@@ -83,6 +83,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fdp import _validate
+from fdp._types import ArrayLike, FloatArray
 from fdp.conversions.gdp import gdp_beta
 from fdp.conversions.renyi_bounds import (
     _constraint_roots,
@@ -92,7 +93,6 @@ from fdp.conversions.renyi_bounds import (
     _RenyiCurve,
 )
 from fdp.families.identity import Identity
-from fdp.tradeoff import TradeOff
 
 
 # ----------------------------------------------------------------------
@@ -103,28 +103,28 @@ class RDPCurve(_RenyiCurve):
     """f(α) = max over the orders λ_i of the smallest β the two-point Rényi
     inequalities (A), (B) admit (Balle et al. 2020, Thm 5; module docstring)."""
 
-    orders: tuple
-    rdp: tuple
+    orders: tuple[float, ...]
+    rdp: tuple[float, ...]
     one_sided: bool = False
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return (type(other) is type(self) and self.orders == other.orders
                 and self.rdp == other.rdp and self.one_sided == other.one_sided)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((type(self).__name__, self.orders, self.rdp, self.one_sided))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         kind = ", one_sided=True" if self.one_sided else ""
         return f"from_rdp({len(self.orders)} orders{kind})"
 
     def latex(self) -> str:
         return rf"f_{{\mathrm{{RDP}},{len(self.orders)}}}"
 
-    def _classical_orders(self):
+    def _classical_orders(self) -> tuple[FloatArray, FloatArray]:
         return np.array(self.orders), np.array(self.rdp)
 
-    def _bracket(self, alpha):
+    def _bracket(self, alpha: FloatArray) -> tuple[FloatArray, FloatArray]:
         a = np.asarray(alpha, dtype=float)
         flat = a.ravel()
         lam, r = np.array(self.orders), np.array(self.rdp)
@@ -137,7 +137,7 @@ class RDPCurve(_RenyiCurve):
         return lo.reshape(a.shape), hi.reshape(a.shape)
 
 
-def from_rdp(orders, rdp, *, one_sided: bool = False) -> TradeOff:
+def from_rdp(orders: ArrayLike, rdp: ArrayLike, *, one_sided: bool = False) -> RDPCurve:
     """The optimal trade-off function implied by Rényi DP at the given orders.
 
     Parameters
@@ -154,7 +154,7 @@ def from_rdp(orders, rdp, *, one_sided: bool = False) -> TradeOff:
 
     Returns
     -------
-    TradeOff
+    RDPCurve
         f(α) = max_i β_{λ_i}(α), the smallest type II error the two-point
         inequalities (A), (B) of the module docstring admit (Balle et al. 2020,
         Thm 5; Zhu, Dong & Wang 2022, App. F.1). ``f(α)`` is a certified lower
@@ -222,22 +222,22 @@ class ZCDP(_RenyiCurve):
     xi: float = 0.0
     one_sided: bool = False
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         kind = ", one_sided=True" if self.one_sided else ""
         return f"from_zcdp(rho={self.rho!r}, xi={self.xi!r}{kind})"
 
     def latex(self) -> str:
         return rf"f_{{\mathrm{{zCDP}},{self.rho:g},{self.xi:g}}}"
 
-    def _classical_orders(self):
+    def _classical_orders(self) -> tuple[FloatArray, FloatArray]:
         lam = 1.0 + np.geomspace(1e-4, max(1e4, 100.0 / self.rho), 1000)
         return lam, self.xi + self.rho * lam
 
-    def _rdp_of(self, lam):
+    def _rdp_of(self, lam: FloatArray) -> FloatArray:
         """D_λ ≤ ξ + ρλ at every order λ > 1."""
         return self.xi + self.rho * lam
 
-    def _bracket(self, alpha):
+    def _bracket(self, alpha: FloatArray) -> tuple[FloatArray, FloatArray]:
         a = np.asarray(alpha, dtype=float)
         flat = a.ravel()
         inner = (flat > 0.0) & (flat < 1.0)
@@ -255,13 +255,14 @@ class ZCDP(_RenyiCurve):
         return lo.reshape(a.shape), hi.reshape(a.shape)
 
 
-def _zcdp_inner(a, rho, xi, one_sided):
+def _zcdp_inner(a: FloatArray, rho: float, xi: float,
+                one_sided: bool) -> tuple[FloatArray, FloatArray]:
     top = float(np.clip(2000.0 / rho, 100.0, 1e12))
     count = int(np.ceil(np.log(top / _LAM_MIN) / np.log(_COARSE_RATIO))) + 1
     coarse = 1.0 + np.geomspace(_LAM_MIN, top, count)
     dirs = (False,) if one_sided else (False, True)
     lower = np.zeros(a.size)
-    grids = []
+    grids: list[FloatArray] = []
     for rev in dirs:
         grid = np.broadcast_to(coarse, (a.size, coarse.size))
         roots = _rough_roots(a, grid, rho, xi, rev)
@@ -277,7 +278,7 @@ def _zcdp_inner(a, rho, xi, one_sided):
     return lower, upper
 
 
-def _covering(grid, rho, xi):
+def _covering(grid: FloatArray, rho: float, xi: float) -> tuple[FloatArray, FloatArray]:
     """Orders and bounds whose joint validity implies D_λ ≤ ξ + ρλ for every λ > 1.
 
     K(λ) = (λ − 1) D_λ is convex (a log-moment generating function), so on a cell
@@ -297,7 +298,8 @@ def _covering(grid, rho, xi):
     return lam, r
 
 
-def _rough_roots(a, grid, rho, xi, rev):
+def _rough_roots(a: FloatArray, grid: FloatArray, rho: float, xi: float,
+                 rev: bool) -> FloatArray:
     """Certified lower ends of β_λ(α) at every order of ``grid`` (rows: α), after
     ``_ROUGH_ITERS`` bisection steps."""
     aa = np.broadcast_to(a[:, None], grid.shape).ravel()
@@ -306,7 +308,8 @@ def _rough_roots(a, grid, rho, xi, rev):
     return lo.reshape(grid.shape)
 
 
-def _refine(a, grid, roots, rho, xi, rev, span, pts):
+def _refine(a: FloatArray, grid: FloatArray, roots: FloatArray, rho: float, xi: float,
+            rev: bool, span: int, pts: int) -> tuple[FloatArray, FloatArray]:
     """Add ``pts`` orders (geometric in λ − 1) between the ``span``-th neighbours of
     each row's best order (by ``roots``, the rough roots at ``grid``); returns the
     merged grid and its rough roots (only the new orders are solved)."""
@@ -322,7 +325,8 @@ def _refine(a, grid, roots, rho, xi, rev, span, pts):
     return (np.take_along_axis(both, order, axis=1), np.take_along_axis(vals, order, axis=1))
 
 
-def from_zcdp(rho, xi=0.0, *, one_sided: bool = False) -> TradeOff:
+def from_zcdp(rho: float, xi: float = 0.0, *,
+              one_sided: bool = False) -> Identity | RDPCurve | ZCDP:
     """The optimal trade-off function implied by (ξ, ρ)-zCDP, certified.
 
     Parameters

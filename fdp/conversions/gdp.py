@@ -13,7 +13,7 @@ Everything is computed as log δ, in three regimes chosen so that no step cancel
   δ = ½ e^{−t₁²/2} [erfcx(t₁/√2) − erfcx(t₂/√2)]. Accurate down to δ ≈ 1e-300 and
   for μ up to 50 and beyond.
 * ε > 0, μ < 0.05: both forms above lose digits (the two terms agree to ~log10(1/μ)
-  digits: ``gdp_delta(1e-12, 0)`` was off by −1e-4 relative). With x = ε/μ fixed,
+  digits). With x = ε/μ fixed,
   d/dh [Φ(h − x) − e^{2hx} Φ(−x − h)] = 2 φ(x − h) (1 − x M(x + h)), M the Mills
   ratio Φ(−y)/φ(y) = √(π/2) erfcx(y/√2), so
   δ = ∫₀^{μ/2} 2 φ(x − s) (1 − x M(x + s)) ds, a positive integrand integrated by
@@ -29,9 +29,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 
 from fdp import _validate
 from fdp._numerics import bisect_monotone, epsilon_for_delta
+from fdp._types import ArrayLike, FloatOrArray
 from fdp.families.gaussian import (  # noqa: F401  (the closed forms live with the family)
     LOG_DELTA_ALLOWANCE,
     LOG_DELTA_MU_ALLOWANCE,
@@ -42,7 +44,7 @@ from fdp.families.gaussian import (  # noqa: F401  (the closed forms live with t
 )
 
 
-def gdp_delta(mu, eps):
+def gdp_delta(mu: float, eps: ArrayLike) -> FloatOrArray:
     """δ(ε) of μ-GDP: Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (DRS Cor 2.13); vectorised in ε.
 
     Computed in log space (see the module docstring): relative error below 1e-14
@@ -73,7 +75,7 @@ def gdp_delta(mu, eps):
     return _validate.like_input(eps, np.exp(gdp_log_delta_estimate(m, e)))
 
 
-def gdp_log_delta(mu, eps):
+def gdp_log_delta(mu: float, eps: ArrayLike) -> FloatOrArray:
     """log δ_μ(ε) (natural log, the estimate as ``gdp_delta``), also below the double
     range (log δ < −745); vectorised in ε.
 
@@ -100,7 +102,7 @@ def gdp_log_delta(mu, eps):
     return _validate.like_input(eps, gdp_log_delta_estimate(m, e))
 
 
-def gdp_epsilon(mu, delta):
+def gdp_epsilon(mu: float, delta: ArrayLike) -> FloatOrArray:
     """Smallest ε ≥ 0 with δ_μ(ε) ≤ delta (DRS Cor 2.13 inverted); vectorised in delta.
 
     δ ≥ δ_μ(0) gives 0; δ = 0 gives inf (for μ > 0). Bisection on log δ_μ(ε) (the
@@ -169,25 +171,26 @@ def gdp_mu_for_eps_delta(eps: float, delta: float) -> float:
         return np.inf
     target = np.log(d)
 
-    def fails(m):
-        m = np.atleast_1d(m)
+    def fails(mu: ArrayLike) -> npt.NDArray[np.bool_]:
+        m = np.atleast_1d(mu)
         up = np.array([gdp_log_delta_upper(float(v), np.array([e]))[0] for v in m])
         est = np.array([gdp_log_delta_estimate(float(v), np.array([e]))[0] for v in m])
         return (up > target) | (np.exp(est) > d)   # certified log, and gdp_delta ≤ delta
 
     # δ_μ(ε) → 1 as μ → ∞ at every finite ε (the true root is ≈ √(2ε) for huge ε, at
-    # most ≈ 1.9e154), so the doubling ends; no cap on μ: answering inf past one (as
-    # EPS_CAP did from ε ≈ 6.1e23 on) would say that no noise at all is enough
+    # most ≈ 1.9e154), so the doubling ends; no cap on μ: answering inf past one
+    # would say that no noise at all is enough
     hi = 1.0
     while not fails(hi)[0]:
         hi *= 2.0
-    lo, _ = bisect_monotone(fails, 0.0, hi)
+    lo_end, _ = bisect_monotone(fails, 0.0, hi)
+    lo = float(lo_end)
     if e >= 1e3 and d < 0.4:
         # at μ = √(2ε) the Gaussian's δ is 1/2 − e^ε Φ(−√(2ε)) ≥ 1/2 − 1/(2√(πε)) > 0.49
         # for ε ≥ 1e3 (Mills' ratio), above δ, so the root is below √(2ε); for ε beyond
         # ~1e17 the double arithmetic of μ/2 − ε/μ cannot resolve it (at ε = 1e200 the
         # search ended 8e-9 above √(2ε)), and this bound, a few ulps down, is the safe
         # answer
-        lo = min(float(lo), math.sqrt(2.0) * math.sqrt(e) * (1.0 - 8.0 * 2.0 ** -53))
-    return float(lo)
+        lo = min(lo, math.sqrt(2.0) * math.sqrt(e) * (1.0 - 8.0 * 2.0 ** -53))
+    return lo
 

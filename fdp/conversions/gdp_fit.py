@@ -16,10 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from scipy.special import expit, ndtr, ndtri, ndtri_exp
 
 from fdp import _validate
-from fdp._numerics import maximise_unimodal
+from fdp._numerics import ArrayFn, maximise_unimodal
+from fdp._types import FloatArray
 from fdp.conversions._readout import _REL, _U, _one_minus_upper, _orders, _tradeoff
 from fdp.conversions.summaries import _GRID_U, _z_upper, gdp_mu_of
 from fdp.families.gaussian import Gaussian
@@ -204,14 +206,15 @@ def _pointwise_max(f: TradeOff, u: np.ndarray) -> tuple[float, float]:
         return 0.0, float("nan")
     j = int(np.argmax(values))
 
-    def row(x):
+    def row(x: FloatArray) -> FloatArray:
         return _pointwise_mu(f._upper, expit(x))[0]
 
     best = float(maximise_unimodal(row, u, values[None, :])[0])
     return max(best, 0.0), float(expit(u[j]))
 
 
-def _pointwise_mu(upper_beta, a):
+def _pointwise_mu(upper_beta: ArrayFn,
+                  a: FloatArray) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
     """Certified lower bounds Φ⁻¹(1 − α) − Φ⁻¹(f(α)) ≤ μ* at each α (−inf where
     f(α) is not resolved, f > 1 − 1e-9 or f = 0), with the rounding of ndtri
     near 1 allowed for: |dΦ⁻¹/dβ| = 1/φ(z)."""
@@ -279,7 +282,8 @@ def gdp_fit(f: TradeOff) -> GdpFit:
     return GdpFit(mu_lo, mu_hi, gap_lo, max(gap_hi, gap_lo), float(a[j]), bulk, binding)
 
 
-def _gap_upper(f, a, up_b, g_hi, mu_hi, target, rounds: int = 8, split: int = 16) -> float:
+def _gap_upper(f: TradeOff, a: FloatArray, up_b: FloatArray, g_hi: FloatArray, mu_hi: float,
+               target: float, rounds: int = 8, split: int = 16) -> float:
     """max over cells [a_i, a_{i+1}] of f_up(a_i) − G_{μ_hi}(a_{i+1}) ≥ sup (f − G_{μ*}),
     refining the cells whose bound exceeds ``target`` (a lower bound of the sup)
     ``split`` ways, ``rounds`` times; the maximum is a valid bound at every stage."""

@@ -15,6 +15,7 @@ from functools import cached_property
 import numpy as np
 
 from fdp import _validate
+from fdp._types import ArrayLike, FloatArray
 from fdp.tradeoff import TradeOff
 
 _U = 2.0 ** -53
@@ -85,8 +86,8 @@ class ProfileBound(TradeOff):
     doubt, r is rounded to the side that raises δ).
     """
 
-    eps: np.ndarray
-    deltas: np.ndarray
+    eps: FloatArray
+    deltas: FloatArray
     two_sided: bool = True
 
     @property
@@ -95,7 +96,7 @@ class ProfileBound(TradeOff):
 
     _certified_delta = True
 
-    def _lines(self):
+    def _lines(self) -> tuple[FloatArray, FloatArray]:
         """The supporting lines as dual points (σ_l = log s_l, d_l = 1 − b_l), the zero
         line (−inf, 1) included; d of the reflected lines rounded up."""
         sig = [np.array([-np.inf]), self.eps]
@@ -107,7 +108,7 @@ class ProfileBound(TradeOff):
         return np.concatenate(sig), np.minimum(np.concatenate(d), 1.0)
 
     @cached_property
-    def _hull(self):
+    def _hull(self) -> tuple[FloatArray, FloatArray, FloatArray]:
         """(σ, d) of the hull vertices from S₁ to S₀, and the kinks α between them."""
         sig, d = _dual_hull(*self._lines())
         gap = _log_gap(sig[1:], sig[:-1])                 # log(s_{i+1} − s_i)
@@ -121,7 +122,7 @@ class ProfileBound(TradeOff):
             kinks = np.exp(drop[i1:i0] - gap[i1:i0])      # decreasing in i
         return sig, d, kinks
 
-    def _beta(self, alpha):
+    def _beta(self, alpha: FloatArray) -> FloatArray:
         a = np.asarray(alpha, dtype=float).ravel()
         sig, d, kinks = self._hull
         # vertex i is active for α between kinks[i] and kinks[i−1]
@@ -134,7 +135,7 @@ class ProfileBound(TradeOff):
             out = np.maximum(out, np.where(np.isnan(line), 0.0, line))
         return out.reshape(np.shape(alpha))
 
-    def _delta(self, eps):
+    def _delta(self, eps: FloatArray) -> FloatArray:
         """δ(ε) = min_S [H(S) + (S − e^ε)₊] read off the hull (class docstring),
         rounded up; O(log n) per ε."""
         e = np.asarray(eps, dtype=float)
@@ -162,12 +163,13 @@ class ProfileBound(TradeOff):
         out = np.where(np.isneginf(flat), np.minimum(d[0] + s1, 1.0), out)
         return np.clip(out, 0.0, 1.0).reshape(e.shape)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         kind = "symmetric" if self.two_sided else "one-sided"
         return f"from_privacy_profile({self.eps.size} points, {kind})"
 
 
-def from_privacy_profile(eps, delta, *, symmetric: bool = True) -> TradeOff:
+def from_privacy_profile(eps: ArrayLike, delta: ArrayLike, *,
+                         symmetric: bool = True) -> ProfileBound:
     """sup over the given points of f_{ε_i,δ_i} (DRS Prop 2.12).
 
     symmetric=True: each (ε_i ≥ 0, δ_i) is an (ε, δ)-DP statement, contributing
@@ -185,7 +187,7 @@ def from_privacy_profile(eps, delta, *, symmetric: bool = True) -> TradeOff:
 
     Returns
     -------
-    TradeOff
+    ProfileBound
         The weakest trade-off function implied by all the points.
 
     Raises

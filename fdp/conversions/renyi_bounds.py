@@ -10,16 +10,25 @@ profile. The derivation is in the module docstring of ``fdp.conversions.from_rdp
 
 from __future__ import annotations
 
+import abc
+from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
+import numpy.typing as npt
 
 from fdp._constants import TINY
-from fdp._numerics import bisect_monotone
+from fdp._numerics import ArrayFn, bisect_monotone
+from fdp._types import ArrayLike, FloatArray
 from fdp.conversions.renyi_law import upper_law
 from fdp.families.piecewise import lower_convex_hull
+from fdp.law import AtomsLaw
 from fdp.status import Status
 from fdp.tradeoff import TradeOff
+
+BoolArray = npt.NDArray[np.bool_]
+#: The verdicts of a set of constraints at β: (certainly violated, certainly admissible).
+Verdicts = Callable[[FloatArray], tuple[BoolArray, BoolArray]]
 
 _U = 2.0 ** -53
 _REL = 32.0 * _U
@@ -28,7 +37,8 @@ _REL = 32.0 * _U
 # ----------------------------------------------------------------------
 # One constraint: the smallest admissible β, bracketed
 # ----------------------------------------------------------------------
-def _bisect_bits(test, lo: np.ndarray, hi: np.ndarray, iters: int = 70):
+def _bisect_bits(test: Callable[[FloatArray], ArrayLike], lo: FloatArray, hi: FloatArray,
+                 iters: int = 70) -> tuple[FloatArray, FloatArray]:
     """Bisection on the bit patterns of non-negative doubles (``bisect_monotone`` with
     ``bits=True``): ``test(x)`` True moves the lower end to x, False the upper end.
     Ends only move to tested points, so an invariant proved for the ends by ``test``
@@ -37,7 +47,7 @@ def _bisect_bits(test, lo: np.ndarray, hi: np.ndarray, iters: int = 70):
                            rtol=0.0, atol=0.0, max_iter=iters, bits=True)
 
 
-def _verdict_fn(a, lm, cc, rev):
+def _verdict_fn(a: FloatArray, lm: FloatArray, cc: FloatArray, rev: BoolArray) -> Verdicts:
     """The (certainly violated, certainly admissible) verdicts at β of the constraints
     (α, λ, c = (λ − 1) r, reverse) with finite λ > 1 (see ``_constraint_roots``)."""
     la, l1a = np.log(a), np.log1p(-a)
@@ -46,7 +56,7 @@ def _verdict_fn(a, lm, cc, rev):
     with np.errstate(over="ignore"):
         ec = np.expm1(cc)                  # inf: the near form is not used
 
-    def verdicts(beta):
+    def verdicts(beta: FloatArray) -> tuple[BoolArray, BoolArray]:
         """(certainly violated, certainly admissible) at β, from two forms.
 
         Log form: log Σ = logaddexp(...) against c = (λ − 1) r (no overflow).
@@ -88,7 +98,10 @@ def _verdict_fn(a, lm, cc, rev):
     return verdicts
 
 
-def _constraint_roots(alpha, lam, r, reverse, side, iters=70, start=None):
+def _constraint_roots(alpha: FloatArray, lam: FloatArray, r: FloatArray, reverse: BoolArray,
+                      side: int, iters: int = 70,
+                      start: tuple[FloatArray, FloatArray] | None = None
+                      ) -> tuple[FloatArray, FloatArray]:
     """Bisection bracket (a, b) of β_λ(α) = min{β ∈ [0, 1−α] : (A) or (B) holds}.
 
     Flat arrays: α ∈ (0, 1), λ ∈ (1, ∞], r ∈ [−∞, ∞], ``reverse`` selects (B).
@@ -126,16 +139,17 @@ def _constraint_roots(alpha, lam, r, reverse, side, iters=70, start=None):
         verdicts = _verdict_fn(alpha[todo], lam[todo], c[todo], reverse[todo])
 
         if side == 0:
-            def test(beta):
+            def test(beta: FloatArray) -> BoolArray:
                 return verdicts(beta)[0]
         else:
-            def test(beta):
+            def test(beta: FloatArray) -> BoolArray:
                 return ~verdicts(beta)[1]
         lo[todo], hi[todo] = _bisect_bits(test, lo[todo], hi[todo], iters)
     return lo, hi
 
 
-def _max_root(a, lam, r, rev, side, floor=None):
+def _max_root(a: FloatArray, lam: ArrayLike, r: ArrayLike, rev: bool, side: int,
+              floor: ArrayLike | None = None) -> FloatArray:
     """Row-wise max over constraints of the certified side of β_λ(α).
 
     ``a`` has shape (n,), ``lam`` and ``r`` shape (n, K) (or broadcastable).
@@ -150,16 +164,16 @@ def _max_root(a, lam, r, rev, side, floor=None):
     lower bound above the floor by more than the rounding margin, and a lower bound
     may ignore any constraint. Only the others are bisected, to full precision.
     """
-    lam = np.broadcast_to(np.asarray(lam, dtype=float), (a.size, np.shape(lam)[-1]))
-    r = np.broadcast_to(np.asarray(r, dtype=float), lam.shape)
-    if lam.shape[1] == 0:
+    lam_b = np.broadcast_to(np.asarray(lam, dtype=float), (a.size, np.shape(lam)[-1]))
+    r_b = np.broadcast_to(np.asarray(r, dtype=float), lam_b.shape)
+    if lam_b.shape[1] == 0:
         return np.zeros(a.size)
     if floor is not None:
-        return _max_root_above(a, lam, r, rev, side, np.asarray(floor, dtype=float))
-    aa = np.broadcast_to(a[:, None], lam.shape).ravel()
+        return _max_root_above(a, lam_b, r_b, rev, side, np.asarray(floor, dtype=float))
+    aa = np.broadcast_to(a[:, None], lam_b.shape).ravel()
     revs = np.full(aa.shape, rev)
-    lo, hi = _constraint_roots(aa, lam.ravel(), r.ravel(), revs, side, iters=24)
-    lo2, hi2 = lo.reshape(lam.shape), hi.reshape(lam.shape)
+    lo, hi = _constraint_roots(aa, lam_b.ravel(), r_b.ravel(), revs, side, iters=24)
+    lo2, hi2 = lo.reshape(lam_b.shape), hi.reshape(lam_b.shape)
     # certified end and the other (rough) end of each bracket
     sure, rough = (lo2, hi2) if side == 0 else (hi2, lo2)
     best = sure.max(axis=1) if side == 0 else rough.max(axis=1)
@@ -167,13 +181,14 @@ def _max_root(a, lam, r, rev, side, floor=None):
         best = np.maximum(best, floor)
     cand = (np.maximum(lo2, hi2) >= best[:, None]).ravel() & (hi - lo > 0)
     if cand.any():
-        l3, h3 = _constraint_roots(aa[cand], lam.ravel()[cand], r.ravel()[cand], revs[cand],
+        l3, h3 = _constraint_roots(aa[cand], lam_b.ravel()[cand], r_b.ravel()[cand], revs[cand],
                                    side, start=(lo[cand], hi[cand]))
         lo[cand], hi[cand] = l3, h3
-    return (lo if side == 0 else hi).reshape(lam.shape).max(axis=1)
+    return (lo if side == 0 else hi).reshape(lam_b.shape).max(axis=1)
 
 
-def _max_root_above(a, lam, r, rev, side, floor):
+def _max_root_above(a: FloatArray, lam: FloatArray, r: FloatArray, rev: bool, side: int,
+                    floor: FloatArray) -> FloatArray:
     """``_max_root`` given a certified lower bound ``floor`` of the row maximum."""
     aa = np.broadcast_to(a[:, None], lam.shape).ravel()
     fl = np.broadcast_to(floor[:, None], lam.shape).ravel()
@@ -187,7 +202,8 @@ def _max_root_above(a, lam, r, rev, side, floor):
     return out.reshape(lam.shape).max(axis=1)
 
 
-def _probe(alpha, lam, r, reverse, side, beta):
+def _probe(alpha: FloatArray, lam: FloatArray, r: FloatArray, reverse: BoolArray, side: int,
+           beta: FloatArray) -> BoolArray:
     """Constraints whose root may lie above β (side 1: not certainly admissible at β)
     or certainly does (side 0: certainly violated at β). λ = ∞ and vacuous
     constraints (closed forms) are always kept."""
@@ -202,7 +218,8 @@ def _probe(alpha, lam, r, reverse, side, beta):
     return need
 
 
-def _curve_bracket(alpha, lam, r, one_sided):
+def _curve_bracket(alpha: FloatArray, lam: FloatArray, r: FloatArray,
+                   one_sided: bool) -> tuple[FloatArray, FloatArray]:
     """Bracket of f(α) = max over the constraints (λ_i, r_i) of β_λ(α), α ∈ (0, 1)."""
     a = np.asarray(alpha, dtype=float).ravel()
     lower = np.zeros(a.size)
@@ -214,7 +231,8 @@ def _curve_bracket(alpha, lam, r, one_sided):
     return lower, upper
 
 
-def _ends(alpha, lower, upper, r_min, one_sided):
+def _ends(alpha: FloatArray, lower: FloatArray, upper: FloatArray, r_min: float,
+          one_sided: bool) -> tuple[FloatArray, FloatArray]:
     """Fill in α = 0 and α = 1 (closed forms) and cap by 1 − α."""
     a = np.asarray(alpha, dtype=float).ravel()
     lo, hi = lower.copy(), upper.copy()
@@ -247,7 +265,8 @@ _DELTA_GRID = np.unique(np.concatenate([
 _DELTA_GRID.setflags(write=False)
 
 
-def _delta_from_grid(grid, low, up, eps):
+def _delta_from_grid(grid: FloatArray, low: FloatArray, up: FloatArray,
+                     eps: ArrayLike) -> tuple[FloatArray, FloatArray]:
     """Certified (upper, lower) δ(ε) = sup_α (1 − f(α) − e^ε α) from L_i ≤ f(α_i) ≤ U_i.
 
     Upper: on [α_i, α_{i+1}) f ≥ L_{i+1} (f non-increasing) and, by convexity,
@@ -300,25 +319,33 @@ class _RenyiCurve(TradeOff):
         return Status.CERTIFIED
 
     #: the RDP bound at every real order, when known in closed form (zCDP)
-    _rdp_of = None
+    _rdp_of: ArrayFn | None = None
 
-    def _beta(self, alpha):
+    @abc.abstractmethod
+    def _bracket(self, alpha: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """(certified lower, certified upper) f at each α."""
+
+    @abc.abstractmethod
+    def _classical_orders(self) -> tuple[FloatArray, FloatArray]:
+        """Orders λ and RDP bounds for the closed (λ, r) → (ε, δ) conversion."""
+
+    def _beta(self, alpha: FloatArray) -> FloatArray:
         return self._bracket(alpha)[0]
 
-    def _upper(self, alpha):
+    def _upper(self, alpha: FloatArray) -> FloatArray:
         return self._bracket(alpha)[1]
 
-    def _grid_values(self):
+    def _grid_values(self) -> tuple[FloatArray, FloatArray]:
         return _grid_cache(self)
 
-    def _upper_law(self):
+    def _upper_law(self) -> AtomsLaw:
         """The law of a finite pair whose trade-off function is ≥ f: the lower convex
         hull of the certified upper values on the δ grid
         (``fdp.conversions.renyi_law``). The engine reads the optimistic side of a
         composition from it (``fdp.engine.from_profile``)."""
         return _law_cache(self)
 
-    def _delta(self, eps):
+    def _delta(self, eps: FloatArray) -> FloatArray:
         """Certified upper δ(ε). On [−40, 40] the lower convex hull (in x = e^ε) of the
         best available bounds on a fixed ε grid, interpolated linearly in x: the true
         δ is convex in x and below those bounds at the grid points, so it is below
@@ -341,17 +368,17 @@ class _RenyiCurve(TradeOff):
             # conversion at the query ε itself is another certified upper bound (its
             # minimum over orders gives ε ≤ ρ + 2√(ρ log(1/δ)) for ρ-zCDP), and the
             # minimum of two upper bounds is one (the engine convexifies what it reads)
-            def closed(x):
+            def closed(x: FloatArray) -> FloatArray:
                 return _classical_delta(self._classical_orders(), x, self._rdp_of)
             out = np.minimum(out, self._reflect(e, closed, np.minimum))
         return out
 
-    def _delta_lower(self, eps):
+    def _delta_lower(self, eps: FloatArray) -> FloatArray:
         low, up = self._grid_values()
         return self._reflect(eps, lambda e: _delta_from_grid(_DELTA_GRID, low, up, e)[1],
                              np.maximum)
 
-    def _reflect(self, eps, fn, pick):
+    def _reflect(self, eps: ArrayLike, fn: ArrayFn, pick: np.ufunc) -> FloatArray:
         """Symmetric f: δ(−ε) = 1 − e^{−ε} + e^{−ε} δ(ε) (the graph is symmetric about
         the diagonal), monotone in δ(ε), so it carries upper and lower bounds over;
         ``pick`` keeps the better of that and the direct bound at −ε."""
@@ -365,7 +392,7 @@ class _RenyiCurve(TradeOff):
         neg = np.minimum(-np.expm1(-np.abs(e)) + w * pos, 1.0)
         return np.where(e < 0, pick(neg, direct), direct)
 
-    def _delta_upper_plain(self, eps):
+    def _delta_upper_plain(self, eps: FloatArray) -> FloatArray:
         low, up = self._grid_values()
         out = _delta_from_grid(_DELTA_GRID, low, up, eps)[0]
         if not self.one_sided:
@@ -377,7 +404,7 @@ class _RenyiCurve(TradeOff):
         return out
 
 
-def _pure_delta(eps0, eps):
+def _pure_delta(eps0: float, eps: ArrayLike) -> FloatArray:
     """δ(ε) of f_{ε₀,0} = max{0, 1 − e^ε, (e^{ε₀} − e^ε)/(1 + e^{ε₀})}, rounded up; it
     bounds the curve's δ when D_∞ ≤ ε₀ in both orders (then f ≥ f_{ε₀,0})."""
     e = np.asarray(eps, dtype=float)
@@ -388,7 +415,7 @@ def _pure_delta(eps0, eps):
     return np.where(e >= eps0, 0.0, np.minimum(out, 1.0))
 
 
-def _classical_log_delta(lam, r, eps):
+def _classical_log_delta(lam: FloatArray, r: FloatArray, eps: FloatArray) -> FloatArray:
     """log δ = (λ − 1)(r − ε + log(1 − 1/λ)) − log λ per (ε, order), rounded up
     (Balle et al. 2020, Thm 21; Canonne, Kamath & Steinke 2020, Prop 12)."""
     with np.errstate(over="ignore", invalid="ignore"):
@@ -397,7 +424,8 @@ def _classical_log_delta(lam, r, eps):
     return np.where(np.isnan(logd), np.inf, logd)
 
 
-def _classical_delta(orders_and_rdp, eps, rdp_of=None):
+def _classical_delta(orders_and_rdp: tuple[FloatArray, FloatArray], eps: ArrayLike,
+                     rdp_of: ArrayFn | None = None) -> FloatArray:
     """min over orders of δ = exp((λ − 1)(r − ε + log(1 − 1/λ)) − log λ), the (ε, δ)
     conversion of (λ, r)-RDP (Balle et al. 2020, Thm 21), for ε ≥ 0 (1 elsewhere).
     Each order's δ is a valid bound on δ(ε) of the symmetric pair; rounded up.
@@ -441,7 +469,7 @@ _HULL_EPS = np.linspace(-40.0, 40.0, 8001)
 
 
 @lru_cache(maxsize=32)
-def _hull_cache(curve):
+def _hull_cache(curve: _RenyiCurve) -> tuple[FloatArray, FloatArray]:
     d = curve._reflect(_HULL_EPS, curve._delta_upper_plain, np.minimum)
     xs, hs = lower_convex_hull(np.exp(_HULL_EPS), d)
     for arr in (xs, hs):
@@ -450,12 +478,12 @@ def _hull_cache(curve):
 
 
 @lru_cache(maxsize=32)
-def _law_cache(curve):
+def _law_cache(curve: _RenyiCurve) -> AtomsLaw:
     return upper_law(_DELTA_GRID, curve._grid_values()[1])
 
 
 @lru_cache(maxsize=32)
-def _grid_cache(curve):
+def _grid_cache(curve: _RenyiCurve) -> tuple[FloatArray, FloatArray]:
     low, up = curve._bracket(_DELTA_GRID)
     for arr in (low, up):
         arr.setflags(write=False)

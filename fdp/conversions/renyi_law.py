@@ -40,13 +40,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from fdp._types import ArrayLike, FloatArray
 from fdp.families.piecewise import lower_convex_hull
 from fdp.law import AtomsLaw
 
 _U = 2.0 ** -53
 
 
-def upper_polygon(alpha, up):
+def upper_polygon(alpha: ArrayLike, up: ArrayLike) -> tuple[FloatArray, FloatArray]:
     """Vertices of the lower convex hull of (α_i, U_i): above every convex f with
     f(α_i) ≤ U_i (module docstring)."""
     a = np.asarray(alpha, dtype=float)
@@ -54,7 +55,7 @@ def upper_polygon(alpha, up):
     return lower_convex_hull(a, u)
 
 
-def polygon_law(xs, ys) -> AtomsLaw:
+def polygon_law(xs: FloatArray, ys: FloatArray) -> AtomsLaw:
     """The finite pair whose curve is the convex polygon through (xs, ys) (sorted in
     x from x = 0, non-increasing in y), rounded so that the pair's curve is above
     the polygon: widths up, drops down, segments that rounding puts out of
@@ -77,7 +78,7 @@ def polygon_law(xs, ys) -> AtomsLaw:
     return AtomsLaw(L[live], p[live], q[live])
 
 
-def upper_law(alpha, up) -> AtomsLaw:
+def upper_law(alpha: ArrayLike, up: ArrayLike) -> AtomsLaw:
     """The law of a finite pair whose trade-off function is ≥ every convex f with
     f(α_i) ≤ U_i (``alpha`` sorted from 0 to 1; module docstring).
 
@@ -97,7 +98,7 @@ def upper_law(alpha, up) -> AtomsLaw:
     return polygon_law(*upper_polygon(alpha, up))
 
 
-def _merge_unsorted(p, q):
+def _merge_unsorted(p: FloatArray, q: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Pool adjacent segments until q/p is non-increasing (pool adjacent violators)."""
     ps: list[float] = []
     qs: list[float] = []

@@ -49,9 +49,12 @@ minimised on a grid refined by golden section.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from fdp import _validate
+from fdp._types import ArrayLike
 from fdp.bracket import Bracket
 from fdp.conversions._readout import (
     _one_minus_upper,
@@ -71,7 +74,7 @@ __all__ = ["Bracket", "GdpFit", "advantage_bounds", "attack_success", "bayes_ris
 # ----------------------------------------------------------------------
 # Read-outs
 # ----------------------------------------------------------------------
-def tpr_at_fpr(f: TradeOff, fpr) -> Bracket:
+def tpr_at_fpr(f: TradeOff, fpr: ArrayLike) -> Bracket:
     """Best true-positive rate of a membership test at false-positive rate ``fpr``.
 
     TPR(α) = 1 − min{f(α), f⁻¹(α)}: the best test between P and Q at type I error α
@@ -112,8 +115,8 @@ def tpr_at_fpr(f: TradeOff, fpr) -> Bracket:
     # of α), the truth may still exceed α: round that side outward by one ulp
     hi = np.where((hi <= lo) & (flat > 0.0), np.minimum(np.nextafter(lo, np.inf), 1.0),
                   np.maximum(hi, lo))
-    lo, hi = lo.reshape(np.shape(a)), hi.reshape(np.shape(a))
-    return Bracket(_validate.like_input(fpr, lo), _validate.like_input(fpr, hi), f.status, "hi",
+    lo_a, hi_a = lo.reshape(np.shape(a)), hi.reshape(np.shape(a))
+    return Bracket(_validate.like_input(fpr, lo_a), _validate.like_input(fpr, hi_a), f.status, "hi",
                    _pair_note(f))
 
 
@@ -252,8 +255,8 @@ def reconstruction_bound(f: TradeOff, kappa: float) -> Bracket:
     return Bracket(b.lo, b.hi, f.status, "hi", note)
 
 
-def risk_lines(f: TradeOff, fprs=(1e-3, 1e-2, 0.1), prior: float = 0.5,
-               kappas=(1e-6, 1e-3)) -> list[str]:
+def risk_lines(f: TradeOff, fprs: Sequence[float] = (1e-3, 1e-2, 0.1), prior: float = 0.5,
+               kappas: Sequence[float] = (1e-6, 1e-3)) -> list[str]:
     """Human-readable read-outs (TPR at FPRs, advantage, Bayes success, reconstruction,
     GDP summary) for a report or the command line.
 
@@ -280,7 +283,7 @@ def risk_lines(f: TradeOff, fprs=(1e-3, 1e-2, 0.1), prior: float = 0.5,
     True
     """
     f = _tradeoff(f)
-    lines = []
+    lines: list[str] = []
     d = one_direction(f)
     if d is not None:
         lines.append(f"note: f describes one direction ({d}) only; read on both orders")

@@ -33,19 +33,26 @@ certified lower curve ``_beta`` feeds the lower bounds and the certified upper c
 from __future__ import annotations
 
 import decimal
+from collections.abc import Callable
 
 import numpy as np
+import numpy.typing as npt
 from scipy.special import expit, ndtri
 
 from fdp import _validate
 from fdp._constants import EPS_CAP
-from fdp._numerics import bisect_monotone
+from fdp._numerics import ArrayFn, bisect_monotone
+from fdp._types import ArrayLike, FloatArray
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
 from fdp.families.laplace import Laplace
 from fdp.families.piecewise import PiecewiseLinear
 from fdp.tradeoff import TradeOff
+
+#: A requirement: the least parameter proven at points x with lower values y and
+#: gains 1 − y (vectorised; see ``_req_mu``).
+Requirement = Callable[[FloatArray, FloatArray, FloatArray], FloatArray]
 
 # logit(α) grid of the sandwich; α = 0 and α = 1 are added as exact ends.
 _GRID_U = np.linspace(-690.0, 36.7, 2001)
@@ -61,7 +68,7 @@ def _round_down(x: float) -> float:
     return float(np.nextafter(np.nextafter(x, -np.inf), -np.inf)) if np.isfinite(x) else x
 
 
-def _z_upper(alpha):
+def _z_upper(alpha: ArrayLike) -> FloatArray:
     """Φ⁻¹(1 − α) without forming 1 − α for small α."""
     a = np.asarray(alpha, dtype=float)
     with np.errstate(divide="ignore"):
@@ -82,12 +89,12 @@ def exact_piecewise_linear(f: TradeOff) -> PiecewiseLinear | None:
 # Requirements at one point: the least parameter for which the target g_θ lies
 # below a lower value y (gain 1 − y) of f at α = x. Vectorised.
 # ----------------------------------------------------------------------
-def _ndtri_y(y, gain):
+def _ndtri_y(y: FloatArray, gain: FloatArray) -> FloatArray:
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(y < 0.5, ndtri(np.clip(y, 0.0, 1.0)), -ndtri(np.clip(gain, 0.0, 1.0)))
 
 
-def _req_mu(x, y, gain):
+def _req_mu(x: FloatArray, y: FloatArray, gain: FloatArray) -> FloatArray:
     """Least μ with G_μ(x) ≤ y: Φ⁻¹(1 − x) − Φ⁻¹(y) (−inf if none needed, inf if none works)."""
     with np.errstate(invalid="ignore"):
         r = _z_upper(x) - _ndtri_y(y, gain)
@@ -97,7 +104,7 @@ def _req_mu(x, y, gain):
     return np.where((y <= 0.0) & (x < 1.0), np.inf, r)
 
 
-def _req_eps(x, y, gain):
+def _req_eps(x: FloatArray, y: FloatArray, gain: FloatArray) -> FloatArray:
     """Least ε ≥ 0 with f_{ε,0}(x) = max{0, 1 − e^ε x, e^{−ε}(1 − x)} ≤ y."""
     with np.errstate(divide="ignore", invalid="ignore"):
         steep = np.where(gain <= 0.0, -np.inf,
@@ -110,20 +117,22 @@ def _req_eps(x, y, gain):
 class _Sandwich:
     """Certified piecewise-linear lower bounds of a convex f on the cells of a grid."""
 
-    def __init__(self, f: TradeOff, alphas: np.ndarray):
+    def __init__(self, f: TradeOff, alphas: FloatArray) -> None:
         self.f = f
         a = alphas
         self.a = a
         self.y = np.asarray(f._beta(a), dtype=float)
         self.certified = f._has_certified_delta()
 
-    def _lines(self):
+    def _lines(self) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
         """Candidate lower-bound lines per cell: arrays (x0, y0, g0, e) of shape (cells, k)."""
         a, y = self.a, self.y
         m = a.size - 1                      # cells 0..m−1
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             sl = -np.diff(y) / np.diff(a)   # e ≥ 0 (minus the slope) of each chord
-        x0s, y0s, es = [], [], []
+        x0s: list[FloatArray] = []
+        y0s: list[FloatArray] = []
+        es: list[FloatArray] = []
         # secant of the previous chord, extended to the right
         x0s.append(np.concatenate([[np.nan], a[1:m]]))
         y0s.append(np.concatenate([[np.nan], y[1:m]]))
@@ -163,18 +172,18 @@ class _Sandwich:
                     es.append(np.exp(ee))
         return (np.stack(x0s, 1), np.stack(y0s, 1), np.stack(g0s, 1), np.stack(es, 1))
 
-    def cell_requirements(self, req):
+    def cell_requirements(self, req: Requirement) -> FloatArray:
         """Per cell, the least parameter proven by one line or by the max of two lines."""
         x0, y0, g0, e = self._lines()
         lo, hi = self.a[:-1, None], self.a[1:, None]
 
-        def value(x):
+        def value(x: FloatArray) -> tuple[FloatArray, FloatArray]:
             d = x - x0
             with np.errstate(invalid="ignore", over="ignore"):
                 t = e * d
                 return y0 - t, g0 + t
 
-        def at(x):
+        def at(x: FloatArray) -> FloatArray:
             yv, gv = value(x)
             r = req(np.broadcast_to(x, yv.shape), yv, gv)
             return np.where(np.isnan(yv) | np.isnan(gv), np.inf, r)
@@ -196,7 +205,7 @@ class _Sandwich:
         return np.minimum(best, pair)
 
 
-def _pair_end(r):
+def _pair_end(r: FloatArray) -> FloatArray:
     """At a cell end the max of the two secants is at least either: the smaller need."""
     return np.minimum(r[:, 0], r[:, 1])
 
@@ -204,12 +213,13 @@ def _pair_end(r):
 _GRID_A = np.linspace(0.0, 1.0, 2001)
 
 
-def _grid(u: np.ndarray) -> np.ndarray:
+def _grid(u: FloatArray) -> FloatArray:
     """logit-spaced points (the tails) and uniform points (the middle), plus 0 and 1."""
     return np.unique(np.concatenate([[0.0, 1.0], expit(u), _GRID_A]))
 
 
-def _sandwich_bounds(f: TradeOff, req, rounds: int = 6, split: int = 8):
+def _sandwich_bounds(f: TradeOff, req: Requirement, rounds: int = 6,
+                     split: int = 8) -> tuple[float, float]:
     """(lo, hi) of sup over α of the requirement, hi proven by the sandwich."""
     a = _grid(_GRID_U)
     for r in range(rounds + 1):
@@ -240,7 +250,7 @@ _RESOLVED = 1e-6
 _NEED_MARGIN = 1e-6
 
 
-def _pointwise_lower(f: TradeOff, a: np.ndarray, req) -> float:
+def _pointwise_lower(f: TradeOff, a: FloatArray, req: Requirement) -> float:
     """sup_α req(α, f(α)) over the resolved points, up to rounding (``_below_rounding``
     makes it a certified lower end).
 
@@ -331,7 +341,7 @@ def pure_epsilon_bounds(f: TradeOff) -> tuple[float, float]:
     return _round_down(lo), _round_up(hi)
 
 
-def _profile_pure_eps(delta_fn, *, upper: bool, symmetric: bool = False) -> float:
+def _profile_pure_eps(delta_fn: ArrayFn, *, upper: bool, symmetric: bool = False) -> float:
     """Bisect ε on "δ(ε) = 0 and δ(−ε) ≤ 1 − e^{−ε}".
 
     The second condition is tight for every ε ≥ ε* (the supremum defining δ(−ε) is
@@ -339,8 +349,8 @@ def _profile_pure_eps(delta_fn, *, upper: bool, symmetric: bool = False) -> floa
     never meets it. For symmetric f it is implied by the first (f ≥ f_{ε,0} ⇔
     f⁻¹ ≥ f_{ε,0}, and δ_{f⁻¹} = δ_f), and is dropped.
     """
-    def holds(e):
-        e = np.atleast_1d(np.asarray(e, dtype=float))
+    def holds(eps: ArrayLike) -> npt.NDArray[np.bool_]:
+        e = np.atleast_1d(np.asarray(eps, dtype=float))
         d_pos = delta_fn(e)
         if symmetric:
             return d_pos <= 0.0
@@ -356,8 +366,8 @@ def _profile_pure_eps(delta_fn, *, upper: bool, symmetric: bool = False) -> floa
             # not pure DP up to the cap: inf is the upper side; the lower side is the
             # last ε checked (a lower bound may not claim more than was checked)
             return np.inf if upper else float(hi / 2.0)
-    lo, hi = bisect_monotone(holds, 0.0, hi)
-    return float(hi) if upper else float(lo)
+    lo_end, hi_end = bisect_monotone(holds, 0.0, hi)
+    return float(hi_end) if upper else float(lo_end)
 
 
 # ----------------------------------------------------------------------
@@ -413,7 +423,7 @@ def _bounded_loss_refutes(f: TradeOff, g: TradeOff) -> bool:
     return bool(np.any((dg == 0.0) & (f._log_delta(_REFUTE_EPS) > -np.inf)))
 
 
-def _supporting_lines(g: TradeOff):
+def _supporting_lines(g: TradeOff) -> tuple[FloatArray, FloatArray] | None:
     """(ε_j, c_j) with g = max{0, max_j (1 − c_j − e^{ε_j} α)} for a piecewise-linear g.
 
     Then f ≥ g ⇔ δ_f(ε_j) ≤ c_j for every j (DRS Prop 2.12: f ≥ 1 − c − e^ε α ⇔
@@ -444,9 +454,9 @@ def _supporting_lines(g: TradeOff):
     return eps, c
 
 
-def _req_dominated_by(g: TradeOff, tol: float):
+def _req_dominated_by(g: TradeOff, tol: float) -> Requirement:
     """A requirement ≤ 0 iff g's upper value at x is ≤ y + tol (proof of f ≥ g − tol)."""
-    def req(x, y, gain):
+    def req(x: FloatArray, y: FloatArray, gain: FloatArray) -> FloatArray:
         gx = np.asarray(g._upper(np.clip(np.asarray(x, dtype=float), 0.0, 1.0)), dtype=float)
         return np.where(gx <= y + tol, 0.0, np.inf)
     return req
@@ -465,7 +475,8 @@ def pure_epsilon_of(f: TradeOff) -> float:
     return float(f._pure_epsilon_bounds()[1])
 
 
-def tightest_eps_delta(f: TradeOff, eps=None, delta=None, *, digits: int | None = None):
+def tightest_eps_delta(f: TradeOff, eps: float | None = None, delta: float | None = None, *,
+                       digits: int | None = None) -> tuple[float, float]:
     """Fix one of ε, δ and return the tightest (ε, δ) pair that f implies.
 
     eps given: (eps, δ_f(eps)); delta given: (ε_f(delta), delta). For numeric f the
