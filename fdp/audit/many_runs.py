@@ -35,15 +35,21 @@ says how many samples are needed.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy.special import ndtri
 from scipy.stats import beta as beta_dist
 
 from fdp import _validate
+from fdp._types import ArrayLike, Seed
 from fdp.families.piecewise import PiecewiseLinear, from_points
 from fdp.tradeoff import TradeOff
+
+#: A function of the outputs (a log-likelihood ratio, a density): array in, array out.
+ScoreFn = Callable[[Any], Any]
 
 
 # ----------------------------------------------------------------------
@@ -260,7 +266,7 @@ class AuditCheck:
 # ----------------------------------------------------------------------
 # Clopper–Pearson and the sample-size rule
 # ----------------------------------------------------------------------
-def clopper_pearson(k, n, gamma: float):
+def clopper_pearson(k: ArrayLike, n: int, gamma: float) -> tuple[np.ndarray, np.ndarray]:
     """Two-sided Clopper–Pearson limits, each side at level γ/2 (vectorised in k).
 
     Clopper & Pearson (1934): with k successes in n trials the limits are quantiles of
@@ -325,7 +331,7 @@ def min_samples(confidence: float, n_tests: int) -> int:
 # ----------------------------------------------------------------------
 # estimate
 # ----------------------------------------------------------------------
-def _scores(name: str, samples) -> np.ndarray:
+def _scores(name: str, samples: ArrayLike) -> np.ndarray:
     arr = np.asarray(samples)
     if arr.dtype == object:
         raise TypeError(f"{name} must be numbers (scalar outputs); map categorical outputs "
@@ -354,8 +360,9 @@ def _default_thresholds(pilot: np.ndarray, n_thresholds: int) -> np.ndarray:
     return np.unique(qs)
 
 
-def estimate(samples_d, samples_d_prime, confidence: float = 0.95, *, thresholds=None,
-             log_ratio=None, densities=None, n_thresholds: int = 100,
+def estimate(samples_d: ArrayLike, samples_d_prime: ArrayLike, confidence: float = 0.95, *,
+             thresholds: ArrayLike | None = None, log_ratio: ScoreFn | None = None,
+             densities: tuple[ScoreFn, ScoreFn] | None = None, n_thresholds: int = 100,
              pilot_fraction: float = 0.1) -> AuditEstimate:
     """Empirical trade-off points of T(P, Q), P the law of ``samples_d``, Q of ``samples_d_prime``.
 
@@ -420,9 +427,10 @@ def estimate(samples_d, samples_d_prime, confidence: float = 0.95, *, thresholds
         if not (callable(p_fn) and callable(q_fn)):
             raise TypeError("densities must be a pair of callables (p, q)")
 
-        def log_ratio(o, p_fn=p_fn, q_fn=q_fn):
+        def from_densities(o: Any, p_fn: ScoreFn = p_fn, q_fn: ScoreFn = q_fn) -> np.ndarray:
             with np.errstate(divide="ignore"):
                 return np.log(q_fn(o)) - np.log(p_fn(o))
+        log_ratio = from_densities
     if log_ratio is not None and not callable(log_ratio):
         raise TypeError("log_ratio must be a callable o -> log q(o)/p(o)")
 
@@ -478,9 +486,11 @@ def estimate(samples_d, samples_d_prime, confidence: float = 0.95, *, thresholds
 # ----------------------------------------------------------------------
 # check
 # ----------------------------------------------------------------------
-def check(mechanism_or_samples, claimed_f: TradeOff | None = None,
-          confidence: float = 0.95, *, n: int = 100_000, rng=None, inputs=None,
-          thresholds=None, log_ratio=None, densities=None, n_thresholds: int = 100,
+def check(mechanism_or_samples: Any, claimed_f: TradeOff | None = None,
+          confidence: float = 0.95, *, n: int = 100_000, rng: Seed = None,
+          inputs: tuple[Any, Any] | None = None, thresholds: ArrayLike | None = None,
+          log_ratio: ScoreFn | None = None, densities: tuple[ScoreFn, ScoreFn] | None = None,
+          n_thresholds: int = 100,
           pilot_fraction: float = 0.1, both_orders: bool = True) -> AuditCheck:
     """Test a claimed guarantee f against samples; pass, or name the α where it fails.
 
@@ -564,7 +574,7 @@ def check(mechanism_or_samples, claimed_f: TradeOff | None = None,
                 pilot = [score(o) for o in pilot]
             elif log_ratio is not None:
                 pilot = [log_ratio(np.asarray(o)) for o in pilot]
-            else:
+            elif densities is not None:
                 pilot = [np.log(densities[1](np.asarray(o))) - np.log(densities[0](
                     np.asarray(o))) for o in pilot]
             thresholds = _default_thresholds(_scores("pilot", np.concatenate(pilot)),
