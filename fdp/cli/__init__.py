@@ -17,6 +17,9 @@
         μ-GDP ↔ (ε, δ) by DRS Cor 2.13
     fdp plot SPEC [SPEC ...] --out FILE
         draw trade-off functions, e.g. ``gaussian:1 epsdelta:1,1e-5 laplace:1^4``
+    fdp audit (--scores FILE | --counts M,R,V) (--mu MU | --epsilon E [--claim-delta D])
+        one-run privacy audit of a claimed curve: refuted or not, p-value, ε and μ
+        lower bounds
 
 Bad input (unknown names, out-of-range numbers, unwritable paths, a computation too
 large for memory) gives one line on stderr and exit status 2, never a traceback; every
@@ -29,7 +32,7 @@ import argparse
 from collections.abc import Sequence
 
 from fdp._constants import VERSION as __version__
-from fdp.cli import convert, dpsgd, plot
+from fdp.cli import audit, convert, dpsgd, plot
 from fdp.cli.dpsgd import DEFAULT_SENSITIVITY
 from fdp.cli.plot import parse_spec, spec_label
 from fdp.commandline import EXIT_USAGE, Parser, UsageError, join_negative_values, run_command
@@ -62,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     dpsgd.add_parser(sub)
     convert.add_parser(sub)
     plot.add_parser(sub)
+    audit.add_parser(sub)
     return parser
 
 
