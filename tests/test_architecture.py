@@ -351,19 +351,11 @@ def test_no_import_cycle_inside_a_package():
     assert not found, "import cycles inside packages:\n" + "\n".join(found.values())
 
 
-# Open work (issue 30, item 3): the DP-SGD accountant and random allocation still build
-# their lattices from engine internals instead of one engine entry. Listed here so that
-# the check holds everywhere else and no new client is added; remove a line when its
-# module goes through the front door.
-ENGINE_CLIENTS_TO_MOVE = {"fdp.sgd.certified", "fdp.sgd.allocation"}
-
-
 def test_no_engine_internal_is_imported_from_outside_the_engine():
     import fdp.engine
     public = set(fdp.engine.__all__)
     bad = [f"{where}: {dst} {name}".strip() for src, dst, name, where in module_imports()
            if dst.startswith("fdp.engine") and not src.startswith("fdp.engine")
-           and src not in ENGINE_CLIENTS_TO_MOVE
            and not (dst == "fdp.engine" and (name in public or name == ""))]
     assert not bad, "engine internals imported from outside fdp/engine/:\n" + "\n".join(bad)
 

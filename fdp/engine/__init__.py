@@ -174,19 +174,32 @@ discretisation of a law), ``from_profile`` (functions known only through β or �
 (the step, and the check of a question-sized one), ``pipeline`` (discretise, power,
 combine), ``tilted`` (small δ), ``summaries`` (GDP μ and pure ε), ``readback`` (ε(δ),
 envelope curves, refinement), ``numeric`` (the result type), ``composition``
-(``compose_numeric``), ``worker`` (a share of a computation in another process).
+(``compose_lattices``, both directions on both cores), ``entry`` (``compose``, the
+entry every client uses), ``prebuilt`` (factors given as bounding atoms), ``worker``
+(a share of a computation in another process).
 Numeric constants with their derivations are in ``fdp._constants``. The engine
 imports nothing above ``fdp.tradeoff``: what it needs to know about an object it asks
 the object
 (``f.law()`` and the hooks of ``TradeOff``: ``_lattices``, ``_delta_members``,
 ``_gaussian_component``, ``_exact_vertices``).
 
-Public: ``compose_numeric(factors, tol)``, ``Numeric``. DP-SGD lives in ``fdp.sgd``.
+Public: the one entry ``compose(factors, tol, directions=, grid=, label=, progress=)``
+(``entry``; ``compose_numeric(factors, tol)`` is its one-direction form), its result
+``Numeric``, and the hook for factors a client bounds itself, ``Prebuilt`` /
+``Atoms`` (``prebuilt``; random allocation's block laws), with the certified
+convolution ``convolve`` of ``Lattice`` arrays, the side names and ``MAX_POINTS``
+such a client builds them with. DP-SGD lives in ``fdp.sgd`` and composes through
+``compose``; ``Numeric.refined`` recomposes through the same ``compose_lattices``.
 """
 
-from fdp.engine.composition import compose_numeric
-from fdp.engine.grid import DEFAULT_TOL
+from fdp.engine.convolution import convolve
+from fdp.engine.entry import compose, compose_numeric
+from fdp.engine.grid import DEFAULT_TOL, QUESTION_TOL
+from fdp.engine.lattice import MAX_POINTS, OPTIMISTIC, PESSIMISTIC, Lattice
 from fdp.engine.numeric import Numeric
+from fdp.engine.prebuilt import Atoms, Prebuilt
 from fdp.engine.summaries import certified_singular
 
-__all__ = ["DEFAULT_TOL", "Numeric", "certified_singular", "compose_numeric"]
+__all__ = ["DEFAULT_TOL", "MAX_POINTS", "OPTIMISTIC", "PESSIMISTIC", "QUESTION_TOL", "Atoms",
+           "Lattice", "Numeric", "Prebuilt", "certified_singular", "compose",
+           "compose_numeric", "convolve"]

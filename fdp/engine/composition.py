@@ -1,5 +1,6 @@
-"""``compose_numeric``: the engine's entry point (the pipeline, then a ``Numeric``);
-``compose_add_remove`` / ``combine_directions``: both directions of add/remove
+"""``compose_lattices``: the lattices of the engine's entry (``entry.compose``): the
+grid step, then each factor group discretised on both sides and each direction
+composed; ``compose_add_remove`` / ``combine_directions``: both directions of add/remove
 neighbouring, their four independent compositions on both cores.
 
 Concurrency: the compositions of the two sides and the two directions share nothing
@@ -13,19 +14,26 @@ first. The peak memory is then ``LANES`` transforms instead of one.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Literal, NamedTuple
 
+from fdp import _validate
 from fdp._constants import TAU
 from fdp.engine import worker
-from fdp.engine.grid import choose_step, expected_seconds, loss_spread
+from fdp.engine.grid import (
+    QUESTION_REL_WIDTH,
+    QUESTION_TOL,
+    choose_step,
+    expected_seconds,
+    loss_spread,
+    variance_step,
+)
 from fdp.engine.lattice import Lattice
-from fdp.engine.numeric import Numeric
 from fdp.engine.pipeline import (
     SPLIT_FACTORS,
     Recipe,
-    _directions,
     _idle_core,
-    _label,
     _validate_groups,
     check_tol,
     combine_parts,
@@ -38,8 +46,9 @@ from fdp.engine.pipeline import (
     side_tree,
     work_units,
 )
+from fdp.engine.prebuilt import Prebuilt
 from fdp.progress import Meter
-from fdp.status import Status, status_of
+from fdp.tradeoff import TradeOff
 
 # threads for independent compositions when a core is idle (1: always serial)
 LANES = 2
@@ -164,73 +173,91 @@ def _two_processes(groups, step: float, meter: Meter | None):
     return (a_p, a_o), (r_p, r_o)
 
 
-def compose_numeric(factors, tol: float | None = None, progress: bool | None = None) -> Numeric:
-    """Certified numeric composition ⊗_i f_i^{⊗n_i} (DRS 2022, Def 3.1 and Thm 3.2).
+#: Which compositions ``compose`` forms: "f" = ⊗ f_i^{n_i}, "inverse" = ⊗ (f_i⁻¹)^{n_i}.
+Direction = Literal["f", "inverse"]
+#: How ``compose`` chooses the grid step (see its docstring).
+GridPolicy = Literal["tol", "question", "exact"]
+#: Factor groups as ``compose`` takes them.
+Factors = Sequence["TradeOff | tuple[TradeOff, int]"] | TradeOff
 
-    Each factor is discretised on the privacy-loss lattice ΔZ twice — pessimistic
-    (connect the dots) and optimistic (a mean-preserving contraction) — and the
-    lattices are composed by FFT with every round-off and truncation bounded on the
-    safe side (Doroshenko, Ghazi, Kamath, Kumar & Manurangsi 2022; Koskela, Jälkö &
-    Honkela 2020 for FFT accounting; Gopi, Lee & Wutschitz 2021 for the tilted
-    read-back at small δ).
 
-    ``tol`` (default 1e-4) sets the accuracy the grid is chosen for: the loss grid
-    step is Δ ≈ 1.3·sqrt(tol·V/N)/max(1, V)^{1/4} (V the variance of the composed
-    privacy loss, N the number of factors). The bracket width in β is then about
-    tol/3, in ε about 3–10·tol for DP-SGD-like compositions (the discretisation
-    changes the composed law's variance by a relative N·Δ²/V ∝ tol). It is a
-    target, not a guarantee; the returned bracket is always certified, whatever its
-    width (read it with ``bounds`` / ``epsilon_bounds``).
-    ``progress``: a meter on stderr (None: only on a terminal, for ≥ 200 distinct
-    factors or an expected time ≥ 2 s; False: never). Smaller tol costs memory and
-    time ∝ 1/sqrt(tol). At the default tol a grid over ``GRID_POINTS`` is coarsened
-    to fit (certified, wider; refine with ``width=``).
+class Composed(NamedTuple):
+    """The lattices ``compose_lattices`` formed and how (the fields of a ``Numeric``
+    other than its label, status and directions)."""
 
-    Parameters
-    ----------
-    factors : TradeOff or list of (TradeOff, int)
-        The factors with their counts (equal factors grouped); a bare ``TradeOff``
-        in the list counts once. Any ``TradeOff`` is accepted, including earlier
-        ``Numeric`` results.
-    tol : float, optional
-        Accuracy target in (0, 1] (default ``DEFAULT_TOL`` = 1e-4).
-    progress : bool, optional
-        A progress meter on stderr (None: only on a terminal for long runs).
+    pess: tuple[Lattice, ...]
+    opt: tuple[Lattice, ...]
+    tol: float
+    source: tuple[Recipe, ...]
+    eps_width: float | None
+    groups: list
 
-    Returns
-    -------
-    Numeric
-        The certified result; it keeps its factors (``source``) for refinement.
 
-    Raises
-    ------
-    TypeError
-        If factors is not a list of (TradeOff, count) pairs.
-    ValueError
-        If factors is empty, a count is not a positive integer, or tol is not in (0, 1].
-    MemoryError
-        If an explicit tol needs a grid over the engine's memory limit (the message
-        names tol).
-
-    Examples
-    --------
-    >>> import fdp
-    >>> from fdp.engine import compose_numeric
-    >>> f = compose_numeric([(fdp.Gaussian(1.0), 4)])      # G_1^{⊗4} = G_2 (DRS Cor 3.3)
-    >>> lo, hi = f.bounds(0.1)
-    >>> bool(lo <= fdp.Gaussian(2.0)(0.1) <= hi), bool(hi - lo < 1e-3)
-    (True, True)
-    """
+def compose_lattices(factors: Factors | Sequence[tuple[Prebuilt, int]],
+                     tol: float | None = None, *, directions: tuple[Direction, ...] = ("f",),
+                     grid: GridPolicy = "tol", progress: bool | None = None,
+                     reflect: bool = True) -> Composed:
+    """The lattices of ``entry.compose`` (the parameters are documented there): choose
+    the step, discretise each group on both sides, compose each direction."""
+    if grid not in ("tol", "question", "exact"):
+        raise ValueError(f"grid must be 'tol', 'question' or 'exact', got {grid!r}")
+    if (not isinstance(directions, tuple) or len(directions) not in (1, 2)
+            or any(d not in ("f", "inverse") for d in directions)):
+        raise ValueError("directions must be a tuple of one or two of 'f' and 'inverse', "
+                         f"got {directions!r}")
+    if _prebuilt(factors):
+        if grid != "tol":
+            raise ValueError(f"Prebuilt factors take grid='tol' only, got {grid!r}")
+        # (the guard above established the element type)
+        return _compose_prebuilt(list(factors), check_tol(tol), directions)  # type: ignore[arg-type]
     groups = _validate_groups(factors)
-    tol = check_tol(tol)
-    step, spreads = choose_step(groups, tol)
-    meter = Meter(work_units(len(groups)), "composing", progress,
-                  seconds=expected_seconds(groups, spreads, step))
-    pess, opt = combine_parts(cropped(discretise_groups(groups, step, meter)), meter=meter)
+    question = grid == "question"
+    tol = QUESTION_TOL if question and tol is None else check_tol(tol)
+    if grid == "exact":
+        step, spreads = choose_step(groups, tol, coarsen=False)
+    else:
+        step, spreads = choose_step(groups, tol, budget=True if question else None)
+    meter = Meter(work_units(len(groups), len(directions)), "composing", progress,
+                  seconds=expected_seconds(groups, spreads, step, len(directions)))
+    if directions == ("f",):
+        pair = combine_parts(cropped(discretise_groups(groups, step, meter)), meter=meter)
+        lattices = [pair]
+    elif directions == ("f", "inverse") and reflect:
+        lattices = list(compose_add_remove(groups, step, meter))
+    else:
+        parts = discretise_groups(groups, step, meter)
+        inverse = inverse_parts(groups, parts, reflect_both=reflect)
+        lattices = combine_directions([cropped(parts if d == "f" else inverse)
+                                       for d in directions], meter=meter)
     meter.close()
-    return Numeric((pess,), (opt,), _label(groups), tol, directions=_directions(groups),
-                   source=(Recipe(tuple(groups), step),),
-                   status=status_of(*(f for f, _ in groups), operation=Status.CERTIFIED))
+    return Composed(tuple(p for p, _ in lattices), tuple(o for _, o in lattices), tol,
+                    tuple(Recipe(tuple(groups), step, d == "inverse") for d in directions),
+                    QUESTION_REL_WIDTH if question else None, groups)
 
 
-__all__ = ["compose_numeric"]
+def _prebuilt(factors) -> bool:
+    try:
+        items = list(factors)
+    except TypeError:
+        return False
+    return bool(items) and all(isinstance(i, tuple) and len(i) == 2
+                               and isinstance(i[0], Prebuilt) for i in items)
+
+
+def _compose_prebuilt(groups: list[tuple[Prebuilt, int]], tol: float,
+                      directions: tuple[Direction, ...]) -> Composed:
+    """``compose`` of caller-bounded factors: each gives its own lattices on the step
+    its declared variance asks for (``grid.variance_step``)."""
+    counts = [_validate.positive_int("count", n) for _, n in groups]
+    step = variance_step([f.variance for f, _ in groups], counts, tol)
+    per_direction: list[list] = [[] for _ in directions]
+    for (f, _), n in zip(groups, counts):
+        add, remove = f.lattices(step)
+        for out, d in zip(per_direction, directions):
+            out.append((*(add if d == "f" else remove), n))
+    lattices = combine_directions([cropped(parts) for parts in per_direction])
+    return Composed(tuple(p for p, _ in lattices), tuple(o for _, o in lattices), tol,
+                    (), None, list(groups))
+
+
+__all__ = ["Composed", "Direction", "GridPolicy", "compose_add_remove", "compose_lattices"]

@@ -158,6 +158,17 @@ def step_for(groups, spreads, tol: float, coarsen: bool = True, check: bool = Tr
     return step
 
 
+def variance_step(variances: list[float], counts: list[int], tol: float) -> float:
+    """Δ = STEP_SCALE·sqrt(tol·V/N)/max(1, V)^{1/4} for factors known only through the
+    variances of their losses (``Prebuilt``: no law to window, no atom to snap), capped
+    at ``MAX_STEP`` and at the narrowest factor's standard deviation (at least 1e-9).
+    The caller's own arrays are checked by the caller (``fdp.sgd.allocation``)."""
+    N = sum(counts)
+    V = sum(v * c for v, c in zip(variances, counts))
+    step = STEP_SCALE * math.sqrt(tol * V / N) / max(1.0, V) ** 0.25
+    return min(step, MAX_STEP, max(math.sqrt(min(variances)), 1e-9))
+
+
 def smallest_tol(groups) -> float:
     """The smallest tol whose composed grid (``choose_step`` without coarsening) fits
     ``lattice.MAX_POINTS``: bisection on log tol over the spreads, computed once; no

@@ -1,7 +1,7 @@
 """The certified numeric result: a trade-off function read back from two lattices.
 
-``compose_numeric`` (``fdp.engine.composition``) runs the pipeline
-(``fdp.engine.pipeline``) and returns a ``Numeric``: f(α) and δ(ε) read back from
+``compose`` (``fdp.engine.entry``) runs the pipeline (``fdp.engine.composition``,
+``fdp.engine.pipeline``) and returns a ``Numeric``: f(α) and δ(ε) read back from
 the pessimistic and optimistic composed lattices, each corrected by its certified
 slack; ε(δ) solved cell by cell, or, far below the round-off floor, from a tilted
 recomposition (``fdp.engine.tilted``).
@@ -16,6 +16,7 @@ import numpy as np
 
 from fdp import _validate
 from fdp.bracket import Bracket
+from fdp.engine.composition import compose_lattices
 from fdp.engine.grid import DEFAULT_TOL, choose_step, seconds_for
 from fdp.engine.lattice import (
     OPTIMISTIC,
@@ -276,10 +277,11 @@ class Numeric(TradeOff):
     def refined(self, tol: float) -> Numeric:
         """The same composition recomposed from its kept factors (``source``) at tol.
 
-        Every Recipe is rediscretised on the step ``choose_step`` gives for tol (the
-        same step for all of them, as when the result was built) and recomposed; the
-        result is certified like the original (same argument, finer grid). Cached per
-        tol.
+        The kept factors are recomposed through the engine's entry
+        (``composition.compose_lattices`` with ``grid="exact"``: the step tol asks for,
+        the same for every direction, as when the result was built; each direction's
+        slack-free lattices, as ``source`` keeps them); the result is certified like
+        the original (same argument, finer grid). Cached per tol.
 
         Parameters
         ----------
@@ -313,19 +315,12 @@ class Numeric(TradeOff):
                              "so it cannot be recomposed at a smaller tol")
         key = ("refined", tol)
         if key not in self._curves:
-            step, _ = choose_step(list(self.source[0].groups), tol, coarsen=False)
-            recipes = tuple(replace(r, step=step) for r in self.source)
-            meter = Meter(2 * len(recipes), f"refining (tol={tol:g})", None,
-                          seconds=self._seconds(step))
-            pess, opt = [], []
-            for recipe in recipes:
-                p, o = combine_parts(cropped(recipe.parts()))
-                pess.append(p)
-                opt.append(o)
-                meter.advance(2)
-            meter.close()
-            self._curves[key] = Numeric(tuple(pess), tuple(opt), self.label, tol,
-                                        directions=self.directions, source=recipes,
+            groups = list(self.source[0].groups)
+            directions = tuple("inverse" if r.reflected else "f" for r in self.source)
+            c = compose_lattices(groups, tol, directions=directions, grid="exact",
+                                 reflect=False)
+            self._curves[key] = Numeric(c.pess, c.opt, self.label, tol,
+                                        directions=self.directions, source=c.source,
                                         status=self.status)
         return self._curves[key]
 

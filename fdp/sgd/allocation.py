@@ -58,10 +58,10 @@ Work with the sum S = Σ Z_i on the uniform grid hZ (h ≈ √tol · sd Z).
   lowers both (non-negative) functionals.
 
 Both directions are then moved onto the loss lattice ΔZ by the engine's own
-discretisers (``discretise._spread`` / ``_contract_masses``), the remove
-direction in its reflected coordinates (losses −log y, Q-masses = P-masses),
-and composed over blocks and epochs (``numeric.combine_parts``) in each
-direction; the result is symmetrised once at the end like ``dpsgd``
+discretisers (a ``Prebuilt`` factor of ``fdp.engine.compose``: connect the dots and
+the contraction), the remove direction in its reflected coordinates (losses −log y,
+Q-masses = P-masses), and composed over blocks and epochs by ``fdp.engine.compose``
+in each direction; the result is symmetrised once at the end like ``dpsgd``
 (δ = max(δ_add, δ_remove)). All computed round-off (FFT ℓ1 bounds, the ℓ1 error
 of the cell masses) enters the lattices' slacks: an ℓ1 error η of the P-law
 moves δ_add by ≤ η·y_max and δ_remove by ≤ η.
@@ -156,15 +156,19 @@ import numpy as np
 from scipy.special import ndtr
 
 from fdp import _validate
-from fdp._constants import MAX_STEP, STEP_SCALE
 from fdp._numerics import bisect_monotone
-from fdp.engine.connect_dots import spread as _spread
-from fdp.engine.contraction import contract_masses as _contract_masses
-from fdp.engine.convolution import convolve
-from fdp.engine.discretise import discretise
-from fdp.engine.lattice import MAX_POINTS, OPTIMISTIC, PESSIMISTIC, Lattice
-from fdp.engine.numeric import Numeric
-from fdp.engine.pipeline import check_tol, combine_parts, cropped
+from fdp.engine import (
+    DEFAULT_TOL,
+    MAX_POINTS,
+    OPTIMISTIC,
+    PESSIMISTIC,
+    Atoms,
+    Lattice,
+    Numeric,
+    Prebuilt,
+    compose,
+    convolve,
+)
 from fdp.families.finite_pair import binary_power
 from fdp.families.gaussian import Gaussian, normal_cells
 
@@ -182,8 +186,6 @@ SUM_TAIL = 1e-15
 OFFSET_SD = 8.5
 #: Largest y-grid of one coordinate (σ below ≈ 0.62 needs more: refused, see below).
 MAX_Y_POINTS = 4_000_000
-#: Loss lattice range: Q-mass below LOSS_TAIL is moved to the safe side.
-LOSS_TAIL = 1e-30
 
 
 def _check(noise_multiplier, steps, selected, epochs):
@@ -532,55 +534,26 @@ def _block_laws(sigma: float, n: int, tol: float):
 # ----------------------------------------------------------------------
 # Onto the loss lattice
 # ----------------------------------------------------------------------
-def _cells(loss, qmass, pmass, step):
-    """(kappa, pi, kmin) of atoms (loss, Q-mass, P-mass) for ``discretise``: cells of
-    the lattice ΔZ between the LOSS_TAIL quantiles of Q, below/above in the ends."""
-    order = np.argsort(loss)
-    loss, qmass, pmass = loss[order], qmass[order], pmass[order]
-    cq = np.cumsum(qmass)
-    total = cq[-1]
-    lo_i = int(np.searchsorted(cq, LOSS_TAIL * total, side="right"))
-    hi_i = int(np.searchsorted(cq, total - LOSS_TAIL * total, side="left"))
-    lo_i = min(lo_i, loss.size - 1)
-    hi_i = min(max(hi_i, lo_i), loss.size - 1)
-    kmin = math.floor(loss[lo_i] / step) - 1
-    kmax = max(math.floor(loss[hi_i] / step) + 2, kmin + 2)
-    K = kmax - kmin
-    c = np.floor(loss / step).astype(np.int64) - kmin + 1
-    c = np.clip(c, 0, K + 1)
-    kappa = np.bincount(c, weights=qmass, minlength=K + 2)
-    pi = np.bincount(c, weights=pmass, minlength=K + 2)
-    return kappa, pi, kmin
-
-
-def _with_slack(lat: Lattice, slack: float) -> Lattice:
-    return Lattice(lat.step, lat.k0, lat.q, lat.q_inf, lat.slack + slack, lat.side)
-
-
-def _lattices(pess, opt, step):
-    """(add_p, add_o, rem_p, rem_o) lattices of one block on ΔZ.
+def _block(pess, opt, variance: float) -> Prebuilt:
+    """One block's law as the engine's ``Prebuilt`` factor: for each direction the
+    pessimistic and optimistic atoms, which the engine puts on its loss lattice with
+    its own discretisers (connect the dots, contraction).
 
     Add direction: atoms at losses log y with their Q-masses (P-masses Q/y);
     remove direction, the reflected pair (Q, P): losses −log y, Q-masses = the
-    P-masses, P-masses = y·P. The pessimistic lattices are the engine's
-    connect-the-dots spreads, the optimistic ones its contractions.
+    P-masses, P-masses = y·P.
     """
     (y, qm, q_inf, eta_q), (yr, pm, p0, eta_p) = pess
     live = (qm > 0) & (y > 0)
-    L = np.log(y[live])
-    kappa, pi, kmin = _cells(L, qm[live], qm[live] / y[live], step)
-    add_p = _with_slack(_spread(kappa, pi, q_inf, kmin, step, p0), eta_q)
+    add_p = Atoms(np.log(y[live]), qm[live], qm[live] / y[live], q_inf, p0, eta_q)
     live = (pm > 0) & (yr > 0)
-    kappa, pi, kmin = _cells(-np.log(yr[live]), pm[live], pm[live] * yr[live], step)
-    rem_p = _with_slack(_spread(kappa, pi, p0, kmin, step, q_inf), eta_p)
+    rem_p = Atoms(-np.log(yr[live]), pm[live], pm[live] * yr[live], p0, q_inf, eta_p)
     (ya, qa, eta_a), (yo, po, eta_r) = opt
     live = (qa > 0) & (ya > 0)
-    kappa, pi, kmin = _cells(np.log(ya[live]), qa[live], qa[live] / ya[live], step)
-    add_o = _with_slack(_contract_masses(kappa, pi, 0.0, kmin, step), eta_a)
+    add_o = Atoms(np.log(ya[live]), qa[live], qa[live] / ya[live], slack=eta_a)
     live = (po > 0) & (yo > 0)
-    kappa, pi, kmin = _cells(-np.log(yo[live]), po[live], po[live] * yo[live], step)
-    rem_o = _with_slack(_contract_masses(kappa, pi, 0.0, kmin, step), eta_r)
-    return add_p, add_o, rem_p, rem_o
+    rem_o = Atoms(-np.log(yo[live]), po[live], po[live] * yo[live], slack=eta_r)
+    return Prebuilt((add_p, add_o), (rem_p, rem_o), variance)
 
 
 def _loss_variance(pess) -> float:
@@ -652,37 +625,25 @@ def random_allocation(noise_multiplier, steps, selected=1, epochs=1, tol=None) -
     True
     """
     sigma, t, k, e = _check(noise_multiplier, steps, selected, epochs)
-    tol = check_tol(tol)
+    tol = DEFAULT_TOL if tol is None else _validate.real("tol", tol, low=0.0, low_open=True,
+                                                         high=1.0)
     _check_grid(sigma, t, k, tol)
     groups = []
     for n, count in blocks(t, k):
-        # a block of one step is the Gaussian mechanism G_{1/σ} itself (both
-        # directions): the engine's own lattices of the closed form, not the y-grid
-        laws = None if n == 1 else _block_laws(sigma, n, tol)
-        groups.append((laws, count * e))
-    N = sum(c for _, c in groups)
-    var = [1.0 / sigma ** 2 if laws is None else _loss_variance(laws[0])
-           for laws, _ in groups]
-    V = sum(v * c for v, (_, c) in zip(var, groups))
-    step = STEP_SCALE * math.sqrt(tol * V / N) / max(1.0, V) ** 0.25
-    step = min(step, MAX_STEP, max(math.sqrt(min(var)), 1e-9))
-    add, rem = [], []
-    for laws, count in groups:
-        if laws is None:
-            lp, lo = discretise(Gaussian(1.0 / sigma), step)
-            add_p, add_o, rem_p, rem_o = lp, lo, lp, lo      # G_μ⁻¹ = G_μ
+        if n == 1:
+            # a block of one step is the Gaussian mechanism G_{1/σ} itself (both
+            # directions): the engine's own lattices of the closed form, not the y-grid
+            block = Prebuilt(Gaussian(1.0 / sigma), None, 1.0 / sigma ** 2)
         else:
-            add_p, add_o, rem_p, rem_o = _lattices(laws[0], laws[1], step)
-        add.append((add_p, add_o, count))
-        rem.append((rem_p, rem_o, count))
-    ap, ao = combine_parts(cropped(add))
-    rp, ro = combine_parts(cropped(rem))
+            pess, opt = _block_laws(sigma, n, tol)
+            block = _block(pess, opt, _loss_variance(pess))
+        groups.append((block, count * e))
     label = (f"random_allocation(sigma={sigma:g}, steps={t}, selected={k}, epochs={e})"
              "  # add/remove neighbours")
     if 1 < k < t:
         label += ("; k > 1: bracket of the reduction's upper bound (its lower side "
                   "is not a lower bound of the true allocation)")
-    return Numeric((ap, rp), (ao, ro), label, tol)
+    return compose(groups, tol, directions=("f", "inverse"), label=label)
 
 
 def epochs_of(sample_rate, steps, *, partial: str) -> tuple[int, int]:

@@ -75,27 +75,15 @@ composes the reflected lattices and symmetrises once):
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from fdp import _validate
-from fdp.engine.grid import QUESTION_REL_WIDTH, QUESTION_TOL, choose_step
-from fdp.engine.numeric import Numeric
-from fdp.engine.pipeline import (
-    Recipe,
-    check_tol,
-    combine_parts,
-    cropped,
-    discretise_groups,
-    work_units,
-)
+from fdp.engine import compose
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
 from fdp.families.mixture import MixtureOfGaussians, RevealedMixture
 from fdp.operations.subsample import PoissonAdd, WithoutReplacement
-from fdp.progress import Meter
 from fdp.sgd.min_certified import MAX_RDP_GROUPS, MinCertified, RDPBound
 from fdp.sgd.schedule import accepts_epochs
 
@@ -319,11 +307,10 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
                          f"supported; use {pairs}")
     relation, step_pair, both, _ = SAMPLERS[sampling]
     opts = _options(sampling, dataset_size, batch_cap, examples_per_user)
-    # no tol: the grid is sized by the question (ε(δ) within QUESTION_REL_WIDTH·max(ε, 0.01),
-    # refined on demand; β brackets those of tol = QUESTION_TOL); see fdp.engine
-    question = tol is None
-    tol = QUESTION_TOL if question else check_tol(tol)
-    eps_width = QUESTION_REL_WIDTH if question else None
+    # no tol: the grid is sized by the question (ε(δ) within 1e-3·max(ε, 0.01), refined
+    # on demand; β brackets those of tol = QUESTION_TOL); see fdp.engine
+    grid = "question" if tol is None else "tol"
+    tol = None if tol is None else _validate.real("tol", tol, low=0.0, low_open=True, high=1.0)
     sens = resolve_sensitivity(sensitivity, neighbouring)
     if steps == 0:
         return Identity()
@@ -339,29 +326,17 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
         counts = {(float(a), float(b)): int(c) for (a, b), c in zip(uniq, n)}
     label = _label(sigma, rate, steps, sampling, sens, opts)
     fac = [(step_pair(sens / s, q, opts), n) for (s, q), n in counts.items()]
-    step, _ = choose_step(fac, tol, budget=True if question else None)
-    if both:
-        add = fac      # (the name ``add`` is how engine.summaries finds the factors)
-        # the remove direction is the inverse pair of each step (both on both cores)
-        from fdp.engine.composition import compose_add_remove
-        meter = Meter(work_units(len(add), 2), "dpsgd", progress)
-        (add_p, add_o), (rem_p, rem_o) = compose_add_remove(add, step, meter)
-        meter.close()
-        parts: dict[str, Any] = dict(source=(Recipe(tuple(add), step),
-                                             Recipe(tuple(add), step, True)),
-                                     eps_width=eps_width)
-        if sampling == "poisson" and opts["examples_per_user"] == 1 \
-                and len(counts) <= MAX_RDP_GROUPS:
-            # a second certified upper bound of the same run: report the smaller
-            return MinCertified((add_p, rem_p), (add_o, rem_o), label, tol, **parts,
-                                rdp=RDPBound.poisson_gaussian(counts, sens))
-        return Numeric((add_p, rem_p), (add_o, rem_o), label, tol, **parts)
-    meter = Meter(work_units(len(fac)), "dpsgd", progress)
-    pess, opt = combine_parts(cropped(discretise_groups(fac, step, meter)), meter=meter)
-    meter.close()
-    return Numeric((pess,), (opt,), label, tol, source=(Recipe(tuple(fac), step),),
-                   eps_width=eps_width)
-
+    # a two-directional sampler composes the remove direction (the inverse pair of each
+    # step) too and symmetrises once at the end
+    f = compose(fac, tol, directions=("f", "inverse") if both else ("f",), grid=grid,
+                label=label, progress=progress)
+    if both and sampling == "poisson" and opts["examples_per_user"] == 1 \
+            and len(counts) <= MAX_RDP_GROUPS:
+        # a second certified upper bound of the same run: report the smaller
+        return MinCertified(f.pess, f.opt, f.label, f.tol, source=f.source,
+                            eps_width=f.eps_width,
+                            rdp=RDPBound.poisson_gaussian(counts, sens))
+    return f
 
 def _label(sigma, rate, steps, sampling, sens, opts=None):
     def show(a):

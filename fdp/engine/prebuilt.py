@@ -1,0 +1,148 @@
+"""Factors given by finitely many atoms that bound them: the engine's hook for laws it
+cannot read from a ``TradeOff`` (``Prebuilt``, composed by ``composition.compose``).
+
+A caller that has bounded a factor itself — random allocation's law of the mean of t
+log-normal likelihood ratios, summed on its own grid (``fdp.sgd.allocation``) — hands
+the engine, per direction, two finite pairs: a pessimistic one that dominates the
+factor (its privacy profile is at least the factor's at every ε) and an optimistic
+one that it dominates, each up to an ℓ1 error ``slack`` of its masses. The engine puts
+them on the loss lattice ΔZ with the same two discretisers it uses for every law: the
+pessimistic atoms by connect-the-dots (a mean-preserving spread in Y = e^L, so still
+pessimistic; Doroshenko et al. 2022), the optimistic atoms by the mean-preserving
+contraction (still optimistic), the slack added to the lattice's δ-slack (an ℓ1
+error η of the masses moves δ by at most η). Composition then keeps each side on its
+side (``fdp.engine``'s docstring, (b)–(c)).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from fdp.engine.connect_dots import spread
+from fdp.engine.contraction import contract_masses
+from fdp.engine.discretise import discretise
+from fdp.engine.lattice import Lattice
+from fdp.tradeoff import TradeOff
+
+#: Atoms below the LOSS_TAIL quantile of the Q-mass (and above 1 − LOSS_TAIL) fall into
+#: the two end cells of the gridded range, which the discretisers move to the safe side.
+LOSS_TAIL = 1e-30
+
+
+@dataclass(frozen=True, eq=False)
+class Atoms:
+    """A finite pair given by its atoms: privacy losses with their Q- and P-masses.
+
+    Parameters
+    ----------
+    losses : ndarray
+        Finite privacy losses l_j = log(dQ/dP) of the atoms (any order).
+    q, p : ndarray
+        Their Q-masses and P-masses (non-negative, q_j = e^{l_j} p_j up to rounding).
+    q_inf : float
+        Q-mass at L = +∞ (a pessimistic pair's flagged tail).
+    p_neginf : float
+        P-mass at L = −∞ (kept on the pessimistic lattice for its reflection).
+    slack : float
+        ℓ1 error of the masses: δ moves by at most this much (added to the lattice's
+        certified δ-slack).
+    """
+
+    losses: np.ndarray
+    q: np.ndarray
+    p: np.ndarray
+    q_inf: float = 0.0
+    p_neginf: float = 0.0
+    slack: float = 0.0
+
+
+Sides = tuple[Atoms, Atoms]
+
+
+@dataclass(frozen=True, eq=False)
+class Prebuilt:
+    """A composition factor bounded by its caller: the ``add`` direction T(P, Q) and the
+    ``remove`` direction T(Q, P), each as (pessimistic, optimistic) atoms, or a
+    symmetric ``TradeOff`` the engine discretises itself (both directions are then its
+    lattices, f⁻¹ = f).
+
+    Parameters
+    ----------
+    add : (Atoms, Atoms) or TradeOff
+        The pessimistic pair (dominating the factor) and the optimistic pair (dominated
+        by it), or a symmetric trade-off function.
+    remove : (Atoms, Atoms), optional
+        The same for the inverse pair; None when ``add`` is a symmetric TradeOff.
+    variance : float
+        The variance of the factor's privacy loss under Q: it sets the grid step
+        (``grid.variance_step``), since the engine cannot read a law from atoms.
+
+    Raises
+    ------
+    ValueError
+        If ``remove`` is missing for atoms, or given with a TradeOff that is not
+        symmetric, or the variance is not positive and finite.
+    """
+
+    add: Sides | TradeOff
+    remove: Sides | None
+    variance: float
+
+    def __post_init__(self) -> None:
+        if isinstance(self.add, TradeOff):
+            if self.remove is not None or not self.add.symmetric:
+                raise ValueError("a TradeOff factor of Prebuilt must be symmetric "
+                                 "(f⁻¹ = f), with remove=None")
+        elif self.remove is None:
+            raise ValueError("Prebuilt atoms need both directions (add and remove)")
+        if not (math.isfinite(self.variance) and self.variance > 0.0):
+            raise ValueError(f"variance must be positive and finite, got {self.variance!r}")
+
+    def lattices(self, step: float) -> tuple[tuple[Lattice, Lattice], tuple[Lattice, Lattice]]:
+        """((add_p, add_o), (rem_p, rem_o)) on the lattice ΔZ, Δ = ``step``."""
+        if isinstance(self.add, TradeOff):
+            both = discretise(self.add, step)
+            return both, both
+        assert self.remove is not None
+        return _sides(self.add, step), _sides(self.remove, step)
+
+
+def _sides(sides: Sides, step: float) -> tuple[Lattice, Lattice]:
+    pess, opt = sides
+    kappa, pi, kmin = _cells(pess.losses, pess.q, pess.p, step)
+    lp = _with_slack(spread(kappa, pi, pess.q_inf, kmin, step, pess.p_neginf), pess.slack)
+    kappa, pi, kmin = _cells(opt.losses, opt.q, opt.p, step)
+    lo = _with_slack(contract_masses(kappa, pi, opt.q_inf, kmin, step), opt.slack)
+    return lp, lo
+
+
+def _cells(loss: np.ndarray, qmass: np.ndarray, pmass: np.ndarray,
+           step: float) -> tuple[np.ndarray, np.ndarray, int]:
+    """(kappa, pi, kmin) of atoms (loss, Q-mass, P-mass) for the discretisers: cells of
+    the lattice ΔZ between the LOSS_TAIL quantiles of Q, below/above in the ends."""
+    order = np.argsort(loss)
+    loss, qmass, pmass = loss[order], qmass[order], pmass[order]
+    cq = np.cumsum(qmass)
+    total = cq[-1]
+    lo_i = int(np.searchsorted(cq, LOSS_TAIL * total, side="right"))
+    hi_i = int(np.searchsorted(cq, total - LOSS_TAIL * total, side="left"))
+    lo_i = min(lo_i, loss.size - 1)
+    hi_i = min(max(hi_i, lo_i), loss.size - 1)
+    kmin = math.floor(loss[lo_i] / step) - 1
+    kmax = max(math.floor(loss[hi_i] / step) + 2, kmin + 2)
+    K = kmax - kmin
+    c = np.floor(loss / step).astype(np.int64) - kmin + 1
+    c = np.clip(c, 0, K + 1)
+    kappa = np.bincount(c, weights=qmass, minlength=K + 2)
+    pi = np.bincount(c, weights=pmass, minlength=K + 2)
+    return kappa, pi, kmin
+
+
+def _with_slack(lat: Lattice, slack: float) -> Lattice:
+    return Lattice(lat.step, lat.k0, lat.q, lat.q_inf, lat.slack + slack, lat.side)
+
+
+__all__ = ["Atoms", "Prebuilt"]
