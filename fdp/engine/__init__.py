@@ -195,11 +195,12 @@ such a client builds them with. DP-SGD lives in ``fdp.sgd`` and composes through
 from fdp.engine.convolution import convolve
 from fdp.engine.entry import compose, compose_numeric
 from fdp.engine.grid import DEFAULT_TOL, QUESTION_TOL
-from fdp.engine.lattice import MAX_POINTS, OPTIMISTIC, PESSIMISTIC, Lattice
+from fdp.engine.lattice import MAX_POINTS, OPTIMISTIC, PESSIMISTIC, GridBudgetExceeded, Lattice
 from fdp.engine.numeric import Numeric
 from fdp.engine.prebuilt import Atoms, Prebuilt
 from fdp.engine.summaries import certified_singular
 
 __all__ = ["DEFAULT_TOL", "MAX_POINTS", "OPTIMISTIC", "PESSIMISTIC", "QUESTION_TOL", "Atoms",
+           "GridBudgetExceeded",
            "Lattice", "Numeric", "Prebuilt", "certified_singular", "compose",
            "compose_numeric", "convolve"]

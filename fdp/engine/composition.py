@@ -21,6 +21,7 @@ from typing import Literal, NamedTuple
 from fdp import _validate
 from fdp._constants import TAU
 from fdp.engine import worker
+from fdp.engine.convolution import tail_window
 from fdp.engine.grid import (
     QUESTION_REL_WIDTH,
     QUESTION_TOL,
@@ -29,7 +30,7 @@ from fdp.engine.grid import (
     loss_spread,
     variance_step,
 )
-from fdp.engine.lattice import Lattice
+from fdp.engine.lattice import Lattice, check_size
 from fdp.engine.pipeline import (
     SPLIT_FACTORS,
     Recipe,
@@ -43,6 +44,7 @@ from fdp.engine.pipeline import (
     halves,
     inverse_parts,
     join_halves,
+    power_tau,
     side_tree,
     work_units,
 )
@@ -235,6 +237,18 @@ def compose_lattices(factors: Factors | Sequence[tuple[Prebuilt, int]],
                     QUESTION_REL_WIDTH if question else None, groups)
 
 
+def check_powers(parts: list[tuple[Lattice, Lattice, int]]) -> None:
+    """Refuse (``GridBudgetExceeded``, with the points) before any transform a group
+    whose n-fold power's window (``convolution.power``: Chernoff, all but Q-mass
+    ``power_tau(n)`` per tail) is over ``lattice.MAX_POINTS`` — the check the power
+    itself makes, done before the other groups and directions are composed."""
+    for lp, lo, n in parts:
+        for lat in (lp, lo):
+            if n > 1:
+                a, b = tail_window(lat, n, power_tau(n))
+                check_size(b - a + 1)
+
+
 def _prebuilt(factors) -> bool:
     try:
         items = list(factors)
@@ -255,7 +269,10 @@ def _compose_prebuilt(groups: list[tuple[Prebuilt, int]], tol: float,
         add, remove = f.lattices(step)
         for out, d in zip(per_direction, directions):
             out.append((*(add if d == "f" else remove), n))
-    lattices = combine_directions([cropped(parts) for parts in per_direction])
+    directions_parts = [cropped(parts) for parts in per_direction]
+    for parts in directions_parts:
+        check_powers(parts)                 # before any transform
+    lattices = combine_directions(directions_parts)
     return Composed(tuple(p for p, _ in lattices), tuple(o for _, o in lattices), tol,
                     (), None, list(groups))
 

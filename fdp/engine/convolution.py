@@ -213,7 +213,7 @@ def _newton_end(L: np.ndarray, q: np.ndarray, n: int, log_tau: float,
     return best, t_best
 
 
-def _tail_window(lat: Lattice, n: int, tau: float) -> tuple[int, int]:
+def tail_window(lat: Lattice, n: int, tau: float) -> tuple[int, int]:
     """Loss-index window [a, b] holding S_n = L_1+…+L_n up to Q-mass τ per tail.
 
     Chernoff: Q(S_n ≥ s) ≤ exp(n Λ(t) − t s) and Q(S_n ≤ s) ≤ exp(n Λ(−t) + t s),
@@ -263,7 +263,7 @@ def power(lat: Lattice, n: int, tau: float) -> Lattice:
     """
     if n == 1:
         return lat
-    a, b = _tail_window(lat, n, tau)
+    a, b = tail_window(lat, n, tau)
     if b < a:
         # Chernoff: the finite part of the n-fold sum carries at most 2τ in all (the
         # finite mass is tiny, the rest sits at +∞); the pessimistic side sends it to

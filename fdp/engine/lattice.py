@@ -63,8 +63,13 @@ class GridBudgetExceeded(MemoryError):
 
     A subclass of MemoryError (what a user catches), distinct from a real
     out-of-memory error, so that callers can catch exactly the refusal (and turn it
-    into advice) without swallowing a real one.
+    into advice) without swallowing a real one. ``points``: the size refused (0 when
+    not known).
     """
+
+    def __init__(self, message: str, points: int = 0) -> None:
+        super().__init__(message)
+        self.points = points
 
 
 def check_size(n: int, what: str = "lattice") -> None:
@@ -74,7 +79,7 @@ def check_size(n: int, what: str = "lattice") -> None:
             f"the {what} would need {n:,} grid points, over the engine limit of "
             f"{MAX_POINTS:,} (lattice.MAX_POINTS, about "
             f"{MAX_POINTS * BYTES_PER_POINT / 2**30:.1f} GB of work arrays); "
-            "increase tol (a coarser grid) or reduce the number of steps")
+            "increase tol (a coarser grid) or reduce the number of steps", n)
 
 
 # Read-back tables (two float arrays the size of the lattice) stay cached on a lattice

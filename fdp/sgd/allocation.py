@@ -163,6 +163,7 @@ from fdp.engine import (
     OPTIMISTIC,
     PESSIMISTIC,
     Atoms,
+    GridBudgetExceeded,
     Lattice,
     Numeric,
     Prebuilt,
@@ -224,6 +225,19 @@ def _check_grid(sigma: float, t: int, k: int, tol: float) -> None:
         f"{n * per_step:.3g} grid points, over the engine limit of {MAX_POINTS:,} "
         f"(lattice.MAX_POINTS); steps must be at most {k * n_max:,} at selected={k} "
         "(or use a larger tol or selected)")
+
+
+def _too_many_blocks(t: int, k: int, e: int, tol: float, points: int) -> str:
+    """Why a composition over k·epochs blocks is refused: its grid, the limit, and about
+    how many epochs fit (the composed grid grows about like epochs^{3/4}: its width
+    like √N, the step like N^{−1/4})."""
+    fit = int(e * (MAX_POINTS / max(points, 1)) ** (4.0 / 3.0))
+    advice = (f"epochs must be at most about {fit:,}" if fit >= 1
+              else "no number of epochs fits")
+    return (f"epochs={e} (with steps={t}, selected={k}) is too many for the certified "
+            f"random-allocation grid at tol={tol:g}: composing {k * e:,} blocks needs about "
+            f"{points:,} grid points, over the engine limit of {MAX_POINTS:,} "
+            f"(lattice.MAX_POINTS); {advice} (or use a larger tol)")
 
 
 def blocks(steps: int, selected: int) -> list[tuple[int, int]]:
@@ -643,7 +657,11 @@ def random_allocation(noise_multiplier, steps, selected=1, epochs=1, tol=None) -
     if 1 < k < t:
         label += ("; k > 1: bracket of the reduction's upper bound (its lower side "
                   "is not a lower bound of the true allocation)")
-    return compose(groups, tol, directions=("f", "inverse"), label=label)
+    try:
+        return compose(groups, tol, directions=("f", "inverse"), label=label)
+    except GridBudgetExceeded as exc:
+        # refused before any transform (``fdp.engine``: the n-fold power's window)
+        raise ValueError(_too_many_blocks(t, k, e, tol, exc.points)) from exc
 
 
 def epochs_of(sample_rate, steps, *, partial: str) -> tuple[int, int]:
