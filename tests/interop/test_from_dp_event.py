@@ -331,8 +331,9 @@ def test_mixed_composition_is_at_least_each_part():
     sub = SelfComposedDpEvent(PoissonSampledDpEvent(0.05, GaussianDpEvent(1.0)), 100)
     both = from_dp_event(ComposedDpEvent([sub, GaussianDpEvent(4.0)]))
     alone = from_dp_event(sub)
-    assert both.epsilon_bounds(1e-5)[0] >= alone.epsilon_bounds(1e-5)[0]
-    assert both.epsilon_bounds(1e-5)[0] >= fdp.Gaussian(0.25).epsilon(1e-5)
+    both_lo = both.epsilon_bounds(1e-5)[0]     # one certified read-out, used twice
+    assert both_lo >= alone.epsilon_bounds(1e-5)[0]
+    assert both_lo >= fdp.Gaussian(0.25).epsilon(1e-5)
 
 
 def test_without_replacement_is_C_p_under_replace_one():
@@ -435,7 +436,7 @@ trees = st.one_of(
 )
 
 
-@settings(max_examples=25)
+@settings(max_examples=10)   # each draw composes an event tree twice
 @given(trees)
 def test_property_bracket_and_composition_monotone(event):
     f = from_dp_event(event)
