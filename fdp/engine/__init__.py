@@ -62,7 +62,7 @@ are used instead wherever what they add to a group of n factors — n times the
 slack certified from long double sums (``lattice.tail_sum_bounds``), n times the
 +∞ atom of the P-mass the law leaves beyond its grid — is at most
 ``REFLECT_SLACK_CAP`` (one transform's round-off): f⁻¹ is then not discretised
-at all (1000 distinct Poisson-subsampled Gaussians: 11.5 s → 7.1 s serially).
+at all.
 Long powers keep the direct discretisation, where n times the slack would
 outgrow the power's own round-off. Envelopes
 min{f_i}** (δ = max δ_i) are discretised from their members' lattices
@@ -151,20 +151,19 @@ compositions (both sides; for add/remove both directions,
 ``composition.compose_add_remove``) and the ε read-back of large lattices run on two
 threads when a core is idle — 1-minute load average below cores − 1 + ½, the half
 being this process's own share (``pipeline._idle_core``) — with identical results;
-serial on a busy machine, where threads measured 18–34 % slower. From
+serial on a busy machine, where a second thread only competes with the first. From
 ``pipeline.SPLIT_FACTORS`` (64) distinct factors on, each side is the product of two
 halves' trees (the factors at even and at most odd positions, ``pipeline.halves``);
 for add/remove on more than one core and enough work
-(``composition.PROCESS_MIN_POINTS``: starting it costs ≈ 0.7 s) the second half
+(``composition.PROCESS_MIN_POINTS``, where the work pays for starting it) the second half
 (discretised, both directions composed) runs in a worker process (``worker``: a
 fresh interpreter, not ``multiprocessing``, which would re-run the caller's script),
-because the per-factor discretisation holds the GIL. 1000 distinct steps took 5.5 s
-instead of 13.3 s idle, 12.7 s instead of 16 s with two busy processes on the two
-cores (before the reflected remove direction above), so unlike the threads the
-worker is used on a busy machine too. The tree is the same with or without the
-worker, so the results are identical; if the worker cannot run, this process
-computes its half. The read-back's suffix recursions run in numpy (no
-``scipy.signal``, which would add ≈ 47 MB of imported modules to every process).
+because the per-factor discretisation holds the GIL; unlike the threads the
+worker is used on a busy machine too (it adds a core's work, not contention). The
+tree is the same with or without the worker, so the results are identical; if the
+worker cannot run, this process computes its half. The read-back's suffix
+recursions run in numpy (no ``scipy.signal``, which would add ≈ 47 MB of imported
+modules to every process).
 
 Modules, one job each, bottom to top: ``lattice`` (the data type and its
 read-back), ``direct_band`` and ``convolution`` (composition of lattices, the one

@@ -151,8 +151,7 @@ SELF_LOAD = 0.5
 def _idle_core() -> bool:
     """True when a second core is free: more than one core and a 1-minute load average
     below cores − 1 + SELF_LOAD (this process's own share; on a machine already busy a
-    second thread only slows both sides: measured 0.33 s against 0.26 s with the load
-    at 3.5 per core)."""
+    second thread only slows both sides)."""
     cores = os.cpu_count() or 1
     try:
         load = os.getloadavg()[0]

@@ -18,9 +18,13 @@ import os
 import pickle
 import subprocess
 import sys
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
-def run(func, *args):
+def run(func: Callable[..., T], *args: object) -> T | None:
     """``func(*args)`` in a fresh worker process, or None if that fails.
 
     ``func`` must be a module-level function of an importable module. The worker
