@@ -33,18 +33,18 @@ def ref_delta(p, q, eps):
 
 
 def ref_beta(p, q, alpha):
-    """Neyman-Pearson beta(alpha) of T(P, Q): reject outcomes in decreasing q/p order."""
+    """Neyman-Pearson beta(alpha) of T(P, Q): reject outcomes in decreasing q/p order; beta is
+    summed over the Q-mass kept (never formed as 1 - power, which cancels)."""
     alpha = mp.mpf(alpha)
     order = sorted(range(len(p)), key=lambda i: mp.inf if p[i] == 0 else q[i] / p[i], reverse=True)
-    used, power = mp.mpf(0), mp.mpf(0)
-    for i in order:
+    used = mp.mpf(0)
+    for k, i in enumerate(order):
         if used + p[i] <= alpha:
             used += p[i]
-            power += q[i]
         else:
-            power += q[i] * (alpha - used) / p[i]
-            return max(1 - power, mp.mpf(0))
-    return max(1 - power, mp.mpf(0))
+            kept = q[i] * (1 - (alpha - used) / p[i])
+            return kept + mp.fsum(q[j] for j in order[k + 1:])
+    return mp.mpf(0)
 
 
 def ref_pure_eps(p, q):
