@@ -5,12 +5,13 @@
 
 from __future__ import annotations
 
+import argparse
 import math
 
-from fdp.commandline import UsageError, positive, unit
+from fdp.commandline import Parser, UsageError, positive, unit
 
 
-def _cmd_convert(args) -> int:
+def _cmd_convert(args: argparse.Namespace) -> int:
     from fdp.conversions import gdp_delta, gdp_epsilon, gdp_mu_for_eps_delta
     given = {k: v for k, v in (("mu", args.mu), ("epsilon", args.epsilon),
                                 ("delta", args.delta)) if v is not None}
@@ -35,7 +36,7 @@ def _cmd_convert(args) -> int:
     return 0
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     """Declare ``fdp convert`` and its arguments on the sub-parsers ``sub``."""
     p = sub.add_parser("convert", help="mu-GDP <-> (epsilon, delta): give two of three")
     p.add_argument("--mu", type=float, help="GDP parameter mu > 0")

@@ -8,8 +8,14 @@ A spec is ``family:a[,b][^n]``, e.g. ``gaussian:1``, ``epsdelta:1,1e-5``,
 
 from __future__ import annotations
 
+import argparse
+from typing import TYPE_CHECKING
+
 from fdp.cli._checks import image_file
-from fdp.commandline import UsageError
+from fdp.commandline import Parser, UsageError
+
+if TYPE_CHECKING:
+    from fdp.tradeoff import TradeOff
 
 _FAMILIES = {
     "gaussian": ("Gaussian", 1), "gdp": ("Gaussian", 1),
@@ -20,7 +26,7 @@ _FAMILIES = {
 }
 
 
-def _parse_spec(spec: str):
+def _parse_spec(spec: str) -> tuple[TradeOff, int]:
     """``family:a[,b][^n]`` → (the factor, n)."""
     from fdp import families
     text, power = spec, 1
@@ -55,7 +61,7 @@ def _parse_spec(spec: str):
     return getattr(families, cls_name)(*vals), power
 
 
-def parse_spec(spec: str):
+def parse_spec(spec: str) -> TradeOff:
     """``family:a[,b][^n]`` → a TradeOff, e.g. ``gaussian:1``, ``epsdelta:1,1e-5^10``.
 
     Parameters
@@ -112,7 +118,7 @@ def spec_label(spec: str) -> str:
     return f"{label}^{power}"
 
 
-def _cmd_plot(args) -> int:
+def _cmd_plot(args: argparse.Namespace) -> int:
     out = image_file("--out", args.out)
     for spec in args.specs:          # check every spec before composing any
         _parse_spec(spec)
@@ -132,7 +138,7 @@ def _cmd_plot(args) -> int:
     return 0
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     """Declare ``fdp plot`` and its arguments on the sub-parsers ``sub``."""
     p = sub.add_parser("plot", help="plot trade-off functions given as specs")
     p.add_argument("specs", nargs="+", metavar="SPEC", help="family:params[^n], families: "

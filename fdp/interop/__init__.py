@@ -12,11 +12,12 @@ needs it is used. Install both with ``pip install "fdp[interop]"``.
 """
 
 import importlib as _importlib
+from types import ModuleType as _ModuleType
 
 __all__ = ["dp_accounting", "opacus"]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> _ModuleType:
     # the adapters are loaded on first use (neither imports its peer library itself)
     if name in __all__:
         return _importlib.import_module(f"fdp.interop.{name}")

@@ -31,12 +31,15 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
 from copy import deepcopy
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 from fdp import _validate
+from fdp._types import ArrayLike, FloatOrArray
 from fdp.families import Gaussian, Identity
 from fdp.interop.dp_accounting import no_privacy
 from fdp.sgd.certified import dpsgd
@@ -44,6 +47,9 @@ from fdp.status import require_guarantee
 from fdp.tradeoff import TradeOff
 
 MECHANISM = "fdp"
+
+#: One history entry (noise multiplier σ, sample rate q, number of steps n).
+Entry = tuple[float, float, int]
 
 
 class FdpAccountant:
@@ -69,12 +75,13 @@ class FdpAccountant:
     True
     """
 
-    def __init__(self):
-        self.history: list = []
-        self._cached: tuple | None = None  # (key of history, TradeOff)
+    def __init__(self) -> None:
+        self.history: list[Entry] = []
+        self._cached: tuple[tuple[Entry, ...], TradeOff] | None = None  # (key of history, f)
 
     # -- the IAccountant protocol ------------------------------------------
-    def step(self, *, noise_multiplier: float | None = None, sample_rate: float | None = None):
+    def step(self, *, noise_multiplier: float | None = None,
+             sample_rate: float | None = None) -> None:
         """Record one optimisation step (Opacus' optimizer hook calls this)."""
         if noise_multiplier is None or sample_rate is None:
             raise TypeError("step() needs both keyword arguments noise_multiplier= and "
@@ -88,7 +95,7 @@ class FdpAccountant:
                 return
         self.history.append((sigma, q, 1))
 
-    def get_epsilon(self, delta: float | None = None, *args, **kwargs) -> float:
+    def get_epsilon(self, delta: float | None = None, *args: object, **kwargs: object) -> float:
         """Certified UPPER ε at ``delta`` for the whole history.
 
         Positional and keyword arguments that Opacus forwards to its own accountants
@@ -108,17 +115,17 @@ class FdpAccountant:
     def mechanism(cls) -> str:
         return MECHANISM
 
-    def get_optimizer_hook_fn(self, sample_rate: float):
+    def get_optimizer_hook_fn(self, sample_rate: float) -> Callable[[Any], None]:
         """The callback Opacus attaches to its ``DPOptimizer`` (one ``step`` per step)."""
 
-        def hook_fn(optim):
+        def hook_fn(optim: Any) -> None:     # Opacus' DPOptimizer
             # as Opacus' IAccountant: the rate of one step of gradient accumulation
             self.step(noise_multiplier=optim.noise_multiplier,
                       sample_rate=sample_rate * optim.accumulated_iterations)
 
         return hook_fn
 
-    def state_dict(self, destination=None):
+    def state_dict(self, destination: dict[str, Any] | None = None) -> dict[str, Any]:
         """``{"history": ..., "mechanism": "fdp"}`` (Opacus' checkpoint format)."""
         if destination is None:
             destination = OrderedDict()
@@ -126,7 +133,7 @@ class FdpAccountant:
         destination["mechanism"] = self.mechanism()
         return destination
 
-    def load_state_dict(self, state_dict):
+    def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
         """Restore ``history`` from ``state_dict()`` output; the mechanism must be "fdp"."""
         if not state_dict:
             raise ValueError("state_dict is None or empty; pass the output of state_dict()")
@@ -173,7 +180,7 @@ class FdpAccountant:
         return _MuSummary(float(self.get_tradeoff().gdp_mu()))
 
 
-    def get_tpr(self, fpr):
+    def get_tpr(self, fpr: ArrayLike) -> FloatOrArray:
         """Largest true-positive rate 1 − f(fpr) of a membership test at false-positive
         rate ``fpr`` (certified upper: computed from the lower side of f)."""
         lower, _ = self.get_tradeoff().bounds(fpr)
@@ -217,7 +224,7 @@ def register() -> type:
 
     Examples
     --------
-    Importing Opacus loads torch (several seconds), so these lines are skipped as a
+    Importing Opacus loads torch, so these lines are skipped as a
     doctest (the test suite runs them with Opacus installed).
 
     >>> from fdp.interop.opacus import FdpAccountant, register
@@ -242,9 +249,9 @@ def register() -> type:
 
 
 # ----------------------------------------------------------------------
-def _history_key(history) -> tuple:
+def _history_key(history: Iterable[Any]) -> tuple[Entry, ...]:
     """The history as a validated, hashable tuple of (σ, q, n)."""
-    out = []
+    out: list[Entry] = []
     for i, entry in enumerate(history):
         try:
             sigma, q, n = entry
@@ -258,7 +265,7 @@ def _history_key(history) -> tuple:
     return tuple(out)
 
 
-def _tradeoff(key: tuple) -> TradeOff:
+def _tradeoff(key: tuple[Entry, ...]) -> TradeOff:
     # steps that cannot leak: no sampled record, infinite noise, or none taken
     live = [(s, q, n) for s, q, n in key if n > 0 and q > 0.0 and s < math.inf]
     if not live:
