@@ -31,17 +31,23 @@ import importlib.util
 import os
 import sys
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
+from types import ModuleType
+from typing import TextIO, Union
 
 from fdp.repro._check import Check
 
 #: The folder (and package name) of the reproduction scripts in a checkout.
 FOLDER = "paper_repro"
 
+#: A file-system path as the functions below accept it.
+PathArg = Union[str, "os.PathLike[str]"]
 
-def locate(start=None) -> Path:
+
+def locate(start: PathArg | None = None) -> Path:
     """The ``paper_repro/`` folder of a checkout: in ``start`` (default the current
     directory) or one of its parents, else beside the installed ``fdp`` package.
 
@@ -76,7 +82,7 @@ def locate(start=None) -> Path:
                             "not in the installed package; run fdp repro from the checkout")
 
 
-def _scripts_package():
+def _scripts_package() -> ModuleType:
     """Import ``paper_repro`` from the folder ``locate`` finds (as package ``paper_repro``,
     so that the scripts share ``paper_repro._common``)."""
     folder = locate()
@@ -87,6 +93,8 @@ def _scripts_package():
         del sys.modules[key]
     spec = importlib.util.spec_from_file_location(
         FOLDER, folder / "__init__.py", submodule_search_locations=[str(folder)])
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {folder / '__init__.py'} as package {FOLDER}")
     mod = importlib.util.module_from_spec(spec)
     sys.modules[FOLDER] = mod
     spec.loader.exec_module(mod)
@@ -136,7 +144,7 @@ class Result:
     False
     """
     name: str
-    checks: list = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
     figure: Path | None = None
     seconds: float = 0.0
 
@@ -145,7 +153,7 @@ class Result:
         return bool(self.checks) and all(c.passed for c in self.checks)
 
 
-def load(name: str):
+def load(name: str) -> ModuleType:
     """The module of reproduction ``name`` (ValueError naming the known ones if unknown).
 
     Parameters
@@ -176,7 +184,7 @@ def load(name: str):
     return import_module(f"{FOLDER}.{name}")
 
 
-def resolve(wanted) -> list[str]:
+def resolve(wanted: Sequence[str]) -> list[str]:
     """Validate a list of names (empty means all); unknown names raise ValueError.
 
     Parameters
@@ -211,7 +219,7 @@ def resolve(wanted) -> list[str]:
     return list(dict.fromkeys(wanted))
 
 
-def prepare_out_dir(out_dir) -> Path:
+def prepare_out_dir(out_dir: PathArg) -> Path:
     """Create ``out_dir`` if needed and make sure it is writable (OSError otherwise).
 
     Parameters
@@ -248,7 +256,7 @@ def prepare_out_dir(out_dir) -> Path:
     return out
 
 
-def run_one(name: str, out_dir, fast: bool = False) -> Result:
+def run_one(name: str, out_dir: PathArg, fast: bool = False) -> Result:
     """Run one reproduction; an exception inside it becomes a failed check row (so one
     broken script cannot hide the others' results), a missing module says which.
 
@@ -318,7 +326,7 @@ class Progress:
     '[1/1] drs_eps_delta'
     """
 
-    def __init__(self, total: int, stream=None, width: int = 24):
+    def __init__(self, total: int, stream: TextIO | None = None, width: int = 24) -> None:
         self.total, self.done, self.width = total, 0, width
         self.stream = stream if stream is not None else sys.stderr
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
@@ -341,7 +349,8 @@ class Progress:
         self.stream.flush()
 
 
-def run(names=(), out_dir="figures", fast: bool = False, progress: bool = True,
+def run(names: Sequence[str] = (), out_dir: PathArg = "figures", fast: bool = False,
+        progress: bool = True,
         gallery: bool = True) -> list[Result]:
     """Run reproductions (all when ``names`` is empty) into ``out_dir``; return results.
 
@@ -378,7 +387,7 @@ def run(names=(), out_dir="figures", fast: bool = False, progress: bool = True,
     out = prepare_out_dir(out_dir)
     os.environ.setdefault("MPLBACKEND", "Agg")
     bar = Progress(len(todo)) if progress else None
-    results = []
+    results: list[Result] = []
     for name in todo:
         if bar:
             bar.start(name)
@@ -397,7 +406,7 @@ COLUMNS = (("quantity", 30), ("paper", 17), ("ours", 21), ("tolerance", 16), ("r
 TABLE_WIDTH = 100
 
 
-def rows(results) -> list[tuple[str, ...]]:
+def rows(results: Iterable[Result]) -> list[tuple[str, ...]]:
     """The full check rows: (script, source, quantity, paper, ours, tolerance, result).
 
     Parameters
@@ -420,7 +429,7 @@ def rows(results) -> list[tuple[str, ...]]:
             for r in results for c in r.checks]
 
 
-def format_table(results, wide: bool = False) -> str:
+def format_table(results: Sequence[Result], wide: bool = False) -> str:
     """The check table: one row per printed number, then a summary line.
 
     The default layout fits ``TABLE_WIDTH`` (100) columns: a heading line per script
@@ -455,21 +464,21 @@ def format_table(results, wide: bool = False) -> str:
     return "\n".join(out)
 
 
-def _wide_table(full) -> list[str]:
+def _wide_table(full: list[tuple[str, ...]]) -> list[str]:
     header = ("script", "source", "quantity", "paper", "ours", "tolerance", "result")
     widths = [max([len(h)] + [len(row[i]) for row in full]) for i, h in enumerate(header)]
 
-    def line(vals):
+    def line(vals: Sequence[str]) -> str:
         return "  ".join(v.ljust(w) for v, w in zip(vals, widths)).rstrip()
 
     return [line(header), line(tuple("-" * w for w in widths))] + [line(r) for r in full]
 
 
-def _narrow_table(full) -> list[str]:
+def _narrow_table(full: list[tuple[str, ...]]) -> list[str]:
     import textwrap
     widths = [w for _, w in COLUMNS]
 
-    def lines(cells, indent="  "):
+    def lines(cells: Sequence[str], indent: str = "  ") -> list[str]:
         wrapped = [textwrap.wrap(c, w, break_long_words=True, break_on_hyphens=False) or [""]
                    for c, w in zip(cells, widths)]
         height = max(map(len, wrapped))
@@ -478,7 +487,7 @@ def _narrow_table(full) -> list[str]:
                 for k in range(height)]
 
     out = lines([h for h, _ in COLUMNS]) + lines(["-" * w for w in widths])
-    heading = None
+    heading: tuple[str, str] | None = None
     for script, source, *cells in full:
         if (script, source) != heading:
             heading = (script, source)
@@ -487,7 +496,7 @@ def _narrow_table(full) -> list[str]:
     return out
 
 
-def write_csv(results, path) -> Path:
+def write_csv(results: Iterable[Result], path: PathArg) -> Path:
     """Write the full check table (every column, nothing abbreviated) as CSV.
 
     Parameters
@@ -508,15 +517,15 @@ def write_csv(results, path) -> Path:
     'script,source,quantity,paper,ours,tolerance,result'
     """
     import csv
-    path = Path(path)
-    with path.open("w", newline="", encoding="utf-8") as fh:
+    out = Path(path)
+    with out.open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(("script", "source", "quantity", "paper", "ours", "tolerance", "result"))
         w.writerows(rows(results))
-    return path
+    return out
 
 
-def write_gallery(out_dir) -> Path:
+def write_gallery(out_dir: PathArg) -> Path:
     """Write ``<out_dir>/README.md``: each figure present, its caption and its source.
 
     The text depends only on the registry and on which figures exist, so the
@@ -564,9 +573,9 @@ def write_gallery(out_dir) -> Path:
     return path
 
 
-def main_for(name: str, argv=None) -> int:
+def main_for(name: str, argv: Sequence[str] | None = None) -> int:
     """Run one reproduction as ``fdp repro NAME [--out DIR] [--fast]`` would; returns the
-    exit status (kept for scripts written against earlier versions).
+    exit status.
 
     Parameters
     ----------

@@ -33,8 +33,8 @@ class Check:
 
     # ------------------------------------------------------------------
     @classmethod
-    def close(cls, source, quantity, paper: float, ours: float, *, atol: float = 0.0,
-              rtol: float = 0.0, note: str = "") -> Check:
+    def close(cls, source: str, quantity: str, paper: float, ours: float, *,
+              atol: float = 0.0, rtol: float = 0.0, note: str = "") -> Check:
         """|ours − paper| ≤ atol + rtol·|paper| (use atol = half a unit of the last printed
         digit for a rounded value)."""
         ok = _finite(ours) and abs(ours - paper) <= atol + rtol * abs(paper)
@@ -47,8 +47,8 @@ class Check:
                    tol + _note(note), ok)
 
     @classmethod
-    def rounds_to(cls, source, quantity, printed: str, ours: float, *, mode: str = "nearest",
-                  slack: float = 0.0, note: str = "") -> Check:
+    def rounds_to(cls, source: str, quantity: str, printed: str, ours: float, *,
+                  mode: str = "nearest", slack: float = 0.0, note: str = "") -> Check:
         """``ours`` rounded to the printed number of decimals equals the printed value.
 
         mode="nearest": |ours − printed| ≤ half a unit of the last digit (+ slack);
@@ -74,7 +74,7 @@ class Check:
         return cls(source, quantity, printed, _fmt(ours), tol + _note(note), ok)
 
     @classmethod
-    def in_interval(cls, source, quantity, low: float, high: float, ours: float, *,
+    def in_interval(cls, source: str, quantity: str, low: float, high: float, ours: float, *,
                     note: str = "") -> Check:
         """low < ours < high (an interval printed by the source)."""
         ok = _finite(ours) and low < ours < high
@@ -82,8 +82,8 @@ class Check:
                    "inside the interval" + _note(note), ok)
 
     @classmethod
-    def bracket_contains(cls, source, quantity, paper: float, low: float, high: float, *,
-                         slack: float = 0.0, note: str = "") -> Check:
+    def bracket_contains(cls, source: str, quantity: str, paper: float, low: float,
+                         high: float, *, slack: float = 0.0, note: str = "") -> Check:
         """Our certified bracket [low, high] contains the printed value (± slack, the
         source's own stated error)."""
         ok = _finite(low) and _finite(high) and low - slack <= paper <= high + slack
@@ -92,25 +92,25 @@ class Check:
                    tol + _note(note), ok)
 
     @classmethod
-    def holds(cls, source, quantity, expected: str, ours: str, ok: bool, *,
+    def holds(cls, source: str, quantity: str, expected: str, ours: str, ok: bool, *,
               rule: str = "statement holds") -> Check:
         """A qualitative statement of the source (for example 'G_0.5 ≥ f'), checked."""
         return cls(source, quantity, expected, ours, rule, bool(ok))
 
     @classmethod
-    def failed(cls, source, quantity, reason: str) -> Check:
+    def failed(cls, source: str, quantity: str, reason: str) -> Check:
         """A check that could not be computed (for example a missing module)."""
         return cls(source, quantity, "-", reason, "-", False)
 
 
-def _finite(x) -> bool:
+def _finite(x: float) -> bool:
     try:
         return math.isfinite(float(x))
     except (TypeError, ValueError):
         return False
 
 
-def _fmt(x, digits: int = 6) -> str:
+def _fmt(x: float, digits: int = 6) -> str:
     try:
         v = float(x)
     except (TypeError, ValueError):

@@ -41,7 +41,8 @@ def _check_sampling(sampling: str) -> str:
     return sampling
 
 
-def dpsgd_clt_mu(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
+def dpsgd_clt_mu(noise_multiplier: float, sample_rate: float, steps: float,
+                 sampling: str = "poisson",
                  sensitivity: float | None = None) -> float:
     """μ of the CLT limit of T steps of noisy SGD. NOT a bound.
 
@@ -145,7 +146,7 @@ class DPSGDComparison:
     under_reports: bool
     under_report: float
 
-    def __str__(self):
+    def __str__(self) -> str:
         flag = (f"CLT UNDER-REPORTS eps by at least {100 * self.under_report:.1f}%"
                 if self.under_reports else "CLT is not below the certified bracket")
         return (f"DP-SGD sigma={self.noise_multiplier:g}, p={self.sample_rate:.6g}, "
@@ -156,8 +157,9 @@ class DPSGDComparison:
                 f"{self.epsilon_upper:.4f}]; {flag}")
 
 
-def compare_dpsgd_clt(noise_multiplier, sample_rate, steps, delta=1e-5, *,
-                      sampling: str = "poisson", tol=None,
+def compare_dpsgd_clt(noise_multiplier: float, sample_rate: float, steps: int,
+                      delta: float = 1e-5, *, sampling: str = "poisson",
+                      tol: float | None = None,
                       sensitivity: float | None = None) -> DPSGDComparison:
     """CLT ε of DP-SGD next to the certified ε bracket of ``fdp.dpsgd``.
 
@@ -207,7 +209,7 @@ def compare_dpsgd_clt(noise_multiplier, sample_rate, steps, delta=1e-5, *,
     from fdp.conversions.gdp import gdp_epsilon
     eps_clt = float(gdp_epsilon(mu, d))
     from fdp.sgd.certified import dpsgd
-    kwargs = {} if tol is None else {"tol": tol}
+    kwargs: dict[str, float] = {} if tol is None else {"tol": tol}
     f = dpsgd(noise_multiplier=noise_multiplier, sample_rate=sample_rate, steps=t,
               sampling=sampling, neighbouring=NEIGHBOURING[sampling], sensitivity=sens,
               **kwargs)

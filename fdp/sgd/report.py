@@ -29,14 +29,25 @@ pandas DataFrame takes.
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from fdp import _validate
 from fdp.status import Status
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from fdp.tradeoff import TradeOff
+
 GUARANTEE = "certified bracket"
 LOWER = "LOWER bound only (no upper bound known; upper end: no amplification)"
 MISSING = "not available"
+
+#: The truncated-Poisson accountant ``compare_samplers`` calls (σ, q, T, n, cap, tol).
+TruncatedFn = Callable[[float, float, int, int, int, "float | None"], "TradeOff | None"]
 
 
 @dataclass(frozen=True)
@@ -72,11 +83,11 @@ class SamplerRow:
     tpr_upper: float
     note: str = ""
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def _mu_bounds(f) -> tuple[float, float]:
+def _mu_bounds(f: TradeOff) -> tuple[float, float]:
     b = getattr(f, "_gdp_mu_bounds", None)
     if b is not None:
         lo, hi = b()
@@ -85,7 +96,8 @@ def _mu_bounds(f) -> tuple[float, float]:
     return mu, mu
 
 
-def _row(name, neighbouring, f, delta, fpr, note="") -> SamplerRow:
+def _row(name: str, neighbouring: str, f: TradeOff, delta: float, fpr: float,
+         note: str = "") -> SamplerRow:
     e_lo, e_hi = (float(v) for v in f.epsilon_bounds(delta))
     m_lo, m_hi = _mu_bounds(f)
     b_lo, b_hi = (float(v) for v in f.bounds(fpr))
@@ -93,21 +105,23 @@ def _row(name, neighbouring, f, delta, fpr, note="") -> SamplerRow:
                       1.0 - b_hi, 1.0 - b_lo, note)
 
 
-def _missing(name, neighbouring, why) -> SamplerRow:
+def _missing(name: str, neighbouring: str, why: str) -> SamplerRow:
     nan = math.nan
     return SamplerRow(name, neighbouring, MISSING, nan, nan, nan, nan, nan, nan, why)
 
 
-def _truncated(sigma, q, steps, n, cap, tol):
+def _truncated(sigma: float, q: float, steps: int, n: int, cap: int,
+               tol: float | None) -> TradeOff | None:
     """fdp.dpsgd(..., sampling="truncated_poisson"): Poisson batches capped at ``cap``."""
     from fdp.sgd.certified import dpsgd
     return dpsgd(sigma, q, steps, sampling="truncated_poisson", tol=tol,
                  dataset_size=n, batch_cap=cap)
 
 
-def compare_samplers(dataset_size, batch_size, epochs, noise_multiplier, delta,
-                     fpr=0.01, max_batch_size=None, tol=None, plot=None,
-                     _truncated_fn=None) -> list[SamplerRow]:
+def compare_samplers(dataset_size: int, batch_size: int, epochs: int, noise_multiplier: float,
+                     delta: float, fpr: float = 0.01, max_batch_size: int | None = None,
+                     tol: float | None = None, plot: str | os.PathLike[str] | None = None,
+                     _truncated_fn: TruncatedFn | None = None) -> list[SamplerRow]:
     """ε, μ and attack-TPR brackets of one DP-SGD configuration under every sampler.
 
     Parameters
@@ -171,8 +185,8 @@ def compare_samplers(dataset_size, batch_size, epochs, noise_multiplier, delta,
     q = b / n
     t = max(1, round(n / b))
     steps = math.ceil(e * n / b - 1e-9)
-    curves = {}
-    rows = []
+    curves: dict[str, TradeOff] = {}
+    rows: list[SamplerRow] = []
     f = dpsgd(sigma, q, steps, tol=tol)
     curves["Poisson"] = f
     rows.append(_row("Poisson", "add/remove", f, d, fpr, f"q={q:.4g}, T={steps}"))
@@ -210,14 +224,15 @@ def compare_samplers(dataset_size, batch_size, epochs, noise_multiplier, delta,
     return rows
 
 
-def format_table(rows, delta=None, fpr=0.01) -> str:
+def format_table(rows: Sequence[SamplerRow], delta: float | None = None,
+                 fpr: float = 0.01) -> str:
     """The rows as a fixed-width text table (the CLI's output)."""
     eps_head = "epsilon" + (f" (δ={delta:g})" if delta else "")
     head = (f"{'sampler':<20} {'neighbours':<11} {eps_head:<22}"
             f" {'mu':<17} {f'TPR at FPR={100 * fpr:g}%':<17} kind")
     lines = [head, "-" * len(head)]
 
-    def br(lo, hi, w):
+    def br(lo: float, hi: float, w: int) -> str:
         if math.isnan(lo):
             return "n/a".ljust(w)
         hi_txt = "inf" if math.isinf(hi) else f"{hi:.4f}"
@@ -247,7 +262,8 @@ def format_table(rows, delta=None, fpr=0.01) -> str:
 REPLACE_ONE_SAMPLERS = ("without replacement", "without_replacement")
 
 
-def plot_samplers(curves: dict, path, title: str = "", relations: dict | None = None):
+def plot_samplers(curves: dict[str, TradeOff], path: str | os.PathLike[str], title: str = "",
+                  relations: dict[str, str] | None = None) -> Figure:
     """Save the samplers' trade-off curves, drawn as every fdp figure is.
 
     A certified curve is drawn as its lower (safe) side with its certified band
@@ -291,7 +307,7 @@ def plot_samplers(curves: dict, path, title: str = "", relations: dict | None = 
     ax = tradeoff_axes(axes[0, 0], title=title or None)
     a = alpha_grid()
     styles = ("-", "-.", ":", (0, (6, 1.5, 1, 1.5, 1, 1.5)))     # dashed: lower bounds
-    used = []
+    used: list[str] = []
     for i, (name, f) in enumerate(curves.items()):
         relation = (relations or {}).get(name) or \
             ("replace-one" if name in REPLACE_ONE_SAMPLERS else "add/remove")

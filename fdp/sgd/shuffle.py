@@ -32,10 +32,12 @@ guarantee (``fdp.Accountant``, calibration, the adapters) refuses it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NoReturn
 
 import numpy as np
 
 from fdp import _validate
+from fdp._types import ArrayLike, FloatArray, FloatOrArray
 from fdp.bracket import Bracket
 from fdp.engine import Numeric
 from fdp.sgd.allocation import random_allocation
@@ -76,7 +78,7 @@ class ShuffleLower(TradeOff):
     instance: Numeric
     label: str
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"ShuffleLower({self.label})" + remark(self)
 
     def latex(self) -> str:
@@ -87,38 +89,38 @@ class ShuffleLower(TradeOff):
         return Status.LOWER_BOUND
 
     # the leaky side of the instance's bracket, for every reading
-    def _beta(self, alpha):
+    def _beta(self, alpha: FloatArray) -> FloatArray:
         return self.instance._upper(alpha)
 
-    def _upper(self, alpha):
+    def _upper(self, alpha: FloatArray) -> FloatArray:
         return self.instance._upper(alpha)
 
-    def _delta(self, eps):
+    def _delta(self, eps: FloatArray) -> FloatArray:
         return self.instance._delta_lower(eps)
 
-    def _delta_lower(self, eps):
+    def _delta_lower(self, eps: FloatArray) -> FloatArray:
         return self.instance._delta_lower(eps)
 
-    def delta_lower(self, eps):
+    def delta_lower(self, eps: ArrayLike) -> FloatOrArray:
         """A LOWER bound on δ(ε) of shuffled DP-SGD (certified)."""
         e = _validate.reals("eps", eps, allow_inf=True)
         return _validate.like_input(eps, self.instance._delta_lower(e))
 
-    def epsilon_lower(self, delta):
+    def epsilon_lower(self, delta: ArrayLike) -> FloatOrArray:
         """A LOWER bound on ε(δ) of shuffled DP-SGD (certified)."""
         return self.epsilon_bounds(delta)[0]
 
-    def epsilon_bounds(self, delta, width=None):
+    def epsilon_bounds(self, delta: ArrayLike, width: float | None = None) -> Bracket:
         """(lower bound, inf): shuffling has no known upper bound."""
         lo, _ = self.instance.epsilon_bounds(delta)
         return Bracket(lo, _validate.like_input(delta, np.full(np.shape(lo), np.inf)),
                        Status.LOWER_BOUND)
 
-    def epsilon(self, delta):
+    def epsilon(self, delta: ArrayLike) -> NoReturn:
         """Refused: ``epsilon`` is a guarantee read-out (use ``epsilon_lower``)."""
         self._refuse("read a guarantee ε from (use epsilon_lower())")
 
-    def delta(self, eps):
+    def delta(self, eps: ArrayLike) -> NoReturn:
         """Refused: ``delta`` is a guarantee read-out (use ``delta_lower``)."""
         self._refuse("read a guarantee δ from (use delta_lower())")
 
@@ -127,24 +129,25 @@ class ShuffleLower(TradeOff):
         this far from μ-GDP)."""
         return self.instance.gdp_mu_bounds().lo
 
-    def gdp_mu(self):
+    def gdp_mu(self) -> NoReturn:
         """Refused: a GDP μ is read as a guarantee (``mu_lower`` gives the lower bound)."""
         self._refuse("read a GDP guarantee μ from (use mu_lower())")
 
     # -- refused read-outs: each would state a guarantee ----------------------
-    def _refuse(self, what):
+    def _refuse(self, what: str) -> NoReturn:
         raise NotAGuarantee(f"cannot {what} a ShuffleLower: {NOT_A_GUARANTEE}")
 
     @property
     def symmetric(self) -> bool:
         return True
 
-    def pure_epsilon(self):
+    def pure_epsilon(self) -> NoReturn:
         """Refused: a pure ε is read as a guarantee."""
         self._refuse("read a pure-DP ε from")
 
 
-def shuffle_lower(noise_multiplier, steps, epochs=1, tol=None) -> ShuffleLower:
+def shuffle_lower(noise_multiplier: float, steps: int, epochs: int = 1,
+                  tol: float | None = None) -> ShuffleLower:
     """Certified LOWER curve of shuffled DP-SGD (see the module docstring).
 
     Parameters
@@ -177,7 +180,8 @@ def shuffle_lower(noise_multiplier, steps, epochs=1, tol=None) -> ShuffleLower:
                               f"epochs={int(epochs)}, add/remove")
 
 
-def from_dpsgd(noise_multiplier, sample_rate, steps, tol=None) -> ShuffleLower:
+def from_dpsgd(noise_multiplier: float, sample_rate: float, steps: int,
+               tol: float | None = None) -> ShuffleLower:
     """``fdp.dpsgd(σ, q, T, sampling="shuffle")``: the LOWER curve over ⌊T·q⌋ full
     epochs of t = 1/q batches (a last partial epoch only adds leakage, so dropping it
     keeps the bound valid)."""
