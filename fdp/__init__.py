@@ -12,6 +12,7 @@ symbolic layer (sympy) and the rest load on first use of one of their names, so 
 those loaded on first use included.
 """
 
+import typing as _typing
 from importlib import import_module as _import_module
 
 from fdp._constants import VERSION
@@ -83,7 +84,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> _typing.Any:   # a lazily imported module or attribute
     if name in _LAZY:
         module, attr = _LAZY[name]
         obj = _import_module(module)

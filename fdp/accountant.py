@@ -49,6 +49,7 @@ their composition is 1e-16 rather than 0. Pass ``slack=0`` for strict comparison
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import cast
 
 import numpy as np
@@ -89,7 +90,8 @@ class BudgetExceeded(Exception):
     Gaussian(mu=2.0)
     """
 
-    def __init__(self, message: str, *, requested=None, would_spend=None, budget=None):
+    def __init__(self, message: str, *, requested: TradeOff | None = None,
+                 would_spend: TradeOff | None = None, budget: str | None = None) -> None:
         super().__init__(message)
         self.requested = requested
         self.would_spend = would_spend
@@ -167,13 +169,16 @@ class Accountant:
     0.8000
     """
 
-    def __init__(self, budget=None, *, mu=None, epsilon=None, delta=None, advantage=None,
-                 tpr_at_fpr=None, adaptive: bool = False, tol: float | None = None,
-                 slack: float = 1e-12):
+    def __init__(self, budget: TradeOff | Target | tuple[float, float] | None = None, *,
+                 mu: float | None = None, epsilon: float | None = None,
+                 delta: float | None = None, advantage: float | None = None,
+                 tpr_at_fpr: tuple[float, float] | None = None, adaptive: bool = False,
+                 tol: float | None = None, slack: float = 1e-12) -> None:
         if isinstance(budget, tuple):
             if len(budget) != 2 or epsilon is not None or delta is not None:
                 raise ValueError("budget=(epsilon, delta) must be a pair, given alone")
-            budget, epsilon, delta = None, budget[0], budget[1]
+            epsilon, delta = budget[0], budget[1]
+            budget = None
         elif budget is not None and not isinstance(budget, (TradeOff, Target)):
             raise TypeError("budget must be a TradeOff or an (epsilon, delta) pair, got "
                             f"{type(budget).__name__}; use mu= for a GDP budget")
@@ -252,7 +257,7 @@ class Accountant:
         return self._budget_mu
 
     # ------------------------------------------------------------------
-    def _candidate(self, f: TradeOff):
+    def _candidate(self, f: TradeOff) -> tuple[bool, TradeOff | None, float]:
         """(accepted?, new spent, new Σμ²) without changing anything."""
         if not isinstance(f, TradeOff):
             raise TypeError(f"spend takes a TradeOff, got {type(f).__name__}")
@@ -274,7 +279,7 @@ class Accountant:
         ok = math.sqrt(mu2) <= self.budget_mu() * (1.0 + _GAUSS_RTOL)
         return ok, new, self._mu2
 
-    def _gdp_sum2(self, spends) -> float:
+    def _gdp_sum2(self, spends: Iterable[TradeOff]) -> float:
         total = 0.0
         for g in spends:
             m = self._gdp_bound(g)
@@ -301,7 +306,7 @@ class Accountant:
         Returns the new ``spent``.
         """
         ok, new, mu2 = self._candidate(f)
-        if not ok:
+        if not ok or new is None:       # (an accepted spend always has its new ``spent``)
             raise BudgetExceeded(
                 f"spending {f!r} would exceed the budget {self._target.describe()} "
                 f"(already spent: {len(self._spends)} mechanism(s)): "
@@ -312,7 +317,7 @@ class Accountant:
         self._mu2 = mu2
         return new
 
-    def _refusal_detail(self, f: TradeOff, new, mu2: float) -> str:
+    def _refusal_detail(self, f: TradeOff, new: TradeOff | None, mu2: float) -> str:
         """What was over, and by how much (certified sides)."""
         mu_b = self.budget_mu()
         if new is None or isinstance(new, Gaussian):
@@ -358,7 +363,7 @@ class Accountant:
             return 0.0
         return 1.0 / res.noise
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         text = (f"Accountant(budget={self._target.describe()!r}, spends={len(self._spends)}, "
                 f"adaptive={self._adaptive})")
         return text + "".join(f"  # note: {n}" for n in self.notes)

@@ -17,6 +17,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 #: Exit status of bad input or of a computation that cannot be done.
 EXIT_USAGE = 2
@@ -39,7 +40,7 @@ class UsageError(Exception):
 class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (no usage block) and exit status 2."""
 
-    def error(self, message):  # raises instead of exiting (argparse exits)
+    def error(self, message: str) -> NoReturn:  # raises instead of exiting (argparse exits)
         raise UsageError(f"{self.prog}: {message}")
 
 

@@ -13,14 +13,15 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from typing import TextIO
 
 AUTO_FACTORS = 200   # distinct factors from which the meter turns itself on
 AUTO_SECONDS = 2.0   # expected seconds from which it turns itself on
 
 
 class Meter:
-    def __init__(self, total: int, label: str, enabled: bool | None = None, stream=None,
-                 seconds: float = 0.0):
+    def __init__(self, total: int, label: str, enabled: bool | None = None,
+                 stream: TextIO | None = None, seconds: float = 0.0) -> None:
         self.stream = stream if stream is not None else sys.stderr
         tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         long = total >= AUTO_FACTORS or seconds >= AUTO_SECONDS

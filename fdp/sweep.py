@@ -42,13 +42,17 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from fdp import _validate
+from fdp._types import ArrayLike
 from fdp.progress import Meter
 from fdp.status import require_guarantee
+
+if TYPE_CHECKING:  # pragma: no cover
+    from concurrent.futures import Executor
 
 ERRORS = ("raise", "record")
 
@@ -86,7 +90,7 @@ def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _run(fn: Callable, config, index: int, record: bool):
+def _run(fn: Callable[[Any], Any], config: Any, index: int, record: bool) -> Any:
     """One task, in the worker: ``fn(config)``, or a ``Failure`` when recording."""
     if not record:
         return fn(config)
@@ -96,7 +100,7 @@ def _run(fn: Callable, config, index: int, record: bool):
         return Failure(index, config, _error_text(exc))
 
 
-def _meter(total: int, label: str, progress) -> Meter:
+def _meter(total: int, label: str, progress: bool | None) -> Meter:
     """The engine's meter; on by default when stderr is a terminal (any sweep length)."""
     if progress is None:
         progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
@@ -105,14 +109,15 @@ def _meter(total: int, label: str, progress) -> Meter:
     return Meter(total, label, progress)
 
 
-def _check_errors(errors) -> bool:
+def _check_errors(errors: str) -> bool:
     if errors not in ERRORS:
         raise ValueError(f"errors must be one of {ERRORS}, got {errors!r}")
     return errors == "record"
 
 
-def evaluate(fn: Callable, configs: Iterable, *, executor=None, errors: str = "raise",
-             progress: bool | None = None, label: str = "sweep") -> list:
+def evaluate(fn: Callable[[Any], Any], configs: Iterable[Any], *,
+             executor: Executor | None = None, errors: str = "raise",
+             progress: bool | None = None, label: str = "sweep") -> list[Any]:
     """``[fn(c) for c in configs]``, serially or on an executor, in input order.
 
     Parameters
@@ -181,7 +186,7 @@ def evaluate(fn: Callable, configs: Iterable, *, executor=None, errors: str = "r
         meter.close()
 
 
-def _settle(get: Callable, index: int, config, record: bool):
+def _settle(get: Callable[[], Any], index: int, config: Any, record: bool) -> Any:
     """The result of one task; a failure raised with a note, or recorded."""
     try:
         return get()
@@ -309,12 +314,14 @@ def dpsgd_rows(config: DpsgdConfig) -> tuple:
                  for d, a, b in zip(config.deltas, lo, hi))
 
 
-def _dpsgd_row(config: DpsgdConfig, delta, lo, hi, error, seconds) -> DpsgdRow:
+def _dpsgd_row(config: DpsgdConfig, delta: float, lo: float, hi: float, error: str | None,
+               seconds: float) -> DpsgdRow:
     return DpsgdRow(config.noise_multiplier, config.sample_rate, config.steps, delta, lo,
                     hi, config.sampling, config.neighbouring, error, seconds)
 
 
-def _values(name: str, value, *, low, high, low_open=False, high_open=False) -> list:
+def _values(name: str, value: ArrayLike, *, low: float, high: float, low_open: bool = False,
+            high_open: bool = False) -> list[float]:
     """A number or a sequence of numbers, each checked, as a list of floats."""
     arr = np.atleast_1d(_validate.reals(name, value, low=low, high=high))
     if arr.ndim != 1:
@@ -325,15 +332,17 @@ def _values(name: str, value, *, low, high, low_open=False, high_open=False) -> 
     return [float(x) for x in arr]
 
 
-def _ints(name: str, value) -> list:
+def _ints(name: str, value: object) -> list[int]:
     items = value if isinstance(value, (list, tuple, range, np.ndarray)) else [value]
     return [_validate.positive_int(name, v, low=0)
             for v in np.ravel(np.asarray(items, dtype=object))]
 
 
-def dpsgd_table(noise_multipliers, sample_rates, steps, delta, *, sampling: str = "poisson",
+def dpsgd_table(noise_multipliers: ArrayLike, sample_rates: ArrayLike, steps: object,
+                delta: ArrayLike, *, sampling: str = "poisson",
                 neighbouring: str = "add_remove", sensitivity: float | None = None,
-                tol: float | None = None, width: float | None = None, executor=None,
+                tol: float | None = None, width: float | None = None,
+                executor: Executor | None = None,
                 errors: str = "raise", progress: bool | None = None) -> list[DpsgdRow]:
     """Certified ε of DP-SGD over the grid σ × q × T × δ, one row per point.
 
@@ -500,7 +509,7 @@ def calibration_row(kwargs: Mapping) -> CalibrationRow:
 
 
 def _failed_calibration(kwargs: Mapping, error: str) -> CalibrationRow:
-    def num(k, conv):
+    def num(k: str, conv: Callable[[Any], Any]) -> Any:
         try:
             return conv(kwargs[k])
         except (KeyError, TypeError, ValueError):
@@ -520,8 +529,9 @@ def _failed_calibration(kwargs: Mapping, error: str) -> CalibrationRow:
         at_floor=False, tail_delta=math.nan, error=error)
 
 
-def calibrate_many(targets: Sequence[Mapping], *, executor=None, errors: str = "raise",
-                   progress: bool | None = None, **common) -> list[CalibrationRow]:
+def calibrate_many(targets: Sequence[Mapping[str, Any]], *, executor: Executor | None = None,
+                   errors: str = "raise", progress: bool | None = None,
+                   **common: Any) -> list[CalibrationRow]:
     """``fdp.calibrate_dpsgd`` for many targets (and settings), one row each.
 
     Each task is ``fdp.calibrate_dpsgd(**{**common, **target})``: the least noise
