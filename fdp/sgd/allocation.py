@@ -174,6 +174,14 @@ from fdp.families.finite_pair import binary_power
 from fdp.families.gaussian import Gaussian, normal_cells
 
 _U = np.finfo(float).eps / 2.0
+#: A spread block: (P-law, Q-law, n·Q-mass at Y = ∞, steps, flagged P-mass or None).
+PessBlock = tuple[Lattice, Lattice, float, int, "float | None"]
+#: A quantised block: (A, Q_A, B⁺, B⁻, steps).
+OptBlock = tuple[Lattice, Lattice, Lattice, Lattice, int]
+#: ``_block_laws``: per direction (y, mass, infinite atom, ℓ1 error) and (y, mass, ℓ1 error).
+PessLaws = tuple[tuple[np.ndarray, np.ndarray, float, float],
+                 tuple[np.ndarray, np.ndarray, float, float]]
+OptLaws = tuple[tuple[np.ndarray, np.ndarray, float], tuple[np.ndarray, np.ndarray, float]]
 #: The Z tail beyond exp(s²/2 + Z_SD·s) (s = 1/σ) is flagged: Q-mass Φ(−Z_SD) ≈ 4e-11,
 #: added to δ once per block.
 Z_SD = 6.5
@@ -189,7 +197,8 @@ OFFSET_SD = 8.5
 MAX_Y_POINTS = 4_000_000
 
 
-def _check(noise_multiplier, steps, selected, epochs):
+def _check(noise_multiplier: float, steps: int, selected: int,
+           epochs: int) -> tuple[float, int, int, int]:
     sigma = _validate.real("noise_multiplier", noise_multiplier, low=0.0, low_open=True)
     t = _validate.positive_int("steps", steps)
     k = _validate.positive_int("selected", selected)
@@ -252,7 +261,7 @@ def blocks(steps: int, selected: int) -> list[tuple[int, int]]:
 # ----------------------------------------------------------------------
 # One coordinate: Z = e^L, L ~ N(−s²/2, s²) under P
 # ----------------------------------------------------------------------
-def _cell_masses(s: float, edges: np.ndarray):
+def _cell_masses(s: float, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """P-mass and first moment E_P[Z; cell] of Z on [0, e_1), [e_1, e_2), …, [e_J, ∞)
     for positive edges e_1 < … < e_J (E_P[Z; ·] is the Q-law of L = log Z,
     N(+s²/2, s²)); tail-accurate differences as in the engine
@@ -312,7 +321,7 @@ def _sigma_range(tol: float) -> tuple[float, float] | None:
 MIN_Y_STEP = 1e-9
 
 
-def _coordinate(sigma: float, tol: float):
+def _coordinate(sigma: float, tol: float) -> tuple[float, float, int, int, float]:
     """(s, h, m, J, tail_q): grid step h, cells m … J − 1 (m = 0: the grid from 0;
     m > 0: the offset grid, used where it has under half the points or the grid from
     0 would be too long) and the Q-mass E_P[Z; Z > Jh] of the flagged upper tail."""
@@ -366,7 +375,7 @@ def _refusal(sigma: float, tol: float) -> str:
             f"{fallback}")
 
 
-def _lat(arr, h, side, slack=0.0, k0=0):
+def _lat(arr: np.ndarray, h: float, side: str, slack: float = 0.0, k0: int = 0) -> Lattice:
     return Lattice(h, k0, arr, 0.0, slack, side)
 
 
@@ -388,7 +397,7 @@ def _cut(lat: Lattice, cut: int) -> Lattice:
     return _lat(lat.q[:cut].copy(), lat.step, lat.side, lat.slack, lat.k0)
 
 
-def _pess_coordinate(s, h, m, J, tail_q):
+def _pess_coordinate(s: float, h: float, m: int, J: int, tail_q: float) -> PessBlock:
     """(P-law, Q-law, w, 1, flagged P-mass) of one spread coordinate on hZ (module
     docstring): cells [jh, (j+1)h), m ≤ j < J, each split between its ends keeping its
     mean. The grid from 0 (m = 0) sends the tail's P-mass to Z = 0 (⊥_P, its own
@@ -417,7 +426,7 @@ def _pess_coordinate(s, h, m, J, tail_q):
             tail_q + low_q, 1, flagged)
 
 
-def _opt_coordinate(s, h, m, J):
+def _opt_coordinate(s: float, h: float, m: int, J: int) -> OptBlock:
     """(A, Q_A, B⁺, B⁻, 1) of one quantised coordinate (module docstring): cells
     [(j − ½)h, (j + ½)h) centred on j·h, m ≤ j < J (the first from 0 when m = 0);
     the mass outside is dropped."""
@@ -449,7 +458,7 @@ def _high_cut(lat: Lattice) -> int:
     return int(over[-1]) + 1 if over.size else 1
 
 
-def _pess_add(x, y):
+def _pess_add(x: PessBlock, y: PessBlock) -> PessBlock:
     """Sum of two independent blocks. The Q-law of S_{a+b}/(a+b) is
     (a/(a+b))·Q_a * P_b + (b/(a+b))·P_a * Q_b (the mixture Q is linear), so both laws
     are convolutions of non-negative arrays with ℓ1 round-off bounds; the add
@@ -466,6 +475,7 @@ def _pess_add(x, y):
     if za is None:
         w, z = wa + wb, None
     else:
+        assert zb is not None               # both parts are on the same (offset) grid
         w = wa * (1.0 - zb) + na * zb + wb * (1.0 - za) + nb * za
         z = za + zb - za * zb
     if cut < Q.q.size:
@@ -481,7 +491,7 @@ def _pess_add(x, y):
     return P, Q, w, n, z
 
 
-def _opt_add(x, y):
+def _opt_add(x: OptBlock, y: OptBlock) -> OptBlock:
     """Sum of two independent quantised blocks: A, Q_A as ``_pess_add``;
     B = A₁*B₂ + B₁*A₂ (split into its positive and negative parts)."""
     (A1, Q1, P1, M1, n1), (A2, Q2, P2, M2, n2) = x, y
@@ -492,13 +502,13 @@ def _opt_add(x, y):
     Bm = _mix(convolve(A1, M2), 0.5, convolve(M1, A2), 0.5)
     cut = min(_high_cut(Q), A.q.size)
 
-    def keep(lat, scale=1.0):
+    def keep(lat: Lattice, scale: float = 1.0) -> Lattice:
         out = _lat(scale * lat.q[:cut], lat.step, OPTIMISTIC, scale * lat.slack, lat.k0)
         return out
     return keep(A), keep(Q), keep(Bp, 2.0), keep(Bm, 2.0), n
 
 
-def _block_laws(sigma: float, n: int, tol: float):
+def _block_laws(sigma: float, n: int, tol: float) -> tuple[PessLaws, OptLaws]:
     """Certified laws of Y for one single allocation over n steps.
 
     Returns (pess, opt) with, for each direction, atoms (y, mass) and the ℓ1 error
@@ -548,7 +558,7 @@ def _block_laws(sigma: float, n: int, tol: float):
 # ----------------------------------------------------------------------
 # Onto the loss lattice
 # ----------------------------------------------------------------------
-def _block(pess, opt, variance: float) -> Prebuilt:
+def _block(pess: PessLaws, opt: OptLaws, variance: float) -> Prebuilt:
     """One block's law as the engine's ``Prebuilt`` factor: for each direction the
     pessimistic and optimistic atoms, which the engine puts on its loss lattice with
     its own discretisers (connect the dots, contraction).
@@ -570,7 +580,7 @@ def _block(pess, opt, variance: float) -> Prebuilt:
     return Prebuilt((add_p, add_o), (rem_p, rem_o), variance)
 
 
-def _loss_variance(pess) -> float:
+def _loss_variance(pess: PessLaws) -> float:
     y, qm, _, _ = pess[0]
     live = (qm > 0) & (y > 0)
     w = qm[live] / qm[live].sum()
@@ -582,7 +592,8 @@ def _loss_variance(pess) -> float:
 # ----------------------------------------------------------------------
 # Public
 # ----------------------------------------------------------------------
-def random_allocation(noise_multiplier, steps, selected=1, epochs=1, tol=None) -> Numeric:
+def random_allocation(noise_multiplier: float, steps: int, selected: int = 1, epochs: int = 1,
+                      tol: float | None = None) -> Numeric:
     """Certified trade-off function of random allocation with Gaussian steps.
 
     Each record is placed in exactly k = ``selected`` of the t = ``steps`` steps of
@@ -664,7 +675,7 @@ def random_allocation(noise_multiplier, steps, selected=1, epochs=1, tol=None) -
         raise ValueError(_too_many_blocks(t, k, e, tol, exc.points)) from exc
 
 
-def epochs_of(sample_rate, steps, *, partial: str) -> tuple[int, int]:
+def epochs_of(sample_rate: float, steps: int, *, partial: str) -> tuple[int, int]:
     """(t, epochs) for DP-SGD's (sample_rate, steps) with one of t = 1/q steps per epoch.
 
     ``sample_rate`` must be 1/t for an integer t. A last partial epoch is a prefix of a
@@ -685,7 +696,8 @@ def epochs_of(sample_rate, steps, *, partial: str) -> tuple[int, int]:
     return t, e
 
 
-def from_dpsgd(noise_multiplier, sample_rate, steps, tol=None) -> Numeric:
+def from_dpsgd(noise_multiplier: float, sample_rate: float, steps: int,
+               tol: float | None = None) -> Numeric:
     """``fdp.dpsgd(σ, q, T, sampling="random_allocation")``: k = 1 of t = 1/q steps per
     epoch, ⌈T/t⌉ epochs (a last partial epoch counted whole)."""
     t, e = epochs_of(sample_rate, steps, partial="up")

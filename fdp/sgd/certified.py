@@ -75,9 +75,12 @@ composes the reflected lattices and symmetrises once):
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
 from fdp import _validate
+from fdp._types import ArrayLike, FloatArray
 from fdp.engine import compose
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
@@ -86,13 +89,17 @@ from fdp.families.mixture import MixtureOfGaussians, RevealedMixture
 from fdp.operations.subsample import PoissonAdd, WithoutReplacement
 from fdp.sgd.min_certified import MAX_RDP_GROUPS, MinCertified, RDPBound
 from fdp.sgd.schedule import accepts_epochs
+from fdp.tradeoff import TradeOff
+
+#: A sampler's validated extra options (``_options``).
+Options = dict[str, int]
 
 #: Default sensitivity of the clipped gradient sum, in units of the clipping norm C,
 #: for each neighbouring relation (see the module docstring).
 DEFAULT_SENSITIVITY = {"add_remove": 1.0, "replace_one": 2.0}
 
 
-def resolve_sensitivity(sensitivity, neighbouring: str) -> float:
+def resolve_sensitivity(sensitivity: float | None, neighbouring: str) -> float:
     """The sensitivity s > 0 to use: the user's, or the relation's default (1 for
     add/remove, 2 for replace-one)."""
     if sensitivity is None:
@@ -100,7 +107,8 @@ def resolve_sensitivity(sensitivity, neighbouring: str) -> float:
     return _validate.real("sensitivity", sensitivity, low=0.0, low_open=True)
 
 
-def _per_step(name, value, steps, low, high, low_open=False):
+def _per_step(name: str, value: ArrayLike, steps: int, low: float, high: float,
+              low_open: bool = False) -> FloatArray:
     # text and booleans are refused (True is not σ = 1), ranges checked per step
     arr = _validate.reals(name, value, low=low, high=high, low_open=low_open)
     if arr.ndim == 0:
@@ -118,20 +126,21 @@ def _per_step(name, value, steps, low, high, low_open=False):
 TAIL_CUT = 1e-80
 
 
-def _poisson_step(mu, q, o):
+def _poisson_step(mu: float, q: float, o: Options) -> TradeOff:
     k = o["examples_per_user"]
     if k == 1:
         return PoissonAdd(Gaussian(mu), q)
     from scipy.stats import binom
     j = np.arange(k + 1)
-    return MixtureOfGaussians(1.0, j * mu, binom.pmf(j, k, q))
+    # (arrays are accepted: the family stores tuples of floats)
+    return MixtureOfGaussians(1.0, j * mu, binom.pmf(j, k, q))  # type: ignore[arg-type]
 
 
-def _without_replacement_step(mu, q, o):
+def _without_replacement_step(mu: float, q: float, o: Options) -> TradeOff:
     return WithoutReplacement(Gaussian(mu), q)
 
 
-def _truncated_poisson_step(mu, q, o):
+def _truncated_poisson_step(mu: float, q: float, o: Options) -> TradeOff:
     from scipy.stats import binom
     n, cap = o["dataset_size"], o["batch_cap"]
     tau = float(binom.sf(cap - 1, n - 1, q))        # P(M ≥ B), M ~ Bin(n − 1, q)
@@ -143,7 +152,7 @@ def _truncated_poisson_step(mu, q, o):
                            (plain, PoissonAdd(Gaussian(2.0 * mu), r)))
 
 
-def _with_replacement_step(mu, q, o):
+def _with_replacement_step(mu: float, q: float, o: Options) -> TradeOff:
     from scipy.stats import binom
     n = o["dataset_size"]
     b = _batch_size(q, n)
@@ -156,7 +165,7 @@ def _with_replacement_step(mu, q, o):
     kmax = int(k[cut[0]]) if cut.size else b
     k = k[:kmax]
     weights = list(binom.pmf(k, b, 1.0 / n) / eta)
-    members = [Gaussian(float(i) * mu) for i in k]
+    members: list[TradeOff] = [Gaussian(float(i) * mu) for i in k]
     tail = float(sf[kmax - 1]) / eta if kmax < b else 0.0
     if tail > 0.0:
         weights.append(tail)
@@ -183,7 +192,8 @@ SAMPLERS = {
 }
 
 
-def _options(sampling, dataset_size, batch_cap, examples_per_user):
+def _options(sampling: str, dataset_size: int | None, batch_cap: int | None,
+             examples_per_user: int) -> Options:
     """Validate the sampler's extra options (ValueError naming the parameter)."""
     needs = SAMPLERS[sampling][3]
     given = {"dataset_size": dataset_size, "batch_cap": batch_cap}
@@ -211,11 +221,12 @@ def _options(sampling, dataset_size, batch_cap, examples_per_user):
 
 @accepts_epochs
 @_validate.british_spelling
-def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
+def dpsgd(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
+          sampling: str = "poisson",
           neighbouring: str = "add_remove", tol: float | None = None,
           progress: bool | None = None, sensitivity: float | None = None, *,
           dataset_size: int | None = None, batch_cap: int | None = None,
-          examples_per_user: int = 1):
+          examples_per_user: int = 1) -> TradeOff:
     """Certified trade-off function of DP-SGD (see the module docstring).
 
     Per step the batch is the Gaussian mechanism G_{s/σ}; Poisson sampling with
@@ -309,7 +320,7 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
     opts = _options(sampling, dataset_size, batch_cap, examples_per_user)
     # no tol: the grid is sized by the question (ε(δ) within 1e-3·max(ε, 0.01), refined
     # on demand; β brackets those of tol = QUESTION_TOL); see fdp.engine
-    grid = "question" if tol is None else "tol"
+    grid: Literal["question", "tol"] = "question" if tol is None else "tol"
     tol = None if tol is None else _validate.real("tol", tol, low=0.0, low_open=True, high=1.0)
     sens = resolve_sensitivity(sensitivity, neighbouring)
     if steps == 0:
@@ -338,8 +349,9 @@ def dpsgd(noise_multiplier, sample_rate, steps, sampling: str = "poisson",
                             rdp=RDPBound.poisson_gaussian(counts, sens))
     return f
 
-def _label(sigma, rate, steps, sampling, sens, opts=None):
-    def show(a):
+def _label(sigma: FloatArray, rate: FloatArray, steps: int, sampling: str, sens: float,
+           opts: Options | None = None) -> str:
+    def show(a: FloatArray) -> str:
         return f"{a[0]:g}" if np.all(a == a[0]) else f"{a.min():g}..{a.max():g}"
     extra = "".join(f", {k}={v}" for k, v in (opts or {}).items()
                     if not (k == "examples_per_user" and v == 1))
