@@ -55,18 +55,22 @@ conversions are rounded up, so a certified ρ gives a certified ε or δ.
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
-
 import numpy as np
 from scipy.special import gammaln, gammasgn, log_ndtr, logsumexp
 
 from fdp import _validate
 from fdp._types import ArrayLike, FloatArray, FloatOrArray
 from fdp.families import Gaussian
+from fdp.operations.rdp_bound import (
+    Conversion,
+    RDPEpsilon,
+    check_orders,
+    rdp_to_epsilon,
+    rdp_to_log_delta,
+)
 from fdp.tradeoff import TradeOff
 
 #: The RDP → (ε, δ) conversions (see the module docstring).
-Conversion = Literal["improved", "mironov"]
 
 #: The order grid of Bu et al. (2020)'s moments-accountant comparison
 #: (their gdp_accountant.py): 1 + x/10 for x = 1..99, then 12 to 59.8 in steps of
@@ -80,36 +84,6 @@ DEFAULT_ORDERS = np.unique(np.concatenate([1.0 + np.arange(1, 100) / 20.0,
                                            np.arange(6.0, 64.0, 0.5),
                                            np.geomspace(64.0, 1024.0, 40)]))
 DEFAULT_ORDERS.setflags(write=False)
-
-
-class RDPEpsilon(NamedTuple):
-    """ε at the given δ and the order λ that attained the minimum.
-
-    Parameters
-    ----------
-    epsilon : float
-        The smallest ε over the orders.
-    order : float
-        The order λ attaining it.
-
-    Examples
-    --------
-    >>> from fdp.classical import gaussian_rdp_epsilon
-    >>> r = gaussian_rdp_epsilon(1.0, 1e-5)
-    >>> print(f"{r.epsilon:.4f} at order {r.order:g}")
-    4.7284 at order 5.45
-    """
-    epsilon: float
-    order: float
-
-
-def _orders(orders: ArrayLike) -> FloatArray:
-    o = _validate.reals("orders", orders, low=1.0).ravel()
-    if o.size == 0:
-        raise ValueError("orders must contain at least one order > 1")
-    if (o <= 1.0).any():
-        raise ValueError(f"orders must be > 1, got {float(o[o <= 1.0][0])!r}")
-    return o
 
 
 def rdp_of(f: TradeOff, orders: ArrayLike, steps: float = 1) -> FloatOrArray:
@@ -157,7 +131,7 @@ def rdp_of(f: TradeOff, orders: ArrayLike, steps: float = 1) -> FloatOrArray:
     """
     if not isinstance(f, TradeOff):
         raise TypeError(f"f must be a TradeOff, got {type(f).__name__}")
-    o = _orders(orders)
+    o = check_orders(orders)
     t = _validate.real("steps", steps, low=0.0)
     law = f.law()
     rho = None if law is None else law.renyi(o)
@@ -308,7 +282,7 @@ def rdp_subsampled_gaussian(orders: ArrayLike, sample_rate: float, noise_multipl
     >>> print(f"{rdp_subsampled_gaussian(2.0, 1.0, 2.0):.4f}")
     0.2500
     """
-    o = _orders(orders)
+    o = check_orders(orders)
     q = _validate.probability("sample_rate", sample_rate)
     s = _validate.real("noise_multiplier", noise_multiplier, low=0.0, low_open=True)
     t = _validate.real("steps", steps, low=0.0)
@@ -327,135 +301,6 @@ def rdp_subsampled_gaussian(orders: ArrayLike, sample_rate: float, noise_multipl
     # every step above rounds up; the divisions and the product with steps add ≤ 3 ulps
     out = t * out * (1.0 + 8.0 * _U)
     return _validate.like_input(orders, out.reshape(np.shape(orders)))
-
-
-def rdp_to_epsilon(orders: ArrayLike, rdp: ArrayLike, delta: float,
-                   conversion: Conversion = "improved") -> RDPEpsilon:
-    """Smallest ε over the orders such that (λ, ρ(λ))-RDP ⇒ (ε, δ)-DP.
-
-    conversion="mironov": ε = ρ + log(1/δ)/(λ − 1) (Mironov 2017, Prop 3).
-    conversion="improved": ε = ρ + log(1 − 1/λ) − (log δ + log λ)/(λ − 1)
-    (Balle et al. 2020, Thm 21; Canonne–Kamath–Steinke 2020, Prop 12).
-    ε is floored at 0 and rounded up by its floating-point error.
-
-    Parameters
-    ----------
-    orders : array_like
-        Orders λ > 1.
-    rdp : array_like
-        ρ(λ) at each order.
-    delta : float
-        δ in (0, 1).
-    conversion : {"improved", "mironov"}, optional
-        The RDP → (ε, δ) conversion.
-
-    Returns
-    -------
-    RDPEpsilon
-        (epsilon, order).
-
-    Raises
-    ------
-    ValueError
-        For orders ≤ 1, δ outside (0, 1) or an unknown conversion.
-
-    Examples
-    --------
-    >>> from fdp.classical import rdp_to_epsilon
-    >>> r = rdp_to_epsilon([2.0, 8.0], [1.0, 4.0], 1e-5, conversion="mironov")
-    >>> print(f"{r.epsilon:.4f} {r.order:g}")
-    5.6447 8
-    """
-    o = _orders(orders)
-    r = _validate.reals("rdp", rdp, low=0.0, allow_inf=True).ravel()
-    if r.shape != o.shape:
-        raise ValueError(f"rdp must have one value per order ({o.size}), got {r.size}")
-    d = _validate.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
-    parts: tuple[np.ndarray, ...]
-    if conversion == "mironov":
-        parts = (r, -np.log(d) / (o - 1.0))
-    elif conversion == "improved":
-        parts = (r, np.log1p(-1.0 / o), -(np.log(d) + np.log(o)) / (o - 1.0))
-    else:
-        raise ValueError(f"conversion must be 'mironov' or 'improved', got {conversion!r}")
-    # rounded up: each part is within a few ulps, so 16 ulps of their absolute sum
-    with np.errstate(invalid="ignore"):
-        eps = sum(parts) + 16.0 * _U * sum(np.abs(x) for x in parts)
-    eps = np.where(np.isnan(eps), np.inf, np.maximum(eps, 0.0))
-    best = int(np.argmin(eps))
-    return RDPEpsilon(float(eps[best]), float(o[best]))
-
-
-def rdp_to_log_delta(orders: ArrayLike, rdp: ArrayLike, eps: ArrayLike,
-                     conversion: Conversion = "improved"
-                     ) -> tuple[FloatOrArray, FloatOrArray]:
-    """Upper bound on log δ(ε) from (λ, ρ(λ))-RDP, minimised over the orders.
-
-    conversion="improved" (Canonne, Kamath & Steinke 2020, Prop 12; Balle et al. 2020,
-    Thm 21 solved for δ): δ = exp((λ − 1)(ρ − ε)) (1 − 1/λ)^{λ−1} / λ.
-    conversion="mironov" (Mironov 2017, Prop 3): δ = exp((λ − 1)(ρ − ε)).
-    Each is a proven (ε, δ) guarantee at every order, so their minimum is one too;
-    the result is rounded up by its floating-point error and capped at log 1 = 0.
-    Returned in log space, so a δ below the smallest double is not rounded to 0.
-
-    Parameters
-    ----------
-    orders : array_like
-        Orders λ > 1.
-    rdp : array_like
-        ρ(λ) at each order (+inf allowed).
-    eps : float or array_like
-        ε (real; ε < 0 gives log δ ≤ 0 only, +inf gives −inf unless ρ is infinite
-        everywhere).
-    conversion : {"improved", "mironov"}, optional
-        The RDP → (ε, δ) conversion.
-
-    Returns
-    -------
-    (log_delta, order) : (float or ndarray, float or ndarray)
-        The bound on log δ at each ε and the order attaining it.
-
-    Raises
-    ------
-    ValueError
-        For orders ≤ 1, a negative ρ, a non-real ε or an unknown conversion.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from fdp.classical.rdp import rdp_to_log_delta
-    >>> ld, order = rdp_to_log_delta([2.0, 8.0], [1.0, 4.0], 6.0)
-    >>> print(f"{np.exp(ld):.3e} at order {order:g}")
-    4.082e-08 at order 8
-    """
-    o = _orders(orders)
-    r = _validate.reals("rdp", rdp, low=0.0, allow_inf=True).ravel()
-    if r.shape != o.shape:
-        raise ValueError(f"rdp must have one value per order ({o.size}), got {r.size}")
-    e = _validate.reals("eps", eps, allow_inf=True)
-    if conversion not in ("improved", "mironov"):
-        raise ValueError(f"conversion must be 'mironov' or 'improved', got {conversion!r}")
-    lam = o[:, None]
-    rho = r[:, None]
-    x = np.atleast_1d(e).ravel()[None, :]
-    with np.errstate(invalid="ignore"):
-        lin = (lam - 1.0) * (rho - x)
-        parts = [lin]
-        if conversion == "improved":
-            parts += [(lam - 1.0) * np.log1p(-1.0 / lam), -np.log(lam)]
-        total = sum(parts)
-        # (λ − 1)(ρ − ε): each factor within 2 ulps, the product and sums a few more
-        pad = 16.0 * _U * ((lam - 1.0) * (np.abs(rho) + np.abs(x))
-                           + sum(np.abs(p) for p in parts[1:]))
-        total = np.where(np.isnan(total), np.inf, total + np.nan_to_num(pad, posinf=0.0))
-        total = np.where(x < 0.0, 0.0, total)    # the conversions are stated for ε ≥ 0
-    best = np.argmin(total, axis=0)
-    out = np.minimum(np.take_along_axis(total, best[None, :], axis=0)[0], 0.0)
-    order = o[best]
-    shape = np.shape(eps)
-    if not shape:
-        return float(out[0]), float(order[0])
-    return out.reshape(shape), order.reshape(shape)
 
 
 def gaussian_rdp_epsilon(mu: float, delta: float, *, orders: ArrayLike | None = None,
@@ -488,5 +333,11 @@ def gaussian_rdp_epsilon(mu: float, delta: float, *, orders: ArrayLike | None = 
     True
     """
     m = _validate.real("mu", mu, low=0.0, low_open=True)
-    o = DEFAULT_ORDERS if orders is None else _orders(orders)
+    o = DEFAULT_ORDERS if orders is None else check_orders(orders)
     return rdp_to_epsilon(o, np.asarray(rdp_of(Gaussian(m), o)), delta, conversion)
+
+
+# The conversions and their result type live with the certified RDP bound
+# (fdp.operations.rdp_bound); this module is their classical face.
+__all__ = ["BU_ORDERS", "DEFAULT_ORDERS", "Conversion", "RDPEpsilon", "gaussian_rdp_epsilon",
+           "rdp_of", "rdp_subsampled_gaussian", "rdp_to_epsilon", "rdp_to_log_delta"]

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -64,6 +64,10 @@ COMPOSE_ORDERS.setflags(write=False)
 
 CLOSED_FORM_SOURCE = ("closed-form RDP of the factors (Mironov 2017, Table II), summed "
                       "(Prop 1) and converted by Canonne, Kamath & Steinke 2020, Prop 12")
+
+
+#: The two RDP → (ε, δ) conversions (see ``rdp_to_epsilon``).
+Conversion = Literal["improved", "mironov"]
 
 
 class RDPEpsilon(NamedTuple):
@@ -119,7 +123,7 @@ def check_orders(orders: ArrayLike) -> FloatArray:
 
 
 def rdp_to_epsilon(orders: ArrayLike, rdp: ArrayLike, delta: float,
-                   conversion: str = "improved") -> RDPEpsilon:
+                   conversion: Conversion = "improved") -> RDPEpsilon:
     """Smallest ε over the orders such that (λ, ρ(λ))-RDP ⇒ (ε, δ)-DP.
 
     conversion="mironov": ε = ρ + log(1/δ)/(λ − 1) (Mironov 2017, Prop 3).
@@ -176,7 +180,7 @@ def rdp_to_epsilon(orders: ArrayLike, rdp: ArrayLike, delta: float,
 
 
 def rdp_to_log_delta(orders: ArrayLike, rdp: ArrayLike, eps: ArrayLike,
-                     conversion: str = "improved") -> tuple[FloatOrArray, FloatOrArray]:
+                     conversion: Conversion = "improved") -> tuple[FloatOrArray, FloatOrArray]:
     """Upper bound on log δ(ε) from (λ, ρ(λ))-RDP, minimised over the orders.
 
     conversion="improved" (Canonne, Kamath & Steinke 2020, Prop 12; Balle et al. 2020,
