@@ -132,14 +132,10 @@ def _both_directions(groups, step: float, meter: Meter | None) -> list:
 
 # The second half of many distinct groups in a worker process (False: never); the
 # worker is a fresh interpreter (``fdp.engine.worker``). Unlike the threads it is used
-# on a busy machine too: 1000 distinct steps with two busy processes on the two cores
-# took 11.8–12.9 s with the worker against 16.2 s without (idle: 5.5 s against 13.3 s;
-# measured before the reflected remove direction of ``pipeline.inverse_parts``).
+# on a busy machine too (the measurements are in benchmarks/RESULTS.md, "Process lane").
 PROCESS_LANE = True
 # Per-step lattice points (summed over the groups) from which the worker pays for its
-# start (≈ 0.7 s, overlapped): serially ≈ 0.8 µs per point (1000 distinct steps:
-# 1.7e7 points, 13.3 s). Measured idle: 200 steps (4e6 points) 1.8 s with the worker,
-# 2.3 s without; 70 steps (4e5 points) 2.0 s with, 1.4 s without.
+# start, measured as for PROCESS_LANE.
 PROCESS_MIN_POINTS = 2.5e6
 
 

@@ -48,8 +48,8 @@ CONCURRENT_SIDES = True
 # their product.
 # The tree is the same whether the halves are composed in this process or the second
 # in a worker process (``composition.compose_add_remove``), so the result is identical
-# either way; with fewer groups the per-factor work is too small to pay for a process
-# (starting one costs ≈ 0.7 s, overlapped with the first half).
+# either way; with fewer groups the per-factor work is too small to pay for starting a
+# process (benchmarks/RESULTS.md, "Process lane").
 SPLIT_FACTORS = 64
 
 
@@ -200,9 +200,8 @@ def side_tree(parts, i: int, tau: float = TAU, meter: Meter | None = None) -> La
 
 # Every SECOND_HALF_SKIP-th odd position stays in the first half, so the second half
 # gets 11/24 ≈ 46 % of the groups: it is the one ``composition`` hands to a worker
-# process, which starts ≈ 0.7 s later (a fresh interpreter's imports). Measured on 1000
-# distinct steps, idle: with even halves the worker finished 0.7–1.1 s after this
-# process's half (4.3–4.5 s).
+# process, which starts later (a fresh interpreter's imports; with even halves the worker
+# finished last, benchmarks/RESULTS.md, "Process lane").
 SECOND_HALF_SKIP = 12
 
 

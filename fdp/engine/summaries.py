@@ -65,9 +65,7 @@ _LOG_MU = (-40.0, 20.0)                       # μ searched in [e^−40, e^20]
 _LAMBDAS = np.logspace(-4.0, 6.0, 81)          # Chernoff orders tried (any λ > 0 is valid)
 
 
-# ----------------------------------------------------------------------
-# Access to the factors of a Numeric (its plain ``Recipe`` data)
-# ----------------------------------------------------------------------
+# -- Access to the factors of a Numeric (its plain ``Recipe`` data) --
 def _recipes(num):
     """[(groups, reflected)] per direction of ``num``, or None if the factors are not kept."""
     src = getattr(num, "source", None)
@@ -109,9 +107,7 @@ def _symmetric_factors(num) -> bool:
     return recipes is not None and all(f.symmetric for groups, _ in recipes for f, _n in groups)
 
 
-# ----------------------------------------------------------------------
-# Closed forms for the factors
-# ----------------------------------------------------------------------
+# -- Closed forms for the factors --
 def certified_singular(f) -> bool:
     """True when f's exact law has Q(L = +∞) > 0 or P(L = −∞) > 0.
 
@@ -257,9 +253,7 @@ def _round_down(x: float) -> float:
     return float(np.nextafter(np.nextafter(x * (1.0 - 4.0 * _U), 0.0), 0.0))
 
 
-# ----------------------------------------------------------------------
-# The GDP privacy profile with certified rounding, and its inverse in μ
-# ----------------------------------------------------------------------
+# -- The GDP privacy profile with certified rounding, and its inverse in μ --
 def log_delta_gdp(mu, eps, side: int):
     """log δ_μ(ε) bounded from below (side = −1) or above (side = +1), vectorised.
 
@@ -319,9 +313,7 @@ def mu_needed(eps, log_d, side: int):
     return np.where(log_d == -np.inf, 0.0, out)
 
 
-# ----------------------------------------------------------------------
-# Lattice helpers
-# ----------------------------------------------------------------------
+# -- Lattice helpers --
 def _live(lat):
     live = lat.q > 0
     return lat.losses[live], lat.q[live]
@@ -366,9 +358,7 @@ def _chernoff(parts):
     return log_delta
 
 
-# ----------------------------------------------------------------------
-# Pure ε
-# ----------------------------------------------------------------------
+# -- Pure ε --
 def _recipe_unbounded(num) -> bool:
     """True if some factor's loss is unbounded above (a Gaussian with μ > 0 inside):
     then the composed loss is unbounded and ε* = ∞ (the other factors' supports are
@@ -421,9 +411,7 @@ def _eps_grid(num, points: int = 4001):
     return np.linspace(0.0, max(top, 0.0) + num.step, points)
 
 
-# ----------------------------------------------------------------------
-# GDP μ
-# ----------------------------------------------------------------------
+# -- GDP μ --
 def _genuine_infinity(dirs) -> bool:
     """A slack-free optimistic factor lattice with a +∞ atom: the composition has Q-mass
     |Q|ⁿ − Fⁿ > 0 at L = +∞, so δ_f(ε) ≥ that for every ε (f(0) < 1): ε* = μ* = ∞."""
