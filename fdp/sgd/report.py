@@ -201,13 +201,13 @@ def compare_samplers(dataset_size: int, batch_size: int, epochs: int, noise_mult
                f"one of t={t} steps per epoch, {e} epochs")
     # f ≥ G_{√E/σ} (revealing the chosen step is the full batch): a certified μ cap
     rows.append(replace(row, mu_upper=min(row.mu_upper, math.sqrt(e) / sigma)))
-    f = (_truncated_fn or _truncated)(sigma, q, steps, n, cap, tol)
-    if f is None:
+    trunc = (_truncated_fn or _truncated)(sigma, q, steps, n, cap, tol)
+    if trunc is None:
         rows.append(_missing("truncated Poisson", "add/remove",
                              "fdp.dpsgd has no sampling='truncated_poisson' here"))
     else:
-        curves["truncated Poisson"] = f
-        rows.append(_row("truncated Poisson", "add/remove", f, d, fpr,
+        curves["truncated Poisson"] = trunc
+        rows.append(_row("truncated Poisson", "add/remove", trunc, d, fpr,
                          f"q={q:.4g}, cap {cap}, T={steps}"))
     low = shuffle_lower(sigma, t, e, tol=tol)
     full = Gaussian(math.sqrt(e) / sigma)
