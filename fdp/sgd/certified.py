@@ -86,8 +86,9 @@ from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
 from fdp.families.mixture import MixtureOfGaussians, RevealedMixture
+from fdp.operations.min_certified import MinCertified
 from fdp.operations.subsample import PoissonAdd, WithoutReplacement
-from fdp.sgd.min_certified import MAX_RDP_GROUPS, MinCertified, RDPBound
+from fdp.sgd.min_certified import MAX_RDP_GROUPS, poisson_gaussian_rdp
 from fdp.sgd.schedule import accepts_epochs
 from fdp.tradeoff import TradeOff
 
@@ -346,7 +347,7 @@ def dpsgd(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
         # a second certified upper bound of the same run: report the smaller
         return MinCertified(f.pess, f.opt, f.label, f.tol, source=f.source,
                             eps_width=f.eps_width,
-                            rdp=RDPBound.poisson_gaussian(counts, sens))
+                            rdp=poisson_gaussian_rdp(counts, sens))
     return f
 
 def _label(sigma: FloatArray, rate: FloatArray, steps: int, sampling: str, sens: float,

@@ -16,8 +16,7 @@ import numpy as np
 
 from fdp._types import ArrayLike
 from fdp.classical.rdp import rdp_subsampled_gaussian
-from fdp.operations.min_certified import MinCertified
-from fdp.operations.rdp_bound import RDPBound as _Curve
+from fdp.operations.rdp_bound import RDPBound
 
 #: Rényi orders used for DP-SGD: close to 1 (huge T), then every integer to 64, then
 #: geometric integers to 4096 (tiny δ).
@@ -38,7 +37,7 @@ _U = 2.0 ** -53
 
 
 def poisson_gaussian_rdp(counts: dict[tuple[float, float], int], sensitivity: float = 1.0,
-                         orders: ArrayLike = DPSGD_ORDERS) -> _Curve:
+                         orders: ArrayLike = DPSGD_ORDERS) -> RDPBound:
     """Σ over the groups of n · ρ_{σ/s, q}(λ) for ``counts`` {(σ, q): n}, rounded up.
 
     Parameters
@@ -67,28 +66,7 @@ def poisson_gaussian_rdp(counts: dict[tuple[float, float], int], sensitivity: fl
     for (sigma, q), n in counts.items():
         total = total + rdp_subsampled_gaussian(o, q, sigma / sensitivity, n)
     total = total * (1.0 + 4.0 * _U * len(counts))      # the sum rounded up
-    return _Curve(tuple(float(x) for x in o), tuple(float(x) for x in total), RDP_SOURCE)
+    return RDPBound(tuple(float(x) for x in o), tuple(float(x) for x in total), RDP_SOURCE)
 
 
-class RDPBound(_Curve):
-    """``fdp.operations.rdp_bound.RDPBound`` with the DP-SGD constructor
-    ``RDPBound.poisson_gaussian(counts, sensitivity)`` = ``poisson_gaussian_rdp``, the
-    spelling ``fdp.sgd.certified`` uses; the curves it returns are plain ``RDPBound``
-    values of ``fdp.operations.rdp_bound`` (they compare equal to any other).
-
-    Examples
-    --------
-    >>> from fdp.sgd.min_certified import RDPBound, poisson_gaussian_rdp
-    >>> RDPBound.poisson_gaussian({(1.0, 0.01): 10}) == poisson_gaussian_rdp({(1.0, 0.01): 10})
-    True
-    """
-
-    @staticmethod
-    def poisson_gaussian(counts: dict[tuple[float, float], int], sensitivity: float = 1.0,
-                         orders: ArrayLike = DPSGD_ORDERS) -> _Curve:
-        """``poisson_gaussian_rdp(counts, sensitivity, orders)``."""
-        return poisson_gaussian_rdp(counts, sensitivity, orders)
-
-
-__all__ = ["DPSGD_ORDERS", "MAX_RDP_GROUPS", "RDP_SOURCE", "MinCertified", "RDPBound",
-           "poisson_gaussian_rdp"]
+__all__ = ["DPSGD_ORDERS", "MAX_RDP_GROUPS", "RDP_SOURCE", "poisson_gaussian_rdp"]

@@ -15,7 +15,8 @@ import pytest
 
 import fdp
 from fdp.classical.rdp import rdp_subsampled_gaussian, rdp_to_epsilon, rdp_to_log_delta
-from fdp.sgd.min_certified import MinCertified, poisson_gaussian_rdp
+from fdp.operations.min_certified import MinCertified
+from fdp.sgd.min_certified import poisson_gaussian_rdp
 
 mp.mp.dps = 60
 
