@@ -50,7 +50,6 @@ from fdp.families.finite_pair import product as pair_product
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
 from fdp.law import split_delta
-from fdp.operations.min_certified import with_rdp
 from fdp.operations.rdp_bound import RDPBound
 from fdp.operations.with_delta import WithDelta
 from fdp.tradeoff import TradeOff, as_factors, count_factors
@@ -252,6 +251,7 @@ def _compose_counted(items: list[tuple[TradeOff, int]], tol: float | None) -> Tr
     if delta > 0.0:
         return WithDelta(_compose_counted(reduced, tol), delta)
     from fdp.engine import compose_numeric
+    from fdp.operations.min_certified import with_rdp  # a Numeric subclass: loads the engine
     # a second certified upper bound of the same composition, when every factor has a
     # closed-form Rényi curve: the result reports the smaller (``MinCertified``)
     return with_rdp(compose_numeric(reduced, tol), RDPBound.of_factors(items))
