@@ -24,13 +24,16 @@ from __future__ import annotations
 import functools
 import math
 import threading
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import numpy as np
 
 from fdp._constants import FLUSH_BELOW
 from fdp._numerics import bisect_monotone
+from fdp._types import FloatArray
 from fdp.law import p_masses
 
 _U = np.finfo(float).eps / 2.0  # unit round-off
@@ -50,7 +53,7 @@ def _dot(a: np.ndarray, b: np.ndarray) -> float:
     """Σ a_i b_i without BLAS (``np.einsum``'s own loop).
 
     ``a @ b`` on 1-D arrays goes to the BLAS dot, which with several BLAS threads on a
-    busy machine can take a thousand times longer than the product itself; the hot
+    busy machine can take far longer than the product itself; the hot
     loops (Chernoff windows, tilt searches, round-off bounds) call this instead. Its
     round-off is that of a recursive sum (≤ size·u relative for non-negative terms),
     as the bounds that use it assume.
@@ -87,24 +90,27 @@ def check_size(n: int, what: str = "lattice") -> None:
 # when the read-back that formed them ends (``Lattice.tables_held``): kept, they would
 # double the memory a result holds for as long as it lives, and add to the peak of
 # whatever runs next (at T = 10⁷ the four lattices of ``dpsgd`` have 1.5M points each,
-# tables up to 23 MB per lattice). Recomputing them costs one pass (~10 ms per million
-# points) and gives the same bits (``suffix_sums`` is deterministic), so a later query
-# answers exactly as if they had been kept.
+# tables up to 23 MB per lattice). Recomputing them costs one pass and gives the same
+# bits (``suffix_sums`` is deterministic), so a later query answers exactly as if they
+# had been kept.
 TABLES_KEPT_BELOW = 2 ** 18
 _HOLDS_LOCK = threading.Lock()     # the hold counts of lattices read on two threads
 
 
-def _holding_tables(method):
+_T = TypeVar("_T")
+
+
+def _holding_tables(method: Callable[..., _T]) -> Callable[..., _T]:
     """A read-back method that keeps the tables for its own duration (its inner
     queries share them) and lets a large lattice drop them afterwards."""
     @functools.wraps(method)
-    def read(self, *args, **kwargs):
+    def read(self: Lattice, *args: Any, **kwargs: Any) -> _T:
         with self.tables_held():
             return method(self, *args, **kwargs)
     return read
 
 
-def tables_held_for(lattices) -> ExitStack:
+def tables_held_for(lattices: Iterable[Lattice]) -> ExitStack:
     """``Lattice.tables_held`` of several lattices at once (a context manager)."""
     stack = ExitStack()
     for lat in lattices:
@@ -238,20 +244,20 @@ class Lattice:
     _mass_cache: float | None = field(default=None, init=False, repr=False, compare=False)
     _holds: int = field(default=0, init=False, repr=False, compare=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.side not in (PESSIMISTIC, OPTIMISTIC):
             raise ValueError(f"side must be {PESSIMISTIC!r} or {OPTIMISTIC!r}, got {self.side!r}")
         if self.q.ndim != 1 or self.q.size == 0:
             raise ValueError("a lattice needs at least one grid point")
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state["_tables_cache"] = state["_np_cache"] = None    # recomputed on demand
         state["_mass_cache"] = None
         state["_holds"] = 0
         return state
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
 
     # ------------------------------------------------------------------
@@ -326,7 +332,7 @@ class Lattice:
         return max(-1, off + int(ok[-1]) * b - math.ceil(0.5 / self.step) - 1)
 
     @contextmanager
-    def tables_held(self):
+    def tables_held(self) -> Iterator[Lattice]:
         """Keep the read-back tables through a block of several queries (nested blocks
         and the queries' own holds count); when the last block ends, a lattice of
         TABLES_KEPT_BELOW points or more forgets them. Each read-back method holds
@@ -534,7 +540,8 @@ def tail_sum_bounds(x: np.ndarray) -> tuple[float, float]:
 _CUT_HEAD = 64
 
 
-def _reflection_cut(L, q, p, q_inf) -> tuple[int, float]:
+def _reflection_cut(L: FloatArray, q: FloatArray, p: FloatArray,
+                    q_inf: float) -> tuple[int, float]:
     """(j, s): drop atoms [0, j) of an optimistic lattice before reflecting; s bounds
     the reflection's excess max(0, (P_j − 1) + e^{−l_j}·max(0, 1 − Q_j)) (totals P_j,
     Q_j of the atoms kept, Q_j with the lattice's +inf mass), certified. j minimises
