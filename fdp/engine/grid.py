@@ -13,6 +13,8 @@ budget (the argument is in ``fdp.engine``'s docstring).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,6 +27,15 @@ from fdp.law import atoms_of as atoms
 from fdp.law import interval_masses_of as interval_masses
 from fdp.law import loss_moments_of as loss_moments
 from fdp.law import loss_range_of as loss_range
+
+if TYPE_CHECKING:
+    from fdp.engine.numeric import Numeric
+    from fdp.tradeoff import TradeOff
+
+# (mean, variance, lo, hi, gridded variance) of a factor's loss (``loss_spread``)
+Spread = tuple[float, float, float, float, float]
+# distinct factors with their composition counts
+Groups = Sequence[tuple["TradeOff", int]]
 
 DEFAULT_TOL = 1e-4
 # The grid of a question-sized default (``fdp.dpsgd`` without tol: the question is
@@ -64,7 +75,7 @@ def seconds_for(points: float, transforms: int) -> float:
     return 4e-7 * points * transforms
 
 
-def loss_spread(f) -> tuple[float, float, float, float, float]:
+def loss_spread(f: TradeOff) -> Spread:
     """(mean, variance, lo, hi, gridded variance) of the loss of f under Q.
 
     lo, hi: the gridded (windowed) range. The gridded variance is that of the law as
@@ -101,8 +112,8 @@ def loss_spread(f) -> tuple[float, float, float, float, float]:
     return m, v, lo, hi, gridded
 
 
-def choose_step(groups, tol: float, coarsen: bool = True,
-                check: bool = True, budget: bool | None = None) -> tuple[float, list]:
+def choose_step(groups: Groups, tol: float, coarsen: bool = True, check: bool = True,
+                budget: bool | None = None) -> tuple[float, list[Spread]]:
     """Δ = STEP_SCALE·sqrt(tol·V/N)/max(1, V)^{1/4}, capped, at least tol/N, and the
     per-group spreads. At tol = DEFAULT_TOL a composed grid over GRID_POINTS gets a
     coarser step that fits (the grid sized by the budget, not the law: huge T stays
@@ -115,8 +126,8 @@ def choose_step(groups, tol: float, coarsen: bool = True,
     return step_for(groups, spreads, tol, coarsen, check, budget), spreads
 
 
-def step_for(groups, spreads, tol: float, coarsen: bool = True, check: bool = True,
-             budget: bool | None = None) -> float:
+def step_for(groups: Groups, spreads: Sequence[Spread], tol: float, coarsen: bool = True,
+             check: bool = True, budget: bool | None = None) -> float:
     """``choose_step``'s Δ from the groups' spreads (``loss_spread``), computed once."""
     N = sum(n for _, n in groups)
     V = sum(n * s[1] for (_, n), s in zip(groups, spreads))
@@ -169,7 +180,7 @@ def variance_step(variances: list[float], counts: list[int], tol: float) -> floa
     return min(step, MAX_STEP, max(math.sqrt(min(variances)), 1e-9))
 
 
-def smallest_tol(groups) -> float:
+def smallest_tol(groups: Groups) -> float:
     """The smallest tol whose composed grid (``choose_step`` without coarsening) fits
     ``lattice.MAX_POINTS``: bisection on log tol over the spreads, computed once; no
     grid is formed. The grid's size falls as tol grows (Δ ∝ √tol, capped)."""
@@ -187,7 +198,7 @@ def smallest_tol(groups) -> float:
     return 10.0 ** hi
 
 
-def reachable_width(num, gap: float, width: float, name: str) -> None:
+def reachable_width(num: Numeric, gap: float, width: float, name: str) -> None:
     """Refuse at once a ``width`` the memory budget cannot reach (``readback.refine``).
 
     The engine's error model makes a bracket's width proportional to tol (the
@@ -210,7 +221,7 @@ def reachable_width(num, gap: float, width: float, name: str) -> None:
             f"{MAX_POINTS:,} grid points): no width below about {best:.2g} is in reach")
 
 
-def composed_width(groups, spreads) -> float:
+def composed_width(groups: Groups, spreads: Sequence[Spread]) -> float:
     """Loss width the composed grid spans: bulk ± 20 sd of the gridded law (Chernoff
     windows are ~14–20 sd), never more than the sum of ranges, plus one factor's range."""
     V_grid = sum(n * s[4] for (_, n), s in zip(groups, spreads))
@@ -218,13 +229,14 @@ def composed_width(groups, spreads) -> float:
                40.0 * math.sqrt(V_grid) + 1.0) + max(s[3] - s[2] for s in spreads)
 
 
-def expected_seconds(groups, spreads, step: float, directions: int = 1) -> float:
+def expected_seconds(groups: Groups, spreads: Sequence[Spread], step: float,
+                     directions: int = 1) -> float:
     """Rough wall time of composing groups on step Δ (for the progress meter only)."""
     points = composed_width(groups, spreads) / step
     return seconds_for(points, 2 * directions * len(groups))
 
 
-def _snap(groups, step: float) -> float:
+def _snap(groups: Groups, step: float) -> float:
     """Shrink Δ slightly so the heaviest atom of the most composed factor is on the grid.
 
     Point masses off the grid are the one thing the optimistic side cannot
