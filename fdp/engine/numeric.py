@@ -10,13 +10,14 @@ recomposition (``fdp.engine.tilted``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from fdp import _validate
+from fdp._types import ArrayLike, FloatArray, FloatOrArray
 from fdp.bracket import Bracket
-from fdp.engine.composition import compose_lattices
+from fdp.engine.composition import Direction, compose_lattices
 from fdp.engine.grid import DEFAULT_TOL, choose_step, seconds_for
 from fdp.engine.lattice import (
     OPTIMISTIC,
@@ -113,7 +114,7 @@ class Numeric(TradeOff):
     # read-back curves of one-sided symmetrisations, filled on first use
     _curves: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.directions not in ("one", "both"):
             raise ValueError(f"directions must be 'one' or 'both', got {self.directions!r}")
         if not self.pess or len(self.pess) != len(self.opt):
@@ -126,16 +127,17 @@ class Numeric(TradeOff):
             raise ValueError("status must be a Status other than EXACT (a numeric result "
                              f"is at best certified), got {self.status!r}")
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state["_curves"] = {}
         return state
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: object) -> None:
+        assert isinstance(state, dict)     # our ``__getstate__``'s copy of ``__dict__``
         self.__dict__.update(state)
 
     # -- identity ---------------------------------------------------------
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Numeric({self.label}, tol={self.tol:g})" + remark(self)
 
     def latex(self) -> str:
@@ -236,7 +238,7 @@ class Numeric(TradeOff):
         return max(lat.slack + lat.readback for lat in self.pess + self.opt)
 
     # -- privacy profile ----------------------------------------------------
-    def _delta(self, eps):
+    def _delta(self, eps: FloatArray) -> FloatArray:
         """Upper δ: the pessimistic lattices' δ plus their slack, and 0 from the certified
         pure ε on (f ≥ f_{ε*,0} gives δ(ε) = 0 for ε ≥ ε*, DRS Prop 2.12)."""
         e = np.asarray(eps, dtype=float)
@@ -250,21 +252,21 @@ class Numeric(TradeOff):
         """The upper end of ``_pure_epsilon_bounds``."""
         return float(self._pure_epsilon_bounds()[1])
 
-    def _delta_lower(self, eps):
+    def _delta_lower(self, eps: FloatArray) -> FloatArray:
         e = np.asarray(eps, dtype=float)
         out = np.max([np.maximum(lat.delta_raw(e) - lat.slack - lat.readback, 0.0)
                       for lat in self.opt], axis=0)
         return np.minimum(out, self._delta(e))
 
     # -- trade-off curve ----------------------------------------------------
-    def _beta(self, alpha):
+    def _beta(self, alpha: FloatArray) -> FloatArray:
         a = np.asarray(alpha, dtype=float)
         if not self.envelope:
             lat = self.pess[0]
             return np.clip(lat.beta_raw(a) - lat.slack - lat.beta_readback, 0.0, 1.0 - a)
         return symmetric_curve(self, PESSIMISTIC, a)
 
-    def _upper(self, alpha):
+    def _upper(self, alpha: FloatArray) -> FloatArray:
         a = np.asarray(alpha, dtype=float)
         if not self.envelope:
             lat = self.opt[0]
@@ -316,7 +318,8 @@ class Numeric(TradeOff):
         key = ("refined", tol)
         if key not in self._curves:
             groups = list(self.source[0].groups)
-            directions = tuple("inverse" if r.reflected else "f" for r in self.source)
+            directions: tuple[Direction, ...] = tuple(
+                "inverse" if r.reflected else "f" for r in self.source)
             c = compose_lattices(groups, tol, directions=directions, grid="exact",
                                  reflect=False)
             self._curves[key] = Numeric(c.pess, c.opt, self.label, tol,
@@ -348,7 +351,7 @@ class Numeric(TradeOff):
         span = sum(lat.q.size * lat.step for lat in self.pess) / step
         return seconds_for(span, 2)
 
-    def bounds(self, alpha, width=None):
+    def bounds(self, alpha: ArrayLike, width: float | None = None) -> Bracket:
         """``TradeOff.bounds``; ``width`` recomposes at smaller tol (``refined``) until met,
         intersecting the brackets of every recomposition (each is certified).
 
@@ -369,7 +372,7 @@ class Numeric(TradeOff):
         return Bracket(_validate.like_input(alpha, lo), _validate.like_input(alpha, hi),
                        self.status, safe_side="lo")
 
-    def delta_bounds(self, eps, width=None):
+    def delta_bounds(self, eps: ArrayLike, width: float | None = None) -> Bracket:
         """``TradeOff.delta_bounds``; ``width`` as in ``bounds``.
 
         Examples
@@ -390,7 +393,7 @@ class Numeric(TradeOff):
         return Bracket(_validate.like_input(eps, lo), _validate.like_input(eps, hi), self.status)
 
     # -- (ε, δ): plain read-back above the floor, tilted recomposition below -----
-    def epsilon(self, delta):
+    def epsilon(self, delta: ArrayLike) -> FloatOrArray:
         """The certified (upper) ε at δ: the upper end of ``epsilon_bounds``.
 
         Parameters
@@ -418,7 +421,7 @@ class Numeric(TradeOff):
         """
         return self.epsilon_bounds(delta)[1]
 
-    def epsilon_bounds(self, delta, width=None):
+    def epsilon_bounds(self, delta: ArrayLike, width: float | None = None) -> Bracket:
         """(lower, upper) ε at δ, certified.
 
         Above 10× the round-off floor (``delta_floor``) the composed lattices are
@@ -479,10 +482,11 @@ class Numeric(TradeOff):
         return Bracket(_validate.like_input(delta, lo.reshape(d.shape)),
                        _validate.like_input(delta, hi.reshape(d.shape)), self.status)
 
-    def _epsilon_bracket(self, flat, want):
+    def _epsilon_bracket(self, flat: FloatArray,
+                         want: float | None) -> tuple[FloatArray, FloatArray]:
         return epsilon_read(self, flat, want)
 
-    def _epsilon_plain(self, d):
+    def _epsilon_plain(self, d: FloatArray) -> tuple[FloatArray, FloatArray]:
         return epsilon_plain(self.pess, self.opt, d)
 
     def _tilted_bracket(self, delta: float) -> tuple[float, float]:
@@ -563,11 +567,11 @@ class Numeric(TradeOff):
                        f"symmetrize({self.label})", self.tol, directions="both",
                        source=self.source + inv.source, status=self.status)
 
-    def _gdp_mu_bounds(self):
+    def _gdp_mu_bounds(self) -> tuple[float, float]:
         """(lo, hi) around the smallest μ with f ≥ G_μ (``fdp.engine.summaries``)."""
         return gdp_mu_bounds(self)
 
-    def _pure_epsilon_bounds(self):
+    def _pure_epsilon_bounds(self) -> tuple[float, float]:
         """(lo, hi) around the smallest ε with f ≥ f_{ε,0} (``fdp.engine.summaries``),
         computed once; (0, inf) while it is being computed, so that its own read-outs
         of δ are the lattices' alone."""
