@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from fractions import Fraction
 
 import mpmath as mp
 import numpy as np
@@ -47,7 +48,11 @@ def test_every_family_inside_the_axioms_at_the_edges(f, a, eps):
     with warnings.catch_warnings():
         warnings.simplefilter("error")          # no RuntimeWarning may escape
         lo, hi = f.bounds(a)
-        assert 0.0 <= lo <= hi <= 1.0 - a or (a == 0.0 and 0.0 <= lo <= hi <= 1.0)
+        # the axioms hold for the real numbers: lo ≤ 1 − α exactly, and hi (a certified
+        # upper bound of a value ≤ 1 − α) is at most 1 − α rounded up to a double
+        one_minus = Fraction(1) - Fraction(a)
+        assert 0.0 <= lo <= hi and Fraction(lo) <= one_minus
+        assert hi <= 1.0 - a or Fraction(np.nextafter(hi, 0.0)) < one_minus
         assert f(a) == lo
         d = f.delta(eps)
         assert 0.0 <= d <= 1.0 and not math.copysign(1.0, d) < 0   # no −0.0

@@ -47,8 +47,10 @@ import numpy as np
 from scipy.special import expit
 
 from fdp import _validate
+from fdp._constants import TINY
+from fdp._constants import UNIT_ROUNDOFF as _U
 from fdp._types import ArrayLike
-from fdp.families._rounding import ArrayPair
+from fdp.families._rounding import ArrayPair, one_minus, widen
 from fdp.law import Masses, PrivacyLossLaw, bin_atoms, intervals
 from fdp.tradeoff import TradeOff
 
@@ -116,13 +118,38 @@ class BoundedRange(TradeOff):
         return True
 
     def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        """Certified lower bound on BR_ε(α) (the safe side)."""
+        return self._bracket(alpha)[0]
+
+    def _upper(self, alpha: np.ndarray) -> np.ndarray:
+        """Certified upper bound on BR_ε(α)."""
+        return self._bracket(alpha)[1]
+
+    def _bracket(self, alpha: np.ndarray) -> ArrayPair:
+        """(1 − α)·expit(−z), z = log(cα), c = e^ε − 1 (no overflow), with its rounding.
+
+        1 − α is bracketed exactly (``one_minus``). z carries the errors of two logs and
+        a sum, Δz ≤ 4u(|log c| + |log α|) + u|z| absolutely; d log expit(−z)/dz = −expit(z),
+        so expit(−z) is within Δz·expit(z + Δz) plus a few ulps relatively, the product one
+        more, and a subnormal result two of the smallest doubles.
+        """
         a = np.asarray(alpha, dtype=float)
+        one_lo, one_hi = one_minus(a)
         if self.eps == 0.0:
-            return 1.0 - a
-        # (1 − α) / (1 + cα) = (1 − α) · expit(−log(cα)), c = e^ε − 1 (no overflow)
+            return one_lo, one_hi
+        log_c = float(log_expm1(self.eps))
         with np.errstate(divide="ignore"):
-            z = log_expm1(self.eps) + np.log(a)
-        return np.where(a <= 0.0, 1.0, (1.0 - a) * expit(-z))
+            log_a = np.log(a)
+            z = log_c + log_a
+        with np.errstate(invalid="ignore"):
+            dz = 4.0 * _U * (abs(log_c) + np.abs(log_a)) + _U * np.abs(z)
+            rel = np.where(np.isfinite(dz), dz * expit(z + dz), np.inf) + 8.0 * _U
+        e = expit(-z)
+        lo, hi = widen(one_lo * e, rel, 2.0 * TINY, low=0.0)
+        hi = np.minimum(np.maximum(hi, widen(one_hi * e, rel, 2.0 * TINY, low=0.0)[1]), one_hi)
+        lo = np.minimum(lo, one_lo)
+        # α = 0: β = 1 exactly
+        return np.where(a <= 0.0, 1.0, lo), np.where(a <= 0.0, 1.0, hi)
 
     def _delta(self, x: np.ndarray) -> np.ndarray:
         """δ(x) = expm1((x − ε)/2)² / (−expm1(−ε)) on [−ε, ε] (module docstring)."""

@@ -90,7 +90,8 @@ class Laplace(TradeOff):
         v = np.where(left, first, np.where(a <= 0.5, middle, last))
         if mu == 0.0:
             return one_minus(a)                                # L_0 = Id
-        lo, hi = widen(v, 8.0 * _U, 2.0 * TINY)
+        # the axioms 0 ≤ f(α) ≤ 1 − α bound the real value (1 − α rounded up)
+        lo, hi = widen(v, 8.0 * _U, 2.0 * TINY, low=0.0, high=one_minus(a)[1])
         # α = 0: β = 1 exactly
         return np.where(a <= 0.0, v, lo), np.where(a <= 0.0, v, hi)
 

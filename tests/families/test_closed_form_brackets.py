@@ -222,3 +222,25 @@ def test_finite_pair_brackets_contain_mpmath(masses, alpha, eps):
     assert hi - lo <= 1e-13 * (float(truth) + 1.0)      # as for randomized response
     lo, hi = f.delta_bounds(eps)
     _check(lo, hi, _mp_pair_delta(pm, qm, eps), math.inf)
+
+
+@settings(max_examples=200)
+@given(st.one_of(st.floats(-300.0, math.log10(700.0)).map(lambda t: float(10.0 ** t)),
+                 st.just(0.0)), alphas)
+def test_bounded_range_brackets_contain_mpmath(e, alpha):
+    """BR_ε(α) = (1 − α)/(1 + (e^ε − 1)α) (Dong, Durfee & Rogers 2020): at α = 1e-300 the
+    double 1.0 is above the truth, so the bracket must reach below it; near α = 1 at
+    ε = 700 the value is subnormal."""
+    mp.mp.dps = 50
+    lo, hi = fdp.BoundedRange(e).bounds(alpha)
+    a = mp.mpf(alpha)
+    truth = (1 - a) / (1 + mp.expm1(mp.mpf(e)) * a)
+    # the rounding of log(e^ε − 1) + log α costs up to ~4u(|log c| + |log α|) ≈ 1.3e-12
+    _check(lo, hi, truth, 2e-12)
+    assert float(hi) <= 1.0 - alpha or mp.mpf(float(np.nextafter(hi, 0.0))) < 1 - a
+
+
+def test_bounded_range_tiny_alpha_lower_end_below_one():
+    # the truth 1 − (1 + c)·1e-300 + … is below 1: the safe side must say so
+    lo, hi = fdp.BoundedRange(1.0).bounds(1e-300)
+    assert lo < 1.0 and hi == 1.0
