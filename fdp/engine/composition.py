@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from fdp import _validate
 from fdp._constants import TAU
@@ -25,6 +25,7 @@ from fdp.engine.convolution import tail_window
 from fdp.engine.grid import (
     QUESTION_REL_WIDTH,
     QUESTION_TOL,
+    Groups,
     choose_step,
     expected_seconds,
     loss_spread,
@@ -33,6 +34,7 @@ from fdp.engine.grid import (
 from fdp.engine.lattice import Lattice, check_size
 from fdp.engine.pipeline import (
     SPLIT_FACTORS,
+    Part,
     Recipe,
     _idle_core,
     _validate_groups,
@@ -60,8 +62,9 @@ def _concurrent() -> bool:
     return LANES > 1 and _idle_core()
 
 
-def combine_directions(directions, tau: float = TAU, meter: Meter | None = None,
-                       pool: ThreadPoolExecutor | None = None) -> list:
+def combine_directions(directions: Sequence[list[Part]], tau: float = TAU,
+                       meter: Meter | None = None, pool: ThreadPoolExecutor | None = None
+                       ) -> list[tuple[Lattice, Lattice]]:
     """[(pessimistic, optimistic)] per direction: ``pipeline.combine_parts`` of each
     list of (cropped) discretised groups, the 2 × len(directions) compositions run
     on ``LANES`` threads when a core is idle (bit-identical to the serial order).
@@ -88,7 +91,7 @@ def combine_directions(directions, tau: float = TAU, meter: Meter | None = None,
     return [(out[2 * d], out[2 * d + 1]) for d in range(len(directions))]
 
 
-def compose_add_remove(groups, step: float, meter: Meter | None = None
+def compose_add_remove(groups: Groups, step: float, meter: Meter | None = None
                        ) -> tuple[tuple[Lattice, Lattice], tuple[Lattice, Lattice]]:
     """((add_p, add_o), (rem_p, rem_o)): ⊗ of groups (f_i, n_i) on ΔZ (the add
     direction) and of their inverse pairs f_i⁻¹ (the remove direction; the
@@ -122,7 +125,7 @@ def compose_add_remove(groups, step: float, meter: Meter | None = None
     return add, rem
 
 
-def _both_directions(groups, step: float, meter: Meter | None) -> list:
+def _both_directions(groups: Groups, step: float, meter: Meter | None) -> list[list[Part]]:
     """[add parts, remove parts], cropped: the per-step lattices both directions of
     ``compose_add_remove`` compose (the remove direction reflected where it may be)."""
     add_parts = discretise_groups(groups, step, meter)
@@ -139,14 +142,15 @@ PROCESS_LANE = True
 PROCESS_MIN_POINTS = 2.5e6
 
 
-def _process_lane(groups, step: float) -> bool:
+def _process_lane(groups: Groups, step: float) -> bool:
     if not (PROCESS_LANE and len(groups) >= SPLIT_FACTORS and (os.cpu_count() or 1) > 1):
         return False
     spans = (s[3] - s[2] for s in (loss_spread(f) for f, _ in groups))
     return sum(spans) / step >= PROCESS_MIN_POINTS
 
 
-def half_directions(groups, step: float, meter: Meter | None = None) -> list:
+def half_directions(groups: Groups, step: float,
+                    meter: Meter | None = None) -> list[Lattice]:
     """[add_p, add_o, rem_p, rem_o]: the half-trees (``pipeline.side_tree``) of
     ``groups``, discretised and composed serially (each process's share of
     ``compose_add_remove``)."""
@@ -154,7 +158,8 @@ def half_directions(groups, step: float, meter: Meter | None = None) -> list:
             for parts in _both_directions(groups, step, meter) for i in (0, 1)]
 
 
-def _two_processes(groups, step: float, meter: Meter | None):
+def _two_processes(groups: Groups, step: float, meter: Meter | None
+                   ) -> tuple[tuple[Lattice, Lattice], tuple[Lattice, Lattice]]:
     """``compose_add_remove`` with the second half of the groups in a worker process
     (waited for by a thread, so that its start-up overlaps the first half); if no
     worker can run it, it is computed here."""
@@ -245,7 +250,7 @@ def check_powers(parts: list[tuple[Lattice, Lattice, int]]) -> None:
                 check_size(b - a + 1)
 
 
-def _prebuilt(factors) -> bool:
+def _prebuilt(factors: Any) -> bool:
     try:
         items = list(factors)
     except TypeError:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from fdp import _validate
 from fdp._constants import (
@@ -32,11 +32,14 @@ from fdp._constants import (
 )
 from fdp.engine.convolution import convolve, convolve_tree, crop, power
 from fdp.engine.discretise import discretise
-from fdp.engine.grid import DEFAULT_TOL
+from fdp.engine.grid import DEFAULT_TOL, Groups
 from fdp.engine.lattice import OPTIMISTIC, Lattice, reflect
 from fdp.law import loss_range_of as loss_range
 from fdp.progress import Meter
 from fdp.tradeoff import TradeOff, math_repr
+
+# one discretised group: (pessimistic lattice, optimistic lattice, count n)
+Part = tuple[Lattice, Lattice, int]
 
 # Compose the pessimistic and optimistic sides of a single-group composition in two
 # threads when a core is idle (``_idle_core``; the peak memory is then two transforms
@@ -66,15 +69,15 @@ class Recipe:
     step: float
     reflected: bool = False
 
-    def parts(self, meter: Meter | None = None) -> list:
+    def parts(self, meter: Meter | None = None) -> list[Part]:
         """[(pessimistic, optimistic, n)] per group: discretised, uncropped."""
         parts = discretise_groups(self.groups, self.step, meter)
         return inverse_parts(self.groups, parts) if self.reflected else parts
 
 
-def discretise_groups(groups, step: float, meter: Meter | None = None) -> list:
+def discretise_groups(groups: Groups, step: float, meter: Meter | None = None) -> list[Part]:
     """[(pessimistic, optimistic, n)] for groups (f, n): each factor on ΔZ, both sides."""
-    parts = []
+    parts: list[Part] = []
     for f, n in groups:
         lp, lo = discretise(f, step)
         parts.append((lp, lo, n))
@@ -83,7 +86,8 @@ def discretise_groups(groups, step: float, meter: Meter | None = None) -> list:
     return parts
 
 
-def inverse_parts(groups, parts, reflect_both: bool = False) -> list:
+def inverse_parts(groups: Groups, parts: list[Part],
+                  reflect_both: bool = False) -> list[Part]:
     """[(pessimistic, optimistic, n)] of the inverse pairs f_i⁻¹ = T(Q, P) of groups (f_i, n_i)
     whose own discretised lattices are ``parts``.
 
@@ -108,7 +112,7 @@ def inverse_parts(groups, parts, reflect_both: bool = False) -> list:
     the other read-backs start from (``Recipe.parts``: tilted recompositions near
     that floor, summaries, inverses) stay the direct, slack-free ones.
     """
-    out = []
+    out: list[Part] = []
     for (f, _), (lp, lo, n) in zip(groups, parts):
         inv = f.inverse()
         if inv is f:                                     # symmetric: its own lattices
@@ -126,7 +130,7 @@ def inverse_parts(groups, parts, reflect_both: bool = False) -> list:
     return out
 
 
-def cropped(parts, tau: float = TAU) -> list:
+def cropped(parts: list[Part], tau: float = TAU) -> list[Part]:
     return [(crop(lp, tau), crop(lo, tau), n) for lp, lo, n in parts]
 
 
@@ -160,10 +164,10 @@ def _idle_core() -> bool:
     return cores > 1 and load < cores - 1 + SELF_LOAD
 
 
-def combine_parts(parts, tau: float = TAU,
+def combine_parts(parts: list[Part], tau: float = TAU,
                   meter: Meter | None = None) -> tuple[Lattice, Lattice]:
     """⊗ of discretised groups, both sides: power each group, then a balanced tree."""
-    def side(i):
+    def side(i: int) -> Lattice:
         return compose_side(parts, i, tau, meter)
     if CONCURRENT_SIDES and len(parts) == 1 and _idle_core():
         # the two sides are independent: the transforms release the GIL, so the
@@ -176,7 +180,8 @@ def combine_parts(parts, tau: float = TAU,
     return side(0), side(1)
 
 
-def compose_side(parts, i: int, tau: float = TAU, meter: Meter | None = None) -> Lattice:
+def compose_side(parts: list[Part], i: int, tau: float = TAU,
+                 meter: Meter | None = None) -> Lattice:
     """⊗ of side i (0 pessimistic, 1 optimistic) of discretised groups: powers, then a
     balanced tree; from SPLIT_FACTORS groups on, two halves' trees and their product
     (``halves``, ``join_halves``)."""
@@ -187,12 +192,12 @@ def compose_side(parts, i: int, tau: float = TAU, meter: Meter | None = None) ->
                        tau, meter)
 
 
-def side_tree(parts, i: int, tau: float = TAU, meter: Meter | None = None) -> Lattice:
+def side_tree(parts: list[Part], i: int, tau: float = TAU, meter: Meter | None = None) -> Lattice:
     """⊗ of side i of discretised groups: each group's power, then one balanced tree."""
-    powers = []
+    powers: list[Lattice] = []
     for part in parts:
         t = power_tau(part[2], tau)
-        powers.append(crop(power(part[i], part[2], t), t))
+        powers.append(crop(power(part[0] if i == 0 else part[1], part[2], t), t))
         if meter is not None:
             meter.advance()
     return convolve_tree(powers, lambda lat: crop(lat, tau), meter)
@@ -203,16 +208,17 @@ def side_tree(parts, i: int, tau: float = TAU, meter: Meter | None = None) -> La
 # process, which starts later (a fresh interpreter's imports; with even halves the worker
 # finished last, benchmarks/RESULTS.md, "Process lane").
 SECOND_HALF_SKIP = 12
+_I = TypeVar("_I")
 
 
-def halves(items: list) -> tuple[list, list]:
+def halves(items: list[_I]) -> tuple[list[_I], list[_I]]:
     """The groups split alternately, even and odd positions (the split ``compose_side``
     uses), every ``SECOND_HALF_SKIP``-th odd one kept in the first half: per-factor
     work grows with the factor's loss range, and groups often come sorted by it (σ
     increasing over training), so cutting in the middle would give one half twice the
     other's work."""
-    first: list = []
-    second: list = []
+    first: list[_I] = []
+    second: list[_I] = []
     for i, item in enumerate(items):
         odd = i % 2 == 1 and (i // 2) % SECOND_HALF_SKIP != SECOND_HALF_SKIP - 1
         (second if odd else first).append(item)
@@ -234,7 +240,7 @@ def work_units(groups: int, directions: int = 1) -> int:
     return groups + 2 * directions * (2 * groups - 1)
 
 
-def _validate_groups(factors):
+def _validate_groups(factors: Any) -> list[tuple[TradeOff, int]]:
     if isinstance(factors, TradeOff):
         factors = [(factors, 1)]
     groups = []
@@ -254,7 +260,7 @@ def _validate_groups(factors):
     return groups
 
 
-def _label(groups) -> str:
+def _label(groups: Groups) -> str:
     """Factors' reprs (without their one-direction remark) joined by ⊗."""
     bare = [math_repr(f) for f, _ in groups[:4]]
     parts = [b if n == 1 else f"{b}^{n}" for b, (_, n) in zip(bare, groups[:4])]
@@ -264,12 +270,12 @@ def _label(groups) -> str:
     return " ⊗ ".join(parts)
 
 
-def _directions(groups) -> Literal["one", "both"]:
+def _directions(groups: Groups) -> Literal["one", "both"]:
     """"one" if any factor covers one direction of add/remove neighbouring only."""
     return "one" if any(f.directions == "one" for f, _ in groups) else "both"
 
 
-def check_tol(tol) -> float:
+def check_tol(tol: float | None) -> float:
     if tol is None:
         return DEFAULT_TOL
     return _validate.real("tol", tol, low=0.0, low_open=True, high=1.0)
