@@ -11,15 +11,21 @@ from __future__ import annotations
 
 import contextlib
 import math
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from fdp import _validate
 from fdp._constants import EXP_SAFE, PLAIN_READBACK_FLOOR, TILT_READBACK_FLOOR
+from fdp._types import ArrayLike, FloatArray
 from fdp.engine.grid import QUESTION_EPS_FLOOR, reachable_width
-from fdp.engine.lattice import PESSIMISTIC, GridBudgetExceeded, check_size
+from fdp.engine.lattice import PESSIMISTIC, GridBudgetExceeded, Lattice, check_size
 from fdp.engine.pipeline import _idle_core
+
+if TYPE_CHECKING:
+    from fdp.engine.numeric import Numeric
 
 # Near the round-off floor (δ < TILT_READBACK_FLOOR × it) a tilted recomposition
 # tightens the plain bracket. It costs about what the composition cost: it is done by
@@ -34,14 +40,14 @@ READ_THREADS_FROM = 2 ** 18
 REFINE_ROUNDS = 4
 
 
-def bracket_gap(lo, hi) -> np.ndarray:
+def bracket_gap(lo: ArrayLike, hi: ArrayLike) -> FloatArray:
     """hi − lo, 0 where both are the same (inf included: ε = ∞ certified on both sides)."""
     lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
     same = lo == hi
     return np.where(same, 0.0, hi - np.where(same, 0.0, lo))
 
 
-def symmetric_curve(num, side: str, a: np.ndarray) -> np.ndarray:
+def symmetric_curve(num: Numeric, side: str, a: np.ndarray) -> np.ndarray:
     """max{g, g⁻¹} with g(α) = max_{k ≥ 0} (1 − δ(kΔ) − e^{kΔ} α).
 
     δ is the upper (pessimistic side) or lower (optimistic side) bound on the
@@ -92,7 +98,8 @@ def symmetric_curve(num, side: str, a: np.ndarray) -> np.ndarray:
     return np.clip(out, 0.0, 1.0 - a)
 
 
-def epsilon_plain(pess: tuple, opt: tuple, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def epsilon_plain(pess: Sequence[Lattice], opt: Sequence[Lattice],
+                  d: FloatArray) -> tuple[FloatArray, FloatArray]:
     """(ε_lo, ε_hi) from the composed lattices, each solved exactly per lattice.
 
     δ_upper = max_i (δ_i + η_i) ≤ d ⇔ δ_i ≤ d − η_i for every i, so ε_hi is the
@@ -102,7 +109,7 @@ def epsilon_plain(pess: tuple, opt: tuple, d: np.ndarray) -> tuple[np.ndarray, n
     it short. The lattices are read independently: on two threads when a core is
     idle and they are large (``READ_THREADS_FROM`` points; the same numbers).
     """
-    def one(lat, sign):
+    def one(lat: Lattice, sign: float) -> FloatArray:
         target = d + sign * (lat.slack + lat.readback)
         with lat.tables_held():          # the checks reuse the solve's tables
             e = lat.epsilon_raw(target)
@@ -128,7 +135,9 @@ def epsilon_plain(pess: tuple, opt: tuple, d: np.ndarray) -> tuple[np.ndarray, n
     return np.minimum(lo, hi), hi
 
 
-def refine(num, answer, width, name: str, rounds: int = REFINE_ROUNDS):
+def refine(num: Numeric, answer: Callable[[Numeric], tuple[FloatArray, FloatArray]],
+           width: float, name: str, rounds: int = REFINE_ROUNDS
+           ) -> tuple[FloatArray, FloatArray]:
     """(lo, hi) = answer(g) for g = num, then recompositions at smaller tol until
     max(hi − lo) ≤ width; each bracket is certified, so they are intersected.
 
@@ -179,7 +188,8 @@ def refine(num, answer, width, name: str, rounds: int = REFINE_ROUNDS):
         "tail slack of the composition, not by the grid)")
 
 
-def epsilon_read(num, flat: np.ndarray, want) -> tuple[np.ndarray, np.ndarray]:
+def epsilon_read(num: Numeric, flat: FloatArray,
+                 want: float | None) -> tuple[FloatArray, FloatArray]:
     """(ε_lo, ε_hi) at the δ values ``flat``: the plain read-back above
     PLAIN_READBACK_FLOOR × the round-off floor, intersected with (or, below it,
     replaced by) the tilted recomposition near the floor (``Numeric.epsilon_bounds``);
@@ -227,7 +237,7 @@ def epsilon_read(num, flat: np.ndarray, want) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
-def consistent_epsilon(num, flat: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+def consistent_epsilon(num: Numeric, flat: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                        pure_hi: float) -> tuple[np.ndarray, np.ndarray]:
     """(ε_lo, ε_hi) at the δ values ``flat`` made consistent with what else is certified.
 
@@ -236,8 +246,8 @@ def consistent_epsilon(num, flat: np.ndarray, lo: np.ndarray, hi: np.ndarray,
     and the lower end is max(lo, lo at any larger δ asked, and, below the plain
     read-back's resolution δ_ref = ``PLAIN_READBACK_FLOOR`` × ``delta_floor``, the plain
     lower end at δ_ref): each is a certified bound at a δ on the right side. Without
-    this, the lower end of a tilted read-back (which certifies only the upper end) fell
-    to 0 below the floor while the plain one at δ_ref was 3.99.
+    this, the lower end of a tilted read-back (which certifies only the upper end)
+    would be 0 below the floor.
     """
     lo = np.array(lo, dtype=float)
     hi = np.minimum(np.array(hi, dtype=float), pure_hi)
@@ -252,7 +262,7 @@ def consistent_epsilon(num, flat: np.ndarray, lo: np.ndarray, hi: np.ndarray,
     return np.minimum(lo, hi), hi
 
 
-def question_bracket(num, flat: np.ndarray, rel: float) -> tuple[np.ndarray, np.ndarray]:
+def question_bracket(num: Numeric, flat: np.ndarray, rel: float) -> tuple[np.ndarray, np.ndarray]:
     """(ε_lo, ε_hi) at the δ values ``flat``, at most rel·max(ε, QUESTION_EPS_FLOOR)
     wide: the check of a question-sized grid (``Numeric.epsilon_bounds`` without
     width, ``eps_width``).
