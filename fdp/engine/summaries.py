@@ -51,22 +51,32 @@ tail at α ≈ q^T. The CLT μ of ``dpsgd_clt_mu`` describes the bulk instead.)
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import log_ndtr, logsumexp
 
 from fdp._numerics import bisect_monotone
+from fdp._types import ArrayLike, FloatArray
 from fdp.engine.discretise import discretise
-from fdp.engine.lattice import GridBudgetExceeded, reflect, tables_held_for
+from fdp.engine.lattice import GridBudgetExceeded, Lattice, reflect, tables_held_for
+from fdp.engine.pipeline import Part
+from fdp.tradeoff import TradeOff
+
+if TYPE_CHECKING:
+    from fdp.engine.numeric import Numeric
 
 _U = np.finfo(float).eps / 2.0
 _LOG_MU = (-40.0, 20.0)                       # μ searched in [e^−40, e^20]
 _LAMBDAS = np.logspace(-4.0, 6.0, 81)          # Chernoff orders tried (any λ > 0 is valid)
+_Dirs = list[list[Part]]                       # per direction, its discretised groups
+_LogUp = Callable[[FloatArray], FloatArray]     # ε ↦ log of a certified upper δ(ε)
 
 
 # -- Access to the factors of a Numeric (its plain ``Recipe`` data) --
-def _recipes(num):
+def _recipes(num: Numeric) -> list[tuple[tuple[tuple[TradeOff, int], ...], bool]] | None:
     """[(groups, reflected)] per direction of ``num``, or None if the factors are not kept."""
     src = getattr(num, "source", None)
     if isinstance(src, tuple) and src and all(hasattr(r, "groups") for r in src):
@@ -74,25 +84,24 @@ def _recipes(num):
     return None
 
 
-def _direction_parts(num):
+def _direction_parts(num: Numeric) -> _Dirs | None:
     """Per direction, the uncropped per-step lattices [(pess, opt, n)], or None."""
     if _recipes(num) is None:
         return None
     return [r.parts() for r in num.source]
 
 
-def _flip(parts):
+def _flip(parts: list[Part]) -> list[Part]:
     """The parts of the inverse pair (slack-free per-step lattices reflect exactly)."""
     return [(reflect(lp), reflect(lo), n) for lp, lo, n in parts]
 
 
-def _checked_directions(num, dirs):
+def _checked_directions(num: Numeric, dirs: _Dirs | None) -> _Dirs | None:
     """Directions whose δ must all vanish / stay below δ_μ, as lattice parts.
 
     A one-sided symmetrisation (two lattices) is symmetric: its own directions. A
     plain composition f needs f and f⁻¹ (the reflected factors). ``dirs``: the
-    result's own directions (``_direction_parts``).
-    """
+    result's own directions (``_direction_parts``)."""
     if dirs is None or any(lat.slack != 0.0 for parts in dirs for p in parts for lat in p[:2]):
         return None
     if len(num.pess) == 1 and not _symmetric_factors(num):
@@ -100,7 +109,7 @@ def _checked_directions(num, dirs):
     return dirs
 
 
-def _symmetric_factors(num) -> bool:
+def _symmetric_factors(num: Numeric) -> bool:
     """Every factor is symmetric (f_i = f_i⁻¹), so is their composition:
     (⊗ f_i)⁻¹ = ⊗ f_i⁻¹ (DRS Prop 3.2), and f⁻¹ needs no separate check."""
     recipes = _recipes(num)
@@ -108,7 +117,7 @@ def _symmetric_factors(num) -> bool:
 
 
 # -- Closed forms for the factors --
-def certified_singular(f) -> bool:
+def certified_singular(f: TradeOff) -> bool:
     """True when f's exact law has Q(L = +∞) > 0 or P(L = −∞) > 0.
 
     Then f(0) = 1 − Q(L = +∞) < 1, or f reaches 0 at α = 1 − P(L = −∞) < 1, while
@@ -139,14 +148,14 @@ def certified_singular(f) -> bool:
     return p_neginf > 0.0 or q_inf > 0.0
 
 
-def _factor_singular(num) -> bool:
+def _factor_singular(num: Numeric) -> bool:
     """Some factor of ``num`` is ``certified_singular``: μ* = ε* = ∞ for ``num``."""
     recipes = _recipes(num)
     return recipes is not None and any(
         certified_singular(f) for groups, _ in recipes for f, _n in groups)
 
 
-def _gaussian_family_mu(f):
+def _gaussian_family_mu(f: TradeOff) -> tuple[float, float] | None:
     """(μ, q) if f is G_μ, q G_μ + (1 − q) Id (q > 0) or C_q(G_μ) (q > 0): then f ≥ G_μ
     and f's Q-side law contains N(μ, 1) with weight q (so the tail argument applies);
     (0.0, 1.0) for Id or q = 0; None otherwise. Asked of the object
@@ -154,7 +163,7 @@ def _gaussian_family_mu(f):
     return f._gaussian_component()
 
 
-def _factor_mu_hi(f, step: float) -> float:
+def _factor_mu_hi(f: TradeOff, step: float) -> float:
     """A certified μ with f ≥ G_μ: closed form, the factor's own certified bracket,
     or its lattices on the grid ``step`` when its loss is bounded (inf if none)."""
     fam = _gaussian_family_mu(f)
@@ -168,7 +177,7 @@ def _factor_mu_hi(f, step: float) -> float:
     return best
 
 
-def _hook(f, name: str, end: int = 1) -> float:
+def _hook(f: TradeOff, name: str, end: int = 1) -> float:
     """The upper (``end`` = 1) or lower (``end`` = 0) end of f's own certified bracket
     ``name`` (inf, or 0 for the lower end, if it has none)."""
     none = math.inf if end else 0.0
@@ -181,13 +190,13 @@ def _hook(f, name: str, end: int = 1) -> float:
         return none
 
 
-def _exact_vertices(f) -> bool:
+def _exact_vertices(f: TradeOff) -> bool:
     """f is piecewise linear (or a finite pair): its summaries are exact vertex formulas
     (asked of the object, ``TradeOff._exact_vertices``)."""
     return bool(f._exact_vertices())
 
 
-def _factor_pure_upper(num) -> float:
+def _factor_pure_upper(num: Numeric) -> float:
     """Σ n_i ε_i over the factors (f_i ≥ f_{ε_i,0} composes to f_{Σ n_i ε_i, 0}, DRS
     Prop 3.2/KOV); ε_i from the factor's certified bracket or exact vertex formula."""
     recipes = _recipes(num)
@@ -195,7 +204,7 @@ def _factor_pure_upper(num) -> float:
         return math.inf
     worst = 0.0
     for groups, _ in recipes:           # f⁻¹ ≥ f_{ε,0} ⇔ f ≥ f_{ε,0}
-        terms = []
+        terms: list[tuple[int, float]] = []
         for f, n in groups:
             e = _hook(f, "_pure_epsilon_bounds")
             if not math.isfinite(e) and _exact_vertices(f):
@@ -207,7 +216,7 @@ def _factor_pure_upper(num) -> float:
     return worst
 
 
-def _factor_pure_lower(num) -> float:
+def _factor_pure_lower(num: Numeric) -> float:
     """Σ n_i ε_i,lo over a direction whose factors are all symmetric.
 
     A symmetric f_i has a symmetric loss support, so ess sup L_i = ε*_i, and the
@@ -225,7 +234,7 @@ def _factor_pure_lower(num) -> float:
     return best
 
 
-def _directed_sum(terms, *, up: bool) -> float:
+def _directed_sum(terms: list[tuple[int, float]], *, up: bool) -> float:
     """Σ n_i x_i over (n_i, x_i), exactly, rounded once towards +∞ (up) or −∞.
 
     Exact rational arithmetic: an exact sum (BR_1 ⊗ BR_2: 3) stays exact, so that
@@ -254,13 +263,12 @@ def _round_down(x: float) -> float:
 
 
 # -- The GDP privacy profile with certified rounding, and its inverse in μ --
-def log_delta_gdp(mu, eps, side: int):
+def log_delta_gdp(mu: ArrayLike, eps: ArrayLike, side: int) -> FloatArray:
     """log δ_μ(ε) bounded from below (side = −1) or above (side = +1), vectorised.
 
     δ_μ(ε) = e^a (1 − e^{b − a}), a = log Φ(−ε/μ + μ/2), b = ε + log Φ(−ε/μ − μ/2)
     (b < a). log_ndtr is accurate to a few ulps of |a|, |b| (absolutely, in log), so a
-    margin m = 1e-12 (1 + |a| + |b|) on a and on b − a bounds the true value.
-    """
+    margin m = 1e-12 (1 + |a| + |b|) on a and on b − a bounds the true value."""
     mu = np.asarray(mu, dtype=float)
     eps = np.asarray(eps, dtype=float)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore", under="ignore"):
@@ -284,22 +292,21 @@ def log_delta_gdp(mu, eps, side: int):
     return np.where(ok | (mu <= 0), np.where(mu > 0, out, -np.inf), 0.0)
 
 
-def mu_needed(eps, log_d, side: int):
+def mu_needed(eps: ArrayLike, log_d: ArrayLike, side: int) -> FloatArray:
     """Per entry, the μ at which δ_μ(ε) reaches e^{log_d}, bracketed to the safe side.
 
     side = +1 (for an upper μ): the smallest μ whose certified-lower δ_μ(ε) is
     ≥ e^{log_d}; any μ ≥ it has δ_μ(ε) ≥ e^{log_d}. side = −1 (for a lower μ): the
     largest μ whose certified-upper δ_μ(ε) is < e^{log_d}; every smaller μ has
     δ_μ(ε) < e^{log_d}. δ_μ(ε) is increasing in μ. Bisection in log μ over
-    [e^−40, e^20]; beyond it inf (upper) or the bracket's end (lower).
-    """
+    [e^−40, e^20]; beyond it inf (upper) or the bracket's end (lower)."""
     eps = np.asarray(eps, dtype=float)
     log_d = np.broadcast_to(np.asarray(log_d, dtype=float), eps.shape)
     lo = np.full(eps.shape, _LOG_MU[0])
     hi = np.full(eps.shape, _LOG_MU[1])
     check = -1 if side > 0 else +1
 
-    def good(t):                               # "μ = e^t reaches the target" (certified side)
+    def good(t: FloatArray) -> np.ndarray:      # "μ = e^t reaches the target" (certified side)
         return log_delta_gdp(np.exp(t), eps, check) >= log_d
 
     # the package's one bisection, to 60 / 2^52 in log μ (μ to ~1e-14 relative); the
@@ -314,16 +321,16 @@ def mu_needed(eps, log_d, side: int):
 
 
 # -- Lattice helpers --
-def _live(lat):
+def _live(lat: Lattice) -> tuple[FloatArray, FloatArray]:
     live = lat.q > 0
     return lat.losses[live], lat.q[live]
 
 
-def _support(parts, side: int):
+def _support(parts: list[Part], side: int) -> tuple[float, bool]:
     """(Σ n max supp, any +∞ atom) of the exact composition of parts[side]."""
     top, inf_atom = 0.0, False
     for p in parts:
-        lat, n = p[side], p[2]
+        lat, n = p[0] if side == 0 else p[1], p[2]
         L, _ = _live(lat)
         inf_atom |= lat.q_inf > 0
         if L.size == 0:
@@ -332,7 +339,7 @@ def _support(parts, side: int):
     return top, inf_atom
 
 
-def _log_mgf(parts, lambdas):
+def _log_mgf(parts: list[Part], lambdas: FloatArray) -> FloatArray:
     """Λ(λ) = Σ n log Σ q e^{λl} of the pessimistic factors (finite atoms), per λ."""
     tot = np.zeros(lambdas.size)
     for lp, _, n in parts:
@@ -344,7 +351,7 @@ def _log_mgf(parts, lambdas):
     return tot
 
 
-def _chernoff(parts):
+def _chernoff(parts: list[Part]) -> _LogUp:
     """ε ↦ log of min_λ κ(λ) e^{Λ(λ) − λε}: an upper bound on δ of the exact composition
     of the pessimistic factors (finite atoms only), with a rounding margin."""
     lam = _LAMBDAS
@@ -352,14 +359,14 @@ def _chernoff(parts):
     log_kappa = lam * np.log(lam) - (1.0 + lam) * np.log1p(lam)
     base = big + log_kappa + 1e-9 * (1.0 + np.abs(big))   # logsumexp and products' rounding
 
-    def log_delta(eps):
+    def log_delta(eps: FloatArray) -> FloatArray:
         vals = base[None, :] - lam[None, :] * np.asarray(eps, dtype=float)[:, None]
         return np.minimum(np.min(vals, axis=1), 0.0)
     return log_delta
 
 
 # -- Pure ε --
-def _recipe_unbounded(num) -> bool:
+def _recipe_unbounded(num: Numeric) -> bool:
     """True if some factor's loss is unbounded above (a Gaussian with μ > 0 inside):
     then the composed loss is unbounded and ε* = ∞ (the other factors' supports are
     non-empty, so the sum's support is unbounded too)."""
@@ -374,7 +381,7 @@ def _recipe_unbounded(num) -> bool:
     return False
 
 
-def pure_epsilon_bounds(num) -> tuple[float, float]:
+def pure_epsilon_bounds(num: Numeric) -> tuple[float, float]:
     """(lo, hi) with lo ≤ ε* ≤ hi, ε* the smallest ε with f ≥ f_{ε,0} (module docstring)."""
     if _recipe_unbounded(num) or _factor_singular(num):
         return math.inf, math.inf
@@ -398,7 +405,7 @@ def pure_epsilon_bounds(num) -> tuple[float, float]:
     return min(max(lo, _round_down(lo_s)), hi), hi
 
 
-def _generic_pure_lower(num) -> float:
+def _generic_pure_lower(num: Numeric) -> float:
     """ε* ≥ any ε with certified-lower δ(ε) > 0 (read from the composed lattices)."""
     grid = _eps_grid(num)
     d = num._delta_lower(grid)
@@ -406,13 +413,13 @@ def _generic_pure_lower(num) -> float:
     return float(grid[pos[-1]]) if pos.size else 0.0
 
 
-def _eps_grid(num, points: int = 4001):
+def _eps_grid(num: Numeric, points: int = 4001) -> FloatArray:
     top = max((lat.k0 + lat.q.size) * lat.step for lat in num.pess + num.opt)
     return np.linspace(0.0, max(top, 0.0) + num.step, points)
 
 
 # -- GDP μ --
-def _genuine_infinity(dirs) -> bool:
+def _genuine_infinity(dirs: _Dirs | None) -> bool:
     """A slack-free optimistic factor lattice with a +∞ atom: the composition has Q-mass
     |Q|ⁿ − Fⁿ > 0 at L = +∞, so δ_f(ε) ≥ that for every ε (f(0) < 1): ε* = μ* = ∞."""
     if dirs is None:
@@ -420,7 +427,7 @@ def _genuine_infinity(dirs) -> bool:
     return any(p[1].slack == 0.0 and p[1].q_inf > 0 for parts in dirs for p in parts)
 
 
-def gdp_mu_bounds(num) -> tuple[float, float]:
+def gdp_mu_bounds(num: Numeric) -> tuple[float, float]:
     """(lo, hi) with lo ≤ μ* ≤ hi, μ* the smallest μ with f ≥ G_μ (module docstring)."""
     if _factor_singular(num):
         return math.inf, math.inf
@@ -437,7 +444,7 @@ def gdp_mu_bounds(num) -> tuple[float, float]:
     return _round_down(lo), _round_up(hi)
 
 
-def _factor_mu_upper(num) -> float:
+def _factor_mu_upper(num: Numeric) -> float:
     recipes = _recipes(num)
     if recipes is None:
         return math.inf
@@ -453,20 +460,20 @@ def _factor_mu_upper(num) -> float:
     return worst
 
 
-def _family_mu_lower(num) -> float:
+def _family_mu_lower(num: Numeric) -> float:
     """μ_T = √(Σ n μ_i²) when every factor of some direction is a (subsampled) Gaussian."""
     recipes = _recipes(num)
     if recipes is None:
         return 0.0
     best = 0.0
     for groups, _ in recipes:
-        fams = [(_gaussian_family_mu(f), n) for f, n in groups]
-        if all(fam is not None for fam, _ in fams):
-            best = max(best, math.sqrt(sum(n * fam[0] ** 2 for fam, n in fams)))
+        fams = [(fam[0], n) for f, n in groups if (fam := _gaussian_family_mu(f)) is not None]
+        if len(fams) == len(groups):                  # every factor is of the family
+            best = max(best, math.sqrt(sum(n * mu ** 2 for mu, n in fams)))
     return best
 
 
-def _bulk_mu_lower(num) -> float:
+def _bulk_mu_lower(num: Numeric) -> float:
     """max over a grid of the μ that the certified-lower δ(ε) (and δ of f⁻¹) forces."""
     grid = _eps_grid(num)
     logs = []
@@ -484,7 +491,7 @@ def _bulk_mu_lower(num) -> float:
     return best
 
 
-def _lattice_mu_upper(num, dirs) -> float:
+def _lattice_mu_upper(num: Numeric, dirs: _Dirs | None) -> float:
     dirs = _checked_directions(num, dirs)
     if dirs is None:
         return math.inf
@@ -493,7 +500,7 @@ def _lattice_mu_upper(num, dirs) -> float:
             [(parts, _plain_upper(num, j)) for j, parts in enumerate(dirs)], _bulk_top(num))
 
 
-def _directions_mu_upper(dirs, bulk: float) -> float:
+def _directions_mu_upper(dirs: list[tuple[list[Part], _LogUp]], bulk: float) -> float:
     """Certified μ from bounded-support directions [(parts, plain log-upper δ)]."""
     worst = 0.0
     for parts, plain in dirs:
@@ -504,7 +511,7 @@ def _directions_mu_upper(dirs, bulk: float) -> float:
             continue                           # δ(ε) = 0 for ε ≥ 0: no constraint
         chern = _chernoff(parts)
 
-        def log_upper(eps, plain=plain, chern=chern):
+        def log_upper(eps: FloatArray, plain: _LogUp = plain, chern: _LogUp = chern) -> FloatArray:
             return np.minimum(plain(eps), chern(eps))
         worst = max(worst, _sandwich(log_upper, top, bulk))
         if not math.isfinite(worst):
@@ -512,13 +519,13 @@ def _directions_mu_upper(dirs, bulk: float) -> float:
     return worst
 
 
-def _bulk_top(num) -> float:
+def _bulk_top(num: Numeric) -> float:
     return max((lat.k0 + lat.q.size) * lat.step for lat in num.pess)
 
 
-def _plain_upper(num, j: int):
+def _plain_upper(num: Numeric, j: int) -> _LogUp:
     """ε ↦ log of the composed lattices' certified upper δ for direction j (ε ≥ 0)."""
-    def log_upper(eps):
+    def log_upper(eps: FloatArray) -> FloatArray:
         eps = np.asarray(eps, dtype=float)
         with np.errstate(divide="ignore", over="ignore"):
             if len(num.pess) > 1:
@@ -533,16 +540,16 @@ def _plain_upper(num, j: int):
     return log_upper
 
 
-def _lattice_upper(lat):
+def _lattice_upper(lat: Lattice) -> _LogUp:
     """ε ↦ log of a slack-free lattice's own δ, rounded up (its read-back bound)."""
-    def log_upper(eps):
+    def log_upper(eps: FloatArray) -> FloatArray:
         with np.errstate(divide="ignore"):
             d = lat.delta_raw(np.asarray(eps, dtype=float)) + lat.readback
             return np.log(np.minimum(d, 1.0))
     return log_upper
 
 
-def _single_factor_mu(f, step: float) -> float:
+def _single_factor_mu(f: TradeOff, step: float) -> float:
     """Certified μ for one bounded-loss factor from its own lattices (inf otherwise)."""
     try:
         lp, lo = discretise(f, step)
@@ -559,12 +566,11 @@ def _single_factor_mu(f, step: float) -> float:
             max(bulk, -rp.k0 * step))
 
 
-def _sandwich(log_upper, top: float, bulk: float, rounds: int = 6, split: int = 8) -> float:
+def _sandwich(log_upper: _LogUp, top: float, bulk: float, rounds: int = 6, split: int = 8) -> float:
     """Smallest μ certified by cells [ε_i, ε_{i+1}] covering [0, top]: U(ε_i) ≤ δ_μ(ε_{i+1}).
 
     Cells that may bind are split ``split`` ways, ``rounds`` times; the maximum over
-    cells is a valid bound at every stage.
-    """
+    cells is a valid bound at every stage."""
     edges = np.unique(np.concatenate([np.linspace(0.0, top, 1001),
                                       np.linspace(0.0, min(bulk, top), 1001)]))
     lo_e, hi_e = edges[:-1], edges[1:]
