@@ -30,8 +30,8 @@ _U = UNIT_ROUNDOFF
 ArrayPair = tuple[np.ndarray, np.ndarray]
 
 
-def widen(v: ArrayLike, rel: ArrayLike, abs_: ArrayLike = 0.0, *, low: float = 0.0,
-          high: float = np.inf) -> ArrayPair:
+def widen(v: ArrayLike, rel: ArrayLike, abs_: ArrayLike = 0.0, *, low: ArrayLike = 0.0,
+          high: ArrayLike = np.inf) -> ArrayPair:
     """(lo, hi) containing every t with |v − t| ≤ rel·|v| + abs_, clipped to [low, high].
 
     Parameters

@@ -159,7 +159,7 @@ def gdp_conversion(mu: float = 1.0, deltas: Sequence[float] = (1e-1, 1e-2, 1e-3,
         draw_tradeoff(target, Gaussian(mu), label=rf"$G_{{{mu:g}}}$" if main else "_",
                       color="k", linewidth=2.2)
         for i, d in enumerate(deltas):
-            e = gdp_epsilon(mu, d)
+            e = float(gdp_epsilon(mu, d))
             draw_tradeoff(target, EpsDelta(e, d), color=color(i), linestyle=linestyle(i + 1),
                           linewidth=1.3,
                           label=rf"$f_{{\varepsilon,\delta}}$: $\delta={d:g}$, "
