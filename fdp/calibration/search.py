@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from fdp import _validate
@@ -61,8 +64,9 @@ class Calibration(float):
     bound: str
     guarantee: str
 
-    def __new__(cls, noise, *, lower, target, tradeoff, evaluations, kind,
-                mechanism=None, at_floor=False, bound=""):
+    def __new__(cls, noise: float, *, lower: float | None, target: Target, tradeoff: TradeOff,
+                evaluations: int, kind: str, mechanism: object = None,
+                at_floor: bool = False, bound: str = "") -> Calibration:
         self = super().__new__(cls, noise)
         tail = target.allowance(tradeoff)
         info = dict(noise=float(noise), lower=lower, target=target, tradeoff=tradeoff,
@@ -74,15 +78,15 @@ class Calibration(float):
             object.__setattr__(self, k, v)
         return self
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Calibration is immutable")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., Calibration], tuple[object, ...]]:
         return (_rebuild, (float(self), self.lower, self.target, self.tradeoff,
                            self.evaluations, self.kind, self.mechanism, self.at_floor,
                            self.bound))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         extra = ""
         if self.bound:
             extra += f", bound={self.bound!r}"
@@ -94,7 +98,9 @@ class Calibration(float):
                 f"evaluations={self.evaluations}{extra})")
 
 
-def _rebuild(noise, lower, target, tradeoff, evaluations, kind, mechanism, at_floor, bound):
+def _rebuild(noise: float, lower: float | None, target: Target, tradeoff: TradeOff,
+             evaluations: int, kind: str, mechanism: object, at_floor: bool,
+             bound: str) -> Calibration:
     return Calibration(noise, lower=lower, target=target, tradeoff=tradeoff,
                        evaluations=evaluations, kind=kind, mechanism=mechanism,
                        at_floor=at_floor, bound=bound)
@@ -112,9 +118,11 @@ def _guarantee(target: Target, tail: float) -> str:
             f"δ(ε) ≤ δ_{f}(ε) + {tail:.2g} for every ε")
 
 
-def search_noise(tradeoff_of_noise, target: Target, *, rtol: float = 1e-9,
-                 guess: float = 1.0, max_noise: float = 1e12, min_noise: float = 1e-12,
-                 kind: str = "noise", certified_by=None, bound_of=None) -> Calibration:
+def search_noise(tradeoff_of_noise: Callable[[float], TradeOff], target: Target, *,
+                 rtol: float = 1e-9, guess: float = 1.0, max_noise: float = 1e12,
+                 min_noise: float = 1e-12, kind: str = "noise",
+                 certified_by: Callable[[float], bool] | None = None,
+                 bound_of: Callable[[float, bool], str] | None = None) -> Calibration:
     """Smallest noise x with ``target.met_by(tradeoff_of_noise(x))``, assuming more noise
     is never less private. Expanding bracket, then bisection; returns the passing end.
 
@@ -176,8 +184,8 @@ def search_noise(tradeoff_of_noise, target: Target, *, rtol: float = 1e-9,
                 cache[x] = (bool(target.met_by(g)), g)
         return cache[x][0]
 
-    def result(x: float, **kw) -> Calibration:
-        g = cache[x][1] if cache[x][1] is not None else build(x)
+    def result(x: float, **kw: Any) -> Calibration:
+        g = kept if (kept := cache[x][1]) is not None else build(x)
         bound = "" if bound_of is None else bound_of(x, x in cheap)
         return Calibration(x, target=target, tradeoff=g, evaluations=len(cache), kind=kind,
                            bound=bound, **kw)

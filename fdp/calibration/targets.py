@@ -11,6 +11,7 @@ from scipy.special import expit, ndtri
 
 from fdp import _validate
 from fdp._numerics import bisect_monotone, golden_max
+from fdp._types import ArrayLike, FloatArray
 from fdp.conversions.summaries import exact_piecewise_linear
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
@@ -52,7 +53,7 @@ def min_gap(g: TradeOff, f: TradeOff) -> float:
         lo, hi = a[:-1], a[1:]
         slope = (b[1:] - b[:-1]) / (hi - lo)
 
-        def neg_gap(x):
+        def neg_gap(x: FloatArray) -> FloatArray:
             return -(g._beta(x) - (b[:-1] + slope * (x - lo)))
 
         x = golden_max(neg_gap, lo, hi, iters=90)
@@ -173,8 +174,10 @@ class Target:
     max_tail: float = 1e-9
 
     @classmethod
-    def make(cls, target=None, *, mu=None, epsilon=None, delta=None, advantage=None,
-             tpr_at_fpr=None) -> Target:
+    def make(cls, target: TradeOff | Target | None = None, *, mu: float | None = None,
+             epsilon: float | None = None, delta: float | None = None,
+             advantage: float | None = None,
+             tpr_at_fpr: tuple[float, float] | None = None) -> Target:
         """Exactly one of: target (TradeOff), mu, (epsilon and delta), advantage, tpr_at_fpr."""
         given = [name for name, v in (("target", target), ("mu", mu),
                                       ("epsilon/delta", epsilon if epsilon is not None
@@ -203,6 +206,7 @@ class Target:
                        delta=_validate.probability("delta", delta))
         if advantage is not None:
             return cls("advantage", advantage=_validate.probability("advantage", advantage))
+        assert tpr_at_fpr is not None          # the one target given (checked above)
         try:
             tpr, fpr = tpr_at_fpr
         except (TypeError, ValueError):
@@ -379,7 +383,7 @@ def tail_allowance(g: TradeOff, f: TradeOff) -> float:
         return 0.0
     floor = tail_mass(g)
 
-    def passes(eta):
+    def passes(eta: ArrayLike) -> np.ndarray:
         return np.array([dominates(g, TailDelta(f, float(e))) for e in np.atleast_1d(eta)])
 
     start = max(floor, 1e-300)
