@@ -28,6 +28,13 @@ Figure helpers (see each docstring for the formula drawn):
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from matplotlib.axes import Axes
+
 from fdp.plotting._draw import draw_points, draw_tradeoff, is_point_set, latex_label
 from fdp.plotting.accounting import (
     clt_band,
@@ -55,7 +62,8 @@ from fdp.plotting.style import (
 )
 
 
-def plot(*fs, labels=None, ax=None, diagonal: bool = True, title: str | None = None):
+def plot(*fs: Any, labels: Sequence[str | None] | None = None, ax: Axes | None = None,
+         diagonal: bool = True, title: str | None = None) -> Axes:
     """Draw trade-off functions (and point sets) on square trade-off axes; return the Axes.
 
     Parameters

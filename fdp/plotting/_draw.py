@@ -15,13 +15,21 @@ precision than the object has:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.lines import Line2D
+
 import re
 
 import numpy as np
 
+from fdp._types import ArrayLike
 from fdp.families.piecewise import PiecewiseLinear, from_points
 from fdp.plotting.style import alpha_grid
 from fdp.status import Status
+from fdp.tradeoff import TradeOff
 
 #: PiecewiseLinear functions with at most this many vertices show their vertices.
 MAX_MARKED_VERTICES = 60
@@ -32,7 +40,7 @@ MAX_MARKED_VERTICES = 60
 MAX_LABEL_FACTORS = 3
 
 
-def latex_label(f) -> str:
+def latex_label(f: TradeOff) -> str:
     """A short legend label of f: ``$<math name>$``, or a plain text name.
 
     The math name is ``f.latex()`` with equal adjacent factors of a composition merged
@@ -76,7 +84,7 @@ def latex_label(f) -> str:
     return _text_name(f)
 
 
-def _math_name(f) -> str | None:
+def _math_name(f: TradeOff) -> str | None:
     """f.latex() with every numeric operand named by what it composes; for a numeric
     result itself that name (None if it is not a plain composition, or its inverse, of
     factors with LaTeX names)."""
@@ -94,7 +102,7 @@ def _math_name(f) -> str | None:
     return text
 
 
-def _numeric_operands(f, depth: int = 0) -> list:
+def _numeric_operands(f: Any, depth: int = 0) -> list[Any]:
     """The numeric results among the operands of f (its dataclass fields, nested)."""
     import dataclasses
 
@@ -113,7 +121,7 @@ def _numeric_operands(f, depth: int = 0) -> list:
     return found
 
 
-def _numeric_name(f) -> str | None:
+def _numeric_name(f: Any) -> str | None:
     recipes = f.source
     if len(recipes) != 1:                   # a one-sided symmetrisation: two directions
         return None
@@ -139,7 +147,7 @@ def _is_compound(name: str) -> bool:
     return "^" in name or any(_split_top(name, op)[1:] for op in (r"\otimes", "+", "-"))
 
 
-def _text_name(f) -> str:
+def _text_name(f: TradeOff) -> str:
     """A plain text name: a numeric result's own label (what was computed), else repr.
 
     A DP-SGD run's label ``dpsgd(sigma=…, q=…, steps=…, sampler, sensitivity=…)`` is
@@ -193,7 +201,7 @@ def _compact(text: str) -> str:
     return r" \otimes ".join(parts)
 
 
-def is_point_set(obj) -> bool:
+def is_point_set(obj: object) -> bool:
     """True for a pair ``(alpha, beta)`` of equal-length 1-D arrays (raw observed points)."""
     if not isinstance(obj, (tuple, list)) or len(obj) != 2:
         return False
@@ -204,8 +212,9 @@ def is_point_set(obj) -> bool:
     return a.ndim == 1 and a.shape == b.shape and a.size > 0
 
 
-def draw_tradeoff(ax, f, *, label=None, color=None, linestyle="-", linewidth=1.8,
-                  band_alpha=0.25, alpha=None, zorder=3):
+def draw_tradeoff(ax: Axes, f: TradeOff, *, label: str | None = None, color: Any = None,
+                  linestyle: Any = "-", linewidth: float = 1.8, band_alpha: float = 0.25,
+                  alpha: ArrayLike | None = None, zorder: float = 3) -> Line2D:
     """Draw one trade-off function on ``ax`` and return its line.
 
     An exact closed form (or an approximation, such as a CLT curve) is drawn as a line;
@@ -266,7 +275,8 @@ def draw_tradeoff(ax, f, *, label=None, color=None, linestyle="-", linewidth=1.8
     return line
 
 
-def draw_points(ax, alpha, beta, *, label=None, color=None, zorder=4):
+def draw_points(ax: Axes, alpha: ArrayLike, beta: ArrayLike, *, label: str | None = None,
+                color: Any = None, zorder: float = 4) -> PiecewiseLinear:
     """Observed (α, β) points as markers, and their lower convex hull (``fdp.from_points``).
 
     Parameters

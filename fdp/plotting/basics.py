@@ -8,6 +8,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from matplotlib.axes import Axes
+
 import numpy as np
 from scipy.stats import norm
 
@@ -15,10 +22,11 @@ from fdp import _validate
 from fdp.families import EpsDelta, Gaussian
 from fdp.plotting._draw import draw_tradeoff, latex_label
 from fdp.plotting.style import color, get_axes, legend, linestyle, tradeoff_axes
+from fdp.tradeoff import TradeOff
 
 
-def hypothesis_test(mu: float = 2.0, threshold: float | None = None, *, ax=None,
-                    labels=(r"$P=N(0,1)$", r"$Q=N(\mu,1)$")):
+def hypothesis_test(mu: float = 2.0, threshold: float | None = None, *, ax: Axes | None = None,
+                    labels: tuple[str, str] = (r"$P=N(0,1)$", r"$Q=N(\mu,1)$")) -> Axes:
     """Testing H0: P = N(0, 1) against H1: Q = N(μ, 1) with the rejection region x > t.
 
     Type I error α = P(X > t) = 1 − Φ(t) (shaded under P right of t); type II error
@@ -84,7 +92,9 @@ def hypothesis_test(mu: float = 2.0, threshold: float | None = None, *, ax=None,
     return ax
 
 
-def fdp_region(f, candidates, labels=None, *, ax=None, f_label=None, shade=True):
+def fdp_region(f: TradeOff, candidates: Sequence[TradeOff], labels: Sequence[str] | None = None,
+               *, ax: Axes | None = None, f_label: str | None = None,
+               shade: bool = True) -> Axes:
     """A trade-off function f with candidate curves, marked f-DP or not.
 
     Candidates ≥ f everywhere are f-DP (drawn dashed, marked ✓); one that dips below f
@@ -144,11 +154,11 @@ def fdp_region(f, candidates, labels=None, *, ax=None, f_label=None, shade=True)
             ax.fill_between(a, ga, fa, where=below, color=line.get_color(), alpha=0.3,
                             linewidth=0)
     legend(ax, loc="upper right")
-    ax.fdp_verdicts = verdicts
+    ax.fdp_verdicts = verdicts  # type: ignore[attr-defined]  # documented result attribute
     return ax
 
 
-def eps_delta(eps: float = 1.0, delta: float = 0.1, *, ax=None):
+def eps_delta(eps: float = 1.0, delta: float = 0.1, *, ax: Axes | None = None) -> Axes:
     """f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)} with its kink marked.
 
     Dong, Roth & Su (2022), Def 2.3 and Prop 2.5. The kink α* = (1 − δ)/(1 + e^ε), where
@@ -200,7 +210,8 @@ def eps_delta(eps: float = 1.0, delta: float = 0.1, *, ax=None):
     return ax
 
 
-def gdp_family(mus=(0.5, 1.0, 2.0, 3.0), *, ax=None):
+def gdp_family(mus: Sequence[float] = (0.5, 1.0, 2.0, 3.0), *,
+               ax: Axes | None = None) -> Axes:
     """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) for several μ: larger μ, less privacy.
 
     Dong, Roth & Su (2022), Def 2.7.

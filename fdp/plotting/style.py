@@ -7,6 +7,14 @@ matplotlib users expect.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from os import PathLike
+
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
 import numpy as np
 
 #: Colour cycle (Okabe–Ito, readable by colour-blind readers and in greyscale).
@@ -17,7 +25,7 @@ ALPHA_LABEL = r"type I error $\alpha$"
 BETA_LABEL = r"type II error $\beta$"
 
 
-def get_axes(ax=None, *, figsize=(4.6, 4.6)):
+def get_axes(ax: Axes | None = None, *, figsize: tuple[float, float] = (4.6, 4.6)) -> Axes:
     """Return ``ax``, or a fresh Axes on a new pyplot figure (so notebooks show it).
 
     Scripts that only save files (``fdp repro``, the CLI) build ``new_figure``
@@ -49,7 +57,8 @@ def get_axes(ax=None, *, figsize=(4.6, 4.6)):
     return ax
 
 
-def new_figure(nrows: int = 1, ncols: int = 1, *, size: float = 4.2, figsize=None):
+def new_figure(nrows: int = 1, ncols: int = 1, *, size: float = 4.2,
+               figsize: tuple[float, float] | None = None) -> tuple[Figure, Any]:
     """A stand-alone Figure and its Axes (no pyplot, no GUI backend): for saving.
 
     Parameters
@@ -88,11 +97,12 @@ def color(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
-def linestyle(i: int):
+def linestyle(i: int) -> Any:
     return LINESTYLES[i % len(LINESTYLES)]
 
 
-def zoom_inset(ax, xlim, ylim, bounds=(0.52, 0.22, 0.45, 0.36)):
+def zoom_inset(ax: Axes, xlim: tuple[float, float], ylim: tuple[float, float],
+               bounds: tuple[float, float, float, float] = (0.52, 0.22, 0.45, 0.36)) -> Axes:
     """An inset Axes magnifying the window ``xlim × ylim`` of ``ax`` (marked on ``ax``),
     for curves that nearly coincide at the scale of the whole plot. Draw on it as on
     ``ax``; it returns the inset."""
@@ -104,7 +114,7 @@ def zoom_inset(ax, xlim, ylim, bounds=(0.52, 0.22, 0.45, 0.36)):
     return ins
 
 
-def tradeoff_axes(ax, *, diagonal: bool = True, title: str | None = None):
+def tradeoff_axes(ax: Axes, *, diagonal: bool = True, title: str | None = None) -> Axes:
     """Square [0, 1]² axes with α and β labels and the perfect-privacy line Id(α) = 1 − α.
 
     Parameters
@@ -139,7 +149,7 @@ def tradeoff_axes(ax, *, diagonal: bool = True, title: str | None = None):
     if diagonal and not getattr(ax, "_fdp_diagonal", False):
         ax.plot([0.0, 1.0], [1.0, 0.0], color="0.6", linestyle=":", linewidth=1.0,
                 label=r"$\mathrm{Id}(\alpha)=1-\alpha$", zorder=1)
-        ax._fdp_diagonal = True
+        ax._fdp_diagonal = True  # type: ignore[attr-defined]  # a marker: drawn once per Axes
     if title:
         ax.set_title(title)
     return ax
@@ -158,7 +168,7 @@ MAX_INSIDE_ENTRIES = 5
 MAX_INSIDE_LABEL = 32
 
 
-def legend(ax, *, crowded: str = "inside", outside: bool = False, **kw):
+def legend(ax: Axes, *, crowded: str = "inside", outside: bool = False, **kw: Any) -> Axes:
     """Draw the legend of ``ax`` (small type, translucent frame).
 
     A legend beside the axes never covers the data. It is used with ``outside=True``,
@@ -208,12 +218,13 @@ def legend(ax, *, crowded: str = "inside", outside: bool = False, **kw):
         if beside:
             kw.update(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
         leg = ax.legend(**kw)
+        from matplotlib.figure import Figure as _Figure
         fig = ax.get_figure()
-        if beside and fig is not None and fig.axes == [ax]:
+        if beside and isinstance(fig, _Figure) and fig.axes == [ax]:
             room = leg.get_window_extent().width / fig.dpi + 0.1
             # a second call replaces the room the first one made
             fig.set_figwidth(fig.get_figwidth() - getattr(ax, "_fdp_legend_room", 0.0) + room)
-            ax._fdp_legend_room = room
+            ax._fdp_legend_room = room  # type: ignore[attr-defined]  # room made, per Axes
     return ax
 
 
@@ -228,7 +239,7 @@ SAVE_METADATA = {
 SAVE_DPI = 110
 
 
-def save(fig, path, *, dpi: int = SAVE_DPI) -> bool:
+def save(fig: Figure, path: str | PathLike[str], *, dpi: int = SAVE_DPI) -> bool:
     """Save a figure reproducibly, cropped to everything drawn; leave an unchanged file alone.
 
     The file carries no software version or timestamp (``SAVE_METADATA``), SVG element
