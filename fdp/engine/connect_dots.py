@@ -11,21 +11,25 @@ interpolation of the convex δ in e^ε, exact at every grid point.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
 from fdp._constants import LOSS_WINDOW
 from fdp.engine.lattice import PESSIMISTIC, TINY, Lattice, check_size, p_masses
 
+# (κ, π, m, l_c, known) per cell, as ``cells`` gives them
+Cells = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
-def window(rng) -> tuple[float, float]:
+
+def window(rng: Sequence[float] | np.ndarray) -> tuple[float, float]:
     """The part of a loss range that is gridded: rng clipped to ±LOSS_WINDOW."""
     lo = min(max(float(rng[0]), -LOSS_WINDOW), LOSS_WINDOW)
     hi = max(min(float(rng[1]), LOSS_WINDOW), lo)
     return lo, hi
 
 
-def grid_range(rng, step):
+def grid_range(rng: Sequence[float] | np.ndarray, step: float) -> tuple[int, int]:
     """Grid indices [kmin, kmax] covering the windowed range with one cell to spare.
 
     Mass outside goes to the safe side (see ``spread``, ``contract_masses``); the
@@ -38,7 +42,7 @@ def grid_range(rng, step):
     return kmin, kmax
 
 
-def cells(kappa, pi, kmin, step):
+def cells(kappa: np.ndarray, pi: np.ndarray, kmin: int, step: float) -> Cells:
     """Cell masses, conditional locations m_c ∈ [l_c, l_c + Δ], and which are known.
 
     m_c = log κ_c − log π_c needs a P-mass with full relative precision: below TINY
@@ -54,7 +58,7 @@ def cells(kappa, pi, kmin, step):
     k, p = kappa[1:-1].copy(), pi[1:-1].copy()
     lc = (kmin + np.arange(K)) * step
 
-    def locate():
+    def locate() -> tuple[np.ndarray, np.ndarray]:
         known = (k > 0) & (p >= TINY)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(known, np.log(k) - np.log(p), lc + step), known
@@ -72,7 +76,8 @@ def cells(kappa, pi, kmin, step):
     return k, p, m, lc, known
 
 
-def spread(kappa, pi, q_inf, kmin, step, p_neginf=0.0, located=None) -> Lattice:
+def spread(kappa: np.ndarray, pi: np.ndarray, q_inf: float, kmin: int, step: float,
+           p_neginf: float = 0.0, located: Cells | None = None) -> Lattice:
     """Split each cell's Q-mass between its ends keeping the mean of Y under P.
 
     For a cell [l_c, l_c + Δ) whose mass has conditional location m = log(κ/π),
@@ -92,6 +97,7 @@ def spread(kappa, pi, q_inf, kmin, step, p_neginf=0.0, located=None) -> Lattice:
     q[:-1] += k - up
     # P-mass the low tail loses by moving up to the first point (log space: kmin·Δ
     # may be far below −709)
-    moved_up = max(float(pi[0]) - float(p_masses(kappa[0], kmin * step)), 0.0)
+    # p_masses takes array_like (its docstring); its annotation says ndarray
+    moved_up = max(float(pi[0]) - float(p_masses(kappa[0], kmin * step)), 0.0)  # type: ignore[arg-type]
     return Lattice(step, kmin, q, q_inf + float(kappa[-1]), 0.0, PESSIMISTIC,
                    p_neginf=p_neginf + moved_up + float(pi[-1]))

@@ -15,11 +15,12 @@ import math
 import numpy as np
 
 from fdp._constants import EXP_SAFE
-from fdp.engine.connect_dots import cells
+from fdp.engine.connect_dots import Cells, cells
 from fdp.engine.lattice import OPTIMISTIC, Lattice
 
 
-def contract_masses(kappa, pi, q_inf, kmin, step, located=None) -> Lattice:
+def contract_masses(kappa: np.ndarray, pi: np.ndarray, q_inf: float, kmin: int, step: float,
+                    located: Cells | None = None) -> Lattice:
     """The optimistic lattice of cell masses (see the module docstring).
 
     Cells below the loss EXP_SAFE whose location is known (``cells``) are
@@ -57,7 +58,8 @@ def contract_masses(kappa, pi, q_inf, kmin, step, located=None) -> Lattice:
     return Lattice(step, kmin, q, q_inf, 0.0, OPTIMISTIC)
 
 
-def contract(m: np.ndarray, p: np.ndarray, kmin: int, step: float):
+def contract(m: np.ndarray, p: np.ndarray, kmin: int,
+             step: float) -> tuple[np.ndarray, np.ndarray, int]:
     """Contract atoms (P-mass p_c at loss m_c ∈ [l_c, l_c + Δ]) onto grid points.
 
     Returns the P-masses ν on the K + 1 grid points, the Q-mass lost by the final
@@ -166,7 +168,8 @@ def compensate(q: np.ndarray, lost: float, lowest: int, step: float) -> float:
     return max(lost - float(np.sum(moved) * h), 0.0)
 
 
-def _merge_with_grid(left, nu, g_down, g_up, step, down, biggest=False):
+def _merge_with_grid(left: np.ndarray, nu: np.ndarray, g_down: np.ndarray, g_up: np.ndarray,
+                     step: float, down: bool, biggest: bool = False) -> None:
     """Merge each leftover atom with the nearest (or the largest) grid mass below/above.
 
     Down: the atom λ at m_c and mass t at grid point x_j < x_c land together on
@@ -191,13 +194,12 @@ def _merge_with_grid(left, nu, g_down, g_up, step, down, biggest=False):
             nxt = req + 2
             cand = np.where(nxt < n, back[np.minimum(n - 1 - nxt, n - 1)], -1)
             ok = (nxt < n) & (nu[np.maximum(cand, 0)] > 0)
-        nz = None
-    if down and nz is None:
+    if down and biggest:
         req, partner = req[ok], cand[ok]
         land = req
         H = -np.expm1((partner - req) * step)
         g = g_down[req]
-    elif nz is None:
+    elif biggest:
         req, partner = req[ok], cand[ok]
         land = req + 1
         H = np.expm1((partner - req - 1) * step)
@@ -232,7 +234,8 @@ def _merge_with_grid(left, nu, g_down, g_up, step, down, biggest=False):
     left[req] -= use_l
 
 
-def _merge_leftovers(left, m, nu, lc, g_down, offset):
+def _merge_leftovers(left: np.ndarray, m: np.ndarray, nu: np.ndarray, lc: np.ndarray,
+                     g_down: np.ndarray, offset: int) -> None:
     """Pair consecutive leftover atoms a < b: b lands on x_b with a share of a.
 
     The share t of atom a (at m_a < x_b) satisfies t (x_b − m_a) = λ_b (m_b − x_b).

@@ -37,7 +37,7 @@ def _fft_gamma(m: int) -> float:
     return 4.0 * (math.log2(max(m, 2)) + 2.0) * _U
 
 
-def _clip_negatives(x: np.ndarray, mass: float, side: str):
+def _clip_negatives(x: np.ndarray, mass: float, side: str) -> tuple[np.ndarray, float]:
     """Clip round-off negatives and restore the exact mass; returns (x, ℓ1 change).
 
     Negative entries are round-off (the exact result is a measure). Clipping and

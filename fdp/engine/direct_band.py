@@ -24,7 +24,8 @@ _CHUNK = 2 ** 16
 _TABLE_MAX = 2 ** 23   # residue tables for _direct_band up to this m (2 × 64 MB)
 
 
-def direct_band(q: np.ndarray, F: float, freqs: np.ndarray, m: int, n: int):
+def direct_band(q: np.ndarray, F: float, freqs: np.ndarray, m: int,
+                n: int) -> tuple[np.ndarray, np.ndarray, int]:
     """Xⁿ at the given frequencies, centred at an integer k̄, with a relative error bound.
 
     With θ = 2π((j(k − k̄)) mod m)/m reduced to [−π, π] in exact integer arithmetic,

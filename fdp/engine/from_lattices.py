@@ -9,6 +9,7 @@ conjugates; DRS 2022, Prop 2.12).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -46,7 +47,7 @@ def regrid(lat: Lattice, step: float) -> Lattice:
 SWITCH = ENVELOPE_SWITCH
 
 
-def max_of_lattices(lats, step: float) -> Lattice:
+def max_of_lattices(lats: Sequence[Lattice], step: float) -> Lattice:
     """One lattice whose δ bounds M = max_i δ_i from the lattices' side.
 
     Both sides take the chord interpolation (in x = e^ε) of M at the grid points,
