@@ -50,6 +50,7 @@ it, so T of that pair is ≥ f), then steps (2)–(4).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -62,11 +63,15 @@ from fdp.engine.lattice import (
     OPTIMISTIC,
     PESSIMISTIC,
     TINY,
+    Lattice,
     p_masses,
 )
 from fdp.law import atoms_of as atoms
 from fdp.law import interval_masses_of as interval_masses
 from fdp.law import loss_range_of as loss_range
+
+if TYPE_CHECKING:
+    from fdp.tradeoff import TradeOff
 
 #: A law's cell masses sum to 1 − (its infinite atoms) up to a few ulps (measured
 #: ≤ 2.2e-16 for every family and sampler law); a shortfall above this bound is mass
@@ -74,7 +79,14 @@ from fdp.law import loss_range_of as loss_range
 UNPLACED_MASS = 1e-14
 
 
-def discretise(f, step: float, side: str | None = None):
+@overload
+def discretise(f: TradeOff, step: float, side: None = None) -> tuple[Lattice, Lattice]: ...
+@overload
+def discretise(f: TradeOff, step: float, side: str) -> Lattice: ...
+
+
+def discretise(f: TradeOff, step: float,
+               side: str | None = None) -> Lattice | tuple[Lattice, Lattice]:
     """The ``side`` lattice of f on the grid ΔZ (see the module docstring).
 
     With ``side=None`` returns both, (pessimistic, optimistic), sharing the work.
@@ -93,13 +105,21 @@ def discretise(f, step: float, side: str | None = None):
     members = _envelope_members(f, step)
     if members is not None:
         return max_of_lattices(members[0 if side == PESSIMISTIC else 1], step)
-    both = _both(f, step, side)
-    if both is not None:
-        return both[0] if side == PESSIMISTIC else both[1]
+    one = _both(f, step, side)
+    if one is not None and (lat := one[0] if side == PESSIMISTIC else one[1]) is not None:
+        return lat                                    # formed: ``side`` was asked
     return from_profile(f, step, side)
 
 
-def _both(f, step, side=None):
+@overload
+def _both(f: TradeOff, step: float, side: None = None) -> tuple[Lattice, Lattice] | None: ...
+@overload
+def _both(f: TradeOff, step: float,
+          side: str) -> tuple[Lattice | None, Lattice | None] | None: ...
+
+
+def _both(f: TradeOff, step: float,
+          side: str | None = None) -> tuple[Lattice | None, Lattice | None] | None:
     """Both lattices from the exact law of f (or one, the other None); None if no law."""
     if f._lattices() is not None:                     # a composed result: no law
         return None
@@ -135,18 +155,19 @@ def _both(f, step, side=None):
            if side != PESSIMISTIC else None)
     if grid_atoms is not None:
         at, qa = grid_atoms
-        out = tuple(None if lat is None else replace(lat, q=_add_at(lat.q, at, qa))
-                    for lat in out)
+        lp, lo = (None if lat is None else replace(lat, q=_add_at(lat.q, at, qa)) for lat in out)
+        out = (lp, lo)
     return out
 
 
-def _add_at(q, at, qa):
+def _add_at(q: np.ndarray, at: np.ndarray, qa: np.ndarray) -> np.ndarray:
     q = q.copy()
     np.add.at(q, at, qa)
     return q
 
 
-def _split_grid_atoms(f, kappa, pi, kmin, step):
+def _split_grid_atoms(f: TradeOff, kappa: np.ndarray, pi: np.ndarray, kmin: int, step: float
+                      ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
     """Take point masses of f that sit on grid points out of their cells.
 
     An atom on a grid point is already discretised exactly, on both sides; left in
@@ -182,7 +203,8 @@ def _split_grid_atoms(f, kappa, pi, kmin, step):
     return kappa, pi, (k - kmin, q)
 
 
-def _atom_cells(f, j, q, kappa, kmin, step):
+def _atom_cells(f: TradeOff, j: np.ndarray, q: np.ndarray, kappa: np.ndarray, kmin: int,
+                step: float) -> np.ndarray:
     """The cell (index into ``kappa``) that holds each atom sitting on grid point j.
 
     Cell i of ``kappa`` lies between grid points i − 1 and i, so an atom on point j
@@ -199,12 +221,15 @@ def _atom_cells(f, j, q, kappa, kmin, step):
         e = (kmin + jj) * step
         eta = max(1e-6, 1e-8 * abs(kmin + jj)) * step
         edges = np.array([e - eta, e + eta, (kmin + jj + 1) * step])
-        right = interval_masses(f, edges)[0][2]          # Q-mass of (e + η, e_{j+1})
+        masses = interval_masses(f, edges)
+        assert masses is not None                        # f's law gave its cells (``_both``)
+        right = masses[0][2]                             # Q-mass of (e + η, e_{j+1})
         cell[n] = jj + 1 if kappa[jj + 1] - right >= 0.5 * qa else jj
     return cell
 
 
-def _envelope_members(f, step):
+def _envelope_members(f: TradeOff,
+                      step: float) -> tuple[list[Lattice], list[Lattice]] | None:
     """([pessimistic member lattices], [optimistic ones]) on ΔZ, or None.
 
     For min{f_1, …, f_m}** (``f._delta_members()``) whose members all have exact

@@ -120,6 +120,7 @@ def inverse_parts(groups: Groups, parts: list[Part],
             continue
         pess = reflect(lp)
         cap = REFLECT_SLACK_CAP / n if reflect_both else NEGLIGIBLE_P_MASS
+        opt: Lattice | None
         if pess.q_inf > cap and loss_range(inv) is not None:
             pess, opt = discretise(inv, lp.step)
         else:
