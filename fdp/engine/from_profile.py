@@ -21,15 +21,22 @@ from __future__ import annotations
 import contextlib
 import math
 import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import expit
 
 from fdp._constants import LOGIT_SEARCH, PROFILE_SCAN, PROFILE_TAIL
 from fdp._numerics import golden_max
+from fdp._types import FloatArray
 from fdp.engine.connect_dots import grid_range
 from fdp.engine.contraction import contract_masses
 from fdp.engine.lattice import PESSIMISTIC, Lattice
+
+if TYPE_CHECKING:
+    from fdp.law import PrivacyLossLaw
+    from fdp.tradeoff import TradeOff
 
 # ε scanned for the range of a profile-only f; below its start the chord from (0, 1)
 # takes over (safe for the pessimistic side; the optimistic side drops Q-mass ≤ e^{−20})
@@ -39,7 +46,7 @@ _TANGENT_GRID = np.concatenate([np.linspace(LOGIT_SEARCH[0], -40.0, 60, endpoint
                                 np.linspace(-40.0, LOGIT_SEARCH[1], 801)])
 
 
-def _tangent_alpha(beta, eps: np.ndarray) -> np.ndarray:
+def _tangent_alpha(beta: Callable[[FloatArray], FloatArray], eps: np.ndarray) -> np.ndarray:
     """α*(ε) = argmax_α (1 − β(α) − e^ε α), in logit(α): a grid, then golden section.
 
     The grid comes first because the objective is float-flat (= 1 − β(0)) for tiny α,
@@ -57,13 +64,13 @@ def _tangent_alpha(beta, eps: np.ndarray) -> np.ndarray:
     lo = grid[np.maximum(best - 1, 0)]
     hi = grid[np.minimum(best + 1, grid.size - 1)]
 
-    def objective(u):
+    def objective(u: FloatArray) -> FloatArray:
         a = expit(u)
         return 1.0 - beta(a) - y * a
     return expit(golden_max(objective, lo, hi, iters=80))
 
 
-def profile_range(f) -> tuple[float, float]:
+def profile_range(f: TradeOff) -> tuple[float, float]:
     """Losses carrying all but ~PROFILE_TAIL of the mass, read off δ and the tangent points.
 
     Only the grid's extent depends on it (tails outside go to the safe side), so a
@@ -89,12 +96,12 @@ def profile_range(f) -> tuple[float, float]:
 _RANGES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _looks_symmetric(f) -> bool:
+def _looks_symmetric(f: TradeOff) -> bool:
     x = np.linspace(0.01, 0.99, 49)
     return bool(np.max(np.abs(f._beta(f._beta(x)) - x)) < 1e-9)
 
 
-def _profile_range(f) -> tuple[float, float]:
+def _profile_range(f: TradeOff) -> tuple[float, float]:
     d = f._delta(SCAN)
     d_inf = float(f._delta(np.array([np.inf]))[0])
     above = np.flatnonzero(d - d_inf > PROFILE_TAIL)
@@ -115,7 +122,7 @@ def _profile_range(f) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-def from_profile(f, step: float, side: str) -> Lattice:
+def from_profile(f: TradeOff, step: float, side: str) -> Lattice:
     """The ``side`` lattice of a function known through its privacy profile only.
 
     Pessimistic: the chord interpolation of δ(kΔ) in e^ε (connect the dots;
@@ -143,7 +150,9 @@ def from_profile(f, step: float, side: str) -> Lattice:
         return Lattice(step, kmin, q, q_inf, 0.0, PESSIMISTIC)
     upper = _upper_law(f)
     if upper is not None:
-        kappa, pi, q_inf, _ = upper.interval_masses(grid)
+        masses = upper.interval_masses(grid)
+        assert masses is not None           # an upper law places its masses (AtomsLaw)
+        kappa, pi, q_inf, _ = masses
         return contract_masses(kappa, pi, q_inf, kmin, step)
     beta = f._upper
     a = np.minimum.accumulate(_tangent_alpha(beta, grid))   # decreasing in ε
@@ -165,13 +174,15 @@ def from_profile(f, step: float, side: str) -> Lattice:
     return contract_masses(kappa, pi, 1.0 - f0, kmin, step)
 
 
-def _upper_law(f):
+def _upper_law(f: TradeOff) -> PrivacyLossLaw | None:
     """``f._upper_law()`` when f offers it (module docstring), else None."""
     hook = getattr(f, "_upper_law", None)
     return None if hook is None else hook()
 
 
-def _q_below(law, eps: np.ndarray) -> np.ndarray:
+def _q_below(law: PrivacyLossLaw, eps: np.ndarray) -> np.ndarray:
     """Q(L < ε) of a law, from its interval masses (Q(L < e_0) is the first cell)."""
-    kappa = law.interval_masses(eps)[0]
+    masses = law.interval_masses(eps)
+    assert masses is not None               # callers pass laws that place their masses
+    kappa = masses[0]
     return np.cumsum(kappa)[:-1]
