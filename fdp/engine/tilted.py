@@ -25,24 +25,32 @@ computation is counted in η̃ (never moved), so the bound above is the whole st
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
 from fdp._constants import LOSS_WINDOW, TAU_TILT, TILT_CROP, TILT_THETA_STEPS
 from fdp._numerics import bisect_monotone, epsilon_for_delta
+from fdp._types import ArrayLike, FloatArray
 from fdp.engine.convolution import _tilted_moments, convolve_tree, power
 from fdp.engine.lattice import Lattice, suffix_error, suffix_sums
+from fdp.engine.pipeline import Part
+from fdp.progress import Meter
+
+# one side of discretised groups: (lattice, count n) per group
+Factors = Sequence[tuple[Lattice, int]]
 
 _CROP = TILT_CROP    # tilted tails below this (per side) are cut into the slack
 _SCAN = 2 ** 16   # points scanned for the lower ε
 
 
-def _finite(lat: Lattice):
+def _finite(lat: Lattice) -> tuple[np.ndarray, np.ndarray]:
     live = lat.q > 0
     return lat.losses[live], lat.q[live]
 
 
-def log_mgf_total(parts, theta: float) -> tuple[float, float, float]:
+def log_mgf_total(parts: Sequence[tuple[Lattice | tuple[np.ndarray, np.ndarray], int]],
+                  theta: float) -> tuple[float, float, float]:
     """(Λ, Λ', Λ'') of the composed finite loss measure, Λ(θ) = Σ n log Σ q e^{θ l}.
 
     ``parts``: (lattice, n) or, pre-extracted, ((losses, masses), n) of the live atoms.
@@ -57,7 +65,7 @@ def log_mgf_total(parts, theta: float) -> tuple[float, float, float]:
     return tot[0], tot[1], tot[2]
 
 
-def theta_cap(parts) -> float:
+def theta_cap(parts: Factors) -> float:
     """Largest tilt used: 30 grid steps per unit of e-folding (θΔ = 30).
 
     Beyond it the tilted measure already sits on the top few atoms of every factor
@@ -69,17 +77,17 @@ def theta_cap(parts) -> float:
     return TILT_THETA_STEPS / parts[0][0].step
 
 
-def saddle_theta(parts, log_delta: float) -> float:
+def saddle_theta(parts: Factors, log_delta: float) -> float:
     """θ > 0 with Λ(θ) − θΛ'(θ) = log δ (a decreasing function of θ); bisection + Newton.
 
     As θ → ∞ the left side tends to Σ n log Q(L = l_max) (the top atoms' mass), so
     for δ below that there is no root; θ is then capped (``theta_cap``).
     """
     cap = theta_cap(parts)
-    parts = [(_finite(lat), n) for lat, n in parts]      # extracted once
+    live = [(_finite(lat), n) for lat, n in parts]       # extracted once
     lo, hi = 0.0, min(1.0, cap)
     while True:                         # bracket: g(hi) ≤ log δ, or hi at the cap
-        lam, d1, _ = log_mgf_total(parts, hi)
+        lam, d1, _ = log_mgf_total(live, hi)
         if lam - hi * d1 <= log_delta:
             break
         if hi >= cap:
@@ -87,7 +95,7 @@ def saddle_theta(parts, log_delta: float) -> float:
         lo, hi = hi, min(2.0 * hi, cap)
     t = 0.5 * (lo + hi)
     for _ in range(40):
-        lam, d1, d2 = log_mgf_total(parts, t)
+        lam, d1, d2 = log_mgf_total(live, t)
         g = lam - t * d1 - log_delta
         if abs(g) <= 1e-3:
             break
@@ -101,7 +109,7 @@ def saddle_theta(parts, log_delta: float) -> float:
     return t
 
 
-def _tilt(lat: Lattice, theta: float):
+def _tilt(lat: Lattice, theta: float) -> tuple[Lattice, float, float, float, float]:
     """(tilted lattice with mass 1 and no +inf atom, c, finite mass F, +inf atom, lost).
 
     Weights are formed in log space, log q_k + θ l_k, relative to their maximum (so
@@ -145,9 +153,10 @@ def _cut(lat: Lattice) -> Lattice:
 class TiltedProfile:
     """δ(ε) of a composition ⊗ lat_i^{n_i}, read through a tilted computation."""
 
-    def __init__(self, parts, theta: float):
+    def __init__(self, parts: Factors, theta: float) -> None:
         self.theta = theta
-        pieces, C, log_f, log1p_inf = [], 0.0, 0.0, 0.0
+        pieces: list[Lattice] = []
+        C, log_f, log1p_inf = 0.0, 0.0, 0.0
         for lat, n in parts:
             t, c, F, q_inf, lost = _tilt(lat, theta)
             C += n * c
@@ -168,7 +177,7 @@ class TiltedProfile:
         # ℓ1 error of the tilted measure plus the read-back round-off (relative to 1)
         self.error = lat.slack + 3.0 * suffix_error(lat.q.size)
 
-    def _parts(self, eps):
+    def _parts(self, eps: ArrayLike) -> tuple[FloatArray, FloatArray]:
         lat = self.lat
         e = np.asarray(eps, dtype=float)
         n = lat.q.size
@@ -183,11 +192,11 @@ class TiltedProfile:
             slack = np.exp(self.C - self.theta * e) * self.error
         return val, slack
 
-    def upper(self, eps):
+    def upper(self, eps: ArrayLike) -> FloatArray:
         val, slack = self._parts(eps)
         return val + slack + self.q_inf
 
-    def lower(self, eps):
+    def lower(self, eps: ArrayLike) -> FloatArray:
         val, slack = self._parts(eps)
         with np.errstate(invalid="ignore"):
             d = val - slack
@@ -195,35 +204,38 @@ class TiltedProfile:
         return np.where(np.isnan(d), 0.0, np.maximum(d, 0.0)) + self.q_inf
 
 
-def saddle_thetas(directions, delta: float) -> list:
+def saddle_thetas(directions: Sequence[list[Part]], delta: float) -> list[float]:
     """One saddle-point θ per direction (parts (lat_pess, lat_opt, n)), from the
     pessimistic lattices; both sides of a direction are tilted by the same θ."""
     return [saddle_theta([(p[0], p[2]) for p in parts], math.log(delta))
             for parts in directions]
 
 
-def profiles(directions, delta: float, side: int, thetas=None, meter=None) -> list:
+def profiles(directions: Sequence[list[Part]], delta: float, side: int,
+             thetas: list[float] | None = None,
+             meter: Meter | None = None) -> list[TiltedProfile]:
     """One TiltedProfile per direction (parts (lat_pess, lat_opt, n)) for the target δ."""
     if thetas is None:
         thetas = saddle_thetas(directions, delta)
     out = []
     for parts, theta in zip(directions, thetas):
-        out.append(TiltedProfile([(p[side], p[2]) for p in parts], theta))
+        out.append(TiltedProfile([(p[0] if side == 0 else p[1], p[2]) for p in parts], theta))
         if meter is not None:
             meter.advance(2)
     return out
 
 
-def epsilon_bracket(directions, delta: float, step: float, meter=None) -> tuple[float, float]:
+def epsilon_bracket(directions: Sequence[list[Part]], delta: float, step: float,
+                    meter: Meter | None = None) -> tuple[float, float]:
     """Certified (ε_lo, ε_hi) at one small δ, δ(ε) = max over the directions."""
     thetas = saddle_thetas(directions, delta)
     ups = profiles(directions, delta, 0, thetas, meter)
     los = profiles(directions, delta, 1, thetas, meter)
 
-    def upper(e):
+    def upper(e: FloatArray) -> FloatArray:
         return np.max([p.upper(e) for p in ups], axis=0)
 
-    def lower(e):
+    def lower(e: FloatArray) -> FloatArray:
         return np.max([p.lower(e) for p in los], axis=0)
     hi = float(epsilon_for_delta(upper, np.array([delta]))[0])
     if not math.isfinite(hi):
