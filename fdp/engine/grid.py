@@ -205,8 +205,8 @@ def reachable_width(num: Numeric, gap: float, width: float, name: str) -> None:
     discretisation moves the composed variance by a relative N·Δ²/V ∝ tol; module
     docstring); a bracket ``gap`` wide at ``num.effective_tol`` can therefore narrow
     to about gap·tol_min/effective_tol at best, tol_min = ``smallest_tol``. When that
-    is still over ``width`` the refinement would run for minutes and fail on the
-    budget; this raises the ValueError first, with that narrowest width (a necessary
+    is still over ``width`` the refinement would recompose at ever smaller tol and
+    fail on the budget; this raises the ValueError first, with that narrowest width (a necessary
     bound: round-off can stop the refinement above it).
     """
     if not num.source or not math.isfinite(gap) or gap <= width:
