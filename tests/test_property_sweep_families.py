@@ -204,9 +204,8 @@ def test_laplace(mu, eps, delta, alpha):
         return max(mp.mpf(0), -mp.expm1((mp.mpf(e) - m) / 2))
 
     e_of_d = max(mp.mpf(0), m + 2 * mp.log1p(-mp.mpf(delta))) if delta < 1 else mp.mpf(0)
-    known = ("epsilon",)                           # test_known_laplace_epsilon_not_widened
     check_family(f, dfn, lambda a: laplace_beta(mu, a), m, eps, delta, alpha,
-                 eps_interval=(e_of_d, e_of_d), known=known)
+                 eps_interval=(e_of_d, e_of_d))
     if 1e-3 <= mu <= 20:
         check_mu_against_search(f, lambda a: laplace_beta(mu, a))
 
@@ -404,12 +403,10 @@ def test_mixture_of_gaussians(mix, eps, delta, alpha):
 KNOWN = pytest.mark.xfail(strict=True, reason="defect of fdp found by the sweep (issue 31)")
 
 
-@KNOWN
 def test_known_laplace_epsilon_not_widened():
-    """ε(δ) = μ + 2 log(1 − δ) is returned as lo = hi, the rounded double, above the truth:
-    Laplace(16.629839226491786).epsilon_bounds(0.027867534464361972) = (16.573312821707987,)*2
-    against 16.5733128217079838607...; Laplace(1e-300).epsilon_bounds(0) = 1.0000000000000002e-300
-    against 1.00000000000000002506e-300."""
+    """ε(δ) = μ + 2 log(1 − δ) must be bracketed, not one rounded double: the truth
+    16.5733128217079838607... at Laplace(16.629839226491786), δ = 0.027867534464361972 lies
+    below the double 16.573312821707987; ε(0) = μ exactly for Laplace(1e-300)."""
     mp.mp.dps = DPS
     mu, d = 16.629839226491786, 0.027867534464361972
     truth = mp.mpf(mu) + 2 * mp.log1p(-mp.mpf(d))
