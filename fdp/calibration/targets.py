@@ -121,8 +121,11 @@ def tail_mass(g: TradeOff) -> float:
     --------
     >>> import fdp
     >>> from fdp.calibration import tail_mass
-    >>> tail_mass(fdp.Gaussian(1.0)), bool(0 < tail_mass(fdp.Laplace(1) @ fdp.Gaussian(1)) < 1e-9)
+    >>> g = fdp.Laplace(1).subsample(0.5) @ fdp.Gaussian(1)       # the engine's bracket
+    >>> tail_mass(fdp.Gaussian(1.0)), bool(0 < tail_mass(g) < 1e-9)
     (0.0, True)
+    >>> tail_mass(fdp.Laplace(1) @ fdp.Gaussian(1))     # min(engine, RDP): no tail at all
+    0.0
     """
     if g.is_exact:
         return 0.0
