@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,10 +11,11 @@ from scipy.special import expit
 from fdp import _validate
 from fdp._constants import TINY, UNIT_ROUNDOFF
 from fdp._types import ArrayLike, FloatOrArray
+from fdp.bracket import Bracket
 from fdp.families._rounding import one_minus, widen
 from fdp.families.finite_pair import FinitePair
 from fdp.law import AtomsLaw
-from fdp.tradeoff import TradeOff
+from fdp.tradeoff import TradeOff, meet_width
 
 _U = UNIT_ROUNDOFF
 
@@ -179,6 +181,67 @@ class EpsDelta(TradeOff):
         lo, hi = widen(v, _U, 9.0 * _U * m, low=0.0, high=1.0)
         return np.where(m == 0.0, d, lo), np.where(m == 0.0, d, hi)
 
+    def epsilon_bounds(self, delta: ArrayLike, width: float | None = None) -> Bracket:
+        """ε(δ') in closed form: the inverse of δ(ε') = δ + (1 − δ)(e^ε − e^{ε'})/(1 + e^ε)
+        on [0, ε] (DRS Prop 2.12), as a certified bracket:
+
+            ε(δ') = ε + log w − log(1 − δ),   w = (1 − δ') − (δ' − δ) e^{−ε},
+
+        clipped to [0, ε]; ε(δ') = ∞ for δ' < δ, ε for δ' = δ < 1, 0 for δ' = 1.
+
+        w is bracketed first (1 − δ' u, the product (δ' − δ)e^{−ε} 4u of itself plus two
+        smallest doubles, the difference u of itself), then each log and sum adds 2u of
+        its terms; the log is monotone, so the ends of w give the ends of ε(δ').
+
+        Parameters
+        ----------
+        delta : float or array_like
+            Target δ' in [0, 1].
+        width : float, optional
+            As in ``bounds``.
+
+        Returns
+        -------
+        Bracket
+            lo ≤ ε(δ') ≤ hi.
+
+        Raises
+        ------
+        ValueError
+            For δ' outside [0, 1] or an unreachable ``width``.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> lo, hi = fdp.EpsDelta(1.0, 0.01).epsilon_bounds(0.1)
+        >>> print(f"{lo:.6f} {hi:.6f}")
+        0.867208 0.867208
+        """
+        e0, d0 = self.eps, self._delta_value
+        if e0 == np.inf:
+            return super().epsilon_bounds(delta, width)
+        d = _validate.reals("delta", delta, low=0.0, high=1.0)
+        with np.errstate(under="ignore", invalid="ignore", divide="ignore", over="ignore"):
+            a = 1.0 - d
+            b = np.maximum(d - d0, 0.0) * math.exp(-e0)
+            w_lo, w_hi = widen(a - b, _U, _U * a + 4.0 * _U * b + 2.0 * TINY, low=0.0)
+            l1p = math.log1p(-d0) if d0 < 1.0 else 0.0
+            ends = []
+            for w, side in ((w_lo, 0), (w_hi, 1)):
+                lw = np.log(w)
+                v = e0 + lw - l1p
+                fin = np.isfinite(v)
+                err = np.where(fin, 3.0 * _U * (np.abs(lw) + abs(l1p)) + _U * e0, 0.0)
+                br = widen(np.where(fin, v, 0.0), _U, err, low=0.0, high=e0)[side]
+                ends.append(np.where(fin, br, 0.0))       # w = 0: ε(δ') ≤ 0
+        lo, hi = ends
+        exact = np.where(d < d0, np.inf, np.where(d >= 1.0, 0.0, e0))
+        pin = (d < d0) | (d >= 1.0) | (d == d0)
+        lo, hi = np.where(pin, exact, lo), np.where(pin, exact, hi)
+        meet_width(self, width, lo, hi, "epsilon(delta)")
+        return Bracket(_validate.like_input(delta, lo), _validate.like_input(delta, hi),
+                       self.status)
+
     def _pure_epsilon_bounds(self) -> tuple[float, float]:
         v = self.eps if self._delta_value == 0.0 else np.inf
         return v, v
@@ -246,6 +309,11 @@ class RandomizedResponse(TradeOff):
 
     def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
         return self._pair()._delta_lower(eps)
+
+    def _pure_epsilon_bounds(self) -> tuple[float, float]:
+        """ε exactly: the losses are ±ε and 0, each with positive mass under P and Q, so
+        sup |L| = ε (DRS eq. 2.4; the masses' rounding does not move the losses)."""
+        return self.eps, self.eps
 
     def law(self) -> AtomsLaw:
         """The three atoms ±ε, 0; binary RR (k = 2) with its Rényi divergence in closed form."""
