@@ -278,9 +278,7 @@ def test_discrete_laplace(t, d, eps, delta, alpha):
     p = [c / (1 - r)] + [c * r ** x for x in range(1, d)] + [c * r ** d / (1 - r)]
     p = [x / mp.fsum(p) for x in p]           # the rounding of c at 60 digits, not a mass
     q = list(reversed(p))
-    known = ("epsilon", "pure")       # test_known_discrete_laplace_pure_eps_rounded_up
-    if d / t > 700:                   # test_known_discrete_laplace_underflow_beta_zero
-        known += ("beta",)
+    known = ("epsilon",) if d / t > 700 else ()  # test_known_discrete_laplace_underflow_epsilon
     # μ: test_known_discrete_laplace_gdp_mu_upper_end
     check_pair_family(fdp.DiscreteLaplace(t, d), p, q, eps, delta, alpha, mu_search=False,
                       known=known)
@@ -421,10 +419,9 @@ def test_known_laplace_epsilon_not_widened():
     assert_contains(fdp.Laplace(1e-300).epsilon_bounds(0.0), mp.mpf(1e-300), "eps(0)")
 
 
-@KNOWN
 def test_known_discrete_laplace_pure_eps_rounded_up():
-    """DiscreteLaplace(0.05).epsilon_bounds(0) = (20.0, 20.00000000000002): Δ/t with t the double
-    0.05 is 19.99999999999999888978, below the lower end."""
+    """ε(0) and pure ε of DiscreteLaplace(0.05) bracket Δ/t = 19.99999999999999888978 (t the
+    double 0.05), below the rounded quotient 20.0."""
     mp.mp.dps = DPS
     truth = 1 / mp.mpf(0.05)
     assert_contains(fdp.DiscreteLaplace(0.05).epsilon_bounds(0.0), truth, "eps(0)")
@@ -478,12 +475,21 @@ def test_known_mixture_all_zero_epsilon():
     assert lo <= 0.0 <= hi
 
 
-@KNOWN
 def test_known_discrete_laplace_underflow_beta_zero():
-    """DiscreteLaplace(0.001).bounds(0) = (0.0, 5e-324), but β(0) = 1: P(x ≥ 1) = e^{−1000}
-    underflows and the atom is treated as Q-only."""
+    """DiscreteLaplace(0.001).bounds(0) contains β(0) = 1: P(x ≥ 1) = e^{−1000} underflows, but
+    the atom is not Q-only."""
     lo, hi = fdp.DiscreteLaplace(0.001).bounds(0.0)
     assert lo <= 1.0 <= hi
+
+
+@KNOWN
+def test_known_discrete_laplace_underflow_epsilon():
+    """DiscreteLaplace(0.001).epsilon_bounds(1e-100) = (1000.0, 1000.0000000000039) against
+    999.99999999999997918: P(x ≥ 1) = e^{−1000} underflows, so the pair's δ stays at Q(x ≥ 1)
+    up to the rounded loss 1000.0 instead of falling to 1e-100 just below Δ/t."""
+    mp.mp.dps = DPS
+    lo, _ = fdp.DiscreteLaplace(0.001).epsilon_bounds(1e-100)
+    assert mp.mpf(lo) <= 1 / mp.mpf(0.001)
 
 
 @KNOWN

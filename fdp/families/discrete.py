@@ -51,13 +51,16 @@ import numpy as np
 from scipy.special import erfcx, log_ndtr, logsumexp, ndtri
 
 from fdp import _validate
-from fdp._constants import DISCRETE_NORMAL_TAIL_Z
+from fdp._constants import DISCRETE_NORMAL_TAIL_Z, UNIT_ROUNDOFF
 from fdp._types import ArrayLike
-from fdp.families._rounding import ArrayPair
+from fdp.bracket import Bracket
+from fdp.families._rounding import ArrayPair, widen
 from fdp.families.finite_pair import FinitePair
 from fdp.law import AtomsLaw, Masses, PrivacyLossLaw
 from fdp.status import Status
-from fdp.tradeoff import TradeOff
+from fdp.tradeoff import TradeOff, meet_width
+
+_U = UNIT_ROUNDOFF
 
 SIGMA_ENUM = 64.0           # σ up to this: exact enumeration; above: Euler–Maclaurin
 SIGMA_MAX = 1e13            # integers stay exact in doubles up to the tails used
@@ -115,10 +118,14 @@ class DiscreteLaplace(TradeOff):
 
     def _beta(self, alpha: np.ndarray) -> np.ndarray:
         # the interpolation of the vertices may round a hair above 1 − α near α = 1
-        return np.minimum(self._pair()._beta(alpha), 1.0 - np.asarray(alpha, dtype=float))
+        a = np.asarray(alpha, dtype=float)
+        return np.where(a <= 0.0, 1.0, np.minimum(self._pair()._beta(a), 1.0 - a))
 
     def _upper(self, alpha: np.ndarray) -> np.ndarray:
-        return self._pair()._upper(alpha)       # the pair's certified bracket
+        # β(0) = 1: P and Q both charge every integer, so no test of size 0 has power (an
+        # atom whose P-mass e^{−Δ/t}/(1 + r) underflows is not a Q-only atom)
+        a = np.asarray(alpha, dtype=float)
+        return np.where(a <= 0.0, 1.0, self._pair()._upper(a))   # the pair's bracket
 
     _certified_delta = True        # the exact pair's profile (FinitePair)
 
@@ -129,8 +136,51 @@ class DiscreteLaplace(TradeOff):
         return self._pair()._delta_lower(eps)
 
     def pure_epsilon(self) -> float:
-        """Δ/t: the largest loss (attained with positive mass)."""
-        return self.sensitivity / self.scale
+        """Δ/t: the largest loss (attained with positive mass), safe side of its bracket."""
+        return self._pure_epsilon_bounds()[1]
+
+    def _pure_epsilon_bounds(self) -> tuple[float, float]:
+        """Δ/t, the largest |loss| (both masses positive; CKS Def 25), as a bracket of
+        the rounded quotient (u relative)."""
+        lo, hi = widen(self.sensitivity / self.scale, _U)
+        return float(lo), float(hi)
+
+    def epsilon_bounds(self, delta: ArrayLike, width: float | None = None) -> Bracket:
+        """The pair's bracket; at δ = 0 the pure ε Δ/t (δ(ε) = 0 exactly for ε ≥ Δ/t
+        and > 0 below, the top atom having Q-mass above e^ε times its P-mass).
+
+        Parameters
+        ----------
+        delta : float or array_like
+            Target δ in [0, 1].
+        width : float, optional
+            As in ``bounds``.
+
+        Returns
+        -------
+        Bracket
+            lo ≤ ε(δ) ≤ hi.
+
+        Raises
+        ------
+        ValueError
+            For δ outside [0, 1] or an unreachable ``width``.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> lo, hi = fdp.DiscreteLaplace(0.05).epsilon_bounds(0.0)
+        >>> bool(lo < 1 / 0.05 < hi)
+        True
+        """
+        d = _validate.reals("delta", delta, low=0.0, high=1.0)
+        br = super().epsilon_bounds(d)
+        p_lo, p_hi = self._pure_epsilon_bounds()
+        lo = np.where(d == 0.0, p_lo, br.lo)
+        hi = np.where(d == 0.0, p_hi, br.hi)
+        meet_width(self, width, lo, hi, "epsilon(delta)")
+        return Bracket(_validate.like_input(delta, lo), _validate.like_input(delta, hi),
+                       self.status)
 
     def latex(self) -> str:
         return rf"\mathrm{{DLap}}_{{{self.scale:g},{self.sensitivity}}}"
@@ -149,8 +199,13 @@ def _dlap_pair(scale: float, d: int) -> FinitePair:
         log_p = np.concatenate([[-log_norm], log_c + j * log_r, [d * log_r - log_norm]])
         log_q = np.concatenate([[d * log_r - log_norm], log_c + (d - j) * log_r, [-log_norm]])
     L = np.where(np.isnan(L), 0.0, L)
+    # each log-mass sums at most four rounded terms (1/t, j·log r, log c, log(1 + r)), each
+    # within 2u of itself; exp adds 2u and turns an absolute error η of its argument into a
+    # relative one of e^η − 1 ≤ 2η (η ≪ 1). Masses that do not underflow have |log| < 746.
+    span = min(d * inv_b, 746.0) + abs(log_c if np.isfinite(log_c) else 0.0) + abs(log_norm)
+    rtol = 2.0 * _U + 2.0 * (4.0 * _U * (span + 1.0))
     with np.errstate(under="ignore"):
-        return FinitePair.from_atoms(L, np.exp(log_p), np.exp(log_q))
+        return FinitePair.from_atoms(L, np.exp(log_p), np.exp(log_q), mass_rtol=rtol)
 
 
 # ----------------------------------------------------------------------
