@@ -19,6 +19,7 @@ x* = f(x*), C_p(f) equals f_p on [0, x*], the line x* + f_p(x*) − α on
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -147,6 +148,8 @@ class PoissonAdd(TradeOff):
         # expm1, a product and log1p: a few ulps each; moved outwards by a relative 1e-12
         down = max(down * (1.0 - 1e-12), 0.0)
         up = up * (1.0 + 1e-12)
+        if down == math.inf:            # f's loss is unbounded (e.g. Gaussian): so is f_p's
+            return math.inf, math.inf
         if not np.isfinite(up):
             g_lo, up = super()._pure_epsilon_bounds()
             down = max(down, float(g_lo))

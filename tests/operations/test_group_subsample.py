@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from scipy.stats import norm
@@ -143,3 +145,11 @@ def test_reprs_read_like_the_math():
     assert repr(fdp.Laplace(1.0).group(2)) == "Laplace(mu=2.0)"   # closed form L_{kμ}
     assert repr(fdp.from_pair([0.2, 0.8], [0.6, 0.4]).group(2)) == "FinitePair(2 atoms).group(2)"
     assert repr(fdp.Gaussian(1.0).subsample(0.1)).startswith("envelope(PoissonAdd(")
+
+
+def test_subsampled_gaussian_pure_epsilon_is_infinite_at_once():
+    """G_μ's loss is unbounded above, so is log(1 − p + p e^L): ε* = ∞ exactly (the bracket
+    of the base is (∞, ∞)); the generic sandwich is not consulted."""
+    for p in (1e-6, 0.0064, 0.5, 1.0):
+        assert tuple(fdp.Gaussian(1.0).subsample(p, direction="add").pure_epsilon_bounds()) \
+            == (math.inf, math.inf)
