@@ -51,7 +51,7 @@ import numpy as np
 from scipy.special import erfcx, log_ndtr, logsumexp, ndtri
 
 from fdp import _validate
-from fdp._constants import DISCRETE_NORMAL_TAIL_Z, UNIT_ROUNDOFF
+from fdp._constants import DISCRETE_NORMAL_TAIL_Z, TINY, UNIT_ROUNDOFF
 from fdp._types import ArrayLike
 from fdp.bracket import Bracket
 from fdp.families._rounding import ArrayPair, widen
@@ -125,7 +125,7 @@ class DiscreteLaplace(TradeOff):
         # β(0) = 1: P and Q both charge every integer, so no test of size 0 has power (an
         # atom whose P-mass e^{−Δ/t}/(1 + r) underflows is not a Q-only atom)
         a = np.asarray(alpha, dtype=float)
-        return np.where(a <= 0.0, 1.0, self._pair()._upper(a))   # the pair's bracket
+        return np.where(a <= 0.0, 1.0, _dlap_pair(self.scale, self.sensitivity, True)._upper(a))
 
     _certified_delta = True        # the exact pair's profile (FinitePair)
 
@@ -133,7 +133,7 @@ class DiscreteLaplace(TradeOff):
         return self._pair()._delta(eps)
 
     def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
-        return self._pair()._delta_lower(eps)
+        return _dlap_pair(self.scale, self.sensitivity, True)._delta_lower(eps)
 
     def pure_epsilon(self) -> float:
         """Δ/t: the largest loss (attained with positive mass), safe side of its bracket."""
@@ -186,8 +186,18 @@ class DiscreteLaplace(TradeOff):
         return rf"\mathrm{{DLap}}_{{{self.scale:g},{self.sensitivity}}}"
 
 
-@lru_cache(maxsize=64)
-def _dlap_pair(scale: float, d: int) -> FinitePair:
+def _lift(p: np.ndarray, q: np.ndarray, lift: bool) -> np.ndarray:
+    """p with each underflowed P-mass of a Q-charged atom raised to the smallest double
+    (lift=True), or as is. Every atom of these pairs has both masses positive, so a 0 is
+    a mass in (0, TINY): the pair with 0 (a Q-only atom) lies below the real curve and has
+    the larger δ, the lifted pair lies above it and has the smaller δ (raising α_k moves
+    each vertex right and lowers each q-sum minus e^ε α_k). The lower β and upper δ come
+    from the first, the upper β and lower δ from the second."""
+    return np.where(lift & (p == 0.0) & (q > 0.0), TINY, p)
+
+
+@lru_cache(maxsize=128)
+def _dlap_pair(scale: float, d: int, lift: bool = False) -> FinitePair:
     inv_b = 1.0 / scale
     log_r = -inv_b
     log_norm = float(np.logaddexp(0.0, log_r))                        # log(1 + r)
@@ -205,7 +215,8 @@ def _dlap_pair(scale: float, d: int) -> FinitePair:
     span = min(d * inv_b, 746.0) + abs(log_c if np.isfinite(log_c) else 0.0) + abs(log_norm)
     rtol = 2.0 * _U + 2.0 * (4.0 * _U * (span + 1.0))
     with np.errstate(under="ignore"):
-        return FinitePair.from_atoms(L, np.exp(log_p), np.exp(log_q), mass_rtol=rtol)
+        p, q = np.exp(log_p), np.exp(log_q)
+    return FinitePair.from_atoms(L, _lift(p, q, lift), q, mass_rtol=rtol)
 
 
 # ----------------------------------------------------------------------
@@ -277,9 +288,8 @@ class DiscreteGaussian(TradeOff):
         return _dg_beta(self.sigma, self.sensitivity, np.asarray(alpha, dtype=float))[0]
 
     def _upper(self, alpha: np.ndarray) -> np.ndarray:
-        pair = self._pair()
-        if pair is not None:
-            return pair._upper(alpha)
+        if self.enumerated:
+            return _dgauss_pair(self.sigma, self.sensitivity, True)._upper(alpha)
         return _dg_beta(self.sigma, self.sensitivity, np.asarray(alpha, dtype=float))[1]
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
@@ -289,9 +299,8 @@ class DiscreteGaussian(TradeOff):
         return _dg_delta(self.sigma, self.sensitivity, np.asarray(eps, dtype=float))[1]
 
     def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
-        pair = self._pair()
-        if pair is not None:
-            return pair._delta_lower(eps)
+        if self.enumerated:
+            return _dgauss_pair(self.sigma, self.sensitivity, True)._delta_lower(eps)
         return _dg_delta(self.sigma, self.sensitivity, np.asarray(eps, dtype=float))[0]
 
     def pure_epsilon(self) -> float:
@@ -306,8 +315,8 @@ class DiscreteGaussian(TradeOff):
         return rf"\mathcal{{N}}_{{\mathbb{{Z}}}}({self.sigma:g},{self.sensitivity})"
 
 
-@lru_cache(maxsize=64)
-def _dgauss_pair(s: float, d: int) -> FinitePair:
+@lru_cache(maxsize=128)
+def _dgauss_pair(s: float, d: int, lift: bool = False) -> FinitePair:
     """The exact pair on |x| ≤ M and |x − Δ| ≤ M, M = ⌈40σ⌉ + 1 (omitted mass < e^{−800})."""
     m = int(math.ceil(40.0 * s)) + 1
     # P lives on |x| ≤ M and Q on |x − Δ| ≤ M up to e^{−800}; between them (Δ > 2M)
@@ -320,10 +329,20 @@ def _dgauss_pair(s: float, d: int) -> FinitePair:
         v = -0.5 * (wide / s) ** 2
         top = float(v.max())
         log_z = top + float(np.log(np.sum(np.exp(v - top))))
-        p = np.exp(-0.5 * (x / s) ** 2 - log_z)
-        q = np.exp(-0.5 * ((x - d) / s) ** 2 - log_z)
+        arg_p = -0.5 * (x / s) ** 2 - log_z
+        arg_q = -0.5 * ((x - d) / s) ** 2 - log_z
+        p = np.exp(arg_p)
+        q = np.exp(arg_q)
         L = ((2.0 * x - d) * (d / s)) / (2.0 * s)
-    return FinitePair.from_atoms(L, p, q)
+    # the log-masses: (x/s)²/2 = |arg + log Z| errs by 3u of itself; log Z by 20u absolute
+    # (each e^v within 2u + 3u|v|, the weighted mean of |v| below 1, pairwise summation of
+    # at most 2^13 terms 13u, the log) plus u|log Z|; the difference by u|arg|: in all
+    # 4u|arg| + 5u|log Z| + 20u absolute, so e^{arg} is within 2u + 2·that relative
+    # (|arg| < 746 where the mass does not underflow; at σ = 0.05 arguments near 200 matter)
+    live = np.concatenate([arg_p[p > 0.0], arg_q[q > 0.0]])
+    span = min(float(np.max(np.abs(live), initial=0.0)), 746.0)
+    rtol = 2.0 * _U + 2.0 * _U * (4.0 * span + 5.0 * abs(log_z) + 20.0)
+    return FinitePair.from_atoms(L, _lift(p, q, lift), q, mass_rtol=rtol)
 
 
 # ----------------------------------------------------------------------
