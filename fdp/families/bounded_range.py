@@ -151,17 +151,37 @@ class BoundedRange(TradeOff):
         # α = 0: β = 1 exactly
         return np.where(a <= 0.0, 1.0, lo), np.where(a <= 0.0, 1.0, hi)
 
+    # δ(x) = 0 for x ≥ ε is exact (the loss never exceeds ε), and _delta is a proven upper end
+    _certified_delta = True
+
     def _delta(self, x: np.ndarray) -> np.ndarray:
-        """δ(x) = expm1((x − ε)/2)² / (−expm1(−ε)) on [−ε, ε] (module docstring)."""
+        """Certified upper bound on δ(x) (``_delta_bracket``)."""
+        return self._delta_bracket(x)[1]
+
+    def _delta_lower(self, x: np.ndarray) -> np.ndarray:
+        """Certified lower bound on δ(x) (``_delta_bracket``)."""
+        return self._delta_bracket(x)[0]
+
+    def _delta_bracket(self, x: np.ndarray) -> ArrayPair:
+        """δ(x) = expm1((x − ε)/2)² / (−expm1(−ε)) on [−ε, ε] (module docstring), bracketed.
+
+        x − ε rounds by u relative, and expm1(y) has condition |y e^y/expm1(y)| ≤ 1 for
+        y ≤ 0: the numerator expm1 errs by 2u + u, its square by 2·3u + u, the denominator
+        by 2u and the quotient by u more: 10u relative, plus two of the smallest doubles
+        for an underflowed square. Below −ε, 1 − e^x = −expm1(x) errs by 2u. δ = 0 for
+        x ≥ ε is exact.
+        """
         x = np.asarray(x, dtype=float)
         e = self.eps
-        below = -np.expm1(np.minimum(x, 0.0))
-        if e == 0.0:
-            return below
-        xc = np.clip(x, -e, e)
         with np.errstate(under="ignore"):
-            inside = np.expm1((xc - e) / 2.0) ** 2 / (-np.expm1(-e))
-        return np.where(x >= e, 0.0, np.where(x <= -e, below, np.minimum(inside, 1.0)))
+            below = widen(-np.expm1(np.minimum(x, 0.0)), 2.0 * _U, low=0.0, high=1.0)
+            if e == 0.0:
+                return below
+            xc = np.clip(x, -e, e)
+            inside = widen(np.expm1((xc - e) / 2.0) ** 2 / (-np.expm1(-e)), 10.0 * _U,
+                           2.0 * TINY, low=0.0, high=1.0)
+        return tuple(np.where(x >= e, 0.0, np.where(x <= -e, b, i))   # type: ignore[return-value]
+                     for b, i in zip(below, inside))
 
     def _pure_epsilon_bounds(self) -> tuple[float, float]:
         """Exactly ε: the loss ranges over [−ε, ε] (``BoundedRangeLaw``), and the slopes
