@@ -55,15 +55,16 @@ import numpy as np
 from scipy.special import logsumexp
 
 from fdp import _validate
-from fdp._constants import EPS_SEARCH, NORMAL_TAIL_MASS
+from fdp._constants import EPS_SEARCH, NORMAL_TAIL_MASS, TINY
+from fdp._constants import UNIT_ROUNDOFF as _U
 from fdp._numerics import maximise_unimodal
 from fdp._numerics import search_grid as _search_grid
 from fdp._types import ArrayLike
-from fdp.families._rounding import ArrayPair
+from fdp.families._rounding import ArrayPair, one_minus, widen
 from fdp.families.gaussian import (
     _GH_W,
     _GH_X,
-    gdp_beta,
+    _beta_bracket,
     gdp_log_delta_upper,
     isf_normal,
     normal_cells,
@@ -336,11 +337,48 @@ class MixtureOfGaussians(TradeOff):
     # the trade-off function
     # ------------------------------------------------------------------
     def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        """Certified lower bound on β(α) (``_bracket``)."""
+        return self._bracket(alpha)[0]
+
+    def _upper(self, alpha: np.ndarray) -> np.ndarray:
+        """Certified upper bound on β(α) (``_bracket``)."""
+        return self._bracket(alpha)[1]
+
+    def _bracket(self, alpha: np.ndarray) -> ArrayPair:
+        """β(α) = Σⱼ pⱼ G_{μⱼ}(α), bracketed.
+
+        μⱼ = cⱼ/σ is a correctly rounded quotient, so the real μⱼ lies between its
+        neighbouring doubles; G_μ decreases in μ, so each term is bracketed by the
+        Gaussian bracket (``_beta_bracket``) at the upper neighbour (lower end) and the
+        lower neighbour (upper end); μⱼ = 0 is exact (1 − α, ``one_minus``). The weights
+        carry u (their normalisation), each product u and the sum of n non-negative terms
+        (n − 1)u: (n + 2)u relative, plus n of the smallest doubles for underflowed products.
+        """
         a = np.asarray(alpha, dtype=float)
-        out = np.zeros(a.shape)
+        om_lo, om_hi = one_minus(a)
+        lo, hi = np.zeros(a.shape), np.zeros(a.shape)
         for mu, p in zip(self.mus, self.weights):
-            out = out + p * gdp_beta(float(mu), a)
-        return np.minimum(out, 1.0 - a)
+            if mu == 0.0:
+                b_lo, b_hi = om_lo, om_hi
+            else:
+                b_lo = _beta_bracket(float(np.nextafter(mu, np.inf)), a)[0]
+                b_hi = _beta_bracket(float(np.nextafter(mu, 0.0)), a)[1]
+            with np.errstate(under="ignore"):
+                lo, hi = lo + p * b_lo, hi + p * b_hi
+        n = len(self.probs)
+        rel, tiny = (n + 2.0) * _U, n * TINY
+        lo = widen(lo, rel, tiny, low=0.0)[0]
+        hi = widen(hi, rel, tiny, low=0.0)[1]
+        lo, hi = np.minimum(lo, om_lo), np.minimum(hi, om_hi)
+        # α = 0: β = 1 exactly; α = 1: β = 0 exactly
+        lo = np.where(a <= 0.0, 1.0, np.where(a >= 1.0, 0.0, lo))
+        hi = np.where(a <= 0.0, 1.0, np.where(a >= 1.0, 0.0, hi))
+        return lo, hi
+
+    @property
+    def _certified_delta(self) -> bool:             # type: ignore[override]
+        """δ = 0 at ε ≥ 0 is proven when every shift is 0 (the pair is Id)."""
+        return self.trivial
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         """δ(ε) ≤ Σⱼ pⱼ δ_{G_{μⱼ}}(ℓⱼ) + p_∞ with ℓⱼ from ``_profile_losses``.
