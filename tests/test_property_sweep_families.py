@@ -396,9 +396,7 @@ def test_mixture_of_gaussians(mix, eps, delta, alpha):
     f = fdp.MixtureOfGaussians(sigma, c, w)
     dfn, bfn = mog_reference(sigma, c, w)
     pure = mp.mpf(0) if all(x == 0 for x in c) else mp.inf
-    # test_known_mixture_delta_lower_end_above_truth, test_known_mixture_epsilon_not_widened
-    known = ("delta", "epsilon")
-    check_family(f, dfn, bfn, pure, eps, delta, alpha, known=known)
+    check_family(f, dfn, bfn, pure, eps, delta, alpha)
 
 
 # --- minimal failing cases (strict xfail: they pass once fdp is fixed) -----------------------
@@ -454,7 +452,6 @@ def test_known_bounded_range_epsilon_of_zero():
     assert lo <= 0.001 <= hi
 
 
-@KNOWN
 def test_known_mixture_delta_lower_end_above_truth():
     """MixtureOfGaussians(0.99999, [0, 0.022638367782608085], [1/6, 5/6]).delta_bounds(1e-12) =
     (0.007526082936304092,)*2 against 0.00752608293630391695 (the threshold formula in mpmath)."""
@@ -569,7 +566,6 @@ def test_known_bounded_range_epsilon_not_widened():
     assert_contains(fdp.BoundedRange(700.0).epsilon_bounds(1e-100), truth, "eps")
 
 
-@KNOWN
 def test_known_mixture_epsilon_not_widened():
     """MixtureOfGaussians(30, [1, 2.8831031798334013], [5/12, 7/12]).epsilon_bounds(1e-12) =
     (0.4674059209374797,)*2 against 0.46740592093747534528 (bisection on the mpmath profile):

@@ -48,11 +48,12 @@ the objective's derivative in ε is e^ε(α(ε) − α), so it is unimodal in ε
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from scipy.special import logsumexp
+from scipy.special import logsumexp, ndtr
 
 from fdp import _validate
 from fdp._constants import EPS_SEARCH, NORMAL_TAIL_MASS, TINY
@@ -351,8 +352,9 @@ class MixtureOfGaussians(TradeOff):
         neighbouring doubles; G_μ decreases in μ, so each term is bracketed by the
         Gaussian bracket (``_beta_bracket``) at the upper neighbour (lower end) and the
         lower neighbour (upper end); μⱼ = 0 is exact (1 − α, ``one_minus``). The weights
-        carry u (their normalisation), each product u and the sum of n non-negative terms
-        (n − 1)u: (n + 2)u relative, plus n of the smallest doubles for underflowed products.
+        carry ``_weight_rtol``, each product u and the sum of n non-negative terms
+        (n − 1)u: ``_weight_rtol`` + (n + 1)u relative, plus n of the smallest doubles for
+        underflowed products.
         """
         a = np.asarray(alpha, dtype=float)
         om_lo, om_hi = one_minus(a)
@@ -366,7 +368,7 @@ class MixtureOfGaussians(TradeOff):
             with np.errstate(under="ignore"):
                 lo, hi = lo + p * b_lo, hi + p * b_hi
         n = len(self.probs)
-        rel, tiny = (n + 2.0) * _U, n * TINY
+        rel, tiny = self._weight_rtol + (n + 1.0) * _U, n * TINY
         lo = widen(lo, rel, tiny, low=0.0)[0]
         hi = widen(hi, rel, tiny, low=0.0)[1]
         lo, hi = np.minimum(lo, om_lo), np.minimum(hi, om_hi)
@@ -374,6 +376,12 @@ class MixtureOfGaussians(TradeOff):
         lo = np.where(a <= 0.0, 1.0, np.where(a >= 1.0, 0.0, lo))
         hi = np.where(a <= 0.0, 1.0, np.where(a >= 1.0, 0.0, hi))
         return lo, hi
+
+    @property
+    def _weight_rtol(self) -> float:
+        """Relative distance of the stored pⱼ from pⱼ/Σp (the probabilities they stand for):
+        u for their normalisation plus |Σp − 1| (a sum within 1e-14 of 1 is kept as given)."""
+        return _U + abs(math.fsum(self.probs) - 1.0)
 
     @property
     def _certified_delta(self) -> bool:             # type: ignore[override]
@@ -402,8 +410,30 @@ class MixtureOfGaussians(TradeOff):
             for j, (mj, lpj) in enumerate(zip(mu, lp)):
                 with np.errstate(under="ignore"):
                     acc += np.exp(lpj + gdp_log_delta_upper(float(mj), ell[:, j]))
-            out[live] = np.minimum(acc, 1.0)
+            # the weights' rounding (``_weight_rtol``), each term's product and the sum
+            acc = widen(acc, self._weight_rtol + len(self.probs) * _U, low=TINY)[1]
+            out[live] = np.minimum(acc, 1.0)     # δ > 0 at finite ε above inf L
         return out.reshape(e.shape)
+
+    def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
+        """Certified lower bound on δ(ε): δ(ε) ≥ 1 − β(α) − e^ε α for every α (DRS Prop
+        2.12), taken at the double α = Φ̄(x_ε) nearest the optimal test (x_ε the computed
+        threshold; also at the smallest double where it underflows) with the upper end
+        of β(α) (``_bracket``) and e^ε α rounded up (exp 2u,
+        the product u, a margin to 8u); the two subtractions err by u each of numbers ≤
+        1 + e^ε α. An absolute bound: below about 1e-16 of δ it may give 0, never above δ.
+        """
+        e = np.asarray(eps, dtype=float)
+        flat = e.ravel()
+        a0 = ndtr(-self.x_at_loss(flat))
+        lo = np.zeros(flat.shape)
+        for alpha in (a0, np.maximum(a0, TINY)):      # α = Φ̄(x_ε) may underflow to 0
+            with np.errstate(over="ignore", invalid="ignore"):
+                ea = np.exp(flat) * alpha * (1.0 + 8.0 * _U)
+                val = (1.0 - self._bracket(alpha)[1]) - ea
+                val = np.nextafter(val - 4.0 * _U * (1.0 + ea), -np.inf)
+            lo = np.maximum(lo, np.where(np.isnan(val), 0.0, val))
+        return np.minimum(np.clip(lo, 0.0, 1.0), self._delta(flat)).reshape(e.shape)
 
     def _inverse(self) -> TradeOff:
         return super()._inverse()           # the generic Inverse (profile by reflection)

@@ -86,7 +86,8 @@ def test_one_component_is_gaussian_and_zero_is_identity():
 
 def test_subnormal_and_huge_shifts():
     tiny = fdp.MixtureOfGaussians(1.0, [0.0, 5e-324], [0.5, 0.5])
-    assert tiny.delta(0.0) <= 1e-300 and tiny.delta(1.0) == 0.0
+    # δ(1) > 0 (μ > 0) but far below the doubles: its upper end is the smallest double
+    assert tiny.delta(0.0) <= 1e-300 and tiny.delta(1.0) == 5e-324
     assert tiny(0.25) == pytest.approx(0.75)
     big = fdp.MixtureOfGaussians(1e-3, [0.0, 1.0], [0.5, 0.5])    # μ = 1000
     assert big.delta(1000.0) == pytest.approx(0.5 * fdp.Gaussian(1000.0).delta(
