@@ -526,6 +526,12 @@ class RevealedMixture(TradeOff):
     def _inverse(self) -> TradeOff:
         return RevealedMixture(self.weights, tuple(m.inverse() for m in self.members))
 
+    def _pure_epsilon_bounds(self) -> tuple[float, float]:
+        """ε* = max over the members of their ε*: the index is published, so the privacy
+        loss of the mixture is the loss of the member drawn (every weight is positive)."""
+        ends = [tuple(float(x) for x in m._pure_epsilon_bounds()) for m in self.members]
+        return max(e[0] for e in ends), max(e[1] for e in ends)
+
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         e = np.asarray(eps, dtype=float)
         out = np.zeros(e.shape)

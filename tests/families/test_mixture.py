@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import mpmath as mp
 import numpy as np
 import pytest
@@ -213,3 +215,14 @@ def test_more_sensitivity_is_less_private(params, extra):
     g = fdp.MixtureOfGaussians(f.sigma, c, f.probs) if c.size == len(f.probs) else f
     eps = np.array([0.0, 0.5, 2.0, 5.0])
     assert np.all(g.delta(eps) >= f.delta(eps) - 1e-12)
+
+
+def test_revealed_mixture_pure_epsilon_is_the_largest_members():
+    """The index is published: the loss is the drawn member's loss, so ε* = max ε*_i (a
+    Laplace pair's ε* is its μ; a subsampled Gaussian's is ∞)."""
+
+    r = RevealedMixture([0.25, 0.75], [fdp.Laplace(1.0), fdp.Laplace(2.0)])
+    assert tuple(r.pure_epsilon_bounds()) == (2.0, 2.0)
+    g = RevealedMixture([0.5, 0.5], [fdp.Laplace(1.0),
+                                     fdp.Gaussian(1.0).subsample(0.1, direction="add")])
+    assert tuple(g.pure_epsilon_bounds()) == (math.inf, math.inf)
