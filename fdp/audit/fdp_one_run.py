@@ -70,6 +70,14 @@ def blow_up_inverse(claim: TradeOff) -> BlowUpInverse:
     -------
     callable
         Vectorised y ↦ B⁻¹(y), a lower bound on the exact value for numeric claims.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.audit import blow_up_inverse
+    >>> binv = blow_up_inverse(fdp.Identity())       # Id: B⁻¹(y) = y
+    >>> round(float(binv(0.3)), 12)
+    0.3
     """
     if isinstance(claim, Gaussian):
         mu = float(claim.mu)

@@ -52,6 +52,13 @@ class GuessCounts:
         ``"one_sided"`` or ``"two_sided"``.
     correction : str
         ``"all"`` or ``"hull"``.
+
+    Examples
+    --------
+    >>> from fdp.audit import guess_counts
+    >>> g = guess_counts([3.0, 4.0], [1.0, 2.0])
+    >>> type(g).__name__, g.n_tests
+    ('GuessCounts', 5)
     """
 
     m: int

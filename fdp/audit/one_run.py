@@ -59,6 +59,14 @@ class OneRunAudit:
         strongly (largest v/r among those refuting it), or of the most precise one.
     assumption : str
         What the statement rests on.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.audit import one_run
+    >>> res = one_run(fdp.Gaussian(0.5), counts=(1000, 20, 20))
+    >>> type(res).__name__, res.refuted
+    ('OneRunAudit', True)
     """
 
     claim: str

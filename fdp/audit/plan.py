@@ -54,6 +54,13 @@ class AuditPlan:
         Expected guesses and correct guesses at that size.
     fpr : float
         False-positive rate of the pre-registered threshold under the truth.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.audit import min_canaries
+    >>> type(min_canaries(fdp.Gaussian(1.2), fdp.Gaussian(3.0))).__name__
+    'AuditPlan'
     """
 
     claim: str

@@ -68,6 +68,15 @@ def convolve(a: Lattice, b: Lattice) -> Lattice:
     by at most γ‖x‖₁, so in ℓ1 the result errs by at most
     γ(‖A‖₂|b| + ‖B‖₂|a|)(1 + γ) + γ‖A‖₂‖B‖₂ with ‖A‖₂ = √m‖a‖₂ (Parseval),
     which is added to the slack.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fdp.engine import Lattice, convolve
+    >>> lat = Lattice(0.5, -2, np.array([0.25, 0.5, 0.25]), 0.0, 0.0, "pessimistic")
+    >>> c = convolve(lat, lat)
+    >>> c.k0, c.q.round(4).tolist()
+    (-4, [0.0625, 0.25, 0.375, 0.25, 0.0625])
     """
     assert a.step == b.step and a.side == b.side
     n = a.q.size + b.q.size - 1

@@ -68,6 +68,12 @@ class GridBudgetExceeded(MemoryError):
     out-of-memory error, so that callers can catch exactly the refusal (and turn it
     into advice) without swallowing a real one. ``points``: the size refused (0 when
     not known).
+
+    Examples
+    --------
+    >>> from fdp.engine import GridBudgetExceeded
+    >>> GridBudgetExceeded("grid of 4e9 points refused", points=4_000_000_000).points
+    4000000000
     """
 
     def __init__(self, message: str, points: int = 0) -> None:
@@ -227,6 +233,12 @@ class Lattice:
     ``crop``; ``p_neginf``: the exact P-mass at L = −∞ of a per-step pessimistic
     lattice, used by ``reflect``), and lazily filled caches (the finite mass, the
     read-back tables) that are not pickled.
+
+    Examples
+    --------
+    >>> import numpy as np, fdp.engine
+    >>> fdp.engine.Lattice(0.5, -2, np.array([0.25, 0.5, 0.25]), 0.0, 0.0, "pessimistic").k0
+    -2
     """
 
     step: float

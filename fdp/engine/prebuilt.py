@@ -49,6 +49,14 @@ class Atoms:
     slack : float
         ℓ1 error of the masses: δ moves by at most this much (added to the lattice's
         certified δ-slack).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fdp.engine import Atoms
+    >>> a = Atoms(np.array([-1.0, 1.0]), np.array([0.25, 0.75]), np.array([0.75, 0.25]))
+    >>> a.losses.tolist(), a.q_inf
+    ([-1.0, 1.0], 0.0)
     """
 
     losses: np.ndarray
@@ -85,6 +93,13 @@ class Prebuilt:
     ValueError
         If ``remove`` is missing for atoms, or given with a TradeOff that is not
         symmetric, or the variance is not positive and finite.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.engine import Prebuilt
+    >>> type(Prebuilt(fdp.Gaussian(1.0), None, 1.0).add).__name__
+    'Gaussian'
     """
 
     add: Sides | TradeOff
