@@ -248,7 +248,7 @@ def _accountant_class() -> type:
         >>> step = dp_accounting.PoissonSampledDpEvent(0.1, dp_accounting.GaussianDpEvent(3.0))
         >>> eps = FdpAccountant().compose(step, 512).get_epsilon(1e-6)   # certified upper ε
         >>> print(f"{eps:.4f}")
-        3.7697
+        3.7702
         """
 
         def __init__(self, neighboring_relation: Any = relation.ADD_OR_REMOVE_ONE, *,

@@ -80,9 +80,14 @@ def test_generic_epsilon_handles_infinite_and_huge_answers():
     assert fdp.Gaussian(40.0).epsilon(1e-200) == pytest.approx(truth, rel=1e-9)
 
 
-def test_epsilon_bounds_equal_for_exact_functions():
+def test_epsilon_bounds_of_a_closed_form_hold_the_real_number_and_are_tight():
+    # Laplace(μ): δ(ε) = 1 − exp((ε − μ)/2) on [0, μ], so ε(δ) = μ + 2 log(1 − δ).
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 50
+    truth = 1 + 2 * mpmath.log(1 - mpmath.mpf("0.01"))
     lo, hi = fdp.Laplace(1.0).epsilon_bounds(0.01)
-    assert lo == hi
+    assert mpmath.mpf(lo) <= truth <= mpmath.mpf(hi)
+    assert hi - lo < 1e-14
 
 
 def test_from_privacy_profile_is_the_sup_of_eps_delta_curves():
