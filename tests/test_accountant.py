@@ -104,6 +104,7 @@ def test_budget_forms_agree():
     assert e.remaining() == pytest.approx(mu_max, rel=1e-9)
 
 
+@pytest.mark.slow
 def test_curve_budget():
     # budget: the hull of points on f_{2,0.01} (including α = 0.99 where it reaches 0)
     al = np.union1d(np.linspace(0, 1, 11), [0.99])
@@ -154,6 +155,7 @@ def test_adaptive_mode_uses_gdp_bounds():
         acct.spend(fdp.EpsDelta(0.01, 1e-9))
 
 
+@pytest.mark.slow
 def test_numeric_spends_with_the_engine():
     # Laplace spends compose numerically; the tight count is at least the GDP-ified one.
     tight = fdp.Accountant(mu=1.0, tol=1e-3)

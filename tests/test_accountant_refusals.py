@@ -14,6 +14,7 @@ import pytest
 import fdp
 
 
+@pytest.mark.slow
 def test_negligible_numeric_spend_leaves_room_for_a_gaussian():
     acct = fdp.Accountant(mu=1.0)
     acct.spend(fdp.dpsgd(100, 0.001, 10))

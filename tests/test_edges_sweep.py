@@ -194,6 +194,7 @@ def test_numeric_gaussian_bracket_contains_truth(mu, n):
 
 @pytest.mark.parametrize("op", ["group2", "symmetrize", "strongest", "wor", "inverse",
                                 "subsample_add"])
+@pytest.mark.slow
 def test_operations_on_numeric_results_keep_both_sides(op):
     from fdp.engine import compose_numeric
     h = compose_numeric([(fdp.Gaussian(1.0), 2)], tol=1e-3)        # numeric G_√2

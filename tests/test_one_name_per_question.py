@@ -5,6 +5,7 @@ import pytest
 import fdp
 
 
+@pytest.mark.slow
 def test_gdp_mu_bracket_and_gdp_fit_are_one_computation():
     for f in (fdp.Laplace(1.0), fdp.Laplace(1.0).subsample(0.2), fdp.EpsDelta(1.0),
               fdp.Laplace(1.0) @ fdp.Gaussian(1.0)):

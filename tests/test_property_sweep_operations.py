@@ -182,6 +182,7 @@ def test_envelope_of_pairs(pq1, pq2, eps, delta, alpha):
 
 @settings(max_examples=4, deadline=None, derandomize=True, phases=PHASES)
 @given(finite_pairs(), finite_pairs(), alpha_args)
+@pytest.mark.slow
 def test_strongest_of_pairs(pq1, pq2, alpha):
     """max{f, g} at α is the larger of the two exact curves."""
     mp.mp.dps = DPS

@@ -84,6 +84,7 @@ def test_one_name_per_concept():
     assert "one_sided" in inspect.signature(fdp.clt).parameters
 
 
+@pytest.mark.slow
 def test_clt_one_sided_is_the_only_name():
     f = fdp.from_pair([0.5, 0.5], [0.2, 0.8])                # asymmetric, both orders
     with pytest.raises(ValueError, match="one_sided"):

@@ -65,6 +65,7 @@ def test_statuses_of_the_families_and_of_numeric_results():
 
 
 @pytest.mark.parametrize("name", sorted(NON_GUARANTEES))
+@pytest.mark.slow
 def test_every_operation_keeps_the_weakest_status(name):
     make, status = NON_GUARANTEES[name]
     f = make()
@@ -124,6 +125,7 @@ def test_weaken_refuses_guarantee_statuses_and_keeps_weaker_objects():
 # ----------------------------------------------------------------------
 # Read-outs say so
 # ----------------------------------------------------------------------
+@pytest.mark.slow
 def test_readouts_of_non_guarantees_carry_their_status():
     e = _edgeworth()
     composed = e @ fdp.Gaussian(1.0)

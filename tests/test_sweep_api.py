@@ -221,6 +221,7 @@ def test_dpsgd_table_without_replacement_full_batch_is_gaussian():
 
 @settings(max_examples=6, deadline=None)
 @given(q=st.floats(0.001, 1.0), s1=st.floats(0.5, 3.0), ratio=st.floats(1.0, 3.0))
+@pytest.mark.slow
 def test_dpsgd_table_more_noise_is_never_certified_worse(q, s1, ratio):
     # ε(δ) decreases in σ, so the lower end at more noise cannot exceed the upper at less
     small, big = sweep.dpsgd_table([s1, s1 * ratio], q, 30, 1e-5, tol=TOL)
@@ -299,6 +300,7 @@ def gdp_mu_mp(eps, delta):
     return lo
 
 
+@pytest.mark.slow
 def test_calibrate_many_full_batch_is_safe_against_the_gaussian_truth():
     rows = sweep.calibrate_many(TARGETS, **CAL)
     assert [r.target for r in rows] == ["(2, 1e-05)-DP", "0.5-GDP", "(1, 0.001)-DP"]
@@ -316,6 +318,7 @@ def test_calibrate_many_full_batch_is_safe_against_the_gaussian_truth():
     assert rows[1].mu == 0.5 and rows[1].epsilon is None
 
 
+@pytest.mark.slow
 def test_calibrate_many_matches_calibrate_dpsgd_and_the_process_pool():
     serial = sweep.calibrate_many(TARGETS[:2], **CAL)
     direct = fdp.calibrate_dpsgd(epsilon=2.0, delta=1e-5, **CAL)
@@ -325,6 +328,7 @@ def test_calibrate_many_matches_calibrate_dpsgd_and_the_process_pool():
         assert sweep.calibrate_many(TARGETS[:2], executor=ex, **CAL) == serial
 
 
+@pytest.mark.slow
 def test_calibrate_many_per_target_settings_override_the_common_ones():
     rows = sweep.calibrate_many([{"mu": 0.5}, {"mu": 0.5, "steps": 16}], **CAL)
     assert [r.steps for r in rows] == [4, 16]

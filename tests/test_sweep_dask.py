@@ -41,6 +41,7 @@ def dask_executor():
         cluster.close()
 
 
+@pytest.mark.slow
 def test_dask_dpsgd_table_rows_identical_to_serial(dask_executor):
     grid = dict(noise_multipliers=[0.8, 2.0], sample_rates=[0.01, 1.0], steps=[0, 20],
                 delta=[1e-5, 1e-3], tol=TOL)
@@ -51,6 +52,7 @@ def test_dask_dpsgd_table_rows_identical_to_serial(dask_executor):
            [(r.epsilon_lo, r.epsilon_hi) for r in serial]
 
 
+@pytest.mark.slow
 def test_dask_calibrate_many_rows_identical_to_serial(dask_executor):
     targets = [{"epsilon": 2.0, "delta": 1e-5}, {"mu": 0.5}]
     opts = dict(sample_rate=1.0, steps=4, tol=TOL, rtol=1e-2)

@@ -36,6 +36,7 @@ def test_every_family_is_a_tradeoff_function(f):
 
 @settings(max_examples=15, deadline=None)
 @given(tradeoffs)
+@pytest.mark.slow
 def test_inverse_is_a_tradeoff_function_and_an_involution(f):
     inv = f.inverse()
     assert_tradeoff(inv(A))
@@ -47,6 +48,7 @@ def test_inverse_is_a_tradeoff_function_and_an_involution(f):
 
 @settings(max_examples=12, deadline=None)
 @given(tradeoffs)
+@pytest.mark.slow
 def test_symmetrisations(f):
     inv = f.inverse()
     if f.directions == "one":          # max{f, f⁻¹} is refused there (tested below)
@@ -77,6 +79,7 @@ def assert_symmetric(f):
 @settings(max_examples=30, deadline=None)
 @given(st.one_of(closed_families, pairs()), st.one_of(closed_families, pairs()),
        st.one_of(closed_families, pairs()))
+@pytest.mark.slow
 def test_exact_composition_is_commutative_associative_with_identity(f, g, h):
     if any(isinstance(x, (fdp.Gaussian, fdp.Laplace)) for x in (f, g, h)) and not all(
             isinstance(x, fdp.Gaussian) for x in (f, g, h)):

@@ -119,6 +119,8 @@ def mu_bounds(f: TradeOff) -> tuple[float, float]:
         return fam[0], fam[0]
     hook = getattr(f, "_gdp_mu_bounds", None)
     lo_h, hi_h = (float(v) for v in hook()) if hook is not None else (0.0, np.inf)
+    if lo_h == np.inf:
+        return np.inf, np.inf          # the hook proved that no finite μ exists
     if np.isfinite(hi_h):
         hi = hi_h
     elif f._exact_vertices():

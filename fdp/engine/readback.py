@@ -105,19 +105,27 @@ def epsilon_plain(pess: Sequence[Lattice], opt: Sequence[Lattice],
     δ_upper = max_i (δ_i + η_i) ≤ d ⇔ δ_i ≤ d − η_i for every i, so ε_hi is the
     largest of the lattices' own ε at d − η_i (η_i: slack plus read-back bound);
     likewise ε_lo at d + η_i on the optimistic lattices. Each answer is checked
-    against the lattice's δ and nudged up if round-off in the cell formula left
-    it short. The lattices are read independently: on two threads when a core is
-    idle and they are large (``READ_THREADS_FROM`` points; the same numbers).
+    against the lattice's δ and moved to the safe side if round-off in the cell
+    formula left it on the wrong one: an upper end (pessimistic lattice) up until
+    δ(ε) ≤ its target, a lower end (optimistic lattice) down until δ(ε) ≥ its target.
+    The lattices are read independently: on two threads when a core is idle and they
+    are large (``READ_THREADS_FROM`` points; the same numbers).
     """
     def one(lat: Lattice, sign: float) -> FloatArray:
         target = d + sign * (lat.slack + lat.readback)
         with lat.tables_held():          # the checks reuse the solve's tables
             e = lat.epsilon_raw(target)
             for nudge in (1e-13, 1e-10, 1e-7, lat.step):
-                short = np.isfinite(e) & (lat.delta_raw(e) > target)
-                if not short.any():
+                if sign < 0.0:           # upper end: δ(e) above the target is unsafe
+                    wrong = np.isfinite(e) & (lat.delta_raw(e) > target)
+                else:                    # lower end: δ(e) below the target is unsafe
+                    wrong = np.isfinite(e) & (e > 0.0) & (lat.delta_raw(e) < target)
+                if not wrong.any():
                     break
-                e = np.where(short, e + nudge * max(1.0, float(np.max(e[short]))), e)
+                step = nudge * max(1.0, float(np.max(e[wrong])))
+                e = np.where(wrong, e - sign * step, e)
+                if sign > 0.0:
+                    e = np.maximum(e, 0.0)
         return e
     jobs = [(lat, -1.0) for lat in pess] + [(lat, +1.0) for lat in opt]
     if (len(jobs) > 2 and max(lat.q.size for lat, _ in jobs) >= READ_THREADS_FROM

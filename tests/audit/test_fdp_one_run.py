@@ -188,6 +188,7 @@ def test_p_value_closed_form_all_correct(r: int) -> None:
     assert res.refuted == (res.p_value <= res.significance)
 
 
+@pytest.mark.slow
 def test_certified_numeric_claim_uses_its_lower_curve() -> None:
     """A certified (bracketed) claim: B⁻¹ is read off the lower side of the bracket, so it
     lies at or below B⁻¹ of the upper side (the curve a refutation must not use)."""

@@ -68,6 +68,7 @@ def test_bad_input(kwargs: dict[str, object], name: str) -> None:
         guess_counts(**args)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_two_sided_front_door_finds_leakage() -> None:
     rng = np.random.default_rng(1)
     incl = rng.random(400) < 0.5

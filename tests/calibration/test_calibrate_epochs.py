@@ -8,6 +8,7 @@ import pytest
 import fdp
 
 
+@pytest.mark.slow
 def test_epochs_form_is_the_rate_and_steps_form():
     B, N, E = 100, 10000, 0.25
     q, T = B / N, math.ceil(E * N / B)                      # 0.01, 25 (by hand)
@@ -19,6 +20,7 @@ def test_epochs_form_is_the_rate_and_steps_form():
     assert fdp.dpsgd(float(a), q, T, tol=1e-2).epsilon(1e-5) <= 2.0
 
 
+@pytest.mark.slow
 def test_a_fraction_of_an_epoch_rounds_the_steps_up():
     # 0.015 epochs of 100 from 10000 is 1.5 steps: 2 are accounted (the safe side)
     a = fdp.calibrate_dpsgd(batch_size=100, dataset_size=10000, epochs=0.015, mu=1.0,

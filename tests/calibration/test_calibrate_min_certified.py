@@ -30,6 +30,7 @@ def _eps_mp(q, sigma, steps, delta, orders):
     return min(cks(lam) for lam in orders)
 
 
+@pytest.mark.slow
 def test_tiny_delta_settled_by_rdp_with_one_guarantee():
     # the engine's δ floor (~1e-12) is far above 1e-30: only the Rényi bound certifies
     s = fdp.calibrate_dpsgd(sample_rate=0.01, steps=100, epsilon=2.0, delta=1e-30)
@@ -41,6 +42,7 @@ def test_tiny_delta_settled_by_rdp_with_one_guarantee():
     assert s.tradeoff.delta(2.0) <= 1e-30
 
 
+@pytest.mark.slow
 def test_moderate_run_still_searches_with_the_engine():
     s = fdp.calibrate_dpsgd(sample_rate=0.01, steps=50, epsilon=2.0, delta=1e-5,
                             rtol=1e-2)

@@ -109,6 +109,7 @@ def _laplace_delta_closed(m, eps):
     return 0.0 if eps >= m else float(-mp.expm1((mp.mpf(eps) - m) / 2))
 
 
+@pytest.mark.slow
 def test_laplace_to_gdp_target_independent_profile():
     # smallest noise with L_m ≥ G_1 ⇔ δ_{L_m}(ε) ≤ δ_{G_1}(ε) for all ε ≥ 0 (both symmetric)
     c = fdp.calibrate("laplace", mu=1.0)
@@ -190,6 +191,7 @@ def test_calibration_is_a_float_with_a_report():
 # ----------------------------------------------------------------------
 # DP-SGD (needs the numeric engine, fdp.engine)
 # ----------------------------------------------------------------------
+@pytest.mark.slow
 def test_calibrate_dpsgd_full_batch_is_gaussian():
     # q = 1: T steps of G_{1/σ} compose to G_{√T/σ}; μ = 1 needs σ = √T = 2 exactly.
     c = fdp.calibrate_dpsgd(sample_rate=1.0, steps=4, mu=1.0, rtol=1e-3, tol=1e-3)
@@ -205,6 +207,7 @@ def test_calibrate_dpsgd_full_batch_is_gaussian():
     assert g.epsilon(1e-5) <= 1.0
 
 
+@pytest.mark.slow
 def test_calibrate_dpsgd_subsampled_meets_certified_epsilon():
     kw = dict(sample_rate=0.1, steps=20, tol=1e-2)
     c = fdp.calibrate_dpsgd(epsilon=3.0, delta=1e-5, rtol=1e-2, **kw)

@@ -43,6 +43,7 @@ def test_tiny_delta_is_calibrated_on_the_rdp_bound():
     assert s.tradeoff.epsilon(1e-100) <= 1.0
 
 
+@pytest.mark.slow
 def test_engine_bound_named_when_it_meets_the_target():
     s = calibrate_dpsgd(sample_rate=0.01, steps=10, epsilon=2.0, delta=1e-5, rtol=0.1,
                         tol=1e-2)
@@ -64,6 +65,7 @@ def test_search_floor_is_said_in_the_repr(kw):
     assert "at_floor=True" in repr(s) and "search floor" in repr(s)
 
 
+@pytest.mark.slow
 def test_mu_target_states_its_tail_delta():
     # a numeric guarantee meets G_μ only as G_μ ⊗ f_{0,η}; the result must say so
     g = fdp.Laplace(1.0) @ fdp.Gaussian(1.0)

@@ -37,6 +37,7 @@ def test_calibrate_eps_delta_matches_mpmath_profile():
     assert d <= mp.mpf(1e-5) and d >= mp.mpf(1e-5) * (1 - 1e-9)
 
 
+@pytest.mark.slow
 def test_calibrate_dpsgd_mu_targets_answer_without_memory_error():
     c = fdp.calibrate_dpsgd(sample_rate=0.01, steps=100, mu=1.0)
     assert 0.05 < float(c) < 4.0                              # σ = 4 is far more than enough
@@ -48,6 +49,7 @@ def test_calibrate_dpsgd_mu_targets_answer_without_memory_error():
     assert 0.05 < float(c2) < 4.0 and c2.tail_delta <= 1e-9
 
 
+@pytest.mark.slow
 def test_calibrate_dpsgd_accuracy_limited_target_says_so():
     # max_tail far below the engine's certified δ floor: a clear error, not a search
     # that doubles σ until the grid blows up

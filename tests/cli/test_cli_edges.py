@@ -137,6 +137,7 @@ def test_memory_error_is_one_line(capsys, monkeypatch):
     ("plot", "laplace:1^1000000000", "--out", "{tmp}/p.png"),
     ("dpsgd", "--sigma", "1e-3", "--sample-rate", "0.01", "--steps", "10"),
 ])
+@pytest.mark.slow
 def test_issue_reproductions_give_an_answer_or_one_line(capsys, tmp_path, argv):
     """Either a result or a one-line error, never a traceback."""
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
@@ -149,6 +150,7 @@ def test_issue_reproductions_give_an_answer_or_one_line(capsys, tmp_path, argv):
 # ----------------------------------------------------------------------
 # closed pipes
 # ----------------------------------------------------------------------
+@pytest.mark.slow
 def test_closed_stdout_pipe_is_quiet():
     """`fdp repro --list | head -1`: the reader is gone before fdp writes."""
     proc = subprocess.Popen([sys.executable, "-m", "fdp.cli", "repro", "--list"],

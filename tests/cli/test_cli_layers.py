@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "fdp"
 
@@ -39,6 +41,7 @@ def test_mechanisms_do_not_import_calibration():
     assert not any(m.startswith("fdp.calibration") for m in _unit_imports("mechanisms"))
 
 
+@pytest.mark.slow
 def test_python_m_fdp_repro_is_fdp_repro():
     proc = subprocess.run([sys.executable, "-m", "fdp.repro", "--list", "drs_eps_delta"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)

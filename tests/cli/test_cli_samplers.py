@@ -30,6 +30,7 @@ def bracket(out):
     return float(m.group(1)), float(m.group(2))
 
 
+@pytest.mark.slow
 def test_truncated_poisson_from_the_command_line(capsys):
     code, out, err = run(capsys, *RUN, "--sampling", "truncated_poisson", "--batch-cap", "60")
     assert code == 0, err

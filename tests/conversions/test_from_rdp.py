@@ -101,6 +101,7 @@ def test_infinite_order_is_pure_dp():
             assert h - l <= 1e-13 * exact + 1e-300
 
 
+@pytest.mark.slow
 def test_zcdp_riskcal_reference():
     """riskcal's doctests: get_beta_from_zcdp(0.5, [0.1, 0.2, 0.3]) = (0.517, 0.34, 0.232),
     advantage 0.47. riskcal's values sit above the certified sup over λ > 1 for two
@@ -165,6 +166,7 @@ def test_orders_below_one_are_not_implied_by_zcdp():
 
 
 @pytest.mark.parametrize("mu, gap", [(0.1, 0.0102), (1.0, 0.1), (3.0, 0.1632)])
+@pytest.mark.slow
 def test_gaussian_rdp_gives_back_a_curve_below_gaussian(mu, gap):
     """Gaussian RDP λμ²/2: the conversion is ≤ G_μ (the mechanism satisfies it) and
     close: the largest gap G_μ − f on the grid, measured 0.0101, 0.0997 and 0.1628
@@ -185,6 +187,7 @@ def test_gaussian_rdp_gives_back_a_curve_below_gaussian(mu, gap):
 @pytest.mark.parametrize("family, param", [
     (fdp.Laplace, 1.0), (fdp.Laplace, 4.0), (fdp.RandomizedResponse, 2.0),
 ])
+@pytest.mark.slow
 def test_rdp_of_a_mechanism_converts_below_its_curve(family, param):
     lam = np.concatenate([1.0 + np.geomspace(1e-3, 1e3, 200)])
     f = fdp.from_rdp(lam, rdp_of(family(param), lam))
@@ -269,6 +272,7 @@ rhos = st.floats(-8.0, 2.0).map(lambda x: 10.0 ** x)
 
 @settings(max_examples=12)
 @given(rho=rhos, xi=st.sampled_from([0.0, 0.1, 1.0]))
+@pytest.mark.slow
 def test_zcdp_axioms_and_safety(rho, xi):
     """lower ≤ upper, the trade-off axioms, monotone in ρ, and (ξ = 0) below G_√(2ρ),
     the curve of a mechanism that is exactly ρ-zCDP."""

@@ -86,6 +86,7 @@ def pair():
     lambda: fdp.from_rdp([3.0], [0.7]),                           # one order only
     lambda: fdp.from_rdp([2.0, 4.0], [0.2, 0.5], one_sided=True),
 ])
+@pytest.mark.slow
 def test_upper_law_is_a_pair_above_the_curve(make):
     f = make()
     law = f._upper_law()
@@ -126,6 +127,7 @@ def test_polygon_rounding_keeps_the_curve_above():
 # ----------------------------------------------------------------------
 # Compositions against independent computations
 # ----------------------------------------------------------------------
+@pytest.mark.slow
 def test_zcdp_tensor_against_gaussian_and_kairouz(pair):
     f, g, h = pair
     lo, hi = h.delta_bounds(EPS)
@@ -210,6 +212,7 @@ def test_composition_with_a_subsampled_gaussian():
     lambda: fdp.from_rdp([2.0, np.inf], [0.3, 1.0]),    # an order ∞: pure DP part
     lambda: fdp.from_rdp([4.0], [0.4]),           # one order only
 ])
+@pytest.mark.slow
 def test_edge_curves_compose_with_a_gaussian(make):
     f = make()
     g = fdp.Gaussian(0.5)

@@ -151,6 +151,7 @@ def finite_pairs(draw):
 @settings(max_examples=12)
 @given(st.lists(finite_pairs(), min_size=1, max_size=3), st.integers(1, 3),
        st.floats(-13.0, -1.5), st.floats(0.5, 4.0))
+@pytest.mark.slow
 def test_finite_pair_compositions_epsilon_monotone_and_contains_truth(pairs, reps, log_d, gap):
     """Engine read-outs of ⊗ pairs (forced through the engine) against enumeration."""
     factors = [(fdp.from_pair(p, q), reps) for p, q in pairs]

@@ -45,6 +45,7 @@ def _mp_cks_eps(rho, delta):
     return e_of(1 + mp.e ** lo)
 
 
+@pytest.mark.slow
 def test_epsilon_below_the_closed_conversions():
     f = fdp.from_zcdp(1 / 32)
     got = f.epsilon(1e-3)
@@ -56,6 +57,7 @@ def test_epsilon_below_the_closed_conversions():
     assert lo <= got == hi
 
 
+@pytest.mark.slow
 def test_tiny_rho_delta_is_the_closed_bound_not_a_chord():
     g = fdp.from_zcdp(5e-30)
     got = g.delta(1e-13)

@@ -272,6 +272,7 @@ def test_memory_guard_names_tol_before_allocating():
         compose_numeric([(fdp.Laplace(1.0), 10 ** 8), (fdp.Gaussian(0.5), 1)], tol=1e-9)
 
 
+@pytest.mark.slow
 def test_million_steps_read_back_stays_small():
     # the curve read-back used to form e^ε on every grid point up to the composed top
     # (2e6 in loss), 23 GB; lines beyond e^700 are now left out on the safe side
@@ -303,6 +304,7 @@ def test_one_step_dpsgd_profile_bracket_property(sigma, q, eps):
 @settings(max_examples=10)
 @given(sigma=st.floats(0.02, 3.0), q=st.sampled_from([1e-3, 0.05, 0.5, 1.0]),
        delta=st.floats(1e-8, 0.5))
+@pytest.mark.slow
 def test_one_step_dpsgd_epsilon_bracket_property(sigma, q, delta):
     f = fdp.dpsgd(sigma, q, 1)
     lo, hi = f.epsilon_bounds(delta)

@@ -64,6 +64,7 @@ def test_loss_range_holds_the_q_mass():
     assert lo >= M1.floor
 
 
+@pytest.mark.slow
 def test_dp_accounting_reference_mixture_of_gaussians():
     """dp_accounting test_mixture_of_gaussians_basic: ε(1e-6) = 17.193115 (pessimistic,
     max over its ADD and REMOVE directions; its REMOVE is fdp's T(N(0), mixture))."""
@@ -97,6 +98,7 @@ mixtures = st.tuples(
 
 @settings(max_examples=15)
 @given(mixtures)
+@pytest.mark.slow
 def test_one_step_bracket_contains_the_closed_form(params):
     sigma, c, seed = params
     w = np.random.default_rng(seed).random(len(c)) + 0.05

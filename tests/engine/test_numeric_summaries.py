@@ -245,6 +245,7 @@ def laplace_mu_star(b):
 
 
 @pytest.mark.parametrize("b", [0.3, 1.0, 2.5])
+@pytest.mark.slow
 def test_single_laplace_against_mpmath(b):
     truth = laplace_mu_star(b)
     lo, hi = compose_numeric([(fdp.Laplace(b), 1)])._gdp_mu_bounds()

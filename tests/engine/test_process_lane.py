@@ -46,6 +46,7 @@ def _boom(x):
     raise RuntimeError("worker failure")
 
 
+@pytest.mark.slow
 def test_worker_runs_a_module_function_and_reports_failure_as_none():
     assert worker.run(math.hypot, 3.0, 4.0) == 5.0
     assert worker.run(lambda: 1) is None              # does not pickle by reference

@@ -177,6 +177,7 @@ def test_direct_band_chunk_changes_no_bit(monkeypatch, use_table):
 
 
 @pytest.mark.parametrize("chunk", [16, 1000, 2 ** 12])
+@pytest.mark.slow
 def test_suffix_recursion_chunks_do_not_change_a_bit(monkeypatch, chunk):
     # the in-block recursion transposes _RECURSE_CHUNK elements at a time; chunk
     # boundaries (also ones cutting a block table unevenly) give the reference's bits

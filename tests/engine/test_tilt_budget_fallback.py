@@ -37,6 +37,7 @@ def test_below_the_plain_floor_the_budget_is_a_value_error(monkeypatch):
         f.epsilon_bounds(delta)
 
 
+@pytest.mark.slow
 def test_newton_window_search_stops_before_overflow():
     # q = 1e-12 at σ = 0.05: the Chernoff search's Newton step ran to t = inf and
     # formed inf·0 (a RuntimeWarning, an error under this suite's filter)

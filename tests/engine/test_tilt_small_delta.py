@@ -77,6 +77,7 @@ def one_step():
 
 
 @pytest.mark.parametrize("sigma,q,delta", CASES)
+@pytest.mark.slow
 def test_one_step_small_delta_answers_or_names_the_limit(one_step, sigma, q, delta):
     f = one_step[(sigma, q)]
     try:
@@ -135,6 +136,7 @@ def test_tilt_in_log_space_keeps_a_top_atom_of_zero_mass_harmless():
 
 @settings(max_examples=15)
 @given(st.floats(0.4, 2.0), st.floats(1e-3, 1.0), st.integers(10, 30))
+@pytest.mark.slow
 def test_small_delta_one_step_property(sigma, q, k):
     delta = 10.0 ** (-k)
     f = fdp.dpsgd(sigma, q, 1)

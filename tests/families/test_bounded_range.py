@@ -106,6 +106,7 @@ def test_curve_is_the_worst_generalized_randomized_response(eps):
 
 
 @pytest.mark.parametrize("eps", [0.01, 1.0, 5.0, 40.0])
+@pytest.mark.slow
 def test_profile_is_the_max_over_t_of_grr_profiles(eps):
     f = fdp.BoundedRange(eps)
     ts = [mp.mpf(eps) * j / 400 for j in range(401)]

@@ -40,6 +40,7 @@ def _mp_log_tail(k: int, s: float) -> mp.mpf:
 
 
 @pytest.mark.parametrize("s", [65.0, 150.0, 400.0])
+@pytest.mark.slow
 def test_log_tail_brackets_mpmath(s):
     ks = [1, 2, 10, int(s), int(3 * s), int(10 * s), int(30 * s)]
     s_lo, s_hi, c_lo, c_hi = log_tail(np.array(ks, dtype=float), s)

@@ -34,6 +34,7 @@ def test_delta_contains_the_binomial_sum(k, eps):
     assert not math.isnan(hi)
 
 
+@pytest.mark.slow
 def test_issue_values_at_large_k():
     # issue 34: k = 2e5 read 2712.4 for ε(1e-5), truth 1188.68 (log-space binomial sum)
     lo, hi = (fdp.EpsDelta(0.1) ** 200_000).epsilon_bounds(1e-5)

@@ -83,6 +83,7 @@ def _gauss_moment(mu, k, c, absolute, under):
 
 
 @pytest.mark.parametrize("mu", [0.5, 1.0, 3.0])
+@pytest.mark.slow
 def test_gaussian_moments_against_quadrature(mu):
     law = fdp.Gaussian(mu).law()
     assert law.moment_method == "closed form"

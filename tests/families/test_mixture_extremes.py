@@ -57,6 +57,7 @@ def test_delta_brackets_the_mpmath_truth_at_moderate_sigma(c, p):
 
 
 @pytest.mark.parametrize("c, p", CASES)
+@pytest.mark.slow
 def test_no_nan_from_any_read_out_over_sigma(c, p):
     eps = np.array([-0.5, 0.0, 0.5, 1.0, 5.0, 100.0])
     alpha = np.array([0.0, 1e-8, 0.1, 0.5, 1.0])

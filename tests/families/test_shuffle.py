@@ -100,6 +100,7 @@ def test_n_equal_one_is_randomized_response():
         assert np.all(f(a) <= rr_hi + 1e-15) and np.all(f(a) >= rr_lo - 1e-10)
 
 
+@pytest.mark.slow
 def test_reference_bracket_n_1e5():
     """Feldman–McMillan–Talwar's reference code (numericalanalysis, n = 10⁵, ε₀ = 4,
     δ = 1e-6) brackets ε in [0.16754, 0.17279]; their closed form gives 0.53780."""
@@ -210,6 +211,7 @@ def test_axioms_and_never_worse_than_local(eps0, n):
     assert np.allclose(f.delta(eps), f.inverse().delta(eps), atol=1e-10)
 
 
+@pytest.mark.slow
 def test_below_the_deficit_the_envelope_with_pure_dp_answers():
     # the deficit atoms (≈ 1e-11, at losses ±ε₁, ε₁ = ε₀ + log(1.1/0.9)) leave ε(δ)
     # between ε₀ and ε₁ below them; the shuffled mechanism is ε₀-DP, and the

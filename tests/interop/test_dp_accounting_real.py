@@ -55,6 +55,7 @@ def test_compose_with_count_and_get_delta():
     assert a.get_delta(eps) == pytest.approx(pld_delta, rel=0.05)
 
 
+@pytest.mark.slow
 def test_calibrate_dp_mechanism_unchanged():
     def event(sigma):
         return dpsgd_event(sigma, 0.01, 1000)

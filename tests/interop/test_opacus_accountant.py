@@ -47,6 +47,7 @@ def test_step_merges_like_opacus_and_len_counts_steps():
     assert acct.get_epsilon_bounds(1e-5) == truth.epsilon_bounds(1e-5)
 
 
+@pytest.mark.slow
 def test_history_written_directly_is_recomputed():
     acct = FdpAccountant()
     acct.history = [(1.0, 0.5, 10)]
@@ -149,6 +150,7 @@ def test_optimizer_hook_uses_accumulated_iterations():
 
 @settings(max_examples=5)     # each draw composes up to 200 DP-SGD steps; 5 cover the claim
 @given(st.floats(0.5, 5.0), st.floats(1e-3, 1.0), st.integers(1, 200))
+@pytest.mark.slow
 def test_property_more_steps_never_less_epsilon(sigma, q, steps):
     acct = FdpAccountant()
     acct.history = [(sigma, q, steps)]

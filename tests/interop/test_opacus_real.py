@@ -92,6 +92,7 @@ def test_privacy_engine_trains_with_fdp():
 
 
 @pytest.mark.parametrize("target", [1.0, 4.0])
+@pytest.mark.slow
 def test_get_noise_multiplier_meets_target(target):
     sigma = get_noise_multiplier(target_epsilon=target, target_delta=1e-5, sample_rate=0.01,
                                  steps=300, accountant="fdp")
@@ -102,6 +103,7 @@ def test_get_noise_multiplier_meets_target(target):
     assert eps >= target - 0.011                          # Opacus' epsilon_tolerance 0.01
 
 
+@pytest.mark.slow
 def test_make_private_with_epsilon():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

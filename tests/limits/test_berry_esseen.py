@@ -48,6 +48,7 @@ def test_gaussian_inputs_are_exact():
 
 
 @pytest.mark.parametrize("eps,n", [(0.5, 10), (0.2, 50), (0.1, 200), (1.0, 5), (0.05, 1000)])
+@pytest.mark.slow
 def test_band_contains_exact_pure_dp_composition(eps, n):
     r = fdp.clt([fdp.EpsDelta(eps)] * n)
     truth = fdp.EpsDelta(eps) ** n  # exact, binomial (KOV)
@@ -65,6 +66,7 @@ def test_band_contains_exact_pure_dp_composition(eps, n):
 
 @settings(max_examples=25, deadline=None)
 @given(st.floats(0.02, 1.5), st.integers(2, 60))
+@pytest.mark.slow
 def test_band_property(eps, n):
     r = fdp.clt([fdp.EpsDelta(eps)] * n)
     truth = fdp.EpsDelta(eps) ** n

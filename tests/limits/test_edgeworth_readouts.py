@@ -71,6 +71,7 @@ def test_delta_matches_the_mpmath_supremum(g, eps):
     assert abs(ours - ref) <= 1e-10 * ref
 
 
+@pytest.mark.slow
 def test_epsilon_is_where_the_mpmath_delta_crosses(g):
     for delta in (1e-3, 1e-5):
         e = g.epsilon(delta)

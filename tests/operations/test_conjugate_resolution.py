@@ -36,6 +36,7 @@ def _precision():
 
 
 @pytest.mark.parametrize("delta", [1e-5, 1e-20, 1e-100, 1e-300])
+@pytest.mark.slow
 def test_strongest_of_gaussians_contains_the_dominant_member(delta):
     s = fdp.strongest(fdp.Gaussian(3 ** 0.5), fdp.Gaussian(2.0))     # = G_√3
     lo, hi = s.epsilon_bounds(delta)
@@ -45,6 +46,7 @@ def test_strongest_of_gaussians_contains_the_dominant_member(delta):
     assert hi <= truth * (1 + 1e-9)            # the member's closed form answers
 
 
+@pytest.mark.slow
 def test_strongest_with_a_numeric_member_contains_the_truth():
     r = fdp.compose_numeric([(fdp.Gaussian(1.0), 3)])                # brackets G_√3
     s = fdp.strongest(r, fdp.Gaussian(2.0))
@@ -80,6 +82,7 @@ def _strongest_delta_truth(mu: float, e0: float, eps: float) -> float:
 
 
 @pytest.mark.parametrize("eps", [0.0, 0.5, 1.0, 2.0])
+@pytest.mark.slow
 def test_strongest_of_incomparable_members_brackets_its_conjugate(eps):
     g, pure = fdp.Gaussian(1.0), fdp.EpsDelta(1.0, 0.0)
     s = fdp.strongest(g, pure)

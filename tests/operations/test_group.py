@@ -183,6 +183,7 @@ ALPHAS = np.concatenate([[0.0, 1e-300, 1e-200, 1e-100, 1e-30, 1e-12], np.linspac
 @given(eps=st.floats(1e-3, 700.0),
        delta=st.one_of(st.just(0.0), st.floats(-300.0, -1.0).map(lambda t: 10.0 ** t)),
        k=st.integers(1, 10 ** 4))
+@pytest.mark.slow
 def test_eps_delta_group_is_a_tradeoff_function_at_any_size(eps, delta, k):
     g = fdp.EpsDelta(eps, delta).group(k)
     b = g(ALPHAS[np.argsort(ALPHAS)])
@@ -219,6 +220,7 @@ def test_eps_delta_group_against_the_definition(eps, delta, k, a):
 
 @settings(max_examples=8)
 @given(mu=st.floats(0.01, 3.0), k=st.integers(1, 40))
+@pytest.mark.slow
 def test_generic_group_brackets_the_gaussian_truth(mu, k):
     """Group(G_μ, k) (the generic route) brackets G_{kμ}: β, δ(ε) and ε(δ)."""
     G, truth = Group(fdp.Gaussian(mu), k), fdp.Gaussian(k * mu)

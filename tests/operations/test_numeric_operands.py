@@ -147,6 +147,7 @@ def test_symmetrize_of_numeric(h):
         assert_brackets(f, lambda a: g_beta(R2, a), lambda e: g_delta(R2, e))
 
 
+@pytest.mark.slow
 def test_strongest_and_envelope_of_numeric(h):
     assert_brackets(fdp.strongest(h, fdp.Gaussian(3.0)), lambda a: g_beta(R2, a),
                     lambda e: g_delta(R2, e))
@@ -194,6 +195,7 @@ OPS = ["inverse", "sym", "sym1", "strongest", "group2", "cp", "poisson", "add", 
 
 @settings(max_examples=6)
 @given(mu=st.floats(0.5, 1.5), op=st.sampled_from(OPS), p=st.floats(0.05, 0.9))
+@pytest.mark.slow
 def test_operations_on_numeric_results_bracket_the_truth(mu, op, p):
     """A numeric G_μ (tol = 1e-3, cheap) through one operation: lower ≤ truth ≤ upper."""
     h = compose_numeric([(fdp.Gaussian(mu / np.sqrt(2.0)), 2)], tol=1e-3)

@@ -58,6 +58,7 @@ OPS = {
 
 @settings(max_examples=25)
 @given(f=FAMILIES, op=st.sampled_from(sorted(OPS)), p=rates, k=st.integers(1, 10 ** 4))
+@pytest.mark.slow
 def test_operations_at_the_edges_are_finite_and_ordered(f, op, p, k):
     if op == "group" and isinstance(f, fdp.Laplace):
         k = min(k, max(1, int(700.0 / f.mu)))   # L_{kμ} evaluation past e^{709}: family's own range

@@ -127,6 +127,7 @@ class Policy:
 # k = 1 and the exact recursion's bracket
 # ----------------------------------------------------------------------
 @pytest.mark.parametrize("eps", [0.1, 1.0, 3.0])
+@pytest.mark.slow
 def test_one_selection_is_br_exactly_and_the_recursion_brackets_it(eps):
     assert compose_selections(eps, 1) == fdp.BoundedRange(eps)
     widths = []
@@ -161,6 +162,7 @@ def test_lower_side_at_least_the_nonadaptive_optimum_on_its_grid(eps, k, M):
 
 
 @pytest.mark.parametrize("eps,k", [(1.0, 10), (0.5, 40), (0.1, 100)])
+@pytest.mark.slow
 def test_upper_side_above_every_nonadaptive_strategy(eps, k):
     # any fixed t (a fine grid, off the recursion's grid) is a strategy: its exact
     # δ is below the certified upper δ; and the ε read-outs agree with it
@@ -179,6 +181,7 @@ def test_upper_side_above_every_nonadaptive_strategy(eps, k):
 # Upper side: below the ε-DP optimum and the Azuma bound, never looser than before
 # ----------------------------------------------------------------------
 @pytest.mark.parametrize("eps,k", [(1.0, 10), (0.5, 60), (2.0, 20)])
+@pytest.mark.slow
 def test_upper_side_below_optimal_pure_dp_composition(eps, k):
     f = compose_selections(eps, k)
     for xv in np.array([0.2, 0.5, 0.8]) * k * eps * 0.5:
@@ -187,6 +190,7 @@ def test_upper_side_below_optimal_pure_dp_composition(eps, k):
 
 
 @pytest.mark.parametrize("eps,k", [(1.0, 10), (0.1, 100), (1.0, 300), (2.0, 100)])
+@pytest.mark.slow
 def test_upper_side_below_the_azuma_bound(eps, k):
     f = compose_selections(eps, k)
     for d in (1e-3, 1e-6, 1e-12):
@@ -194,6 +198,7 @@ def test_upper_side_below_the_azuma_bound(eps, k):
         assert lo <= hi < azuma_epsilon(eps, k, d)
 
 
+@pytest.mark.slow
 def test_thousand_selections_optimal_and_tighter_than_before():
     # k = 1000 is treated by the recursion itself (no blocks)
     f = compose_selections(1.0, 1000)
@@ -220,6 +225,7 @@ def test_never_looser_than_the_previous_blocked_composition(eps, k, old_hi):
     assert lo <= hi < old_hi
 
 
+@pytest.mark.slow
 def test_upper_side_below_blocks_composed_now():
     # f-DP composition of two optimal 12-blocks (their safe pairs) is a valid bound of
     # the 24-fold optimum; the direct bracket's upper side must not be looser

@@ -136,6 +136,7 @@ def _colours_by_label(ax):
 
 
 @pytest.mark.parametrize("name", ["ddr_selection", "samplers_compare"])
+@pytest.mark.slow
 def test_repro_figures_keep_one_colour_per_curve_across_panels(name, tmp_path, monkeypatch):
     """A curve drawn in both panels (trade-off and ROC) has one colour and one label."""
     from fdp import repro

@@ -100,6 +100,7 @@ def test_the_clt_under_report_shows_at_small_alpha(mnist_panels):
     lambda ax: P.subsampling(fdp.Gaussian(2.0), ps=(0.1, 0.3, 0.6, 1.0), ax=ax),
     lambda ax: P.gdp_family((0.5, 1.0, 2.0, 3.0), ax=ax),
 ])
+@pytest.mark.slow
 def test_members_of_a_family_have_distinct_line_styles(draw):
     fig, axes = P.new_figure(1, 1)
     ax = draw(axes[0, 0])

@@ -108,6 +108,7 @@ def test_eps_delta_marks_kink_at_fixed_point(ax):
     np.testing.assert_allclose(kink.get_data(), [[k], [k]])
 
 
+@pytest.mark.slow
 def test_every_helper_returns_its_axes():
     fig, axes = P.new_figure(3, 4)
     axes = axes.ravel()

@@ -16,6 +16,7 @@ def out_dir(tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", repro.names())
+@pytest.mark.slow
 def test_reproduction_passes_and_writes_its_figure(name, out_dir):
     result = repro.run_one(name, out_dir, fast=True)
     failed = [c for c in result.checks if not c.passed]
@@ -144,6 +145,7 @@ def test_progress_printer_writes_one_line_per_script(tmp_path):
 
 @pytest.mark.parametrize("name", ["drs_hypothesis_test", "drs_eps_delta",
                                   "drs_group_privacy"])
+@pytest.mark.slow
 def test_committed_figures_are_exactly_what_repro_writes(name, tmp_path):
     """Deterministic output: rerunning a (non-numeric) reproduction gives the committed
     bytes, and the committed gallery is the one write_gallery produces."""

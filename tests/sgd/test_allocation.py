@@ -83,6 +83,7 @@ def _exact_poisson_t2(sigma: float, eps: float) -> tuple[float, float]:
 
 
 @pytest.mark.parametrize("sigma", [1.0, 2.0])
+@pytest.mark.slow
 def test_t2_bracket_contains_mpmath(sigma):
     f = random_allocation(sigma, 2)
     for eps in (0.0, 0.3, 1.0, 2.0):
@@ -241,6 +242,7 @@ def test_property_edges_and_domination(sigma, t, k, e):
     assert np.all(b_hi >= g(a) - 1e-12)
 
 
+@pytest.mark.slow
 def test_exact_poisson_t2_matches_the_engine():
     """The quadrature of Poisson subsampling (q = 1/2, 2 steps) lies in fdp.dpsgd's
     certified bracket of the symmetrised δ: the check of the reference used below."""
@@ -252,6 +254,7 @@ def test_exact_poisson_t2_matches_the_engine():
     assert add > rem > 0            # at ε = 0.5 both directions live, add the larger
 
 
+@pytest.mark.slow
 def test_poisson_at_rate_k_over_t_is_not_an_upper_bound():
     """Why ``random_allocation`` offers no "Poisson with rate q′ = k/t" curve: at
     σ = 0.7, t = 2 the allocation leaks MORE than Poisson subsampling at q = 1/2
@@ -268,6 +271,7 @@ def test_poisson_at_rate_k_over_t_is_not_an_upper_bound():
 
 
 @pytest.mark.parametrize("sigma, t, margin", [(0.8, 10, 5e-3), (1.0, 30, 1e-3)])
+@pytest.mark.slow
 def test_poisson_rate_counterexample_at_more_steps(sigma, t, margin):
     """The same at t = 10 and 30: somewhere the allocation's certified UPPER trade-off
     value is below Poisson(1/t)'s certified LOWER value (both symmetrised), so
@@ -279,6 +283,7 @@ def test_poisson_rate_counterexample_at_more_steps(sigma, t, margin):
 
 
 @pytest.mark.parametrize("sigma", [30.0, 1e3, 1e6])
+@pytest.mark.slow
 def test_offset_grid_t2_contains_mpmath(sigma):
     """Large σ: the y-grid covers only [e^{−s²/2−8.5s}, e^{s²/2+8.5s}] (the offset grid,
     whole blocks flagged outside); each direction's bracket holds the mpmath truth

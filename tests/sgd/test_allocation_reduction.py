@@ -165,6 +165,7 @@ EPS = {1.0: np.array([0.0, 0.5, 1.0, 2.0]), 2.0: np.array([0.0, 0.25, 0.5, 1.0])
 
 # -- the quadrature against independent truths ------------------------------
 @pytest.mark.parametrize("sigma", [1.0, 2.0])
+@pytest.mark.slow
 def test_quadrature_matches_mpmath_t2(sigma):
     add, rem = exact_deltas(sigma, 2, 1, EPS[sigma])
     for e, da, dr in zip(EPS[sigma], add, rem):
@@ -198,6 +199,7 @@ def test_k1_t3_bracket_contains_exact_each_direction(sigma):
 # -- k > 1: the reduction is an upper bound of the truth, each direction ------
 @pytest.mark.parametrize("sigma", [1.0, 2.0])
 @pytest.mark.parametrize("t", [3, 4])
+@pytest.mark.slow
 def test_k2_reduction_upper_bounds_exact_each_direction(sigma, t):
     eps = EPS[sigma]
     add, rem, err = truth_with_error(sigma, t, 2, eps)
@@ -212,6 +214,7 @@ def test_k2_reduction_upper_bounds_exact_each_direction(sigma, t):
 
 @pytest.mark.parametrize("sigma", [1.0, 2.0])
 @pytest.mark.parametrize("t", [3, 4])
+@pytest.mark.slow
 def test_k2_lower_side_is_not_a_lower_bound_of_the_truth(sigma, t):
     """For k > 1 the bracket is that of the reduction: here the exact curve lies
     strictly BELOW its optimistic side (the reduction is loose), so that side must

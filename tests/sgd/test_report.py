@@ -18,6 +18,7 @@ def rows():
     return compare_samplers(**CONF)
 
 
+@pytest.mark.slow
 def test_rows_are_plain_data_in_order(rows):
     names = [r.sampler for r in rows]
     assert names == ["Poisson", "without replacement", "random allocation",
@@ -64,6 +65,7 @@ def test_truncated_poisson_row_both_ways():
     assert row.kind == GUARANTEE and row.epsilon_upper == pytest.approx(stand_in[0].epsilon_upper)
 
 
+@pytest.mark.slow
 def test_table_and_plot(rows, tmp_path):
     text = format_table(rows, 1e-5)
     assert "LOWER bound" in text and "NOT a guarantee" in text
@@ -90,6 +92,7 @@ def run(capsys, *argv):
     return code, out, err
 
 
+@pytest.mark.slow
 def test_cli_compare_samplers(capsys, tmp_path):
     path = tmp_path / "c.png"
     code, out, _ = run(capsys, "dpsgd", "--noise-multiplier", "2", "--epochs", "2",

@@ -39,6 +39,7 @@ def test_operations_give_lower_bounds_and_guarantee_readouts_are_refused():
     assert np.all((low @ fdp.Gaussian(1.0))(a) >= (low.instance @ fdp.Gaussian(1.0))(a) - 1e-9)
 
 
+@pytest.mark.slow
 def test_lower_side_of_the_exact_instance_t2():
     """t = 2: every reading is on the leaky side of the exact instance (mpmath)."""
     sigma = 1.0

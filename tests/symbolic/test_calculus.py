@@ -150,6 +150,7 @@ def test_delta_eps_delta_symbolic_parameters():
         assert np.allclose(got, fdp.EpsDelta(eps0, delta0).delta(EPS), rtol=0, atol=1e-14)
 
 
+@pytest.mark.slow
 def test_delta_laplace_against_family():
     d = S.delta(S.laplace(2.0))
     got = np.array([float(d.subs(S.varepsilon, x)) for x in EPS])

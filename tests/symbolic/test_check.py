@@ -121,6 +121,7 @@ def test_refutes_a_non_convex_piece():
     _confirm_chord(f, r.convex.counterexample)
 
 
+@pytest.mark.slow
 def test_refutes_for_some_symbolic_parameter_value():
     """(1 − α)^c is a trade-off function iff c ≥ 1; for c > 0 the report names a c."""
     f = (1 - a) ** c
