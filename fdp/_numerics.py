@@ -220,7 +220,7 @@ def _log(x: ArrayLike) -> FloatArray:
 
 
 def epsilon_for_delta(delta_fn: ArrayFn, delta: ArrayLike, *, log: bool = False,
-                      log_delta_fn: ArrayFn | None = None) -> FloatArray:
+                      log_delta_fn: ArrayFn | None = None, lower: bool = False) -> FloatArray:
     """Smallest ε ≥ 0 with δ(ε) ≤ delta, for a non-increasing δ(·).
 
     ``log_delta_fn`` (log δ(ε), −inf where δ = 0): the comparison is made in log
@@ -233,6 +233,13 @@ def epsilon_for_delta(delta_fn: ArrayFn, delta: ArrayLike, *, log: bool = False,
     = 2^40; beyond, inf). Bisection (``bisect_monotone``) then returns the upper
     end, on which δ ≤ delta was verified: the answer is never below the true ε
     (up to the accuracy of ``delta_fn`` itself).
+
+    ``lower=True`` (``delta_fn`` a lower bound on δ): the lower end of the last bisection
+    interval, the largest ε verified to have δ(ε) > delta, or 0 when δ(0) ≤ delta.
+    Every ε' ≤ that point has δ(ε') > delta too, so it is never above the true ε; the
+    upper end would be up to one double above it (issue: ``BoundedRange(700)`` at
+    δ = 1e-100, whose ε(δ) = 700 − 2e-50 is below the double 700). Where δ stays
+    above delta up to ``EPS_CAP``, both sides answer inf.
     """
     d = np.asarray(delta, dtype=float)
     flat = d.ravel()
@@ -268,8 +275,11 @@ def epsilon_for_delta(delta_fn: ArrayFn, delta: ArrayLike, *, log: bool = False,
                 ok &= lin_fn(e) <= lin
             return ok
         over |= ~meets(hi)
-        _, hi = bisect_monotone(meets, lo, hi)
-        out[todo] = np.where(over, np.inf, hi)
+        failed, hi = bisect_monotone(meets, lo, hi)
+        if lower:
+            out[todo] = np.where(over, np.inf, failed)
+        else:
+            out[todo] = np.where(over, np.inf, hi)
     return out.reshape(d.shape)
 
 

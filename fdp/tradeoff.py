@@ -435,7 +435,8 @@ class TradeOff(abc.ABC):
         True
         """
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
-        lo = epsilon_for_delta(self._delta_lower, d, log_delta_fn=self._log_delta_lower)
+        lo = epsilon_for_delta(self._delta_lower, d, log_delta_fn=self._log_delta_lower,
+                               lower=True)
         hi = epsilon_for_delta(self._delta, d, log_delta_fn=self._log_delta)
         meet_width(self, width, lo, hi, "epsilon(delta)")
         return Bracket(_validate.like_input(delta, lo), _validate.like_input(delta, hi),

@@ -474,7 +474,6 @@ def test_known_discrete_laplace_underflow_beta_zero():
     assert lo <= 1.0 <= hi
 
 
-@KNOWN
 def test_known_discrete_laplace_underflow_epsilon():
     """DiscreteLaplace(0.001).epsilon_bounds(1e-100) = (1000.0, 1000.0000000000039) against
     999.99999999999997918: P(x ≥ 1) = e^{−1000} underflows, so the pair's δ stays at Q(x ≥ 1)
@@ -484,7 +483,6 @@ def test_known_discrete_laplace_underflow_epsilon():
     assert mp.mpf(lo) <= 1 / mp.mpf(0.001)
 
 
-@KNOWN
 def test_known_discrete_gaussian_underflow_epsilon():
     """DiscreteGaussian(0.05, 2).epsilon_bounds(1e-12) = (1600.0, …) against 799.99999999999891:
     the P-mass e^{−800}/Z of the atom with loss 800 underflows; lifted to the smallest double it
@@ -493,7 +491,6 @@ def test_known_discrete_gaussian_underflow_epsilon():
     assert lo <= 799.9999999999989
 
 
-@KNOWN
 def test_known_randomized_response_gdp_mu_upper_end():
     """RandomizedResponse(0.20383833015876013, 16).gdp_mu_bounds() = (0.10567825247575044,
     0.1056782524757505), but μ(α) = Φ̄⁻¹(α) + Φ̄⁻¹(β(α)) reaches 0.10567825247575087329 (golden
@@ -544,7 +541,6 @@ def test_known_randomized_response_pure():
     assert lo <= e <= hi
 
 
-@KNOWN
 def test_known_discrete_laplace_gdp_mu_upper_end():
     """DiscreteLaplace(1000, 5).gdp_mu_bounds() = (0.006259066759824597, 0.006259066759824601),
     but μ(α) = Φ̄⁻¹(α) + Φ̄⁻¹(β(α)) reaches 0.00625906675982466563 (golden search, exact pmf)."""
@@ -557,7 +553,6 @@ def test_known_discrete_laplace_gdp_mu_upper_end():
     check_mu_against_search(fdp.DiscreteLaplace(t, d), lambda a: ref_beta(p, q, a))
 
 
-@KNOWN
 def test_known_bounded_range_epsilon_not_widened():
     """BoundedRange(700).epsilon_bounds(1e-100) = (700.0, 700.0), but
     ε(δ) = 2 log(e^{ε/2} − √(δ(e^ε − 1))) = 700 − 2e-50 < 700."""

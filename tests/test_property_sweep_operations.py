@@ -223,7 +223,6 @@ def test_known_group_of_pair_not_widened():
     assert_contains(fdp.from_pair(*pq).group(2).bounds(1e-12), 1 - x, "group")
 
 
-@KNOWN
 def test_known_envelope_of_pairs_not_widened():
     """envelope of two finite pairs: lo = hi = the double nearest the hull, e.g. the sweep's
     (0.9999999999999992,)*2 against 0.99999999999999926667 at α = 4e-16."""

@@ -40,7 +40,7 @@ import numpy.typing as npt
 from scipy.special import expit, ndtri
 
 from fdp import _validate
-from fdp._constants import EPS_CAP
+from fdp._constants import EPS_CAP, UNIT_ROUNDOFF
 from fdp._numerics import ArrayFn, bisect_monotone
 from fdp._types import ArrayLike, FloatArray
 from fdp.families.eps_delta import EpsDelta
@@ -102,6 +102,28 @@ def _req_mu(x: FloatArray, y: FloatArray, gain: FloatArray) -> FloatArray:
     r = np.where(x >= 1.0, np.where(y >= 0.0, -np.inf, np.inf), r)
     r = np.where((x <= 0.0), np.where(gain <= 0.0, -np.inf, np.inf), r)
     return np.where((y <= 0.0) & (x < 1.0), np.inf, r)
+
+
+def _vertex_mu_slack(a: FloatArray, b: FloatArray, g: FloatArray) -> FloatArray:
+    """How far a computed vertex requirement Φ⁻¹(1 − α_i) − Φ⁻¹(β_i) can be from the real one.
+
+    The vertices of a pair are sums of at most n rounded masses, so α_i, β_i and
+    1 − β_i carry a relative error of at most r = (n + 8)u (u the unit roundoff; 8 ulps
+    for the masses themselves); 1 − α_i is formed exactly from α_i (Sterbenz) but
+    inherits α_i's absolute error. Φ⁻¹ has derivative 1/φ(z), so the error of each
+    term is at most r·x/φ(z) with x the rounded argument, plus ndtri's own few ulps of
+    |z|. A vertex whose slack is not finite is answered by inf (safe, never tight).
+    """
+    r = (a.size + 8) * UNIT_ROUNDOFF
+    za = _z_upper(a)
+    zb = _ndtri_y(b, g)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        phi_a = np.exp(-0.5 * za * za) / np.sqrt(2.0 * np.pi)
+        phi_b = np.exp(-0.5 * zb * zb) / np.sqrt(2.0 * np.pi)
+        slack = (r * np.minimum(a, 1.0) / phi_a + r * np.minimum(b, g) / phi_b
+                 + 4.0 * UNIT_ROUNDOFF * (np.abs(za) + np.abs(zb)))
+    live = (a > 0.0) & (a < 1.0) & (b > 0.0) & (g > 0.0)
+    return np.where(live, np.where(np.isfinite(slack), slack, np.inf), 0.0)
 
 
 def _req_eps(x: FloatArray, y: FloatArray, gain: FloatArray) -> FloatArray:
@@ -292,9 +314,10 @@ def gdp_mu_bounds(f: TradeOff) -> tuple[float, float]:
     pl = exact_piecewise_linear(f)
     if pl is not None:
         a, b, g = pl.alphas, pl.betas, pl.gains
-        mu = float(np.max(_req_mu(a, b, g)))
-        mu = max(mu, 0.0)
-        return _round_down(mu), _round_up(mu)
+        mu = _req_mu(a, b, g)
+        slack = _vertex_mu_slack(a, b, g)
+        return (max(_round_down(float(np.max(mu - slack))), 0.0),
+                max(_round_up(float(np.max(mu + slack))), 0.0))
     from fdp.engine import certified_singular  # the engine loads on first use only
     if certified_singular(f):
         return np.inf, np.inf
@@ -463,7 +486,7 @@ def _req_dominated_by(g: TradeOff, tol: float) -> Requirement:
 
 
 # ----------------------------------------------------------------------
-# Backwards-compatible helpers
+# The safe side of a bracket, as one number
 # ----------------------------------------------------------------------
 def gdp_mu_of(f: TradeOff) -> float:
     """Smallest μ with f ≥ G_μ, safe side: the upper end of f's own bracket hook."""

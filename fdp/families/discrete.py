@@ -186,14 +186,20 @@ class DiscreteLaplace(TradeOff):
         return rf"\mathrm{{DLap}}_{{{self.scale:g},{self.sensitivity}}}"
 
 
-def _lift(p: np.ndarray, q: np.ndarray, lift: bool) -> np.ndarray:
-    """p with each underflowed P-mass of a Q-charged atom raised to the smallest double
-    (lift=True), or as is. Every atom of these pairs has both masses positive, so a 0 is
-    a mass in (0, TINY): the pair with 0 (a Q-only atom) lies below the real curve and has
-    the larger δ, the lifted pair lies above it and has the smaller δ (raising α_k moves
-    each vertex right and lowers each q-sum minus e^ε α_k). The lower β and upper δ come
-    from the first, the upper β and lower δ from the second."""
-    return np.where(lift & (p == 0.0) & (q > 0.0), TINY, p)
+def _lift(L: np.ndarray, p: np.ndarray, q: np.ndarray,
+          lift: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(L, p) with each underflowed P-mass of a Q-charged atom raised to the smallest
+    double (lift=True), or as is. Every atom of these pairs has both masses positive, so
+    a 0 is a mass in (0, TINY): the pair with 0 (a Q-only atom) lies below the real curve
+    and has the larger δ, the lifted pair lies above it and has the smaller δ (raising α_k
+    moves each vertex right and lowers each q-sum minus e^ε α_k). A lifted atom's loss is
+    its own likelihood ratio log q − log TINY (below the real loss), not the real one: a
+    pair whose loss disagrees with its masses has no such order (DiscreteGaussian(0.05, 2)
+    kept L = 800 on a lifted atom and read ε(1e-12) ≥ 1600 against 800). The lower β and
+    upper δ come from the first, the upper β and lower δ from the second."""
+    raised = lift & (p == 0.0) & (q > 0.0)
+    with np.errstate(divide="ignore"):
+        return (np.where(raised, np.log(q) - np.log(TINY), L), np.where(raised, TINY, p))
 
 
 @lru_cache(maxsize=128)
@@ -216,7 +222,8 @@ def _dlap_pair(scale: float, d: int, lift: bool = False) -> FinitePair:
     rtol = 2.0 * _U + 2.0 * (4.0 * _U * (span + 1.0))
     with np.errstate(under="ignore"):
         p, q = np.exp(log_p), np.exp(log_q)
-    return FinitePair.from_atoms(L, _lift(p, q, lift), q, mass_rtol=rtol)
+    L, p = _lift(L, p, q, lift)
+    return FinitePair.from_atoms(L, p, q, mass_rtol=rtol)
 
 
 # ----------------------------------------------------------------------
@@ -342,7 +349,8 @@ def _dgauss_pair(s: float, d: int, lift: bool = False) -> FinitePair:
     live = np.concatenate([arg_p[p > 0.0], arg_q[q > 0.0]])
     span = min(float(np.max(np.abs(live), initial=0.0)), 746.0)
     rtol = 2.0 * _U + 2.0 * _U * (4.0 * span + 5.0 * abs(log_z) + 20.0)
-    return FinitePair.from_atoms(L, _lift(p, q, lift), q, mass_rtol=rtol)
+    L, p = _lift(L, p, q, lift)
+    return FinitePair.from_atoms(L, p, q, mass_rtol=rtol)
 
 
 # ----------------------------------------------------------------------

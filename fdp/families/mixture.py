@@ -526,6 +526,32 @@ class RevealedMixture(TradeOff):
     def _inverse(self) -> TradeOff:
         return RevealedMixture(self.weights, tuple(m.inverse() for m in self.members))
 
+    def _gaussian_component(self) -> tuple[float, float] | None:
+        """(μ, Σ wᵢ pᵢ over the members with μᵢ = μ) when every member with weight is
+        G_{μᵢ}, a subsampled G_{μᵢ} (rate pᵢ) or Id, and μ = max μᵢ (engine hook; see
+        ``TradeOff``); (0.0, 1.0) when all are Id.
+
+        Each member is then a post-processing of (N(0, 1), N(μ, 1)) (G_{μᵢ} ≥ G_μ), and so
+        is the mixture (draw i with probability wᵢ, publish it, apply member i's kernel):
+        f ≥ G_μ (DRS 2022, Def 2.7 with Blackwell's theorem). The Q-side law holds N(μ, 1)
+        on the events of the members with μᵢ = μ, with total weight Σ wᵢ pᵢ > 0, so its
+        far tail is that of G_μ and no smaller μ holds: μ* = μ exactly, however small
+        that weight (a truncated-Poisson step whose capped batch has probability 1e-19
+        has the μ of its capped member).
+        """
+        comps = []
+        for w, m in zip(self.weights, self.members):
+            if w == 0.0:
+                continue
+            comp = m._gaussian_component()
+            if comp is None:
+                return None
+            comps.append((comp[0], float(w) * comp[1]))
+        mu = max(c[0] for c in comps)
+        if mu == 0.0:
+            return 0.0, 1.0
+        return mu, sum(weight for m, weight in comps if m == mu)
+
     def _pure_epsilon_bounds(self) -> tuple[float, float]:
         """ε* = max over the members of their ε*: the index is published, so the privacy
         loss of the mixture is the loss of the member drawn (every weight is positive)."""
@@ -553,8 +579,11 @@ class RevealedMixture(TradeOff):
             def row(x: np.ndarray, part: np.ndarray = part) -> np.ndarray:
                 return 1.0 - self._delta(x) - np.exp(x) * part
             out[s:s + 1024] = maximise_unimodal(row, grid, vals)
-        # α = 0: sup_ε (1 − δ(ε)) = 1 − (Q-mass at L = +inf), read at ε = EPS_SEARCH
-        out = np.clip(out, 0.0, 1.0 - flat)
+        # α = 0: sup_ε (1 − δ(ε)) = 1 − (Q-mass at L = +inf), read at ε = EPS_SEARCH.
+        # 1 − δ − e^ε α is formed with three roundings of numbers ≤ 1: lowered by 4u it is
+        # a lower bound of the real line (without this, values within an ulp of 1 round to
+        # 1.0, above the real f where 1 − f ≈ 1e-19 decides the GDP μ of the far tail)
+        out = np.clip(out - 4.0 * _U, 0.0, 1.0 - flat)
         return out.reshape(a.shape)
 
     def law(self) -> MixtureLaw | None:

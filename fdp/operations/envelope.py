@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fdp._constants import EPS_SEARCH
+from fdp._constants import EPS_SEARCH, UNIT_ROUNDOFF
 from fdp._numerics import ArrayFn, conjugate_delta, maximise_unimodal
 from fdp._numerics import search_grid as _search_grid
 from fdp._types import FloatArray
@@ -113,10 +113,10 @@ class Envelope(_Combination):
         return np.max([m._delta_lower(eps) for m in self.members], axis=0)
 
     def _beta(self, alpha: FloatArray) -> FloatArray:
-        return _biconjugate(self._delta, alpha)
+        return _biconjugate(self._delta, alpha, -_LINE_ROUNDING)
 
     def _upper(self, alpha: FloatArray) -> FloatArray:
-        return _biconjugate(self._delta_lower, alpha)
+        return _biconjugate(self._delta_lower, alpha, _LINE_ROUNDING)
 
     def _delta_members(self) -> tuple[TradeOff, ...]:
         return self.members             # δ = max_i δ_i exactly (engine hook)
@@ -130,8 +130,14 @@ class Envelope(_Combination):
         return EnvelopeLaw(tuple(m.law() for m in self.members))
 
 
-def _biconjugate(delta_fn: ArrayFn, alpha: FloatArray) -> FloatArray:
-    """β(α) = sup_ε max{0, 1 − δ(ε) − e^ε α}, vectorised in α.
+# 1 − δ(ε) − e^ε α is formed with three roundings of numbers ≤ 1: within 4u of the real
+# line. Moved by this to its safe side, values within an ulp of 1 no longer round onto
+# 1.0 (above the real curve where 1 − f ≈ 1e-19 decides a GDP μ).
+_LINE_ROUNDING = 4.0 * UNIT_ROUNDOFF
+
+
+def _biconjugate(delta_fn: ArrayFn, alpha: FloatArray, margin: float) -> FloatArray:
+    """β(α) = sup_ε max{0, 1 − δ(ε) − e^ε α} + margin, vectorised in α, within [0, 1].
 
     δ is evaluated once on a grid of ε; each α then refines its best grid cell by
     golden section (``maximise_unimodal``).
@@ -155,7 +161,7 @@ def _biconjugate(delta_fn: ArrayFn, alpha: FloatArray) -> FloatArray:
     # α = 0: the supremum is the limit ε → ∞, 1 − δ(∞).
     at0 = 1.0 - delta_fn(np.array([np.inf]))[0]
     value = np.where(flat == 0.0, np.maximum(value, at0), value)
-    return np.maximum(value, 0.0).reshape(a.shape)
+    return np.clip(value + margin, 0.0, 1.0).reshape(a.shape)
 
 
 def _flatten(cls: type[_Combination], fs: tuple[Any, ...], name: str) -> tuple[TradeOff, ...]:
