@@ -151,6 +151,7 @@ report (``compare_samplers``) for comparison only, not as a bound.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 from scipy.special import ndtr
@@ -172,6 +173,8 @@ from fdp.engine import (
 )
 from fdp.families.finite_pair import binary_power
 from fdp.families.gaussian import Gaussian, normal_cells
+from fdp.operations.min_certified import MinCertified
+from fdp.operations.rdp_bound import RDPBound
 
 _U = np.finfo(float).eps / 2.0
 #: A spread block: (P-law, Q-law, n·Q-mass at Y = ∞, steps, flagged P-mass or None).
@@ -669,10 +672,22 @@ def random_allocation(noise_multiplier: float, steps: int, selected: int = 1, ep
         label += ("; k > 1: bracket of the reduction's upper bound (its lower side "
                   "is not a lower bound of the true allocation)")
     try:
-        return compose(groups, tol, directions=("f", "inverse"), label=label)
+        f = compose(groups, tol, directions=("f", "inverse"), label=label)
     except GridBudgetExceeded as exc:
         # refused before any transform (``fdp.engine``: the n-fold power's window)
         raise ValueError(_too_many_blocks(t, k, e, tol, exc.points)) from exc
+    # A second certified upper bound of the same run: publishing which k steps hold the
+    # record leaves k Gaussian releases G_{1/σ} per epoch (post-processing), k·E in all,
+    # whose Rényi curve λ/(2σ²) per release is exact (Mironov 2017, Prop 7). It decides
+    # where the engine's grid no longer resolves δ (many epochs, small δ).
+    rdp = RDPBound.of_factors([(Gaussian(1.0 / sigma), k * e)])
+    if rdp is None:
+        return f
+    rdp = replace(rdp, source=f"{k * e} Gaussian releases G_{{1/σ}} (the steps that hold "
+                              "the record published), Rényi curve converted by Canonne, "
+                              "Kamath & Steinke 2020, Prop 12")
+    return MinCertified(f.pess, f.opt, f.label, f.tol, source=f.source,
+                        eps_width=f.eps_width, rdp=rdp)
 
 
 def epochs_of(sample_rate: float, steps: int, *, partial: str) -> tuple[int, int]:
