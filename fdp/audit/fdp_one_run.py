@@ -31,7 +31,10 @@ Safe side. r and h only grow with B⁻¹ (by induction over the steps, the cap a
 stopping rule included), so replacing f by a pointwise smaller f_low (smaller B⁻¹)
 can only un-refute. A numeric (certified) claim is therefore audited through its
 certified lower curve (``f.bounds(α).lo``, the ``_beta`` hook), and a generic B⁻¹ is
-read off by bisection on that curve taking the ``lo`` end (x ≤ the true infimum). A
+read off that curve, evaluated once on a grid x_0 = 0 < x_1 < … < x_n = 1 (``BINV_GRID``
+points uniform in logit α): B⁻¹(y) ≥ max{x_i : f_lo(x_i) > 1 − y}, because f is
+non-increasing, so f(x) ≥ f(x_i) ≥ f_lo(x_i) > 1 − y for every x ≤ x_i. The answer is at
+most one grid cell below the exact B⁻¹ of the lower curve (7.5e-4 in logit α). A
 refutation then refutes the certificate itself.
 
 Check. For f = f_{ε,0} and all guesses correct (v = r_g) the recursion agrees with the
@@ -44,8 +47,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from scipy.special import ndtr, ndtri
+from scipy.special import expit, ndtr, ndtri
 
+from fdp._constants import LOGIT_BELOW_ONE, LOGIT_SEARCH
 from fdp._numerics import bisect_monotone
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
@@ -56,6 +60,11 @@ BlowUpInverse = Callable[[np.ndarray], np.ndarray]
 
 #: Upper end of the μ search: G_40 is Id up to 1e-300 at every α a run can resolve.
 MU_MAX = 40.0
+
+#: Points of the logit-α grid on which a generic claim's lower curve is read for B⁻¹
+#: (module docstring): logit spacing (37 + 745)/2^20 = 7.5e-4, one vectorised evaluation
+#: (about 0.06 s for a DP-SGD bracket) instead of a bisection per recursion step.
+BINV_GRID = 2 ** 20
 
 
 def blow_up_inverse(claim: TradeOff) -> BlowUpInverse:
@@ -90,16 +99,18 @@ def blow_up_inverse(claim: TradeOff) -> BlowUpInverse:
             np.exp(-e) * (np.asarray(y, dtype=float) - d),
             1.0 - d - np.exp(e) * (1.0 - np.asarray(y, dtype=float))))
 
+    x = np.unique(np.concatenate(
+        [[0.0], expit(np.linspace(LOGIT_SEARCH[0], LOGIT_BELOW_ONE, BINV_GRID)), [1.0]]))
+    values = np.asarray(claim._beta(x), dtype=float)
+    # S_i = max_{k ≥ i} f_lo(x_k), non-increasing: the largest i with f_lo(x_i) > t is the
+    # number of i with S_i > t, less one
+    suffix_max = np.maximum.accumulate(values[::-1])[::-1]
+
     def binv(y: np.ndarray) -> np.ndarray:
-        yy = np.asarray(y, dtype=float)
-        target = 1.0 - yy
-
-        def passes(x: np.ndarray) -> np.ndarray:
-            return np.asarray(claim._beta(np.clip(x, 0.0, 1.0)) <= target)
-
-        lo, _ = bisect_monotone(passes, np.zeros(yy.shape), np.ones(yy.shape), bits=True)
-        # at y = 0 the infimum is 0; where f(0) ≤ 1 − y already, x = 0 passes too
-        return np.where(np.asarray(passes(np.zeros(yy.shape))), 0.0, lo)
+        t = 1.0 - np.asarray(y, dtype=float)
+        above = np.searchsorted(-suffix_max, -t, side="left")
+        # none above: x* ≥ 0 is all that is known (and f(0) ≤ 1 − y makes it exact)
+        return np.where(above > 0, x[np.maximum(above - 1, 0)], 0.0)
 
     return binv
 

@@ -1,11 +1,14 @@
 """``fdp audit``: a one-run privacy audit of a claimed curve, verdict on one screen.
 
-    fdp audit (--scores FILE | --counts M,R,V) (--mu MU | --epsilon E [--claim-delta D])
-              [--significance T] [--delta D] [--family one_sided|two_sided]
+    fdp audit (--scores FILE | --counts M,R,V)
+              (--mu MU | --epsilon E [--claim-delta D] | --noise-multiplier S --sample-rate Q
+               --steps T) [--significance T] [--delta D] [--family one_sided|two_sided]
 
 Scores FILE is JSON ``{"in": [...], "out": [...]}`` or CSV with a header naming a
 ``score`` column and an ``in`` column (1 for an included canary, 0 otherwise). The
-claim is G_μ (``--mu``) or (ε, δ)-DP (``--epsilon``, ``--claim-delta``). See
+claim is G_μ (``--mu``), (ε, δ)-DP (``--epsilon``, ``--claim-delta``) or the certified
+curve of a Poisson DP-SGD run (``--noise-multiplier``, ``--sample-rate``, ``--steps``:
+``fdp.dpsgd``, add/remove neighbours), audited through its certified lower side. See
 ``fdp.audit.one_run`` for the tests (Steinke, Nasr & Jagielski 2023; Mahloujifar,
 Melis & Chaudhuri 2024).
 """
@@ -21,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from fdp.cli._checks import whole_number
 from fdp.commandline import Parser, UsageError, positive, unit
 
 if TYPE_CHECKING:
@@ -71,13 +75,25 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     from fdp.audit import one_run
     if (args.scores is None) == (args.counts is None):
         raise UsageError("give exactly one of --scores FILE and --counts M,R,V")
-    if (args.mu is None) == (args.epsilon is None):
-        raise UsageError("give the claim as exactly one of --mu and --epsilon")
+    dpsgd_flags = (args.noise_multiplier, args.sample_rate, args.steps)
+    given = [args.mu is not None, args.epsilon is not None,
+             any(x is not None for x in dpsgd_flags)]
+    if sum(given) != 1:
+        raise UsageError("give the claim as exactly one of --mu, --epsilon, or a DP-SGD run "
+                         "(--noise-multiplier, --sample-rate, --steps)")
     unit("--significance", args.significance, open_high=True)
     unit("--delta", args.delta, open_low=False)
     claim: TradeOff
     if args.mu is not None:
         claim = Gaussian(positive("--mu", args.mu))
+    elif given[2]:
+        if any(x is None for x in dpsgd_flags):
+            raise UsageError("a DP-SGD claim needs all of --noise-multiplier, --sample-rate "
+                             "and --steps")
+        from fdp import dpsgd
+        claim = dpsgd(positive("--noise-multiplier", args.noise_multiplier),
+                      unit("--sample-rate", args.sample_rate, open_low=False),
+                      args.steps)
     else:
         if not (math.isfinite(args.epsilon) and args.epsilon >= 0):
             raise UsageError(f"--epsilon must be a finite number >= 0, got {args.epsilon!r}")
@@ -108,6 +124,11 @@ def add_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     p.add_argument("--counts", help="M,R,V: canaries, guesses, correct guesses")
     p.add_argument("--mu", type=float, help="claim: mu-GDP, mu > 0")
     p.add_argument("--epsilon", "--eps", type=float, help="claim: (epsilon, claim-delta)-DP")
+    p.add_argument("--noise-multiplier", "--sigma", type=float, metavar="S",
+                   help="claim: the certified curve of Poisson DP-SGD with noise multiplier S "
+                   "(with --sample-rate and --steps)")
+    p.add_argument("--sample-rate", type=float, metavar="Q", help="DP-SGD claim: rate q")
+    p.add_argument("--steps", type=whole_number, metavar="T", help="DP-SGD claim: steps")
     p.add_argument("--claim-delta", type=float, default=0.0,
                    help="delta of an (epsilon, delta) claim, in [0, 1) (default 0)")
     p.add_argument("--significance", type=float, default=0.05,

@@ -40,6 +40,10 @@ def test_scores_json_and_csv_agree(tmp_path: Path, capsys: pytest.CaptureFixture
     (["audit", "--counts", "10,5,5", "--mu", "1", "--significance", "2"], "--significance"),
     (["audit", "--counts", "10,5,5", "--epsilon", "1", "--claim-delta", "1"], "--claim-delta"),
     (["audit", "--scores", "/nonexistent.json", "--mu", "1"], "--scores"),
+    (["audit", "--counts", "10,5,5", "--sigma", "1", "--sample-rate", "0.1"], "--steps"),
+    (["audit", "--counts", "10,5,5", "--mu", "1", "--sigma", "1"], "exactly one"),
+    (["audit", "--counts", "10,5,5", "--sigma", "1", "--sample-rate", "2", "--steps", "5"],
+     "--sample-rate"),
 ])
 def test_bad_input_one_line(argv: list[str], needle: str,
                             capsys: pytest.CaptureFixture[str]) -> None:
@@ -57,3 +61,17 @@ def test_bad_files_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         assert main(["audit", "--scores", str(f), "--mu", "1"]) == 2
         err = capsys.readouterr().err
         assert "--scores" in err and err.count("\n") == 1
+
+
+def test_dpsgd_claim_is_the_certified_run(capsys: pytest.CaptureFixture[str]) -> None:
+    """The claim of a DP-SGD configuration is ``fdp.dpsgd``'s certified curve: the CLI's
+    verdict and p-value are ``one_run``'s on that object."""
+    import fdp
+    from fdp.audit import one_run
+
+    res = one_run(fdp.dpsgd(1.5, 0.1, 100), counts=(1000, 100, 90))
+    assert main(["audit", "--counts", "1000,100,90", "--noise-multiplier", "1.5",
+                 "--sample-rate", "0.1", "--steps", "100"]) == 0
+    out = capsys.readouterr().out
+    assert "dpsgd(sigma=1.5, q=0.1, steps=100" in out and "not refuted" in out
+    assert f"p-value {res.p_value:.4g}" in out
