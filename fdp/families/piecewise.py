@@ -87,8 +87,11 @@ class PiecewiseLinear(TradeOff):
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         e = np.asarray(eps, dtype=float)
         d = vertex_delta(self.alphas, self.gains, e)
-        # below ε₀ the truth is positive: a 0 there is rounding, not a proof
-        return np.where(e >= self._zero_from(), 0.0, np.maximum(d, _TINY))
+        # below ε₀ the truth is positive: a 0 there is rounding, not a proof; ε₀ = inf
+        # (f(0) < 1) is never reached, not even at ε = inf, where δ = 1 − f(0)
+        z = self._zero_from()
+        zero = (e >= z) if np.isfinite(z) else np.full(e.shape, z < 0)
+        return np.where(zero, 0.0, np.maximum(d, _TINY))
 
     def _zero_from(self) -> float:
         """ε₀ = max over vertices with α_i > 0 of log(gain_i/α_i), rounded up (inf if
