@@ -1,0 +1,145 @@
+"""fdp.sgd.matrix_factorization against independent truths.
+
+Tree aggregation: the depth is counted by listing the completed dyadic nodes of the
+tree that contain each leaf (independent of the bit-length formula); the ε of G_μ by
+an mpmath root of the GDP privacy profile (DRS Cor 2.13); dp_accounting's RDP
+(α·max_depth/(2σ²)) for its single-epoch event and its T = 1600 StackOverflow bound.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+import fdp
+from fdp.sgd.matrix_factorization import tree_aggregation, tree_depth
+
+mp.mp.dps = 40
+
+
+# -- independent helpers -----------------------------------------------------------
+def _depth_by_listing(steps: int) -> int:
+    """Largest number of released (completed) dyadic nodes [k 2^l, (k+1) 2^l) ⊆ [0, T)
+    containing one leaf, by listing the nodes."""
+    best = 0
+    for leaf in range(steps):
+        count = 0
+        level = 0
+        while 2 ** level <= steps:
+            k = leaf // 2 ** level
+            if (k + 1) * 2 ** level <= steps:
+                count += 1
+            level += 1
+        best = max(best, count)
+    return best
+
+
+def _gdp_delta(mu, eps):
+    mu, eps = mp.mpf(mu), mp.mpf(eps)
+    return mp.ncdf(-eps / mu + mu / 2) - mp.exp(eps) * mp.ncdf(-eps / mu - mu / 2)
+
+
+def _gdp_epsilon(mu, delta):
+    """The ε with δ_μ(ε) = delta by bisection (δ_μ decreases in ε)."""
+    lo, hi = mp.mpf(0), mp.mpf(200)
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if _gdp_delta(mu, mid) > delta else (lo, mid)
+    return (lo + hi) / 2
+
+
+# -- tree aggregation --------------------------------------------------------------
+@pytest.mark.parametrize("steps", [*range(0, 70), 127, 128, 129, 255, 256, 1000])
+def test_tree_depth_counts_the_released_nodes_above_a_leaf(steps):
+    assert tree_depth(steps) == _depth_by_listing(steps)
+    if steps:
+        assert tree_depth(steps) == math.ceil(math.log2(steps + 1))
+
+
+@pytest.mark.parametrize("sigma", [0.3, 1.0, 1.13, 2.5, 8.83])
+@pytest.mark.parametrize("steps", [1, 2, 3, 7, 8, 100, 1600, 2 ** 20])
+def test_tree_is_exactly_the_gaussian_with_depth_sensitivity(sigma, steps):
+    depth = _depth_by_listing(steps) if steps <= 1600 else 21
+    f = tree_aggregation(sigma, steps)
+    assert f == fdp.Gaussian(math.sqrt(depth) / sigma)
+    assert type(f) is fdp.Gaussian
+    assert f.status is fdp.Status.EXACT
+
+
+def test_sensitivity_scales_mu():
+    f = tree_aggregation(2.0, 7, sensitivity=3.0)       # depth 3
+    assert f.mu == pytest.approx(3.0 * math.sqrt(3.0) / 2.0, rel=1e-15)
+
+
+def test_several_trees_compose_or_take_the_deepest():
+    counts = [10, 40, 30, 20]                           # depths 4, 6, 5, 5
+    depths = [_depth_by_listing(t) for t in counts]
+    assert depths == [4, 6, 5, 5]
+    sigma = 1.7
+    composed = tree_aggregation(sigma, counts)
+    assert composed.mu == pytest.approx(math.sqrt(sum(depths)) / sigma, rel=1e-15)
+    # the composition of the separate trees, by the closed-form G ⊗ G rule
+    separate = fdp.compose(*[tree_aggregation(sigma, t) for t in counts])
+    assert composed.mu == pytest.approx(separate.mu, rel=1e-14)
+    once = tree_aggregation(sigma, counts, single_epoch=True)
+    assert once == tree_aggregation(sigma, 40)
+    # a numpy array and a tuple are sequences of counts too
+    assert tree_aggregation(sigma, np.array(counts)) == composed
+    assert tree_aggregation(sigma, tuple(counts)) == composed
+    # empty trees release nothing
+    assert tree_aggregation(sigma, [0, 40]) == tree_aggregation(sigma, 40)
+
+
+def test_single_epoch_matches_dp_accounting_rdp():
+    """dp_accounting charges RDP α·max_depth/(2σ²) under REPLACE_SPECIAL; the RDP of
+    G_μ is αμ²/2 (Mironov 2017, Table II)."""
+    rdp = pytest.importorskip("dp_accounting.rdp.rdp_privacy_accountant")
+    pa = pytest.importorskip("dp_accounting.privacy_accountant")
+    dp_event = pytest.importorskip("dp_accounting.dp_event")
+    orders = [2.0, 8.0, 32.0]
+    for sigma, counts in [(1.13, 1600), (0.7, [10, 40, 30, 20]), (3.0, [400] * 4)]:
+        acct = rdp.RdpAccountant(orders, pa.NeighboringRelation.REPLACE_SPECIAL)
+        acct.compose(dp_event.SingleEpochTreeAggregationDpEvent(sigma, counts))
+        mu = tree_aggregation(sigma, counts, single_epoch=True).mu
+        np.testing.assert_allclose(acct._rdp, [a * mu * mu / 2 for a in orders],
+                                   rtol=1e-13)
+
+
+@pytest.mark.parametrize("sigma,rdp_eps", [(1.13, 19.74), (8.83, 2.04)])
+def test_stackoverflow_setting_beats_the_rdp_bound(sigma, rdp_eps):
+    """dp_accounting's test (Kairouz et al. 2021, StackOverflow, T = 1600, δ = 1e-6)
+    asserts ε < 19.74 and ε < 2.04 by RDP; the exact GDP ε is below and agrees with
+    an mpmath root of the profile."""
+    f = tree_aggregation(sigma, 1600)
+    lo, hi = f.epsilon_bounds(1e-6)
+    truth = _gdp_epsilon(math.sqrt(11) / sigma, mp.mpf("1e-6"))
+    assert lo <= truth <= hi
+    assert hi < rdp_eps
+    assert float(truth) == pytest.approx({1.13: 17.66675076, 8.83: 1.64865884}[sigma],
+                                         rel=1e-8)
+
+
+@pytest.mark.parametrize("kwargs,needle", [
+    ({"noise_multiplier": 0.0, "steps": 5}, "noise_multiplier"),
+    ({"noise_multiplier": -1.0, "steps": 5}, "noise_multiplier"),
+    ({"noise_multiplier": float("nan"), "steps": 5}, "noise_multiplier"),
+    ({"noise_multiplier": 1.0, "steps": -1}, "steps"),
+    ({"noise_multiplier": 1.0, "steps": 2.5}, "steps"),
+    ({"noise_multiplier": 1.0, "steps": []}, "steps"),
+    ({"noise_multiplier": 1.0, "steps": [3, -2]}, "steps"),
+    ({"noise_multiplier": 1.0, "steps": 5, "sensitivity": 0.0}, "sensitivity"),
+    ({"noise_multiplier": 1e-320, "steps": 5}, "noise_multiplier"),
+])
+def test_bad_input_names_the_parameter(kwargs, needle):
+    with pytest.raises(ValueError, match=needle):
+        tree_aggregation(**kwargs)
+
+
+def test_bad_types():
+    with pytest.raises(TypeError, match="steps"):
+        tree_aggregation(1.0, "12")
+    with pytest.raises(TypeError, match="single_epoch"):
+        tree_aggregation(1.0, 12, single_epoch=1)
