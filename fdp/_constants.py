@@ -262,3 +262,10 @@ GL_RULE_RTOL = 1e-14
 #: errors (products of (1 + θ) factors dropped at second order); 1 + 1/64 covers the
 #: dropped terms while the total is below 1/64.
 ERROR_SAFETY = 1.0 + 1.0 / 64.0
+
+#: Where a result carries two certified upper bounds (the f-DP engine's and a Rényi
+#: curve's, ``fdp.operations.min_certified``), the Rényi curve is computed and consulted
+#: only at points where the engine's bracket is wider than this, relative to its upper
+#: end: the Rényi bound is ≥ the truth ≥ the engine's lower end, so elsewhere it could
+#: lower the upper end by at most hi − lo ≤ 1e-3·hi.
+RDP_CONSULT_RTOL = 1e-3

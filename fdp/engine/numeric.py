@@ -256,7 +256,7 @@ class Numeric(TradeOff):
         e = np.asarray(eps, dtype=float)
         out = np.max([np.maximum(lat.delta_raw(e) - lat.slack - lat.readback, 0.0)
                       for lat in self.opt], axis=0)
-        return np.minimum(out, self._delta(e))
+        return np.minimum(out, Numeric._delta(self, e))
 
     # -- trade-off curve ----------------------------------------------------
     def _beta(self, alpha: FloatArray) -> FloatArray:

@@ -15,19 +15,25 @@ holds for ε(δ). Two such bounds exist for many mechanisms:
   (``compose``) or the subsampled Gaussian of Poisson DP-SGD (``fdp.dpsgd``; Mironov,
   Talwar & Zhang 2019), each rounded up.
 
-``MinCertified`` is the engine's ``Numeric`` with the Rényi curve attached: its upper
-δ and upper ε are the minimum of the two; its lower sides are the engine's (a Rényi
-bound has no lower side); its trade-off curve, summaries and compositions are the
-engine's. Each ε or δ bracket says in its ``note`` which bound set the upper end,
-and why a lower end is 0 when it is.
+``MinCertified`` is the engine's ``Numeric`` with a recipe for the Rényi curve
+attached: its upper δ and upper ε are the minimum of the two wherever the engine's
+bracket is wider than ``RDP_CONSULT_RTOL`` of its upper end, and the engine's elsewhere
+(the Rényi bound is ≥ the truth ≥ the engine's lower end, so there it could lower the
+upper end by at most hi − lo); the curve is computed on the first read that needs it.
+The lower sides are the engine's (a Rényi bound has no lower side); the trade-off curve,
+summaries and compositions are the engine's. Each ε or δ bracket says in its ``note``
+which bound set the upper end, and why a lower end is 0 when it is.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from functools import cached_property
+from typing import Protocol
 
 import numpy as np
 
+from fdp._constants import RDP_CONSULT_RTOL
 from fdp._types import ArrayLike, FloatArray
 from fdp.bracket import Bracket
 from fdp.engine import Numeric
@@ -35,6 +41,8 @@ from fdp.operations.rdp_bound import RDPBound
 from fdp.tradeoff import TradeOff
 
 _TINY = float(np.nextafter(0.0, 1.0))
+_NOT_CONSULTED = (f"its bracket is within {RDP_CONSULT_RTOL:g} of its upper end, so the "
+                  "RDP bound (never below the lower end) was not computed")
 _U = 2.0 ** -53
 
 
@@ -42,14 +50,33 @@ def _scalar(x: ArrayLike) -> bool:
     return np.ndim(x) == 0
 
 
+class RDPRecipe(Protocol):
+    """What builds a certified Rényi curve on demand: an ``RDPBound`` (its own recipe)
+    or a description such as ``fdp.sgd.min_certified.PoissonGaussianRDP``; compared by
+    value and picklable."""
+
+    def bound(self) -> RDPBound:
+        """The certified Rényi curve."""
+        ...
+
+
+def _wide(hi: FloatArray, lo: FloatArray) -> FloatArray:
+    """Where the engine's bracket [lo, hi] leaves the Rényi bound something to improve
+    (``RDP_CONSULT_RTOL``); inf upper ends always do."""
+    h, low = np.asarray(hi, dtype=float), np.asarray(lo, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return ~(np.isfinite(h) & (h - low <= RDP_CONSULT_RTOL * h))
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class MinCertified(Numeric):
     """A certified numeric result whose upper δ and ε are min(engine, Rényi).
 
-    A ``Numeric`` (see there for the fields) with ``rdp``, the certified Rényi curve
-    of the same mechanism (``RDPBound``). Two results of the same configuration
-    compare equal (the same recipes, grid and Rényi curve give the same answers); they
-    pickle like any ``Numeric``. Built by ``fdp.dpsgd`` (Poisson sampling) and by
+    A ``Numeric`` (see there for the fields) with ``rdp_recipe``, which builds the
+    certified Rényi curve of the same mechanism (``rdp``, an ``RDPBound``, computed on
+    first use). Two results of the same configuration compare equal (the same recipes,
+    grid and Rényi recipe give the same answers); they pickle like any ``Numeric``.
+    Built by ``fdp.dpsgd`` (Poisson sampling), ``fdp.random_allocation`` and by
     ``compose`` (factors with a closed-form Rényi curve, ``with_rdp``).
 
     Examples
@@ -61,12 +88,24 @@ class MinCertified(Numeric):
     (True, True)
     """
 
-    rdp: RDPBound | None = field(default=None, repr=False)
+    rdp_recipe: RDPRecipe | None = field(default=None, repr=False)
+
+    @cached_property
+    def rdp(self) -> RDPBound | None:
+        """The certified Rényi curve (``rdp_recipe.bound()``, computed once), or None."""
+        return None if self.rdp_recipe is None else self.rdp_recipe.bound()
+
+    def _curve(self) -> RDPBound:
+        """``rdp``, for reads that have checked there is a recipe."""
+        curve = self.rdp
+        if curve is None:
+            raise ValueError("this result carries no Rényi curve (rdp_recipe is None)")
+        return curve
 
     # -- identity: equal configurations are equal objects --------------------
     def _key(self) -> tuple:
         return (self.label, self.tol, self.directions, self.status, self.eps_width,
-                self.source, self.rdp)
+                self.source, self.rdp_recipe)
 
     def __eq__(self, other: object) -> bool:
         if self is other:
@@ -76,7 +115,7 @@ class MinCertified(Numeric):
         return self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash((self.label, self.tol, self.rdp)) if self.source else id(self)
+        return hash((self.label, self.tol, self.rdp_recipe)) if self.source else id(self)
 
     # -- upper δ: the smaller of the two certified bounds ---------------------
     def engine_delta(self, eps: ArrayLike) -> FloatArray:
@@ -96,20 +135,34 @@ class MinCertified(Numeric):
     def _delta(self, eps: ArrayLike) -> FloatArray:
         e = np.asarray(eps, dtype=float)
         base = Numeric._delta(self, e)
-        if self.rdp is None:
+        wide = self._wide_delta(e, base)
+        if not np.any(wide):
             return base
-        ld = np.asarray(self.rdp.log_delta(e)[0], dtype=float)
+        ld = np.asarray(self._curve().log_delta(e)[0], dtype=float)
         with np.errstate(under="ignore"):
             r = np.where(np.isneginf(ld), 0.0,
                          np.maximum(np.exp(ld) * (1.0 + 4.0 * _U), _TINY))
-        return np.minimum(base, r)
+        return np.where(wide, np.minimum(base, r), base)
 
     def _log_delta(self, eps: ArrayLike) -> FloatArray:
         e = np.asarray(eps, dtype=float)
         base = Numeric._log_delta(self, e)
-        if self.rdp is None:
+        wide = self._wide_delta(e, Numeric._delta(self, e))
+        if not np.any(wide):
             return base
-        return np.minimum(base, np.asarray(self.rdp.log_delta(e)[0], dtype=float))
+        return np.where(wide, np.minimum(base, np.asarray(self._curve().log_delta(e)[0],
+                                                          dtype=float)), base)
+
+    def _delta_lower(self, eps: ArrayLike) -> FloatArray:
+        e = np.asarray(eps, dtype=float)
+        return np.minimum(Numeric._delta_lower(self, e), self._delta(e))
+
+    def _wide_delta(self, e: FloatArray, hi: FloatArray) -> FloatArray:
+        """Where the Rényi bound is consulted for δ(ε): there is a recipe and the
+        engine's δ bracket is wider than ``RDP_CONSULT_RTOL`` of its upper end ``hi``."""
+        if self.rdp_recipe is None:
+            return np.zeros(np.shape(hi), dtype=bool)
+        return _wide(hi, Numeric._delta_lower(self, e))
 
     def delta_bounds(self, eps: ArrayLike, width: float | None = None) -> Bracket:
         """(lower, upper) δ(ε): the engine's lower side; the upper side min(engine,
@@ -139,17 +192,20 @@ class MinCertified(Numeric):
         True
         """
         b = super().delta_bounds(eps, width)
-        if self.rdp is None or not _scalar(eps):
+        if self.rdp_recipe is None or not _scalar(eps):
             return b
         e = np.array([np.asarray(eps, dtype=float).item()])
         engine = float(self.engine_delta(e)[0])
-        ld, order = self.rdp.log_delta(float(e[0]))
-        if ld < np.log(engine) if engine > 0 else False:
-            note = (f"upper end from the RDP bound (order λ = {order:.6g}; {self.rdp.source}); "
-                    f"the f-DP engine's upper end is {engine:.4g}")
+        if not self._wide_delta(e, np.array([engine]))[0]:
+            note = "upper end from the f-DP engine; " + _NOT_CONSULTED
         else:
-            note = (f"upper end from the f-DP engine; the RDP bound gives "
-                    f"{np.exp(ld):.4g} (order λ = {order:.6g})")
+            ld, order = self._curve().log_delta(float(e[0]))
+            if ld < np.log(engine) if engine > 0 else False:
+                note = (f"upper end from the RDP bound (order λ = {order:.6g}; "
+                        f"{self._curve().source}); the f-DP engine's upper end is {engine:.4g}")
+            else:
+                note = (f"upper end from the f-DP engine; the RDP bound gives "
+                        f"{np.exp(ld):.4g} (order λ = {order:.6g})")
         if b.lo == 0.0 and b.hi > 0.0:
             note += "; " + self._why_lower_zero("δ")
         return Bracket(b.lo, b.hi, b.status, b.safe_side, note)
@@ -181,7 +237,7 @@ class MinCertified(Numeric):
         >>> b.note.startswith("upper end from the RDP bound")
         True
         """
-        if self.rdp is None:
+        if self.rdp_recipe is None:
             return super().epsilon_bounds(delta, width)
         d = np.asarray(delta, dtype=float)
         unresolved = ""
@@ -204,16 +260,26 @@ class MinCertified(Numeric):
             shape = d.shape
             b = Bracket(np.array(los).reshape(shape) if shape else los[0],
                         np.array(his).reshape(shape) if shape else his[0], self.status)
-        r_eps, order = self.rdp.epsilon(delta)
-        hi = np.minimum(np.asarray(b.hi, dtype=float), r_eps.reshape(np.shape(b.hi)))
+        wide = _wide(b.hi, b.lo)
+        if not np.any(wide):
+            if not _scalar(delta):
+                return b
+            note = "upper end from the f-DP engine; " + _NOT_CONSULTED
+            if b.lo == 0.0 and float(b.hi) > 0.0:
+                note += "; " + self._why_lower_zero("ε")
+            return Bracket(b.lo, b.hi, b.status, b.safe_side, note)
+        r_eps, order = self._curve().epsilon(delta)
+        engine_hi = np.asarray(b.hi, dtype=float)
+        hi = np.where(wide, np.minimum(engine_hi, r_eps.reshape(np.shape(b.hi))), engine_hi)
         if _scalar(delta):
             engine, r, lam = float(b.hi), float(r_eps[0]), float(order[0])
+            source = self._curve().source
             if unresolved:
-                note = (f"upper end from the RDP bound (order λ = {lam:.6g}; {self.rdp.source}); "
+                note = (f"upper end from the RDP bound (order λ = {lam:.6g}; {source}); "
                         f"lower end 0: the f-DP engine cannot resolve this δ ({unresolved})")
                 return Bracket(0.0, float(hi), b.status, b.safe_side, note)
             if r < engine:
-                note = (f"upper end from the RDP bound (order λ = {lam:.6g}; {self.rdp.source}); "
+                note = (f"upper end from the RDP bound (order λ = {lam:.6g}; {source}); "
                         f"the f-DP engine's upper end is {engine:.6g}")
             else:
                 note = (f"upper end from the f-DP engine; the RDP bound gives {r:.6g} "
@@ -221,7 +287,8 @@ class MinCertified(Numeric):
             if b.lo == 0.0 and float(hi) > 0.0:
                 note += "; " + self._why_lower_zero("ε")
             return Bracket(b.lo, float(hi), b.status, b.safe_side, note)
-        note = "upper end: the smaller of the f-DP engine's and the RDP bound, per point"
+        note = ("upper end: the smaller of the f-DP engine's and the RDP bound where the "
+                "engine's bracket is wider than RDP_CONSULT_RTOL, the engine's elsewhere")
         return Bracket(b.lo, hi, b.status, b.safe_side, note)
 
     def _why_lower_zero(self, what: str) -> str:
@@ -247,7 +314,7 @@ class MinCertified(Numeric):
         return f"{n:.3g}" if n else "the"
 
 
-def with_rdp(result: TradeOff, rdp: RDPBound | None) -> TradeOff:
+def with_rdp(result: TradeOff, rdp: RDPRecipe | None) -> TradeOff:
     """``result`` as a ``MinCertified`` carrying the Rényi curve ``rdp`` of the same
     mechanism; ``result`` itself when there is no curve or it is not a plain
     certified ``Numeric`` of both directions.
@@ -278,7 +345,7 @@ def with_rdp(result: TradeOff, rdp: RDPBound | None) -> TradeOff:
     if rdp is None or type(result) is not Numeric or result.directions != "both":
         return result
     kw = {fl.name: getattr(result, fl.name) for fl in fields(Numeric) if fl.init}
-    return MinCertified(**kw, rdp=rdp)
+    return MinCertified(**kw, rdp_recipe=rdp)
 
 
-__all__ = ["MinCertified", "with_rdp"]
+__all__ = ["MinCertified", "RDPRecipe", "with_rdp"]

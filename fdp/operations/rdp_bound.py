@@ -477,6 +477,16 @@ class RDPBound:
             return None
         return cls(tuple(float(x) for x in o), tuple(float(x) for x in total))
 
+    def bound(self) -> RDPBound:
+        """The curve itself: an ``RDPBound`` is its own recipe
+        (``fdp.operations.min_certified.RDPRecipe``).
+
+        Returns
+        -------
+        RDPBound
+        """
+        return self
+
     def at(self, orders: ArrayLike) -> FloatArray:
         """ρ at other orders: at each λ the value at the least order ≥ λ of the curve
         (+inf above its largest). Valid because D_λ is non-decreasing in λ (van Erven

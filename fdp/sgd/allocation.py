@@ -687,7 +687,7 @@ def random_allocation(noise_multiplier: float, steps: int, selected: int = 1, ep
                               "the record published), Rényi curve converted by Canonne, "
                               "Kamath & Steinke 2020, Prop 12")
     return MinCertified(f.pess, f.opt, f.label, f.tol, source=f.source,
-                        eps_width=f.eps_width, rdp=rdp)
+                        eps_width=f.eps_width, rdp_recipe=rdp)
 
 
 def epochs_of(sample_rate: float, steps: int, *, partial: str) -> tuple[int, int]:

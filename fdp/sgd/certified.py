@@ -88,7 +88,7 @@ from fdp.families.identity import Identity
 from fdp.families.mixture import MixtureOfGaussians, RevealedMixture
 from fdp.operations.min_certified import MinCertified
 from fdp.operations.subsample import PoissonAdd, WithoutReplacement
-from fdp.sgd.min_certified import MAX_RDP_GROUPS, poisson_gaussian_rdp
+from fdp.sgd.min_certified import MAX_RDP_GROUPS, PoissonGaussianRDP
 from fdp.sgd.schedule import accepts_epochs
 from fdp.tradeoff import TradeOff
 
@@ -347,7 +347,8 @@ def dpsgd(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
         # a second certified upper bound of the same run: report the smaller
         return MinCertified(f.pess, f.opt, f.label, f.tol, source=f.source,
                             eps_width=f.eps_width,
-                            rdp=poisson_gaussian_rdp(counts, sens))
+                            rdp_recipe=PoissonGaussianRDP(
+                                tuple((s, q, n) for (s, q), n in counts.items()), sens))
     return f
 
 def _label(sigma: FloatArray, rate: FloatArray, steps: int, sampling: str, sens: float,

@@ -12,6 +12,8 @@ included); a run with n_g steps at each (σ_g, q_g) has ρ(λ) ≤ Σ_g n_g ρ_g
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from fdp._types import ArrayLike
@@ -69,4 +71,39 @@ def poisson_gaussian_rdp(counts: dict[tuple[float, float], int], sensitivity: fl
     return RDPBound(tuple(float(x) for x in o), tuple(float(x) for x in total), RDP_SOURCE)
 
 
-__all__ = ["DPSGD_ORDERS", "MAX_RDP_GROUPS", "RDP_SOURCE", "poisson_gaussian_rdp"]
+@dataclass(frozen=True)
+class PoissonGaussianRDP:
+    """The recipe of ``poisson_gaussian_rdp(counts, sensitivity)``: what ``fdp.dpsgd``
+    attaches to its result, so that the Rényi curve is computed only when a read needs
+    it (``fdp.operations.min_certified.MinCertified``). Compared by value; pickles.
+
+    Parameters
+    ----------
+    counts : tuple of (σ, q, n)
+        The run's groups of n steps at noise multiplier σ and sample rate q.
+    sensitivity : float, optional
+        As in ``poisson_gaussian_rdp``.
+
+    Examples
+    --------
+    >>> from fdp.sgd.min_certified import PoissonGaussianRDP, poisson_gaussian_rdp
+    >>> PoissonGaussianRDP(((1.0, 0.01, 1000),)).bound() == poisson_gaussian_rdp(
+    ...     {(1.0, 0.01): 1000})
+    True
+    """
+
+    counts: tuple[tuple[float, float, int], ...]
+    sensitivity: float = 1.0
+
+    def bound(self) -> RDPBound:
+        """The certified Rényi curve, ``poisson_gaussian_rdp``.
+
+        Returns
+        -------
+        RDPBound
+        """
+        return poisson_gaussian_rdp({(s, q): n for s, q, n in self.counts}, self.sensitivity)
+
+
+__all__ = ["DPSGD_ORDERS", "MAX_RDP_GROUPS", "RDP_SOURCE", "PoissonGaussianRDP",
+           "poisson_gaussian_rdp"]

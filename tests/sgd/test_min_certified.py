@@ -199,3 +199,31 @@ def test_sampler_table_note_points_to_epsilon_and_clt():
     from fdp.sgd.report import format_table
     text = format_table([])
     assert "heavy" in text and "CLT mu" in text and "approximation, not a bound" in text
+
+
+# -- issue 30: the Rényi curve is computed only where it can matter ----------------------
+@pytest.mark.parametrize("sigma,q,steps", [(1.1, 0.01, 1000), (0.6, 0.1, 1000),
+                                           (2.0, 256 / 60000, 10**5)])
+def test_tight_engine_brackets_do_not_compute_the_renyi_curve(sigma, q, steps):
+    from fdp._constants import RDP_CONSULT_RTOL
+    f = fdp.dpsgd(sigma, q, steps)
+    b = f.epsilon_bounds(1e-5)
+    assert "rdp" not in f.__dict__                      # never computed
+    assert "was not computed" in b.note
+    assert b.hi - b.lo <= RDP_CONSULT_RTOL * b.hi
+    # why skipping loses at most hi − lo: the Rényi ε is above the engine's lower end
+    r_eps, _ = f.rdp.epsilon(1e-5)
+    assert r_eps[0] >= b.lo
+    assert b.hi - min(b.hi, r_eps[0]) <= RDP_CONSULT_RTOL * b.hi
+    # the same question asked again, now that the curve exists, has the same answer
+    assert tuple(f.epsilon_bounds(1e-5)) == tuple(b)
+    assert float(f.delta(2.0)) == float(f.delta_bounds(2.0).hi)
+
+
+def test_recipe_pickles_and_compares_without_computing():
+    import pickle
+    f = fdp.dpsgd(1.1, 0.01, 100)
+    g = pickle.loads(pickle.dumps(f))
+    assert g == f and hash(g) == hash(f)
+    assert "rdp" not in f.__dict__ and "rdp" not in g.__dict__
+    assert g.rdp == f.rdp                               # computed on demand, equal
