@@ -30,17 +30,66 @@ record is used at most once across all trees (one epoch; dp_accounting's
 ``SingleEpochTreeAggregationDpEvent``), only its own tree moves and
 μ = s √(max_i depth(T_i))/σ, which is the RDP α·max_depth/(2σ²) that dp_accounting's
 ``_compute_rdp_single_epoch_tree_aggregation`` charges.
+
+Amplified banded matrix factorisation (Choquette-Choo, Ganesh, McKenna, McMahan,
+Rush, Thakurta & Xu 2023, "(Amplified) Banded Matrix Factorization: A unified approach
+to private training", NeurIPS 2023, §4)
+-----------------------------------------------------------------------------------
+C is b-banded: lower-triangular with C[i, j] = 0 for i − j ≥ b, so column j is
+supported on rows j, …, j + b − 1 and columns j and j + b act on disjoint rows.
+Cyclic Poisson sampling: the m records are split, independently of the data, into b
+groups D_0, …, D_{b−1}; at iteration i every record of group D_{i mod b} joins the batch
+independently with probability q (the others sit out), so a record is eligible in at
+most ⌈n/b⌉ of the n iterations, any two of them b apart. For an expected batch size B
+the rate is q = B·b/m (each group holds m/b records). With columns of norm at most 1
+and noise N(0, σ²) on every entry of C G + Z (per coordinate, in clipping norms), the
+paper proves that the n iterations are exactly as private as DP-SGD with Poisson rate
+q, noise multiplier σ and ⌈n/b⌉ steps under add/remove neighbours: each eligible
+iteration of a record moves a disjoint block of rows by at most one clipped gradient.
+A strategy whose largest column norm is κ is the normalised C/κ with noise σ/κ (the
+decoder B absorbs κ), i.e. DP-SGD with sensitivity κ.
+
+Multi-epoch matrix factorisation without amplification (Choquette-Choo, McMahan, Rush
+& Thakurta 2023, "Multi-Epoch Matrix Factorization Mechanisms for Private Machine
+Learning", ICML 2023, §2; Denisov, McMahan, Rush, Smith & Thakurta 2022, NeurIPS)
+-----------------------------------------------------------------------------------
+Under (k, b)-participation a record takes part in a set π of at most k iterations, any
+two at least b apart, contributing a clipped gradient g_i (|g_i| ≤ 1) at each i ∈ π.
+C G + Z then moves by C X_π (X_π has rows g_i for i ∈ π, zero elsewhere) and, with
+M = CᵀC,
+
+    |C X_π|_F² = Σ_{i, j ∈ π} M_ij ⟨g_i, g_j⟩.
+
+The release is the Gaussian mechanism G_{Δ/σ} with Δ² = max_π sup_g of that sum (the
+shift of largest norm; DRS Thm 2.7). The sup is at most Σ_{i,j∈π} |M_ij| (|⟨g_i, g_j⟩|
+≤ 1), and that bound is attained when the signs of M on π are balanced, i.e. there are
+signs s_i with s_i s_j M_ij ≥ 0 for all i, j ∈ π: take g_i = s_i g for one unit vector
+g. A non-negative M (every non-negative C) is balanced, and so is every pattern of at
+most two iterations. Hence
+
+    Δ² = max_π Σ_{i,j∈π} |M_ij|     whenever a maximiser π of the right side is balanced,
+
+and otherwise that maximum is a proven upper bound and max_π u_πᵀ M u_π (g_i all equal,
+u_π the indicator of π) a proven lower bound. Adding an iteration to π never lowers
+Σ |M_ij|. ``mf_sensitivity`` enumerates all patterns when there are few; beyond that it
+bounds the maximum by a dynamic programme over b-separated sets (below) and the lower
+side by the strided patterns {j, j + b, …}.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
 from fdp import _validate
+from fdp._constants import UNIT_ROUNDOFF
+from fdp._types import ArrayLike, FloatArray
 from fdp.families import Gaussian
+from fdp.tradeoff import TradeOff
 
 
 def tree_depth(steps: int) -> int:
@@ -136,4 +185,425 @@ def tree_aggregation(noise_multiplier: float, steps: int | Sequence[int], *,
     return Gaussian(mu)
 
 
-__all__ = ["tree_aggregation", "tree_depth"]
+# -- strategies ------------------------------------------------------------------------
+def _strategy(strategy: object, name: str = "strategy") -> FloatArray:
+    """A real, finite, square 2-D matrix (rows: released, columns: iterations)."""
+    if isinstance(strategy, (str, bytes)):
+        raise TypeError(f"{name} must be a square matrix of real numbers, got "
+                        f"{type(strategy).__name__}")
+    try:
+        c = np.array(strategy, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be a square matrix of real numbers") from err
+    if c.ndim != 2 or c.shape[0] != c.shape[1] or c.shape[0] == 0:
+        raise ValueError(f"{name} must be a non-empty square matrix (n × n), got shape "
+                         f"{c.shape}")
+    if not np.isfinite(c).all():
+        raise ValueError(f"{name} must have finite entries")
+    return c
+
+
+def column_norm(strategy: ArrayLike) -> float:
+    """Largest column norm κ = max_j |C[:, j]|₂ of a strategy, rounded up.
+
+    κ is the sensitivity of C G to one iteration's clipped gradient (in clipping norms).
+    The sum of squares of each column is taken with ``math.fsum`` of squares whose
+    rounding (u relative each) is charged upwards, so the result is ≥ the exact norm of
+    the stored entries.
+
+    Parameters
+    ----------
+    strategy : array_like
+        An n × n real matrix.
+
+    Returns
+    -------
+    float
+        κ ≥ the exact largest column norm (equal when the squares are exact, e.g. for
+        entries that are small integers).
+
+    Examples
+    --------
+    >>> from fdp.sgd.matrix_factorization import column_norm
+    >>> column_norm([[1.0, 0.0], [1.0, 1.0]]) == 2.0 ** 0.5
+    True
+    """
+    c = _strategy(strategy)
+    sq = c * c
+    exact = _exact_squares(c)
+    worst = 0.0
+    for j in range(c.shape[1]):
+        col = sq[:, j].tolist()
+        total = math.fsum(col)                     # the correctly rounded sum
+        if exact[:, j].all():
+            # exact squares: fsum of the column minus its rounded sum is the exact
+            # remainder, so one ulp up is needed only when it is positive
+            if math.fsum([*col, -total]) > 0.0:
+                total = math.nextafter(total, math.inf)
+        else:
+            # each square errs by at most u relative, the sum once more
+            total = math.nextafter(total * (1.0 + 2.0 * UNIT_ROUNDOFF), math.inf)
+        worst = max(worst, total)
+    kappa = math.sqrt(worst)
+    if Fraction(kappa) ** 2 < Fraction(worst):
+        kappa = math.nextafter(kappa, math.inf)
+    return kappa
+
+
+def _exact_squares(c: FloatArray) -> np.ndarray:
+    """True where fl(x²) = x²: x with at most 26 significant bits and x² not subnormal."""
+    m, _ = np.frexp(c)
+    scaled = np.ldexp(m, 26)
+    return (scaled == np.round(scaled)) & ((c == 0.0) | (np.abs(c) > 1e-150))
+
+
+def check_banded(strategy: ArrayLike, bands: int) -> FloatArray:
+    """Check that a strategy is lower-triangular and ``bands``-banded; return it.
+
+    Parameters
+    ----------
+    strategy : array_like
+        C, n × n: C[i, j] = 0 for j > i (lower-triangular) and for i − j ≥ b.
+    bands : int
+        b ≥ 1.
+
+    Returns
+    -------
+    ndarray
+        C as a float array.
+
+    Raises
+    ------
+    ValueError
+        Naming the first offending entry.
+
+    Examples
+    --------
+    >>> from fdp.sgd.matrix_factorization import check_banded
+    >>> check_banded([[1.0, 0.0], [0.5, 1.0]], 2).shape
+    (2, 2)
+    """
+    c = _strategy(strategy)
+    b = _validate.positive_int("bands", bands)
+    i, j = np.indices(c.shape)
+    upper = (j > i) & (c != 0.0)
+    if upper.any():
+        r, k = np.argwhere(upper)[0]
+        raise ValueError(f"strategy must be lower-triangular (C[i, j] = 0 for j > i), got "
+                         f"C[{r}, {k}] = {_validate.number(c[r, k])}")
+    outside = (i - j >= b) & (c != 0.0)
+    if outside.any():
+        r, k = np.argwhere(outside)[0]
+        raise ValueError(f"strategy must be {b}-banded (C[i, j] = 0 for i - j >= bands = "
+                         f"{b}), got C[{r}, {k}] = {_validate.number(c[r, k])}")
+    return c
+
+
+def banded_mf(noise_multiplier: float, sample_rate: float, iterations: int, bands: int, *,
+              strategy: ArrayLike | None = None, tol: float | None = None) -> TradeOff:
+    """Certified trade-off of amplified banded matrix factorisation (BandMF) under cyclic
+    Poisson sampling: that of DP-SGD with ⌈n/b⌉ steps (Choquette-Choo et al. 2023, §4).
+
+    The records are split into b fixed groups; iteration i Poisson-samples group
+    i mod b at rate q (q = B·b/m for expected batch size B out of m records), and the
+    strategy C (n × n, lower-triangular, b-banded, column norms at most 1) correlates
+    the noise. The module docstring gives the statement. The neighbouring relation is
+    add/remove one record.
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        σ > 0: standard deviation of each entry of the noise Z in C G + Z, in clipping
+        norms.
+    sample_rate : float
+        q ∈ [0, 1]: the Poisson rate of a record in the iterations where its group is
+        eligible (not B/m).
+    iterations : int
+        n ≥ 0.
+    bands : int
+        b ≥ 1 (b ≥ n is a lower-triangular C: every record is eligible once).
+    strategy : array_like, optional
+        C, checked (``check_banded``, n × n). Its largest column norm κ
+        (``column_norm``) scales the sensitivity: κ ≤ 1 gives exactly
+        ``fdp.dpsgd(σ, q, ⌈n/b⌉)``; κ > 1 is the normalised C/κ with noise σ/κ, i.e.
+        ``fdp.dpsgd(σ, q, ⌈n/b⌉, sensitivity=κ)``.
+    tol : float, optional
+        Passed to ``fdp.dpsgd``.
+
+    Returns
+    -------
+    TradeOff
+        ``fdp.dpsgd(σ, q, ⌈n/b⌉, ...)``, certified (symmetrised add/remove).
+
+    Raises
+    ------
+    ValueError
+        For parameters out of range or a strategy of the wrong shape or band structure.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.sgd.matrix_factorization import banded_mf
+    >>> banded_mf(1.0, 0.1, 10, 4) == fdp.dpsgd(1.0, 0.1, 3)
+    True
+    """
+    sigma = _validate.real("noise_multiplier", noise_multiplier, low=0.0, low_open=True)
+    q = _validate.probability("sample_rate", sample_rate)
+    n = _validate.positive_int("iterations", iterations, low=0)
+    b = _validate.positive_int("bands", bands)
+    steps = -(-n // b)
+    if strategy is None:
+        return _dpsgd(sigma, q, steps, tol)
+    c = check_banded(strategy, b)
+    if c.shape[0] != n:
+        raise ValueError(f"strategy must be iterations × iterations = {n} × {n}, got "
+                         f"{c.shape[0]} × {c.shape[1]}")
+    kappa = column_norm(c)
+    if kappa == 0.0:
+        raise ValueError("strategy must have a non-zero column (all columns are zero)")
+    if kappa <= 1.0:
+        return _dpsgd(sigma, q, steps, tol)
+    return _dpsgd(sigma, q, steps, tol, sensitivity=kappa)
+
+
+def _dpsgd(sigma: float, q: float, steps: int, tol: float | None,
+           sensitivity: float | None = None) -> TradeOff:
+    from fdp.sgd.certified import dpsgd
+    if sensitivity is None:
+        return dpsgd(sigma, q, steps, tol=tol)
+    return dpsgd(sigma, q, steps, tol=tol, sensitivity=sensitivity)
+
+
+# -- multi-epoch sensitivity -----------------------------------------------------------
+#: Enumerate (k, b)-participation patterns when there are at most this many (and their
+#: number times n stays below ``_ENUM_CELLS``); beyond, the dynamic-programme bound.
+MAX_PATTERNS = 2 ** 17
+_ENUM_CELLS = 2 ** 23
+
+
+@dataclass(frozen=True)
+class MFSensitivity:
+    """The sensitivity Δ of C G under (k, b)-participation: lower ≤ Δ ≤ upper.
+
+    Attributes
+    ----------
+    lower, upper : float
+        Bounds on Δ = max_π sup_g |C X_π|_F (module docstring); equal when ``exact``.
+    exact : bool
+        True when every pattern was enumerated and a maximiser is sign-balanced, so
+        ``upper`` is attained.
+    method : str
+        "enumeration" (all ``patterns`` enumerated) or "dynamic programme" (a proven
+        upper bound; the lower side from the strided patterns).
+    patterns : int
+        The number of (k, b)-participation patterns (non-empty).
+    k, b : int
+        The participation limits.
+    """
+
+    lower: float
+    upper: float
+    exact: bool
+    method: str
+    patterns: int
+    k: int
+    b: int
+
+    def __repr__(self) -> str:
+        what = "exact" if self.exact else f"in [{self.lower!r}, {self.upper!r}]"
+        value = repr(self.upper) if self.exact else what
+        return (f"MFSensitivity({value}, (k={self.k}, b={self.b})-participation, "
+                f"{self.method} of {self.patterns} patterns)")
+
+
+def count_patterns(iterations: int, k: int, b: int) -> int:
+    """Number of non-empty sets of at most k iterations out of n, any two ≥ b apart.
+
+    Σ_{s=1}^{k} C(n − (s − 1)(b − 1), s): remove b − 1 slots after each chosen
+    iteration but the last.
+
+    Examples
+    --------
+    >>> from fdp.sgd.matrix_factorization import count_patterns
+    >>> count_patterns(4, 2, 2)          # {0},{1},{2},{3},{0,2},{0,3},{1,3}
+    7
+    """
+    n = _validate.positive_int("iterations", iterations, low=0)
+    k = _validate.positive_int("k", k)
+    b = _validate.positive_int("b", b)
+    total = 0
+    for size in range(1, k + 1):
+        room = n - (size - 1) * (b - 1)
+        if room < size:
+            break
+        total += math.comb(room, size)
+    return total
+
+
+def _enumerate(weights: FloatArray, k: int, b: int) -> tuple[FloatArray, list]:
+    """Values Σ_{i,j∈π} W_ij of every pattern, level by level (vectorised), and the
+    patterns themselves as index arrays (one array per size)."""
+    n = weights.shape[0]
+    diag = np.diag(weights)
+    pats = np.arange(n)[:, None]
+    vals = diag.copy()
+    acc = weights.copy()                      # acc[p] = Σ_{i ∈ π_p} W[i, :]
+    all_vals, all_pats = [vals], [pats]
+    cols = np.arange(n)
+    for _ in range(1, k):
+        ok = cols[None, :] >= pats[:, -1:] + b
+        p_idx, j_idx = np.nonzero(ok)
+        if p_idx.size == 0:
+            break
+        vals = vals[p_idx] + 2.0 * acc[p_idx, j_idx] + diag[j_idx]
+        acc = acc[p_idx] + weights[j_idx]
+        pats = np.concatenate([pats[p_idx], j_idx[:, None]], axis=1)
+        all_vals.append(vals)
+        all_pats.append(pats)
+    return np.concatenate(all_vals), all_pats
+
+
+def _balanced(sub: FloatArray) -> bool:
+    """True when signs s exist with s_i s_j M_ij ≥ 0 on the submatrix (2-colouring of
+    the graph of its non-zero off-diagonal entries)."""
+    m = sub.shape[0]
+    sign = np.zeros(m, dtype=int)
+    for start in range(m):
+        if sign[start]:
+            continue
+        sign[start] = 1
+        stack = [start]
+        while stack:
+            i = stack.pop()
+            for j in range(m):
+                if j == i or sub[i, j] == 0.0:
+                    continue
+                want = sign[i] * (1 if sub[i, j] > 0.0 else -1)
+                if sign[j] == 0:
+                    sign[j] = want
+                    stack.append(j)
+                elif sign[j] != want:
+                    return False
+    return True
+
+
+def _dp_best(weights: FloatArray, k: int, b: int) -> FloatArray:
+    """For each row w of ``weights``, max over b-separated sets π of at most k columns of
+    Σ_{j∈π} w_j (w ≥ 0): F[c, j] = max(F[c, j − 1], F[c − 1, j − b] + w_j), vectorised
+    over rows."""
+    rows, n = weights.shape
+    # F[c][:, j + 1]: best with c elements among columns < j + 1 (column 0: none)
+    prev = np.zeros((rows, n + 1))            # c − 1 = 0 elements: 0
+    best = np.zeros(rows)
+    for _ in range(k):
+        cur = np.zeros((rows, n + 1))
+        for j in range(n):
+            take = prev[:, max(j - b + 1, 0)] + weights[:, j]
+            cur[:, j + 1] = np.maximum(cur[:, j], take)
+        best = np.maximum(best, cur[:, n])
+        prev = cur
+    return best
+
+
+def _strided_lower(gram: FloatArray, k: int, b: int) -> float:
+    """max over the patterns {j, j + b, …} (at most k, inside [0, n)) of u_πᵀ M u_π."""
+    n = gram.shape[0]
+    best = 0.0
+    for j in range(n):
+        idx = np.arange(j, min(n, j + k * b), b)
+        best = max(best, float(gram[np.ix_(idx, idx)].sum()))
+    return best
+
+
+def mf_sensitivity(strategy: ArrayLike, k: int, b: int, *,
+                   max_patterns: int = MAX_PATTERNS) -> MFSensitivity:
+    """Sensitivity Δ of a matrix-factorisation strategy C under (k, b)-participation
+    (Choquette-Choo et al. 2023, ICML, §2): Δ² = max_π sup_g Σ_{i,j∈π} M_ij ⟨g_i, g_j⟩,
+    M = CᵀC, π any set of at most k iterations with gaps ≥ b, |g_i| ≤ 1.
+
+    Exact (the module docstring) as max_π Σ_{i,j∈π} |M_ij| when all patterns are
+    enumerated and a maximiser is sign-balanced — always for non-negative M (e.g.
+    non-negative C) and for k ≤ 2. Otherwise a proven bracket: the upper side is
+    max_π Σ |M_ij| (enumerated) or the dynamic-programme bound
+    max_π Σ_{i∈π} t_i, t_i = max_π' Σ_{j∈π'} |M_ij| (both over b-separated sets of at
+    most k iterations), each at least Σ_{i,j∈π}|M_ij|; the lower side is
+    max u_πᵀ M u_π over the enumerated or the strided patterns (g_i all equal). The
+    bounds of a non-exact answer are rounded outwards by the floating-point error of
+    forming M (|fl(M) − M| ≤ γ_n |C|ᵀ|C|, Higham 2002 §3.5) and of the sums. An exact
+    answer is the floating-point value: |C|ᵀ|C| ≤ √(M_ii M_jj) entrywise, so its
+    relative error is at most about (k n + k²) u, with no cancellation.
+
+    Parameters
+    ----------
+    strategy : array_like
+        C, n × n (any real matrix; rows are released, columns are iterations).
+    k : int
+        k ≥ 1: the most iterations a record takes part in.
+    b : int
+        b ≥ 1: the least separation between two of them (b = 1: any iterations).
+    max_patterns : int, optional
+        Enumerate when there are at most this many patterns (default 2**17).
+
+    Returns
+    -------
+    MFSensitivity
+        ``lower``, ``upper``, ``exact``, ``method``.
+
+    Raises
+    ------
+    ValueError
+        For a non-square or non-finite C, or k, b, max_patterns below 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fdp.sgd.matrix_factorization import mf_sensitivity
+    >>> mf_sensitivity(np.eye(6), 3, 2)
+    MFSensitivity(1.7320508075688772, (k=3, b=2)-participation, enumeration of 20 patterns)
+    """
+    c = _strategy(strategy)
+    k = _validate.positive_int("k", k)
+    b = _validate.positive_int("b", b)
+    limit = _validate.positive_int("max_patterns", max_patterns)
+    n = c.shape[0]
+    gram = c.T @ c
+    absc = np.abs(c)
+    # |fl(M) − M| ≤ γ_n |C|ᵀ|C| (Higham 2002, §3.5), γ_n = n u/(1 − n u)
+    gamma = n * UNIT_ROUNDOFF / (1.0 - n * UNIT_ROUNDOFF)
+    err = gamma * (absc.T @ absc)
+    absm = np.abs(gram)
+    count = count_patterns(n, k, b)
+    # summing at most k² terms of a pattern: relative error ≤ γ_{k²}, and the DP's n·k
+    slack = 1.0 + 4.0 * (k * k + n * k + 4) * UNIT_ROUNDOFF
+    diag_lo = float(np.max(np.diag(gram) - np.diag(err))) / slack
+    if count <= limit and count * n <= _ENUM_CELLS:
+        vals, pats = _enumerate(absm, k, b)
+        top = float(vals.max())
+        if _some_maximiser_balanced(gram, vals, pats, top):
+            value = math.sqrt(top)
+            return MFSensitivity(value, value, True, "enumeration", count, k, b)
+        hi = math.sqrt(float(_enumerate(absm + err, k, b)[0].max()) * slack)
+        lo_sq = max(float(_enumerate(gram - err, k, b)[0].max()) / slack, diag_lo)
+        return MFSensitivity(math.sqrt(max(lo_sq, 0.0)), math.nextafter(hi, math.inf),
+                             False, "enumeration", count, k, b)
+    t = _dp_best(absm + err, k, b)
+    bound = float(_dp_best(t[None, :], k, b)[0]) * slack
+    lo_sq = max(_strided_lower(gram - err, k, b) / slack, diag_lo)
+    return MFSensitivity(math.sqrt(max(lo_sq, 0.0)), math.nextafter(math.sqrt(bound), math.inf),
+                         False, "dynamic programme", count, k, b)
+
+
+def _some_maximiser_balanced(gram: FloatArray, vals: FloatArray, pats: list,
+                             top: float) -> bool:
+    """True when one of (at most 64 per size of) the patterns attaining ``top`` has
+    sign-balanced Gram entries."""
+    start = 0
+    for p in pats:
+        seg = vals[start:start + p.shape[0]]
+        start += p.shape[0]
+        for row in p[seg == top][:64]:
+            if _balanced(gram[np.ix_(row, row)]):
+                return True
+    return False
+
+__all__ = ["banded_mf", "check_banded", "column_norm", "tree_aggregation", "tree_depth"]

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import fdp
-from fdp.sgd.matrix_factorization import tree_aggregation, tree_depth
+from fdp.sgd.matrix_factorization import banded_mf, column_norm, tree_aggregation, tree_depth
 
 mp.mp.dps = 40
 
@@ -143,3 +143,88 @@ def test_bad_types():
         tree_aggregation(1.0, "12")
     with pytest.raises(TypeError, match="single_epoch"):
         tree_aggregation(1.0, 12, single_epoch=1)
+
+
+# -- amplified banded MF -------------------------------------------------------------
+def _band_strategy(n: int, b: int, entry: float = 0.5) -> np.ndarray:
+    """C[i, j] = entry for 0 ≤ i − j < b: lower-triangular, b-banded."""
+    i, j = np.indices((n, n))
+    return np.where((i - j >= 0) & (i - j < b), entry, 0.0)
+
+
+def _same(f, g):
+    alpha = np.linspace(0.0, 1.0, 41)
+    lf, hf = f.bounds(alpha)
+    lg, hg = g.bounds(alpha)
+    assert np.array_equal(lf, lg) and np.array_equal(hf, hg)
+    assert tuple(f.epsilon_bounds(1e-5)) == tuple(g.epsilon_bounds(1e-5))
+    assert repr(f) == repr(g)
+
+
+@pytest.mark.parametrize("n,b,steps", [(10, 4, 3), (12, 4, 3), (7, 1, 7), (5, 9, 1),
+                                       (16, 16, 1), (17, 16, 2)])
+def test_banded_mf_is_dpsgd_with_ceil_n_over_b_steps(n, b, steps):
+    assert steps == math.ceil(n / b)
+    f = banded_mf(1.1, 0.05, n, b)
+    g = fdp.dpsgd(1.1, 0.05, steps)
+    assert f == g
+    _same(f, g)
+
+
+def test_banded_mf_with_a_unit_column_strategy():
+    # b = 4 entries of 1/2: column norms exactly 1 (the last columns less)
+    c = _band_strategy(12, 4)
+    assert column_norm(c) == 1.0
+    f = banded_mf(0.9, 0.1, 12, 4, strategy=c)
+    assert f == fdp.dpsgd(0.9, 0.1, 3)
+    _same(f, fdp.dpsgd(0.9, 0.1, 3))
+    # smaller columns: still the unit-norm guarantee (a bound), the same object
+    assert banded_mf(0.9, 0.1, 12, 4, strategy=0.5 * c) == fdp.dpsgd(0.9, 0.1, 3)
+
+
+def test_banded_mf_scales_the_sensitivity_by_the_largest_column_norm():
+    c = 2.0 * _band_strategy(8, 4)                     # column norms 2
+    f = banded_mf(1.0, 0.1, 8, 4, strategy=c)
+    assert f == fdp.dpsgd(1.0, 0.1, 2, sensitivity=2.0)
+    # G_{2/σ} = G_{1/(σ/2)}: the normalised strategy with half the noise
+    lo, hi = f.epsilon_bounds(1e-5)
+    lo2, hi2 = fdp.dpsgd(0.5, 0.1, 2).epsilon_bounds(1e-5)
+    assert max(lo, lo2) <= min(hi, hi2)
+
+
+def test_column_norm_is_an_upper_bound_within_ulps_of_mpmath():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        c = np.tril(rng.normal(size=(6, 6)))
+        c /= np.linalg.norm(c, axis=0)                 # normalised in floating point
+        kappa = column_norm(c)
+        exact = max(mp.sqrt(mp.fsum(mp.mpf(float(x)) ** 2 for x in c[:, j]))
+                    for j in range(6))
+        assert kappa >= exact
+        assert kappa - exact <= 4 * 2.0 ** -52
+    assert column_norm(np.eye(5)) == 1.0
+    assert column_norm(np.tril(np.ones((4, 4)))) == 2.0
+
+
+@pytest.mark.parametrize("strategy,needle", [
+    (np.triu(np.ones((4, 4))), "lower-triangular"),
+    (np.tril(np.ones((4, 4))), "2-banded"),
+    (np.eye(3), "4 × 4"),
+    (np.ones((4, 3)), "square"),
+    (np.full((4, 4), np.nan), "finite"),
+    (np.zeros((4, 4)), "non-zero column"),
+])
+def test_banded_mf_refuses_bad_strategies(strategy, needle):
+    with pytest.raises(ValueError, match=needle):
+        banded_mf(1.0, 0.1, 4, 2, strategy=strategy)
+
+
+@pytest.mark.parametrize("args,needle", [
+    ((0.0, 0.1, 4, 2), "noise_multiplier"),
+    ((1.0, 1.5, 4, 2), "sample_rate"),
+    ((1.0, 0.1, -1, 2), "iterations"),
+    ((1.0, 0.1, 4, 0), "bands"),
+])
+def test_banded_mf_bad_parameters(args, needle):
+    with pytest.raises(ValueError, match=needle):
+        banded_mf(*args)
