@@ -89,6 +89,8 @@ from fdp import _validate
 from fdp._constants import UNIT_ROUNDOFF
 from fdp._types import ArrayLike, FloatArray
 from fdp.families import Gaussian
+from fdp.law import PrivacyLossLaw
+from fdp.status import Status
 from fdp.tradeoff import TradeOff
 
 
@@ -505,6 +507,19 @@ def _dp_best(weights: FloatArray, k: int, b: int) -> FloatArray:
     return best
 
 
+def _pairs_lower(lower_abs: FloatArray, b: int) -> float:
+    """max over patterns of one or two iterations (gap ≥ b) of M_ii + M_jj + 2|M_ij|,
+    from a lower bound on |M|: attained (two vectors can always be aligned with the
+    sign of M_ij), so a lower bound on Δ²."""
+    d = np.diag(lower_abs)
+    best = float(d.max())
+    n = d.size
+    if n > b:
+        i, j = np.triu_indices(n, k=b)
+        best = max(best, float((d[i] + d[j] + 2.0 * np.maximum(lower_abs[i, j], 0.0)).max()))
+    return best
+
+
 def _strided_lower(gram: FloatArray, k: int, b: int) -> float:
     """max over the patterns {j, j + b, …} (at most k, inside [0, n)) of u_πᵀ M u_π."""
     n = gram.shape[0]
@@ -575,7 +590,8 @@ def mf_sensitivity(strategy: ArrayLike, k: int, b: int, *,
     count = count_patterns(n, k, b)
     # summing at most k² terms of a pattern: relative error ≤ γ_{k²}, and the DP's n·k
     slack = 1.0 + 4.0 * (k * k + n * k + 4) * UNIT_ROUNDOFF
-    diag_lo = float(np.max(np.diag(gram) - np.diag(err))) / slack
+    diag_lo = _pairs_lower(absm - err, b) / slack if k >= 2 else (
+        float(np.max(np.diag(gram) - np.diag(err))) / slack)
     if count <= limit and count * n <= _ENUM_CELLS:
         vals, pats = _enumerate(absm, k, b)
         top = float(vals.max())
@@ -606,4 +622,153 @@ def _some_maximiser_balanced(gram: FloatArray, vals: FloatArray, pats: list,
                 return True
     return False
 
-__all__ = ["banded_mf", "check_banded", "column_norm", "tree_aggregation", "tree_depth"]
+
+@dataclass(frozen=True)
+class GaussianRange(TradeOff):
+    """G_μ for a μ known only to lie in [mu_lo, mu_hi]: the certified bracket
+    G_{mu_hi} ≤ G_μ ≤ G_{mu_lo} (G_μ decreases in μ, DRS 2022 §2.3).
+
+    The Gaussian mechanism whose sensitivity is bracketed (``mf_sensitivity``) is
+    exactly G_{Δ/σ}; this object carries the bracket on Δ/σ. Read-outs use G_{mu_hi}
+    on the safe side and G_{mu_lo} on the other; the numeric engine composes it from
+    its certified privacy profile (pessimistic, G_{mu_hi}) and the law of G_{mu_lo}
+    (optimistic, a pair above the truth). ``assumptions`` names the mechanism, its
+    neighbouring relation and its participation limits.
+
+    Parameters
+    ----------
+    mu_lo, mu_hi : float
+        0 ≤ mu_lo ≤ mu_hi < inf.
+    assumptions : str
+        What the curve is a guarantee for (shown in the repr).
+
+    Examples
+    --------
+    >>> from fdp.sgd.matrix_factorization import GaussianRange
+    >>> f = GaussianRange(1.0, 1.1, "example")
+    >>> f.status
+    <Status.CERTIFIED: 'certified'>
+    >>> lo, hi = f.bounds(0.05)
+    >>> print(f"{lo:.4f} {hi:.4f}")
+    0.7071 0.7405
+    """
+
+    mu_lo: float
+    mu_hi: float
+    assumptions: str = ""
+
+    def __post_init__(self) -> None:
+        lo = _validate.real("mu_lo", self.mu_lo, low=0.0)
+        hi = _validate.real("mu_hi", self.mu_hi, low=lo)
+        object.__setattr__(self, "mu_lo", lo)
+        object.__setattr__(self, "mu_hi", hi)
+        if not isinstance(self.assumptions, str):
+            raise TypeError(f"assumptions must be a str, got "
+                            f"{type(self.assumptions).__name__}")
+
+    @property
+    def status(self) -> Status:
+        return Status.CERTIFIED
+
+    @property
+    def symmetric(self) -> bool:
+        return True
+
+    _certified_delta = True
+
+    def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        return Gaussian(self.mu_hi)._beta(alpha)
+
+    def _upper(self, alpha: np.ndarray) -> np.ndarray:
+        return Gaussian(self.mu_lo)._upper(alpha)
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        return Gaussian(self.mu_hi)._delta(eps)
+
+    def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
+        return Gaussian(self.mu_lo)._delta_lower(eps)
+
+    def _log_delta(self, eps: np.ndarray) -> np.ndarray:
+        return Gaussian(self.mu_hi)._log_delta(eps)
+
+    def _log_delta_lower(self, eps: np.ndarray) -> np.ndarray:
+        return Gaussian(self.mu_lo)._log_delta_lower(eps)
+
+    def law(self) -> PrivacyLossLaw | None:
+        # no single law: the engine reads the certified profile (pessimistic side)
+        return None
+
+    def _upper_law(self) -> PrivacyLossLaw | None:
+        """The law of G_{mu_lo}, a pair whose trade-off function lies above the truth
+        (the engine's optimistic side, ``fdp.engine.from_profile``)."""
+        return Gaussian(self.mu_lo).law()
+
+    def __repr__(self) -> str:
+        text = f"GaussianRange(mu_lo={self.mu_lo!r}, mu_hi={self.mu_hi!r}"
+        return text + (f", {self.assumptions})" if self.assumptions else ")")
+
+
+def multi_epoch_mf(noise_multiplier: float, strategy: ArrayLike, k: int, b: int, *,
+                   max_patterns: int = MAX_PATTERNS) -> TradeOff:
+    """Trade-off function of multi-epoch matrix factorisation without amplification:
+    G_{Δ/σ}, Δ the sensitivity of C G under (k, b)-participation (Choquette-Choo,
+    McMahan, Rush & Thakurta 2023, ICML, §2; Denisov et al. 2022).
+
+    The release C G + Z, Z with i.i.d. N(0, σ²) entries, is the Gaussian mechanism with
+    sensitivity Δ = max over participation patterns of |C X_π|_F (``mf_sensitivity``;
+    the module docstring derives it): exactly G_{Δ/σ} (DRS Thm 2.7). A record takes
+    part in at most k iterations, any two at least b apart; neighbours differ in one
+    record's participations (add/remove or zero-out of its clipped gradients), and no
+    sampling is assumed.
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        σ > 0: standard deviation of each entry of Z, in clipping norms.
+    strategy : array_like
+        C, n × n.
+    k, b : int
+        The participation limits, k ≥ 1, b ≥ 1.
+    max_patterns : int, optional
+        As in ``mf_sensitivity``.
+
+    Returns
+    -------
+    Gaussian or GaussianRange
+        ``Gaussian(Δ/σ)`` (status exact) when Δ is exact; otherwise
+        ``GaussianRange(Δ_lo/σ, Δ_hi/σ)`` (status certified), whose safe side
+        G_{Δ_hi/σ} is a guarantee.
+
+    Raises
+    ------
+    ValueError
+        For σ ≤ 0 or an invalid strategy, k or b.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import fdp
+    >>> from fdp.sgd.matrix_factorization import multi_epoch_mf
+    >>> multi_epoch_mf(2.0, np.eye(10), 4, 3) == fdp.Gaussian(2.0 / 2.0)
+    True
+    """
+    sigma = _validate.real("noise_multiplier", noise_multiplier, low=0.0, low_open=True)
+    sens = mf_sensitivity(strategy, k, b, max_patterns=max_patterns)
+    if sens.exact:
+        mu = sens.upper / sigma
+        if not math.isfinite(mu):
+            raise ValueError(f"noise_multiplier is too small for this strategy, got "
+                             f"{_validate.number(sigma)} (μ would be infinite)")
+        return Gaussian(mu)
+    hi = math.nextafter(sens.upper / sigma, math.inf)
+    lo = math.nextafter(sens.lower / sigma, 0.0) if sens.lower > 0.0 else 0.0
+    if not math.isfinite(hi):
+        raise ValueError(f"noise_multiplier is too small for this strategy, got "
+                         f"{_validate.number(sigma)} (μ would be infinite)")
+    why = (f"multi-epoch MF, ({sens.k}, {sens.b})-participation, sensitivity by "
+           f"{sens.method}")
+    return GaussianRange(lo, hi, why)
+
+__all__ = ["GaussianRange", "MFSensitivity", "banded_mf", "check_banded", "column_norm",
+           "count_patterns", "mf_sensitivity", "multi_epoch_mf", "tree_aggregation",
+           "tree_depth"]

@@ -8,6 +8,7 @@ an mpmath root of the GDP privacy profile (DRS Cor 2.13); dp_accounting's RDP
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import mpmath as mp
@@ -15,7 +16,16 @@ import numpy as np
 import pytest
 
 import fdp
-from fdp.sgd.matrix_factorization import banded_mf, column_norm, tree_aggregation, tree_depth
+from fdp.sgd.matrix_factorization import (
+    GaussianRange,
+    banded_mf,
+    column_norm,
+    count_patterns,
+    mf_sensitivity,
+    multi_epoch_mf,
+    tree_aggregation,
+    tree_depth,
+)
 
 mp.mp.dps = 40
 
@@ -228,3 +238,171 @@ def test_banded_mf_refuses_bad_strategies(strategy, needle):
 def test_banded_mf_bad_parameters(args, needle):
     with pytest.raises(ValueError, match=needle):
         banded_mf(*args)
+
+
+# -- multi-epoch MF sensitivity ------------------------------------------------------
+def _patterns_brute(n: int, k: int, b: int):
+    """Every non-empty set of at most k iterations of range(n), gaps ≥ b."""
+    for size in range(1, k + 1):
+        for combo in itertools.combinations(range(n), size):
+            if all(y - x >= b for x, y in itertools.pairwise(combo)):
+                yield combo
+
+
+def _brute_equal_gradients(c: np.ndarray, k: int, b: int) -> float:
+    """max over patterns of |C u_π|² (one unit gradient repeated), by matrix products."""
+    n = c.shape[1]
+    best = 0.0
+    for combo in _patterns_brute(n, k, b):
+        u = np.zeros(n)
+        u[list(combo)] = 1.0
+        v = c @ u
+        best = max(best, float(v @ v))
+    return best
+
+
+def _gdp_beta(mu, alpha):
+    return mp.ncdf(mp.sqrt(2) * mp.erfinv(1 - 2 * mp.mpf(alpha)) - mu)
+
+
+@pytest.mark.parametrize("n,k,b", [(6, 1, 1), (6, 3, 1), (7, 3, 2), (8, 2, 3), (8, 4, 2),
+                                   (9, 9, 1), (5, 2, 5)])
+def test_pattern_count_matches_listing(n, k, b):
+    assert count_patterns(n, k, b) == sum(1 for _ in _patterns_brute(n, k, b))
+
+
+@pytest.mark.parametrize("n,k,b", [(6, 3, 1), (7, 3, 2), (8, 2, 3), (8, 4, 2), (9, 3, 3)])
+def test_non_negative_strategies_are_exact_against_brute_force(n, k, b):
+    rng = np.random.default_rng(n * 100 + k * 10 + b)
+    for _ in range(4):
+        c = np.tril(rng.uniform(0.0, 1.0, size=(n, n)))
+        s = mf_sensitivity(c, k, b)
+        truth = math.sqrt(_brute_equal_gradients(c, k, b))
+        assert s.exact and s.method == "enumeration"
+        assert s.lower == s.upper == pytest.approx(truth, rel=1e-13)
+        assert s.patterns == count_patterns(n, k, b)
+
+
+@pytest.mark.parametrize("n,k,b", [(10, 4, 3), (10, 10, 1), (16, 3, 5), (7, 2, 7)])
+def test_identity_strategy_has_sensitivity_root_k(n, k, b):
+    most = min(k, math.ceil(n / b))           # participations that fit in n iterations
+    s = mf_sensitivity(np.eye(n), k, b)
+    assert s.exact and s.upper == math.sqrt(most)
+    sigma = 1.3
+    assert multi_epoch_mf(sigma, np.eye(n), k, b) == fdp.Gaussian(math.sqrt(most) / sigma)
+
+
+@pytest.mark.parametrize("n,k,b", [(12, 3, 4), (12, 2, 6), (10, 5, 2), (9, 1, 1)])
+def test_prefix_sum_strategy(n, k, b):
+    c = np.tril(np.ones((n, n)))
+    s = mf_sensitivity(c, k, b)
+    # the earliest pattern {0, b, 2b, …} is the maximiser: Σ_r (participations ≤ r)²
+    counts = [sum(1 for p in range(0, min(k * b, n), b) if p <= r) for r in range(n)]
+    assert s.exact
+    assert s.upper ** 2 == pytest.approx(sum(x * x for x in counts), rel=1e-15)
+    assert s.upper ** 2 == pytest.approx(_brute_equal_gradients(c, k, b), rel=1e-15)
+    f = multi_epoch_mf(2.0, c, k, b)
+    assert f == fdp.Gaussian(s.upper / 2.0) and f.status is fdp.Status.EXACT
+
+
+def test_two_participations_are_exact_for_any_signs():
+    """k = 2: sup over |g_i| ≤ 1 of M_ii + M_jj + 2 M_ij⟨g_i, g_j⟩ is M_ii + M_jj + 2|M_ij|."""
+    rng = np.random.default_rng(11)
+    n = 7
+    for b in (1, 2, 3):
+        c = np.tril(rng.normal(size=(n, n)))
+        m = c.T @ c
+        truth = max([m[i, i] for i in range(n)]
+                    + [m[i, i] + m[j, j] + 2 * abs(m[i, j])
+                       for i in range(n) for j in range(i + b, n)])
+        s = mf_sensitivity(c, 2, b)
+        assert s.exact
+        assert s.upper == pytest.approx(math.sqrt(truth), rel=1e-13)
+
+
+def _frustrated_triangle() -> np.ndarray:
+    """Three unit columns at 120°: M_ij = −1/2 off the diagonal (unbalanced signs)."""
+    r = math.sqrt(3.0) / 2.0
+    return np.array([[1.0, -0.5, -0.5], [0.0, r, -r], [0.0, 0.0, 0.0]])
+
+
+def test_unbalanced_signs_give_a_certified_bracket_around_the_sdp_value():
+    """Three participations with M_ii = 1, M_ij = −1/2: Σ M_ij⟨g_i, g_j⟩ =
+    Σ|g_i|² − Σ_{i<j}⟨g_i, g_j⟩ ≤ 3 + 3/2 = 4.5 (Σ_{i<j}⟨g_i, g_j⟩ ≥ −3/2 since
+    |Σ g_i|² ≥ 0), attained by unit g_i at 120°; the |M| bound is 6."""
+    c = _frustrated_triangle()
+    s = mf_sensitivity(c, 3, 1)
+    assert not s.exact
+    assert s.lower <= math.sqrt(4.5) <= s.upper
+    assert s.upper == pytest.approx(math.sqrt(6.0), rel=1e-13)   # Σ|M_ij|
+    assert s.lower == pytest.approx(math.sqrt(3.0), rel=1e-13)   # a pair, aligned
+    # random unit gradients never beat the bracket's upper side
+    rng = np.random.default_rng(5)
+    m = c.T @ c
+    g = rng.normal(size=(20000, 3, 3))
+    g /= np.linalg.norm(g, axis=2, keepdims=True)
+    vals = np.einsum("ij,sid,sjd->s", m, g, g)
+    assert vals.max() <= s.upper ** 2
+    assert vals.max() > 4.4                                      # the SDP value is near
+
+
+def test_multi_epoch_mf_certified_bracket_contains_the_true_gaussian():
+    sigma = 1.5
+    f = multi_epoch_mf(sigma, _frustrated_triangle(), 3, 1)
+    assert isinstance(f, GaussianRange) and f.status is fdp.Status.CERTIFIED
+    assert "(3, 1)-participation" in repr(f)
+    mu = mp.sqrt(4.5) / sigma
+    for a in (1e-6, 0.01, 0.2, 0.5, 0.9):
+        lo, hi = f.bounds(a)
+        assert lo <= _gdp_beta(mu, a) <= hi
+    lo, hi = f.epsilon_bounds(1e-5)
+    assert lo <= _gdp_epsilon(mu, mp.mpf("1e-5")) <= hi
+    # composed by the engine: still a bracket of the truth G_√(μ² + 1)
+    g = f @ fdp.Gaussian(1.0)
+    assert g.status is fdp.Status.CERTIFIED
+    lo, hi = g.epsilon_bounds(1e-5)
+    assert lo <= _gdp_epsilon(mp.sqrt(mu ** 2 + 1), mp.mpf("1e-5")) <= hi
+
+
+@pytest.mark.parametrize("sign", ["non-negative", "mixed"])
+def test_dynamic_programme_bound_brackets_the_enumerated_value(sign):
+    rng = np.random.default_rng(7)
+    n = 10
+    for k, b in [(3, 2), (4, 1), (2, 4)]:
+        c = np.tril(rng.uniform(0.0, 1.0, size=(n, n)) if sign == "non-negative"
+                    else rng.normal(size=(n, n)))
+        full = mf_sensitivity(c, k, b)
+        dp = mf_sensitivity(c, k, b, max_patterns=1)
+        assert dp.method == "dynamic programme" and not dp.exact
+        assert dp.lower <= full.lower and full.upper <= dp.upper
+        if sign == "non-negative":
+            assert dp.lower <= math.sqrt(_brute_equal_gradients(c, k, b)) <= dp.upper
+
+
+def test_large_prefix_sum_is_bracketed_tightly():
+    n, k, b = 512, 4, 128
+    s = mf_sensitivity(np.tril(np.ones((n, n))), k, b)
+    assert s.method == "dynamic programme"
+    truth = math.sqrt(128 * (1 + 4 + 9 + 16))          # pattern {0, 128, 256, 384}
+    assert s.lower <= truth <= s.upper
+    assert s.upper - s.lower <= 1e-10 * truth
+
+
+@pytest.mark.parametrize("args,needle", [
+    ((np.eye(3), 0, 1), "k"),
+    ((np.eye(3), 1, 0), "b"),
+    ((np.ones((2, 3)), 1, 1), "square"),
+    ((np.array([[np.inf]]), 1, 1), "finite"),
+])
+def test_mf_sensitivity_bad_input(args, needle):
+    with pytest.raises(ValueError, match=needle):
+        mf_sensitivity(*args)
+    with pytest.raises(ValueError, match=needle):
+        multi_epoch_mf(1.0, *args)
+
+
+def test_multi_epoch_mf_bad_sigma_and_range():
+    with pytest.raises(ValueError, match="noise_multiplier"):
+        multi_epoch_mf(0.0, np.eye(3), 1, 1)
+    with pytest.raises(ValueError, match="mu_hi"):
+        GaussianRange(2.0, 1.0)
