@@ -404,8 +404,7 @@ class TradeOff(abc.ABC):
         4.3772
         """
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
-        return _validate.like_input(delta, epsilon_for_delta(self._delta, d,
-                                                             log_delta_fn=self._log_delta))
+        return _validate.like_input(delta, self._epsilon_upper(d))
 
     def epsilon_bounds(self, delta: ArrayLike, width: float | None = None) -> Bracket:
         """(lower, upper) ε at the given δ: equal for exact f, a bracket for numeric f.
@@ -435,12 +434,29 @@ class TradeOff(abc.ABC):
         True
         """
         d = _validate.reals("delta", delta, low=0.0, high=1.0)
-        lo = epsilon_for_delta(self._delta_lower, d, log_delta_fn=self._log_delta_lower,
-                               lower=True)
-        hi = epsilon_for_delta(self._delta, d, log_delta_fn=self._log_delta)
+        lo, hi = self._epsilon_range(d)
         meet_width(self, width, lo, hi, "epsilon(delta)")
         return Bracket(_validate.like_input(delta, lo), _validate.like_input(delta, hi),
                        self.status)
+
+    def _epsilon_range(self, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) ε(δ) at validated δ ∈ [0, 1], the hook ``epsilon_bounds`` and
+        ``epsilon`` answer from. A family with a closed form for ε(δ) overrides it.
+
+        Default: bisection on the two sides of the δ bracket (``epsilon_for_delta``):
+        the lower end is the largest ε verified to fail on ``_delta_lower``, the upper
+        end the smallest verified to pass on ``_delta``.
+        """
+        lo = epsilon_for_delta(self._delta_lower, d, log_delta_fn=self._log_delta_lower,
+                               lower=True)
+        return lo, epsilon_for_delta(self._delta, d, log_delta_fn=self._log_delta)
+
+    def _epsilon_upper(self, d: np.ndarray) -> np.ndarray:
+        """The upper end of ``_epsilon_range`` alone (what ``epsilon`` returns): the
+        generic bisection skips the lower end; an overridden range answers it."""
+        if type(self)._epsilon_range is not TradeOff._epsilon_range:
+            return self._epsilon_range(d)[1]
+        return epsilon_for_delta(self._delta, d, log_delta_fn=self._log_delta)
 
     # ------------------------------------------------------------------
     # Inversion, symmetrisation, group privacy, subsampling, composition

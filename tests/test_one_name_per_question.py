@@ -52,3 +52,29 @@ def test_two_sided_readouts_share_one_type():
         assert isinstance(b, fdp.Bracket), type(b)
         lo, hi = b
         assert lo <= hi
+
+
+def test_closed_form_epsilon_is_a_hook_not_a_second_public_method():
+    # families with a closed-form ε(δ) supply only ``_epsilon_range``; the one public
+    # ``epsilon_bounds`` (validation, width, Bracket) and ``epsilon`` are TradeOff's
+    import inspect
+
+    import fdp.families as fam
+    from fdp.tradeoff import TradeOff
+    overriding = []
+    for name, cls in inspect.getmembers(fam, inspect.isclass):
+        if issubclass(cls, TradeOff):
+            for meth in ("epsilon", "epsilon_bounds"):
+                if getattr(cls, meth) is not getattr(TradeOff, meth):
+                    overriding.append((name, meth))
+    assert overriding == []
+
+
+@pytest.mark.parametrize("f", [fdp.Laplace(1.0), fdp.DiscreteLaplace(0.5),
+                               fdp.EpsDelta(1.0, 0.01), fdp.EpsDelta(1.0, 0.01) ** 3,
+                               fdp.EpsDelta(1.0, 0.01).group(2), fdp.Gaussian(1.0)])
+@pytest.mark.parametrize("delta", [0.0, 1e-300, 1e-5, 0.1, 0.5])
+def test_epsilon_is_the_upper_end_of_epsilon_bounds(f, delta):
+    b = f.epsilon_bounds(delta)
+    assert f.epsilon(delta) == b.hi
+    assert b.lo <= b.hi

@@ -52,13 +52,12 @@ from scipy.special import erfcx, log_ndtr, logsumexp, ndtri
 
 from fdp import _validate
 from fdp._constants import DISCRETE_NORMAL_TAIL_Z, TINY, UNIT_ROUNDOFF
-from fdp._types import ArrayLike
-from fdp.bracket import Bracket
+from fdp._types import ArrayLike, FloatArray
 from fdp.families._rounding import ArrayPair, widen
 from fdp.families.finite_pair import FinitePair
 from fdp.law import AtomsLaw, Masses, PrivacyLossLaw
 from fdp.status import Status
-from fdp.tradeoff import TradeOff, meet_width
+from fdp.tradeoff import TradeOff
 
 _U = UNIT_ROUNDOFF
 
@@ -145,42 +144,12 @@ class DiscreteLaplace(TradeOff):
         lo, hi = widen(self.sensitivity / self.scale, _U)
         return float(lo), float(hi)
 
-    def epsilon_bounds(self, delta: ArrayLike, width: float | None = None) -> Bracket:
+    def _epsilon_range(self, d: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The pair's bracket; at δ = 0 the pure ε Δ/t (δ(ε) = 0 exactly for ε ≥ Δ/t
-        and > 0 below, the top atom having Q-mass above e^ε times its P-mass).
-
-        Parameters
-        ----------
-        delta : float or array_like
-            Target δ in [0, 1].
-        width : float, optional
-            As in ``bounds``.
-
-        Returns
-        -------
-        Bracket
-            lo ≤ ε(δ) ≤ hi.
-
-        Raises
-        ------
-        ValueError
-            For δ outside [0, 1] or an unreachable ``width``.
-
-        Examples
-        --------
-        >>> import fdp
-        >>> lo, hi = fdp.DiscreteLaplace(0.05).epsilon_bounds(0.0)
-        >>> bool(lo < 1 / 0.05 < hi)
-        True
-        """
-        d = _validate.reals("delta", delta, low=0.0, high=1.0)
-        br = super().epsilon_bounds(d)
+        and > 0 below, the top atom having Q-mass above e^ε times its P-mass)."""
+        lo, hi = super()._epsilon_range(d)
         p_lo, p_hi = self._pure_epsilon_bounds()
-        lo = np.where(d == 0.0, p_lo, br.lo)
-        hi = np.where(d == 0.0, p_hi, br.hi)
-        meet_width(self, width, lo, hi, "epsilon(delta)")
-        return Bracket(_validate.like_input(delta, lo), _validate.like_input(delta, hi),
-                       self.status)
+        return np.where(d == 0.0, p_lo, lo), np.where(d == 0.0, p_hi, hi)
 
     def latex(self) -> str:
         return rf"\mathrm{{DLap}}_{{{self.scale:g},{self.sensitivity}}}"

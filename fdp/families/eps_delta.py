@@ -10,12 +10,11 @@ from scipy.special import expit
 
 from fdp import _validate
 from fdp._constants import TINY, UNIT_ROUNDOFF
-from fdp._types import ArrayLike, FloatOrArray
-from fdp.bracket import Bracket
+from fdp._types import ArrayLike, FloatArray, FloatOrArray
 from fdp.families._rounding import one_minus, widen
 from fdp.families.finite_pair import FinitePair
 from fdp.law import AtomsLaw
-from fdp.tradeoff import TradeOff, meet_width
+from fdp.tradeoff import TradeOff
 
 _U = UNIT_ROUNDOFF
 
@@ -181,7 +180,7 @@ class EpsDelta(TradeOff):
         lo, hi = widen(v, _U, 9.0 * _U * m, low=0.0, high=1.0)
         return np.where(m == 0.0, d, lo), np.where(m == 0.0, d, hi)
 
-    def epsilon_bounds(self, delta: ArrayLike, width: float | None = None) -> Bracket:
+    def _epsilon_range(self, d: FloatArray) -> tuple[FloatArray, FloatArray]:
         """ε(δ') in closed form: the inverse of δ(ε') = δ + (1 − δ)(e^ε − e^{ε'})/(1 + e^ε)
         on [0, ε] (DRS Prop 2.12), as a certified bracket:
 
@@ -192,35 +191,10 @@ class EpsDelta(TradeOff):
         w is bracketed first (1 − δ' u, the product (δ' − δ)e^{−ε} 4u of itself plus two
         smallest doubles, the difference u of itself), then each log and sum adds 2u of
         its terms; the log is monotone, so the ends of w give the ends of ε(δ').
-
-        Parameters
-        ----------
-        delta : float or array_like
-            Target δ' in [0, 1].
-        width : float, optional
-            As in ``bounds``.
-
-        Returns
-        -------
-        Bracket
-            lo ≤ ε(δ') ≤ hi.
-
-        Raises
-        ------
-        ValueError
-            For δ' outside [0, 1] or an unreachable ``width``.
-
-        Examples
-        --------
-        >>> import fdp
-        >>> lo, hi = fdp.EpsDelta(1.0, 0.01).epsilon_bounds(0.1)
-        >>> print(f"{lo:.6f} {hi:.6f}")
-        0.867208 0.867208
         """
         e0, d0 = self.eps, self._delta_value
         if e0 == np.inf:
-            return super().epsilon_bounds(delta, width)
-        d = _validate.reals("delta", delta, low=0.0, high=1.0)
+            return super()._epsilon_range(d)
         with np.errstate(under="ignore", invalid="ignore", divide="ignore", over="ignore"):
             a = 1.0 - d
             b = np.maximum(d - d0, 0.0) * math.exp(-e0)
@@ -237,10 +211,7 @@ class EpsDelta(TradeOff):
         lo, hi = ends
         exact = np.where(d < d0, np.inf, np.where(d >= 1.0, 0.0, e0))
         pin = (d < d0) | (d >= 1.0) | (d == d0)
-        lo, hi = np.where(pin, exact, lo), np.where(pin, exact, hi)
-        meet_width(self, width, lo, hi, "epsilon(delta)")
-        return Bracket(_validate.like_input(delta, lo), _validate.like_input(delta, hi),
-                       self.status)
+        return np.where(pin, exact, lo), np.where(pin, exact, hi)
 
     def _pure_epsilon_bounds(self) -> tuple[float, float]:
         v = self.eps if self._delta_value == 0.0 else np.inf

@@ -15,7 +15,6 @@ from scipy.special import logsumexp
 from fdp import _validate
 from fdp._numerics import bisect_monotone
 from fdp._types import ArrayLike, FloatOrArray
-from fdp.bracket import Bracket
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.finite_pair import FinitePair
 from fdp.tradeoff import TradeOff
@@ -346,12 +345,7 @@ class EpsDeltaGroup(TradeOff):
                 out[i] = float(hi)
         return out.reshape(d.shape)
 
-    def epsilon(self, delta: ArrayLike) -> FloatOrArray:
-        """Smallest ε ≥ 0 with δ(ε) ≤ delta, exact (to the next float above)."""
-        d = _validate.reals("delta", delta, low=0.0, high=1.0)
-        return _validate.like_input(delta, self._epsilon(d))
-
-    def epsilon_bounds(self, delta: ArrayLike, width: float | None = None) -> Bracket:
-        """(ε, ε): exact."""
-        eps = self.epsilon(delta)
-        return Bracket(eps, eps, self.status)
+    def _epsilon_range(self, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(ε, ε): exact, to the next float above (``_epsilon``)."""
+        eps = self._epsilon(d)
+        return eps, eps

@@ -58,8 +58,7 @@ from scipy.special import betainc, gammaln, logsumexp
 
 from fdp import _validate
 from fdp._constants import EXP_SAFE
-from fdp._types import ArrayLike, FloatOrArray
-from fdp.bracket import Bracket
+from fdp._types import ArrayLike
 from fdp.families._rounding import ArrayPair
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.finite_pair import MAX_ATOMS, FinitePair
@@ -686,43 +685,11 @@ class EpsDeltaPower(TradeOff):
                 lo = mid
         return hi
 
-    def epsilon(self, delta: ArrayLike) -> FloatOrArray:
-        """Smallest ε ≥ 0 with δ(ε) ≤ delta: the upper side of ``epsilon_bounds``.
-
-        Parameters
-        ----------
-        delta : float or array_like
-            Target δ in [0, 1].
-
-        Returns
-        -------
-        float or ndarray
-            ε(δ), rounded up (inf when δ < 1 − (1 − δ₀)^k).
-        """
-        d = _validate.reals("delta", delta, low=0.0, high=1.0)
-        out = np.array([self._epsilon_bracket(float(x))[1] for x in d.ravel()])
-        return _validate.like_input(delta, out.reshape(d.shape))
-
-    def epsilon_bounds(self, delta: ArrayLike, width: float | None = None) -> Bracket:
-        """(lower, upper) ε at δ: a bracket about 1e-12 relative wide around the exact ε.
-
-        Parameters
-        ----------
-        delta : float or array_like
-            Target δ in [0, 1].
-        width : float, optional
-            Accepted for the common signature; the bracket is at rounding level.
-
-        Returns
-        -------
-        (lower, upper)
-            Floats for a float δ, arrays otherwise.
-        """
-        d = _validate.reals("delta", delta, low=0.0, high=1.0)
+    def _epsilon_range(self, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) ε at δ per point (``_epsilon_bracket``): about 1e-12 relative
+        wide around the exact ε; the upper end is inf when δ < 1 − (1 − δ₀)^k."""
         pairs = np.array([self._epsilon_bracket(float(x)) for x in d.ravel()]).reshape(-1, 2)
-        lo, hi = pairs[:, 0].reshape(d.shape), pairs[:, 1].reshape(d.shape)
-        return Bracket(_validate.like_input(delta, lo), _validate.like_input(delta, hi),
-                       self.status)
+        return pairs[:, 0].reshape(d.shape), pairs[:, 1].reshape(d.shape)
 
     # -- β(α) ------------------------------------------------------------------
     def _beta_bracket(self, alpha: float) -> tuple[float, float]:

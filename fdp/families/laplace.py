@@ -18,11 +18,10 @@ import numpy as np
 
 from fdp import _validate
 from fdp._constants import TINY, UNIT_ROUNDOFF
-from fdp._types import ArrayLike
-from fdp.bracket import Bracket
+from fdp._types import ArrayLike, FloatArray
 from fdp.families._rounding import one_minus, widen
 from fdp.law import Masses, PrivacyLossLaw, bin_atoms, intervals, mirrored_moment
-from fdp.tradeoff import TradeOff, meet_width
+from fdp.tradeoff import TradeOff
 
 _U = UNIT_ROUNDOFF
 
@@ -127,49 +126,20 @@ class Laplace(TradeOff):
         lo, hi = widen(v, 6.0 * _U, low=0.0, high=1.0)
         return lo, hi
 
-    def epsilon_bounds(self, delta: ArrayLike, width: float | None = None) -> Bracket:
+    def _epsilon_range(self, d: FloatArray) -> tuple[FloatArray, FloatArray]:
         """ε(δ) = max{0, μ + 2 log(1 − δ)}, the inverse of δ(ε) = 1 − e^{(ε−μ)/2} on [0, μ]
         (DRS Appendix A), as a certified bracket.
 
         log1p errs by 2u relative and the doubling is exact, so the sum errs by
         4u|log1p(−δ)| plus u of itself (absolute: it cancels near ε = 0); δ = 0 gives
         μ exactly, δ ≥ 1 − e^{−μ/2} gives 0.
-
-        Parameters
-        ----------
-        delta : float or array_like
-            Target δ in [0, 1].
-        width : float, optional
-            As in ``bounds``.
-
-        Returns
-        -------
-        Bracket
-            lo ≤ ε(δ) ≤ hi.
-
-        Raises
-        ------
-        ValueError
-            For δ outside [0, 1] or an unreachable ``width``.
-
-        Examples
-        --------
-        >>> import fdp
-        >>> lo, hi = fdp.Laplace(1.0).epsilon_bounds(0.1)
-        >>> print(f"{lo:.6f} {hi:.6f}")
-        0.789279 0.789279
         """
-        d = _validate.reals("delta", delta, low=0.0, high=1.0)
         with np.errstate(divide="ignore"):
             y = 2.0 * np.log1p(-d)                              # −inf at δ = 1
         mu = self.mu
         v = np.where(d < 1.0, mu + y, 0.0)
         lo, hi = widen(v, _U, 4.0 * _U * np.where(d < 1.0, -y, 0.0), low=0.0, high=mu)
-        lo = np.where(d == 0.0, mu, lo)
-        hi = np.where(d == 0.0, mu, hi)
-        meet_width(self, width, lo, hi, "epsilon(delta)")
-        return Bracket(_validate.like_input(delta, lo), _validate.like_input(delta, hi),
-                       self.status)
+        return np.where(d == 0.0, mu, lo), np.where(d == 0.0, mu, hi)
 
     def _group(self, k: int) -> TradeOff:
         """L_μ.group(k) = L_{kμ} exactly (DRS Thm 2.14).
