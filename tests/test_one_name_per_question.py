@@ -57,12 +57,19 @@ def test_two_sided_readouts_share_one_type():
 def test_closed_form_epsilon_is_a_hook_not_a_second_public_method():
     # families with a closed-form ε(δ) supply only ``_epsilon_range``; the one public
     # ``epsilon_bounds`` (validation, width, Bracket) and ``epsilon`` are TradeOff's
+    import importlib
     import inspect
+    import pkgutil
 
     import fdp.families as fam
     from fdp.tradeoff import TradeOff
     overriding = []
-    for name, cls in inspect.getmembers(fam, inspect.isclass):
+    classes = {}
+    for info in pkgutil.iter_modules(fam.__path__):
+        mod = importlib.import_module(f"fdp.families.{info.name}")
+        classes.update(inspect.getmembers(mod, inspect.isclass))
+    assert {"EpsDeltaGroup", "EpsDeltaPower", "Laplace"} <= set(classes)
+    for name, cls in sorted(classes.items()):
         if issubclass(cls, TradeOff):
             for meth in ("epsilon", "epsilon_bounds"):
                 if getattr(cls, meth) is not getattr(TradeOff, meth):
