@@ -401,6 +401,14 @@ class MFSensitivity:
         The number of (k, b)-participation patterns (non-empty).
     k, b : int
         The participation limits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fdp.sgd.matrix_factorization import mf_sensitivity
+    >>> s = mf_sensitivity(np.tril(np.ones((4, 4))), 2, 2)   # prefix sums, {0, 2}
+    >>> print(s.exact, f"{s.upper ** 2:.12f}")                # 1 + 1 + 4 + 4
+    True 10.000000000000
     """
 
     lower: float
