@@ -380,7 +380,7 @@ def _dpsgd(sigma: float, q: float, steps: int, tol: float | None,
 #: Enumerate (k, b)-participation patterns when there are at most this many (and their
 #: number times n stays below ``_ENUM_CELLS``); beyond, the dynamic-programme bound.
 MAX_PATTERNS = 2 ** 17
-_ENUM_CELLS = 2 ** 23
+_ENUM_CELLS = 2 ** 21
 
 
 @dataclass(frozen=True)
@@ -523,8 +523,10 @@ def _pairs_lower(lower_abs: FloatArray, b: int) -> float:
     best = float(d.max())
     n = d.size
     if n > b:
-        i, j = np.triu_indices(n, k=b)
-        best = max(best, float((d[i] + d[j] + 2.0 * np.maximum(lower_abs[i, j], 0.0)).max()))
+        # row i, column j ≥ i + b (an n × n temporary, like M itself)
+        i, j = np.indices((n, n))
+        pair = d[:, None] + d[None, :] + 2.0 * np.maximum(lower_abs, 0.0)
+        best = max(best, float(np.max(pair, where=j - i >= b, initial=-np.inf)))
     return best
 
 
@@ -701,6 +703,10 @@ class GaussianRange(TradeOff):
 
     def _log_delta_lower(self, eps: np.ndarray) -> np.ndarray:
         return Gaussian(self.mu_lo)._log_delta_lower(eps)
+
+    def _gdp_mu_bounds(self) -> tuple[float, float]:
+        """The smallest μ with truth ≥ G_μ is the unknown μ itself: in [mu_lo, mu_hi]."""
+        return self.mu_lo, self.mu_hi
 
     def law(self) -> PrivacyLossLaw | None:
         # no single law: the engine reads the certified profile (pessimistic side)

@@ -406,3 +406,23 @@ def test_multi_epoch_mf_bad_sigma_and_range():
         multi_epoch_mf(0.0, np.eye(3), 1, 1)
     with pytest.raises(ValueError, match="mu_hi"):
         GaussianRange(2.0, 1.0)
+
+
+def test_gaussian_range_read_outs_bracket_every_gaussian_inside():
+    """Every G_μ with μ in [mu_lo, mu_hi] lies inside the bracket, through the
+    operations too (closed forms G_{√3 μ} for f ** 3, G_{2μ} for groups of 2)."""
+    f = GaussianRange(1.0, 1.2, "test")
+    assert f.gdp_mu() == 1.2
+    assert tuple(f.gdp_mu_bounds()) == (1.0, 1.2)
+    alpha = np.array([1e-4, 0.01, 0.1, 0.5])
+    for mu in (1.0, 1.1, 1.2):
+        lo, hi = f.bounds(alpha)
+        truth = np.array([float(_gdp_beta(mu, a)) for a in alpha])
+        assert np.all(lo <= truth) and np.all(truth <= hi)
+        lo, hi = (f ** 3).epsilon_bounds(1e-5)
+        assert lo <= _gdp_epsilon(math.sqrt(3) * mu, mp.mpf("1e-5")) <= hi
+        lo, hi = f.group(2).bounds(0.1)
+        assert lo <= _gdp_beta(2 * mu, 0.1) <= hi
+    assert (f ** 3).status is fdp.Status.CERTIFIED
+    acct = fdp.Accountant(budget=fdp.Gaussian(2.0))
+    acct.spend(f)                                  # a guarantee: may be spent
