@@ -602,7 +602,8 @@ def mf_sensitivity(strategy: ArrayLike, k: int, b: int, *,
     slack = 1.0 + 4.0 * (k * k + n * k + 4) * UNIT_ROUNDOFF
     diag_lo = _pairs_lower(absm - err, b) / slack if k >= 2 else (
         float(np.max(np.diag(gram) - np.diag(err))) / slack)
-    if count <= limit and count * n <= _ENUM_CELLS:
+    # the arrays of one enumeration level hold (patterns × n) cells; level one alone is M
+    if count <= limit and count * n <= max(_ENUM_CELLS, 2 * n * n):
         vals, pats = _enumerate(absm, k, b)
         top = float(vals.max())
         if _some_maximiser_balanced(gram, vals, pats, top):

@@ -426,3 +426,19 @@ def test_gaussian_range_read_outs_bracket_every_gaussian_inside():
     assert (f ** 3).status is fdp.Status.CERTIFIED
     acct = fdp.Accountant(budget=fdp.Gaussian(2.0))
     acct.spend(f)                                  # a guarantee: may be spent
+
+
+def test_single_participation_is_the_largest_column_norm_even_for_large_n():
+    n = 300
+    c = np.tril(np.ones((n, n)))
+    s = mf_sensitivity(c, 1, 1)
+    assert s.exact and s.upper == math.sqrt(n) == column_norm(c)
+    # the square root of the prefix-sum matrix (Toeplitz, r_j = C(2j, j)/4^j, Denisov et
+    # al. 2022): non-negative, first column the largest
+    r = [math.comb(2 * j, j) / 4 ** j for j in range(40)]
+    root = np.array([[r[i - j] if i >= j else 0.0 for j in range(40)] for i in range(40)])
+    s = mf_sensitivity(root, 1, 1)
+    assert s.exact
+    assert s.upper == pytest.approx(float(mp.sqrt(mp.fsum(mp.mpf(x) ** 2 for x in r))),
+                                    rel=1e-14)
+    assert banded_mf(1.0, 0.1, 0, 3) == fdp.Identity()
