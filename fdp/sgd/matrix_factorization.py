@@ -12,17 +12,18 @@ Tree aggregation (Kairouz et al. 2021, "Practical and Private (Deep) Learning wi
 Sampling or Shuffling", ICML 2021, §3 and Appendix D)
 -----------------------------------------------------------------------------------
 The binary tree over T steps releases every completed dyadic partial sum
-Σ_{t ∈ node} g_t + N(0, σ² s²) (s the sensitivity of one step's clipped sum, in
-clipping norms). Its levels ℓ = 0, 1, … with 2^ℓ ≤ T hold completed nodes, so one leaf
+Σ_{t ∈ node} g_t + N(0, σ²) (in clipping norms: noise standard deviation σ·C for
+clipping norm C). Its levels ℓ = 0, 1, … with 2^ℓ ≤ T hold completed nodes, so one leaf
 lies in depth(T) = ⌊log2 T⌋ + 1 = ⌈log2(T + 1)⌉ released nodes (the bit length of T;
 depth(0) = 0). The neighbouring relation is "replace one record with a special record"
-(the special record contributes the zero gradient, Kairouz et al. 2021 §2): a record
-used once moves its one leaf by a vector v with |v| ≤ s, hence each of the depth(T)
-nodes above the leaf by v, and C G by a vector of norm s √depth(T) — the same vector
-in every node, chosen (adaptively) when the record's step runs. The release is then
-the Gaussian mechanism with sensitivity s √depth(T) and noise σ s: exactly
-G_{√depth(T)/σ} (DRS Thm 2.7; adaptively, DRS Cor 3.3), attained by a record whose
-clipped gradient has norm C in every released direction.
+(the special record contributes the zero gradient, Kairouz et al. 2021 §2). A record
+used once, at step t, moves leaf t by its clipped gradient v, |v| ≤ s (s the
+sensitivity of one step's sum, in clipping norms), and nothing else: the other records'
+gradients are the same functions of the earlier releases under both neighbours. So
+each of the depth(T) released nodes above leaf t moves by the same v, fixed when step t
+runs, and the release is the adaptive composition of Gaussian mechanisms whose squared
+shifts add up to at most s² depth(T): G_{s √depth(T)/σ} (DRS Thm 2.7 and Cor 3.3),
+attained by a gradient of norm s (with all other gradients zero), hence exact.
 
 Several trees (restarts after T_1, …, T_k steps) compose: a record used once in every
 tree gives μ² = Σ_i depth(T_i) s²/σ² (DRS Cor 3.3, G_a ⊗ G_b = G_√(a²+b²)). If each
@@ -43,11 +44,15 @@ independently with probability q (the others sit out), so a record is eligible i
 most ⌈n/b⌉ of the n iterations, any two of them b apart. For an expected batch size B
 the rate is q = B·b/m (each group holds m/b records). With columns of norm at most 1
 and noise N(0, σ²) on every entry of C G + Z (per coordinate, in clipping norms), the
-paper proves that the n iterations are exactly as private as DP-SGD with Poisson rate
+paper proves that the n iterations satisfy every guarantee of DP-SGD with Poisson rate
 q, noise multiplier σ and ⌈n/b⌉ steps under add/remove neighbours: each eligible
 iteration of a record moves a disjoint block of rows by at most one clipped gradient.
-A strategy whose largest column norm is κ is the normalised C/κ with noise σ/κ (the
-decoder B absorbs κ), i.e. DP-SGD with sensitivity κ.
+The bound is attained, so the DP-SGD curve is the exact curve of BandMF, when the
+columns a record of some group is eligible at all have norm 1 (e.g. a Toeplitz band with
+n a multiple of b): take every other gradient zero, and each eligible iteration is one
+Poisson-subsampled Gaussian step on its own block of rows. A strategy whose columns are
+shorter is at least as private. A strategy whose largest column norm is κ is the
+normalised C/κ with noise σ/κ (the decoder B absorbs κ), i.e. DP-SGD with sensitivity κ.
 
 Multi-epoch matrix factorisation without amplification (Choquette-Choo, McMahan, Rush
 & Thakurta 2023, "Multi-Epoch Matrix Factorization Mechanisms for Private Machine
@@ -72,8 +77,9 @@ most two iterations. Hence
 and otherwise that maximum is a proven upper bound and max_π u_πᵀ M u_π (g_i all equal,
 u_π the indicator of π) a proven lower bound. Adding an iteration to π never lowers
 Σ |M_ij|. ``mf_sensitivity`` enumerates all patterns when there are few; beyond that it
-bounds the maximum by a dynamic programme over b-separated sets (below) and the lower
-side by the strided patterns {j, j + b, …}.
+bounds the maximum by a dynamic programme over b-separated sets (``mf_sensitivity``),
+and the lower side by the strided patterns {j, j + b, …} (g_i all equal) and by the
+patterns of at most two iterations (always balanced, so attained).
 """
 
 from __future__ import annotations
@@ -125,8 +131,9 @@ def tree_aggregation(noise_multiplier: float, steps: int | Sequence[int], *,
 
     The neighbouring relation is REPLACE ONE RECORD WITH A SPECIAL (zero-gradient)
     RECORD, the relation of Kairouz et al. 2021; the curve is not a guarantee for
-    add/remove or replace-one neighbours. Each tree node carries independent noise
-    N(0, σ² s²); the derivation is in the module docstring.
+    add/remove or replace-one neighbours. Each tree node carries independent noise of
+    standard deviation σ (in clipping norms); the derivation is in the module
+    docstring.
 
     Parameters
     ----------
@@ -335,7 +342,9 @@ def banded_mf(noise_multiplier: float, sample_rate: float, iterations: int, band
     Returns
     -------
     TradeOff
-        ``fdp.dpsgd(σ, q, ⌈n/b⌉, ...)``, certified (symmetrised add/remove).
+        ``fdp.dpsgd(σ, q, ⌈n/b⌉, ...)``, certified (symmetrised add/remove): a guarantee
+        for BandMF, and its exact curve when the columns of one group have the largest
+        norm (module docstring); otherwise BandMF is at least as private.
 
     Raises
     ------
