@@ -442,3 +442,58 @@ def test_single_participation_is_the_largest_column_norm_even_for_large_n():
     assert s.upper == pytest.approx(float(mp.sqrt(mp.fsum(mp.mpf(x) ** 2 for x in r))),
                                     rel=1e-14)
     assert banded_mf(1.0, 0.1, 0, 3) == fdp.Identity()
+
+
+# -- BandMF attains the DP-SGD curve: an instance computed from C ---------------------
+def _lognormal_call(k, mu):
+    """E[(W − k)₊] for W = e^{μZ − μ²/2}, Z ~ N(0, 1) (Black–Scholes)."""
+    if k <= 0:
+        return 1 - k
+    d1 = (-mp.log(k) + mu * mu / 2) / mu
+    return mp.ncdf(d1) - k * mp.ncdf(d1 - mu)
+
+
+def _two_block_profile(mu1, mu2, q, eps):
+    """max(δ_add, δ_remove) at ε of the pair (N(0, I), Σ_S q^|S| (1−q)^{2−|S|} N(v_S, I))
+    whose two shifts are orthogonal with norms μ1, μ2: the likelihood ratio is R1·R2 with
+    R_j = 1 − q + q e^{μ_j Z_j − μ_j²/2}; one mpmath quadrature over Z1 of the closed-form
+    expectation over Z2."""
+    e = mp.exp(eps)
+
+    def r(z, mu):
+        return 1 - q + q * mp.exp(mu * z - mu * mu / 2)
+
+    def h(c):                                   # E[(R2 − c)₊]
+        return 1 - c if c <= 1 - q else q * _lognormal_call((c - (1 - q)) / q, mu2)
+
+    def add(z):
+        r1 = r(z, mu1)
+        return mp.npdf(z) * r1 * h(e / r1)
+
+    def rem(z):                                 # E[(1 − a R2)₊] = a (1/a − 1 + h(1/a))
+        a = e * r(z, mu1)
+        return mp.npdf(z) * a * (1 / a - 1 + h(1 / a))
+
+    return max(mp.quad(add, [-mp.inf, 0, mp.inf]), mp.quad(rem, [-mp.inf, 0, mp.inf]))
+
+
+def test_banded_strategy_with_unit_columns_attains_the_dpsgd_curve():
+    """n = 4, b = 2, a record of group 0 (eligible at iterations 0 and 2), every other
+    gradient zero: the release is N(x₀ C[:, 0] + x₂ C[:, 2], σ² I) with x_j ~ Bern(q).
+    The two columns of this C have norm 1 and disjoint supports, so the pair is computed
+    here from C's columns; its profile lies in the bracket of banded_mf (DP-SGD, 2 steps)."""
+    r = math.sqrt(0.5)
+    c = np.array([[0.6, 0, 0, 0], [0.8, r, 0, 0], [0, r, 0.6, 0], [0, 0, 0.8, 1.0]])
+    check = c[:, 0] @ c[:, 2]
+    assert check == 0.0
+    sigma, q = 0.8, 0.3
+    mu1 = mp.sqrt(mp.fsum(mp.mpf(float(x)) ** 2 for x in c[:, 0])) / mp.mpf(sigma)
+    mu2 = mp.sqrt(mp.fsum(mp.mpf(float(x)) ** 2 for x in c[:, 2])) / mp.mpf(sigma)
+    f = banded_mf(sigma, q, 4, 2, strategy=c)
+    mp.mp.dps = 30
+    for eps in (0.0, 0.5, 1.5, 3.0):
+        truth = _two_block_profile(mu1, mu2, mp.mpf(q), mp.mpf(eps))
+        lo, hi = f.delta_bounds(eps)
+        # the stored 0.6, 0.8 make |C[:, j]| = 1 ± 1e-16: within the bracket's slack
+        assert lo * (1 - 1e-12) <= truth <= hi * (1 + 1e-12), (eps, lo, float(truth), hi)
+    mp.mp.dps = 40
