@@ -31,6 +31,7 @@ from fdp.families import (
     EpsDelta,
     FinitePair,
     Gaussian,
+    GaussianRange,
     Identity,
     Laplace,
     MixtureOfGaussians,
@@ -61,6 +62,9 @@ _LAZY = {
     "random_allocation": ("fdp.sgd.allocation", "random_allocation"),
     "shuffle_lower": ("fdp.sgd.shuffle", "shuffle_lower"),
     "compare_samplers": ("fdp.sgd.report", "compare_samplers"),
+    "tree_aggregation": ("fdp.sgd.matrix_factorization", "tree_aggregation"),
+    "banded_mf": ("fdp.sgd.matrix_factorization", "banded_mf"),
+    "multi_epoch_mf": ("fdp.sgd.matrix_factorization", "multi_epoch_mf"),
     "dpsgd_clt_mu": ("fdp.sgd.clt", "dpsgd_clt_mu"),
     "limits": ("fdp.limits", None),
     "functionals": ("fdp.limits", "functionals"),
@@ -95,8 +99,8 @@ def __getattr__(name: str) -> _typing.Any:   # a lazily imported module or attri
 __all__ = [
     # trade-off functions
     "TradeOff", "Status", "NotAGuarantee", "Bracket", "BoundedRange", "DiscreteGaussian",
-    "DiscreteLaplace", "EpsDelta",
-    "FinitePair", "Gaussian", "Identity", "Laplace", "MixtureOfGaussians", "PiecewiseLinear",
+    "DiscreteLaplace", "EpsDelta", "FinitePair", "Gaussian", "GaussianRange", "Identity",
+    "Laplace", "MixtureOfGaussians", "PiecewiseLinear",
     "RandomizedResponse", "UserFunction", "from_function", "from_pair", "from_points",
     # operations
     "compose", "compose_selections", "envelope", "shuffle_amplification", "strongest",

@@ -27,5 +27,6 @@ SCRIPTS = (
     "r_fdp_docs",
     "opacus_values",
     "samplers_compare",
+    "mf_correlated_noise",
     "ddr_selection",
 )

@@ -20,6 +20,9 @@
     fdp audit (--scores FILE | --counts M,R,V) (--mu MU | --epsilon E [--claim-delta D])
         one-run privacy audit of a claimed curve: refuted or not, p-value, ε and μ
         lower bounds
+    fdp tree --noise-multiplier S --steps T [T ...] [--single-epoch] [--sensitivity C]
+             [--delta D]
+        exact GDP μ and ε of DP-FTRL tree aggregation (replace-with-special-record)
 
 Bad input (unknown names, out-of-range numbers, unwritable paths, a computation too
 large for memory) gives one line on stderr and exit status 2, never a traceback; every
@@ -32,7 +35,7 @@ import argparse
 from collections.abc import Sequence
 
 from fdp._constants import VERSION as __version__
-from fdp.cli import audit, convert, dpsgd, plot
+from fdp.cli import audit, convert, dpsgd, plot, tree
 from fdp.cli.dpsgd import DEFAULT_SENSITIVITY
 from fdp.cli.plot import parse_spec, spec_label
 from fdp.commandline import EXIT_USAGE, Parser, UsageError, join_negative_values, run_command
@@ -43,7 +46,7 @@ _join_negative_values = join_negative_values
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``fdp`` argument parser with its four commands.
+    """The ``fdp`` argument parser with its commands.
 
     Returns
     -------
@@ -66,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     convert.add_parser(sub)
     plot.add_parser(sub)
     audit.add_parser(sub)
+    tree.add_parser(sub)
     return parser
 
 

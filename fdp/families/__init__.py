@@ -5,6 +5,7 @@ from fdp.families.discrete import DiscreteGaussian, DiscreteLaplace
 from fdp.families.eps_delta import EpsDelta, RandomizedResponse
 from fdp.families.finite_pair import FinitePair, from_pair
 from fdp.families.gaussian import Gaussian
+from fdp.families.gaussian_range import GaussianRange
 from fdp.families.identity import Identity
 from fdp.families.laplace import Laplace
 from fdp.families.mixture import MixtureOfGaussians
@@ -13,6 +14,7 @@ from fdp.families.shuffle import shuffle_amplification
 from fdp.families.user import UserFunction, from_function
 
 __all__ = ["BoundedRange", "DiscreteGaussian", "DiscreteLaplace", "EpsDelta", "FinitePair",
-           "Gaussian", "Identity", "Laplace", "MixtureOfGaussians", "PiecewiseLinear",
+           "Gaussian", "GaussianRange", "Identity", "Laplace", "MixtureOfGaussians",
+           "PiecewiseLinear",
            "RandomizedResponse", "UserFunction", "from_function", "from_pair", "from_points",
            "shuffle_amplification"]

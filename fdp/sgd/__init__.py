@@ -5,6 +5,9 @@
   allocation, user-level), composed by the engine.
 - ``allocation``: ``random_allocation(...)``, each record in k of t steps (Chua et al.
   2025; Feldman & Shenfeld 2025).
+- ``matrix_factorization``: correlated noise — ``tree_aggregation`` (DP-FTRL),
+  ``banded_mf`` (amplified banded MF ≡ DP-SGD at ⌈n/b⌉ steps), ``mf_sensitivity`` and
+  ``multi_epoch_mf`` (multi-epoch MF under (k, b)-participation).
 - ``shuffle``: ``shuffle_lower(...)``, the shuffling *lower* curve (no upper bound is
   known; never a guarantee).
 - ``clt``: ``dpsgd_clt_mu(...)``, the CLT μ of noisy SGD (Bu, Dong, Long & Su 2020;
@@ -25,11 +28,18 @@ from fdp.sgd.allocation import random_allocation
 from fdp.sgd.certified import dpsgd
 from fdp.sgd.clt import DPSGDComparison, compare_dpsgd_clt, dpsgd_clt_mu
 from fdp.sgd.compare import AccountantComparison, compare_accountants
+from fdp.sgd.matrix_factorization import (
+    MFSensitivity,
+    banded_mf,
+    mf_sensitivity,
+    multi_epoch_mf,
+    tree_aggregation,
+)
 from fdp.sgd.rdp import dpsgd_rdp_epsilon
 from fdp.sgd.report import SamplerRow, compare_samplers
 from fdp.sgd.shuffle import ShuffleLower, shuffle_lower
 
-__all__ = ["AccountantComparison", "DPSGDComparison", "SamplerRow",
-           "ShuffleLower", "compare_accountants", "compare_dpsgd_clt", "compare_samplers",
-           "dpsgd", "dpsgd_clt_mu", "dpsgd_rdp_epsilon", "random_allocation",
-           "shuffle_lower"]
+__all__ = ["AccountantComparison", "DPSGDComparison", "MFSensitivity", "SamplerRow",
+           "ShuffleLower", "banded_mf", "compare_accountants", "compare_dpsgd_clt",
+           "compare_samplers", "dpsgd", "dpsgd_clt_mu", "dpsgd_rdp_epsilon", "mf_sensitivity",
+           "multi_epoch_mf", "random_allocation", "shuffle_lower", "tree_aggregation"]

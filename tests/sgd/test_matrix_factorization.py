@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import fdp
+from fdp.families import GaussianRange
 from fdp.sgd.matrix_factorization import (
-    GaussianRange,
     banded_mf,
     column_norm,
     count_patterns,
