@@ -99,14 +99,22 @@ def rdp_of(f: TradeOff, orders: ArrayLike, steps: float = 1) -> FloatOrArray:
     asymmetric f also evaluate ``f.inverse()`` and take the larger. The one way to ask
     for a mechanism's RDP curve: ``rdp_of(fdp.Gaussian(1/σ), λ)`` = λ/(2σ²),
     ``rdp_of(fdp.Laplace(μ), λ)`` and ``rdp_of(fdp.RandomizedResponse(ε), λ)`` are
-    Mironov (2017), Table II.
+    Mironov (2017), Table II; a mechanism known only to be ε-DP (permute-and-flip,
+    ``fdp.EpsDelta(ε)``) gets the curve of f_{ε,0}, randomized response RR_ε, the
+    largest any ε-DP pair has. The two limit orders (van Erven & Harremoës 2014,
+    Thm 5 and Thm 6):
+
+    * λ = 1: the Kullback–Leibler divergence D_1(Q ‖ P) = E_Q[L], read from the law's
+      first moment (μ²/2 for G_μ, μ − 1 + e^{−μ} for L_μ);
+    * λ = ∞: D_∞ = ess sup L, the pure ε of f (``f.pure_epsilon()``, the larger of
+      the two directions; inf when f is not ε-DP for any ε).
 
     Parameters
     ----------
     f : TradeOff
         A trade-off function whose ``law()`` has a Rényi divergence.
     orders : float or array_like
-        Orders λ > 1.
+        Orders λ ≥ 1 (1 is KL, ``inf`` the pure ε).
     steps : float, optional
         Number of compositions (≥ 0).
 
@@ -120,7 +128,7 @@ def rdp_of(f: TradeOff, orders: ArrayLike, steps: float = 1) -> FloatOrArray:
     TypeError
         If f is not a TradeOff.
     ValueError
-        If f has no law, or its law has no known log-MGF.
+        For an order below 1, or if f has no law, or its law has no known log-MGF.
 
     Examples
     --------
@@ -130,17 +138,116 @@ def rdp_of(f: TradeOff, orders: ArrayLike, steps: float = 1) -> FloatOrArray:
     2.0000
     >>> print(f"{rdp_of(fdp.EpsDelta(1.0), 2.0):.4f}")
     0.7353
+    >>> print(rdp_of(fdp.Gaussian(1.0), [1.0, float("inf")]).tolist())
+    [0.5, inf]
     """
     if not isinstance(f, TradeOff):
         raise TypeError(f"f must be a TradeOff, got {type(f).__name__}")
-    o = check_orders(orders)
+    o = _validate.reals("orders", orders, low=1.0, allow_inf=True).ravel()
+    if o.size == 0:
+        raise ValueError("orders must contain at least one order >= 1")
+    if (o < 1.0).any():
+        raise ValueError(f"orders must lie in [1, inf], got {_validate.number(o[o < 1.0][0])}")
     t = _validate.real("steps", steps, low=0.0)
-    law = f.law()
-    rho = None if law is None else law.renyi(o)
-    if rho is None:
-        raise ValueError(f"f = {f!r} has no privacy-loss law with a known log-MGF "
-                         "(f.law() is None or has no log_mgf); RDP needs one")
-    out = t * np.asarray(rho, dtype=float)
+    out = np.empty(o.shape)
+    inner = (o > 1.0) & np.isfinite(o)
+    if inner.any():
+        law = f.law()
+        rho = None if law is None else law.renyi(o[inner])
+        if rho is None:
+            raise ValueError(f"f = {f!r} has no privacy-loss law with a known log-MGF "
+                             "(f.law() is None or has no log_mgf); RDP needs one")
+        out[inner] = np.asarray(rho, dtype=float)
+    if (o == 1.0).any():
+        law = f.law()
+        if law is None:
+            raise ValueError(f"f = {f!r} has no privacy-loss law; order 1 (KL) needs one")
+        out[o == 1.0] = max(float(law.moment(1, 0.0, False, "Q")), 0.0)   # KL ≥ 0
+    if np.isinf(o).any():
+        out[np.isinf(o)] = float(f.pure_epsilon())
+    out = np.zeros(o.shape) if t == 0.0 else t * out   # no steps: ρ = 0 (not 0 · inf)
+    return _validate.like_input(orders, out.reshape(np.shape(orders)))
+
+
+def rdp_bounded_range(eps: float, orders: ArrayLike) -> FloatOrArray:
+    """Rényi DP of an ε-bounded-range mechanism (the exponential mechanism), exact.
+
+    Every neighbouring pair of an ε-BR mechanism is a post-processing of a generalized
+    randomized response GRR_t, t ∈ [0, ε] (Dong, Durfee & Rogers 2020, §3), with
+    P_t(1) = (e^t − 1)/(e^ε − 1), losses ε − t at 1 and −t at 0; the supremum of
+    D_λ(Q_t ‖ P_t) over t has the closed form (Cesar & Rogers 2021, "Bounding,
+    concentrating, and truncating: unifying privacy loss composition for data
+    analytics", ALT 2021, §3): with E = e^ε, A(u) = E_P[(dQ_t/dP_t)^λ] at u = e^t is
+    A(u) = u^{−λ}[u(E^λ − 1) + E − E^λ]/(E − 1), whose one critical point in [1, E] is
+    u* = λ(E^λ − E)/((λ − 1)(E^λ − 1)), so
+
+        ρ(λ) = [log(E^λ − E) − log(E − 1) − log(λ − 1) − λ log u*] / (λ − 1),
+
+    evaluated in log space (E^λ − E = e^{λε}(1 − e^{−(λ−1)ε})). The limit orders:
+    λ = 1, KL(u) = E_Q[L] = ε(E − E/u)/(E − 1) − log u is largest at u = x =
+    ε/(1 − e^{−ε}), where D_1 = x − 1 − log x; λ = ∞, D_∞ = sup_t (ε − t) = ε.
+
+    This is the curve of the mechanism, smaller than that of the curve BR_ε's own
+    dominating pair (which ``fdp.BoundedRange(ε)`` represents for any BR_ε-DP
+    mechanism); use it only for mechanisms that are ε-bounded range (the exponential
+    mechanism with the 2Δ calibration, report-noisy-max with Gumbel noise).
+
+    Parameters
+    ----------
+    eps : float
+        ε > 0 of the bounded range.
+    orders : float or array_like
+        Orders λ ≥ 1 (``inf`` allowed).
+
+    Returns
+    -------
+    float or ndarray
+        ρ(λ) at each order.
+
+    Raises
+    ------
+    ValueError
+        For ε ≤ 0 or not finite, or an order below 1.
+
+    Examples
+    --------
+    >>> from fdp.classical.rdp import rdp_bounded_range
+    >>> print(f"{rdp_bounded_range(1.0, 2.0):.6f}")
+    0.240229
+    """
+    e = _validate.real("eps", eps, low=0.0, low_open=True)
+    o = _validate.reals("orders", orders, low=1.0, allow_inf=True).ravel()
+    if o.size == 0 or (o < 1.0).any():
+        raise ValueError("orders must be a non-empty list of orders in [1, inf]")
+    out = np.empty(o.shape)
+    inner = (o > 1.0) & np.isfinite(o)
+    lam = o[inner]
+    lm1 = lam - 1.0
+    log_em1 = e + np.log1p(-np.exp(-e))                       # log(E − 1)
+    log_top = lam * e + np.log1p(-np.exp(-lm1 * e))           # log(E^λ − E)
+    log_elam_m1 = lam * e + np.log1p(-np.exp(-lam * e))       # log(E^λ − 1)
+    log_u = np.log(lam) + log_top - np.log(lm1) - log_elam_m1
+    rho = (log_top - log_em1 - np.log(lm1) - lam * log_u) / lm1
+    # the terms are of size λε and cancel to ~λε²/8: where λε is small, recompute with
+    # enough digits (mpmath) that the cancellation leaves 16 of them
+    small = np.flatnonzero(lam * e < 1.0)
+    if small.size:
+        import mpmath  # lazily: `import fdp` stays free of mpmath
+        for k in small:
+            digits = 25 + int(3 * max(-math.log10(lam[k] * e), 0.0))
+            with mpmath.workdps(digits):
+                big_e, lk = mpmath.exp(mpmath.mpf(e)), mpmath.mpf(float(lam[k]))
+                top = big_e ** lk - big_e
+                u = lk * top / ((lk - 1) * (big_e ** lk - 1))
+                rho[k] = float((mpmath.log(top) - mpmath.log(big_e - 1) - mpmath.log(lk - 1)
+                                - lk * mpmath.log(u)) / (lk - 1))
+    out[inner] = np.maximum(rho, 0.0)
+    if (o == 1.0).any():
+        import mpmath  # lazily; x − 1 − log x cancels to ~ε²/8 at small ε
+        with mpmath.workdps(25 + int(3 * max(-math.log10(e), 0.0))):
+            x = mpmath.mpf(e) / -mpmath.expm1(-mpmath.mpf(e))   # e^{t*} = ε/(1 − e^{−ε})
+            out[o == 1.0] = max(float(x - 1 - mpmath.log(x)), 0.0)
+    out[np.isinf(o)] = e
     return _validate.like_input(orders, out.reshape(np.shape(orders)))
 
 

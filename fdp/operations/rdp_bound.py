@@ -189,6 +189,8 @@ def rdp_to_log_delta(orders: ArrayLike, rdp: ArrayLike, eps: ArrayLike,
     Each is a proven (ε, δ) guarantee at every order, so their minimum is one too;
     the result is rounded up by its floating-point error and capped at log 1 = 0.
     Returned in log space, so a δ below the smallest double is not rounded to 0.
+    The one answer to "δ at ε from a Rényi curve" in fdp (the same conversion as
+    dp_accounting's ``compute_delta``, rounded up; ``RDPBound.log_delta`` calls it).
 
     Parameters
     ----------

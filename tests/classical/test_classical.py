@@ -244,7 +244,7 @@ def test_gaussian_calibration():
 
 def test_bad_orders():
     with pytest.raises(ValueError):
-        C.rdp_of(fdp.Gaussian(1.0), [1.0, 2.0])
+        C.rdp_of(fdp.Gaussian(1.0), [0.5, 2.0])   # order 1 is KL, allowed
     with pytest.raises(ValueError):
         C.rdp_subsampled_gaussian([2.0], 1.2, 1.0)
     with pytest.raises(ValueError):
@@ -295,7 +295,7 @@ def test_laplace_and_rr_rdp_limits_and_bad_input():
     assert np.isfinite(C.rdp_of(fdp.Laplace(50.0), 1e4))
     assert C.rdp_of(fdp.Laplace(0.0), np.array([2.0, 3.0])).tolist() == [0.0, 0.0]
     with pytest.raises(ValueError, match="orders"):
-        C.rdp_of(fdp.Laplace(1.0), 1.0)
+        C.rdp_of(fdp.Laplace(1.0), 0.999)   # order 1 is KL, allowed
     with pytest.raises(ValueError, match="steps"):
         C.rdp_of(fdp.Laplace(1.0), 2.0, steps=-1.0)
     with pytest.raises(TypeError, match="TradeOff"):
