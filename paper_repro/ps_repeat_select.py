@@ -4,7 +4,7 @@ Papernot & Steinke ("Hyperparameter Tuning with Rényi Differential Privacy", IC
 run a mechanism K times, K random, and publish only the best run. With K truncated
 negative binomial (η = 0 logarithmic, η = 1 geometric, η = 2) or Poisson, the cost
 grows like log E K in the Rényi curve instead of linearly in the number of runs.
-``fdp.operations.repeat_select.repeat_and_select`` turns their Rényi bounds (Thm 2,
+``fdp.conversions.repeat_select.repeat_and_select`` turns their Rényi bounds (Thm 2,
 Thm 6) into a certified trade-off function. Reference values: dp_accounting's
 RdpAccountant on ``RepeatAndSelectDpEvent(GaussianDpEvent(2), 10, η)`` at δ = 1e-6
 (dp_accounting 0.6.0): 3.8711 (η = 0), 4.5477 (η = 1), 5.0968 (η = 2), 5.1827
@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 import fdp
-from fdp.operations.repeat_select import repeat_and_select
+from fdp.conversions.repeat_select import repeat_and_select
 from fdp.plotting.style import color
 from fdp.repro import Check
 

@@ -144,7 +144,7 @@ def tnb_gamma(mean: float, shape: float) -> float:
 
     Examples
     --------
-    >>> from fdp.operations.repeat_select import tnb_gamma
+    >>> from fdp.conversions.repeat_select import tnb_gamma
     >>> print(f"{tnb_gamma(10.0, 1.0):.6f}")
     0.100000
     """
@@ -282,7 +282,7 @@ def repeat_and_select(f: TradeOff, mean: float, shape: float) -> TradeOff:
     Examples
     --------
     >>> import fdp
-    >>> from fdp.operations.repeat_select import repeat_and_select
+    >>> from fdp.conversions.repeat_select import repeat_and_select
     >>> g = repeat_and_select(fdp.Laplace(1.0), mean=10.0, shape=1.0)
     >>> print(f"order {g.orders[-1]}: {g.rdp[-1]:.6f}")    # pure 3ε (Liu & Talwar 2019)
     order inf: 3.000000

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import fdp
-from fdp.operations.repeat_select import RepeatSelect, repeat_and_select, tnb_gamma
+from fdp.conversions.repeat_select import RepeatSelect, repeat_and_select, tnb_gamma
 from fdp.status import NotAGuarantee
 
 SHAPES = [0.0, 0.5, 1.0, 2.0]
