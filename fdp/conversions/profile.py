@@ -9,6 +9,7 @@ supremum over finitely many points gives a trade-off function below the true f: 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -16,6 +17,7 @@ import numpy as np
 
 from fdp import _validate
 from fdp._types import ArrayLike, FloatArray
+from fdp.status import Status
 from fdp.tradeoff import TradeOff
 
 _U = 2.0 ** -53
@@ -89,10 +91,17 @@ class ProfileBound(TradeOff):
     eps: FloatArray
     deltas: FloatArray
     two_sided: bool = True
+    #: exact for points given as numbers; for a profile given as a function, certified
+    #: when the caller asserts its values are upper bounds, an approximation otherwise
+    points_status: Status = Status.EXACT
 
     @property
     def symmetric(self) -> bool:
         return self.two_sided
+
+    @property
+    def status(self) -> Status:
+        return self.points_status
 
     _certified_delta = True
 
@@ -165,25 +174,38 @@ class ProfileBound(TradeOff):
 
     def __repr__(self) -> str:
         kind = "symmetric" if self.two_sided else "one-sided"
-        return f"from_privacy_profile({self.eps.size} points, {kind})"
+        how = {Status.EXACT: "", Status.CERTIFIED: ", delta(eps) asserted upper bounds",
+               Status.APPROXIMATION: ", delta(eps) not asserted: approximation"}
+        return f"from_privacy_profile({self.eps.size} points, {kind}{how.get(self.status, '')})"
 
 
-def from_privacy_profile(eps: ArrayLike, delta: ArrayLike, *,
-                         symmetric: bool = True) -> ProfileBound:
+def from_privacy_profile(eps: ArrayLike, delta: ArrayLike | Callable[[FloatArray], ArrayLike],
+                         *, symmetric: bool = True,
+                         certified: bool | None = None) -> ProfileBound:
     """sup over the given points of f_{ε_i,δ_i} (DRS Prop 2.12).
 
     symmetric=True: each (ε_i ≥ 0, δ_i) is an (ε, δ)-DP statement, contributing
     f_{ε_i,δ_i}. symmetric=False: ε_i ranges over all reals and each point gives
     only the line 1 − δ_i − e^{ε_i} α (a profile of one order of the pair).
 
+    ``delta`` may be a function ε ↦ δ(ε) (a privacy profile in code, e.g. another
+    accountant's ``get_delta``); it is evaluated at the ε_i. Whether its values are
+    proven upper bounds fdp cannot know: the result is certified only when the caller
+    asserts so (``certified=True``) and an approximation otherwise, which ``spend``,
+    ``calibrate`` and the other consumers of guarantees refuse.
+
     Parameters
     ----------
     eps : array_like
         The ε_i (≥ 0 when ``symmetric``, any real otherwise).
-    delta : array_like
-        The δ_i in [0, 1], one per ε_i.
+    delta : array_like or callable
+        The δ_i in [0, 1], one per ε_i, or a function returning δ at an array of ε
+        (called once with the array, or point by point if that fails).
     symmetric : bool, optional
         How to read the points (default True).
+    certified : bool, optional
+        For a callable ``delta`` only: True asserts its values are upper bounds on the
+        mechanism's δ(ε) (status certified); False or None gives status approximation.
 
     Returns
     -------
@@ -193,7 +215,8 @@ def from_privacy_profile(eps: ArrayLike, delta: ArrayLike, *,
     Raises
     ------
     ValueError
-        For no points, mismatched lengths or values out of range.
+        For no points, mismatched lengths, values out of range (a callable returning
+        NaN or a δ outside [0, 1] included), or ``certified`` with array ``delta``.
 
     Examples
     --------
@@ -201,11 +224,34 @@ def from_privacy_profile(eps: ArrayLike, delta: ArrayLike, *,
     >>> f = fdp.from_privacy_profile([0.5, 1.0], [1e-3, 1e-5])
     >>> print(f"{f(0.1):.4f}")
     0.8341
+    >>> g = fdp.from_privacy_profile([0.5, 1.0], fdp.Gaussian(0.5).delta, certified=True)
+    >>> g.status
+    <Status.CERTIFIED: 'certified'>
     """
     e = _validate.reals("eps", eps, low=0.0 if symmetric else -np.inf).ravel()
+    status = Status.EXACT
+    if callable(delta):
+        if certified is not None:
+            certified = _validate.flag("certified", certified)
+        status = Status.CERTIFIED if certified else Status.APPROXIMATION
+        delta = _call_profile(delta, e)
+    elif certified is not None:
+        raise ValueError("certified applies to a callable delta only; numbers given as "
+                         "delta are taken as (eps, delta)-DP statements")
     d = _validate.reals("delta", delta, low=0.0, high=1.0).ravel()
     if e.shape != d.shape:
         raise ValueError(f"eps and delta must have the same length, got {e.size} and {d.size}")
     if e.size == 0:
         raise ValueError("from_privacy_profile needs at least one (eps, delta) point")
-    return ProfileBound(e, d, symmetric)
+    return ProfileBound(e, d, symmetric, status)
+
+
+def _call_profile(fn: Callable[[FloatArray], ArrayLike], e: FloatArray) -> FloatArray:
+    """δ(ε_i) from a user's function: one call on the array, else one call per point."""
+    try:
+        out = np.asarray(fn(e.copy()), dtype=float)
+        if out.shape == e.shape or (out.size == e.size):
+            return out.reshape(e.shape)
+    except (TypeError, ValueError):
+        pass
+    return np.array([float(np.asarray(fn(float(x)), dtype=float)) for x in e])
