@@ -74,6 +74,13 @@ class RepeatSelect(RDPCurve):
         E K.
     shape : float
         η: 0 logarithmic, 1 geometric, inf Poisson, else truncated negative binomial.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.conversions.repeat_select import repeat_and_select
+    >>> repeat_and_select(fdp.Gaussian(1.0), 5.0, 0.0)
+    repeat_and_select(Gaussian(mu=1.0), mean=5, shape=0: K logarithmic, Papernot–Steinke 2022 RDP)
     """
 
     base: TradeOff | None = None
