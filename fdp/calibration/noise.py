@@ -5,23 +5,26 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from fdp import _validate
 from fdp.calibration.search import Calibration, search_noise
 from fdp.calibration.targets import DELTA_EVAL_RTOL, MAX_TAIL, Target, _given
+from fdp.families.discrete import DiscreteLaplace
+from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
 from fdp.families.laplace import Laplace
 from fdp.mechanisms.additive import GaussianMechanism, LaplaceMechanism
+from fdp.mechanisms.exact import DiscreteLaplaceMechanism
 from fdp.sgd.schedule import accepts_epochs
 from fdp.tradeoff import TradeOff
 
 # ----------------------------------------------------------------------
 # Public entry points
 # ----------------------------------------------------------------------
-_MECHANISMS = ("gaussian", "laplace")
+_MECHANISMS = ("gaussian", "laplace", "discrete_laplace")
 
 
 def calibrate(mechanism: str = "gaussian", *, sensitivity: float = 1.0,
@@ -29,10 +32,16 @@ def calibrate(mechanism: str = "gaussian", *, sensitivity: float = 1.0,
               epsilon: float | None = None, delta: float | None = None,
               advantage: float | None = None,
               tpr_at_fpr: tuple[float, float] | None = None,
-              rtol: float = 1e-9) -> Calibration:
-    """Least noise for a Gaussian (σ) or Laplace (scale b) mechanism meeting a target.
+              rtol: float = 1e-9, steps: int = 1) -> Calibration:
+    """Least noise for a Gaussian (σ), Laplace or discrete Laplace (scale b) mechanism,
+    run ``steps`` times, meeting a target.
 
     Gaussian: guarantee G_{Δ/σ} (DRS Thm 2.7). Laplace: L_{Δ/b} (DRS Appendix A).
+    Discrete Laplace on ℤ, P(x) ∝ e^{−|x|/b}: the exact finite pair
+    ``fdp.DiscreteLaplace(b, Δ)`` (Canonne, Kamath & Steinke 2020, Def 25).
+    ``steps`` = k > 1 calibrates the k-fold composition g^{⊗k} (DRS Thm 3.2): closed
+    for the Gaussian (G_{√k Δ/σ}, Cor 3.3), exact for the discrete Laplace (a finite
+    pair's power), certified by the numeric engine for the Laplace.
     The search starts at the closed-form answer where one exists -- Gaussian: σ = Δ/μ
     with μ from the target (μ; ``fdp.gdp_mu_for_eps_delta(ε, δ)``; 2Φ⁻¹((1 + a)/2) for advantage a;
     Φ⁻¹(1 − FPR) − Φ⁻¹(1 − TPR)); Laplace: b = Δ/m with m = ε − 2 log(1 − δ) for
@@ -46,18 +55,22 @@ def calibrate(mechanism: str = "gaussian", *, sensitivity: float = 1.0,
     mechanism : {"gaussian", "laplace"}
         The noise distribution.
     sensitivity : float
-        Δ > 0 (L2 for the Gaussian, L1 for the Laplace mechanism).
+        Δ > 0 (L2 for the Gaussian, L1 for the Laplace mechanism, a positive integer
+        for the discrete Laplace).
     target, mu, epsilon, delta, advantage, tpr_at_fpr
         The target, exactly one of: a TradeOff f (the mechanism must be f-DP), μ,
         (ε, δ), an advantage bound, or a pair (tpr, fpr) (see ``fdp.calibration``).
     rtol : float
         Relative width of the final bracket on the noise, in (0, 0.5].
+    steps : int
+        Number of runs k ≥ 1, composed (default 1).
 
     Returns
     -------
     Calibration
-        The noise as a float; ``.mechanism`` is the mechanism object, ``.lower`` a
-        noise that could not be certified, ``.tradeoff`` the guarantee.
+        The noise as a float; ``.mechanism`` is the mechanism object (one run),
+        ``.lower`` a noise that could not be certified, ``.tradeoff`` the guarantee
+        of all k runs.
 
     Raises
     ------
@@ -71,22 +84,38 @@ def calibrate(mechanism: str = "gaussian", *, sensitivity: float = 1.0,
     >>> s = fdp.calibrate("gaussian", epsilon=1.0, delta=1e-5)
     >>> print(f"{s:.4f}", s.mechanism.tradeoff.delta(1.0) <= 1e-5)
     3.7306 True
+    >>> b = fdp.calibrate("discrete_laplace", epsilon=1.0, delta=1e-5, steps=10, rtol=1e-6)
+    >>> print(f"{b:.4f}", float(b.tradeoff.delta(1.0)) <= 1e-5)
+    9.9375 True
     """
     if mechanism not in _MECHANISMS:
         raise ValueError(f"mechanism must be one of {_MECHANISMS}, got {mechanism!r}")
     delta_s = _validate.real("sensitivity", sensitivity, low=0.0, low_open=True)
+    k = _validate.positive_int("steps", steps)
     tgt = Target.make(target, mu=mu, epsilon=epsilon, delta=delta, advantage=advantage,
                       tpr_at_fpr=tpr_at_fpr)
-    make: Callable[[float], TradeOff]
-    cls: type[GaussianMechanism] | type[LaplaceMechanism]
+    one: Callable[[float], TradeOff]
+    cls: Callable[[Any, float], Any]
     if mechanism == "gaussian":
-        make = lambda s: Gaussian(delta_s / s)
+        one = lambda s: Gaussian(delta_s / s)
         m = _gaussian_guess(tgt)
+        m = None if m is None else m / math.sqrt(k)          # G_μ^{⊗k} = G_{√k μ}
         cls, kind = GaussianMechanism, "sigma"
-    else:
-        make = lambda b: Laplace(delta_s / b)
+    elif mechanism == "laplace":
+        one = lambda b: Laplace(delta_s / b)
         m = _laplace_guess(tgt)
+        m = None if m is None else m / k                     # basic composition: safe start
         cls, kind = LaplaceMechanism, "scale"
+    else:
+        if delta_s != int(delta_s):
+            raise ValueError(f"sensitivity must be a positive integer for the discrete "
+                             f"Laplace mechanism, got {sensitivity!r}")
+        d_int = int(delta_s)
+        one = lambda b: DiscreteLaplace(b, d_int)
+        m = _laplace_guess(tgt)
+        m = None if m is None else m / k
+        cls, kind = (lambda d, b: DiscreteLaplaceMechanism(d_int, b)), "scale"
+    make = one if k == 1 else (lambda x: one(x) ** k)
     if m is not None and m <= 0:
         raise ValueError(f"the target {tgt.describe()} allows no privacy loss at all: "
                          "no finite noise meets it")
@@ -98,6 +127,87 @@ def calibrate(mechanism: str = "gaussian", *, sensitivity: float = 1.0,
     return Calibration(res.noise, lower=res.lower, target=tgt, tradeoff=res.tradeoff,
                        evaluations=res.evaluations, kind=kind, mechanism=mech,
                        at_floor=res.at_floor)
+
+
+class PerStepEpsilon(NamedTuple):
+    """The largest certified per-step ε of ``epsilon_per_step``.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε₀: k-fold composition of (ε₀, δ₀)-DP steps is proven to meet the target.
+    failed : float
+        A larger ε₀ that could not be certified (the bracket's other end).
+    tradeoff : TradeOff
+        The guarantee f_{ε₀,δ₀}^{⊗k} at ``epsilon``.
+
+    Examples
+    --------
+    >>> from fdp.calibration.noise import epsilon_per_step
+    >>> r = epsilon_per_step(10, 1.0, 1e-5, rtol=1e-6)
+    >>> print(f"{r.epsilon:.4f} < {r.failed:.4f}")
+    0.1006 < 0.1006
+    """
+    epsilon: float
+    failed: float
+    tradeoff: TradeOff
+
+
+def epsilon_per_step(steps: int, epsilon: float, delta: float, *,
+                     delta_per_step: float = 0.0, rtol: float = 1e-9) -> PerStepEpsilon:
+    """The largest ε₀ such that k adaptively composed (ε₀, δ₀)-DP steps are (ε, δ)-DP.
+
+    The inverse of (ε, δ) composition, by the optimal composition theorem (Kairouz,
+    Oh & Viswanath 2015, Thm 3.3; DRS 2022, Prop 2.12 and Thm 3.2): the k-fold
+    composition is f_{ε₀,δ₀}^{⊗k}, whose privacy profile is
+    δ(ε) = 1 − (1 − δ₀)^k [1 − (1 + e^{ε₀})^{−k} Σ_l C(k, l) (e^{(k−l)ε₀} − e^{ε + lε₀})₊].
+    Found by the calibration search (``search_noise``) on 1/ε₀, so the returned ε₀ is
+    verified on the exact composed curve and a larger ε₀ within ``rtol`` failed.
+
+    Parameters
+    ----------
+    steps : int
+        k ≥ 1.
+    epsilon : float
+        Target ε ≥ 0.
+    delta : float
+        Target δ in (0, 1).
+    delta_per_step : float, optional
+        δ₀ ∈ [0, 1) of each step; 1 − (1 − δ₀)^k must be below δ.
+    rtol : float, optional
+        Relative width of the final bracket on 1/ε₀, in (0, 0.5].
+
+    Returns
+    -------
+    PerStepEpsilon
+        (epsilon, failed, tradeoff).
+
+    Raises
+    ------
+    ValueError
+        For parameters out of range, or δ₀ so large that no ε₀ meets the target.
+
+    Examples
+    --------
+    >>> from fdp.calibration.noise import epsilon_per_step
+    >>> print(f"{epsilon_per_step(1, 1.0, 1e-5).epsilon:.4f}")
+    1.0000
+    """
+    k = _validate.positive_int("steps", steps)
+    eps = _validate.real("epsilon", epsilon, low=0.0)
+    d = _validate.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+    d0 = _validate.real("delta_per_step", delta_per_step, low=0.0, high=1.0, high_open=True)
+    floor = -math.expm1(k * math.log1p(-d0))                 # δ(∞) = 1 − (1 − δ₀)^k
+    if floor >= d:
+        raise ValueError(f"delta_per_step must satisfy 1 - (1 - delta_per_step)^steps < "
+                         f"delta = {d!r}; got {d0!r} (gives {floor:.6g} at any epsilon)")
+    tgt = Target.make(None, epsilon=eps, delta=d)
+    res = search_noise(lambda x: EpsDelta(1.0 / x, d0) ** k, tgt, rtol=rtol,
+                       guess=k / max(eps, 1e-3), max_noise=1e300, min_noise=1e-300,
+                       kind="1/epsilon_per_step")
+    e0 = 1.0 / res.noise          # the very float the verified EpsDelta was built with
+    failed = math.inf if res.lower is None else 1.0 / res.lower
+    return PerStepEpsilon(e0, failed, res.tradeoff)
 
 
 def _gaussian_guess(t: Target) -> float | None:
