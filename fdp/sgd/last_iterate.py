@@ -1,0 +1,599 @@
+"""Last-iterate (hidden-state) privacy of noisy gradient descent by shifted interpolation.
+
+Most models release only the final iterate X_t. For contractive updates its privacy
+converges in t instead of growing like √t (Bok, Su & Altschuler, "Shifted
+Interpolation for Differential Privacy", ICML 2024, arXiv 2403.00278; BSA below).
+
+The algorithms
+--------------
+NoisyGD and NoisySGD iterate
+
+    X_{k+1} = Π_K( φ_k(X_k) + η Z_k ),   φ_k(x) = x − η ∇F_{B_k}(x),   Z_k ~ N(0, σ² I),
+
+from a data-independent X_0, with F_B = (1/b) Σ_{i∈B} f_i the mean loss of the batch B_k
+(the whole data set for NoisyGD, b records drawn uniformly without replacement for
+NoisySGD), each f_i
+L-Lipschitz (or its gradient clipped to norm L), convex and M-smooth, Π_K the projection
+onto a convex set of diameter D (D = ∞: no projection). Neighbouring data sets differ in
+one record (replace-one), so φ_k and φ'_k differ by at most η s, s = 2L/b, and only in
+steps whose batch holds that record. If every f_i is also m-strongly convex and
+η ≤ 2/M, every φ_k is c-Lipschitz with c = max{|1 − ηm|, |1 − ηM|} ≤ 1 (BSA §2).
+In units of the noise ησ the per-step sensitivity is a = s/σ and the diameter D/(ησ).
+
+Shifted interpolation (BSA §3)
+------------------------------
+Fix a start τ. An auxiliary process starts at X̃_τ = X_τ, follows the update of S
+and is pushed at step k towards X'_{k+1} by a shift of length u_k (in noise units), so
+that its distance to X' obeys d_{k+1} ≤ c d_k + a e_k − u_k with e_k = 1 when step k
+sees the differing record, 0 ≤ u_k ≤ c d_k + a e_k (a shift cannot anticipate a later
+gradient difference); ending at d_t = 0 makes X̃_t = X'_t. Each step is then a
+Gaussian mechanism with shift u_k, and composition (DRS Cor 3.3) gives
+T(X_t, X'_t) ≥ G_μ with μ² = Σ_k u_k². The smallest Σ u_k² subject to the linear
+constraint Σ_k c^{t−1−k} u_k = c^{t−τ} d_τ + a Σ_k c^{t−1−k} e_k is, by Cauchy–Schwarz,
+
+    μ_τ² = (c^ν d_τ + a Σ_{k=τ}^{t−1} c^{t−1−k} e_k)² / W₂(ν),   ν = t − τ,
+
+with W₂(ν) = Σ_{j<ν} c^{2j}, attained at u_k ∝ c^{t−1−k}, provided these shifts
+respect 0 ≤ u_k ≤ c d_k + a e_k. They do when e_k = 1 at every step (NoisyGD) and
+when e_k = 0 (the deterministic half of NoisySGD below): the partial sums of
+u_k c^{k'-1-k} stay below c^{m} d_τ + a W₁(m) because
+c^{2(ν−m)} W₂(m) ≤ W₂(ν) and W₁(ν) c^{ν−m} W₂(m) ≤ W₁(m) W₂(ν) (m ≤ ν). (For cyclic
+batches the record's gradient arrives late in an epoch and they do not, so NoisyCGD
+needs the constrained minimum and is not offered here.) Here d_τ ≤ D/(ησ) (the
+projection) and d_τ ≤ a Σ_{k<τ} c^{τ−1−k} e_k (the processes start together), and
+d_0 = 0. Every τ gives a valid bound; the guarantee is the best one.
+
+* NoisyGD (e_k = 1): with W₁(ν) = Σ_{j<ν} c^j, τ = 0 gives BSA's exact strongly convex
+  result μ_t = a √(W₁(t)²/W₂(t)) = a √((1+c)/(1−c) · (1−c^t)/(1+c^t)); c = 1 and a
+  diameter give μ_ν = (D/(ησ√ν) + a√ν) for ν < t, BSA's convex bound (their
+  μ* = √(3a'/η + a'²⌈1/(a'η)⌉)/σ with D = 1, a' = s, is this value at ν = ⌈D/(ηs)⌉
+  after D²/(η²ν) ≤ Ds/η), and μ_t = a√t (plain composition) for τ = 0.
+* NoisySGD (e_k ~ Bernoulli(p), p = b/n, unknown to the analysis): split each step's
+  noise into two independent halves; one carries the deterministic shifts (with
+  d_{k+1} ≤ c d_k − u_k, the record's gradient being absorbed by the other half every
+  time it is sampled), the other is a subsampled Gaussian step of sensitivity a√2.
+  Hence (BSA §4, NoisySGD)
+
+      T(X_t, X'_t) ≥ G(√2 c^ν d_τ / √W₂(ν)) ⊗ C_p(G(√2 a))^{⊗ν},  ν = t − τ,
+
+  with d_τ = min{D/(ησ), a W₁(τ)}; τ = 0 is plain DP-SGD composition C_p(G(a))^{⊗t}
+  (no split needed). Each is composed by the engine with certified brackets
+  (``fdp.dpsgd``), and the guarantee is their pointwise maximum (``fdp.strongest``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from fdp import _validate
+from fdp._constants import UNIT_ROUNDOFF
+from fdp.bracket import Bracket
+from fdp.families.gaussian import Gaussian
+from fdp.status import Status
+from fdp.tradeoff import TradeOff, math_repr
+
+# Relative round-off of the μ formulas below (a few dozen correctly rounded operations,
+# expm1/log1p within 1 ulp): μ is raised by this much to its safe side.
+_MU_ROUNDING = 256.0 * UNIT_ROUNDOFF
+# Horizons evaluated exactly when there are more steps than this: all ν up to it, a
+# geometric grid beyond and the continuous minimiser (each horizon is a valid bound).
+_DENSE_HORIZONS = 1 << 16
+
+
+# ----------------------------------------------------------------------------
+# Problem constants
+# ----------------------------------------------------------------------------
+def contraction(step_size: float, smoothness: float, strong_convexity: float = 0.0) -> float:
+    """Contraction factor c = max{|1 − ηm|, |1 − ηM|} of the gradient step x ↦ x − η∇f.
+
+    For f m-strongly convex and M-smooth and 0 < η ≤ 2/M the step is c-Lipschitz
+    (BSA 2024, §2; Polyak 1987); c < 1 iff m > 0 and η < 2/M.
+
+    Parameters
+    ----------
+    step_size : float
+        η ∈ (0, 2/M].
+    smoothness : float
+        M > 0.
+    strong_convexity : float
+        m ∈ [0, M] (0: convex).
+
+    Returns
+    -------
+    float
+        c ∈ [0, 1].
+
+    Examples
+    --------
+    >>> from fdp.sgd.last_iterate import contraction
+    >>> contraction(0.1, smoothness=2.0, strong_convexity=0.5)
+    0.95
+    """
+    return 1.0 - _gap(step_size, smoothness, strong_convexity)
+
+
+def _gap(step_size: float, smoothness: float, strong_convexity: float) -> float:
+    """1 − c, computed without cancellation."""
+    M = _validate.real("smoothness", smoothness, low=0.0, low_open=True)
+    m = _validate.real("strong_convexity", strong_convexity, low=0.0, high=M)
+    eta = _validate.real("step_size", step_size, low=0.0, high=2.0 / M, low_open=True)
+    # 1 − |1 − x| = min(x, 2 − x)
+    return max(0.0, min(eta * m, 2.0 - eta * m, eta * M, 2.0 - eta * M))
+
+
+def _w1(gap: float, nu: np.ndarray) -> np.ndarray:
+    """W₁(ν) = Σ_{j<ν} c^j = (1 − c^ν)/(1 − c) (ν when c = 1)."""
+    if gap == 0.0:
+        return nu.astype(float)
+    if gap >= 1.0:
+        return np.where(nu > 0, 1.0, 0.0)
+    return -np.expm1(nu * math.log1p(-gap)) / gap
+
+
+def _w2(gap: float, nu: np.ndarray) -> np.ndarray:
+    """W₂(ν) = Σ_{j<ν} c^{2j} = (1 − c^{2ν})/(1 − c²)."""
+    if gap == 0.0:
+        return nu.astype(float)
+    if gap >= 1.0:
+        return np.where(nu > 0, 1.0, 0.0)
+    return -np.expm1(2.0 * nu * math.log1p(-gap)) / (gap * (2.0 - gap))
+
+
+def _cpow(gap: float, nu: np.ndarray) -> np.ndarray:
+    """c^ν."""
+    if gap >= 1.0:
+        return np.where(nu == 0, 1.0, 0.0)
+    return np.exp(nu * math.log1p(-gap))
+
+
+def _horizons(steps: int, extra: tuple[float, ...] = ()) -> np.ndarray:
+    """Horizons ν ∈ [1, steps] to try: all when few, else a dense head, a geometric
+    grid and the neighbours of the given continuous minimisers."""
+    if steps <= _DENSE_HORIZONS:
+        return np.arange(1, steps + 1, dtype=float)
+    cand = [np.arange(1, _DENSE_HORIZONS + 1, dtype=float),
+            np.unique(np.round(np.geomspace(_DENSE_HORIZONS, steps, 4096))),
+            np.array([float(steps)])]
+    for x in extra:
+        if np.isfinite(x):
+            cand.append(np.clip([math.floor(x), math.ceil(x)], 1, steps).astype(float))
+    return np.unique(np.concatenate(cand))
+
+
+def _round_up(mu: float) -> float:
+    return math.nextafter(mu * (1.0 + _MU_ROUNDING), math.inf) if mu > 0.0 else 0.0
+
+
+# ----------------------------------------------------------------------------
+# Result objects
+# ----------------------------------------------------------------------------
+@dataclass(frozen=True, repr=False)
+class LastIterateGaussian(Gaussian):
+    """G_μ, the last-iterate guarantee of a noisy gradient method (exact closed form).
+
+    A ``Gaussian`` (every closed form of G_μ applies) that also states the algorithm
+    and the assumptions it was derived under.
+
+    Parameters
+    ----------
+    mu : float
+        μ ≥ 0.
+    assumptions : str
+        The algorithm and its assumptions (shown in the repr).
+    plain_mu : float
+        μ of plain composition (every iterate released) for the same run.
+
+    Examples
+    --------
+    >>> from fdp.sgd.last_iterate import noisy_gd
+    >>> f = noisy_gd(4.0, 1.0, 50, 1000, 0.1, smoothness=1.0, strong_convexity=0.5)
+    >>> f.status.value, f.mu < f.plain_mu
+    ('exact', True)
+    """
+
+    assumptions: str = ""
+    plain_mu: float = math.nan
+
+    def __repr__(self) -> str:
+        return f"LastIterateGaussian(mu={self.mu!r}; {self.assumptions})"
+
+    def latex(self) -> str:
+        return Gaussian(self.mu).latex()
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class LastIterate(TradeOff):
+    """A certified last-iterate guarantee: the curve ``of`` with its assumptions.
+
+    Every read-out is the curve's (a certified bracket from the engine); only the repr
+    adds the algorithm and the horizons it was built from.
+
+    Parameters
+    ----------
+    of : TradeOff
+        The certified curve (max over horizons, ``fdp.strongest``).
+    assumptions : str
+        The algorithm and its assumptions.
+    horizons : tuple of int
+        The unrolling horizons ν = t − τ composed (t: plain composition).
+    plain : TradeOff
+        Plain composition of the same run (every iterate released).
+    """
+
+    of: TradeOff
+    assumptions: str
+    horizons: tuple[int, ...]
+    plain: TradeOff
+
+    def __repr__(self) -> str:
+        return (f"LastIterate({self.assumptions}; horizons={list(self.horizons)}) = "
+                f"{math_repr(self.of)}")
+
+    @property
+    def status(self) -> Status:
+        return self.of.status
+
+    @property
+    def symmetric(self) -> bool:
+        return self.of.symmetric
+
+    @property
+    def directions(self) -> str:
+        return self.of.directions
+
+    def latex(self) -> str:
+        return self.of.latex()
+
+    def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        return self.of._beta(alpha)
+
+    def _upper(self, alpha: np.ndarray) -> np.ndarray:
+        return self.of._upper(alpha)
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        return self.of._delta(eps)
+
+    def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
+        return self.of._delta_lower(eps)
+
+    def _log_delta(self, eps: np.ndarray) -> np.ndarray:
+        return self.of._log_delta(eps)
+
+    def _log_delta_lower(self, eps: np.ndarray) -> np.ndarray:
+        return self.of._log_delta_lower(eps)
+
+    def _has_certified_delta(self) -> bool:
+        return self.of._has_certified_delta()
+
+    def _delta_members(self) -> tuple[TradeOff, ...] | None:
+        return self.of._delta_members()
+
+    def law(self):  # type: ignore[no-untyped-def]
+        return self.of.law()
+
+
+# ----------------------------------------------------------------------------
+# Closed forms
+# ----------------------------------------------------------------------------
+def strongly_convex_mu(mu: float, contraction_factor: float, steps: int) -> float:
+    """μ_t = μ √((1+c)/(1−c) · (1−c^t)/(1+c^t)): NoisyGD's exact last-iterate GDP μ.
+
+    BSA 2024 (NoisyGD, strongly convex and smooth): t steps of a c-contractive update
+    with per-step GDP parameter μ release a last iterate that is exactly μ_t-GDP
+    (the unconstrained worst case attains it). Equals μ at t = 1, increases in t to
+    μ √((1+c)/(1−c)), and is μ√t at c = 1 (plain composition).
+
+    Parameters
+    ----------
+    mu : float
+        μ ≥ 0, the GDP parameter of one step (2L/(nσ) for NoisyGD).
+    contraction_factor : float
+        c ∈ [0, 1].
+    steps : int
+        t ≥ 0.
+
+    Returns
+    -------
+    float
+        μ_t, rounded up.
+
+    Examples
+    --------
+    >>> from fdp.sgd.last_iterate import strongly_convex_mu
+    >>> print(f"{strongly_convex_mu(0.1, 0.99, 1000):.4f}")
+    1.4106
+    """
+    a = _validate.real("mu", mu, low=0.0)
+    c = _validate.real("contraction_factor", contraction_factor, low=0.0, high=1.0)
+    t = _validate.positive_int("steps", steps, low=0)
+    if t == 0 or a == 0.0:
+        return 0.0
+    nu = np.array([float(t)])
+    gap = 1.0 - c
+    return _round_up(float(a * _w1(gap, nu)[0] / math.sqrt(_w2(gap, nu)[0])))
+
+
+def _gd_mu(a: float, gap: float, steps: int, diameter_units: float) -> float:
+    """min over horizons ν of √((c^ν d_{t−ν} + a W₁(ν))² / W₂(ν)) (module docstring)."""
+    if steps == 0 or a == 0.0:
+        return 0.0
+    nu0 = diameter_units / a if gap == 0.0 else math.inf
+    nu = _horizons(steps, (nu0,))
+    tau = steps - nu
+    start = np.minimum(diameter_units, a * _w1(gap, tau))
+    start = np.where(tau == 0, 0.0, start)
+    with np.errstate(over="ignore", invalid="ignore"):
+        mu = (_cpow(gap, nu) * start + a * _w1(gap, nu)) / np.sqrt(_w2(gap, nu))
+    mu = np.where(np.isfinite(mu), mu, np.inf)
+    return _round_up(float(np.min(mu)))
+
+
+def _assumptions(kind: str, **kw: object) -> str:
+    parts = [kind] + [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+                      for k, v in kw.items()]
+    return ", ".join(parts)
+
+
+def noisy_gd(noise: float, lipschitz: float, dataset_size: int, steps: int,
+             step_size: float, *, smoothness: float, strong_convexity: float = 0.0,
+             diameter: float = math.inf) -> LastIterateGaussian:
+    """Last-iterate GDP of NoisyGD (full batch), by shifted interpolation (BSA 2024).
+
+    X_{k+1} = Π_K(X_k − η(∇F_S(X_k) + Z_k)), Z_k ~ N(0, σ²I), F_S the mean of n
+    L-Lipschitz, M-smooth, m-strongly convex (m ≥ 0) losses, K of diameter D,
+    replace-one neighbours. With a = 2L/(nσ) (one step is a-GDP), c the contraction
+    (``contraction``), W₁(ν) = Σ_{j<ν} c^j, W₂(ν) = Σ_{j<ν} c^{2j}:
+
+        μ_t = min{ a W₁(t)/√W₂(t),  min_{1≤ν<t} (c^ν min{D/(ησ), a W₁(t−ν)} + a W₁(ν))/√W₂(ν) }.
+
+    For m > 0 and D = ∞ this is BSA's exact a √((1+c)/(1−c) · (1−c^t)/(1+c^t)); for
+    m = 0 and finite D it is the minimum over ν of (D/(ησ√ν) + a√ν), constant for
+    t ≥ ⌈D/(ηs)⌉ (BSA's t*, μ*); it never exceeds plain composition a√t.
+
+    Parameters
+    ----------
+    noise : float
+        σ > 0: standard deviation of the noise added to the gradient.
+    lipschitz : float
+        L > 0 (or the clipping norm).
+    dataset_size : int
+        n ≥ 1.
+    steps : int
+        t ≥ 0.
+    step_size : float
+        η ∈ (0, 2/M].
+    smoothness : float
+        M > 0.
+    strong_convexity : float
+        m ∈ [0, M].
+    diameter : float
+        D > 0 of the constraint set (inf: unconstrained).
+
+    Returns
+    -------
+    LastIterateGaussian
+        G_{μ_t}, status exact; ``plain_mu`` = a√t.
+
+    Raises
+    ------
+    ValueError
+        For a parameter outside its range (named in the message).
+
+    Examples
+    --------
+    >>> from fdp.sgd.last_iterate import noisy_gd
+    >>> f = noisy_gd(8.0, 0.25, 1, 10_000, 0.1, smoothness=1.0, diameter=1.0)
+    >>> print(f"{f.mu:.4f} {f.plain_mu:.2f}")
+    0.5590 6.25
+    """
+    sigma = _validate.real("noise", noise, low=0.0, low_open=True)
+    L = _validate.real("lipschitz", lipschitz, low=0.0, low_open=True)
+    n = _validate.positive_int("dataset_size", dataset_size)
+    t = _validate.positive_int("steps", steps, low=0)
+    gap = _gap(step_size, smoothness, strong_convexity)
+    D = _validate.real("diameter", diameter, low=0.0, low_open=True, allow_inf=True)
+    a = 2.0 * L / (n * sigma)
+    mu = _gd_mu(a, gap, t, D / (float(step_size) * sigma))
+    text = _assumptions("NoisyGD last iterate", sigma=sigma, L=L, n=n, steps=t,
+                        eta=float(step_size), M=float(smoothness), m=float(strong_convexity),
+                        c=1.0 - gap, D=D, neighbouring="replace_one")
+    return LastIterateGaussian(mu, text, _round_up(a * math.sqrt(t)))
+
+
+def _sgd_gaussian_part(a: float, gap: float, steps: int, diameter_units: float,
+                       nu: np.ndarray) -> np.ndarray:
+    """μ of the deterministic half, √2 c^ν d_τ / √W₂(ν), d_τ = min{D/(ησ), a W₁(t − ν)}."""
+    start = np.minimum(diameter_units, a * _w1(gap, steps - nu))
+    with np.errstate(over="ignore", invalid="ignore"):
+        mu = math.sqrt(2.0) * _cpow(gap, nu) * start / np.sqrt(_w2(gap, nu))
+    return np.where(np.isfinite(mu), mu, np.inf)
+
+
+def noisy_sgd(noise_multiplier: float, batch_size: int, dataset_size: int, steps: int,
+              step_size: float, *, smoothness: float, strong_convexity: float = 0.0,
+              diameter: float = math.inf, clipping_norm: float = 1.0,
+              candidates: int = 3, tol: float | None = None) -> LastIterate:
+    """Certified last-iterate trade-off function of NoisySGD (BSA 2024, NoisySGD).
+
+    Batches of b records drawn uniformly without replacement (p = b/n), replace-one
+    neighbours, each step X ← Π_K(X − η(mean clipped gradient + N(0, (σL/b)² I))) with
+    L-Lipschitz, M-smooth, m-strongly convex (m ≥ 0) losses (so clipping at L is
+    inactive and each batch step is c-contractive, ``contraction``), K of diameter D.
+    With a = 2/σ (one step is C_p(G_a)-DP) and ν = t − τ unrolled steps, the
+    module docstring derives
+
+        f_ν = G(√2 c^ν min{D b/(ησL), a W₁(τ)} / √W₂(ν)) ⊗ C_p(G(√2 a))^{⊗ν},
+
+    and f_t = C_p(G_a)^{⊗t} (plain composition, ``fdp.dpsgd``); the guarantee is
+    max_ν f_ν. The horizons composed are the ``candidates`` best by the CLT score
+    μ_G(ν)² + ν μ_CLT(1)² (``fdp.dpsgd_clt_mu``; a choice, not a claim), each by the
+    engine with a certified bracket; the result is their pointwise maximum with t.
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        σ > 0: the noise on the clipped gradient sum has standard deviation σL.
+    batch_size : int
+        b ∈ [1, n].
+    dataset_size : int
+        n ≥ 1.
+    steps : int
+        t ≥ 1.
+    step_size : float
+        η ∈ (0, 2/M].
+    smoothness : float
+        M > 0.
+    strong_convexity : float
+        m ∈ [0, M].
+    diameter : float
+        D > 0 (inf: unconstrained).
+    clipping_norm : float
+        L > 0 (the Lipschitz constant).
+    candidates : int
+        Horizons ν < t to compose (≥ 0; 0 gives plain composition).
+    tol : float, optional
+        Accuracy of each composition (as ``fdp.dpsgd``).
+
+    Returns
+    -------
+    LastIterate
+        Status certified; ``plain`` is plain composition; ``horizons`` the ν used.
+
+    Raises
+    ------
+    ValueError
+        For a parameter outside its range (named in the message).
+
+    Examples
+    --------
+    >>> from fdp.sgd.last_iterate import noisy_sgd
+    >>> f = noisy_sgd(2.0, 100, 10_000, 2_000, 0.5, smoothness=1.0,
+    ...               strong_convexity=0.1, candidates=1, tol=1e-2)
+    >>> f.status.value, bool(f.epsilon(1e-5) < f.plain.epsilon(1e-5))
+    ('certified', True)
+    """
+    from fdp.operations.envelope import strongest
+    from fdp.sgd.certified import dpsgd
+    from fdp.sgd.clt import dpsgd_clt_mu
+
+    sigma = _validate.real("noise_multiplier", noise_multiplier, low=0.0, low_open=True)
+    n = _validate.positive_int("dataset_size", dataset_size)
+    b = _validate.positive_int("batch_size", batch_size)
+    if b > n:
+        raise ValueError(f"batch_size must lie in [1, dataset_size = {n}], got {b}")
+    t = _validate.positive_int("steps", steps)
+    gap = _gap(step_size, smoothness, strong_convexity)
+    D = _validate.real("diameter", diameter, low=0.0, low_open=True, allow_inf=True)
+    L = _validate.real("clipping_norm", clipping_norm, low=0.0, low_open=True)
+    k = _validate.positive_int("candidates", candidates, low=0)
+    q = b / n
+    a = 2.0 / sigma
+    units = D * b / (float(step_size) * sigma * L)
+    plain = dpsgd(sigma, q, t, sampling="without_replacement",
+                  neighbouring="replace_one", tol=tol)
+    chosen: list[int] = []
+    if t > 1 and k > 0:
+        nu = _horizons(t - 1, (units / a,) if gap == 0.0 else ())
+        score = (_sgd_gaussian_part(a, gap, t, units, nu) ** 2
+                 + nu * dpsgd_clt_mu(sigma / math.sqrt(2.0), q, 1.0,
+                                     sampling="without_replacement") ** 2)
+        plain_score = dpsgd_clt_mu(sigma, q, float(t), sampling="without_replacement") ** 2
+        order = np.argsort(score, kind="stable")
+        chosen = [int(nu[i]) for i in order[:k] if score[i] < plain_score]
+    curves: list[TradeOff] = [plain]
+    for v in chosen:
+        mu_g = _round_up(float(_sgd_gaussian_part(a, gap, t, units,
+                                                  np.array([float(v)]))[0]))
+        curves.append(Gaussian(mu_g) @ dpsgd(sigma / math.sqrt(2.0), q, v,
+                                             sampling="without_replacement",
+                                             neighbouring="replace_one", tol=tol))
+    text = _assumptions("NoisySGD last iterate", sigma=sigma, b=b, n=n, steps=t,
+                        eta=float(step_size), M=float(smoothness),
+                        m=float(strong_convexity), c=1.0 - gap, D=D, L=L,
+                        sampling="without_replacement", neighbouring="replace_one")
+    best = strongest(*curves) if len(curves) > 1 else plain
+    return LastIterate(best, text, tuple(chosen) + (t,), plain)
+
+
+# ----------------------------------------------------------------------------
+# Comparison with plain composition
+# ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LastIterateComparison:
+    """Last iterate against plain composition (every iterate released), one run.
+
+    Attributes
+    ----------
+    delta : float
+        The δ at which ε is read.
+    epsilon_last, epsilon_plain : Bracket
+        Certified ε(δ) brackets (lower, upper); the upper end is the guarantee.
+    mu_last, mu_plain : Bracket
+        Smallest μ with f ≥ G_μ (bracket; equal ends for Gaussian results).
+    assumptions : str
+        The run.
+    """
+
+    delta: float
+    epsilon_last: Bracket
+    epsilon_plain: Bracket
+    mu_last: Bracket
+    mu_plain: Bracket
+    assumptions: str
+
+    def __str__(self) -> str:
+        return (f"{self.assumptions}\n"
+                f"  last iterate : mu <= {self.mu_last.hi:.6g}, "
+                f"epsilon({self.delta:g}) <= {self.epsilon_last.hi:.6g}\n"
+                f"  composition  : mu <= {self.mu_plain.hi:.6g}, "
+                f"epsilon({self.delta:g}) <= {self.epsilon_plain.hi:.6g}")
+
+
+def compare_last_iterate(result: LastIterateGaussian | LastIterate,
+                         delta: float = 1e-5) -> LastIterateComparison:
+    """ε(δ) and μ of a last-iterate guarantee next to plain composition of the same run.
+
+    Parameters
+    ----------
+    result : LastIterateGaussian or LastIterate
+        From ``noisy_gd`` or ``noisy_sgd``.
+    delta : float
+        δ ∈ (0, 1).
+
+    Returns
+    -------
+    LastIterateComparison
+
+    Raises
+    ------
+    ValueError
+        For δ outside (0, 1).
+    TypeError
+        When ``result`` is not a last-iterate result.
+
+    Examples
+    --------
+    >>> from fdp.sgd.last_iterate import noisy_gd, compare_last_iterate
+    >>> f = noisy_gd(4.0, 1.0, 50, 1000, 0.1, smoothness=1.0, strong_convexity=0.5)
+    >>> r = compare_last_iterate(f, 1e-5)
+    >>> bool(r.epsilon_last.hi < r.epsilon_plain.hi)
+    True
+    """
+    from fdp.status import require_guarantee
+
+    d = _validate.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+    if isinstance(result, LastIterateGaussian):
+        last: TradeOff = Gaussian(result.mu)
+        plain: TradeOff = Gaussian(result.plain_mu)
+    elif isinstance(result, LastIterate):
+        last, plain = result.of, result.plain
+    else:
+        raise TypeError("result must come from noisy_gd or noisy_sgd, got "
+                        f"{type(result).__name__}")
+    require_guarantee(last, "compare_last_iterate")
+    return LastIterateComparison(d, last.epsilon_bounds(d), plain.epsilon_bounds(d),
+                                 last.gdp_mu_bounds(), plain.gdp_mu_bounds(),
+                                 result.assumptions)
