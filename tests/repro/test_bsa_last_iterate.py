@@ -1,0 +1,24 @@
+"""paper_repro/bsa_last_iterate.py: every check passes and the figure is written (fast)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_bsa_last_iterate_fast(tmp_path):
+    sys.path.insert(0, str(ROOT))
+    try:
+        mod = importlib.import_module("paper_repro.bsa_last_iterate")
+    finally:
+        sys.path.remove(str(ROOT))
+    checks = mod.run(tmp_path, fast=True)
+    failed = [c for c in checks if not c.passed]
+    assert not failed, "\n".join(map(str, failed))
+    assert len(checks) == 27
+    png = tmp_path / f"{mod.NAME}.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert png.stat().st_size > 10_000
