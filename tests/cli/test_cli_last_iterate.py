@@ -1,0 +1,59 @@
+"""fdp last-iterate (fdp/cli/last_iterate.py), on a parser built here (not registered yet)."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath as mp
+import pytest
+
+from fdp.cli import last_iterate
+from fdp.commandline import Parser, run_command
+
+
+def _run(argv):
+    p = Parser(prog="fdp")
+    sub = p.add_subparsers(dest="command")
+    last_iterate.add_parser(sub)
+    return run_command(p, argv, lambda a: a.func(a))
+
+
+BASE = ["last-iterate", "--noise", "4", "--lipschitz", "1", "--dataset-size", "50",
+        "--steps", "1000", "--step-size", "0.1", "--smoothness", "1"]
+
+
+def test_strongly_convex_prints_closed_form(capsys):
+    assert _run([*BASE, "--strong-convexity", "0.5", "--delta", "1e-6"]) == 0
+    out = capsys.readouterr().out
+    a, c = mp.mpf(2) / 200, mp.mpf("0.95")
+    mu = a * mp.sqrt((1 + c) / (1 - c) * (1 - c ** 1000) / (1 + c ** 1000))
+    assert f"mu = {float(mu):.6g} (exact GDP)" in out
+    assert f"mu = {float(a * mp.sqrt(1000)):.6g}," in out
+    eps = [float(x.split()[0].rstrip(",")) for x in out.split("epsilon = ")[1:]]
+    assert eps[0] < eps[1]
+
+
+def test_constrained_convex(capsys):
+    assert _run(["last-iterate", "--sigma", "8", "--lipschitz", "0.25", "--dataset-size",
+                 "1", "--steps", "10000", "--step-size", "0.1", "--smoothness", "10",
+                 "--diameter", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"mu = {math.sqrt(20) / 8:.6g} (exact GDP)" in out
+
+
+@pytest.mark.parametrize("extra,needle", [
+    (["--strong-convexity", "2"], "--strong-convexity"),
+    (["--step-size", "5"], "--step-size"),
+    (["--diameter", "0"], "--diameter"),
+    (["--delta", "1"], "--delta"),
+])
+def test_bad_input_is_one_line_exit_2(extra, needle, capsys):
+    argv = list(BASE)
+    if extra[0] in argv:
+        i = argv.index(extra[0])
+        argv[i + 1] = extra[1]
+    else:
+        argv += extra
+    assert _run(argv) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1
