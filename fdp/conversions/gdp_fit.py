@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy.special import expit, ndtr, ndtri, ndtri_exp
+from scipy.special import expit, logit, ndtr, ndtri, ndtri_exp
 
 from fdp import _validate
 from fdp._numerics import ArrayFn, maximise_unimodal
@@ -30,6 +30,7 @@ from fdp.families.laplace import Laplace
 from fdp.operations.envelope import Envelope, Strongest
 from fdp.operations.inverse import Inverse
 from fdp.operations.subsample import PoissonAdd, PoissonRemove
+from fdp.status import Status
 from fdp.tradeoff import TradeOff
 
 
@@ -282,6 +283,101 @@ def gdp_fit(f: TradeOff) -> GdpFit:
     gap_lo = max(float(diff[j]) - 2 * _U, 0.0)
     gap_hi = min(_gap_upper(f, a, up_b, g_hi_mu, mu_hi, gap_lo) + 2 * _U, 1.0)
     return GdpFit(mu_lo, mu_hi, gap_lo, max(gap_hi, gap_lo), float(a[j]), bulk, binding)
+
+
+@dataclass(frozen=True)
+class GdpRangeFit:
+    """μ fitted to f over a range of false-positive rates: an approximation.
+
+    mu = max over α ∈ [fpr_low, fpr_high] of Φ⁻¹(1 − α) − Φ⁻¹(f(α)), the least μ with
+    f ≥ G_μ on that range only. Outside it f may lie below G_μ, so "f is μ-GDP" does
+    not follow: ``status`` is ``Status.APPROXIMATION``; the guarantee is ``gdp_fit``.
+
+    Parameters
+    ----------
+    mu : float
+        The fitted μ (≥ 0).
+    fpr_low, fpr_high : float
+        The range of α.
+    binding_at : float
+        The α where the fit binds.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.conversions.gdp_fit import gdp_fit_range
+    >>> gdp_fit_range(fdp.Gaussian(0.7), 0.01, 0.5)
+    GdpRangeFit(mu=0.7, FPR in [0.01, 0.5], approximation: f ≥ G_mu on that range only)
+    """
+
+    mu: float
+    fpr_low: float
+    fpr_high: float
+    binding_at: float
+
+    @property
+    def status(self) -> Status:
+        """Always ``Status.APPROXIMATION`` (not a guarantee outside the range)."""
+        return Status.APPROXIMATION
+
+    def __repr__(self) -> str:
+        return (f"GdpRangeFit(mu={self.mu:.6g}, FPR in [{self.fpr_low:g}, {self.fpr_high:g}], "
+                "approximation: f ≥ G_mu on that range only)")
+
+
+def gdp_fit_range(f: TradeOff, fpr_low: float, fpr_high: float) -> GdpRangeFit:
+    """The least μ with f(α) ≥ G_μ(α) for α in [fpr_low, fpr_high] (an approximation).
+
+    G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) (DRS 2022, Def 2.7), so f ≥ G_μ at α exactly when
+    μ ≥ Φ⁻¹(1 − α) − Φ⁻¹(f(α)); the fit is the maximum of that pointwise μ over the
+    range, on a logit grid refined by golden section around its best point, read from
+    f's certified lower curve. The μ summary practitioners quote for the part of the
+    curve an auditor can test (e.g. FPR ∈ [1e-3, 0.5]); it is no guarantee, hence the
+    approximation status. Over the whole of (0, 1) use ``gdp_fit`` (certified).
+
+    Parameters
+    ----------
+    f : TradeOff
+        The curve.
+    fpr_low, fpr_high : float
+        0 < fpr_low < fpr_high < 1.
+
+    Returns
+    -------
+    GdpRangeFit
+        (mu, fpr_low, fpr_high, binding_at), status approximation.
+
+    Raises
+    ------
+    ValueError
+        For a range outside (0, 1) or empty.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.conversions.gdp_fit import gdp_fit_range
+    >>> print(f"{gdp_fit_range(fdp.Laplace(1.0), 0.01, 0.05).mu:.4f}")
+    0.5460
+    """
+    f = _tradeoff(f)
+    lo = _validate.real("fpr_low", fpr_low, low=0.0, high=1.0, low_open=True, high_open=True)
+    hi = _validate.real("fpr_high", fpr_high, low=0.0, high=1.0, low_open=True,
+                        high_open=True)
+    if hi <= lo:
+        raise ValueError(f"fpr_high must exceed fpr_low = {lo!r}, got {hi!r}")
+    if isinstance(f, Gaussian):
+        return GdpRangeFit(float(f.mu), lo, hi, lo)
+    u = np.linspace(float(logit(lo)), float(logit(hi)), 401)
+    values, ok = _pointwise_mu(f._beta, expit(u))
+    if not ok.any():
+        return GdpRangeFit(float("inf"), lo, hi, lo)
+    j = int(np.argmax(values))
+
+    def row(x: FloatArray) -> FloatArray:
+        return _pointwise_mu(f._beta, expit(np.clip(x, u[0], u[-1])))[0]
+
+    best = float(maximise_unimodal(row, u, values[None, :])[0])
+    return GdpRangeFit(max(best, float(values[j]), 0.0), lo, hi, float(expit(u[j])))
 
 
 def _gap_upper(f: TradeOff, a: FloatArray, up_b: FloatArray, g_hi: FloatArray, mu_hi: float,
