@@ -221,6 +221,14 @@ class LastIterate(TradeOff):
         The unrolling horizons ν = t − τ composed (t: plain composition).
     plain : TradeOff
         Plain composition of the same run (every iterate released).
+
+    Examples
+    --------
+    >>> from fdp.sgd.last_iterate import noisy_sgd
+    >>> f = noisy_sgd(2.0, 100, 10_000, 500, 0.5, smoothness=1.0,
+    ...               strong_convexity=0.1, candidates=1, tol=1e-2)
+    >>> f.status.value, len(f.horizons)
+    ('certified', 2)
     """
 
     of: TradeOff
@@ -535,6 +543,14 @@ class LastIterateComparison:
         Smallest μ with f ≥ G_μ (bracket; equal ends for Gaussian results).
     assumptions : str
         The run.
+
+    Examples
+    --------
+    >>> from fdp.sgd.last_iterate import noisy_gd, compare_last_iterate
+    >>> r = compare_last_iterate(noisy_gd(8.0, 0.25, 1, 1000, 0.1, smoothness=10.0,
+    ...                                   diameter=1.0), 1e-5)
+    >>> print(f"{r.mu_last.hi:.3f} {r.mu_plain.hi:.3f}")
+    0.559 1.976
     """
 
     delta: float
