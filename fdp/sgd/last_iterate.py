@@ -184,7 +184,8 @@ class LastIterateGaussian(Gaussian):
     assumptions : str
         The algorithm and its assumptions (shown in the repr).
     plain_mu : float
-        μ of plain composition (every iterate released) for the same run.
+        μ of plain composition (every iterate released) for the same run (inf when
+        not given).
 
     Examples
     --------
@@ -195,7 +196,7 @@ class LastIterateGaussian(Gaussian):
     """
 
     assumptions: str = ""
-    plain_mu: float = math.nan
+    plain_mu: float = math.inf
 
     def __repr__(self) -> str:
         return f"LastIterateGaussian(mu={self.mu!r}; {self.assumptions})"

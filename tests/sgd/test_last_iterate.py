@@ -240,6 +240,29 @@ def test_noisy_sgd_full_batch_is_the_gaussian_closed_form():
     assert best < float(a * mp.sqrt(t))
 
 
+def test_noisy_sgd_horizon_composed_another_way():
+    # strongly convex, p = 0.05: the horizon's curve G(μ_G) ⊗ C_p(G(√2a))^{⊗ν}, with μ_G
+    # from mpmath and the ν-fold power of the one-step C_p composed by fdp.compose
+    # (not fdp.dpsgd): the two certified δ brackets must overlap, and the result's
+    # upper δ may not exceed the other route's upper δ.
+    sigma, b, n, t, c = 3.0, 5, 100, 400, 0.8
+    f = noisy_sgd(sigma, b, n, t, 1.0, smoothness=1.0, strong_convexity=1 - c,
+                  candidates=1, tol=1e-3)
+    (nu,) = f.horizons[:-1]
+    a, cm = mp.mpf(2) / sigma, mp.mpf(c)
+    w1 = (1 - cm ** (t - nu)) / (1 - cm)
+    w2 = (1 - cm ** (2 * nu)) / (1 - cm ** 2)
+    mu_g = float(mp.sqrt(2) * cm ** nu * a * w1 / mp.sqrt(w2))
+    step = fdp.Gaussian(float(mp.sqrt(2) * a)).subsample(b / n, sampling="without_replacement")
+    other = fdp.compose(fdp.Gaussian(mu_g), *([step] * nu), tol=1e-3)
+    member = f.of.members[1]
+    for eps in (0.25, 0.5, 1.0):
+        lo, hi = member.delta_bounds(eps)
+        olo, ohi = other.delta_bounds(eps)
+        assert lo <= ohi and olo <= hi
+        assert f.delta_bounds(eps)[1] <= ohi * (1 + 1e-6) + 1e-12
+
+
 def test_noisy_sgd_refusals():
     with pytest.raises(ValueError, match="batch_size"):
         noisy_sgd(1.0, 20, 10, 5, 0.5, smoothness=1.0)
