@@ -6,13 +6,13 @@ Interpolation for Differential Privacy", ICML 2024, arXiv 2403.00278; BSA below)
 
 The algorithms
 --------------
-NoisyGD and NoisySGD iterate
+NoisyGD, NoisyCGD and NoisySGD iterate
 
     X_{k+1} = Π_K( φ_k(X_k) + η Z_k ),   φ_k(x) = x − η ∇F_{B_k}(x),   Z_k ~ N(0, σ² I),
 
 from a data-independent X_0, with F_B = (1/b) Σ_{i∈B} f_i the mean loss of the batch B_k
-(the whole data set for NoisyGD, b records drawn uniformly without replacement for
-NoisySGD), each f_i
+(the whole data set for NoisyGD, the k mod l-th of l fixed disjoint batches for
+NoisyCGD, b records drawn uniformly without replacement for NoisySGD), each f_i
 L-Lipschitz (or its gradient clipped to norm L), convex and M-smooth, Π_K the projection
 onto a convex set of diameter D (D = ∞: no projection). Neighbouring data sets differ in
 one record (replace-one), so φ_k and φ'_k differ by at most η s, s = 2L/b, and only in
@@ -37,9 +37,9 @@ with W₂(ν) = Σ_{j<ν} c^{2j}, attained at u_k ∝ c^{t−1−k}, provided th
 respect 0 ≤ u_k ≤ c d_k + a e_k. They do when e_k = 1 at every step (NoisyGD) and
 when e_k = 0 (the deterministic half of NoisySGD below): the partial sums of
 u_k c^{k'-1-k} stay below c^{m} d_τ + a W₁(m) because
-c^{2(ν−m)} W₂(m) ≤ W₂(ν) and W₁(ν) c^{ν−m} W₂(m) ≤ W₁(m) W₂(ν) (m ≤ ν). (For cyclic
-batches the record's gradient arrives late in an epoch and they do not, so NoisyCGD
-needs the constrained minimum and is not offered here.) Here d_τ ≤ D/(ησ) (the
+c^{2(ν−m)} W₂(m) ≤ W₂(ν) and W₁(ν) c^{ν−m} W₂(m) ≤ W₁(m) W₂(ν) (m ≤ ν). For cyclic
+batches (e_k = 1 once per epoch) they do not, and the causal minimum is BSA's
+NoisyCGD formula (``cyclic_mu``). Here d_τ ≤ D/(ησ) (the
 projection) and d_τ ≤ a Σ_{k<τ} c^{τ−1−k} e_k (the processes start together), and
 d_0 = 0. Every τ gives a valid bound; the guarantee is the best one.
 
@@ -48,6 +48,10 @@ d_0 = 0. Every τ gives a valid bound; the guarantee is the best one.
   diameter give μ_ν = (D/(ησ√ν) + a√ν) for ν < t, BSA's convex bound (their
   μ* = √(3a'/η + a'²⌈1/(a'η)⌉)/σ with D = 1, a' = s, is this value at ν = ⌈D/(ηs)⌉
   after D²/(η²ν) ≤ Ds/η), and μ_t = a√t (plain composition) for τ = 0.
+* NoisyCGD (e_k = 1 once per epoch, at the record's batch position j): BSA's closed
+  form (``cyclic_mu``); it is the minimum with the causal constraints at the worst
+  position j = l − 1 for l ≥ 2 (it agrees with the quadratic program solved directly),
+  and for l = 1 the NoisyGD value above, which is smaller.
 * NoisySGD (e_k ~ Bernoulli(p), p = b/n, unknown to the analysis): split each step's
   noise into two independent halves; one carries the deterministic shifts (with
   d_{k+1} ≤ c d_k − u_k, the record's gradient being absorbed by the other half every
@@ -614,3 +618,122 @@ def compare_last_iterate(result: LastIterateGaussian | LastIterate,
     return LastIterateComparison(d, last.epsilon_bounds(d), plain.epsilon_bounds(d),
                                  last.gdp_mu_bounds(), plain.gdp_mu_bounds(),
                                  result.assumptions)
+
+
+# ----------------------------------------------------------------------------
+# Cyclic batches
+# ----------------------------------------------------------------------------
+def cyclic_mu(mu: float, contraction_factor: float, batches: int, epochs: int) -> float:
+    """Last-iterate GDP μ of unconstrained NoisyCGD (BSA 2024, NoisyCGD, strongly convex).
+
+    l fixed batches visited in order for E epochs; the differing record is in one batch,
+    so its gradient enters once per epoch with per-step GDP parameter μ. With
+    C = c^l, for l ≥ 2
+
+        μ_E = μ √(1 + c^{2l−2} (1 − c²)/(1 − c^l)² · (1 − C^{E−1})/(1 + C^{E−1})),
+
+    the shift-allocation minimum of the module docstring with the causal constraints (a
+    shift cannot precede the gradient difference it compensates) at the worst batch
+    position, the last of the epoch (the last difference, one step before release, is
+    paid in full: μ_E ≥ μ). For l = 1 (full batches) it is NoisyGD's
+    μ √((1+c)/(1−c) · (1−c^E)/(1+c^E)); at c = 1, μ √(1 + (E−1)/l).
+
+    Parameters
+    ----------
+    mu : float
+        μ ≥ 0, the GDP parameter of one batch step (2L/(bσ)).
+    contraction_factor : float
+        c ∈ [0, 1].
+    batches : int
+        l ≥ 1.
+    epochs : int
+        E ≥ 0.
+
+    Returns
+    -------
+    float
+        μ_E, rounded up.
+
+    Examples
+    --------
+    >>> from fdp.sgd.last_iterate import cyclic_mu
+    >>> print(f"{cyclic_mu(0.2, 0.99, 20, 500):.4f}")
+    0.2375
+    """
+    a = _validate.real("mu", mu, low=0.0)
+    c = _validate.real("contraction_factor", contraction_factor, low=0.0, high=1.0)
+    nb = _validate.positive_int("batches", batches)
+    E = _validate.positive_int("epochs", epochs, low=0)
+    if E == 0 or a == 0.0:
+        return 0.0
+    gap = 1.0 - c
+    if nb == 1:
+        nu = np.array([float(E)])
+        return _round_up(float(a * _w1(gap, nu)[0] / math.sqrt(_w2(gap, nu)[0])))
+    if E == 1 or gap >= 1.0:
+        return _round_up(a)
+    if gap == 0.0:
+        extra = (E - 1) / nb
+    else:
+        lc = math.log1p(-gap)
+        gap_l = -math.expm1(nb * lc)
+        # (1 − C^{E−1})/(1 + C^{E−1}) = tanh(−(E−1) l log c / 2)
+        extra = (math.exp((2 * nb - 2) * lc) * gap * (2.0 - gap) / (gap_l * gap_l)
+                 * math.tanh(-0.5 * (E - 1) * nb * lc))
+    return _round_up(a * math.sqrt(1.0 + extra))
+
+
+def noisy_cgd(noise: float, lipschitz: float, dataset_size: int, batches: int,
+              epochs: int, step_size: float, *, smoothness: float,
+              strong_convexity: float = 0.0) -> LastIterateGaussian:
+    """Last-iterate GDP of cyclic NoisyCGD, unconstrained (BSA 2024, NoisyCGD).
+
+    The n records are cut into l fixed disjoint batches of b = n/l, visited in the same
+    order for E epochs (t = lE steps), each step X ← X − η(∇F_{B}(X) + Z), Z ~ N(0, σ²I),
+    with L-Lipschitz, M-smooth, m-strongly convex (m ≥ 0) losses, η ≤ 2/M,
+    replace-one neighbours. One batch step is a-GDP with a = 2L/(bσ);
+    μ = ``cyclic_mu(a, c, l, E)``, c from ``contraction``.
+
+    Parameters
+    ----------
+    noise, lipschitz, step_size, smoothness, strong_convexity
+        As in ``noisy_gd``.
+    dataset_size : int
+        n ≥ 1, a multiple of ``batches``.
+    batches : int
+        l ≥ 1 batches per epoch.
+    epochs : int
+        E ≥ 0.
+
+    Returns
+    -------
+    LastIterateGaussian
+        Status exact; ``plain_mu`` = a√E (the record is used once per epoch).
+
+    Raises
+    ------
+    ValueError
+        For a parameter outside its range, or n not a multiple of l.
+
+    Examples
+    --------
+    >>> from fdp.sgd.last_iterate import noisy_cgd
+    >>> f = noisy_cgd(1.0, 0.1, 100, 10, 100, 0.1, smoothness=1.0, strong_convexity=0.1)
+    >>> print(f"{f.mu:.4f} {f.plain_mu:.4f}")
+    0.0336 0.2000
+    """
+    sigma = _validate.real("noise", noise, low=0.0, low_open=True)
+    L = _validate.real("lipschitz", lipschitz, low=0.0, low_open=True)
+    n = _validate.positive_int("dataset_size", dataset_size)
+    nb = _validate.positive_int("batches", batches)
+    E = _validate.positive_int("epochs", epochs, low=0)
+    if n % nb:
+        raise ValueError(f"dataset_size must be a multiple of batches ({nb}), got {n}")
+    gap = _gap(step_size, smoothness, strong_convexity)
+    a = 2.0 * L * nb / (n * sigma)
+    text = _assumptions("NoisyCGD last iterate", sigma=sigma, L=L, n=n, batches=nb,
+                        epochs=E, eta=float(step_size), M=float(smoothness),
+                        m=float(strong_convexity), c=1.0 - gap, D=math.inf,
+                        neighbouring="replace_one")
+    return LastIterateGaussian(cyclic_mu(a, 1.0 - gap, nb, E), text,
+                               _round_up(a * math.sqrt(E)))

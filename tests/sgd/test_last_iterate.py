@@ -24,6 +24,8 @@ from fdp.sgd.last_iterate import (
     LastIterateGaussian,
     compare_last_iterate,
     contraction,
+    cyclic_mu,
+    noisy_cgd,
     noisy_gd,
     noisy_sgd,
     strongly_convex_mu,
@@ -286,3 +288,95 @@ def test_compare_last_iterate():
         compare_last_iterate(f, 0.0)
     with pytest.raises(TypeError, match="result"):
         compare_last_iterate(fdp.Gaussian(1.0))
+
+
+# ---------------------------------------------------------------------------
+# NoisyCGD: BSA's closed form against the causal shift-allocation minimum
+# ---------------------------------------------------------------------------
+def _segments_min(hits, t, c):
+    """Exact causal minimum of Σu² (a = 1): every optimum splits into segments between
+    zeros of the distance, each compensating a run of consecutive hits with shifts
+    ∝ c^{z−1−k} up to the next run; a dynamic programme over runs, keeping feasible
+    segments only (the distance may not go negative before a hit)."""
+    def w2(n):
+        return n if c == 1 else (1 - c ** (2 * n)) / (1 - c * c)
+
+    n = len(hits)
+    best = [math.inf] * n + [0.0]
+    for i in range(n - 1, -1, -1):
+        for j in range(i, n):
+            z = hits[j + 1] if j + 1 < n else t
+            s = sum(c ** (z - 1 - h) for h in hits[i:j + 1])
+            k = s / w2(z - hits[i])
+            ok = all(sum(c ** (hits[m] - 1 - h) for h in hits[i:m])
+                     >= k * c ** (z - hits[m]) * w2(hits[m] - hits[i]) - 1e-12
+                     for m in range(i + 1, j + 1))
+            if ok:
+                best[i] = min(best[i], s * s / w2(z - hits[i]) + best[j + 1])
+    return math.sqrt(best[0])
+
+
+def _causal_qp(hits, t, c):
+    """The same minimum by SLSQP on the step-by-step constraints (a = 1)."""
+    e = [1.0 if k in hits else 0.0 for k in range(t)]
+
+    def dist(u):
+        d, out = 0.0, []
+        for k in range(t):
+            out.append(c * d + e[k] - u[k])
+            d = out[-1]
+        return np.array(out)
+
+    cons = [{"type": "ineq", "fun": lambda u: dist(u)[:-1]},
+            {"type": "eq", "fun": lambda u: dist(u)[-1:]}]
+    res = minimize(lambda u: float(u @ u), np.array(e), jac=lambda u: 2 * u,
+                   constraints=cons, bounds=[(0, None)] * t, method="SLSQP",
+                   options={"ftol": 1e-15, "maxiter": 1000})
+    return math.sqrt(res.fun)
+
+
+@pytest.mark.parametrize("c", [0.0, 0.3, 0.7, 0.9, 0.99, 1.0])
+@pytest.mark.parametrize("l, E", [(1, 2), (1, 6), (2, 3), (3, 4), (5, 3), (10, 8)])
+def test_cyclic_mu_is_the_worst_causal_minimum(c, l, E):
+    t = l * E
+    worst = max(_segments_min([k for k in range(t) if k % l == j], t, c) for j in range(l))
+    got = cyclic_mu(1.0, c, l, E)
+    assert worst <= got <= worst * (1 + 1e-10)
+    if l == 1:
+        assert got == pytest.approx(strongly_convex_mu(1.0, c, E), rel=1e-12)
+
+
+@pytest.mark.parametrize("c, l, E", [(0.9, 3, 4), (0.7, 5, 3), (0.99, 4, 5)])
+def test_causal_minimum_two_ways(c, l, E):
+    t = l * E
+    for j in range(l):
+        hits = [k for k in range(t) if k % l == j]
+        assert _segments_min(hits, t, c) == pytest.approx(_causal_qp(hits, t, c), rel=1e-6)
+
+
+def test_cyclic_limits_and_authors_table():
+    # c = 1: μ√(1 + (E−1)/l) (the closed form's limit); E = 1 and c = 0 (l ≥ 2): μ
+    assert cyclic_mu(0.3, 1.0, 10, 8) == pytest.approx(0.3 * math.sqrt(1 + 7 / 10), rel=1e-13)
+    assert cyclic_mu(0.3, 1 - 1e-9, 10, 8) == pytest.approx(0.3 * math.sqrt(1.7), rel=1e-7)
+    assert cyclic_mu(0.3, 0.9, 10, 1) == pytest.approx(0.3, rel=1e-13)
+    assert cyclic_mu(0.3, 0.0, 4, 9) == pytest.approx(0.3, rel=1e-13)
+    # plot_table_ncgd_fdp.py, ncgd_mu_sc.tex (per-step 0.2), three decimals
+    printed = {(0.98, 10, 5): 0.229, (0.98, 10, 50): 0.270, (0.99, 20, 5): 0.215,
+               (0.99, 20, 500): 0.237, (0.995, 10, 500): 0.439, (0.995, 40, 50): 0.219}
+    for (c, l, E), value in printed.items():
+        assert round(cyclic_mu(0.2, c, l, E), 3) == value
+    mus = [cyclic_mu(0.2, 0.99, 20, E) for E in range(0, 300)]
+    assert all(b >= a for a, b in itertools.pairwise(mus))
+    assert all(m <= 0.2 * math.sqrt(E) * (1 + 1e-12) for E, m in enumerate(mus))
+
+
+def test_noisy_cgd():
+    f = noisy_cgd(1.0, 0.1, 100, 10, 100, 0.1, smoothness=1.0, strong_convexity=0.1)
+    a = 2 * 0.1 * 10 / 100
+    assert f.mu == cyclic_mu(a, contraction(0.1, 1.0, 0.1), 10, 100)
+    assert f.plain_mu == pytest.approx(a * 10) and "NoisyCGD" in repr(f)
+    assert pickle.loads(pickle.dumps(f)) == f
+    with pytest.raises(ValueError, match="multiple of batches"):
+        noisy_cgd(1.0, 0.1, 101, 10, 5, 0.1, smoothness=1.0)
+    with pytest.raises(ValueError, match="epochs"):
+        noisy_cgd(1.0, 0.1, 100, 10, -1, 0.1, smoothness=1.0)
