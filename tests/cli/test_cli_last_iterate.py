@@ -41,6 +41,30 @@ def test_constrained_convex(capsys):
     assert f"mu = {math.sqrt(20) / 8:.6g} (exact GDP)" in out
 
 
+def test_cyclic(capsys):
+    assert _run(["last-iterate", "--noise", "1", "--lipschitz", "0.1", "--dataset-size",
+                 "100", "--batches", "10", "--epochs", "100", "--step-size", "0.1",
+                 "--smoothness", "1", "--strong-convexity", "0.1"]) == 0
+    out = capsys.readouterr().out
+    c, l, E, a = mp.mpf("0.99"), 10, 100, mp.mpf("0.02")
+    mu = a * mp.sqrt(1 + c ** (2 * l - 2) * (1 - c ** 2) / (1 - c ** l) ** 2
+                     * (1 - c ** (l * (E - 1))) / (1 + c ** (l * (E - 1))))
+    assert "NoisyCGD" in out and f"mu = {float(mu):.6g} (exact GDP)" in out
+    assert "mu = 0.2," in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["--batches", "10"],                                   # no --epochs
+    ["--batches", "10", "--epochs", "3", "--diameter", "1"],
+    ["--epochs", "3"],
+])
+def test_cyclic_refusals(argv, capsys):
+    base = [x for x in BASE if x not in ("--steps", "1000")]
+    assert _run(base + (argv if argv[0] != "--epochs" else ["--steps", "5", *argv])) == 2
+    err = capsys.readouterr().err
+    assert ("--batches" in err or "--steps" in err) and err.count("\n") == 1
+
+
 @pytest.mark.parametrize("extra,needle", [
     (["--strong-convexity", "2"], "--strong-convexity"),
     (["--step-size", "5"], "--step-size"),
