@@ -1,4 +1,4 @@
-"""Last-iterate privacy of NoisyGD (Bok, Su & Altschuler, ICML 2024, Figures 6–7, Tables 7–8).
+"""Last-iterate privacy of NoisyGD (Bok, Su & Altschuler, ICML 2024, Figures 6–7, Tables 7–9).
 
 Shifted interpolation bounds the privacy of the final iterate alone; for a contraction c
 it converges in the number of steps t, where composition grows like √t.
@@ -8,7 +8,8 @@ Values: the authors' code (github jinhobok/shifted_interpolation_dp,
 ``plot_table_ngd_fdp.py``) prints μ_t = μ√((1+c)/(1−c)·(1−c^t)/(1+c^t)) at per-step
 μ = 0.1 to three decimals (Table 7) and, for the constrained convex case with σ = 8,
 D = 1, (t*, μ*) with μ* = √(3a/η + a²⌈1/(aη)⌉)/σ (Table 8; a their L/n, our per-step
-sensitivity 2L/n). We recompute those numbers from the authors' formulas and check ours
+sensitivity 2L/n); ``plot_table_ncgd_fdp.py`` prints the cyclic NoisyCGD μ_E at per-step
+0.2 (Table 9). We recompute those numbers from the authors' formulas and check ours
 against them; ε(δ) of each G_μ is checked against an mpmath root of DRS Cor 2.13.
 """
 
@@ -26,7 +27,7 @@ from ._common import figure, write
 
 NAME = "bsa_last_iterate"
 TITLE = "BSA 2024: last-iterate privacy of NoisyGD"
-SOURCE = "Bok, Su & Altschuler 2024 (authors' code, Tables 7-8)"
+SOURCE = "Bok, Su & Altschuler 2024 (authors' code, Tables 7-9)"
 CAPTION = """ε at δ = 1e-5 (solid) and 1e-3 (dashed) of the last iterate of NoisyGD against the
 number of steps t, next to composition (every iterate released, G_{μ√t}). Left: strongly
 convex and smooth losses, contraction c = 0.99, per-step μ = 0.1: the last iterate is
@@ -35,7 +36,8 @@ while composition grows without bound. Middle: convex losses on a set of diamete
 σ = 8, η = 0.1, per-step sensitivity 2L/n = 0.5: the bound is composition up to t* = 80 and
 constant μ* = √20/8 ≈ 0.559 after (BSA's t*, μ*). Right: the trade-off curves at t = 1000.
 Checked: μ_t against the authors' Table 7 formula, (t*, μ*) against their Table 8
-formula (ours is the exact minimum over the unrolling horizon, never above theirs), and
+formula (ours is the exact minimum over the unrolling horizon, never above theirs), the
+NoisyCGD μ_E against their Table 9 formula, and
 ε(δ) against an mpmath root of the GDP privacy profile (DRS Cor 2.13)."""
 
 MU, C = 0.1, 0.99
@@ -92,6 +94,16 @@ def run(out_dir, fast: bool = False):
         ok = at == ours and before < ours
         checks.append(Check.holds(SOURCE, f"t*, L/n={a:g}, η={eta:g}",
                                   f"t* = {t_star}", "constant from t*" if ok else "not", ok))
+    # NoisyCGD (ncgd_mu_sc.tex, per-step 0.2): the authors' closed form, three decimals
+    from fdp.sgd.last_iterate import noisy_cgd
+    for c, nb, E in ((0.98, 10, 50), (0.99, 20, 500), (0.995, 40, 5)):
+        theirs = 0.2 * math.sqrt(1 + c ** (2 * nb - 2) * (1 - c ** 2) / (1 - c ** nb) ** 2
+                                 * (1 - c ** (nb * (E - 1))) / (1 + c ** (nb * (E - 1))))
+        # per-step 2L/(bσ) = 0.2 with b = n/l = 1, σ = 1, L = 0.1; c = 1 − ηm at η = 1
+        ours = noisy_cgd(1.0, 0.1, nb, nb, E, 1.0, smoothness=1.0,
+                         strong_convexity=1.0 - c).mu
+        checks.append(Check.rounds_to(SOURCE, f"NoisyCGD μ_E, c={c:g}, l={nb}, E={E}",
+                                      f"{theirs:.3f}", ours, note="Table 9 formula"))
     # ε(δ) of the last iterate and of composition against mpmath (DRS Cor 2.13)
     for t in (10, 640):
         for name, mu in (("last iterate", _sc(t).mu), ("composition", MU * math.sqrt(t))):
