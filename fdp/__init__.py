@@ -25,6 +25,7 @@ from fdp.conversions import (
     tightest_eps_delta,
 )
 from fdp.conversions.from_rdp import from_rdp, from_zcdp
+from fdp.conversions.repeat_select import repeat_and_select
 from fdp.families import (
     DiscreteGaussian,
     DiscreteLaplace,
@@ -106,7 +107,7 @@ __all__ = [
     "compose", "compose_selections", "envelope", "shuffle_amplification", "strongest",
     # conversions
     "from_privacy_profile", "from_rdp", "from_zcdp", "gdp_delta", "gdp_epsilon",
-    "gdp_mu_for_eps_delta", "tightest_eps_delta",
+    "gdp_mu_for_eps_delta", "repeat_and_select", "tightest_eps_delta",
     # public subpackages
     "conversions", "families", "operations",
     # loaded on first use

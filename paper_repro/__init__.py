@@ -29,4 +29,5 @@ SCRIPTS = (
     "samplers_compare",
     "mf_correlated_noise",
     "ddr_selection",
+    "ps_repeat_select",
 )

@@ -431,6 +431,8 @@ def _families() -> dict[str, fdp.TradeOff]:
         "from_privacy_profile": fdp.from_privacy_profile([0.5, 1.0], [1e-2, 1e-3]),
         "from_rdp": fdp.from_rdp([2.0, 4.0, 8.0], [0.5, 1.0, 2.0]),
         "from_zcdp": fdp.from_zcdp(0.1),
+        "GaussianRange": fdp.GaussianRange(1.0, 1.1, "a sensitivity bracket"),
+        "repeat_and_select": fdp.repeat_and_select(fdp.Gaussian(0.5), 10.0, 1.0),
     }
 
 

@@ -47,7 +47,7 @@ midpoint: no overshoot as in opacus #346). The result reports ``lower`` (a noise
 that was not certified) and the relative ``tolerance`` (hi − lo)/hi.
 """
 
-from fdp.calibration.noise import calibrate, calibrate_dpsgd
+from fdp.calibration.noise import PerStepEpsilon, calibrate, calibrate_dpsgd, epsilon_per_step
 from fdp.calibration.search import Calibration, search_noise
 from fdp.calibration.targets import (
                                      DELTA_EVAL_RTOL,
@@ -60,6 +60,6 @@ from fdp.calibration.targets import (
                                      tail_mass,
 )
 
-__all__ = ["DELTA_EVAL_RTOL", "MAX_TAIL", "Calibration", "TailDelta", "Target", "calibrate",
-           "calibrate_dpsgd", "dominates", "min_gap", "search_noise", "tail_allowance",
-           "tail_mass"]
+__all__ = ["DELTA_EVAL_RTOL", "MAX_TAIL", "Calibration", "PerStepEpsilon", "TailDelta", "Target",
+           "calibrate", "calibrate_dpsgd", "dominates", "epsilon_per_step", "min_gap",
+           "search_noise", "tail_allowance", "tail_mass"]

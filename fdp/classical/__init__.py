@@ -28,6 +28,7 @@ from fdp.classical.rdp import (
                                        DEFAULT_ORDERS,
                                        RDPEpsilon,
                                        gaussian_rdp_epsilon,
+                                       rdp_bounded_range,
                                        rdp_of,
                                        rdp_subsampled_gaussian,
                                        rdp_to_epsilon,
@@ -37,5 +38,5 @@ from fdp.classical.rdp import (
 __all__ = ["BU_ORDERS", "DEFAULT_ORDERS", "RDPEpsilon", "advanced_composition",
            "analytic_gaussian_sigma", "basic_composition", "classic_gaussian_sigma",
            "gaussian_rdp_epsilon", "kov_lattice_epsilon", "optimal_homogeneous_delta",
-           "optimal_homogeneous_epsilon", "parallel_composition", "rdp_of",
+           "optimal_homogeneous_epsilon", "parallel_composition", "rdp_bounded_range", "rdp_of",
            "rdp_subsampled_gaussian", "rdp_to_epsilon", "rdp_to_log_delta"]
