@@ -38,14 +38,43 @@ The mapping (Dong, Roth & Su 2022, "DRS"; each leaf's pair is exact)
   than symmetrising each step.
 * ``SampledWithoutReplacementDpEvent(n, m, E)`` (replace-one): C_p(f) with p = m/n
   (DRS Thm 4.2).
+* ``SampledWithReplacementDpEvent(n, b, GaussianDpEvent(σ))`` (replace-one):
+  ``fdp.dpsgd(σ, b/n, 1, sampling="with_replacement", dataset_size=n)`` with
+  sensitivity Δ (k copies of the record shift the mean by kΔ; derivation in
+  ``fdp.sgd.certified``); a batch larger than n, or another inner event, is refused.
+* ``TruncatedSubsampledGaussianDpEvent(n, q, B, σ)`` (add/remove; n counts the
+  record, as in dp_accounting): ``fdp.dpsgd(σ, q, 1, sampling="truncated_poisson",
+  dataset_size=n, batch_cap=min(B, n))`` -- a cap of n never truncates. The event
+  split is dp_accounting's; fdp's second part is tighter (``fdp.sgd.certified``).
+* ``MixtureOfGaussiansDpEvent(σ, c, p)`` (add/remove): ``fdp.MixtureOfGaussians(σ,
+  c, p)`` = T(N(0, σ²), Σ p_i N(c_i, σ²)), the add direction (Choquette-Choo, Ganesh,
+  Steinke & Thakurta 2024, §4), symmetrised once like Poisson sampling.
+* ``RandomAllocationDpEvent(GaussianDpEvent(σ), k, t)`` (dp_accounting main,
+  add/remove): ``fdp.random_allocation(σ, t, k)``; a self-composition of E is
+  ``epochs=E`` (Chua et al. 2025; Feldman & Shenfeld 2025).
+* ``SingleEpochTreeAggregationDpEvent(σ, T or [T_1, …])`` (replace-special only):
+  ``fdp.sgd.matrix_factorization.tree_aggregation(σ, T, single_epoch=True)``, the
+  exact G_{√(max depth)/σ} (Kairouz et al. 2021, App. D).
+* ``RepeatAndSelectDpEvent(event, mean, shape)``: ``repeat_and_select(f, mean,
+  shape)`` of the inner event's guarantee f (Papernot & Steinke 2022, via its
+  certified Rényi curve; ``fdp.conversions.repeat_select``).
+* Subtrees of Poisson / truncated-Poisson / with-replacement Gaussian steps are handed
+  to ``fdp.dpsgd`` whole (one call when they share a sampler); several samplers
+  compose group by group, a non-Poisson group as its symmetric ``dpsgd`` curve.
 * ``NoOpDpEvent``: Id. ``NonPrivateDpEvent`` (and a zero noise parameter): no privacy,
   the zero trade-off function (ε = ∞).
 
+Neighbouring relations: "add_remove", "replace_one" (sensitivity
+``replace_one_sensitivity``) and "replace_special" (one record replaced by a special
+record contributing zero, Δ = 1; only tree aggregation, additive Gaussian/Laplace
+noise, stated guarantees and their compositions are accepted under it). An event
+analysed under another relation than the one asked for raises
+``UnsupportedEventError`` naming the relation to use.
+
 Parameters derived by floating-point arithmetic (1/σ, m/n, the randomized-response ε)
 are rounded one ulp toward less privacy, so a rounding error never helps the answer.
-Everything else (sampling with replacement, tree aggregation, repeat-and-select,
-mixtures of Gaussians, truncated Poisson sampling, random allocation, unknown events)
-raises ``UnsupportedEventError`` saying what is not supported and what to use instead:
+``UnsupportedDpEvent``, unknown events, and the cases above that are refused raise
+``UnsupportedEventError`` saying what is not supported and what to use instead:
 nothing is silently approximated.
 """
 
@@ -62,15 +91,17 @@ import numpy as np
 from fdp import _validate
 from fdp.conversions.from_rdp import from_zcdp
 from fdp.families import (
-                          BoundedRange,
-                          DiscreteGaussian,
-                          DiscreteLaplace,
-                          EpsDelta,
-                          Gaussian,
-                          Identity,
-                          Laplace,
-                          RandomizedResponse,
+    BoundedRange,
+    DiscreteGaussian,
+    DiscreteLaplace,
+    EpsDelta,
+    Gaussian,
+    Identity,
+    Laplace,
+    MixtureOfGaussians,
+    RandomizedResponse,
 )
+from fdp.families.mixture import PROB_SUM_TOL
 from fdp.operations import compose
 from fdp.status import require_guarantee
 from fdp.tradeoff import TradeOff
@@ -78,10 +109,22 @@ from fdp.tradeoff import TradeOff
 #: A dp_accounting ``DpEvent`` (or its named-tuple form), read by duck typing.
 Event = Any
 
-NEIGHBOURING = ("add_remove", "replace_one")
+NEIGHBOURING = ("add_remove", "replace_one", "replace_special")
 
 # dp_accounting's NeighboringRelation member names -> ours
-_RELATION_NAMES = {"ADD_OR_REMOVE_ONE": "add_remove", "REPLACE_ONE": "replace_one"}
+_RELATION_NAMES = {"ADD_OR_REMOVE_ONE": "add_remove", "REPLACE_ONE": "replace_one",
+                   "REPLACE_SPECIAL": "replace_special"}
+
+# The events accounted for under "replace_special" (one record replaced by a special
+# record that contributes nothing): tree aggregation, the additive-noise leaves (a
+# noised sum moves by one record's contribution, Δ = 1), the leaves that state their
+# own guarantee, and structure. Sampling events are analysed for other relations.
+_REPLACE_SPECIAL_EVENTS = frozenset({
+    "NoOpDpEvent", "NonPrivateDpEvent", "GaussianDpEvent", "LaplaceDpEvent",
+    "EpsilonDeltaDpEvent", "ExponentialMechanismDpEvent", "PermuteAndFlipDpEvent",
+    "ZCDpEvent", "ComposedDpEvent", "SelfComposedDpEvent",
+    "SingleEpochTreeAggregationDpEvent", "RepeatAndSelectDpEvent",
+})
 
 
 class UnsupportedEventError(ValueError):
@@ -115,11 +158,12 @@ def from_dp_event(event: Event, neighbouring: str = "add_remove", *,
     ----------
     event : dp_accounting.DpEvent
         Any event (or its ``to_named_tuple()`` form); read by class name and attributes.
-    neighbouring : {"add_remove", "replace_one"}
+    neighbouring : {"add_remove", "replace_one", "replace_special"}
         The neighbouring relation the guarantee is for. Poisson sampling needs
         "add_remove"; sampling without replacement and randomized response need
-        "replace_one" (DRS Thm 4.2). dp_accounting's ``NeighboringRelation`` members
-        ``ADD_OR_REMOVE_ONE`` / ``REPLACE_ONE`` are accepted too.
+        "replace_one" (DRS Thm 4.2); tree aggregation needs "replace_special".
+        dp_accounting's ``NeighboringRelation`` members ``ADD_OR_REMOVE_ONE`` /
+        ``REPLACE_ONE`` / ``REPLACE_SPECIAL`` are accepted too.
     replace_one_sensitivity : float in (0, 2]
         Under "replace_one", the sensitivity of the noised sum in units of the bound C
         on one record's contribution: 2 (default; replacing a record moves Σ v_i by up
@@ -236,7 +280,8 @@ def _accountant_class() -> type:
         Parameters
         ----------
         neighboring_relation : dp_accounting.NeighboringRelation
-            ``ADD_OR_REMOVE_ONE`` (default) or ``REPLACE_ONE``.
+            ``ADD_OR_REMOVE_ONE`` (default), ``REPLACE_ONE`` or ``REPLACE_SPECIAL``
+            (tree aggregation).
         replace_one_sensitivity : float in (0, 2]
             As in ``fdp.from_dp_event`` (default 2: replacing a record moves a sum of
             records with norm ≤ C by up to 2C).
@@ -315,8 +360,10 @@ class _Context:
 
     @property
     def sensitivity(self) -> float:
-        """Δ of a noised sum of records with ‖v_i‖ ≤ 1 under this relation."""
-        return 1.0 if self.relation == "add_remove" else self.replace_one_sensitivity
+        """Δ of a noised sum of records with ‖v_i‖ ≤ 1 under this relation (a special
+        record contributes the zero vector, so replacing a record by it moves the sum
+        by one record's contribution)."""
+        return self.replace_one_sensitivity if self.relation == "replace_one" else 1.0
 
 
 @dataclass(frozen=True)
@@ -326,18 +373,29 @@ class _Mapped:
     ``f`` bounds T(M(S), M(S ∪ {x})) only when ``directional`` (Poisson sampling
     inside); otherwise it bounds both orders of every neighbouring pair. ``private``
     False: no guarantee at all. ``f`` is None in a dry run (``build=False``), and also
-    while the subtree is a DP-SGD run: ``steps`` then holds its Poisson-subsampled
-    Gaussian steps as (noise multiplier, rate, count), composed only at the end by
+    while the subtree is a DP-SGD run: ``steps`` then holds its subsampled Gaussian
+    steps as (noise multiplier, rate, count, sampler), composed only at the end by
     ``fdp.dpsgd`` itself, so that an event and the same run given to ``dpsgd`` get
-    bit-identical brackets. ``sigma`` marks a bare Gaussian leaf (its noise multiplier).
+    bit-identical brackets; or while it is random allocation: ``allocation`` holds
+    (σ, steps, selected, epochs) for ``fdp.random_allocation``. ``sigma`` marks a
+    bare Gaussian leaf (its noise multiplier).
     """
 
     f: TradeOff | None
     directional: bool = False
     private: bool = True
-    steps: tuple[tuple[float, float, int], ...] | None = None
+    steps: tuple[Step, ...] | None = None
     sigma: float | None = None
+    allocation: tuple[float, int, int, int] | None = None
 
+
+#: A batch sampler of ``fdp.dpsgd`` with its options: (sampling, dataset_size,
+#: batch_cap, sensitivity); None is dpsgd's default.
+Sampler = tuple[str, int | None, int | None, float | None]
+#: One group of DP-SGD steps: (noise multiplier, rate, count, sampler).
+Step = tuple[float, float, int, Sampler]
+
+_POISSON: Sampler = ("poisson", None, None, None)
 
 # The largest number of steps a DP-SGD-shaped tree with several distinct (σ, q) is
 # expanded to per-step arrays for ``fdp.dpsgd`` (beyond it the tree is composed factor
@@ -353,8 +411,8 @@ def _relation(neighbouring: Any) -> str:
     name = _RELATION_NAMES.get(name, name)
     if name not in NEIGHBOURING:
         raise ValueError(f"neighbouring must be one of {NEIGHBOURING} (or dp_accounting's "
-                         f"NeighboringRelation.ADD_OR_REMOVE_ONE / REPLACE_ONE), got "
-                         f"{neighbouring!r}; REPLACE_SPECIAL is not supported")
+                         f"NeighboringRelation.ADD_OR_REMOVE_ONE / REPLACE_ONE / "
+                         f"REPLACE_SPECIAL), got {neighbouring!r}")
     return name
 
 
@@ -410,6 +468,12 @@ def _map(event: Event, ctx: _Context, build: bool) -> _Mapped:
     """The guarantee of one event, by its dp_accounting class name (events are read by
     duck typing, so the name is the only type information there is)."""
     name = _event_name(event)
+    if ctx.relation == "replace_special" and name not in _REPLACE_SPECIAL_EVENTS:
+        raise UnsupportedEventError(
+            f"{name} under neighbouring='replace_special': fdp accounts for tree "
+            "aggregation, additive Gaussian/Laplace noise, stated (ε, δ)/zCDP/ε-DP "
+            "guarantees and their compositions under that relation; "
+            f"{name} is analysed under 'add_remove' or 'replace_one'")
     match name:
         case "NoOpDpEvent":
             return _noop(event, ctx, build)
@@ -441,6 +505,18 @@ def _map(event: Event, ctx: _Context, build: bool) -> _Mapped:
             return _poisson(event, ctx, build)
         case "SampledWithoutReplacementDpEvent":
             return _without_replacement(event, ctx, build)
+        case "SampledWithReplacementDpEvent":
+            return _with_replacement(event, ctx, build)
+        case "TruncatedSubsampledGaussianDpEvent":
+            return _truncated(event, ctx, build)
+        case "MixtureOfGaussiansDpEvent":
+            return _mixture(event, ctx, build)
+        case "RandomAllocationDpEvent":
+            return _random_allocation(event, ctx, build)
+        case "SingleEpochTreeAggregationDpEvent":
+            return _tree(event, ctx, build)
+        case "RepeatAndSelectDpEvent":
+            return _repeat_select(event, ctx, build)
     advice = _ADVICE.get(name)
     if advice is None:
         raise UnsupportedEventError(
@@ -454,9 +530,11 @@ def _map(event: Event, ctx: _Context, build: bool) -> _Mapped:
 SUPPORTED_EVENTS = (
     "ComposedDpEvent", "DiscreteGaussianDpEvent", "DiscreteLaplaceDpEvent",
     "EpsilonDeltaDpEvent", "ExponentialMechanismDpEvent", "GaussianDpEvent", "LaplaceDpEvent",
-    "NoOpDpEvent", "NonPrivateDpEvent", "PermuteAndFlipDpEvent", "PoissonSampledDpEvent",
-    "RandomizedResponseDpEvent", "SampledWithoutReplacementDpEvent", "SelfComposedDpEvent",
-    "ZCDpEvent",
+    "MixtureOfGaussiansDpEvent", "NoOpDpEvent", "NonPrivateDpEvent", "PermuteAndFlipDpEvent",
+    "PoissonSampledDpEvent", "RandomAllocationDpEvent", "RandomizedResponseDpEvent",
+    "SampledWithReplacementDpEvent", "SampledWithoutReplacementDpEvent",
+    "RepeatAndSelectDpEvent", "SelfComposedDpEvent", "SingleEpochTreeAggregationDpEvent",
+    "TruncatedSubsampledGaussianDpEvent", "ZCDpEvent",
 )
 
 
@@ -474,28 +552,54 @@ def _finish(m: _Mapped) -> TradeOff:
     return f
 
 
-def _dpsgd_run(steps: tuple[tuple[float, float, int], ...]) -> TradeOff | None:
-    """``fdp.dpsgd`` of Poisson-subsampled Gaussian steps (σ, q, n) under add/remove, or
-    None when the steps are too many to list per step."""
-    from fdp.sgd.certified import dpsgd
-    total = sum(n for _, _, n in steps)
-    if len({(s, q) for s, q, _ in steps}) == 1:
-        return dpsgd(steps[0][0], steps[0][1], total)
+def _dpsgd_run(steps: tuple[Step, ...]) -> TradeOff | None:
+    """``fdp.dpsgd`` of subsampled Gaussian steps (σ, q, n, sampler) when they share
+    one sampler, or None (several samplers, or too many steps to list per step)."""
+    if len({sampler for *_, sampler in steps}) != 1:
+        return None
+    total = sum(n for _, _, n, _ in steps)
+    if len({(s, q) for s, q, _, _ in steps}) == 1:
+        return _dpsgd(steps[0][0], steps[0][1], total, steps[0][3])
     if total > _MAX_EXPANDED_STEPS:
         return None
-    sigma = np.repeat([s for s, _, _ in steps], [n for _, _, n in steps])
-    rate = np.repeat([q for _, q, _ in steps], [n for _, _, n in steps])
-    return dpsgd(sigma, rate, total)
+    counts = [n for _, _, n, _ in steps]
+    sigma = np.repeat([s for s, _, _, _ in steps], counts)
+    rate = np.repeat([q for _, q, _, _ in steps], counts)
+    return _dpsgd(sigma, rate, total, steps[0][3])
+
+
+def _dpsgd(sigma: Any, rate: Any, steps: int, sampler: Sampler) -> TradeOff:
+    """``fdp.dpsgd`` with the sampler's relation and options."""
+    from fdp.sgd.certified import SAMPLERS, dpsgd
+    name, dataset_size, batch_cap, sensitivity = sampler
+    return dpsgd(sigma, rate, steps, sampling=name, neighbouring=SAMPLERS[name][0],
+                 sensitivity=sensitivity, dataset_size=dataset_size, batch_cap=batch_cap)
 
 
 def _built(m: _Mapped) -> TradeOff:
-    """``m.f``, composed from ``m.steps`` when the subtree was kept as a DP-SGD run."""
+    """``m.f``; or, for a subtree kept as a DP-SGD run or a random allocation, the
+    trade-off function it stands for.
+
+    A run with several samplers is composed group by group: a Poisson group as its
+    add direction (G_{1/σ} subsampled, ``direction="add"``), the others as their
+    symmetric ``fdp.dpsgd`` curve (valid for both orders, hence also as the add
+    direction); the result is symmetrised once by ``_finish``.
+    """
     if m.f is not None:
         return m.f
+    if m.allocation is not None:
+        from fdp.sgd.allocation import random_allocation
+        sigma, t, k, epochs = m.allocation
+        return random_allocation(sigma, t, k, epochs)
     if m.steps is None:
         raise RuntimeError("internal: _finish needs a tree mapped with build=True")
-    return compose(*[Gaussian(_ratio(1.0, s, up=True)).subsample(q, direction="add") ** n
-                     for s, q, n in m.steps])
+    parts = []
+    for s, q, n, sampler in m.steps:
+        if sampler == _POISSON:
+            parts.append(Gaussian(_ratio(1.0, s, up=True)).subsample(q, direction="add") ** n)
+        else:
+            parts.append(_dpsgd(s, q, n, sampler))
+    return parts[0] if len(parts) == 1 else compose(*parts)
 
 
 # -- leaves ----------------------------------------------------------------
@@ -510,8 +614,8 @@ def _non_private(event: Event, ctx: _Context, build: bool) -> _Mapped:
 def _gaussian(event: Event, ctx: _Context, build: bool) -> _Mapped:
     sigma = _nonneg(event, "noise_multiplier", allow_inf=True)
     m = _additive(Gaussian, ctx.sensitivity, sigma)
-    if ctx.relation == "add_remove" and m.private and 0.0 < sigma < math.inf:
-        return _Mapped(m.f, sigma=sigma)
+    if m.private and 0.0 < sigma < math.inf:
+        return _Mapped(m.f, sigma=sigma)   # a Gaussian step a sampler can hand to dpsgd
     return m
 
 
@@ -634,7 +738,11 @@ def _self_composed(event: Event, ctx: _Context, build: bool) -> _Mapped:
     if not inner.private:
         return _NONE
     if inner.steps is not None:
-        return _Mapped(None, True, steps=tuple((s, q, n * count) for s, q, n in inner.steps))
+        return _Mapped(None, inner.directional,
+                       steps=tuple((s, q, n * count, w) for s, q, n, w in inner.steps))
+    if inner.allocation is not None:    # E epochs of random allocation
+        sigma, t, k, epochs = inner.allocation
+        return _Mapped(None, allocation=(sigma, t, k, epochs * count))
     return _Mapped(_built(inner) ** count if build else None, inner.directional)
 
 
@@ -648,7 +756,7 @@ def _composed(event: Event, ctx: _Context, build: bool) -> _Mapped:
     if not build:
         return _Mapped(None, directional)
     if all(m.steps is not None for m in parts):
-        return _Mapped(None, True, steps=tuple(t for m in parts for t in m.steps or ()))
+        return _Mapped(None, directional, steps=tuple(t for m in parts for t in m.steps or ()))
     fs = [_built(m) for m in parts]
     return _Mapped(fs[0] if len(fs) == 1 else compose(*fs), directional)
 
@@ -669,7 +777,7 @@ def _poisson(event: Event, ctx: _Context, build: bool) -> _Mapped:
     if not build:
         return _Mapped(None, True)
     if inner.sigma is not None:         # a DP-SGD step: composed by fdp.dpsgd at the end
-        return _Mapped(None, True, steps=((inner.sigma, q, 1),))
+        return _Mapped(None, True, steps=((inner.sigma, q, 1, _POISSON),))
     return _Mapped(_built(inner).subsample(q, sampling="poisson", direction="add"), True)
 
 
@@ -699,27 +807,155 @@ def _without_replacement(event: Event, ctx: _Context, build: bool) -> _Mapped:
 
 
 
+def _with_replacement(event: Event, ctx: _Context, build: bool) -> _Mapped:
+    name = _event_name(event)
+    n = _validate.positive_int(f"{name}.source_dataset_size", _field(event, "source_dataset_size"))
+    b = _validate.positive_int(f"{name}.sample_size", _field(event, "sample_size"), low=0)
+    _require(event, ctx, "replace_one", "sampling with replacement is analysed for "
+             "replace-one neighbours (fdp.dpsgd, sampling='with_replacement')")
+    inner = _map(_field(event, "event"), ctx, build)
+    if b == 0 or _is_identity(inner):
+        return _leaf(Identity())
+    if not inner.private:
+        return _NONE
+    if inner.sigma is None:
+        raise UnsupportedEventError(
+            f"{name} of {_event_name(_field(event, 'event'))}: fdp's bound for sampling with "
+            "replacement (k copies of the record shift the Gaussian mean by k times the "
+            "sensitivity) needs a GaussianDpEvent inside")
+    if b > n:
+        raise UnsupportedEventError(
+            f"{name}: sample_size={b} > source_dataset_size={n}; fdp.dpsgd's "
+            "sampling='with_replacement' takes a batch of at most the dataset size")
+    sampler = ("with_replacement", n, None, ctx.replace_one_sensitivity)
+    return _Mapped(None, steps=((inner.sigma, b / n, 1, sampler),))
+
+
+def _truncated(event: Event, ctx: _Context, build: bool) -> _Mapped:
+    name = _event_name(event)
+    n = _validate.positive_int(f"{name}.dataset_size", _field(event, "dataset_size"), low=0)
+    q = _validate.probability(f"{name}.sampling_probability",
+                              _field(event, "sampling_probability"))
+    cap = _validate.positive_int(f"{name}.truncated_batch_size",
+                                 _field(event, "truncated_batch_size"), low=0)
+    sigma = _nonneg(event, "noise_multiplier", allow_inf=True)
+    _require(event, ctx, "add_remove", "fdp analyses truncated Poisson sampling for "
+             "add/remove neighbours (fdp.dpsgd, sampling='truncated_poisson')")
+    if q == 0.0 or cap == 0 or n == 0 or sigma == math.inf:
+        return _leaf(Identity())       # nothing is released about anyone
+    if sigma == 0.0:
+        return _NONE
+    # a cap of n or more never truncates (at most n − 1 other records are drawn), and
+    # fdp.dpsgd takes batch_cap ≤ dataset_size: min(B, n) is the same mechanism
+    sampler = ("truncated_poisson", n, min(cap, n), None)
+    return _Mapped(None, True, steps=((sigma, q, 1, sampler),))
+
+
+def _mixture(event: Event, ctx: _Context, build: bool) -> _Mapped:
+    name = _event_name(event)
+    sigma = _nonneg(event, "standard_deviation", allow_inf=True)
+    c = _validate.reals(f"{name}.sensitivities", list(_field(event, "sensitivities")),
+                        low=0.0)
+    p = _validate.reals(f"{name}.sampling_probs", list(_field(event, "sampling_probs")),
+                        low=0.0, high=1.0)
+    if c.ndim != 1 or c.size == 0 or p.shape != c.shape:
+        raise ValueError(f"{name}: sensitivities and sampling_probs must be non-empty "
+                         f"and of one length, got {c.size} and {p.size}")
+    if abs(float(np.sum(p)) - 1.0) > PROB_SUM_TOL:
+        raise ValueError(f"{name}.sampling_probs must sum to 1 (within {PROB_SUM_TOL:g}), "
+                         f"got {float(np.sum(p))!r}")
+    _require(event, ctx, "add_remove", "the mixture N(0, σ²) vs Σ p_i N(c_i, σ²) is one "
+             "order of an add/remove pair (Choquette-Choo et al. 2024)")
+    if sigma == math.inf or not np.any(c[p > 0] > 0):
+        return _leaf(Identity())
+    if sigma == 0.0:
+        return _NONE
+    # constructed in a dry run too: its checks (probabilities summing to 1, the span
+    # of the sensitivities) are the ones from_dp_event would raise
+    f = MixtureOfGaussians(sigma, c, p)
+    return _Mapped(f if build else None, not f.symmetric)
+
+
+def _random_allocation(event: Event, ctx: _Context, build: bool) -> _Mapped:
+    name = _event_name(event)
+    t = _validate.positive_int(f"{name}.num_steps", _field(event, "num_steps"))
+    k = _validate.positive_int(f"{name}.num_selected", _field(event, "num_selected"), low=0)
+    if k > t:
+        raise ValueError(f"{name}.num_selected must lie in [0, num_steps={t}], got {k}")
+    _require(event, ctx, "add_remove", "random allocation is analysed for add/remove "
+             "neighbours (Chua et al. 2025; Feldman & Shenfeld 2025)")
+    inner = _map(_field(event, "event"), ctx, build)
+    if k == 0 or _is_identity(inner):
+        return _leaf(Identity())
+    if not inner.private:
+        return _NONE
+    if inner.sigma is None:
+        raise UnsupportedEventError(
+            f"{name} of {_event_name(_field(event, 'event'))}: fdp.random_allocation "
+            "accounts for Gaussian steps only; use a GaussianDpEvent inside")
+    return _Mapped(None, allocation=(inner.sigma, t, k, 1))
+
+
+def _tree(event: Event, ctx: _Context, build: bool) -> _Mapped:
+    name = _event_name(event)
+    sigma = _nonneg(event, "noise_multiplier", allow_inf=True)
+    counts = _field(event, "step_counts")
+    many = isinstance(counts, (list, tuple)) or (hasattr(counts, "__len__")
+                                                 and not isinstance(counts, str))
+    steps = [_validate.positive_int(f"{name}.step_counts", c, low=0)
+             for c in (counts if many else [counts])]
+    if not steps:
+        raise ValueError(f"{name}.step_counts must be an integer ≥ 0 or a non-empty "
+                         "list of them, got []")
+    _require(event, ctx, "replace_special", "tree aggregation (DP-FTRL) is analysed for "
+             "replacing one record with a special zero-gradient record (Kairouz et al. "
+             "2021); pass neighbouring='replace_special' (dp_accounting's REPLACE_SPECIAL) "
+             "if that is the relation you need")
+    if max(steps) == 0 or sigma == math.inf:
+        return _leaf(Identity())
+    if sigma == 0.0:
+        return _NONE
+    from fdp.sgd.matrix_factorization import tree_aggregation
+    # single epoch: each record in at most one tree, μ = √(max depth)/σ (exact)
+    return _leaf(tree_aggregation(sigma, steps if many else steps[0], single_epoch=True))
+
+
+def _repeat_select(event: Event, ctx: _Context, build: bool) -> _Mapped:
+    name = _event_name(event)
+    mean = _validate.real(f"{name}.mean", _field(event, "mean"), low=1.0)
+    shape = _nonneg(event, "shape", allow_inf=True)
+    inner = _map(_field(event, "event"), ctx, build)
+    if not inner.private:
+        return _NONE
+    if _is_identity(inner):
+        return _leaf(Identity())
+    if not build:
+        return _Mapped(None)
+    from fdp.conversions.repeat_select import repeat_and_select
+    one_run = _finish(inner)            # the inner event's two-sided guarantee
+    try:
+        return _leaf(repeat_and_select(one_run, mean, shape))
+    except ValueError as exc:           # mean and shape are valid: the run has no
+        raise UnsupportedEventError(    # certified Rényi curve to select from
+            f"{name} of {_event_name(_field(event, 'event'))}: {exc}") from exc
+
+
+def _is_identity(m: _Mapped) -> bool:
+    """The walked event releases nothing about the record (Id)."""
+    return m.private and isinstance(m.f, Identity)
+
+
+def _require(event: Event, ctx: _Context, relation: str, why: str) -> None:
+    """UnsupportedEventError unless the accounting runs under ``relation``."""
+    if ctx.relation != relation:
+        raise UnsupportedEventError(
+            f"{_event_name(event)} under neighbouring={ctx.relation!r}: {why}; use "
+            f"neighbouring={relation!r}")
+
+
 # What to use instead, for events with no certified mapping here.
 _ADVICE = {
     "UnsupportedDpEvent": "the event itself declares that no DP description exists",
-    "SampledWithReplacementDpEvent": (
-        "fdp has no amplification bound for sampling with replacement in this adapter; "
-        "for Gaussian steps use fdp.dpsgd(..., sampling='with_replacement'), or sample "
-        "with Poisson / without replacement"),
-    "SingleEpochTreeAggregationDpEvent": (
-        "tree aggregation (DP-FTRL) is analysed for the replace-with-special-record "
-        "relation, which fdp does not model; its Gaussian bound is "
-        "GaussianDpEvent(noise_multiplier=σ/√⌈log2(T+1)⌉) under that relation"),
-    "RepeatAndSelectDpEvent": (
-        "repeat-and-select has an RDP analysis only (Papernot & Steinke 2022); convert "
-        "that RDP curve with fdp.from_rdp"),
-    "MixtureOfGaussiansDpEvent": (
-        "build it with fdp.MixtureOfGaussians(sigma, sensitivities, probs) directly"),
-    "TruncatedSubsampledGaussianDpEvent": (
-        "truncated Poisson sampling is not mapped; use fdp.dpsgd(..., "
-        "sampling='truncated_poisson')"),
-    "RandomAllocationDpEvent": (
-        "use fdp.random_allocation(noise_multiplier, steps, selected) directly"),
 }
 
 
