@@ -51,7 +51,8 @@ d_0 = 0. Every τ gives a valid bound; the guarantee is the best one.
 * NoisyCGD (e_k = 1 once per epoch, at the record's batch position j): BSA's closed
   form (``cyclic_mu``); it is the minimum with the causal constraints at the worst
   position j = l − 1 for l ≥ 2 (it agrees with the quadratic program solved directly),
-  and for l = 1 the NoisyGD value above, which is smaller.
+  and for l = 1 the NoisyGD value above, which is smaller. With a diameter, starts
+  τ > 0 are tried by a dynamic programme over runs of differences (``_runs_min``).
 * NoisySGD (e_k ~ Bernoulli(p), p = b/n, unknown to the analysis): split each step's
   noise into two independent halves; one carries the deterministic shifts (with
   d_{k+1} ≤ c d_k − u_k, the record's gradient being absorbed by the other half every
@@ -683,20 +684,132 @@ def cyclic_mu(mu: float, contraction_factor: float, batches: int, epochs: int) -
     return _round_up(a * math.sqrt(1.0 + extra))
 
 
+def _run_prefix(T: np.ndarray, sizes: np.ndarray, gap: float) -> np.ndarray:
+    """P[k] = Σ_{p<k} s_p c^{T_k − 1 − T_p} for k = 0..len(T)−1 (T[-1] the end), by the
+    recurrence P[k] = P[k−1] c^{T_k−T_{k−1}} + s_{k−1} c^{T_k−T_{k−1}−1}; with equally
+    spaced differences (spacing l) it is s c^{l−1} Σ_{q<k} c^{ql} up to the last one."""
+    n = len(T) - 1
+    P = np.zeros(n + 1)
+    g = np.diff(T)
+    if n > 1 and np.all(g[:-1] == g[0]) and np.all(sizes[1:n] == sizes[0]):
+        k = np.arange(0, n, dtype=float)
+        gap_l = 1.0 if gap >= 1.0 else -math.expm1(g[0] * math.log1p(-gap)) if gap else 0.0
+        P[:n] = sizes[0] * _cpow(gap, np.array([g[0] - 1.0]))[0] * _geometric(gap_l, k)
+        P[n] = (P[n - 1] * _cpow(gap, np.array([g[-1]]))[0]
+                + sizes[n - 1] * _cpow(gap, np.array([g[-1] - 1.0]))[0])
+        return P
+    for k in range(1, n + 1):
+        P[k] = (P[k - 1] * _cpow(gap, np.array([g[k - 1]]))[0]
+                + sizes[k - 1] * _cpow(gap, np.array([g[k - 1] - 1.0]))[0])
+    return P
+
+
+def _geometric(gap_l: float, m: np.ndarray) -> np.ndarray:
+    """Σ_{i<m} x^i with 1 − x = gap_l (m when x = 1)."""
+    if gap_l == 0.0:
+        return m.astype(float)
+    if gap_l >= 1.0:
+        return np.where(m > 0, 1.0, 0.0)
+    return -np.expm1(m * math.log1p(-gap_l)) / gap_l
+
+
+def _runs_min(times: list[float], sizes: list[float], t: int, gap: float) -> float:
+    """Causal minimum of Σ u_k² for gradient differences ``sizes`` (noise units, after
+    contraction) arriving at steps ``times`` (increasing, < t), ending at distance 0.
+
+    Between zeros of the distance the optimum compensates a run of consecutive
+    differences i..j with shifts ∝ c^{z−1−k}, z the start of the next run (or t), at
+    cost S²/W₂(z − t_i), S = Σ_p s_p c^{z−1−t_p}; the run is feasible iff the distance
+    stays ≥ 0 before each of its later differences m:
+    P_m = Σ_{p<m} s_p c^{t_m−1−t_p} ≥ (S/W₂(z − t_i)) c^{z−t_m} W₂(t_m − t_i).
+    A dynamic programme over runs, feasible runs only (a single difference is always
+    feasible), gives the minimum over these schedules; every one is a valid bound.
+    """
+    n = len(times)
+    if n == 0:
+        return 0.0
+    if times[-1] >= t or np.any(np.diff(times) <= 0):
+        raise ValueError("times must be increasing steps below t")
+    T = np.append(np.asarray(times, dtype=float), float(t))
+    sz = np.asarray(sizes, dtype=float)
+    best = np.full(n + 1, np.inf)
+    best[n] = 0.0
+    for i in range(n - 1, -1, -1):
+        P = _run_prefix(T[i:], sz[i:], gap)      # P[k]: differences i..i+k−1 at T[i+k]
+        L = T[i + 1:] - T[i]                     # run i..j ends at z = T[j+1]
+        w2 = _w2(gap, L)
+        S = P[1:]
+        R = np.full(len(S), np.inf)              # R[k] for the difference i+k, k ≥ 1
+        if len(S) > 1:
+            R[1:] = P[1:-1] * _cpow(gap, T[i + 1:n] - T[i]) / w2[:-1]
+        lim = np.minimum.accumulate(R)
+        ok = S / w2 * _cpow(gap, L) <= lim       # strict: rejecting only loosens
+        best[i] = np.min(np.where(ok, S * S / w2, np.inf) + best[i + 1:])
+    return math.sqrt(float(best[0]))
+
+
+# Unrolling windows tried for constrained NoisyCGD: the last k differences of the
+# record, k on a geometric grid up to this many and next to D/(ησa), where
+# (D/(ησ) + a k)²/(k l) is least (each start is a valid bound; the minimum is taken).
+_CYCLIC_MAX_WINDOW = 256
+
+
+def _cyclic_constrained_mu(a: float, gap: float, batches: int, epochs: int,
+                           diameter_units: float) -> float:
+    """min{τ = 0 bound (``cyclic_mu``), max over the record's batch position j of the
+    best start τ}: τ at the k-th last difference of the record (k on the grid of
+    ``_CYCLIC_MAX_WINDOW``), start distance d_τ = min{D/(ησ), a Σ_{h<τ} c^{τ−1−h}} entering
+    as a difference c d_τ at step τ, then the causal minimum (``_runs_min``)."""
+    t = batches * epochs
+    c = 1.0 - gap
+    whole = cyclic_mu(a, c, batches, epochs)
+    if not math.isfinite(diameter_units) or t == 0 or a == 0.0:
+        return whole
+    worst = 0.0
+    top = min(epochs, _CYCLIC_MAX_WINDOW)
+    ks = set(np.unique(np.round(np.geomspace(1, top, 10))).astype(int).tolist())
+    k0 = diameter_units / a
+    ks |= {k for k in (math.floor(k0), math.ceil(k0)) if 1 <= k <= top}
+    gap_l = 1.0 if gap >= 1.0 else (-math.expm1(batches * math.log1p(-gap)) if gap else 0.0)
+    for j in range(batches):
+        hits = list(range(j, t, batches))
+        best_j = math.inf
+        for k in sorted(ks):
+            m = len(hits) - k                    # differences before τ = hits[-k]
+            if m == 0:
+                continue
+            sensitivity = a * float(_cpow(gap, np.array([batches - 1.0]))[0]
+                                    * _geometric(gap_l, np.array([float(m)]))[0])
+            d = min(diameter_units, sensitivity)
+            after = [float(h) for h in hits[-k:]]
+            times, sizes = after, [c * d + a] + [a] * (k - 1)
+            best_j = min(best_j, _runs_min(times, sizes, t, gap))
+        worst = max(worst, best_j)
+        if worst >= whole:
+            return whole
+    return _round_up(min(worst, whole))
+
+
 def noisy_cgd(noise: float, lipschitz: float, dataset_size: int, batches: int,
               epochs: int, step_size: float, *, smoothness: float,
-              strong_convexity: float = 0.0) -> LastIterateGaussian:
-    """Last-iterate GDP of cyclic NoisyCGD, unconstrained (BSA 2024, NoisyCGD).
+              strong_convexity: float = 0.0, diameter: float = math.inf
+              ) -> LastIterateGaussian:
+    """Last-iterate GDP of cyclic NoisyCGD (BSA 2024, NoisyCGD).
 
     The n records are cut into l fixed disjoint batches of b = n/l, visited in the same
     order for E epochs (t = lE steps), each step X ← X − η(∇F_{B}(X) + Z), Z ~ N(0, σ²I),
     with L-Lipschitz, M-smooth, m-strongly convex (m ≥ 0) losses, η ≤ 2/M,
     replace-one neighbours. One batch step is a-GDP with a = 2L/(bσ);
-    μ = ``cyclic_mu(a, c, l, E)``, c from ``contraction``.
+    μ = ``cyclic_mu(a, c, l, E)``, c from ``contraction``. On a set of diameter D
+    (projected steps) the smaller of that and, for every batch position of the record,
+    the best of the starts τ at its k-th last gradient difference (k on a grid up to
+    256 and next to D/(ησa)), each the causal shift-allocation minimum with start
+    distance min{D/(ησ), a Σ_{h<τ} c^{τ−1−h}} (module docstring); BSA's constrained
+    bound √(3s/(ηl) + s² + s²⌈1/(sη)⌉/l)/σ (D = 1, s = 2L/b) is never smaller.
 
     Parameters
     ----------
-    noise, lipschitz, step_size, smoothness, strong_convexity
+    noise, lipschitz, step_size, smoothness, strong_convexity, diameter
         As in ``noisy_gd``.
     dataset_size : int
         n ≥ 1, a multiple of ``batches``.
@@ -718,6 +831,9 @@ def noisy_cgd(noise: float, lipschitz: float, dataset_size: int, batches: int,
     Examples
     --------
     >>> from fdp.sgd.last_iterate import noisy_cgd
+    >>> g = noisy_cgd(3.0, 0.25, 10, 10, 5000, 0.02, smoothness=50.0, diameter=1.0)
+    >>> print(f"{g.mu:.4f} {g.plain_mu:.2f}")
+    1.0672 11.79
     >>> f = noisy_cgd(1.0, 0.1, 100, 10, 100, 0.1, smoothness=1.0, strong_convexity=0.1)
     >>> print(f"{f.mu:.4f} {f.plain_mu:.4f}")
     0.0336 0.2000
@@ -730,10 +846,11 @@ def noisy_cgd(noise: float, lipschitz: float, dataset_size: int, batches: int,
     if n % nb:
         raise ValueError(f"dataset_size must be a multiple of batches ({nb}), got {n}")
     gap = _gap(step_size, smoothness, strong_convexity)
+    D = _validate.real("diameter", diameter, low=0.0, low_open=True, allow_inf=True)
     a = 2.0 * L * nb / (n * sigma)
     text = _assumptions("NoisyCGD last iterate", sigma=sigma, L=L, n=n, batches=nb,
                         epochs=E, eta=float(step_size), M=float(smoothness),
-                        m=float(strong_convexity), c=1.0 - gap, D=math.inf,
+                        m=float(strong_convexity), c=1.0 - gap, D=D,
                         neighbouring="replace_one")
-    return LastIterateGaussian(cyclic_mu(a, 1.0 - gap, nb, E), text,
-                               _round_up(a * math.sqrt(E)))
+    mu = _cyclic_constrained_mu(a, gap, nb, E, D / (float(step_size) * sigma))
+    return LastIterateGaussian(mu, text, _round_up(a * math.sqrt(E)))

@@ -380,3 +380,92 @@ def test_noisy_cgd():
         noisy_cgd(1.0, 0.1, 101, 10, 5, 0.1, smoothness=1.0)
     with pytest.raises(ValueError, match="epochs"):
         noisy_cgd(1.0, 0.1, 100, 10, -1, 0.1, smoothness=1.0)
+
+
+# ---------------------------------------------------------------------------
+# NoisyCGD on a bounded set
+# ---------------------------------------------------------------------------
+def _causal_qp_sizes(times, sizes, t, c):
+    """min Σu² with d_{k+1} = c d_k + s_k − u_k ≥ 0 (s_k the size at step k), d_t = 0,
+    by SLSQP (scaled to unit largest size)."""
+    scale = max(sizes)
+    e = [0.0] * t
+    for tm, sz in zip(times, sizes, strict=True):
+        e[int(tm)] += sz / scale
+
+    def dist(u):
+        d, out = 0.0, []
+        for k in range(t):
+            out.append(c * d + e[k] - u[k])
+            d = out[-1]
+        return np.array(out)
+
+    cons = [{"type": "ineq", "fun": lambda u: dist(u)[:-1]},
+            {"type": "eq", "fun": lambda u: dist(u)[-1:]}]
+    res = minimize(lambda u: float(u @ u), np.array(e), jac=lambda u: 2 * u,
+                   constraints=cons, bounds=[(0, None)] * t, method="SLSQP",
+                   options={"ftol": 1e-15, "maxiter": 2000})
+    return scale * math.sqrt(res.fun)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_runs_min_with_unequal_sizes_is_the_causal_qp(seed):
+    from fdp.sgd.last_iterate import _runs_min
+    rng = np.random.default_rng(seed)
+    t = int(rng.integers(6, 14))
+    times = sorted(rng.choice(t, size=int(rng.integers(1, 5)), replace=False).tolist())
+    sizes = rng.uniform(0.1, 3.0, len(times)).tolist()
+    c = float(rng.choice([0.5, 0.9, 1.0]))
+    got = _runs_min([float(x) for x in times], sizes, t, 1.0 - c)
+    assert got == pytest.approx(_causal_qp_sizes(times, sizes, t, c), rel=1e-6)
+
+
+def test_constrained_cyclic_small_against_every_start():
+    # σ = η = 1 (noise units), l = 3, E = 5, c = 1 and 0.8, D = 1.5, a = 1:
+    # ours lies between the minimum over every start τ and the minimum over the starts
+    # at the record's differences (both by SLSQP), worst over the batch position.
+    l, E, t = 3, 5, 15
+    for c, m in ((1.0, 0.0), (0.8, 0.2)):
+        f = noisy_cgd(1.0, 0.5, l, l, E, 1.0, smoothness=1.0, strong_convexity=m,
+                      diameter=1.5)
+        every, at_hits = 0.0, 0.0
+        for j in range(l):
+            hits = [k for k in range(t) if k % l == j]
+            vals, hit_vals = [], []
+            for tau in range(t):
+                before = [h for h in hits if h < tau]
+                d = 0.0 if tau == 0 else min(1.5, sum(c ** (tau - 1 - h) for h in before))
+                times = [tau] + [h for h in hits if h >= tau]
+                sizes = [c * d] + [1.0] * (len(times) - 1)
+                if len(times) > 1 and times[1] == tau:
+                    times, sizes = times[1:], [c * d + 1.0] + sizes[2:]
+                v = _causal_qp_sizes(times, sizes, t, c) if max(sizes) > 0 else 0.0
+                vals.append(v)
+                if tau in hits[1:]:
+                    hit_vals.append(v)
+            every = max(every, min(vals))
+            at_hits = max(at_hits, min(hit_vals + [cyclic_mu(1.0, c, l, E)]))
+        assert every * (1 - 1e-6) <= f.mu <= at_hits * (1 + 1e-6)
+
+
+def test_constrained_cyclic_against_authors_and_limits():
+    # plot_table_ncgd_fdp.py (σ = 3, D = 1): μ* = √(3s/(ηl) + s² + s²⌈1/(sη)⌉/l)/σ,
+    # s = their L/b = our 2L/b; ours is never above it, nor above composition, and
+    # stops growing in E
+    sigma = 3.0
+    for s_, eta, l in ((0.5, 0.02, 10), (0.25, 0.04, 10), (0.5, 0.02, 20)):
+        star = math.sqrt(3 * s_ / (eta * l) + s_ ** 2
+                         + s_ ** 2 / l * math.ceil(1 / (s_ * eta))) / sigma
+        kw = {"smoothness": 1 / eta, "diameter": 1.0}
+        lip = s_ * 1 / 2                        # b = n/l = 1 record per batch
+        for E in (5, 50, 500):
+            f = noisy_cgd(sigma, lip, l, l, E, eta, **kw)
+            assert f.mu <= star * (1 + 1e-12) and f.mu <= f.plain_mu * (1 + 1e-12)
+    kw = {"smoothness": 50.0, "diameter": 1.0}
+    assert noisy_cgd(sigma, 0.25, 10, 10, 20000, 0.02, **kw).mu == pytest.approx(
+        noisy_cgd(sigma, 0.25, 10, 10, 2000, 0.02, **kw).mu, rel=1e-12)
+    # a diameter too large to matter gives the unconstrained value
+    f = noisy_cgd(1.0, 0.1, 100, 10, 100, 0.1, smoothness=1.0, strong_convexity=0.1)
+    g = noisy_cgd(1.0, 0.1, 100, 10, 100, 0.1, smoothness=1.0, strong_convexity=0.1,
+                  diameter=1e9)
+    assert g.mu == f.mu
