@@ -3,7 +3,7 @@ interpolation (Bok, Su & Altschuler 2024).
 
     fdp last-iterate --noise S --lipschitz L --dataset-size N --steps T --step-size ETA
                      --smoothness M [--strong-convexity m] [--diameter D] [--delta DELTA]
-    fdp last-iterate ... --batches l --epochs E      (NoisyCGD, unconstrained)
+    fdp last-iterate ... --batches l --epochs E      (cyclic NoisyCGD)
 
 Only the final iterate is released: with a contractive update (m > 0) or a bounded
 constraint set (D < inf) its privacy converges in T
@@ -28,17 +28,15 @@ def _cmd_last_iterate(args: argparse.Namespace) -> int:
     from fdp.sgd.last_iterate import compare_last_iterate, noisy_cgd, noisy_gd
     unit("--delta", args.delta, open_high=True)
     cyclic = args.batches is not None
-    if cyclic and (args.epochs is None or args.steps is not None
-                   or math.isfinite(args.diameter)):
-        raise UsageError("--batches needs --epochs, and takes neither --steps nor "
-                         "--diameter (cyclic batches: unconstrained only)")
+    if cyclic and (args.epochs is None or args.steps is not None):
+        raise UsageError("--batches needs --epochs and takes no --steps")
     if not cyclic and (args.steps is None or args.epochs is not None):
         raise UsageError("give --steps (full batches), or --batches and --epochs")
     try:
         if cyclic:
             f = noisy_cgd(args.noise, args.lipschitz, args.dataset_size, args.batches,
                           args.epochs, args.step_size, smoothness=args.smoothness,
-                          strong_convexity=args.strong_convexity)
+                          strong_convexity=args.strong_convexity, diameter=args.diameter)
         else:
             f = noisy_gd(args.noise, args.lipschitz, args.dataset_size, args.steps,
                          args.step_size, smoothness=args.smoothness,

@@ -53,9 +53,19 @@ def test_cyclic(capsys):
     assert "mu = 0.2," in out
 
 
+def test_cyclic_constrained(capsys):
+    assert _run(["last-iterate", "--noise", "3", "--lipschitz", "0.25", "--dataset-size",
+                 "10", "--batches", "10", "--epochs", "5000", "--step-size", "0.02",
+                 "--smoothness", "50", "--diameter", "1"]) == 0
+    out = capsys.readouterr().out
+    star = math.sqrt(3 * 0.5 / (0.02 * 10) + 0.25 + 0.25 / 10 * 100) / 3   # BSA's μ*
+    mu = float(out.split("mu = ")[1].split()[0])
+    assert mu <= star * (1 + 1e-5) and "D=1" in out      # printed to 6 digits
+
+
 @pytest.mark.parametrize("argv", [
     ["--batches", "10"],                                   # no --epochs
-    ["--batches", "10", "--epochs", "3", "--diameter", "1"],
+    ["--batches", "10", "--epochs", "3", "--steps", "4"],
     ["--epochs", "3"],
 ])
 def test_cyclic_refusals(argv, capsys):
