@@ -2,9 +2,12 @@
 
 * ``fdp.interop.opacus``: an accountant following Opacus' ``IAccountant`` protocol;
   ``fdp.interop.opacus.register()`` makes ``PrivacyEngine(accountant="fdp")`` work.
-* ``fdp.interop.dp_accounting``: ``from_dp_event`` maps a dp_accounting ``DpEvent``
-  to a ``TradeOff`` (also exported as ``fdp.from_dp_event``), and ``FdpAccountant``
-  is a dp_accounting ``PrivacyAccountant``.
+* ``fdp.interop.dp_accounting``: ``from_dp_event`` maps every dp_accounting
+  ``DpEvent`` (0.6 and main, including those jax_privacy builds) to an exact or
+  certified ``TradeOff`` under add/remove, replace-one or replace-special neighbours,
+  or raises ``UnsupportedEventError`` naming it (also exported as
+  ``fdp.from_dp_event``; the table is docs/dp-events.md), and ``FdpAccountant`` is a
+  dp_accounting ``PrivacyAccountant``.
 
 Neither library is a dependency of fdp: events are read by duck typing (class name
 and attributes), and Opacus or dp_accounting is imported only when an adapter that

@@ -425,3 +425,16 @@ def test_check_dp_event_in_sync(event, relation):
     assert outcome(check_dp_event) == outcome(from_dp_event)
     composed = E.ComposedDpEvent([E.NoOpDpEvent(), event])
     assert outcome(lambda e, r: check_dp_event(composed, r)) == outcome(check_dp_event)
+
+
+@pytest.mark.slow
+def test_several_samplers_compose_group_by_group():
+    # a Poisson run then a truncated-Poisson run: not one dpsgd call; each group enters
+    # the composition (Poisson as its add direction, truncated as its symmetric curve)
+    run = E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.01, E.GaussianDpEvent(1.1)), 50)
+    tr = E.SelfComposedDpEvent(E.TruncatedSubsampledGaussianDpEvent(1000, 0.01, 12, 1.1), 50)
+    f = from_dp_event(E.ComposedDpEvent([run, tr]))
+    assert f.status is fdp.Status.CERTIFIED
+    lo, hi = f.epsilon_bounds(1e-5)
+    parts = [from_dp_event(run).epsilon_bounds(1e-5), from_dp_event(tr).epsilon_bounds(1e-5)]
+    assert lo <= hi and all(hi >= p[0] for p in parts)   # less private than either part
