@@ -130,7 +130,8 @@ def _gap(step_size: float, smoothness: float, strong_convexity: float) -> float:
 
 
 def _w1(gap: float, nu: np.ndarray) -> np.ndarray:
-    """W₁(ν) = Σ_{j<ν} c^j = (1 − c^ν)/(1 − c) (ν when c = 1)."""
+    """W₁(ν) = Σ_{j<ν} c^j = (1 − c^ν)/(1 − c) (ν when c = 1), c = 1 − gap; also the
+    geometric sums in c^l (pass 1 − c^l)."""
     if gap == 0.0:
         return nu.astype(float)
     if gap >= 1.0:
@@ -694,7 +695,7 @@ def _run_prefix(T: np.ndarray, sizes: np.ndarray, gap: float) -> np.ndarray:
     if n > 1 and np.all(g[:-1] == g[0]) and np.all(sizes[1:n] == sizes[0]):
         k = np.arange(0, n, dtype=float)
         gap_l = 1.0 if gap >= 1.0 else -math.expm1(g[0] * math.log1p(-gap)) if gap else 0.0
-        P[:n] = sizes[0] * _cpow(gap, np.array([g[0] - 1.0]))[0] * _geometric(gap_l, k)
+        P[:n] = sizes[0] * _cpow(gap, np.array([g[0] - 1.0]))[0] * _w1(gap_l, k)
         P[n] = (P[n - 1] * _cpow(gap, np.array([g[-1]]))[0]
                 + sizes[n - 1] * _cpow(gap, np.array([g[-1] - 1.0]))[0])
         return P
@@ -702,15 +703,6 @@ def _run_prefix(T: np.ndarray, sizes: np.ndarray, gap: float) -> np.ndarray:
         P[k] = (P[k - 1] * _cpow(gap, np.array([g[k - 1]]))[0]
                 + sizes[k - 1] * _cpow(gap, np.array([g[k - 1] - 1.0]))[0])
     return P
-
-
-def _geometric(gap_l: float, m: np.ndarray) -> np.ndarray:
-    """Σ_{i<m} x^i with 1 − x = gap_l (m when x = 1)."""
-    if gap_l == 0.0:
-        return m.astype(float)
-    if gap_l >= 1.0:
-        return np.where(m > 0, 1.0, 0.0)
-    return -np.expm1(m * math.log1p(-gap_l)) / gap_l
 
 
 def _runs_min(times: list[float], sizes: list[float], t: int, gap: float) -> float:
@@ -779,7 +771,7 @@ def _cyclic_constrained_mu(a: float, gap: float, batches: int, epochs: int,
             if m == 0:
                 continue
             sensitivity = a * float(_cpow(gap, np.array([batches - 1.0]))[0]
-                                    * _geometric(gap_l, np.array([float(m)]))[0])
+                                    * _w1(gap_l, np.array([float(m)]))[0])
             d = min(diameter_units, sensitivity)
             after = [float(h) for h in hits[-k:]]
             times, sizes = after, [c * d + a] + [a] * (k - 1)
