@@ -57,7 +57,8 @@ d_0 = 0. Every τ gives a valid bound; the guarantee is the best one.
   noise into two independent halves; one carries the deterministic shifts (with
   d_{k+1} ≤ c d_k − u_k, the record's gradient being absorbed by the other half every
   time it is sampled), the other is a subsampled Gaussian step of sensitivity a√2.
-  Hence (BSA §4, NoisySGD)
+  Hence (the form of BSA's NoisySGD bound, §4, with the deterministic shifts spread
+  over the ν steps as above, whence 1/√W₂(ν))
 
       T(X_t, X'_t) ≥ G(√2 c^ν d_τ / √W₂(ν)) ⊗ C_p(G(√2 a))^{⊗ν},  ν = t − τ,
 
