@@ -18,7 +18,7 @@ def test_bsa_last_iterate_fast(tmp_path):
     checks = mod.run(tmp_path, fast=True)
     failed = [c for c in checks if not c.passed]
     assert not failed, "\n".join(map(str, failed))
-    assert len(checks) == 30
+    assert len(checks) == 36
     png = tmp_path / f"{mod.NAME}.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert png.stat().st_size > 10_000
