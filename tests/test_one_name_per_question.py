@@ -1,5 +1,6 @@
 """One name per concept and one answer per question (the removed aliases stay removed)."""
 
+import numpy as np
 import pytest
 
 import fdp
@@ -85,3 +86,32 @@ def test_epsilon_is_the_upper_end_of_epsilon_bounds(f, delta):
     b = f.epsilon_bounds(delta)
     assert f.epsilon(delta) == b.hi
     assert b.lo <= b.hi
+
+
+@pytest.mark.parametrize("f", [fdp.Gaussian(0.3), fdp.Laplace(1e-6), fdp.Laplace(2.0),
+                               fdp.RandomizedResponse(1e-5), fdp.RandomizedResponse(3.0)])
+def test_one_home_for_closed_form_renyi(f):
+    # rdp_of (the public question) and the compositions' Rényi accountant read the same
+    # certified law: the same numbers, each at least the mpmath value
+    import mpmath as mp
+
+    from fdp.classical.rdp import rdp_of
+    from fdp.operations.rdp_bound import COMPOSE_ORDERS, factor_rdp
+    o = np.array(COMPOSE_ORDERS)
+    ours = np.asarray(rdp_of(f, o))
+    assert ours.tolist() == factor_rdp(f, o).tolist()
+    mp.mp.dps = 60
+    for lam, rho in zip(o[::7], ours[::7]):
+        lam = mp.mpf(float(lam))
+        if isinstance(f, fdp.Gaussian):
+            truth = lam * mp.mpf(f.mu) ** 2 / 2
+        elif isinstance(f, fdp.Laplace):
+            m = mp.mpf(f.mu)
+            truth = mp.log(lam / (2 * lam - 1) * mp.exp((lam - 1) * m)
+                           + (lam - 1) / (2 * lam - 1) * mp.exp(-lam * m)) / (lam - 1)
+        else:
+            p = 1 / (1 + mp.exp(-mp.mpf(f.eps)))
+            truth = mp.log(p ** lam * (1 - p) ** (1 - lam)
+                           + (1 - p) ** lam * p ** (1 - lam)) / (lam - 1)
+        assert rho >= truth
+        assert rho <= truth * (1 + 1e-9) + 1e-300

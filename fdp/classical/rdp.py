@@ -8,7 +8,9 @@ Two questions, one name each:
 
 * ``rdp_of(f, orders, steps)``: the RDP curve of a mechanism given as a trade-off
   function, ρ(λ) = steps · D_λ(Q ‖ P) for its dominating pair ``f.law()``. The closed
-  forms live with the families' laws (Mironov 2017, Table II):
+  forms live with the families' laws (Mironov 2017, Table II), rounded up there
+  (``law.renyi_is_upper_bound``) and read by the Rényi accountant of compositions
+  (``fdp.operations.rdp_bound.factor_rdp``) from the same place:
   - Gaussian ``fdp.Gaussian(μ)`` (noise multiplier σ = 1/μ): ρ(λ) = λμ²/2;
   - Laplace ``fdp.Laplace(μ)``, μ = Δ/b:
     ρ(λ) = log[λ/(2λ−1) e^{(λ−1)μ} + (λ−1)/(2λ−1) e^{−λμ}] / (λ − 1);

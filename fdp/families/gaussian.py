@@ -450,6 +450,8 @@ class GaussianLaw(PrivacyLossLaw):
     -0.5000 1.0000
     """
 
+    renyi_is_upper_bound = True
+
     mu: float
 
     @property
@@ -535,9 +537,14 @@ class GaussianLaw(PrivacyLossLaw):
         return t * (m if under == "Q" else -m) + t * t * self.mu * self.mu / 2.0
 
     def renyi(self, orders: ArrayLike) -> np.ndarray:
-        """D_α(N(μ,1) ‖ N(0,1)) = αμ²/2 (Mironov 2017, Table II)."""
+        """D_α(N(μ,1) ‖ N(0,1)) = αμ²/2 (Mironov 2017, Table II), rounded up: three
+        products of u each (8u covers them), plus an absolute allowance where they
+        underflow."""
         o = np.asarray(orders, dtype=float).ravel()
-        return o * self.mu * self.mu / 2.0
+        if self.mu == 0.0:
+            return np.zeros(o.shape)
+        with np.errstate(over="ignore"):
+            return o * self.mu * self.mu / 2.0 * (1.0 + 8.0 * UNIT_ROUNDOFF) + 4.0 * TINY
 
 
 @dataclass(frozen=True)

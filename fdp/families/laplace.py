@@ -21,6 +21,7 @@ from fdp._constants import TINY, UNIT_ROUNDOFF
 from fdp._types import ArrayLike, FloatArray
 from fdp.families._rounding import one_minus, widen
 from fdp.law import Masses, PrivacyLossLaw, bin_atoms, intervals, mirrored_moment
+from fdp.law.renyi import certified_renyi, log_sum_two
 from fdp.tradeoff import TradeOff
 
 _U = UNIT_ROUNDOFF
@@ -182,6 +183,8 @@ class LaplaceLaw(PrivacyLossLaw):
     0.3679
     """
 
+    renyi_is_upper_bound = True
+
     mu: float
 
     @property
@@ -236,17 +239,32 @@ class LaplaceLaw(PrivacyLossLaw):
             return float(total)
 
     def renyi(self, orders: ArrayLike) -> np.ndarray:
-        """D_α(Q ‖ P) in closed form (Mironov 2017, Table II), in log space."""
+        """D_α(Q ‖ P) in closed form (Mironov 2017, Table II), rounded up: an upper
+        bound at every order, rounding included (``fdp.law.renyi.certified_renyi``)."""
         o = np.asarray(orders, dtype=float).ravel()
-        m = self.mu
-        with np.errstate(over="ignore"):
-            # small λμ: log1p of A − 1, which keeps relative accuracy as ρ → 0
-            near = np.log1p((o * np.expm1((o - 1.0) * m) + (o - 1.0) * np.expm1(-o * m))
-                            / (2.0 * o - 1.0))
-        far = np.logaddexp(np.log(o / (2.0 * o - 1.0)) + (o - 1.0) * m,
-                           np.log((o - 1.0) / (2.0 * o - 1.0)) - o * m)
-        log_a = np.where(o * m < 1.0, near, far)
-        return np.maximum(log_a, 0.0) / (o - 1.0)     # ρ ≥ 0 (round-off only below)
+        if self.mu == 0.0:
+            return np.zeros(o.shape)          # P = Q
+        return certified_renyi(self.mu, o, _renyi_doubles, _renyi_interval)
+
+
+def _renyi_doubles(mu: float, o: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """ρ(λ) = log A/(λ − 1), A = λ/(2λ−1) e^{(λ−1)μ} + (λ−1)/(2λ−1) e^{−λμ}, in doubles
+    with its rounding bound: log1p of A − 1 for λμ < 1, a log-sum-exp otherwise."""
+    lam1 = o - 1.0
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        w1, w2 = o / (2.0 * o - 1.0), lam1 / (2.0 * o - 1.0)
+        t1, t2 = np.log(w1) + lam1 * mu, np.log(w2) - o * mu
+        mag = np.abs(np.log(w1)) + np.abs(np.log(w2)) + (lam1 + o) * mu
+        return log_sum_two(w1, np.expm1(lam1 * mu), w2, np.expm1(-o * mu), t1, t2, mag,
+                           o * mu < 1.0, lam1)
+
+
+def _renyi_interval(mu: float, lam: float, c: Any) -> Any:
+    """ρ(λ) of L_μ as an interval of the mpmath interval context ``c``."""
+    lam_i, x = c.mpf(lam), c.mpf(mu)
+    a = (lam_i / (2 * lam_i - 1) * c.exp((lam_i - 1) * x)
+         + (lam_i - 1) / (2 * lam_i - 1) * c.exp(-lam_i * x))
+    return c.log(a) / (lam_i - 1)
 
 
 def _poly_exp_integral(mpmath: ModuleType, k: int, c: Any, a: Any, b: Any) -> Any:

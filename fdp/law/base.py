@@ -276,6 +276,11 @@ class PrivacyLossLaw:
         """log E[e^{tL}] under ``under``, or None where no closed form or exact sum is known."""
         return None
 
+    #: True when ``renyi`` returns proven upper bounds on D_α (rounding included), so
+    #: that a Rényi accountant may compose it (``fdp.operations.rdp_bound``); the
+    #: default ``renyi`` below is a computed value, not a bound.
+    renyi_is_upper_bound = False
+
     def renyi(self, orders: ArrayLike) -> np.ndarray | None:
         """D_α(Q ‖ P) = log E_Q e^{(α−1)L}/(α − 1) at each order α > 1 (Mironov 2017),
         or None when ``log_mgf`` is not known."""

@@ -6,16 +6,11 @@ composition ⊗ f_i^{⊗n_i} of factors with known Rényi curves ρ_i has
 ρ(λ) ≤ Σ n_i ρ_i(λ), in the same direction D(Q ‖ P) as the hockey-stick divergence
 δ(ε) = E_P[(q/p − e^ε)_+] that the trade-off function reads.
 
-Closed forms of one factor (Mironov 2017, Table II), each evaluated in doubles with a
-bound on the rounding added (library calls within 64 ulps), or, where that bound is not
-small against ρ (A − 1 cancelling at tiny λμ), in interval arithmetic (mpmath's ``iv``
-context, precision raised until the interval is narrow); rounded up either way, so
-every ρ returned is an upper bound, rounding included:
-
-* Gaussian G_μ:                 ρ(λ) = λμ²/2;
-* Laplace L_μ:                  ρ(λ) = log[λ/(2λ−1) e^{(λ−1)μ} + (λ−1)/(2λ−1) e^{−λμ}]/(λ−1);
-* randomized response RR_ε and f_{ε,0}, p = e^ε/(1+e^ε):
-                                ρ(λ) = log[p^λ (1−p)^{1−λ} + (1−p)^λ p^{1−λ}]/(λ−1).
+One factor's curve is read from its law where the law states it as a proven upper
+bound (``law.renyi_is_upper_bound``: the closed forms of Mironov 2017, Table II, for
+the Gaussian, Laplace and binary randomized response, rounded up in their families'
+files through ``fdp.law.renyi.certified_renyi``); an ε-DP family (f_{ε,0}, k-ary
+randomized response) is bounded by binary RR_ε's curve.
 
 Conversions to (ε, δ) at a fixed δ (or ε), minimised over the orders given:
 
@@ -30,27 +25,19 @@ rounded up by its floating-point error, so a certified ρ gives a certified ε o
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
 
 from fdp import _validate
 from fdp._types import ArrayLike, FloatArray, FloatOrArray
-from fdp.families.eps_delta import EpsDelta, RandomizedResponse
-from fdp.families.gaussian import Gaussian
+from fdp.families.eps_delta import EpsDelta, RandomizedResponse, randomized_response_renyi
 from fdp.families.identity import Identity
-from fdp.families.laplace import Laplace
 from fdp.tradeoff import TradeOff
 
 #: Unit roundoff of doubles.
 _U = 2.0 ** -53
-_TINY = float(np.nextafter(0.0, 1.0))
-#: Rounding allowance of a sum of library results (each within 64 ulps).
-_PAD = 128.0 * _U
-#: Largest relative rounding bound accepted from the double evaluation.
-_FLOAT_RTOL = 1e-11
 
 #: Rényi orders for compositions: close to 1 (huge compositions, whose best order
 #: tends to 1 as 1 + √(2 log(1/δ)/Σρ'), then integers to 32, then geometric to 4096
@@ -255,136 +242,36 @@ def rdp_to_log_delta(orders: ArrayLike, rdp: ArrayLike, eps: ArrayLike,
 # ----------------------------------------------------------------------
 # One factor's certified Rényi curve
 # ----------------------------------------------------------------------
-def _rho_interval(kind: str, param: float, lam: float, c: Any) -> Any:
-    """ρ(λ) of one factor as an mpmath interval in the context ``c``."""
-    lam_i, x = c.mpf(lam), c.mpf(param)
-    if kind == "gaussian":
-        return lam_i * x * x / 2
-    if kind == "laplace":
-        a = (lam_i / (2 * lam_i - 1) * c.exp((lam_i - 1) * x)
-             + (lam_i - 1) / (2 * lam_i - 1) * c.exp(-lam_i * x))
-    else:                                   # randomized response with ε = x
-        log_p = -c.log(1 + c.exp(-x))
-        log_1p = -c.log(1 + c.exp(x))
-        a = (c.exp(lam_i * log_p + (1 - lam_i) * log_1p)
-             + c.exp(lam_i * log_1p + (1 - lam_i) * log_p))
-    return c.log(a) / (lam_i - 1)
-
-
-def _float_rdp(kind: str, x: float, o: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """(ρ rounded up, its relative padding) in doubles, for every order at once.
-
-    The closed forms are evaluated as ``Law.renyi`` does (log1p of A − 1 for small λx,
-    a log-sum-exp otherwise) and raised by a bound on their rounding: each library call
-    within 64 ulps (as in ``fdp.classical.rdp``), so a sum of terms is off by at most
-    128 u times the sum of their magnitudes; log1p is increasing, so log1p(s + err)
-    bounds log1p of the true s. Where A − 1 cancels (tiny λx) the padding is large
-    relative to ρ, and the caller recomputes those orders in interval arithmetic."""
-    lam1 = o - 1.0
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        if kind == "gaussian":
-            rho = o * x * x / 2.0
-            up = rho * (1.0 + 8.0 * _U) + 4.0 * _TINY        # (underflow: absolute)
-            return up, np.zeros(o.shape)
-        if kind == "laplace":
-            e1, e2 = np.expm1(lam1 * x), np.expm1(-o * x)
-            w1, w2 = o / (2.0 * o - 1.0), lam1 / (2.0 * o - 1.0)
-            near_on = o * x < 1.0
-        else:                             # randomized response, A = q e^{λε} + p e^{−λε}
-            e1, e2 = np.expm1(o * x), np.expm1(-o * x)
-            w1 = np.full(o.shape, float(np.exp(-np.logaddexp(0.0, x))))
-            w2 = np.full(o.shape, float(np.exp(-np.logaddexp(0.0, -x))))
-            near_on = o * x < 1.0
-        s = w1 * e1 + w2 * e2
-        err = _PAD * (np.abs(w1 * e1) + np.abs(w2 * e2))
-        near = np.log1p(s + err) * (1.0 + _PAD)
-        near_rel = np.where(s > 0, (err + _PAD * np.abs(s)) / np.abs(s), np.inf)
-        if kind == "laplace":
-            t1 = np.log(w1) + lam1 * x
-            t2 = np.log(w2) - o * x
-            mag = np.abs(np.log(w1)) + np.abs(np.log(w2)) + (lam1 + o) * x
-        else:
-            log_p, log_q = -np.logaddexp(0.0, -x), -np.logaddexp(0.0, x)
-            t1 = o * log_p + (1.0 - o) * log_q
-            t2 = o * log_q + (1.0 - o) * log_p
-            mag = (o + lam1) * (abs(log_p) + abs(log_q))
-        far0 = np.logaddexp(t1, t2)
-        pad = _PAD * (mag + np.abs(far0))
-        far = far0 + pad
-        far_rel = np.where(far0 > 0, pad / np.abs(far0), np.inf)
-        log_a = np.where(near_on, near, far)
-        rel = np.where(near_on, near_rel, far_rel)
-        rho = np.maximum(log_a, 0.0) / lam1 * (1.0 + 4.0 * _U)
-    rho = np.where(np.isnan(rho), np.inf, rho)
-    return rho, np.where(np.isnan(rel), np.inf, rel)
-
-
-@functools.lru_cache(maxsize=256)
-def _closed_form_rdp(kind: str, param: float, orders: tuple[float, ...]) -> tuple[float, ...]:
-    """ρ(λ) rounded up at each order: in doubles with a rounding bound where that bound
-    is within ``_FLOAT_RTOL`` of ρ, elsewhere the upper end of an interval evaluation
-    (mpmath ``iv``), raised in precision until within 1e-15 relative (or 4096 bits)."""
-    o = np.array(orders)
-    rho, rel = _float_rdp(kind, param, o)
-    redo = [i for i in range(o.size) if not rel[i] <= _FLOAT_RTOL]
-    if not redo:
-        return tuple(float(r) for r in rho)
-    exact = _interval_rdp(kind, param, tuple(float(o[i]) for i in redo))
-    out = rho.copy()
-    out[redo] = exact
-    return tuple(float(r) for r in out)
-
-
-def _interval_rdp(kind: str, param: float, orders: tuple[float, ...]) -> tuple[float, ...]:
-    """Upper ends of the interval ρ(λ) at each order, raised in precision until the
-    interval is within 1e-15 relative (or 4096 bits)."""
-    import mpmath.libmp as libmp  # lazily: `import fdp` stays free of mpmath
-    from mpmath.ctx_iv import MPIntervalContext
-    ctx = MPIntervalContext()
-    out = []
-    for lam in orders:
-        prec = 128
-        while True:
-            ctx.prec = prec
-            r = _rho_interval(kind, param, lam, ctx)
-            lo_m, hi_m = r._mpi_
-            hi = libmp.to_float(hi_m, rnd=libmp.round_ceiling)
-            if hi == 0.0 and libmp.mpf_sign(hi_m) > 0:
-                hi = _TINY                 # below the smallest double, not 0
-            lo = libmp.to_float(lo_m, rnd=libmp.round_floor)
-            if hi - lo <= 1e-15 * abs(hi) or prec >= 4096 or not np.isfinite(hi):
-                break
-            prec *= 2
-        out.append(max(hi, 0.0))            # D_λ ≥ 0
-    return tuple(out)
-
-
-def _kind_of(f: TradeOff) -> tuple[str, float] | None:
-    """(closed form, parameter) of a factor with a Rényi curve in closed form, or None."""
-    if isinstance(f, Gaussian):
-        return "gaussian", float(f.mu)
-    if isinstance(f, Laplace):
-        return "laplace", float(f.mu)
+def _pure_rr_eps(f: TradeOff) -> float | None:
+    """ε of a factor known to be ε-DP through its family (f_{ε,0}, randomized response
+    with any k), whose Rényi curve is bounded by binary RR_ε's; None otherwise."""
     if isinstance(f, RandomizedResponse):
-        return "rr", float(f.eps)
+        return float(f.eps)
     if isinstance(f, EpsDelta) and float(f.delta) == 0.0:
-        return "rr", float(f.eps)              # f_{ε,0} is the trade-off of RR_ε
+        return float(f.eps)              # f_{ε,0} is the trade-off of RR_ε
     return None
+
+
+def _certified_law(f: TradeOff) -> bool:
+    """Whether f's law states its Rényi divergence as a proven upper bound."""
+    law = f.law()
+    return law is not None and law.renyi_is_upper_bound
 
 
 def _has_curve(f: TradeOff) -> bool:
     """Whether ``factor_rdp`` knows a certified curve of f (without computing it)."""
-    return (isinstance(f, Identity) or isinstance(getattr(f, "rdp", None), RDPBound)
-            or _kind_of(f) is not None)
+    return (isinstance(f, Identity) or getattr(f, "rdp_recipe", None) is not None
+            or _pure_rr_eps(f) is not None or _certified_law(f))
 
 
 def factor_rdp(f: TradeOff, orders: ArrayLike = COMPOSE_ORDERS) -> FloatArray | None:
     """A certified upper bound on the Rényi curve D_λ(Q ‖ P) of one factor, or None.
 
-    Closed forms of the Gaussian, Laplace and randomized response (and f_{ε,0}), see
-    the module docstring, in interval arithmetic and rounded up; Id has ρ = 0; a
-    result that carries a certified curve (``MinCertified.rdp``) is read from it
-    (``RDPBound.at``). Any other factor answers None (no certified curve is known).
+    The factor's law where it states a proven upper bound (``renyi_is_upper_bound``:
+    Gaussian, Laplace, binary randomized response); RR_ε's curve for an ε-DP family
+    (f_{ε,0}, k-ary randomized response); Id has ρ = 0; a result that carries a
+    certified curve (``MinCertified.rdp``) is read from it (``RDPBound.at``). Any other
+    factor answers None (no certified curve is known).
 
     Parameters
     ----------
@@ -409,13 +296,17 @@ def factor_rdp(f: TradeOff, orders: ArrayLike = COMPOSE_ORDERS) -> FloatArray | 
     o = check_orders(orders)
     if isinstance(f, Identity):
         return np.zeros(o.shape)
-    curve = getattr(f, "rdp", None)
-    if isinstance(curve, RDPBound):
-        return curve.at(o)
-    kind = _kind_of(f)
-    if kind is None:
-        return None
-    return np.array(_closed_form_rdp(kind[0], kind[1], tuple(float(x) for x in o)))
+    if getattr(f, "rdp_recipe", None) is not None:
+        curve = f.rdp
+        if isinstance(curve, RDPBound):
+            return curve.at(o)
+    eps = _pure_rr_eps(f)
+    if eps is not None:
+        return randomized_response_renyi(eps, o)
+    law = f.law()
+    if law is not None and law.renyi_is_upper_bound:
+        return np.asarray(law.renyi(o), dtype=float)
+    return None
 
 
 @dataclass(frozen=True)
