@@ -57,7 +57,9 @@ The mapping (Dong, Roth & Su 2022, "DRS"; each leaf's pair is exact)
   exact G_{√(max depth)/σ} (Kairouz et al. 2021, App. D).
 * ``RepeatAndSelectDpEvent(event, mean, shape)``: ``repeat_and_select(f, mean,
   shape)`` of the inner event's guarantee f (Papernot & Steinke 2022, via its
-  certified Rényi curve; ``fdp.conversions.repeat_select``).
+  certified Rényi curve; ``fdp.conversions.repeat_select``). The inner event must be
+  built of Gaussian, Laplace, randomized-response, ε-DP and Poisson-sampled Gaussian
+  events (those curves fdp certifies); others are refused, in dry runs too.
 * Subtrees of Poisson / truncated-Poisson / with-replacement Gaussian steps are handed
   to ``fdp.dpsgd`` whole (one call when they share a sampler); several samplers
   compose group by group, a non-Poisson group as its symmetric ``dpsgd`` curve.
@@ -924,11 +926,19 @@ def _repeat_select(event: Event, ctx: _Context, build: bool) -> _Mapped:
     name = _event_name(event)
     mean = _validate.real(f"{name}.mean", _field(event, "mean"), low=1.0)
     shape = _nonneg(event, "shape", allow_inf=True)
-    inner = _map(_field(event, "event"), ctx, build)
+    inner_event = _field(event, "event")
+    inner = _map(inner_event, ctx, build)
     if not inner.private:
         return _NONE
     if _is_identity(inner):
         return _leaf(Identity())
+    without = _without_renyi_curve(inner_event)
+    if without is not None:
+        raise UnsupportedEventError(
+            f"{name} of {_event_name(inner_event)}: the selection is accounted for through "
+            f"the certified Rényi curve of one run (Papernot & Steinke 2022), which fdp "
+            f"has for {', '.join(sorted(_RENYI_LEAVES))}, Poisson-sampled Gaussian steps "
+            f"and their compositions, not for {without}")
     if not build:
         return _Mapped(None)
     from fdp.conversions.repeat_select import repeat_and_select
@@ -938,6 +948,33 @@ def _repeat_select(event: Event, ctx: _Context, build: bool) -> _Mapped:
     except ValueError as exc:           # mean and shape are valid: the run has no
         raise UnsupportedEventError(    # certified Rényi curve to select from
             f"{name} of {_event_name(_field(event, 'event'))}: {exc}") from exc
+
+
+# Leaves whose fdp guarantee carries a certified Rényi curve (what repeat_and_select
+# reads): Gaussian, Laplace, randomized response, pure ε-DP (EpsDelta(ε, 0)), Id.
+_RENYI_LEAVES = frozenset({"GaussianDpEvent", "LaplaceDpEvent", "RandomizedResponseDpEvent",
+                           "PermuteAndFlipDpEvent", "NoOpDpEvent"})
+
+
+def _without_renyi_curve(event: Event) -> str | None:
+    """The first sub-event (by name) whose guarantee has no certified Rényi curve in
+    fdp, or None. The one gate for repeat-and-select, in dry runs and builds alike."""
+    name = _event_name(event)
+    if name in _RENYI_LEAVES:
+        return None
+    if name == "EpsilonDeltaDpEvent":
+        return None if _field(event, "delta") == 0 else f"{name} with delta > 0"
+    if name == "SelfComposedDpEvent":
+        return _without_renyi_curve(_field(event, "event"))
+    if name == "ComposedDpEvent":
+        return next((w for w in map(_without_renyi_curve, _field(event, "events"))
+                     if w is not None), None)
+    if name == "PoissonSampledDpEvent":
+        inner = _field(event, "event")
+        if _event_name(inner) == "GaussianDpEvent":
+            return None
+        return f"{name} of {_event_name(inner)}"
+    return name
 
 
 def _is_identity(m: _Mapped) -> bool:
