@@ -28,6 +28,7 @@ SCRIPTS = (
     "opacus_values",
     "samplers_compare",
     "mf_correlated_noise",
+    "bsa_last_iterate",
     "ddr_selection",
     "ps_repeat_select",
 )

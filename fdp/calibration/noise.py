@@ -17,7 +17,7 @@ from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
 from fdp.families.laplace import Laplace
 from fdp.mechanisms.additive import GaussianMechanism, LaplaceMechanism
-from fdp.mechanisms.exact import DiscreteLaplaceMechanism
+from fdp.mechanisms.exact import DiscreteLaplaceMechanism, to_fraction
 from fdp.sgd.schedule import accepts_epochs
 from fdp.tradeoff import TradeOff
 
@@ -114,7 +114,7 @@ def calibrate(mechanism: str = "gaussian", *, sensitivity: float = 1.0,
         one = lambda b: DiscreteLaplace(b, d_int)
         m = _laplace_guess(tgt)
         m = None if m is None else m / k
-        cls, kind = (lambda d, b: DiscreteLaplaceMechanism(d_int, b)), "scale"
+        cls, kind = (lambda d, b: DiscreteLaplaceMechanism(d_int, to_fraction("scale", b))), "scale"
     make = one if k == 1 else (lambda x: one(x) ** k)
     if m is not None and m <= 0:
         raise ValueError(f"the target {tgt.describe()} allows no privacy loss at all: "

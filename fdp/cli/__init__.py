@@ -23,6 +23,10 @@
     fdp tree --noise-multiplier S --steps T [T ...] [--single-epoch] [--sensitivity C]
              [--delta D]
         exact GDP μ and ε of DP-FTRL tree aggregation (replace-with-special-record)
+    fdp last-iterate --noise S --lipschitz L --dataset-size N (--steps T | --batches l
+                     --epochs E) --step-size ETA --smoothness M [--strong-convexity m]
+                     [--diameter D] [--delta D]
+        last-iterate privacy of noisy (cyclic) gradient descent by shifted interpolation
 
 Bad input (unknown names, out-of-range numbers, unwritable paths, a computation too
 large for memory) gives one line on stderr and exit status 2, never a traceback; every
@@ -35,7 +39,7 @@ import argparse
 from collections.abc import Sequence
 
 from fdp._constants import VERSION as __version__
-from fdp.cli import audit, convert, dpsgd, plot, tree
+from fdp.cli import audit, convert, dpsgd, last_iterate, plot, tree
 from fdp.cli.dpsgd import DEFAULT_SENSITIVITY
 from fdp.cli.plot import parse_spec, spec_label
 from fdp.commandline import EXIT_USAGE, Parser, UsageError, join_negative_values, run_command
@@ -70,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_parser(sub)
     audit.add_parser(sub)
     tree.add_parser(sub)
+    last_iterate.add_parser(sub)
     return parser
 
 

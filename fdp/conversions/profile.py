@@ -254,4 +254,4 @@ def _call_profile(fn: Callable[[FloatArray], ArrayLike], e: FloatArray) -> Float
             return out.reshape(e.shape)
     except (TypeError, ValueError):
         pass
-    return np.array([float(np.asarray(fn(float(x)), dtype=float)) for x in e])
+    return np.array([float(np.asarray(fn(np.float64(x)), dtype=float)) for x in e])

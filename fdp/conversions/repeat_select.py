@@ -41,12 +41,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from fdp import _validate
 from fdp._numerics import bisect_monotone
-from fdp._types import FloatArray
+from fdp._types import ArrayLike, FloatArray
 from fdp.conversions.from_rdp import RDPCurve, from_rdp
 from fdp.operations.rdp_bound import COMPOSE_ORDERS, factor_rdp, rdp_to_log_delta
 from fdp.status import require_guarantee
@@ -109,7 +110,7 @@ def _law_name(shape: float) -> str:
 # ----------------------------------------------------------------------
 # The law of K
 # ----------------------------------------------------------------------
-def _tnb_mean_interval(gamma: float, shape: float):  # -> an mpmath interval
+def _tnb_mean_interval(gamma: float, shape: float) -> Any:  # an mpmath interval
     """E K of D_{η,γ} as an mpmath interval (Papernot–Steinke Def 1 and §3)."""
     import mpmath  # lazily: `import fdp` stays free of mpmath
     iv = mpmath.iv
@@ -194,7 +195,7 @@ def _base_curve(f: TradeOff, orders: FloatArray) -> FloatArray:
     return np.asarray(rho, dtype=float)
 
 
-def _up(x: FloatArray) -> FloatArray:
+def _up(x: ArrayLike) -> FloatArray:
     """A sum of a few non-negative rounded terms, raised by its rounding."""
     return np.asarray(x, dtype=float) * (1.0 + _PAD) + 4.0 * float(np.nextafter(0.0, 1.0))
 

@@ -874,7 +874,7 @@ def _mixture(event: Event, ctx: _Context, build: bool) -> _Mapped:
         return _NONE
     # constructed in a dry run too: its checks (probabilities summing to 1, the span
     # of the sensitivities) are the ones from_dp_event would raise
-    f = MixtureOfGaussians(sigma, c, p)
+    f = MixtureOfGaussians(sigma, tuple(c.tolist()), tuple(p.tolist()))
     return _Mapped(f if build else None, not f.symmetric)
 
 

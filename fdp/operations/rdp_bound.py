@@ -297,7 +297,7 @@ def factor_rdp(f: TradeOff, orders: ArrayLike = COMPOSE_ORDERS) -> FloatArray | 
     if isinstance(f, Identity):
         return np.zeros(o.shape)
     if getattr(f, "rdp_recipe", None) is not None:
-        curve = f.rdp
+        curve = getattr(f, "rdp", None)
         if isinstance(curve, RDPBound):
             return curve.at(o)
     eps = _pure_rr_eps(f)

@@ -5,11 +5,14 @@
   allocation, user-level), composed by the engine.
 - ``allocation``: ``random_allocation(...)``, each record in k of t steps (Chua et al.
   2025; Feldman & Shenfeld 2025).
+- ``last_iterate``: last-iterate (hidden-state) privacy by shifted interpolation (Bok,
+  Su & Altschuler 2024): ``noisy_gd``, ``noisy_cgd`` (exact), ``noisy_sgd`` (certified),
+  ``compare_last_iterate``.
 - ``matrix_factorization``: correlated noise — ``tree_aggregation`` (DP-FTRL),
   ``banded_mf`` (amplified banded MF ≡ DP-SGD at ⌈n/b⌉ steps), ``mf_sensitivity`` and
   ``multi_epoch_mf`` (multi-epoch MF under (k, b)-participation).
-- ``shuffle``: ``shuffle_lower(...)``, the shuffling *lower* curve (no upper bound is
-  known; never a guarantee).
+- ``shuffle``: ``shuffle_lower(...)``, the shuffling *lower* curve (fdp ships no upper curve for
+  shuffling, see ``fdp.sgd.shuffle``; never a guarantee).
 - ``clt``: ``dpsgd_clt_mu(...)``, the CLT μ of noisy SGD (Bu, Dong, Long & Su 2020;
   Dong, Roth & Su 2022, §5), an approximation, and ``compare_dpsgd_clt``.
 - ``rdp``: ``dpsgd_rdp_epsilon(...)``, the Rényi (moments) accountant (Mironov, Talwar
@@ -28,6 +31,18 @@ from fdp.sgd.allocation import random_allocation
 from fdp.sgd.certified import dpsgd
 from fdp.sgd.clt import DPSGDComparison, compare_dpsgd_clt, dpsgd_clt_mu
 from fdp.sgd.compare import AccountantComparison, compare_accountants
+from fdp.sgd.last_iterate import (
+    LastIterate,
+    LastIterateComparison,
+    LastIterateGaussian,
+    compare_last_iterate,
+    contraction,
+    cyclic_mu,
+    noisy_cgd,
+    noisy_gd,
+    noisy_sgd,
+    strongly_convex_mu,
+)
 from fdp.sgd.matrix_factorization import (
     MFSensitivity,
     banded_mf,
@@ -39,7 +54,10 @@ from fdp.sgd.rdp import dpsgd_rdp_epsilon
 from fdp.sgd.report import SamplerRow, compare_samplers
 from fdp.sgd.shuffle import ShuffleLower, shuffle_lower
 
-__all__ = ["AccountantComparison", "DPSGDComparison", "MFSensitivity", "SamplerRow",
-           "ShuffleLower", "banded_mf", "compare_accountants", "compare_dpsgd_clt",
-           "compare_samplers", "dpsgd", "dpsgd_clt_mu", "dpsgd_rdp_epsilon", "mf_sensitivity",
-           "multi_epoch_mf", "random_allocation", "shuffle_lower", "tree_aggregation"]
+__all__ = ["AccountantComparison", "DPSGDComparison", "LastIterate", "LastIterateComparison",
+           "LastIterateGaussian", "MFSensitivity", "SamplerRow", "ShuffleLower", "banded_mf",
+           "compare_accountants", "compare_dpsgd_clt", "compare_last_iterate",
+           "compare_samplers", "contraction", "cyclic_mu", "dpsgd", "dpsgd_clt_mu",
+           "dpsgd_rdp_epsilon", "mf_sensitivity", "multi_epoch_mf", "noisy_cgd", "noisy_gd",
+           "noisy_sgd", "random_allocation", "shuffle_lower", "strongly_convex_mu",
+           "tree_aggregation"]

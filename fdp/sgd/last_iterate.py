@@ -694,9 +694,9 @@ def _run_prefix(T: np.ndarray, sizes: np.ndarray, gap: float) -> np.ndarray:
     P = np.zeros(n + 1)
     g = np.diff(T)
     if n > 1 and np.all(g[:-1] == g[0]) and np.all(sizes[1:n] == sizes[0]):
-        k = np.arange(0, n, dtype=float)
+        ks = np.arange(0, n, dtype=float)
         gap_l = 1.0 if gap >= 1.0 else -math.expm1(g[0] * math.log1p(-gap)) if gap else 0.0
-        P[:n] = sizes[0] * _cpow(gap, np.array([g[0] - 1.0]))[0] * _w1(gap_l, k)
+        P[:n] = sizes[0] * _cpow(gap, np.array([g[0] - 1.0]))[0] * _w1(gap_l, ks)
         P[n] = (P[n - 1] * _cpow(gap, np.array([g[-1]]))[0]
                 + sizes[n - 1] * _cpow(gap, np.array([g[-1] - 1.0]))[0])
         return P

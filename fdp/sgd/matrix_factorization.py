@@ -88,6 +88,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -177,6 +178,7 @@ def tree_aggregation(noise_multiplier: float, steps: int | Sequence[int], *,
     if isinstance(steps, (str, bytes)):
         raise TypeError(f"steps must be an integer or a sequence of integers, got "
                         f"{type(steps).__name__}")
+    counts: list[Any]
     if np.ndim(steps) == 0:
         counts = [steps]
     else:

@@ -51,7 +51,7 @@ def test_every_option_and_argument_has_help():
     subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     parsers = [parser] + [p for sp in subparsers for p in sp.choices.values()]
     names = {name for sp in subparsers for name in sp.choices}
-    assert {"repro", "dpsgd", "convert", "plot", "audit", "tree"} <= names
+    assert {"repro", "dpsgd", "convert", "plot", "audit", "tree", "last-iterate"} <= names
     for p in parsers:
         for action in p._actions:
             if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
