@@ -86,8 +86,8 @@ def discretise_groups(groups: Groups, step: float, meter: Meter | None = None) -
     return parts
 
 
-def inverse_parts(groups: Groups, parts: list[Part],
-                  reflect_both: bool = False) -> list[Part]:
+def inverse_parts(groups: Groups, parts: list[Part], reflect_both: bool = False,
+                  ahead: dict[int, Lattice] | None = None) -> list[Part]:
     """[(pessimistic, optimistic, n)] of the inverse pairs f_i⁻¹ = T(Q, P) of groups (f_i, n_i)
     whose own discretised lattices are ``parts``.
 
@@ -111,9 +111,12 @@ def inverse_parts(groups: Groups, parts: list[Part],
     composition's own round-off, so the plain read-back barely sees it; the lattices
     the other read-backs start from (``Recipe.parts``: tilted recompositions near
     that floor, summaries, inverses) stay the direct, slack-free ones.
+
+    ``ahead``: {group index: f_i⁻¹'s optimistic lattice} already discretised (the same
+    lattice ``discretise(inv, step, OPTIMISTIC)`` gives), used where it is needed.
     """
     out: list[Part] = []
-    for (f, _), (lp, lo, n) in zip(groups, parts):
+    for i, ((f, _), (lp, lo, n)) in enumerate(zip(groups, parts)):
         inv = f.inverse()
         if inv is f:                                     # symmetric: its own lattices
             out.append((lp, lo, n))
@@ -126,7 +129,8 @@ def inverse_parts(groups: Groups, parts: list[Part],
         else:
             opt = reflect(lo) if reflect_both else None
             if opt is None or opt.slack > REFLECT_SLACK_CAP / n:
-                opt = discretise(inv, lp.step, OPTIMISTIC)
+                opt = (ahead[i] if ahead is not None and i in ahead
+                       else discretise(inv, lp.step, OPTIMISTIC))
         out.append((pess, opt, n))
     return out
 
