@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -1001,6 +1002,67 @@ class TradeOff(abc.ABC):
         d, slots = state if isinstance(state, tuple) else (state, None)
         for k, v in {**(d or {}), **(slots or {})}.items():
             object.__setattr__(self, k, v)
+
+
+@dataclass(frozen=True, eq=False)
+class Delegating(TradeOff):
+    """A trade-off object that is the curve ``of`` with something added (a weaker stated
+    status, the assumptions it holds under): every hook of the curve is ``of``'s, so a
+    subclass adds only what it changes (its status, its repr).
+
+    Parameters
+    ----------
+    of : TradeOff
+        The curve.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.tradeoff import Delegating
+    >>> Delegating(fdp.Gaussian(1.0))(0.05) == fdp.Gaussian(1.0)(0.05)
+    True
+    """
+
+    of: TradeOff
+
+    @property
+    def status(self) -> Status:
+        return self.of.status
+
+    @property
+    def symmetric(self) -> bool:
+        return self.of.symmetric
+
+    @property
+    def directions(self) -> str:
+        return self.of.directions
+
+    def latex(self) -> str:
+        return self.of.latex()
+
+    def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        return self.of._beta(alpha)
+
+    def _upper(self, alpha: np.ndarray) -> np.ndarray:
+        return self.of._upper(alpha)
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        return self.of._delta(eps)
+
+    def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
+        return self.of._delta_lower(eps)
+
+    def _log_delta(self, eps: np.ndarray) -> np.ndarray:
+        return self.of._log_delta(eps)
+
+    def _log_delta_lower(self, eps: np.ndarray) -> np.ndarray:
+        return self.of._log_delta_lower(eps)
+
+    def _has_certified_delta(self) -> bool:
+        return self.of._has_certified_delta()
+
+    def law(self) -> Any:
+        return self.of.law()
 
 
 def meet_width(f: TradeOff, width: float | None, lo: ArrayLike, hi: ArrayLike,

@@ -18,17 +18,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from fdp.status import Status, weakest
-from fdp.tradeoff import TradeOff, math_repr
+from fdp.tradeoff import Delegating, TradeOff, math_repr
 
 if TYPE_CHECKING:  # pragma: no cover
-    from fdp.law import PrivacyLossLaw
+    pass
 
 
 @dataclass(frozen=True)
-class Weakened(TradeOff):
+class Weakened(Delegating):
     """f, stated as ``claimed`` (a lower bound or an approximation) because of ``reason``.
 
     Parameters
@@ -59,7 +57,6 @@ class Weakened(TradeOff):
     (<Status.APPROXIMATION: 'approximation'>, True)
     """
 
-    of: TradeOff
     claimed: Status
     reason: str
 
@@ -78,41 +75,6 @@ class Weakened(TradeOff):
     @property
     def status(self) -> Status:
         return weakest(self.of.status, self.claimed)
-
-    @property
-    def symmetric(self) -> bool:
-        return self.of.symmetric
-
-    @property
-    def directions(self) -> str:
-        return self.of.directions
-
-    def latex(self) -> str:
-        return self.of.latex()
-
-    def _beta(self, alpha: np.ndarray) -> np.ndarray:
-        return self.of._beta(alpha)
-
-    def _upper(self, alpha: np.ndarray) -> np.ndarray:
-        return self.of._upper(alpha)
-
-    def _delta(self, eps: np.ndarray) -> np.ndarray:
-        return self.of._delta(eps)
-
-    def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
-        return self.of._delta_lower(eps)
-
-    def _log_delta(self, eps: np.ndarray) -> np.ndarray:
-        return self.of._log_delta(eps)
-
-    def _log_delta_lower(self, eps: np.ndarray) -> np.ndarray:
-        return self.of._log_delta_lower(eps)
-
-    def _has_certified_delta(self) -> bool:
-        return self.of._has_certified_delta()
-
-    def law(self) -> PrivacyLossLaw | None:
-        return self.of.law()
 
 
 def weaken(f: TradeOff, claimed: Status, reason: str) -> TradeOff:

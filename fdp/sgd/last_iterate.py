@@ -78,8 +78,7 @@ from fdp import _validate
 from fdp._constants import UNIT_ROUNDOFF
 from fdp.bracket import Bracket
 from fdp.families.gaussian import Gaussian
-from fdp.status import Status
-from fdp.tradeoff import TradeOff, math_repr
+from fdp.tradeoff import Delegating, TradeOff, math_repr
 
 # Relative round-off of the μ formulas below (a few dozen correctly rounded operations,
 # expm1/log1p within 1 ulp): μ is raised by this much to its safe side.
@@ -213,7 +212,7 @@ class LastIterateGaussian(Gaussian):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class LastIterate(TradeOff):
+class LastIterate(Delegating):
     """A certified last-iterate guarantee: the curve ``of`` with its assumptions.
 
     Every read-out is the curve's (a certified bracket from the engine); only the repr
@@ -239,7 +238,6 @@ class LastIterate(TradeOff):
     ('certified', 2)
     """
 
-    of: TradeOff
     assumptions: str
     horizons: tuple[int, ...]
     plain: TradeOff
@@ -248,47 +246,9 @@ class LastIterate(TradeOff):
         return (f"LastIterate({self.assumptions}; horizons={list(self.horizons)}) = "
                 f"{math_repr(self.of)}")
 
-    @property
-    def status(self) -> Status:
-        return self.of.status
-
-    @property
-    def symmetric(self) -> bool:
-        return self.of.symmetric
-
-    @property
-    def directions(self) -> str:
-        return self.of.directions
-
-    def latex(self) -> str:
-        return self.of.latex()
-
-    def _beta(self, alpha: np.ndarray) -> np.ndarray:
-        return self.of._beta(alpha)
-
-    def _upper(self, alpha: np.ndarray) -> np.ndarray:
-        return self.of._upper(alpha)
-
-    def _delta(self, eps: np.ndarray) -> np.ndarray:
-        return self.of._delta(eps)
-
-    def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
-        return self.of._delta_lower(eps)
-
-    def _log_delta(self, eps: np.ndarray) -> np.ndarray:
-        return self.of._log_delta(eps)
-
-    def _log_delta_lower(self, eps: np.ndarray) -> np.ndarray:
-        return self.of._log_delta_lower(eps)
-
-    def _has_certified_delta(self) -> bool:
-        return self.of._has_certified_delta()
-
     def _delta_members(self) -> tuple[TradeOff, ...] | None:
         return self.of._delta_members()
 
-    def law(self):  # type: ignore[no-untyped-def]
-        return self.of.law()
 
 
 # ----------------------------------------------------------------------------
