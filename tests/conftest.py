@@ -1,6 +1,9 @@
-"""Shared hypothesis strategies: random members of every family."""
+"""Shared hypothesis strategies: random members of every family; the log of skipped
+tests that ``.ci/run`` reruns once the extras are installed."""
 
 from __future__ import annotations
+
+import os
 
 import mpmath
 import numpy as np
@@ -9,6 +12,24 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 import fdp
+
+
+def _log_skip(report) -> None:
+    """Append the node id of a skipped test or module to ``$FDP_SKIPPED_LOG`` (one per
+    line, in pytest's ``@file`` argument format; xdist workers append too, so a line may
+    repeat)."""
+    path = os.environ.get("FDP_SKIPPED_LOG")
+    if path and report.skipped:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(report.nodeid + "\n")
+
+
+def pytest_runtest_logreport(report):
+    _log_skip(report)
+
+
+def pytest_collectreport(report):
+    _log_skip(report)
 
 
 @pytest.fixture(autouse=True)

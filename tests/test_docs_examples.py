@@ -4,8 +4,10 @@ The ```python blocks (and the ```{code-cell} blocks of executed pages) of ``READ
 and of the hand-written pages of ``docs/`` are run
 in order, one fresh namespace per file (a block may use names an earlier block of the
 same file defined), in a scratch directory. A block preceded by the line
-``<!-- skip-test: reason -->`` is not run; use it only for a block that needs a network
-or a peer library that is not installed, and say which.
+``<!-- skip-test: reason -->`` is not run; use it only for a block that needs a network.
+A block that imports an optional peer which is not installed (``fdp.repro.PEER_EXTRAS``)
+skips the rest of its page, naming the extra that installs it (as on a fresh install
+with README's first command).
 
 Also here: the API reference lists every public module (its lists of names are
 generated from ``__all__`` by ``docs/_ext/fdp_docs.py``), and every public callable has
@@ -21,6 +23,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
+from fdp.repro import needs_extra
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -77,6 +81,12 @@ def test_code_blocks_run(page, tmp_path, monkeypatch):
             continue
         try:
             exec(compile(code, f"{page.name}:{line}", "exec", dont_inherit=True), namespace)
+        except ModuleNotFoundError as exc:
+            why = needs_extra(exc.name or "")
+            if why is None:
+                raise AssertionError(f"{page.relative_to(ROOT)}, block at line {line} "
+                                     f"fails: {exc}") from exc
+            pytest.skip(f"{page.relative_to(ROOT)} from line {line}: {why}")
         except Exception as exc:
             raise AssertionError(f"{page.relative_to(ROOT)}, block at line {line} "
                                  f"fails: {type(exc).__name__}: {exc}") from exc

@@ -1,5 +1,6 @@
 """One checked number: a value printed in a paper (or a documented package value)
-against ours, with a stated tolerance."""
+against ours, with a stated tolerance; or a check that could not run because an optional
+package is missing (SKIPPED, naming the extra that installs it)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,38 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+
+#: The extra of ``pyproject.toml`` that installs each optional peer, by import name (a
+#: check or a test needing one is skipped, naming the extra, where it is not installed).
+PEER_EXTRAS = {
+    "dp_accounting": "interop", "opacus": "interop", "torch": "interop",
+    "sklearn": "interop", "prv_accountant": "bench", "dask": "dask",
+    "distributed": "dask", "flwr": "flower", "optuna": "tune",
+}
+
+
+def needs_extra(module: str) -> str | None:
+    """``"needs <module>: pip install 'fdp[<extra>]'"`` for an optional peer, else None.
+
+    Parameters
+    ----------
+    module : str
+        An import name (``dp_accounting.dp_event`` counts as ``dp_accounting``).
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> needs_extra("dp_accounting.dp_event")
+    "needs dp_accounting: pip install 'fdp[interop]'"
+    >>> needs_extra("fdp.engine") is None
+    True
+    """
+    top = module.split(".")[0]
+    extra = PEER_EXTRAS.get(top)
+    return None if extra is None else f"needs {top}: pip install 'fdp[{extra}]'"
 
 
 @dataclass(frozen=True)
@@ -16,8 +49,10 @@ class Check:
     ``source`` names where the printed value comes from (paper, figure/table,
     documentation page); ``quantity`` what it is; ``paper`` the printed value as text;
     ``ours`` our value as text; ``tolerance`` the stated acceptance rule as text;
-    ``passed`` the verdict. Build rows with the constructors below, which compute the
-    verdict and the texts together so that they cannot disagree.
+    ``passed`` the verdict; ``skipped`` why the check did not run (an optional package
+    is not installed; then ``passed`` is False and the row is neither passed nor
+    failed). Build rows with the constructors below, which compute the verdict and the
+    texts together so that they cannot disagree.
     """
 
     source: str
@@ -26,10 +61,11 @@ class Check:
     ours: str
     tolerance: str
     passed: bool
+    skipped: str = ""
 
     @property
     def verdict(self) -> str:
-        return "PASS" if self.passed else "FAIL"
+        return "SKIPPED" if self.skipped else "PASS" if self.passed else "FAIL"
 
     # ------------------------------------------------------------------
     @classmethod
@@ -99,8 +135,17 @@ class Check:
 
     @classmethod
     def failed(cls, source: str, quantity: str, reason: str) -> Check:
-        """A check that could not be computed (for example a missing module)."""
+        """A check that could not be computed (an error, a missing part of fdp)."""
         return cls(source, quantity, "-", reason, "-", False)
+
+    @classmethod
+    def needs(cls, source: str, quantity: str, module: str) -> Check:
+        """A check that needs ``module``, which is not installed: SKIPPED naming the
+        extra that installs it for an optional peer (``PEER_EXTRAS``), else FAIL."""
+        why = needs_extra(module)
+        if why is None:
+            return cls.failed(source, quantity, f"needs module {module} (not installed)")
+        return cls(source, quantity, "-", why, "-", False, skipped=why)
 
 
 def _finite(x: float) -> bool:

@@ -15,6 +15,8 @@ import sys
 from collections.abc import Sequence
 
 from fdp.commandline import Parser, UsageError, run_command, writable_file
+from fdp.repro.output import format_table, write_csv
+from fdp.repro.runner import load, prepare_out_dir, resolve, run
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -36,26 +38,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def command(args: argparse.Namespace) -> int:
     """Run ``repro`` for parsed arguments; returns the exit status (1 when a check fails)."""
-    from fdp import repro
     try:
-        names = repro.resolve(args.names)
+        names = resolve(args.names)
     except (ValueError, FileNotFoundError) as exc:   # unknown name; no paper_repro/ here
         raise UsageError(str(exc)) from None
     if args.list:
         width = max(map(len, names))
         for name in names:
-            mod = repro.load(name)
+            mod = load(name)
             print(f"{name:<{width}}  {mod.TITLE}  [{mod.SOURCE}]")
         return 0
     csv_path = writable_file("--csv", args.csv) if args.csv else None
     try:
-        repro.prepare_out_dir(args.out)
+        prepare_out_dir(args.out)
     except OSError as exc:
         raise UsageError(str(exc)) from None
-    results = repro.run(names, args.out, fast=args.fast, progress=not args.quiet)
-    print(repro.format_table(results, wide=args.wide))
+    results = run(names, args.out, fast=args.fast, progress=not args.quiet)
+    print(format_table(results, wide=args.wide))
     if csv_path is not None:
-        repro.write_csv(results, csv_path)
+        write_csv(results, csv_path)
         print(f"check table written to {csv_path}", file=sys.stderr)
     failed = [r.name for r in results if not r.passed]
     if failed:
@@ -72,3 +73,29 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "with checks")
     add_arguments(parser)
     return run_command(parser, argv, command)
+
+
+def main_for(name: str, argv: Sequence[str] | None = None) -> int:
+    """Run one reproduction as ``fdp repro NAME [--out DIR] [--fast]`` would; returns the
+    exit status.
+
+    Parameters
+    ----------
+    name : str
+        A name in ``names()``.
+    argv : sequence of str, optional
+        Further arguments of ``fdp repro``.
+
+    Returns
+    -------
+    int
+        The exit status.
+
+    Examples
+    --------
+    >>> from fdp import repro
+    >>> repro.main_for("drs_eps_delta", ["--list"])
+    drs_eps_delta  DRS §2.1: the trade-off function f_{ε,δ}  [DRS §2.1, eq. (5)]
+    0
+    """
+    return main([name, *(argv or [])])

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from fdp import repro
-from fdp.repro import Check
+from fdp.repro import Check, runner
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,7 +42,7 @@ def test_every_script_has_metadata_and_lives_in_paper_repro():
     package = Path(repro.__file__).parent
     assert not (package / "scripts").exists()
     assert sorted(p.name for p in package.glob("*.py")) == \
-        ["__init__.py", "__main__.py", "_check.py", "command.py"]
+        ["__init__.py", "__main__.py", "_check.py", "command.py", "output.py", "runner.py"]
 
 
 def test_scripts_are_found_from_a_subdirectory_and_beside_the_package(tmp_path, monkeypatch):
@@ -55,7 +55,7 @@ def test_scripts_are_found_from_a_subdirectory_and_beside_the_package(tmp_path, 
 def test_no_paper_repro_is_a_one_line_error(tmp_path, monkeypatch, capsys):
     """An install without a checkout: ``fdp repro`` says where the scripts live, exit 2."""
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(repro, "__file__", str(tmp_path / "site" / "fdp" / "repro" / "x.py"))
+    monkeypatch.setattr(runner, "__file__", str(tmp_path / "site" / "fdp" / "repro" / "x.py"))
     with pytest.raises(FileNotFoundError, match="paper_repro/") as info:
         repro.locate()
     assert "\n" not in str(info.value)
