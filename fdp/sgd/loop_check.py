@@ -355,8 +355,9 @@ def _step_mu(kw: Mapping[str, Any]) -> float:
 def _why(field: str, loop: Loop, got: Any, want: Any) -> str:
     k = loop.accumulation
     hint = ""
-    if field == "steps" and k > 1 and _same(got, want * k):
-        hint = f" (micro-batches counted as steps: {k} micro-batches make one update)"
+    if field == "steps" and got > want > 0 and float(got / want).is_integer():
+        hint = (f" ({got // want}x the optimizer updates: micro-batches counted as steps, "
+                "jax_privacy #288)")
     elif field == "sample_rate" and k > 1 and _same(got, loop.sample_rate):
         hint = f" (the rate of one micro-batch; an update sums {k})"
     elif field == "sample_rate" and loop.sampler == "weighted":
