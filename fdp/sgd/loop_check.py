@@ -297,10 +297,13 @@ def loop_accounting(loop: Loop) -> Accounting:
         return Accounting("Gaussian", (("mu", mu),),
                           f"each record in at most one micro-batch per epoch, {epochs} "
                           f"epochs, no amplification (sensitivity {s:g}C)")
-    if relation != "replace_one":
+    sampling = "without_replacement" if loop.sampler == "without_replacement" \
+        else "with_replacement"
+    if relation != SAMPLERS[sampling][0]:
         raise NoMatchingAccounting(
             f"sampler={loop.sampler!r} draws fixed-size batches: fdp accounts it for "
-            "neighbouring='replace_one' (sensitivity 2C), not add/remove")
+            f"neighbouring={SAMPLERS[sampling][0]!r} (sensitivity "
+            f"{DEFAULT_SENSITIVITY[SAMPLERS[sampling][0]]:g}C), not {relation!r}")
     b = int(loop.batch_size) * k
     if loop.sampler == "without_replacement":
         if k > 1:
@@ -371,10 +374,11 @@ def _why(field: str, loop: Loop, got: Any, want: Any) -> str:
                 "without_replacement": " (fixed-size batches are not Poisson: Opacus #80)",
                 }.get(loop.sampler, "")
     elif field == "sensitivity/noise_multiplier":
-        hint = (" (replace-one moves the clipped sum by 2C)" if loop.neighbouring ==
-                "replace_one" else "") + (
-            f" (noise on the mean: sigma on the sum is sigma x {_sum_sigma(loop) / float(loop.noise_multiplier):g})"
-            if loop.noise_on == "mean" else "")
+        if loop.neighbouring == "replace_one":
+            hint = " (replace-one moves the clipped sum by 2C)"
+        if loop.noise_on == "mean":
+            factor = _sum_sigma(loop) / float(loop.noise_multiplier)
+            hint += f" (noise on the mean: sigma on the sum is {factor:g} x sigma)"
     return f"{field}: accounted {_show(got)}, the loop needs {_show(want)}{hint}"
 
 

@@ -8,15 +8,15 @@ import pytest
 
 pytest.importorskip("opacus", reason="needs the interop extra")
 
-import torch  # noqa: E402
-from opacus import PrivacyEngine  # noqa: E402
-from opacus.utils.batch_memory_manager import BatchMemoryManager  # noqa: E402
-from scipy.optimize import brentq  # noqa: E402
-from scipy.stats import norm  # noqa: E402
-from torch.utils.data import DataLoader, TensorDataset, WeightedRandomSampler  # noqa: E402
+import torch
+from opacus import PrivacyEngine
+from opacus.utils.batch_memory_manager import BatchMemoryManager
+from scipy.optimize import brentq
+from scipy.stats import norm
+from torch.utils.data import DataLoader, TensorDataset, WeightedRandomSampler
 
-from fdp.interop.opacus_check import check_opacus, describe_loop, opacus_claim  # noqa: E402
-from fdp.sgd.loop_check import LoopMismatch, NoMatchingAccounting  # noqa: E402
+from fdp.interop.opacus_check import check_opacus, describe_loop, opacus_claim
+from fdp.sgd.loop_check import LoopMismatch, NoMatchingAccounting
 
 DELTA = 1e-5
 SIGMA = 1.0
@@ -74,7 +74,8 @@ def _gaussian_eps(mu, delta):
 def test_poisson_loop_passes_and_matches_opacus_rdp():
     engine, dl, opt = _train(DataLoader(_data(305), batch_size=10), reduction="mean")
     right = check_opacus(engine, dl, opt, delta=DELTA)
-    assert right.call == "fdp.dpsgd(noise_multiplier=1.0, sample_rate=0.03225806451612903, steps=31)"
+    assert right.call == ("fdp.dpsgd(noise_multiplier=1.0, sample_rate=0.03225806451612903, "
+                          "steps=31)")
     eps = right.epsilon(DELTA)
     rdp = engine.get_epsilon(DELTA)   # Opacus' own RDP accountant, same claim: an upper bound
     assert eps <= rdp <= 1.25 * eps
