@@ -30,7 +30,6 @@ This module imports torch and Opacus; ``import fdp`` never imports it.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -151,7 +150,7 @@ def describe_loop(data_loader: DataLoader, optimizer: DPOptimizer, *, accountant
                 mean_divisor="expected" if reduction == "mean" else None, **extra)
 
 
-def _replaced_sampler(original: DataLoader, run: DataLoader, loop: Loop,
+def _replaced_sampler(original: DataLoader, loop: Loop,
                       claim: Accounting, delta: float | None) -> None:
     """Opacus #813: make_private swapped the user's sampler for Poisson at 1/len(loader)."""
     if loop.sampler != "poisson":
@@ -212,7 +211,7 @@ def check_opacus(privacy_engine: Any, data_loader: DataLoader, optimizer: DPOpti
                          accumulation=accumulation, neighbouring=neighbouring)
     claim = opacus_claim(acct) if accounted is None else accounted_call(accounted)
     if original_loader is not None:
-        _replaced_sampler(original_loader, data_loader, loop, claim, delta)
+        _replaced_sampler(original_loader, loop, claim, delta)
     return check_loop(loop, claim, delta=delta)
 
 

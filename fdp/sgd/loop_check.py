@@ -59,6 +59,7 @@ from typing import Any
 from fdp import _validate
 from fdp.families.gaussian import Gaussian
 from fdp.sgd.certified import DEFAULT_SENSITIVITY, SAMPLERS, dpsgd
+from fdp.status import NotAGuarantee
 from fdp.tradeoff import TradeOff
 
 #: The samplers a ``Loop`` describes (the "shuffle" row covers every sampler that puts
@@ -228,8 +229,12 @@ def _sum_sigma(loop: Loop) -> float:
     k = loop.accumulation
     if d == "expected":
         d = math.floor(loop.dataset_size * loop.sample_rate) * k
-    elif d == "batch":
-        d = loop.batch_size * k          # fixed-size samplers only (Poisson refused)
+    elif d == "batch":                   # fixed-size samplers only (Poisson refused)
+        b, n = int(loop.batch_size), loop.dataset_size
+        m = loop.batches_per_epoch or math.ceil(n / b)
+        # a shuffled epoch may end in a partial micro-batch or a short update: the
+        # smallest realised update sets the smallest σ on the sum
+        d = b * k if loop.sampler != "shuffle" or (n % b == 0 and m % k == 0) else n % b or b
     assert isinstance(d, (int, float))
     return float(loop.noise_multiplier) * float(d)
 
@@ -316,11 +321,10 @@ def loop_accounting(loop: Loop) -> Accounting:
     if loop.sampler == "weighted":
         assert loop.max_weight_share is not None
         size = math.floor(1.0 / float(loop.max_weight_share) * (1 + RTOL))
-        if b > size:
-            raise NoMatchingAccounting(
-                f"a batch of {b} weighted draws with the largest share "
-                f"{loop.max_weight_share:.6g} has no fdp accounting (needs b <= "
-                f"1/max share = {size})")
+    if b > size:
+        raise NoMatchingAccounting(
+            f"a batch of {b} draws with replacement, each record drawn with probability up "
+            f"to 1/{size}, has no fdp accounting (needs b <= {size})")
     return _dpsgd(f"{b} draws with replacement, per-draw probability 1/{size}, replace-one",
                   noise_multiplier=sigma, sample_rate=b / size, steps=t,
                   sampling="with_replacement", neighbouring="replace_one", dataset_size=size)
@@ -386,6 +390,14 @@ def _show(v: Any) -> str:
     return f"{v:.6g}" if isinstance(v, float) else repr(v)
 
 
+def _claimed_epsilon(claim: Accounting, delta: float) -> float:
+    """The ε the claim reports; for a LOWER curve (``sampling="shuffle"``) its lower end."""
+    try:
+        return claim.epsilon(delta)
+    except NotAGuarantee:
+        return float(claim.tradeoff().epsilon_bounds(delta)[0])
+
+
 def check_loop(loop: Loop, accounted: Mapping[str, Any] | Accounting, *,
                delta: float | None = None) -> Accounting:
     """Check that ``accounted`` accounts ``loop``; return the matching ``Accounting``.
@@ -436,7 +448,8 @@ def check_loop(loop: Loop, accounted: Mapping[str, Any] | Accounting, *,
                                _step_mu(want)))
     if not fields:
         return right
-    eps = (None, None) if delta is None else (claim.epsilon(delta), right.epsilon(delta))
+    eps = (None, None) if delta is None else (_claimed_epsilon(claim, delta),
+                                              right.epsilon(delta))
     text = ("the accounting does not describe the training loop: " + "; ".join(fields)
             + f". The matching call: {right.call} ({right.note})")
     if eps[0] is not None:
