@@ -131,7 +131,7 @@ def test_shuffled_batches_accounted_as_poisson_are_caught():
     assert err.epsilon == pytest.approx(_gaussian_eps(math.sqrt(10) / 1.1, DELTA), rel=1e-9)
     assert err.accounted_epsilon < 1.0 < 15 < err.epsilon       # 0.920 claimed, 15.78 true
     # the shuffle LOWER curve is not the guarantee either
-    with pytest.raises(LoopMismatch, match="needs fdp.Gaussian"):
+    with pytest.raises(LoopMismatch, match=r"needs fdp\.Gaussian"):
         check_loop(loop, {"noise_multiplier": 1.1, "sample_rate": 1 / 235, "steps": 2350,
                           "sampling": "shuffle"})
     check_loop(loop, right)
