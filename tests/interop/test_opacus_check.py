@@ -31,7 +31,7 @@ def _data(n, minority=None):
 
 
 def _train(loader, *, poisson=True, accumulate=1, reduction="sum", epochs=1,
-           physical=None):
+           physical=None, limit=None):
     """make_private on a tiny model, then train: optimizer.step() every ``accumulate``
     micro-batches (or through BatchMemoryManager with ``physical`` rows)."""
     torch.manual_seed(0)
@@ -57,6 +57,8 @@ def _train(loader, *, poisson=True, accumulate=1, reduction="sum", epochs=1,
                         opt.zero_grad()
                 continue
             for i, (x, y) in enumerate(batches):
+                if i == limit:
+                    break
                 loss_fn(model(x), y).backward()
                 if (i + 1) % accumulate == 0:
                     opt.step()
@@ -194,6 +196,18 @@ def test_gradient_accumulation_is_caught():
     assert opacus_eps == pytest.approx(2.8546, abs=1e-3)
     assert eps == pytest.approx(3.8367, abs=2e-3)
     assert opacus_eps <= engine.get_epsilon(DELTA) <= 1.1 * opacus_eps   # Opacus' RDP
+
+
+def test_opacus_rate_rounding_is_caught_as_conservative():
+    # 93 batches: the Poisson sampler keeps records at q = 1/93 but runs int(1/q) = 92
+    # steps per epoch (1/(1/93) = 92.99...), and make_private accounts 1/len = 1/92
+    engine, dl, opt = _train(DataLoader(_data(930), batch_size=10), limit=20)
+    assert len(dl) == 92 and engine.accountant.history == [(SIGMA, 1 / 92, 20)]
+    with pytest.raises(LoopMismatch, match="overstates") as info:
+        check_opacus(engine, dl, opt, delta=DELTA)
+    assert info.value.fields == ("sample_rate",)
+    assert dict(info.value.accounting.kwargs)["sample_rate"] == pytest.approx(1 / 93)
+    assert info.value.epsilon < info.value.accounted_epsilon
 
 
 def test_refusals_name_the_parameter():
