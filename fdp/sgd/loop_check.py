@@ -360,6 +360,12 @@ def _step_mu(kw: Mapping[str, Any]) -> float:
 
 
 def _why(field: str, loop: Loop, got: Any, want: Any) -> str:
+    hint = _hint(field, loop, got, want)
+    return f"{field}: accounted {_show(got)}, the loop needs {_show(want)}{hint}"
+
+
+def _hint(field: str, loop: Loop, got: Any, want: Any) -> str:
+    """Which known mistake a difference in ``field`` looks like ("" if none)."""
     k = loop.accumulation
     hint = ""
     if field == "steps" and got > want > 0 and float(got / want).is_integer():
@@ -383,7 +389,7 @@ def _why(field: str, loop: Loop, got: Any, want: Any) -> str:
         if loop.noise_on == "mean":
             factor = _sum_sigma(loop) / float(loop.noise_multiplier)
             hint += f" (noise on the mean: sigma on the sum is {factor:g} x sigma)"
-    return f"{field}: accounted {_show(got)}, the loop needs {_show(want)}{hint}"
+    return hint
 
 
 def _show(v: Any) -> str:
@@ -431,7 +437,7 @@ def check_loop(loop: Loop, accounted: Mapping[str, Any] | Accounting, *,
     claim = accounted_call(accounted)
     fields: list[str] = []
     if claim.function != right.function:
-        hint = _why("sampling", loop, "", "").split("''", 2)[-1]
+        hint = _hint("sampling", loop, None, None)
         fields.append(f"call: accounted {claim.call}, the loop needs fdp.{right.function}{hint}")
     elif right.function == "Gaussian":
         if not _same(dict(claim.kwargs)["mu"], dict(right.kwargs)["mu"]):
