@@ -207,6 +207,10 @@ class LoopMismatch(ValueError):
         self.accounted_epsilon = accounted_epsilon
         self.epsilon = epsilon
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (str(self), self.fields, self.accounted, self.accounting,
+                             self.accounted_epsilon, self.epsilon))
+
 
 def _choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
     if value not in allowed:

@@ -65,8 +65,8 @@ def test_replace_one_needs_twice_the_clipping_norm():
              "sensitivity": 1.0}
     with pytest.raises(LoopMismatch, match=r"replace-one moves the clipped sum by 2C") as info:
         check_loop(loop, claim, delta=DELTA)
-    err = info.value
-    assert err.fields == ("sensitivity/noise_multiplier",)
+    err = pickle.loads(pickle.dumps(info.value))
+    assert err.fields == ("sensitivity/noise_multiplier",) and str(err) == str(info.value)
     assert err.accounted_epsilon == pytest.approx(_gaussian_eps(0.5, DELTA), rel=2e-3)  # 1.86
     assert err.epsilon == pytest.approx(_gaussian_eps(1.0, DELTA), rel=2e-3)            # 4.38
     assert "understates" in str(err)
