@@ -377,6 +377,9 @@ def _hint(field: str, loop: Loop, got: Any, want: Any) -> str:
                 "jax_privacy #288)")
     elif field == "sample_rate" and k > 1 and _same(got, loop.sample_rate):
         hint = f" (the rate of one micro-batch; an update sums {k})"
+    elif field == "sample_rate" and k > 1 and _same(got, k * want):
+        hint = (f" (Poisson at {k}q, as Opacus records accumulation: a record in {k} "
+                f"Poisson micro-batches is counted Bin({k}, q) times, examples_per_user={k})")
     elif field == "sample_rate" and loop.sampler == "weighted":
         hint = (f" (a weighted draw picks a record with probability up to "
                 f"{loop.max_weight_share:.6g}: the rate is batch x max share)")
