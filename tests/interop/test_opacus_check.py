@@ -181,7 +181,7 @@ def test_gradient_accumulation_is_caught():
     assert engine.accountant.history == [(SIGMA, pytest.approx(0.1), 10)]
     loop = describe_loop(dl, opt, accountant=engine.accountant)
     assert (loop.updates, loop.accumulation) == (10, 3)
-    with pytest.raises(LoopMismatch, match=r"Bin\(3, q\)") as info:
+    with pytest.raises(LoopMismatch, match=r"Poisson at 3q, as Opacus") as info:
         check_opacus(engine, dl, opt, delta=DELTA)
     assert info.value.fields == ("sample_rate", "examples_per_user")
     opacus_eps, eps = info.value.accounted_epsilon, info.value.epsilon
