@@ -176,6 +176,22 @@ def _replaced_sampler(original: DataLoader, loop: Loop,
     raise LoopMismatch(text, ("sample_rate",), built, claim, *eps)
 
 
+def _size_dependent_rate(original: DataLoader, loop: Loop) -> None:
+    """Opacus #571: q = 1/len(loader) is computed from n, so a neighbour's may differ."""
+    if loop.sampler != "poisson" or loop.neighbouring != "add_remove":
+        return
+    b, n = original.batch_size, len(original.dataset)  # type: ignore[arg-type]
+    if b is None:
+        return
+    lengths = {m // b if original.drop_last else -(-m // b) for m in (n - 1, n, n + 1)}
+    if len(lengths) > 1:
+        raise NoMatchingAccounting(
+            f"make_private sets q = 1/len(data_loader), which is 1/{sorted(lengths)} for "
+            f"n = {n} - 1, {n}, {n} + 1 with batches of {b}: an add/remove neighbour is "
+            "sampled at another rate for another number of steps per epoch (Opacus #571); "
+            "sample at a public rate or account neighbouring='replace_one' (n fixed)")
+
+
 def check_opacus(privacy_engine: Any, data_loader: DataLoader, optimizer: DPOptimizer, *,
                  accounted: Mapping[str, Any] | Accounting | None = None,
                  original_loader: DataLoader | None = None, delta: float | None = None,
@@ -193,7 +209,8 @@ def check_opacus(privacy_engine: Any, data_loader: DataLoader, optimizer: DPOpti
     accounted : mapping or Accounting, optional
         The claim to check (keywords of ``fdp.dpsgd``); default: Opacus' own.
     original_loader : DataLoader, optional
-        The loader passed to ``make_private`` (catches a replaced sampler, #813).
+        The loader passed to ``make_private``: catches a replaced sampler (#813) and,
+        under add/remove, a rate 1/len(loader) that differs at n ± 1 (#571).
     delta : float, optional
         Report both ε at this δ in a mismatch.
     neighbouring, updates, accumulation
@@ -212,6 +229,7 @@ def check_opacus(privacy_engine: Any, data_loader: DataLoader, optimizer: DPOpti
     claim = opacus_claim(acct) if accounted is None else accounted_call(accounted)
     if original_loader is not None:
         _replaced_sampler(original_loader, loop, claim, delta)
+        _size_dependent_rate(original_loader, loop)
     return check_loop(loop, claim, delta=delta)
 
 

@@ -74,8 +74,11 @@ def _gaussian_eps(mu, delta):
 
 
 def test_poisson_loop_passes_and_matches_opacus_rdp():
-    engine, dl, opt = _train(DataLoader(_data(305), batch_size=10), reduction="mean")
-    right = check_opacus(engine, dl, opt, delta=DELTA)
+    # n = 305: q = 1/ceil(n/10) and int(n q) are the same at n ± 1, so even under
+    # add/remove with loss_reduction="mean" the run is the accounted mechanism
+    orig = DataLoader(_data(305), batch_size=10)
+    engine, dl, opt = _train(orig, reduction="mean")
+    right = check_opacus(engine, dl, opt, delta=DELTA, original_loader=orig)
     assert right.call == ("fdp.dpsgd(noise_multiplier=1.0, sample_rate=0.03225806451612903, "
                           "steps=31)")
     eps = right.epsilon(DELTA)
@@ -119,6 +122,11 @@ def test_mean_reduction_with_size_dependent_divisor_is_refused():
     engine, dl, opt = _train(DataLoader(_data(300), batch_size=10), reduction="mean")
     with pytest.raises(NoMatchingAccounting, match=r"\[9, 10\].*#571"):
         check_opacus(engine, dl, opt)
+    # and q = 1/len(loader) is 1/30 at n = 300 but 1/31 at n = 301
+    with pytest.raises(NoMatchingAccounting, match=r"1/\[30, 31\].*#571"):
+        check_opacus(engine, dl, opt, original_loader=DataLoader(_data(300), batch_size=10),
+                     accounted={"noise_multiplier": SIGMA, "sample_rate": 1 / 30,
+                                "steps": 30})
     # replace-one keeps n fixed: the same loop is then accounted (C_q(G_{2/σ}) per step)
     right = check_opacus(engine, dl, opt, neighbouring="replace_one",
                          accounted={"noise_multiplier": SIGMA, "sample_rate": 1 / 30,
