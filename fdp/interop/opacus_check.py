@@ -23,7 +23,8 @@ claim: Poisson sampling, add/remove, the history) and raises
 accounting. Given the loader the user built (``original_loader``), it also catches
 ``make_private`` replacing a non-uniform sampler by Poisson sampling at
 q = 1/len(loader) (Opacus #813: a ``WeightedRandomSampler`` drawing ``num_samples``
-records gives len(loader) = num_samples/B, not n/B).
+records gives len(loader) = num_samples/B, not n/B) and, under add/remove, a rate
+1/len(loader) = 1/⌈n/B⌉ that differs at n ± 1 (Opacus #571).
 
 This module imports torch and Opacus; ``import fdp`` never imports it.
 """
