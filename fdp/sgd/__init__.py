@@ -20,6 +20,9 @@
   are in ``fdp.classical.rdp``.
 - ``compare``: ``compare_accountants(...)``, the certified, CLT and Rényi ε of one run.
 - ``report``: ``compare_samplers(...)``, one training configuration under every sampler.
+- ``loop_check``: ``check_loop(Loop(...), accounted)``, whether the accounted call describes
+  the training loop as run (sample rate, sampler, accumulation, sum or mean, neighbours),
+  and ``loop_accounting(loop)``, the call that does.
 
 Every function names its parameters the same way: ``noise_multiplier`` (σ),
 ``sample_rate`` (q), ``steps`` (T), ``sampling`` (the batch sampler), ``neighbouring``,
@@ -43,6 +46,7 @@ from fdp.sgd.last_iterate import (
     noisy_sgd,
     strongly_convex_mu,
 )
+from fdp.sgd.loop_check import Loop, LoopMismatch, check_loop, loop_accounting
 from fdp.sgd.matrix_factorization import (
     MFSensitivity,
     banded_mf,
@@ -55,9 +59,9 @@ from fdp.sgd.report import SamplerRow, compare_samplers
 from fdp.sgd.shuffle import ShuffleLower, shuffle_lower
 
 __all__ = ["AccountantComparison", "DPSGDComparison", "LastIterate", "LastIterateComparison",
-           "LastIterateGaussian", "MFSensitivity", "SamplerRow", "ShuffleLower", "banded_mf",
-           "compare_accountants", "compare_dpsgd_clt", "compare_last_iterate",
-           "compare_samplers", "contraction", "cyclic_mu", "dpsgd", "dpsgd_clt_mu",
-           "dpsgd_rdp_epsilon", "mf_sensitivity", "multi_epoch_mf", "noisy_cgd", "noisy_gd",
-           "noisy_sgd", "random_allocation", "shuffle_lower", "strongly_convex_mu",
-           "tree_aggregation"]
+           "LastIterateGaussian", "Loop", "LoopMismatch", "MFSensitivity", "SamplerRow",
+           "ShuffleLower", "banded_mf", "check_loop", "compare_accountants",
+           "compare_dpsgd_clt", "compare_last_iterate", "compare_samplers", "contraction",
+           "cyclic_mu", "dpsgd", "dpsgd_clt_mu", "dpsgd_rdp_epsilon", "loop_accounting",
+           "mf_sensitivity", "multi_epoch_mf", "noisy_cgd", "noisy_gd", "noisy_sgd",
+           "random_allocation", "shuffle_lower", "strongly_convex_mu", "tree_aggregation"]
