@@ -162,10 +162,10 @@ class FdpAccountant:
     >>> from fdp.interop.flower import FdpAccountant
     >>> acct = FdpAccountant(PrivacyConfig(1e-5, 100, NeighboringRelation.REPLACE_ONE,
     ...                                    SamplingMethod.WITHOUT_REPLACEMENT))
-    >>> acct.compose(GaussianPrivacyEvent(1.0, 10, 100), count=50)
+    >>> acct.compose(GaussianPrivacyEvent(2.0, 10, 100), count=50)
     >>> lo, hi = acct.get_epsilon_bounds(1e-5)
     >>> print(f"{lo:.2f} <= eps <= {hi:.2f}")
-    8.04 <= eps <= 8.05
+    5.54 <= eps <= 5.54
     """
 
     def __init__(self, config: PrivacyConfig) -> None:
