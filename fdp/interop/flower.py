@@ -69,6 +69,7 @@ from flwr.serverapp.strategy import FedAvg, Strategy
 
 from fdp import _validate
 from fdp.families.gaussian import Gaussian
+from fdp.families.identity import Identity
 from fdp.sgd.certified import dpsgd
 from fdp.status import require_guarantee
 from fdp.tradeoff import TradeOff
@@ -77,11 +78,10 @@ BACKEND = "fdp"
 _SCHEMA_VERSION = 1
 
 #: Flower's sampling method -> the ``fdp.dpsgd`` sampler and neighbouring relation
-#: (module docstring); ``no-amplification`` is q = 1, an exact Gaussian composition.
+#: (module docstring); ``no-amplification`` is q = 1, the exact Gaussian composition.
 MODES = {
     SamplingMethod.POISSON: ("poisson", "add_remove"),
     SamplingMethod.WITHOUT_REPLACEMENT: ("without_replacement", "replace_one"),
-    SamplingMethod.NO_AMPLIFICATION: ("poisson", "add_remove"),
 }
 
 #: One ledger entry: (noise multiplier σ, clients per round m, population N, rounds).
@@ -239,16 +239,19 @@ class FdpAccountant:
                 or state.get("schema_version") != _SCHEMA_VERSION:
             raise ValueError(f"state must be the state_dict() of an fdp accountant (backend "
                              f"{BACKEND!r}, schema_version {_SCHEMA_VERSION})")
-        cfg = state.get("config", {})
-        config = PrivacyConfig(cfg["target_delta"], cfg["population_size"],
-                               NeighboringRelation(cfg["neighboring_relation"]),
-                               SamplingMethod(cfg["sampling_method"]), cfg["max_epsilon"])
+        try:
+            cfg = state["config"]
+            config = PrivacyConfig(cfg["target_delta"], cfg["population_size"],
+                                   NeighboringRelation(cfg["neighboring_relation"]),
+                                   SamplingMethod(cfg["sampling_method"]), cfg["max_epsilon"])
+            events = [(GaussianPrivacyEvent(**c["event"]), c["count"])
+                      for c in state["compositions"]]
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"state is not a complete state_dict(): {exc!r}") from exc
         if config != self._config:
             raise ValueError(f"state's config {config} differs from this accountant's "
                              f"{self._config}")
-        ledger = [self._entry(GaussianPrivacyEvent(**c["event"]), c["count"])
-                  for c in state.get("compositions", [])]
-        self._ledger = ledger
+        self._ledger = [self._entry(event, count) for event, count in events]
 
     # -- fdp's extras --------------------------------------------------------
     def get_epsilon_bounds(self, delta: float) -> tuple[float, float]:
@@ -290,7 +293,7 @@ class FdpAccountant:
 def _tradeoff(ledger: tuple[Entry, ...], config: PrivacyConfig) -> TradeOff:
     """The certified trade-off function of a ledger of rounds under ``config``."""
     if not ledger:
-        return dpsgd(1.0, 0.0, 0)                      # no round: Identity
+        return Identity()                              # no round, no information
     sigma = np.concatenate([np.full(k, s) for s, _, _, k in ledger])
     rate = np.concatenate([np.full(k, m / n) for _, m, n, k in ledger])
     if config.sampling_method is SamplingMethod.NO_AMPLIFICATION:

@@ -63,6 +63,14 @@ class TrialCount:
     mean: float
     shape: float | None = None
 
+    def __post_init__(self) -> None:
+        m = _validate.real("mean", self.mean, low=1.0)
+        if self.shape is None and not m.is_integer():
+            raise ValueError(f"mean must be a whole number of trials for a fixed K "
+                             f"(shape None), got {self.mean!r}")
+        if self.shape is not None:
+            _validate.real("shape", self.shape, low=0.0, allow_inf=True)
+
     @classmethod
     def fixed(cls, k: int) -> TrialCount:
         """Exactly k ≥ 1 trials (``study.optimize(n_trials=k)``)."""

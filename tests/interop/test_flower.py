@@ -248,6 +248,8 @@ def test_state_dict_is_json_and_restores_the_ledger():
         other.load_state_dict(state)
     with pytest.raises(ValueError, match="state_dict"):
         other.load_state_dict({"backend": "rdp"})
+    with pytest.raises(ValueError, match="complete state_dict"):
+        other.load_state_dict({"backend": "fdp", "schema_version": 1, "config": {}})
 
 
 def test_privacy_spent_delta_and_edges():
@@ -293,3 +295,22 @@ def test_report_is_the_tradeoffs_report():
     r = acct.report(DELTA, fpr=(0.001, 0.01, 0.1))
     expected = acct.tradeoff().report(delta=DELTA, fpr=(0.001, 0.01, 0.1))
     assert r.to_json() == expected.to_json()
+
+
+def test_edges_q_one_tiny_noise_and_many_rounds():
+    # Poisson with every client (q = 1) is the Gaussian composition G_{√R/σ}
+    acct = FdpAccountant(_config(SamplingMethod.POISSON, ADD_REMOVE))
+    acct.compose(GaussianPrivacyEvent(2.0, POP, POP), count=5)
+    lo, hi = acct.get_epsilon_bounds(DELTA)
+    assert lo <= fdp.gdp_epsilon(math.sqrt(5) / 2.0, DELTA) <= hi
+    # tiny noise: μ = 1e3, ε(1e-300) is finite and the closed form's
+    acct = FdpAccountant(_config(SamplingMethod.NO_AMPLIFICATION, ADD_REMOVE))
+    acct.compose(GaussianPrivacyEvent(1e-3, POP, POP))
+    assert acct.get_epsilon(1e-300) == pytest.approx(fdp.gdp_epsilon(1e3, 1e-300), rel=1e-9)
+    # 10^5 rounds of 1 client in 10^4, every round the same: one group for dpsgd
+    acct = FdpAccountant(PrivacyConfig(DELTA, 10_000, REPLACE,
+                                       SamplingMethod.WITHOUT_REPLACEMENT))
+    acct.compose(GaussianPrivacyEvent(4.0, 1, 10_000), count=100_000)
+    lo, hi = fdp.dpsgd(4.0, 1e-4, 100_000, sampling="without_replacement",
+                       neighbouring="replace_one").epsilon_bounds(DELTA)
+    assert lo <= acct.get_epsilon(DELTA) <= hi

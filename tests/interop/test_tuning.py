@@ -130,6 +130,10 @@ def test_errors_name_what_is_missing():
         TrialCount.geometric(0.5)
     with pytest.raises(ValueError, match="k"):
         TrialCount.fixed(0)
+    with pytest.raises(ValueError, match="whole number"):
+        TrialCount(2.5)
+    with pytest.raises(ValueError, match="shape"):
+        TrialCount(3.0, -1.0)
     with pytest.raises(fdp.NotAGuarantee):
         selection_guarantee(fdp.edgeworth([f, f]), TrialCount.fixed(2))
     with pytest.raises(TypeError, match=r"optuna\.Study"):
