@@ -24,6 +24,7 @@ from flwr.serverapp import (  # noqa: E402
     SamplingMethod,
 )
 from flwr.serverapp.exception import PrivacyBudgetExhausted  # noqa: E402
+from flwr.serverapp.strategy import dp_adaptive_clipping as adaptive  # noqa: E402
 from flwr.serverapp.strategy import (  # noqa: E402
     DifferentialPrivacyClientSideAdaptiveClipping,
     DifferentialPrivacyServerSideAdaptiveClipping,
@@ -314,3 +315,19 @@ def test_edges_q_one_tiny_noise_and_many_rounds():
     lo, hi = fdp.dpsgd(4.0, 1e-4, 100_000, sampling="without_replacement",
                        neighbouring="replace_one").epsilon_bounds(DELTA)
     assert lo <= acct.get_epsilon(DELTA) <= hi
+
+
+def test_flowers_adaptive_clipping_noise_uses_the_updated_norm(monkeypatch):
+    # the cause read_strategy names: one round of Flower's server-side adaptive clipping
+    # clips at C_t and adds noise of stddev σ·C_{t+1}/m
+    seen = []
+    monkeypatch.setattr(adaptive, "add_gaussian_noise_inplace",
+                        lambda arrays, std: seen.append(std))
+    dp = DifferentialPrivacyServerSideAdaptiveClipping(
+        FedAvg(fraction_train=1.0, fraction_evaluate=0.0), 1.0, POP,
+        initial_clipping_norm=0.05, clipped_count_stddev=1.0)
+    c_t = dp.clipping_norm
+    dp.start(LocalGrid(), ArrayRecord([np.zeros(3)]), num_rounds=1)
+    c_next = dp.clipping_norm
+    assert c_next != c_t                             # every update was clipped: C moved
+    assert seen == [pytest.approx(dp.noise_multiplier * c_next / POP, rel=1e-12)]
