@@ -24,13 +24,13 @@ from flwr.serverapp import (  # noqa: E402
     SamplingMethod,
 )
 from flwr.serverapp.exception import PrivacyBudgetExhausted  # noqa: E402
-from flwr.serverapp.strategy import dp_adaptive_clipping as adaptive  # noqa: E402
 from flwr.serverapp.strategy import (  # noqa: E402
     DifferentialPrivacyClientSideAdaptiveClipping,
     DifferentialPrivacyServerSideAdaptiveClipping,
     DifferentialPrivacyServerSideFixedClipping,
     FedAvg,
 )
+from flwr.serverapp.strategy import dp_adaptive_clipping as adaptive  # noqa: E402
 from flwr.supercore.task_identity import TaskIdentity  # noqa: E402
 
 import fdp  # noqa: E402
