@@ -90,7 +90,14 @@ Entry = tuple[float, int, int, int]
 
 @dataclass(frozen=True)
 class DPParameters:
-    """What fdp reads from a Flower DP strategy (``read_strategy``)."""
+    """What fdp reads from a Flower DP strategy (``read_strategy``).
+
+    Examples
+    --------
+    >>> from fdp.interop.flower import DPParameters
+    >>> DPParameters(noise_multiplier=1.0, clipping_norm=0.1, num_sampled_clients=20)
+    DPParameters(noise_multiplier=1.0, clipping_norm=0.1, num_sampled_clients=20)
+    """
 
     noise_multiplier: float
     clipping_norm: float
@@ -332,6 +339,19 @@ class BudgetedStrategy(Strategy):
         For an adaptive or unknown strategy (``read_strategy``), a strategy with its
         own accountant, a config without ``max_epsilon``, or ``poisson`` sampling with
         the stock ``FedAvg`` aggregation (it divides by the realised number of clients).
+
+    Examples
+    --------
+    >>> from flwr.serverapp import NeighboringRelation, PrivacyConfig, SamplingMethod
+    >>> from flwr.serverapp.strategy import DifferentialPrivacyServerSideFixedClipping, FedAvg
+    >>> from fdp.interop.flower import BudgetedStrategy, FdpAccountant
+    >>> config = PrivacyConfig(1e-5, 1000, NeighboringRelation.REPLACE_ONE,
+    ...                        SamplingMethod.WITHOUT_REPLACEMENT, max_epsilon=8.0)
+    >>> dp = DifferentialPrivacyServerSideFixedClipping(FedAvg(fraction_train=0.05), 1.5,
+    ...                                                 1.0, 50)
+    >>> budgeted = BudgetedStrategy(dp, FdpAccountant(config))   # then budgeted.start(grid, ...)
+    >>> budgeted.params
+    DPParameters(noise_multiplier=1.5, clipping_norm=1.0, num_sampled_clients=50)
     """
 
     def __init__(self, strategy: Strategy, accountant: FdpAccountant) -> None:

@@ -172,6 +172,15 @@ class StudyPrivacy:
         One trial's guarantee: what "the winning trial's ε" reads.
     certified : TradeOff
         The certified guarantee of the published best trial (``selection_guarantee``).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.interop.tuning import StudyPrivacy, TrialCount, selection_guarantee
+    >>> law = TrialCount.fixed(4)
+    >>> p = StudyPrivacy(law, 4, fdp.Gaussian(0.5), selection_guarantee(fdp.Gaussian(0.5), law))
+    >>> print(f"{p.naive_epsilon(1e-5):.3f} {p.epsilon(1e-5):.3f} {p.ratio(1e-5):.2f}")
+    1.993 4.377 2.20
     """
 
     trials: TrialCount
