@@ -337,8 +337,10 @@ class BudgetedStrategy(Strategy):
     ------
     ValueError
         For an adaptive or unknown strategy (``read_strategy``), a strategy with its
-        own accountant, a config without ``max_epsilon``, or ``poisson`` sampling with
-        the stock ``FedAvg`` aggregation (it divides by the realised number of clients).
+        own accountant, a config without ``max_epsilon``, ``poisson`` sampling with
+        the stock ``FedAvg`` aggregation (it divides by the realised number of clients),
+        ``without-replacement`` with a client sampler other than FedAvg's; and, at a
+        round, a grid whose number of clients is not the population size.
 
     Examples
     --------
@@ -373,6 +375,12 @@ class BudgetedStrategy(Strategy):
                 f"num_sampled_clients={self.params.num_sampled_clients}; FedAvg."
                 "aggregate_train divides by the realised clients' weight, whose "
                 "sensitivity fdp does not account")
+        if accountant.config.sampling_method is SamplingMethod.WITHOUT_REPLACEMENT and \
+                getattr(type(inner), "configure_train", None) is not FedAvg.configure_train:
+            raise ValueError(
+                f"sampling_method='without-replacement' is FedAvg.configure_train's uniform "
+                f"sample of m clients; {type(inner).__name__} samples clients with a "
+                "configure_train of its own, which fdp cannot account")
         self.strategy = strategy
         self.accountant = accountant
         self._pending: dict[int, GaussianPrivacyEvent] = {}
@@ -383,6 +391,11 @@ class BudgetedStrategy(Strategy):
     def configure_train(self, server_round: int, arrays: ArrayRecord, config: ConfigRecord,
                         grid: Grid) -> Iterable[Message]:
         """The strategy's messages, after checking the round fits in the budget."""
+        n = self.accountant.config.population_size
+        available = len(list(grid.get_node_ids()))
+        if available != n:
+            raise ValueError(f"the grid has {available} clients but population_size={n}: "
+                             f"clients are sampled from the {available}")
         messages = list(self.strategy.configure_train(server_round, arrays, config, grid))
         m = self.params.num_sampled_clients
         fixed = self.accountant.config.sampling_method is not SamplingMethod.POISSON
@@ -391,8 +404,7 @@ class BudgetedStrategy(Strategy):
         if fixed and len(messages) != m:
             raise ValueError(f"the round samples {len(messages)} clients but the noise is "
                              f"calibrated to num_sampled_clients={m}")
-        event = GaussianPrivacyEvent(self.params.noise_multiplier, m,
-                                     self.accountant.config.population_size)
+        event = GaussianPrivacyEvent(self.params.noise_multiplier, m, n)
         if self.accountant.would_exceed(event):
             spent = self.accountant.get_privacy_spent()
             raise PrivacyBudgetExhausted(

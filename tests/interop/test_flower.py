@@ -331,3 +331,15 @@ def test_flowers_adaptive_clipping_noise_uses_the_updated_norm(monkeypatch):
     c_next = dp.clipping_norm
     assert c_next != c_t                             # every update was clipped: C moved
     assert seen == [pytest.approx(dp.noise_multiplier * c_next / POP, rel=1e-12)]
+
+
+def test_an_unknown_client_sampler_or_population_is_refused():
+    acct = FdpAccountant(_config(SamplingMethod.WITHOUT_REPLACEMENT, REPLACE, 3.0))
+    dp = DifferentialPrivacyServerSideFixedClipping(PoissonFedAvg(0.3, 3), 2.0, 1.0, 3)
+    with pytest.raises(ValueError, match="PoissonFedAvg samples clients with a configure"):
+        BudgetedStrategy(dp, acct)
+    big = FdpAccountant(PrivacyConfig(DELTA, 1000, REPLACE, SamplingMethod.WITHOUT_REPLACEMENT,
+                                      3.0))
+    dp = DifferentialPrivacyServerSideFixedClipping(FedAvg(fraction_train=0.3), 2.0, 1.0, 3)
+    with pytest.raises(ValueError, match="grid has 10 clients but population_size=1000"):
+        BudgetedStrategy(dp, big).start(LocalGrid(), ArrayRecord([np.zeros(1)]), num_rounds=1)
