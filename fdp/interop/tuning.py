@@ -57,7 +57,9 @@ class TrialCount:
     --------
     >>> from fdp.interop.tuning import TrialCount
     >>> TrialCount.geometric(20)
-    TrialCount(mean=20.0, shape=1.0)
+    TrialCount.geometric(20)
+    >>> TrialCount(20.0, 1.0) == TrialCount.geometric(20)
+    True
     """
 
     mean: float
@@ -70,6 +72,14 @@ class TrialCount:
                              f"(shape None), got {self.mean!r}")
         if self.shape is not None:
             _validate.real("shape", self.shape, low=0.0, allow_inf=True)
+
+    def __repr__(self) -> str:
+        if self.shape is None:
+            return f"TrialCount.fixed({int(self.mean)})"
+        name = {0.0: "logarithmic", 1.0: "geometric", math.inf: "poisson"}.get(self.shape)
+        if name is None:
+            return f"TrialCount.negative_binomial({self.mean:g}, {self.shape:g})"
+        return f"TrialCount.{name}({self.mean:g})"
 
     @classmethod
     def fixed(cls, k: int) -> TrialCount:

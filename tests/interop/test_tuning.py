@@ -145,3 +145,9 @@ def test_result_is_a_frozen_value():
     assert isinstance(acct, StudyPrivacy)
     with pytest.raises(AttributeError):
         acct.ran = 3  # type: ignore[misc]
+
+
+def test_reprs_read_like_the_constructors():
+    for law in (TrialCount.fixed(20), TrialCount.geometric(20), TrialCount.poisson(3.5),
+                TrialCount.logarithmic(4), TrialCount.negative_binomial(5, 0.5)):
+        assert eval(repr(law), {"TrialCount": TrialCount}) == law
