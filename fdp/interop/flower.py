@@ -16,7 +16,8 @@ exceed ``max_epsilon``. Those strategies accept only ``no-amplification``;
 What one round releases
 -----------------------
 Flower's fixed-clipping strategies clip each sampled client's update to norm C, average
-the m = ``num_sampled_clients`` updates and add N(0, (σC/m)²) to the mean
+the m = ``num_sampled_clients`` updates (with equal weights: ``BudgetedStrategy`` checks
+FedAvg's) and add N(0, (σC/m)²) to the mean
 (``compute_stdv``: σ = ``noise_multiplier``). With m a public constant that is the sum
 of the clipped updates plus N(0, σ²C²), divided by m: one DP-SGD step in which a client
 plays the part of a record (McMahan, Ramage, Talwar & Zhang 2018, the fixed-denominator
@@ -315,6 +316,18 @@ def _tradeoff(ledger: tuple[Entry, ...], config: PrivacyConfig) -> TradeOff:
     return f
 
 
+def _require_equal_weights(replies: list[Message], key: str) -> None:
+    """FedAvg weights each update by the client's ``key`` metric; the mean of m clipped
+    updates moves by 2C/m only if the weights are equal (one heavy client could move it
+    by up to 2C)."""
+    weights = {m.content.metric_records[r].get(key) for m in replies if not m.has_error()
+               for r in m.content.metric_records}
+    if len(weights) > 1:
+        raise ValueError(f"FedAvg weights the updates by {key!r}, and the clients sent "
+                         f"different weights {sorted(map(str, weights))}; the noise is "
+                         "calibrated to the mean of equally weighted updates")
+
+
 class BudgetedStrategy(Strategy):
     """A Flower DP fixed-clipping strategy that stops before a round would exceed the budget.
 
@@ -422,6 +435,11 @@ class BudgetedStrategy(Strategy):
         event = self._pending.pop(server_round, None)
         if event is not None:
             self.accountant.compose(event)
+        replies = list(replies)
+        inner = getattr(self.strategy, "strategy", None)
+        if isinstance(inner, FedAvg) and \
+                type(inner).aggregate_train is FedAvg.aggregate_train:
+            _require_equal_weights(replies, inner.weighted_by_key)
         return self.strategy.aggregate_train(server_round, replies)
 
     def configure_evaluate(self, server_round: int, arrays: ArrayRecord,

@@ -43,7 +43,11 @@ REPLACE = NeighboringRelation.REPLACE_ONE
 
 
 class LocalGrid(Grid):
-    """POP numpy clients in this process: client i moves each weight by i/10."""
+    """POP numpy clients in this process: client i moves each weight by i/10 and reports
+    ``weight(i)`` examples."""
+
+    def __init__(self, weight=lambda node: 5) -> None:
+        self.weight = weight
 
     def set_run(self, run: object) -> None:
         pass
@@ -70,7 +74,8 @@ class LocalGrid(Grid):
             arrays = msg.content["arrays"].to_numpy_ndarrays()
             trained = [a + 0.1 * msg.metadata.dst_node_id for a in arrays]
             content = RecordDict({"arrays": ArrayRecord(trained),
-                                  "metrics": MetricRecord({"num-examples": 5})})
+                                  "metrics": MetricRecord(
+                                      {"num-examples": self.weight(msg.metadata.dst_node_id)})})
             replies.append(Message(content, reply_to=msg))
         return replies
 
@@ -343,3 +348,12 @@ def test_an_unknown_client_sampler_or_population_is_refused():
     dp = DifferentialPrivacyServerSideFixedClipping(FedAvg(fraction_train=0.3), 2.0, 1.0, 3)
     with pytest.raises(ValueError, match="grid has 10 clients but population_size=1000"):
         BudgetedStrategy(dp, big).start(LocalGrid(), ArrayRecord([np.zeros(1)]), num_rounds=1)
+
+
+def test_unequal_client_weights_are_refused():
+    acct = FdpAccountant(_config(SamplingMethod.WITHOUT_REPLACEMENT, REPLACE, 30.0))
+    dp = DifferentialPrivacyServerSideFixedClipping(FedAvg(fraction_train=0.3), 2.0, 1.0, 3)
+    with pytest.raises(ValueError, match="different weights"):
+        BudgetedStrategy(dp, acct).start(LocalGrid(weight=lambda node: node),
+                                         ArrayRecord([np.zeros(1)]), num_rounds=1)
+    assert acct.num_releases == 1                # the round was composed before the refusal
