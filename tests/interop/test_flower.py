@@ -357,3 +357,19 @@ def test_unequal_client_weights_are_refused():
         BudgetedStrategy(dp, acct).start(LocalGrid(weight=lambda node: node),
                                          ArrayRecord([np.zeros(1)]), num_rounds=1)
     assert acct.num_releases == 1                # the round was composed before the refusal
+
+
+def test_replace_one_sensitivity_is_two_where_flowers_rdp_takes_one():
+    pytest.importorskip("dp_accounting", reason="needs the interop extra")
+    # every client every round (q = 1), replace-one: two clients whose clipped updates are
+    # C·e and −C·e move the sum by 2C, so 16 rounds at σ = 4 are exactly G_2 (DRS Cor 3.3)
+    cfg = _config(SamplingMethod.WITHOUT_REPLACEMENT, REPLACE)
+    event = GaussianPrivacyEvent(4.0, POP, POP)
+    ours, theirs = FdpAccountant(cfg), RdpAccountant(cfg)
+    ours.compose(event, count=16)
+    theirs.compose(event, count=16)
+    exact = fdp.gdp_epsilon(2.0, DELTA)                                  # 9.9973
+    lo, hi = ours.get_epsilon_bounds(DELTA)
+    assert lo <= exact <= hi
+    # Flower's RDP accountant (s = 1) reports 4.7285, below the exact ε of that pair
+    assert theirs.get_epsilon(DELTA) < fdp.gdp_epsilon(1.0, DELTA) * 1.1 < exact
