@@ -129,7 +129,8 @@ def read_strategy(strategy: object) -> DPParameters:
         split = getattr(strategy, "clipped_count_stddev", None)
         if not split:
             raise ValueError(
-                f"{name} records no noise split: clipped_count_stddev is {split!r}, so the "
+                f"{name} records no noise split: clipped_count_stddev is {split!r} "
+                f"(noise_multiplier={getattr(strategy, 'noise_multiplier', None)!r}), so the "
                 "count of clipped updates is released without noise and the round cannot "
                 "be accounted; use fixed clipping")
         raise ValueError(

@@ -15,6 +15,7 @@ import pytest
 flwr = pytest.importorskip("flwr", reason="needs the flower extra")
 
 from flwr.app import ArrayRecord, Message, MetricRecord, RecordDict  # noqa: E402
+from flwr.server import strategy as legacy  # noqa: E402
 from flwr.serverapp import (  # noqa: E402
     GaussianPrivacyEvent,
     Grid,
@@ -230,6 +231,13 @@ def test_read_strategy_reads_flowers_attributes():
     assert (p.noise_multiplier, p.clipping_norm, p.num_sampled_clients) == (1.5, 0.25, 7)
     with pytest.raises(ValueError, match="noise_multiplier"):
         read_strategy(DifferentialPrivacyServerSideFixedClipping(FedAvg(), 0.0, 1.0, 7))
+    # the legacy API's wrappers carry the same attributes
+    p = read_strategy(legacy.DifferentialPrivacyClientSideFixedClipping(
+        legacy.FedAvg(), 1.5, 0.25, 7))
+    assert (p.noise_multiplier, p.clipping_norm, p.num_sampled_clients) == (1.5, 0.25, 7)
+    with pytest.raises(ValueError, match="no lower bound"):
+        read_strategy(legacy.DifferentialPrivacyServerSideAdaptiveClipping(
+            legacy.FedAvg(), 1.0, 40))
 
 
 def test_state_dict_is_json_and_restores_the_ledger():
