@@ -8,6 +8,10 @@
   or raises ``UnsupportedEventError`` naming it (also exported as
   ``fdp.from_dp_event``; the table is docs/dp-events.md), and ``FdpAccountant`` is a
   dp_accounting ``PrivacyAccountant``.
+* ``fdp.interop.flower`` (``fdp[flower]``): Flower's ``PrivacyAccountant`` answered by
+  ``fdp.dpsgd`` at client level, and ``BudgetedStrategy``; ``fdp.interop.tuning``
+  (``fdp[tune]``): the certified guarantee of an Optuna study's best trial. Both import
+  their peer library and are imported only explicitly (``from fdp.interop import flower``).
 
 Neither library is a dependency of fdp: events are read by duck typing (class name
 and attributes), and Opacus or dp_accounting is imported only when an adapter that
