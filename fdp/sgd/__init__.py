@@ -20,6 +20,8 @@
   are in ``fdp.classical.rdp``.
 - ``compare``: ``compare_accountants(...)``, the certified, CLT and Rényi ε of one run.
 - ``report``: ``compare_samplers(...)``, one training configuration under every sampler.
+- ``trajectory``: ``trajectory(...)``, certified ε(δ) at many step counts of one run
+  from one discretisation (a ``Trajectory``, with ``plot()``).
 
 Every function names its parameters the same way: ``noise_multiplier`` (σ),
 ``sample_rate`` (q), ``steps`` (T), ``sampling`` (the batch sampler), ``neighbouring``,
@@ -53,11 +55,13 @@ from fdp.sgd.matrix_factorization import (
 from fdp.sgd.rdp import dpsgd_rdp_epsilon
 from fdp.sgd.report import SamplerRow, compare_samplers
 from fdp.sgd.shuffle import ShuffleLower, shuffle_lower
+from fdp.sgd.trajectory import Trajectory, trajectory
 
 __all__ = ["AccountantComparison", "DPSGDComparison", "LastIterate", "LastIterateComparison",
-           "LastIterateGaussian", "MFSensitivity", "SamplerRow", "ShuffleLower", "banded_mf",
+           "LastIterateGaussian", "MFSensitivity", "SamplerRow", "ShuffleLower", "Trajectory",
+           "banded_mf",
            "compare_accountants", "compare_dpsgd_clt", "compare_last_iterate",
            "compare_samplers", "contraction", "cyclic_mu", "dpsgd", "dpsgd_clt_mu",
            "dpsgd_rdp_epsilon", "mf_sensitivity", "multi_epoch_mf", "noisy_cgd", "noisy_gd",
            "noisy_sgd", "random_allocation", "shuffle_lower", "strongly_convex_mu",
-           "tree_aggregation"]
+           "trajectory", "tree_aggregation"]
