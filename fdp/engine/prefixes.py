@@ -13,7 +13,7 @@ same grid); the last row is the lattices ``compose`` gives for it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from fdp import _validate
 from fdp.engine.composition import Direction, GridPolicy, combine_directions
@@ -37,7 +37,7 @@ from fdp.tradeoff import TradeOff
 def compose_prefixes(factors: Sequence[TradeOff], counts: Sequence[Sequence[int]],
                      tol: float | None = None, *, directions: tuple[Direction, ...] = ("f",),
                      grid: GridPolicy = "tol", labels: Sequence[str] | None = None
-                     ) -> list[Numeric]:
+                     ) -> Iterator[Numeric]:
     """One certified ``Numeric`` per row of counts: ⊗_g f_g^{⊗n_{i,g}} (DRS 2022,
     Def 3.1 and Thm 3.2), all on the grid ``compose`` chooses for the last row, each
     factor discretised once (module docstring).
@@ -56,8 +56,11 @@ def compose_prefixes(factors: Sequence[TradeOff], counts: Sequence[Sequence[int]
 
     Returns
     -------
-    list of Numeric
-        One per row, in order; row i equal to ``compose`` of its groups on this grid.
+    iterator of Numeric
+        One per row, in order, each composed when asked for (a caller that reads and
+        drops them holds one row's lattices at a time); row i equal to ``compose`` of
+        its groups on this grid. The arguments are checked and the factors discretised
+        on the call, before the first row.
 
     Raises
     ------
@@ -93,8 +96,13 @@ def compose_prefixes(factors: Sequence[TradeOff], counts: Sequence[Sequence[int]
     # the reflection's slack stays small, ``pipeline.inverse_parts``), the direct ones
     # discretised at most once (``_Once``)
     parts = discretise_groups([(f, 1) for f in fs], step)
-    inverse = _Once(fs, step)
-    out = []
+    return _rows(fs, rows, parts, _Once(fs, step), step, tol, directions, question, labels)
+
+
+def _rows(fs: list[TradeOff], rows: list[list[int]], parts: list, inverse: _Once,
+          step: float, tol: float, directions: tuple[Direction, ...], question: bool,
+          labels: Sequence[str] | None) -> Iterator[Numeric]:
+    """``compose_prefixes``'s results, one row at a time."""
     for i, row in enumerate(rows):
         live = [g for g in range(len(fs)) if row[g] > 0]
         kept = tuple((fs[g], row[g]) for g in live)
@@ -105,25 +113,22 @@ def compose_prefixes(factors: Sequence[TradeOff], counts: Sequence[Sequence[int]
                                                        ahead=inverse.among(live))))
         lattices = combine_directions(per_direction)
         label = labels[i] if labels is not None else _label(kept)
-        out.append(Numeric(tuple(p for p, _ in lattices), tuple(o for _, o in lattices),
-                           label, tol,
-                           directions="both" if len(directions) == 2 else _directions(kept),
-                           source=tuple(Recipe(kept, step, d == "inverse")
-                                        for d in directions),
-                           eps_width=QUESTION_REL_WIDTH if question else None,
-                           status=status_of(*(f for f, _ in kept),
-                                            operation=Status.CERTIFIED)))
-    return out
+        yield Numeric(tuple(p for p, _ in lattices), tuple(o for _, o in lattices), label, tol,
+                      directions="both" if len(directions) == 2 else _directions(kept),
+                      source=tuple(Recipe(kept, step, d == "inverse") for d in directions),
+                      eps_width=QUESTION_REL_WIDTH if question else None,
+                      status=status_of(*(f for f, _ in kept), operation=Status.CERTIFIED))
 
 
-class _Once(dict):
+class _Once(dict[int, Lattice]):
     """{index among a row's groups: f_g⁻¹'s optimistic lattice}, as ``inverse_parts``'s
     ``ahead``: every index is offered, and a lattice is discretised the first time that
     ``inverse_parts`` asks for it, then kept for the other rows."""
 
     def __init__(self, factors: list[TradeOff], step: float) -> None:
         super().__init__()
-        self.factors, self.step, self.cache = factors, step, {}
+        self.factors, self.step = factors, step
+        self.cache: dict[int, Lattice] = {}
         self.live: list[int] = []
 
     def among(self, live: list[int]) -> _Once:

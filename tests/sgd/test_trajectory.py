@@ -18,15 +18,14 @@ Q = 256 / 60000
 
 def _agree(lo: float, hi: float, ref: fdp.Bracket, rel: float = 1e-9) -> str:
     """'identical', 'nested' (one bracket inside the other, up to a relative ``rel`` of
-    round-off: two grids a few ulps apart), or fail; both are certified, so they must
-    overlap in any case."""
+    round-off: two grids a few ulps apart) or 'overlap'; both are certified, so they
+    must overlap in any case."""
     assert lo <= ref.hi and ref.lo <= hi, (lo, hi, ref)
     if lo == ref.lo and hi == ref.hi:
         return "identical"
     r = rel * max(hi, 1e-300)
     inside = (lo >= ref.lo - r and hi <= ref.hi + r) or (ref.lo >= lo - r and ref.hi <= hi + r)
-    assert inside, (lo, hi, ref)
-    return "nested"
+    return "nested" if inside else "overlap"
 
 
 def test_every_point_agrees_with_fdp_dpsgd_at_that_T():
@@ -34,14 +33,19 @@ def test_every_point_agrees_with_fdp_dpsgd_at_that_T():
     assert tr.steps.tolist() == [80, 160, 240, 320, 400]
     kinds = [_agree(lo, hi, fdp.dpsgd(1.1, 0.01, int(t)).epsilon_bounds(1e-5))
              for t, lo, hi in zip(tr.steps, tr.lower, tr.upper)]
-    assert kinds[-1] == "identical"          # the last point is fdp.dpsgd's own run
+    # the question-sized grid is the same for every T here (capped by the per-step
+    # spread): fdp.dpsgd's own brackets; the last point is fdp.dpsgd's run in any case
+    assert set(kinds) <= {"identical", "nested"} and kinds[-1] == "identical"
 
 
-def test_explicit_tol_agrees_too():
+def test_explicit_tol_overlaps_and_ends_identical():
+    """An explicit tol sizes fdp.dpsgd's grid by T, so earlier points are on another
+    grid than fdp.dpsgd(T_i)'s: two certified brackets, overlapping."""
     tr = trajectory(0.8, 0.05, 200, 1e-6, points=[1, 7, 50], tol=1e-2)
     assert tr.steps.tolist() == [1, 7, 50, 200]
-    for t, lo, hi in zip(tr.steps, tr.lower, tr.upper):
-        _agree(lo, hi, fdp.dpsgd(0.8, 0.05, int(t), tol=1e-2).epsilon_bounds(1e-6))
+    kinds = [_agree(lo, hi, fdp.dpsgd(0.8, 0.05, int(t), tol=1e-2).epsilon_bounds(1e-6))
+             for t, lo, hi in zip(tr.steps, tr.lower, tr.upper)]
+    assert kinds[-1] == "identical"
 
 
 def test_q_one_is_the_gaussian_composition():
@@ -160,7 +164,7 @@ def test_us_spelling_and_bad_schedules_are_refused():
         trajectory(1.0, 0.1, 20, 1e-5, neighboring="add_remove")
     with pytest.raises(ValueError, match="noise_multiplier"):
         trajectory([1.0, 2.0], 0.1, 20, 1e-5)
-    with pytest.raises(ValueError, match="Trajectory|lower"):
+    with pytest.raises(ValueError, match="lower"):
         Trajectory(np.array([1]), np.array([2.0]), np.array([1.0]), 1e-5, "x")
 
 
@@ -168,8 +172,9 @@ def test_us_spelling_and_bad_schedules_are_refused():
 def test_long_run_agrees_at_several_points():
     tr = trajectory(1.1, Q, 100_000, 1e-5, points=100)
     assert tr.steps.size == 100 and tr.steps[-1] == 100_000
-    for i in (0, 37, 99):
-        kind = _agree(tr.lower[i], tr.upper[i],
-                      fdp.dpsgd(1.1, Q, int(tr.steps[i])).epsilon_bounds(1e-5))
-        if i == 99:
-            assert kind == "identical"
+    kinds = [_agree(tr.lower[i], tr.upper[i],
+                    fdp.dpsgd(1.1, Q, int(tr.steps[i])).epsilon_bounds(1e-5))
+             for i in (0, 37, 60, 99)]
+    # T ≥ 43000 has a finer question-sized grid than fdp.dpsgd(T_i)'s (measured: the
+    # trajectory's bracket inside fdp.dpsgd's at every 7th point)
+    assert set(kinds) <= {"identical", "nested"} and kinds[-1] == "identical"
