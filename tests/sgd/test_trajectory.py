@@ -175,6 +175,6 @@ def test_long_run_agrees_at_several_points():
     kinds = [_agree(tr.lower[i], tr.upper[i],
                     fdp.dpsgd(1.1, Q, int(tr.steps[i])).epsilon_bounds(1e-5))
              for i in (0, 37, 60, 99)]
-    # T ≥ 43000 has a finer question-sized grid than fdp.dpsgd(T_i)'s (measured: the
-    # trajectory's bracket inside fdp.dpsgd's at every 7th point)
+    # the grid of T = 1e5 is finer than fdp.dpsgd(T_i)'s (measured: the trajectory's
+    # bracket inside fdp.dpsgd's at every 7th point)
     assert set(kinds) <= {"identical", "nested"} and kinds[-1] == "identical"
