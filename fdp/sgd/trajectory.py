@@ -5,8 +5,9 @@ per-step pairs, which ``fdp.dpsgd`` composes for one T. Here the per-step pairs 
 discretised once, on the grid ``fdp.dpsgd`` chooses for the whole run, and every
 prefix is composed from those lattices (``fdp.engine.compose_prefixes``): each
 point's bracket is certified on its own (the engine's argument holds on any grid),
-the last is ``fdp.dpsgd``'s at T, and the others are on a grid at least as fine as
-``fdp.dpsgd``'s own at T_i.
+the last is ``fdp.dpsgd``'s at T, and the others are read on the whole run's grid
+instead of the one ``fdp.dpsgd`` would choose for T_i (finer or the same, as the step
+shrinks with T; coarser only where the memory budget coarsened the whole run's).
 
 Composing one more step never makes a mechanism more private: f ⊗ g ≤ f ⊗ Id = f for
 every trade-off function g (DRS 2022, Def 3.1: ⊗ is monotone, and Id is its unit),
