@@ -30,7 +30,7 @@ from fdp.plotting.trajectory import epsilon_trajectory
 from fdp.sgd.certified import SAMPLERS, _label, _options, _per_step, resolve_sensitivity
 from fdp.sgd.min_certified import MAX_RDP_GROUPS, PoissonGaussianRDP
 from fdp.sgd.schedule import accepts_epochs
-from fdp.status import Status
+from fdp.status import Status, weakest
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -52,7 +52,7 @@ class Trajectory:
     label : str
         The run (noise, rate, sampler, sensitivity).
     status : Status
-        ``certified``.
+        The weakest of the points' statuses (``certified`` for every sampler here).
 
     Examples
     --------
@@ -201,6 +201,7 @@ def trajectory(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
     live = at[at > 0]
     lower = np.zeros(at.size)
     upper = np.zeros(at.size)
+    status = Status.CERTIFIED                   # the weakest of the points' (fdp.status)
     if live.size:
         keys, rows = _prefix_counts(sigma, rate, steps, live)
         nums = compose_prefixes([step_pair(sens / s, q, opts) for s, q in keys], rows, tol,
@@ -215,13 +216,14 @@ def trajectory(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
                                    eps_width=num.eps_width, rdp_recipe=PoissonGaussianRDP(
                                        tuple((s, q, n) for (s, q), n in zip(keys, row) if n),
                                        sens))
+            status = weakest(status, num.status)
             lo, hi = (float(v) for v in num.epsilon_bounds(d))
             lower[i] = 0.0 if np.isnan(lo) else lo      # nothing proven: the trivial 0
             upper[i] = np.inf if np.isnan(hi) else hi
     # ε(δ) is non-decreasing in T (module docstring): each end tightened by the others
     lower = np.maximum.accumulate(lower)
     upper = np.minimum.accumulate(upper[::-1])[::-1]
-    return Trajectory(at, lower, upper, d, label)
+    return Trajectory(at, lower, upper, d, label, status)
 
 
 def _prefix_counts(sigma: FloatArray, rate: FloatArray, steps: int, at: np.ndarray
