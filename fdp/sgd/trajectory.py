@@ -103,7 +103,7 @@ class Trajectory:
     def __repr__(self) -> str:
         return (f"Trajectory({self.label}, delta={self.delta:g}: ε ∈ "
                 f"[{self.lower[-1]:.4f}, {self.upper[-1]:.4f}] after {self.steps[-1]} steps, "
-                f"{len(self)} points)")
+                f"{len(self)} point{'' if len(self) == 1 else 's'})")
 
     def plot(self, ax: Axes | None = None, **kwargs: Any) -> Axes:
         """Draw the brackets against the steps (``fdp.plotting.epsilon_trajectory``;
@@ -191,12 +191,9 @@ def trajectory(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
         tol = _validate.real("tol", tol, low=0.0, low_open=True, high=1.0)
     sens = resolve_sensitivity(sensitivity, neighbouring)
     at = _points(points, steps)
-    if steps == 0:
-        sigma = rate = np.ones(1)
-    else:
-        sigma = _per_step("noise_multiplier", noise_multiplier, steps, 0.0, np.inf,
-                          low_open=True)
-        rate = _per_step("sample_rate", sample_rate, steps, 0.0, 1.0)
+    sigma = _per_step("noise_multiplier", noise_multiplier, max(steps, 1), 0.0, np.inf,
+                      low_open=True)
+    rate = _per_step("sample_rate", sample_rate, max(steps, 1), 0.0, 1.0)
     label = _label(sigma, rate, steps, sampling, sens, opts)
     live = at[at > 0]
     lower = np.zeros(at.size)
