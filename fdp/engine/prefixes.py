@@ -82,6 +82,9 @@ def compose_prefixes(factors: Sequence[TradeOff], counts: Sequence[Sequence[int]
     if not fs or not rows or any(len(r) != len(fs) or sum(r) == 0 for r in rows):
         raise ValueError(f"counts must be rows of {len(fs)} integers >= 0 (one per factor), "
                          "each with a positive count, and factors must not be empty")
+    if labels is not None and len(labels) != len(rows):
+        raise ValueError(f"labels must hold one label per row ({len(rows)}), got "
+                         f"{len(labels)}")
     if grid not in ("tol", "question", "exact"):
         raise ValueError(f"grid must be 'tol', 'question' or 'exact', got {grid!r}")
     if directions not in (("f",), ("f", "inverse")):

@@ -57,3 +57,5 @@ def test_bad_grid_and_directions_are_refused():
         compose_prefixes([fdp.Gaussian(1.0)], [[1]], grid="fine")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="directions"):
         compose_prefixes([fdp.Gaussian(1.0)], [[1]], directions=("inverse",))
+    with pytest.raises(ValueError, match="labels"):
+        compose_prefixes([fdp.Gaussian(1.0)], [[1], [2]], labels=["one"])
