@@ -2,6 +2,7 @@
 
     fdp dpsgd --noise-multiplier S (--sample-rate Q --steps T | --epochs E
               --dataset-size N --batch-size B) [--delta D] [--sensitivity C] [--plot FILE]
+              [--trajectory [POINTS]]
     fdp dpsgd --noise-multiplier S --epochs E --dataset-size N --batch-size B
               --compare-samplers [--delta D] [--plot FILE]
 
@@ -22,6 +23,7 @@ from fdp.families.gaussian import Gaussian
 from fdp.sgd import certified
 from fdp.sgd import clt as sgd_clt
 from fdp.sgd.schedule import from_epochs
+from fdp.sgd.trajectory import trajectory
 from fdp.status import require_guarantee
 from fdp.tradeoff import TradeOff
 
@@ -207,6 +209,11 @@ def _cmd_allocation_or_shuffle(args: argparse.Namespace) -> int:
 
 def _cmd_dpsgd(args: argparse.Namespace) -> int:
     # Every argument is checked before anything is computed.
+    if args.trajectory is not None and (args.compare_samplers or args.sampling in (
+            "random_allocation", "shuffle")):
+        raise UsageError("--trajectory composes the per-step samplers (poisson, "
+                         "without_replacement, truncated_poisson, with_replacement); drop "
+                         "--compare-samplers and --sampling random_allocation/shuffle")
     if args.compare_samplers:
         return _cmd_compare_samplers(args)
     if args.sampling in ("random_allocation", "shuffle"):
@@ -223,6 +230,7 @@ def _cmd_dpsgd(args: argparse.Namespace) -> int:
     sens = DEFAULT_SENSITIVITY[neighbouring] if args.sensitivity is None else \
         positive("--sensitivity", args.sensitivity)
     plot_path = image_file("--plot", args.plot) if args.plot else None
+    points = None if args.trajectory is None else count("--trajectory", args.trajectory)
 
     import numpy as np
 
@@ -249,6 +257,15 @@ def _cmd_dpsgd(args: argparse.Namespace) -> int:
         # which certified bound set the upper end (f-DP engine or RDP), and why a
         # lower end is 0
         print(f"        ({bracket.note})")
+    traj = None
+    if points is not None:
+        traj = trajectory(sigma, q, steps, delta, points=points, sampling=args.sampling,
+                          neighbouring=neighbouring, tol=tol, sensitivity=sens, **extra)
+        print(f"certified epsilon over training (delta {delta:g}, {len(traj)} points, "
+              "one discretisation; fdp.sgd.trajectory):")
+        print(f"  {'steps':>10}  {'epsilon low':>12}  {'epsilon high':>12}")
+        for t, e_lo, e_hi in zip(traj.steps, traj.lower, traj.upper):
+            print(f"  {t:>10d}  {e_lo:>12.4f}  {e_hi:>12.4f}")
 
     if args.sampling in ("poisson", "without_replacement"):
         mu = sgd_clt.dpsgd_clt_mu(sigma, q, steps, sampling=args.sampling, sensitivity=sens)
@@ -294,7 +311,7 @@ def _cmd_dpsgd(args: argparse.Namespace) -> int:
 
     if plot_path is not None:
         from fdp.plotting import dpsgd_comparison, dpsgd_profile, new_figure, save
-        fig, axes = new_figure(1, 2, size=5.0)
+        fig, axes = new_figure(1, 2 if traj is None else 3, size=5.0)
         clt_mu = None if math.isnan(mu) else mu
         dpsgd_comparison(cert, clt_mu, rdp_eps, delta, ax=axes[0, 0],
                          title=rf"DP-SGD $\sigma={sigma:g}$, $q={q:.4g}$, $T={steps}$")
@@ -302,6 +319,8 @@ def _cmd_dpsgd(args: argparse.Namespace) -> int:
         dpsgd_profile(cert, clt_mu, eps=np.linspace(0.0, max(2.0 * top, 1.0), 121),
                       ax=axes[0, 1], delta=delta,
                       title=r"privacy profile $\delta(\varepsilon)$")
+        if traj is not None:
+            traj.plot(ax=axes[0, 2], title=r"certified $\varepsilon$ over training")
         save(fig, plot_path)
         print(f"trade-off plot written to {plot_path}")
     return 0
@@ -347,6 +366,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--width", type=float, default=None, metavar="W",
                    help="refine (recomposing at a smaller tol) until the certified epsilon "
                    "bracket is at most W wide, or say what limits it")
+    p.add_argument("--trajectory", type=whole_number, nargs="?", const=100, default=None,
+                   metavar="POINTS", help="also print the certified epsilon bracket after "
+                   "POINTS evenly spaced step counts up to the run's length (default 100), "
+                   "from one discretisation (fdp.sgd.trajectory); with --plot, a third panel")
     p.add_argument("--plot", metavar="FILE", help="save the trade-off plot (PNG, PDF, SVG, "
                    "or another format matplotlib writes, by the file suffix)")
     p.add_argument("--compare-samplers", action="store_true",

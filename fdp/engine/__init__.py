@@ -185,8 +185,9 @@ the object
 Public: the one entry ``compose(factors, tol, directions=, grid=, label=, progress=)``
 (``entry``; ``compose_numeric(factors, tol)`` is its one-direction form), its result
 ``Numeric``, and the hook for factors a client bounds itself, ``Prebuilt`` /
-``Atoms`` (``prebuilt``; random allocation's block laws), with the certified
-convolution ``convolve`` of ``Lattice`` arrays, the side names and ``MAX_POINTS``
+``Atoms`` (``prebuilt``; random allocation's block laws), ``compose_prefixes``
+(``prefixes``: many prefixes of one schedule on one grid, for ``fdp.sgd.trajectory``),
+with the certified convolution ``convolve`` of ``Lattice`` arrays, the side names and ``MAX_POINTS``
 such a client builds them with. DP-SGD lives in ``fdp.sgd`` and composes through
 ``compose``; ``Numeric.refined`` recomposes through the same ``compose_lattices``.
 """
@@ -197,9 +198,10 @@ from fdp.engine.grid import DEFAULT_TOL, QUESTION_TOL
 from fdp.engine.lattice import MAX_POINTS, OPTIMISTIC, PESSIMISTIC, GridBudgetExceeded, Lattice
 from fdp.engine.numeric import Numeric
 from fdp.engine.prebuilt import Atoms, Prebuilt
+from fdp.engine.prefixes import compose_prefixes
 from fdp.engine.summaries import certified_singular
 
 __all__ = ["DEFAULT_TOL", "MAX_POINTS", "OPTIMISTIC", "PESSIMISTIC", "QUESTION_TOL", "Atoms",
            "GridBudgetExceeded",
            "Lattice", "Numeric", "Prebuilt", "certified_singular", "compose",
-           "compose_numeric", "convolve"]
+           "compose_numeric", "compose_prefixes", "convolve"]

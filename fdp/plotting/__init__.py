@@ -22,6 +22,7 @@ Figure helpers (see each docstring for the formula drawn):
 ``dpsgd_comparison``          certified DP-SGD vs CLT vs moments accountant
 ``dpsgd_profile``             DP-SGD δ(ε): certified bracket vs CLT (log scale)
 ``dpsgd_roc``                 the same curves as attack ROC on log–log axes (small α)
+``epsilon_trajectory``        certified ε(δ) against the number of steps (band)
 ``roc_axes``, ``draw_roc``    log–log TPR = 1 − β against FPR = α, for any f
 ============================  =====================================================
 """
@@ -60,6 +61,7 @@ from fdp.plotting.style import (
     save,
     tradeoff_axes,
 )
+from fdp.plotting.trajectory import epsilon_trajectory
 
 
 def plot(*fs: Any, labels: Sequence[str | None] | None = None, ax: Axes | None = None,
@@ -125,7 +127,8 @@ def plot(*fs: Any, labels: Sequence[str | None] | None = None, ax: Axes | None =
 
 __all__ = ["PALETTE", "clt_band", "dpsgd_comparison", "dpsgd_profile", "dpsgd_roc",
            "draw_points", "draw_roc", "draw_tradeoff",
-           "eps_delta", "fdp_region", "gdp_conversion", "gdp_family", "get_axes",
+           "eps_delta", "epsilon_trajectory", "fdp_region", "gdp_conversion", "gdp_family",
+           "get_axes",
            "group_privacy", "hypothesis_test", "laplace_limit", "latex_label", "legend",
            "new_figure", "plot", "privacy_profile", "roc_axes", "save", "subsampling",
            "tradeoff_axes"]

@@ -23,6 +23,8 @@
 - ``loop_check``: ``check_loop(Loop(...), accounted)``, whether the accounted call describes
   the training loop as run (sample rate, sampler, accumulation, sum or mean, neighbours),
   and ``loop_accounting(loop)``, the call that does.
+- ``trajectory``: ``trajectory(...)``, certified ε(δ) at many step counts of one run
+  from one discretisation (a ``Trajectory``, with ``plot()``).
 
 Every function names its parameters the same way: ``noise_multiplier`` (σ),
 ``sample_rate`` (q), ``steps`` (T), ``sampling`` (the batch sampler), ``neighbouring``,
@@ -57,11 +59,13 @@ from fdp.sgd.matrix_factorization import (
 from fdp.sgd.rdp import dpsgd_rdp_epsilon
 from fdp.sgd.report import SamplerRow, compare_samplers
 from fdp.sgd.shuffle import ShuffleLower, shuffle_lower
+from fdp.sgd.trajectory import Trajectory, trajectory
 
 __all__ = ["AccountantComparison", "DPSGDComparison", "LastIterate", "LastIterateComparison",
            "LastIterateGaussian", "Loop", "LoopMismatch", "MFSensitivity", "SamplerRow",
-           "ShuffleLower", "banded_mf", "check_loop", "compare_accountants",
+           "ShuffleLower", "Trajectory", "banded_mf", "check_loop", "compare_accountants",
            "compare_dpsgd_clt", "compare_last_iterate", "compare_samplers", "contraction",
            "cyclic_mu", "dpsgd", "dpsgd_clt_mu", "dpsgd_rdp_epsilon", "loop_accounting",
            "mf_sensitivity", "multi_epoch_mf", "noisy_cgd", "noisy_gd", "noisy_sgd",
-           "random_allocation", "shuffle_lower", "strongly_convex_mu", "tree_aggregation"]
+           "random_allocation", "shuffle_lower", "strongly_convex_mu", "trajectory",
+           "tree_aggregation"]
