@@ -47,8 +47,8 @@ from fdp.status import NotAGuarantee, Status, require_guarantee
 
 if TYPE_CHECKING:  # pragma: no cover
     from fdp.conversions.gdp_fit import GdpFit
-    from fdp.report import PrivacyReport
     from fdp.law import PrivacyLossLaw
+    from fdp.report import PrivacyReport
 
 ONE_DIRECTION_REMARK = "  # one direction only, not a guarantee"
 

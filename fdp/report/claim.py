@@ -26,13 +26,14 @@ from fdp._constants import VERSION
 from fdp.report import render, verify
 from fdp.report.readout import (
     BULK_FPR,
+    Accounted,
     Mechanism,
     MuSummary,
     Reading,
+    accounted,
     command,
     describe,
     readouts,
-    unit_and_relation,
 )
 from fdp.status import require_guarantee
 from fdp.tradeoff import TradeOff
@@ -69,10 +70,9 @@ class PrivacyReport:
         What was accounted and how to rebuild it.
     privacy_unit : str
         Whose privacy: "one example", "one user (k examples)", or the caller's unit.
-    neighbouring : str or None
-        "add_remove" or "replace_one" for a DP-SGD run, None otherwise.
-    sensitivity : float or None
-        The clipped-gradient-sum sensitivity in clipping norms (DP-SGD), else None.
+    accounted : Accounted or None
+        For a DP-SGD run: σ, q, T, the sampler, the neighbouring relation, the
+        sensitivity and the examples per user, resolved from the inputs; else None.
     status : str
         "exact" or "certified".
     epsilon, delta, tpr : tuple of Reading
@@ -98,8 +98,7 @@ class PrivacyReport:
 
     mechanism: Mechanism
     privacy_unit: str
-    neighbouring: str | None
-    sensitivity: float | None
+    accounted: Accounted | None
     status: str
     epsilon: tuple[Reading, ...]
     delta: tuple[Reading, ...]
@@ -124,8 +123,10 @@ class PrivacyReport:
             "mechanism": {"kind": m.kind, "name": m.name,
                           "inputs": {k: _json_input(v) for k, v in m.inputs},
                           "description": m.description, "recomputable": m.recomputable},
-            "privacy_unit": self.privacy_unit, "neighbouring": self.neighbouring,
-            "sensitivity": self.sensitivity, "status": self.status, **rows,
+            "privacy_unit": self.privacy_unit,
+            "accounted": None if self.accounted is None else
+            {k: _json_input(v) for k, v in vars(self.accounted).items()},
+            "status": self.status, **rows,
             "bayes_risk": {"prior": self.bayes_risk.at, "lower": _num(self.bayes_risk.lower),
                            "upper": _num(self.bayes_risk.upper)},
             "mu": {"lower": _num(mu.lower), "upper": _num(mu.upper), "bulk": _num(mu.bulk),
@@ -170,10 +171,11 @@ class PrivacyReport:
             u = d["mu"]
             mu = MuSummary(_float(u["lower"]), _float(u["upper"]), _float(u["bulk"]),
                            _float(u["gap_lower"]), _float(u["gap_upper"]), str(u["meaning"]))
+            where = "accounted"
+            a = d["accounted"]
+            run = None if a is None else Accounted(**{k: _tuples(v) for k, v in a.items()})
             where = "the report"
-            sens = d["sensitivity"]
-            return cls(mech, str(d["privacy_unit"]), d["neighbouring"],
-                       None if sens is None else _float(sens), str(d["status"]),
+            return cls(mech, str(d["privacy_unit"]), run, str(d["status"]),
                        lists["epsilon"], lists["delta"], lists["tpr"],
                        Reading(_float(b["prior"]), _float(b["lower"]), _float(b["upper"])),
                        mu, str(d["fdp_version"]), d["command"], SCHEMA_VERSION)
@@ -274,8 +276,8 @@ def make_report(f: TradeOff, delta: float | Sequence[float] = 1e-5,
     fprs = _queries("fpr", fpr, 0.0, 1.0)
     pi = _validate.probability("prior", prior)
     m = describe(f)
-    who, relation, sens = unit_and_relation(m, unit)
+    who, run = accounted(m, unit)
     r = readouts(f, deltas, eps, fprs, pi)
-    return PrivacyReport(m, who, relation, sens, f.status.value, r["epsilon"], r["delta"],
+    return PrivacyReport(m, who, run, f.status.value, r["epsilon"], r["delta"],
                          r["tpr"], r["bayes_risk"], r["mu"], VERSION,
                          command(m, deltas, eps, fprs, pi))

@@ -20,7 +20,8 @@ import numpy as np
 from fdp import families
 from fdp.conversions.gdp_fit import gdp_fit_range
 from fdp.sgd.certified import dpsgd, resolve_sensitivity
-from fdp.sgd.run import RESULTS, DpsgdRun
+from fdp.sgd.run import RESULTS, DpsgdRun, PerStep
+from fdp.sgd.schedule import from_epochs
 from fdp.tradeoff import TradeOff
 
 #: The range of false-positive rates the bulk μ is fitted on (``gdp_fit_range``).
@@ -139,21 +140,49 @@ def rebuild(m: Mechanism) -> TradeOff:
     raise ValueError(f"a {m.name} cannot be rebuilt from a report (not re-computable)")
 
 
-def unit_and_relation(m: Mechanism, unit: str | None) -> tuple[str, str | None, float | None]:
-    """(privacy unit, neighbouring relation, sensitivity in clipping norms) of ``m``;
-    for a dpsgd run all three follow from its inputs, otherwise the caller's ``unit``
-    (default "one record") and no relation or sensitivity."""
+@dataclass(frozen=True)
+class Accounted:
+    """What a DP-SGD run accounted, resolved from its inputs (the claim's own words).
+
+    Parameters
+    ----------
+    noise_multiplier, sample_rate : float or tuple of (float, int)
+        σ and q (runs (value, steps) when per step); q and T from the epochs form by
+        ``fdp.sgd.schedule.from_epochs``.
+    steps : int
+    sampler, neighbouring : str
+    sensitivity : float
+        In clipping norms (the relation's default when not given).
+    examples_per_user : int
+    """
+
+    noise_multiplier: PerStep
+    sample_rate: PerStep
+    steps: int
+    sampler: str
+    neighbouring: str
+    sensitivity: float
+    examples_per_user: int
+
+
+def accounted(m: Mechanism, unit: str | None) -> tuple[str, Accounted | None]:
+    """(privacy unit, ``Accounted``) of ``m``: for a DP-SGD run both follow from its
+    inputs; otherwise the caller's ``unit`` (default "one record") and None."""
     if m.kind != "dpsgd":
-        return unit or "one record", None, None
-    a = m.arguments()
-    k = a["examples_per_user"]
+        return unit or "one record", None
     if unit is not None:
         raise ValueError("unit is set by the run's inputs (examples_per_user) for fdp.dpsgd; "
                          "drop unit=")
-    relation = a["neighbouring"]
+    a = m.arguments()
+    q, steps = a["sample_rate"], a["steps"]
+    if a["epochs"] is not None:
+        q, steps = from_epochs(a["batch_size"], a["dataset_size"], a["epochs"])
     sens = (1.0 if a["sampling"] in ("random_allocation", "shuffle")
-            else resolve_sensitivity(a["sensitivity"], relation))
-    return ("one example" if k == 1 else f"one user ({k} examples)"), relation, sens
+            else resolve_sensitivity(a["sensitivity"], a["neighbouring"]))
+    k = a["examples_per_user"]
+    return (("one example" if k == 1 else f"one user ({k} examples)"),
+            Accounted(a["noise_multiplier"], q, steps, a["sampling"], a["neighbouring"],
+                      sens, k))
 
 
 def _readings(at: Sequence[float], bracket: Any) -> tuple[Reading, ...]:

@@ -78,8 +78,9 @@ def text(r: PrivacyReport) -> str:
     unit = _unit_noun(r)
     eps = [f"ε ≤ {_g(ceil_sig(e.upper, 3))} at δ = {e.at:g}" if math.isfinite(e.upper)
            else f"no finite ε at δ = {e.at:g}" for e in r.epsilon]
-    how = (f" with neighbouring datasets differing by {RELATION_WORDS[r.neighbouring]} "
-           f"one {unit}" if r.neighbouring else "")
+    run = r.accounted
+    how = (f" with neighbouring datasets differing by {RELATION_WORDS[run.neighbouring]} "
+           f"one {unit}" if run else "")
     out = [f"This release is (ε, δ)-differentially private for {r.privacy_unit}{how} "
            f"(status: {r.status}): " + "; ".join(eps) + "."]
     tests = []
@@ -112,11 +113,10 @@ def markdown(r: PrivacyReport, title: str = "Privacy") -> str:
     lines = [f"## {title}", "", r.to_text(), "", _row("", ""), _row("---", "---"),
              _row("Mechanism", _mechanism_words(m)),
              _row("Privacy unit", r.privacy_unit)]
-    if r.neighbouring:
-        lines.append(_row("Neighbouring datasets",
-                          f"{RELATION_WORDS[r.neighbouring]} one {_unit_noun(r)}"))
-    if r.sensitivity is not None:
-        lines.append(_row("Sensitivity", f"{_g(r.sensitivity)} × clipping norm"))
+    if r.accounted is not None:
+        lines += [_row("Neighbouring datasets",
+                       f"{RELATION_WORDS[r.accounted.neighbouring]} one {_unit_noun(r)}"),
+                  _row("Sensitivity", f"{_g(r.accounted.sensitivity)} × clipping norm")]
     lines += [_row("Status", STATUS_WORDS.get(r.status, r.status)),
               _row("Accountant", f"fdp {r.fdp_version} (f-DP, certified brackets)"), "",
               "### (ε, δ)", "", _row("δ", "ε"), _row("---", "---")]

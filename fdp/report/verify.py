@@ -20,7 +20,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from fdp._constants import VERSION
-from fdp.report.readout import Reading, command, rebuild, readouts, unit_and_relation
+from fdp.report.readout import Reading, accounted, command, readouts, rebuild
 
 if TYPE_CHECKING:
     from fdp.report.claim import PrivacyReport
@@ -89,11 +89,14 @@ def check(report: PrivacyReport, rtol: float = RTOL) -> None:
     except (TypeError, ValueError) as exc:
         raise ReportMismatch("mechanism.inputs", f"refused by fdp.{m.name}: {exc}") from None
     v = report.fdp_version
-    unit = None if m.kind == "dpsgd" else report.privacy_unit
-    for name, got, want in zip(("privacy_unit", "neighbouring", "sensitivity"),
-                               (report.privacy_unit, report.neighbouring, report.sensitivity),
-                               unit_and_relation(m, unit)):
-        _compare(name, got, want, rtol, v)
+    unit, run = accounted(m, None if m.kind == "dpsgd" else report.privacy_unit)
+    if (run is None) != (report.accounted is None):
+        raise ReportMismatch("accounted", "file and inputs disagree on whether this is a "
+                                          "DP-SGD run")
+    if run is not None and report.accounted is not None:
+        for name, want in vars(run).items():
+            _compare(f"accounted.{name}", getattr(report.accounted, name), want, rtol, v)
+    _compare("privacy_unit", report.privacy_unit, unit, rtol, v)
     _compare("status", report.status, f.status.value, rtol, v)
     queries = ([r.at for r in report.epsilon], [r.at for r in report.delta],
                [r.at for r in report.tpr], report.bayes_risk.at)

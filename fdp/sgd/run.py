@@ -92,7 +92,7 @@ class DpsgdRun:
     def of_call(cls, func: Callable[..., Any], args: tuple, kwargs: dict[str, Any]
                 ) -> DpsgdRun:
         """The record of ``func(*args, **kwargs)`` (``func`` as ``fdp.dpsgd``)."""
-        extra = {k: kwargs[k] for k in ("batch_size", "epochs") if k in kwargs}
+        extra: dict[str, Any] = {k: kwargs[k] for k in ("batch_size", "epochs") if k in kwargs}
         rest = {k: v for k, v in kwargs.items() if k not in extra}
         bound = inspect.signature(func).bind_partial(*args, **rest)
         given = {k: v for k, v in bound.arguments.items() if k not in NOT_INPUTS}
@@ -130,9 +130,14 @@ class DpsgdMinCertified(MinCertified):
 
 
 def _with_run(f: TradeOff, run: DpsgdRun) -> TradeOff:
-    cls = {MinCertified: DpsgdMinCertified, Numeric: DpsgdNumeric}.get(type(f))
-    if cls is None:
+    # exactly these two types (a subclass may hold more than their fields)
+    if type(f) is MinCertified:
+        cls: type[DpsgdNumeric] | type[DpsgdMinCertified] = DpsgdMinCertified
+    elif type(f) is Numeric:
+        cls = DpsgdNumeric
+    else:
         return f
+    assert isinstance(f, Numeric)
     return cls(**{x.name: getattr(f, x.name) for x in fields(f) if x.init}, run=run)
 
 
