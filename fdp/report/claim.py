@@ -47,13 +47,18 @@ SCHEMA_FILE = Path(__file__).with_name("privacy-report.schema.json")
 DEFAULT_FPR = (0.001, 0.01, 0.1)
 DEFAULT_EPSILON = (1.0, 8.0)
 
-def _num(x: float) -> float | str:
-    """A float for JSON: finite as is (``repr`` round-trips), else "inf", "-inf", "nan"."""
-    return x if math.isfinite(x) else str(x)
+def _num(x: float | None) -> float | str | None:
+    """A number for JSON: finite as is (``repr`` round-trips), ±inf as "inf", "-inf",
+    undefined (None) as null."""
+    return x if x is None or math.isfinite(x) else str(x)
 
 
-def _float(x: Any) -> float:
-    return float(x)       # also reads "inf", "-inf", "nan"
+def _float(x: Any) -> Any:
+    if x is None:
+        return None
+    if isinstance(x, str) and x not in ("inf", "-inf"):
+        raise ValueError(f"a number or 'inf', '-inf', got {x!r}")
+    return float(x)
 
 
 def _tuples(x: Any) -> Any:
@@ -136,7 +141,7 @@ class PrivacyReport:
         }
 
     def to_json(self, indent: int | None = 2) -> str:
-        """The report as JSON text (``to_dict``; non-finite numbers as "inf", "nan")."""
+        """The report as JSON text (``to_dict``; ±inf as "inf", "-inf", undefined as null)."""
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
 
     @classmethod

@@ -29,11 +29,18 @@ BULK_FPR = (1e-3, 0.5)
 
 
 class Reading(NamedTuple):
-    """One read-out: the bracket ``lower ≤ value ≤ upper`` at the query ``at``."""
+    """One read-out: the bracket ``lower ≤ value ≤ upper`` at the query ``at`` (an end
+    is None where the read-out is undefined, NaN in the package)."""
 
     at: float
-    lower: float
-    upper: float
+    lower: float | None
+    upper: float | None
+
+
+def defined(x: Any) -> float | None:
+    """``float(x)``, or None for NaN (a report holds no NaN: it would not equal itself)."""
+    v = float(x)
+    return None if v != v else v
 
 
 @dataclass(frozen=True)
@@ -47,18 +54,18 @@ class MuSummary:
     bulk : float
         The least μ with f ≥ G_μ on FPR ∈ ``BULK_FPR`` only (``gdp_fit_range``): an
         approximation, the μ an auditor testing that range sees.
-    gap_lower, gap_upper : float
+    gap_lower, gap_upper : float or None
         Bracket on sup_α (f(α) − G_μ*(α)) (``gdp_fit``): how much more private the curve
-        is than "μ*-GDP" says (nan when μ* is infinite).
+        is than "μ*-GDP" says (None when μ* is infinite).
     meaning : str
         ``GdpFit.summary()``: the read-out in words.
     """
 
-    lower: float
-    upper: float
-    bulk: float
-    gap_lower: float
-    gap_upper: float
+    lower: float | None
+    upper: float | None
+    bulk: float | None
+    gap_lower: float | None
+    gap_upper: float | None
     meaning: str
 
 
@@ -187,7 +194,7 @@ def accounted(m: Mechanism, unit: str | None) -> tuple[str, Accounted | None]:
 
 def _readings(at: Sequence[float], bracket: Any) -> tuple[Reading, ...]:
     lo, hi = (np.atleast_1d(np.asarray(v, dtype=float)) for v in bracket)
-    return tuple(Reading(float(a), float(x), float(y)) for a, x, y in zip(at, lo, hi))
+    return tuple(Reading(float(a), defined(x), defined(y)) for a, x, y in zip(at, lo, hi))
 
 
 def readouts(f: TradeOff, delta: Sequence[float], epsilon: Sequence[float],
@@ -200,9 +207,9 @@ def readouts(f: TradeOff, delta: Sequence[float], epsilon: Sequence[float],
         "epsilon": _readings(delta, f.epsilon_bounds(np.asarray(delta, dtype=float))),
         "delta": _readings(epsilon, f.delta_bounds(np.asarray(epsilon, dtype=float))),
         "tpr": _readings(fpr, f.tpr_at_fpr(np.asarray(fpr, dtype=float))),
-        "bayes_risk": Reading(float(prior), float(risk.lo), float(risk.hi)),
-        "mu": MuSummary(float(mu_lo), float(mu_hi), float(gdp_fit_range(f, *BULK_FPR).mu),
-                        float(fit.gap_lo), float(fit.gap_hi), fit.summary()),
+        "bayes_risk": Reading(float(prior), defined(risk.lo), defined(risk.hi)),
+        "mu": MuSummary(defined(mu_lo), defined(mu_hi), defined(gdp_fit_range(f, *BULK_FPR).mu),
+                        defined(fit.gap_lo), defined(fit.gap_hi), fit.summary()),
     }
 
 

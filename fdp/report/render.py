@@ -48,8 +48,8 @@ def caught(fpr: float, tpr_upper: float) -> tuple[float, float, int]:
     return k, min(float(n), ceil_sig(n * tpr_upper)), n
 
 
-def _g(x: float) -> str:
-    return f"{x:.6g}"
+def _g(x: float | None) -> str:
+    return "undefined" if x is None else f"{x:.6g}"
 
 
 def _mechanism_words(m: Mechanism) -> str:
@@ -76,8 +76,9 @@ def _unit_noun(r: PrivacyReport) -> str:
 def text(r: PrivacyReport) -> str:
     """One paragraph for a non-expert (see the module docstring for what it states)."""
     unit = _unit_noun(r)
-    eps = [f"ε ≤ {_g(ceil_sig(e.upper, 3))} at δ = {e.at:g}" if math.isfinite(e.upper)
-           else f"no finite ε at δ = {e.at:g}" for e in r.epsilon]
+    eps = [f"ε ≤ {_g(ceil_sig(e.upper, 3))} at δ = {e.at:g}"
+           if e.upper is not None and math.isfinite(e.upper)
+           else f"no finite ε is certified at δ = {e.at:g}" for e in r.epsilon]
     run = r.accounted
     how = (f" with neighbouring datasets differing by {RELATION_WORDS[run.neighbouring]} "
            f"one {unit}" if run else "")
@@ -85,14 +86,14 @@ def text(r: PrivacyReport) -> str:
            f"(status: {r.status}): " + "; ".join(eps) + "."]
     tests = []
     for i, t in enumerate(r.tpr):
-        k, x, n = caught(t.at, t.upper)
+        k, x, n = caught(t.at, 1.0 if t.upper is None else t.upper)   # undefined: 1, safe
         who = f" {unit}s that were not in the data" if i == 0 else ""
         tests.append(f"wrongly accuses at most {k:g} in {n}{who} catches at most {x:g} in "
                      f"{n}" + (" that were" if i == 0 else ""))
     if tests:
         out.append("Whatever it knows, an attacker who " + "; one who ".join(tests) + ".")
     b = r.bayes_risk
-    wrong = math.floor(1000.0 * b.lower + 1e-9) / 10.0
+    wrong = 0.0 if b.lower is None else math.floor(1000.0 * b.lower) / 10.0
     out.append(f"An attacker who believes beforehand, with probability {100 * b.at:g} %, that "
                f"a given {unit} was in the data still guesses wrong at least {wrong:g} % "
                f"of the time (computed by fdp {r.fdp_version}).")
@@ -103,7 +104,7 @@ def _row(*cells: str) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def _bracket(lo: float, hi: float) -> str:
+def _bracket(lo: float | None, hi: float | None) -> str:
     return f"{_g(hi)}" if lo == hi else f"[{_g(lo)}, {_g(hi)}]"
 
 

@@ -47,10 +47,8 @@ class ReportMismatch(ValueError):
 
 
 def _same(a: Any, b: Any, rtol: float) -> bool:
-    if isinstance(a, float) and isinstance(b, float):
-        if math.isnan(a) or math.isnan(b):
-            return math.isnan(a) and math.isnan(b)
-        return a == b or abs(a - b) <= rtol * abs(b)
+    if isinstance(a, float) and isinstance(b, float):     # (a report holds no NaN)
+        return a == b or (math.isfinite(b) and abs(a - b) <= rtol * abs(b))
     return bool(a == b)
 
 
