@@ -8,8 +8,8 @@ a model-card section, ``to_text`` one plain paragraph, and ``verify`` (or
 """
 
 from fdp.report.claim import SCHEMA, SCHEMA_FILE, SCHEMA_VERSION, PrivacyReport, make_report
-from fdp.report.readout import Mechanism, MuSummary, Reading
+from fdp.report.readout import Accounted, Mechanism, MuSummary, Reading
 from fdp.report.verify import ReportMismatch
 
-__all__ = ["SCHEMA", "SCHEMA_FILE", "SCHEMA_VERSION", "Mechanism", "MuSummary",
+__all__ = ["SCHEMA", "SCHEMA_FILE", "SCHEMA_VERSION", "Accounted", "Mechanism", "MuSummary",
            "PrivacyReport", "Reading", "ReportMismatch", "make_report"]

@@ -274,6 +274,14 @@ def make_report(f: TradeOff, delta: float | Sequence[float] = 1e-5,
         For a lower bound or an approximation.
     ValueError
         For a query out of range.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.report import make_report
+    >>> r = make_report(fdp.Gaussian(1.0), delta=1e-5, fpr=0.01)
+    >>> "ε ≤ 4.38 at δ = 1e-05" in r.to_text()
+    True
     """
     require_guarantee(f, "a privacy report")
     deltas = _queries("delta", delta, 0.0, 1.0)

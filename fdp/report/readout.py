@@ -30,7 +30,14 @@ BULK_FPR = (1e-3, 0.5)
 
 class Reading(NamedTuple):
     """One read-out: the bracket ``lower ≤ value ≤ upper`` at the query ``at`` (an end
-    is None where the read-out is undefined, NaN in the package)."""
+    is None where the read-out is undefined, NaN in the package).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> fdp.Gaussian(1.0).report(fpr=0.05).tpr[0]
+    Reading(at=0.05, lower=0.2595..., upper=0.2595...)
+    """
 
     at: float
     lower: float | None
@@ -59,6 +66,13 @@ class MuSummary:
         is than "μ*-GDP" says (None when μ* is infinite).
     meaning : str
         ``GdpFit.summary()``: the read-out in words.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> mu = fdp.Laplace(1.0).report().mu
+    >>> print(f"{mu.upper:.4f}", mu.gap_upper > 0)
+    1.0301 True
     """
 
     lower: float | None
@@ -84,6 +98,13 @@ class Mechanism:
         The arguments (``DpsgdRun`` fields; per-step values as runs (value, steps)).
     description : str
         ``repr`` of the curve.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> m = fdp.Gaussian(2.0).report().mechanism
+    >>> m.kind, m.arguments(), m.recomputable
+    ('family', {'mu': 2.0}, True)
     """
 
     kind: str
@@ -161,6 +182,13 @@ class Accounted:
     sensitivity : float
         In clipping norms (the relation's default when not given).
     examples_per_user : int
+
+    Examples
+    --------
+    >>> import fdp
+    >>> fdp.dpsgd(1.0, batch_size=10, dataset_size=100, epochs=2, tol=1e-2).report().accounted
+    Accounted(noise_multiplier=1.0, sample_rate=0.1, steps=20, sampler='poisson', \
+neighbouring='add_remove', sensitivity=1.0, examples_per_user=1)
     """
 
     noise_multiplier: PerStep

@@ -39,6 +39,18 @@ class ReportMismatch(ValueError):
     ----------
     field : str
         The field, e.g. ``"epsilon[delta=1e-05].upper"``.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.report import PrivacyReport, ReportMismatch
+    >>> d = fdp.Gaussian(1.0).report(delta=1e-5).to_dict()
+    >>> d["epsilon"][0]["upper"] = 3.0
+    >>> try:
+    ...     PrivacyReport.from_dict(d).verify()
+    ... except ReportMismatch as err:
+    ...     print(err)
+    epsilon[delta=1e-05].upper: file says 3, recomputed 4.37718
     """
 
     def __init__(self, field: str, message: str) -> None:
