@@ -29,6 +29,7 @@ from fdp.report.claim import DEFAULT_FPR
 from fdp.sgd import certified
 from fdp.sgd import clt as sgd_clt
 from fdp.sgd import shuffle as shuffle_lower
+from fdp.sgd.certified import DEFAULT_SENSITIVITY
 from fdp.sgd.rdp import dpsgd_rdp_epsilon
 from fdp.sgd.report import compare_samplers, format_table, plot_samplers
 from fdp.sgd.schedule import from_epochs
@@ -77,14 +78,6 @@ def _dpsgd_schedule(args: argparse.Namespace) -> tuple[float, int, str]:
     q = unit("--sample-rate", args.sample_rate)
     steps = count("--steps", args.steps)
     return q, steps, ""
-
-
-#: Default sensitivity of the clipped gradient sum, in clipping norms, per neighbouring
-#: relation: adding or removing one example moves the sum by at most one clipping norm C;
-#: replacing one example removes one clipped gradient and adds another, so the sum can
-#: move by up to 2C (the per-step mechanism is then G_{2/σ}; Dong, Roth & Su 2022, §5
-#: analyse NoisySGD with the sensitivity as a parameter).
-DEFAULT_SENSITIVITY = {"add_remove": 1.0, "replace_one": 2.0}
 
 
 def _sampler_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -114,6 +114,12 @@ class PrivacyReport:
     command: str | None
     schema_version: int = SCHEMA_VERSION
 
+    def __repr__(self) -> str:
+        eps = ", ".join(f"eps <= {render.number(e.upper)} at delta = {e.at:g}"
+                        for e in self.epsilon)
+        return (f"PrivacyReport({self.mechanism.description}; {self.privacy_unit}; {eps}; "
+                f"{self.status})")
+
     # -- JSON -------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """The report as plain JSON data (the schema ``SCHEMA_FILE``)."""

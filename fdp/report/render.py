@@ -48,7 +48,8 @@ def caught(fpr: float, tpr_upper: float) -> tuple[float, float, int]:
     return k, min(float(n), ceil_sig(n * tpr_upper)), n
 
 
-def _g(x: float | None) -> str:
+def number(x: float | None) -> str:
+    """``x`` to six significant digits, "undefined" for None."""
     return "undefined" if x is None else f"{x:.6g}"
 
 
@@ -57,13 +58,15 @@ def _mechanism_words(m: Mechanism) -> str:
         return f"`{m.description}`"
     a = m.arguments()
     sigma = a["noise_multiplier"]
-    parts = [f"DP-SGD, noise multiplier {_g(sigma) if isinstance(sigma, float) else 'per step'}"]
+    per_step = "per step"
+    parts = [f"DP-SGD, noise multiplier "
+             f"{number(sigma) if isinstance(sigma, float) else per_step}"]
     if a.get("epochs") is not None:
-        parts.append(f"{_g(a['epochs'])} epochs of batches of {a['batch_size']} from "
+        parts.append(f"{number(a['epochs'])} epochs of batches of {a['batch_size']} from "
                      f"{a['dataset_size']} records")
     else:
         q = a["sample_rate"]
-        parts.append(f"sample rate {_g(q) if isinstance(q, float) else 'per step'}, "
+        parts.append(f"sample rate {number(q) if isinstance(q, float) else per_step}, "
                      f"{a['steps']} steps")
     parts.append(f"{a['sampling'].replace('_', ' ')} sampling")
     return ", ".join(parts)
@@ -76,7 +79,7 @@ def _unit_noun(r: PrivacyReport) -> str:
 def text(r: PrivacyReport) -> str:
     """One paragraph for a non-expert (see the module docstring for what it states)."""
     unit = _unit_noun(r)
-    eps = [f"ε ≤ {_g(ceil_sig(e.upper, 3))} at δ = {e.at:g}"
+    eps = [f"ε ≤ {number(ceil_sig(e.upper, 3))} at δ = {e.at:g}"
            if e.upper is not None and math.isfinite(e.upper)
            else f"no finite ε is certified at δ = {e.at:g}" for e in r.epsilon]
     run = r.accounted
@@ -105,7 +108,7 @@ def _row(*cells: str) -> str:
 
 
 def _bracket(lo: float | None, hi: float | None) -> str:
-    return f"{_g(hi)}" if lo == hi else f"[{_g(lo)}, {_g(hi)}]"
+    return f"{number(hi)}" if lo == hi else f"[{number(lo)}, {number(hi)}]"
 
 
 def markdown(r: PrivacyReport, title: str = "Privacy") -> str:
@@ -117,7 +120,7 @@ def markdown(r: PrivacyReport, title: str = "Privacy") -> str:
     if r.accounted is not None:
         lines += [_row("Neighbouring datasets",
                        f"{RELATION_WORDS[r.accounted.neighbouring]} one {_unit_noun(r)}"),
-                  _row("Sensitivity", f"{_g(r.accounted.sensitivity)} × clipping norm")]
+                  _row("Sensitivity", f"{number(r.accounted.sensitivity)} × clipping norm")]
     lines += [_row("Status", STATUS_WORDS.get(r.status, r.status)),
               _row("Accountant", f"fdp {r.fdp_version} (f-DP, certified brackets)"), "",
               "### (ε, δ)", "", _row("δ", "ε"), _row("---", "---")]
@@ -134,7 +137,7 @@ def markdown(r: PrivacyReport, title: str = "Privacy") -> str:
               "### μ-GDP summary", "", _row("", ""), _row("---", "---"),
               _row("μ* (smallest μ with f ≥ G_μ, certified)", _bracket(mu.lower, mu.upper)),
               _row(f"μ fitted on FPR ∈ [{BULK_FPR[0]:g}, {BULK_FPR[1]:g}] (approximation)",
-                   _g(mu.bulk)),
+                   number(mu.bulk)),
               _row("gap sup(f − G_μ*)", _bracket(mu.gap_lower, mu.gap_upper)),
               "", mu.meaning, "", "### Reproduce and verify", ""]
     if r.command:

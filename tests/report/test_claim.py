@@ -128,7 +128,7 @@ def test_an_opaque_certified_object_is_reported_but_not_recomputable():
     r = (fdp.Laplace(1.0) @ fdp.Gaussian(1.0)).report()
     assert r.mechanism.kind == "other" and r.command is None
     back = PrivacyReport.from_json(r.to_json())
-    with pytest.raises(ReportMismatch, match="^mechanism: .*not re-computable"):
+    with pytest.raises(ReportMismatch, match=r"^mechanism: .*not re-computable"):
         back.verify()
 
 
@@ -147,9 +147,16 @@ def test_unit_is_the_runs_own():
 
 def test_reader_refuses_other_versions_and_names_missing_fields(run_report):
     d = run_report.to_dict()
-    with pytest.raises(ValueError, match="^schema_version"):
+    with pytest.raises(ValueError, match=r"^schema_version"):
         PrivacyReport.from_dict({**d, "schema_version": 2})
-    with pytest.raises(ValueError, match="^mu: missing field 'bulk'"):
+    with pytest.raises(ValueError, match=r"^mu: missing field 'bulk'"):
         PrivacyReport.from_dict({**d, "mu": {k: v for k, v in d["mu"].items() if k != "bulk"}})
-    with pytest.raises(ValueError, match="^not JSON"):
+    with pytest.raises(ValueError, match=r"^not JSON"):
         PrivacyReport.from_json("{")
+
+
+def test_reports_pickle_and_print_like_the_claim(run_report):
+    import pickle
+    assert pickle.loads(pickle.dumps(run_report)) == run_report
+    assert repr(fdp.Gaussian(1.0).report()) == ("PrivacyReport(Gaussian(mu=1.0); one record; "
+                                                "eps <= 4.37718 at delta = 1e-05; exact)")

@@ -88,8 +88,8 @@ def test_a_changed_sampler_is_named(data):
                               "'without_replacement'")
     # an input the mechanism refuses names the inputs and the reason
     r = _tampered(data, _set(("mechanism", "inputs", "sampling"), "with_replacement"))
-    with pytest.raises(ReportMismatch, match="^mechanism.inputs: refused by fdp.dpsgd: "
-                                             "sampling='with_replacement'"):
+    with pytest.raises(ReportMismatch, match=r"^mechanism\.inputs: refused by fdp\.dpsgd: "
+                                             r"sampling='with_replacement'"):
         r.verify()
 
 
