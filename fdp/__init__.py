@@ -90,6 +90,8 @@ _LAZY = {
     "calibration": ("fdp.calibration", None),
     "calibrate": ("fdp.calibration", "calibrate"),
     "calibrate_dpsgd": ("fdp.calibration", "calibrate_dpsgd"),
+    "report": ("fdp.report", None),
+    "PrivacyReport": ("fdp.report", "PrivacyReport"),
 }
 
 

@@ -48,6 +48,7 @@ from fdp.status import NotAGuarantee, Status, require_guarantee
 if TYPE_CHECKING:  # pragma: no cover
     from fdp.conversions.gdp_fit import GdpFit
     from fdp.law import PrivacyLossLaw
+    from fdp.report import PrivacyReport
 
 ONE_DIRECTION_REMARK = "  # one direction only, not a guarantee"
 
@@ -890,6 +891,36 @@ class TradeOff(abc.ABC):
         """
         from fdp.conversions.gdp_fit import gdp_fit
         return gdp_fit(self)
+
+    def report(self, delta: Any = 1e-5, fpr: Any = (0.001, 0.01, 0.1), prior: float = 0.5,
+               epsilon: Any = (1.0, 8.0), unit: str | None = None) -> PrivacyReport:
+        """The privacy claim of this guarantee as a ``PrivacyReport`` (JSON, Markdown, text,
+        ``verify``): ε at each δ, δ at each ε, TPR at each FPR, Bayes risk at ``prior``,
+        the μ summary; a ``fdp.dpsgd`` result also records its run's inputs.
+
+        Parameters
+        ----------
+        delta, epsilon, fpr : float or sequence of float
+            The queries (δ, FPR in [0, 1], ε ≥ 0).
+        prior : float
+            The attacker's prior π ∈ [0, 1] for the Bayes risk.
+        unit : str, optional
+            The unit of privacy of a curve that is not a DP-SGD run (default "one record").
+
+        Returns
+        -------
+        PrivacyReport
+            See ``fdp.report.make_report``; refused (``NotAGuarantee``) for a lower bound
+            or an approximation.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> print(fdp.Gaussian(1.0).report(delta=1e-5).epsilon[0].upper)
+        4.377178...
+        """
+        from fdp.report import make_report
+        return make_report(self, delta, fpr, prior, epsilon, unit)
 
     def pure_epsilon(self) -> float:
         """The smallest ε with f ≥ f_{ε,0} (pure ε-DP), inf if none is proven.

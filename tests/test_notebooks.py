@@ -5,7 +5,7 @@ that they are reviewed and diffed like code; the documentation site renders them
 executed. Here each source is read with jupytext and executed with nbclient (kernel
 ``python3``, at most ``TIMEOUT`` seconds per cell); a few printed results are compared
 with the values the notebook's text states. Measured on the 2-core development machine
-(under load): 01 ≈ 10 s, 02 ≈ 19 s, 03 ≈ 20 s, 04 ≈ 17 s, 05 ≈ 12 s, 06 ≈ 50 s.
+(under load): 01 ≈ 10 s, 02 ≈ 19 s, 03 ≈ 20 s, 04 ≈ 17 s, 05 ≈ 12 s, 06 ≈ 50 s, 07 ≈ 40 s.
 """
 
 from __future__ import annotations
@@ -23,10 +23,12 @@ STARTUP_TIMEOUT = 180  # for the kernel to start, same reason
 
 NOTEBOOKS = ["01_hypothesis_testing_privacy.py", "02_composition_bounds.py",
              "03_dpsgd_accounting.py", "04_group_subsampling_symmetrisation.py",
-             "05_what_can_an_attacker_do.py", "06_one_run_audit.py"]
+             "05_what_can_an_attacker_do.py", "06_one_run_audit.py",
+             "07_stating_a_privacy_claim.py"]
 
 # Notebooks that need optional packages (the interop extra): skipped without them.
-NEEDS = {"06_one_run_audit.py": ("torch", "opacus", "sklearn")}
+NEEDS = {"06_one_run_audit.py": ("torch", "opacus", "sklearn"),
+         "07_stating_a_privacy_claim.py": ("torch", "opacus", "sklearn")}
 
 # Lines each notebook must print: closed forms and certified brackets its text quotes.
 EXPECTED = {
@@ -43,6 +45,8 @@ EXPECTED = {
     "05_what_can_an_attacker_do.py": ["√T/σ = 4.757591"],
     "06_one_run_audit.py": ["verdicts: honest run not refuted, broken run refuted",
                             "history [(1.5, 0.1, 100)]"],
+    "07_stating_a_privacy_claim.py": ["history [(1.0, 0.1, 50)]", "fdp verify exit status: 0",
+                                      "tampered: accounted.steps: file says 50, recomputed 40"],
 }
 
 

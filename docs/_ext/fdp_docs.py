@@ -23,7 +23,7 @@ ROOT = HERE.parent
 #: The public modules of the reference, in the order of the API index.
 PUBLIC_MODULES = ("fdp", "fdp.sgd", "fdp.limits", "fdp.engine", "fdp.mechanisms",
                   "fdp.audit", "fdp.symbolic", "fdp.plotting", "fdp.classical",
-                  "fdp.calibration", "fdp.interop", "fdp.sweep")
+                  "fdp.calibration", "fdp.interop", "fdp.sweep", "fdp.report")
 
 
 def public_names(modname: str) -> list[str]:

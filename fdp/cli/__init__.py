@@ -27,6 +27,9 @@
                      --epochs E) --step-size ETA --smoothness M [--strong-convexity m]
                      [--diameter D] [--delta D]
         last-iterate privacy of noisy (cyclic) gradient descent by shifted interpolation
+    fdp verify FILE [--rtol R]
+        recompute a privacy report (``fdp dpsgd ... --json FILE``, ``PrivacyReport``)
+        from its recorded inputs; exit 1 naming the first field that does not match
 
 Bad input (unknown names, out-of-range numbers, unwritable paths, a computation too
 large for memory) gives one line on stderr and exit status 2, never a traceback; every
@@ -39,7 +42,7 @@ import argparse
 from collections.abc import Sequence
 
 from fdp._constants import VERSION as __version__
-from fdp.cli import audit, convert, dpsgd, last_iterate, plot, tree
+from fdp.cli import audit, convert, dpsgd, last_iterate, plot, tree, verify
 from fdp.cli.dpsgd import DEFAULT_SENSITIVITY
 from fdp.cli.plot import parse_spec, spec_label
 from fdp.commandline import EXIT_USAGE, Parser, UsageError, join_negative_values, run_command
@@ -75,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_parser(sub)
     tree.add_parser(sub)
     last_iterate.add_parser(sub)
+    verify.add_parser(sub)
     return parser
 
 

@@ -2,7 +2,7 @@
 
     fdp dpsgd --noise-multiplier S (--sample-rate Q --steps T | --epochs E
               --dataset-size N --batch-size B) [--delta D] [--sensitivity C] [--plot FILE]
-              [--trajectory [POINTS]]
+              [--trajectory [POINTS]] [--json FILE]
     fdp dpsgd --noise-multiplier S --epochs E --dataset-size N --batch-size B
               --compare-samplers [--delta D] [--plot FILE]
 
@@ -14,14 +14,24 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from fdp.cli._checks import image_file, whole_number
-from fdp.commandline import UsageError, count, positive, unit
+from fdp.commandline import UsageError, count, positive, unit, writable_file
 from fdp.conversions import gdp_epsilon
+from fdp.conversions.risk import risk_lines
 from fdp.families.gaussian import Gaussian
+from fdp.plotting import dpsgd_comparison, dpsgd_profile, new_figure, save
+from fdp.report.claim import DEFAULT_FPR
 from fdp.sgd import certified
 from fdp.sgd import clt as sgd_clt
+from fdp.sgd import shuffle as shuffle_lower
+from fdp.sgd.certified import DEFAULT_SENSITIVITY
+from fdp.sgd.rdp import dpsgd_rdp_epsilon
+from fdp.sgd.report import compare_samplers, format_table, plot_samplers
 from fdp.sgd.schedule import from_epochs
 from fdp.sgd.trajectory import trajectory
 from fdp.status import require_guarantee
@@ -71,14 +81,6 @@ def _dpsgd_schedule(args: argparse.Namespace) -> tuple[float, int, str]:
     return q, steps, ""
 
 
-#: Default sensitivity of the clipped gradient sum, in clipping norms, per neighbouring
-#: relation: adding or removing one example moves the sum by at most one clipping norm C;
-#: replacing one example removes one clipped gradient and adds another, so the sum can
-#: move by up to 2C (the per-step mechanism is then G_{2/σ}; Dong, Roth & Su 2022, §5
-#: analyse NoisySGD with the sensitivity as a parameter).
-DEFAULT_SENSITIVITY = {"add_remove": 1.0, "replace_one": 2.0}
-
-
 def _sampler_options(args: argparse.Namespace) -> dict[str, Any]:
     """The extra keywords of the fixed-memory samplers (checked before computing)."""
     if args.sampling == "truncated_poisson":
@@ -117,6 +119,13 @@ def _print_clt(sampling: str, mu: float, delta: float, lo: float, hi: float) -> 
         print("  -> the CLT epsilon is above the certified bracket here (over-reports)")
 
 
+def _write_report(f: TradeOff, path: Path, delta: float, fpr: float) -> None:
+    """``f.report(...)`` as JSON at ``path`` (the queries of the printed read-outs)."""
+    report = f.report(delta=delta, fpr=sorted({*DEFAULT_FPR, fpr}))
+    path.write_text(report.to_json() + "\n", encoding="utf-8")
+    print(f"privacy report written to {path} (check it with: fdp verify {path})")
+
+
 def _cmd_compare_samplers(args: argparse.Namespace) -> int:
     """``fdp dpsgd ... --compare-samplers``: one configuration, every batch sampler."""
     sigma = positive("--noise-multiplier", args.noise_multiplier)
@@ -139,7 +148,8 @@ def _cmd_compare_samplers(args: argparse.Namespace) -> int:
         raise UsageError("--compare-samplers accounts every sampler with its own "
                          "neighbouring relation; drop --sampling and --sensitivity")
     plot_path = image_file("--plot", args.plot) if args.plot else None
-    from fdp.sgd.report import compare_samplers, format_table
+    if args.json:
+        raise UsageError("--json writes the report of one run; drop --compare-samplers")
     if sys.stderr.isatty():
         print("computing certified brackets for every sampler ...", file=sys.stderr, flush=True)
     rows = compare_samplers(n, b, int(epochs), sigma, delta, fpr=fpr, tol=tol, plot=plot_path)
@@ -169,7 +179,10 @@ def _cmd_allocation_or_shuffle(args: argparse.Namespace) -> int:
     if args.sampling == "shuffle" and steps < t:
         raise UsageError(f"--sampling shuffle needs at least one full epoch ({t} steps)")
     plot_path = image_file("--plot", args.plot) if args.plot else None
-    from fdp.sgd import shuffle as shuffle_lower
+    if args.json and args.sampling == "shuffle":
+        raise UsageError("--json writes a certified claim; --sampling shuffle has a LOWER "
+                         "bound only")
+    json_path = writable_file("--json", args.json) if args.json else None
     head = (f"DP-SGD: noise multiplier {sigma:g}, {t} steps per epoch, {steps} steps"
             + (f" ({schedule})" if schedule else "") + f", delta {delta:g}")
     print(head)
@@ -186,6 +199,8 @@ def _cmd_allocation_or_shuffle(args: argparse.Namespace) -> int:
               "   (guarantee: the true epsilon is in this bracket)")
         print(f"membership-inference risk: TPR at FPR = {100 * fpr:g}% <= "
               f"{1.0 - float(f(fpr)):.4f}   (certified upper bound)")
+        if json_path is not None:
+            _write_report(f, json_path, delta, fpr)
     else:
         low = shuffle_lower.from_dpsgd(sigma, q, steps, tol=tol)
         f = low
@@ -200,7 +215,6 @@ def _cmd_allocation_or_shuffle(args: argparse.Namespace) -> int:
         print(f"membership-inference risk: TPR at FPR = {100 * fpr:g}% >= "
               f"{1.0 - float(low(fpr)):.4f} (lower bound) and <= {1.0 - float(full(fpr)):.4f}")
     if plot_path is not None:
-        from fdp.sgd.report import plot_samplers
         plot_samplers({args.sampling + (" LOWER curve" if args.sampling == "shuffle"
                                         else ""): f}, plot_path, title=head)
         print(f"trade-off plot written to {plot_path}")
@@ -230,9 +244,8 @@ def _cmd_dpsgd(args: argparse.Namespace) -> int:
     sens = DEFAULT_SENSITIVITY[neighbouring] if args.sensitivity is None else \
         positive("--sensitivity", args.sensitivity)
     plot_path = image_file("--plot", args.plot) if args.plot else None
+    json_path = writable_file("--json", args.json) if args.json else None
     points = None if args.trajectory is None else count("--trajectory", args.trajectory)
-
-    import numpy as np
 
     relation = {"add_remove": "add/remove one example",
                 "replace_one": "replace one example"}[neighbouring]
@@ -283,7 +296,6 @@ def _cmd_dpsgd(args: argparse.Namespace) -> int:
 
     rdp_eps = None
     if args.sampling == "poisson":
-        from fdp.sgd.rdp import dpsgd_rdp_epsilon
         rdp = dpsgd_rdp_epsilon(sigma, q, steps, delta, sensitivity=sens)
         rdp_eps = rdp.epsilon
         print(f"RDP accountant (Mironov-Talwar-Zhang, improved conversion):  "
@@ -294,7 +306,6 @@ def _cmd_dpsgd(args: argparse.Namespace) -> int:
         print(f"RDP accountant: not available for sampling={args.sampling}")
 
     # Attack risk: certified brackets from both sides of the curve (fdp.conversions.risk).
-    from fdp.conversions.risk import risk_lines
     print("attack risk (certified; '≤ x' is the safe side, [lo, hi] the bracket):")
     try:
         lines = risk_lines(cert, fprs=(fpr, 1e-3), prior=0.5, kappas=(1e-6,))
@@ -309,8 +320,9 @@ def _cmd_dpsgd(args: argparse.Namespace) -> int:
         print(f"  CLT reading of the same:  advantage {Gaussian(mu).advantage():.4f}, "
               f"TPR {1 - Gaussian(mu)(fpr):.4f}   (approximation)")
 
+    if json_path is not None:
+        _write_report(cert, json_path, delta, fpr)
     if plot_path is not None:
-        from fdp.plotting import dpsgd_comparison, dpsgd_profile, new_figure, save
         fig, axes = new_figure(1, 2 if traj is None else 3, size=5.0)
         clt_mu = None if math.isnan(mu) else mu
         dpsgd_comparison(cert, clt_mu, rdp_eps, delta, ax=axes[0, 0],
@@ -372,6 +384,10 @@ def add_parser(sub: Any) -> None:
                    "from one discretisation (fdp.sgd.trajectory); with --plot, a third panel")
     p.add_argument("--plot", metavar="FILE", help="save the trade-off plot (PNG, PDF, SVG, "
                    "or another format matplotlib writes, by the file suffix)")
+    p.add_argument("--json", metavar="FILE",
+                   help="write the run's privacy report (fdp.PrivacyReport, JSON) to FILE: "
+                   "the epsilon bracket at --delta, TPR at FPR 0.001, 0.01, 0.1 and --fpr, "
+                   "and the inputs that `fdp verify FILE` recomputes it from")
     p.add_argument("--compare-samplers", action="store_true",
                    help="account the run (--epochs, --dataset-size, --batch-size) under "
                    "Poisson, without replacement, random allocation, truncated Poisson and "

@@ -22,7 +22,8 @@ shuffling are a different mechanism that this history does not describe.
 Beyond Opacus' own accountants: ``get_epsilon_bounds(δ)`` (both sides of ε),
 ``get_tradeoff()`` (the ``TradeOff``, for plots and any other read-out),
 ``get_mu()`` (the tightest μ-GDP bound), ``get_tpr(fpr)`` (the attacker's largest
-true-positive rate at a false-positive rate) and ``get_advantage()``.
+true-positive rate at a false-positive rate), ``get_advantage()`` and ``report(delta)``
+(the run's ``fdp.PrivacyReport``: JSON, Markdown, plain text, ``verify``).
 
 Neither Opacus nor torch is imported by this module; ``register()`` imports Opacus.
 """
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from copy import deepcopy
 from fractions import Fraction
 from typing import Any
@@ -42,6 +43,7 @@ from fdp import _validate
 from fdp._types import ArrayLike, FloatOrArray
 from fdp.families import Gaussian, Identity
 from fdp.interop.dp_accounting import no_privacy
+from fdp.report import PrivacyReport
 from fdp.sgd.certified import dpsgd
 from fdp.status import require_guarantee
 from fdp.tradeoff import TradeOff
@@ -185,6 +187,26 @@ class FdpAccountant:
         rate ``fpr`` (certified upper: computed from the lower side of f)."""
         lower, _ = self.get_tradeoff().bounds(fpr)
         return _validate.like_input(fpr, 1.0 - np.asarray(lower, dtype=float))
+
+    def report(self, delta: float | Sequence[float] = 1e-5, **kwargs: Any) -> PrivacyReport:
+        """The run's privacy claim, ``fdp.PrivacyReport``, from the whole history.
+
+        The history is accounted as ``fdp.dpsgd(σ_t, q_t, T)`` (Poisson sampling,
+        add/remove one example), so the report records σ, q and T and ``verify()`` (or
+        ``fdp verify FILE`` on its ``to_json()``) recomputes it from them.
+
+        Parameters
+        ----------
+        delta : float or sequence of float
+            δ at which to state ε.
+        **kwargs
+            ``fpr``, ``prior``, ``epsilon``: as ``TradeOff.report``.
+
+        Returns
+        -------
+        PrivacyReport
+        """
+        return self.get_tradeoff().report(delta=delta, **kwargs)
 
     def get_advantage(self) -> float:
         """max_α (1 − α − f(α)) = δ(0): the largest TPR − FPR of any membership test

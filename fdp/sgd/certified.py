@@ -89,6 +89,7 @@ from fdp.families.mixture import MixtureOfGaussians, RevealedMixture
 from fdp.operations.min_certified import MinCertified
 from fdp.operations.subsample import PoissonAdd, WithoutReplacement
 from fdp.sgd.min_certified import MAX_RDP_GROUPS, PoissonGaussianRDP
+from fdp.sgd.run import records_run
 from fdp.sgd.schedule import accepts_epochs
 from fdp.tradeoff import TradeOff
 
@@ -220,6 +221,7 @@ def _options(sampling: str, dataset_size: int | None, batch_cap: int | None,
     return o
 
 
+@records_run
 @accepts_epochs
 @_validate.british_spelling
 def dpsgd(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
