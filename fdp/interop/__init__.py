@@ -12,6 +12,8 @@
   ``fdp.dpsgd`` at client level, and ``BudgetedStrategy``; ``fdp.interop.tuning``
   (``fdp[tune]``): the certified guarantee of an Optuna study's best trial. Both import
   their peer library and are imported only explicitly (``from fdp.interop import flower``).
+* ``fdp.interop.opacus_check`` (``fdp[interop]``): ``check_opacus(engine, loader,
+  optimizer)`` checks an Opacus run against its accounting (``fdp.sgd.check_loop``).
 
 Neither library is a dependency of fdp: events are read by duck typing (class name
 and attributes), and Opacus or dp_accounting is imported only when an adapter that
