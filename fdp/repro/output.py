@@ -10,7 +10,7 @@ from pathlib import Path
 from fdp.repro.runner import PathArg, Result
 
 #: Columns of the check table: (header, width in the narrow table).
-COLUMNS = (("quantity", 30), ("paper", 17), ("ours", 21), ("tolerance", 16), ("result", 6))
+COLUMNS = (("quantity", 30), ("paper", 17), ("ours", 21), ("tolerance", 15), ("result", 7))
 #: Width of the narrow check table, in characters.
 TABLE_WIDTH = 100
 
