@@ -376,17 +376,18 @@ class MinCertified(Numeric):
                 return None
             try:
                 g = compose(fewer, None, directions=directions, grid="question")
+                if not _overlap(g):
+                    continue     # still past what the grid resolves: fewer steps
                 lo = float(g.epsilon_bounds(delta).lo)
             except (GridBudgetExceeded, ValueError):
-                continue         # not composable, or δ not resolved: fewer steps still
+                continue         # not composable, or δ not resolved: fewer steps
             if lo > 0.0:
                 return lo, sum(n for _, n in fewer), total
         return None
 
     def _why_lower_zero(self, what: str) -> str:
         """Why the engine's lower end is 0, for notes."""
-        hi_opt = max(float(lat.losses.max()) for lat in self.opt if lat.losses.size)
-        lo_pess = min(float(lat.losses.min()) for lat in self.pess if lat.losses.size)
+        hi_opt, lo_pess = _loss_ends(self)
         if hi_opt < lo_pess:
             return (f"lower end 0: at this many compositions the engine's two sides no "
                     f"longer overlap -- each factor's privacy loss is rounded to the grid step "
@@ -404,6 +405,19 @@ class MinCertified(Numeric):
         """The number of composed factors, for notes."""
         n = sum(n for _, n in self.source[0].groups) if self.source else 0
         return f"{n:.3g}" if n else "the"
+
+
+def _loss_ends(f: Numeric) -> tuple[float, float]:
+    """(largest optimistic loss, smallest pessimistic loss) of f's lattices."""
+    return (max(float(lat.losses.max()) for lat in f.opt if lat.losses.size),
+            min(float(lat.losses.min()) for lat in f.pess if lat.losses.size))
+
+
+def _overlap(f: Numeric) -> bool:
+    """Whether f's optimistic and pessimistic losses overlap (else its optimistic side
+    proves nothing above 0; ``MinCertified._why_lower_zero``)."""
+    hi_opt, lo_pess = _loss_ends(f)
+    return hi_opt >= lo_pess
 
 
 def with_rdp(result: TradeOff, rdp: RDPRecipe | None, advice: str = "") -> TradeOff:

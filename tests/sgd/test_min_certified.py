@@ -137,8 +137,13 @@ def test_huge_t_upper_end_from_rdp(steps, engine_hi, lam):
     assert b.hi < engine_hi
     # no worse than an RDP accountant's (1.31e5 at T = 1e10, 1.309e6 at 1e11)
     assert b.hi < {10**10: 1.31e5, 10**11: 1.309e6}[steps]
-    assert b.lo == 0.0
+    # the engine's own lower end is 0 (its two sides no longer overlap); the lower end
+    # is then the engine's for the first 1e9 steps: positive, and no more than the
+    # mpmath RDP bound of those 1e9 steps (which is ≥ their ε ≥ ... ≤ ε at T)
     assert "RDP bound" in b.note and "lower end 0" in b.note and "overlap" in b.note
+    assert "for the first 1e+09 of the" in b.note
+    kept = _cks_eps_mp(_rdp_mp(q, 1.1, 1.03367, 10**9), 1.03367, mp.mpf(1e-5))
+    assert 0.0 < b.lo <= kept <= b.hi
 
 
 def test_moderate_t_keeps_the_engine_and_says_so():
