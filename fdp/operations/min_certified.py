@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 
@@ -277,12 +277,12 @@ class MinCertified(Numeric):
         >>> b.note.startswith("upper end from the RDP bound")
         True
         """
-        b = self._epsilon_upper(delta, width)
+        b = self._epsilon_with_rdp(delta, width)
         if _scalar(delta) and b.lo == 0.0 and float(b.hi) > 0.0 and width is None:
             b = self._lower_from_fewer(float(np.asarray(delta, dtype=float)), b)
         return self._advised(b)
 
-    def _epsilon_upper(self, delta: ArrayLike, width: float | None) -> Bracket:
+    def _epsilon_with_rdp(self, delta: ArrayLike, width: float | None) -> Bracket:
         """``epsilon_bounds`` before the lower end from fewer steps and the advice."""
         if self.rdp_recipe is None:
             return super().epsilon_bounds(delta, width)
@@ -368,7 +368,8 @@ class MinCertified(Numeric):
         """(lower ε, steps kept, steps) of the first sub-composition whose engine lower
         end at ``delta`` is above 0, or None."""
         groups = list(self.source[0].groups)
-        directions = tuple("inverse" if r.reflected else "f" for r in self.source)
+        directions: tuple[Literal["f", "inverse"], ...] = tuple(
+            "inverse" if r.reflected else "f" for r in self.source)
         total = sum(n for _, n in groups)
         for k in range(1, LOWER_FROM_FEWER + 1):
             fewer = [(f, n // 10 ** k) for f, n in groups if n // 10 ** k]

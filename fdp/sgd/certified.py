@@ -75,6 +75,7 @@ composes the reflected lattices and symmetrises once):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
@@ -88,8 +89,10 @@ from fdp.families.identity import Identity
 from fdp.families.mixture import MixtureOfGaussians, RevealedMixture
 from fdp.operations.min_certified import MinCertified
 from fdp.operations.subsample import PoissonAdd, WithoutReplacement
+from fdp.sgd.allocation import from_dpsgd as allocation_from_dpsgd
 from fdp.sgd.min_certified import MAX_RDP_GROUPS, PoissonGaussianRDP
 from fdp.sgd.schedule import accepts_epochs
+from fdp.sgd.shuffle import from_dpsgd as shuffle_from_dpsgd
 from fdp.tradeoff import TradeOff
 
 #: A sampler's validated extra options (``_options``).
@@ -308,10 +311,9 @@ def dpsgd(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
                              "with sensitivity 1")
         if steps == 0 and sampling == "random_allocation":
             return Identity()
-        from fdp.sgd import allocation
-        from fdp.sgd import shuffle as shuffle_lower
-        module = allocation if sampling == "random_allocation" else shuffle_lower
-        return module.from_dpsgd(noise_multiplier, sample_rate, steps, tol=tol)
+        from_dpsgd: Callable[..., TradeOff] = (
+            allocation_from_dpsgd if sampling == "random_allocation" else shuffle_from_dpsgd)
+        return from_dpsgd(noise_multiplier, sample_rate, steps, tol=tol)
     if sampling not in SAMPLERS or SAMPLERS[sampling][0] != neighbouring:
         pairs = ", ".join(f"sampling={s!r} with neighbouring={r[0]!r}"
                           for s, r in SAMPLERS.items())
