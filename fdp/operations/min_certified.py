@@ -34,7 +34,7 @@ curve would be no upper bound of it (``compose`` then carries none, and says so 
 ``advice``).
 
 A lower end of 0 at a huge composition. ε(δ) of ⊗ f_i^{⊗n_i} is non-decreasing in each
-n_i (f ⊗ g ≤ f for every trade-off function g: DRS 2022, Prop 3.2 and Lemma A.2), and so
+n_i (f ⊗ g ≤ f ⊗ Id = f for every trade-off function g ≤ Id: DRS 2022, Prop 3.2), and so
 is that of its one-sided symmetrisation (δ = max over the directions). So where the
 engine's lower end is 0 because its grid no longer resolves the composition, the
 engine's lower end for the same factors with every count divided by 10^k (the first k
@@ -252,7 +252,9 @@ class MinCertified(Numeric):
 
     def epsilon_bounds(self, delta: ArrayLike, width: float | None = None) -> Bracket:
         """(lower, upper) ε(δ): the engine's lower side; the upper side min(engine,
-        Rényi), with a ``note`` saying which set it and why a lower end is 0.
+        Rényi), with a ``note`` saying which set it and why a lower end is 0. For one δ
+        and no ``width``, an engine's lower end of 0 is replaced by the engine's for
+        fewer steps where that is above 0 (see the module docstring).
 
         Parameters
         ----------
@@ -360,8 +362,8 @@ class MinCertified(Numeric):
             return b
         lo, kept, total = found
         note = (f"{b.note}; " if b.note else "") + (
-            f"instead, the lower end {lo:.6g} is the f-DP engine's for the first {kept:.3g} of "
-            f"the {total:.3g} steps (ε(δ) never decreases with more steps: f ⊗ g ≤ f)")
+            f"instead, the lower end {lo:.6g} is the f-DP engine's for {kept:.3g} of the "
+            f"{total:.3g} steps (ε(δ) never decreases with more steps: f ⊗ g ≤ f)")
         return Bracket(lo, b.hi, b.status, b.safe_side, note)
 
     def _fewer_lower(self, delta: float) -> tuple[float, int, int] | None:
@@ -458,4 +460,4 @@ def with_rdp(result: TradeOff, rdp: RDPRecipe | None, advice: str = "") -> Trade
     return MinCertified(**kw, rdp_recipe=rdp, advice=advice)
 
 
-__all__ = ["MinCertified", "RDPRecipe", "with_rdp"]
+__all__ = ["LOWER_FROM_FEWER", "MinCertified", "RDPRecipe", "with_rdp"]
