@@ -82,7 +82,7 @@ import numpy as np
 
 from fdp import _validate
 from fdp._types import ArrayLike, FloatArray
-from fdp.engine import compose
+from fdp.engine import GridBudgetExceeded, compose
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
@@ -342,8 +342,18 @@ def dpsgd(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
     fac = [(step_pair(sens / s, q, opts), n) for (s, q), n in counts.items()]
     # a two-directional sampler composes the remove direction (the inverse pair of each
     # step) too and symmetrises once at the end
-    f = compose(fac, tol, directions=("f", "inverse") if both else ("f",), grid=grid,
-                label=label, progress=progress)
+    try:
+        f = compose(fac, tol, directions=("f", "inverse") if both else ("f",), grid=grid,
+                    label=label, progress=progress)
+    except GridBudgetExceeded as exc:
+        if sampling != "poisson":
+            raise
+        raise GridBudgetExceeded(
+            f"{exc} -- at {steps:.3g} steps no grid the engine may allocate resolves the "
+            "run; fdp.sgd.dpsgd_rdp_epsilon(noise_multiplier, sample_rate, steps, delta) "
+            "is a certified upper ε by the Rényi accountant, and the lower end of "
+            "fdp.dpsgd with fewer steps a certified lower ε (ε never decreases with "
+            "more steps)", exc.points) from exc
     if both and sampling == "poisson" and opts["examples_per_user"] == 1 \
             and len(counts) <= MAX_RDP_GROUPS:
         # a second certified upper bound of the same run: report the smaller

@@ -15,7 +15,9 @@ import pytest
 
 import fdp
 from fdp.classical.rdp import rdp_subsampled_gaussian, rdp_to_epsilon, rdp_to_log_delta
+from fdp.engine import GridBudgetExceeded
 from fdp.operations.min_certified import MinCertified
+from fdp.sgd import dpsgd_rdp_epsilon
 from fdp.sgd.min_certified import poisson_gaussian_rdp
 
 mp.mp.dps = 60
@@ -232,3 +234,17 @@ def test_recipe_pickles_and_compares_without_computing():
     assert g == f and hash(g) == hash(f)
     assert "rdp" not in f.__dict__ and "rdp" not in g.__dict__
     assert g.rdp == f.rdp                               # computed on demand, equal
+
+
+def test_at_1e18_steps_the_refusal_names_both_certified_ends():
+    # no grid fits 1e18 steps: the refusal says where a certified upper ε (the Rényi
+    # accountant) and a certified lower ε (fewer steps) come from, and those two agree
+    q = 256 / 60000
+    with pytest.raises(GridBudgetExceeded, match="dpsgd_rdp_epsilon") as err:
+        fdp.dpsgd(1.1, q, 10**18)
+    assert "fewer steps" in str(err.value) and err.value.points > 0
+    hi = dpsgd_rdp_epsilon(1.1, q, 10**18, 1e-5).epsilon
+    ref = _cks_eps_mp(_rdp_mp(q, 1.1, 1.05, 10**18), 1.05, mp.mpf(1e-5))
+    assert ref <= hi <= ref * (1 + 1e-6)          # the fractional-order series, padded
+    lo = fdp.dpsgd(1.1, q, 10**8).epsilon_bounds(1e-5).lo
+    assert 0.0 < lo < hi
