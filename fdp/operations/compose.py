@@ -258,7 +258,7 @@ def _compose_counted(items: list[tuple[TradeOff, int]], tol: float | None) -> Tr
     # a second certified upper bound of the same composition, when every factor has a
     # certified Rényi curve of its own pair: the result reports the smaller
     # (``MinCertified``); and advice where the factors were symmetrised one by one
-    advice = SYMMETRISED_ADVICE if any(symmetrised_one_sided(f) for f, _ in reduced) else ""
+    advice = SYMMETRISED_ADVICE if any(_symmetrised_one_sided(f) for f, _ in reduced) else ""
     return with_rdp(compose_numeric(reduced, tol), RDPBound.of_factors(items), advice)
 
 
@@ -269,29 +269,9 @@ SYMMETRISED_ADVICE = (
     "compose subsample(p, direction='add'), then symmetrize(one_sided=True))")
 
 
-def symmetrised_one_sided(f: TradeOff) -> bool:
-    """Whether f is a one-sided symmetrisation min{g, g⁻¹}** of a one-direction g
-    (``subsample(p)`` under Poisson sampling, ``fdp.dpsgd``, ``symmetrize(one_sided=
-    True)``), asked of the object: an envelope with a one-direction member, or a
-    numeric result with one lattice per direction (DRS 2022, Thm 4.2; Bu et al. 2020).
-
-    Parameters
-    ----------
-    f : TradeOff
-
-    Returns
-    -------
-    bool
-
-    Examples
-    --------
-    >>> import fdp
-    >>> from fdp.operations.compose import symmetrised_one_sided
-    >>> symmetrised_one_sided(fdp.Gaussian(1.0).subsample(0.01))
-    True
-    >>> symmetrised_one_sided(fdp.Gaussian(1.0))
-    False
-    """
+def _symmetrised_one_sided(f: TradeOff) -> bool:
+    """Whether f is min{g, g⁻¹}** of a one-direction g, asked of the object: an envelope
+    with a one-direction member, or a numeric result with a lattice per direction."""
     members = f._delta_members()
     if members and any(m.directions == "one" for m in members):
         return True

@@ -24,21 +24,16 @@ The lower sides are the engine's (a Rényi bound has no lower side); the trade-o
 summaries and compositions are the engine's. Each ε or δ bracket says in its ``note``
 which bound set the upper end, and why a lower end is 0 when it is.
 
-Which object the Rényi curve bounds. For a plain composition (one lattice per side) it
-bounds D_λ of the result's own pair, so it composes further (``renyi_composes``). For
-a one-sided symmetrisation min{F, F⁻¹}** (``fdp.dpsgd``, ``fdp.random_allocation``) it
-bounds D_λ of each direction of the run, hence δ_{min{F, F⁻¹}**} = max(δ_F, δ_{F⁻¹})
-(DRS 2022, Prop 2.12), but not D_λ of the symmetrised curve's own pair: composing that
-curve again (``f ** k``) gives a looser object than the run's, and the run's Rényi
-curve would be no upper bound of it (``compose`` then carries none, and says so in
-``advice``).
+Which object the Rényi curve bounds: for a plain composition (one lattice per side),
+D_λ of the result's own pair, so it composes further (``renyi_composes``); for a
+one-sided symmetrisation min{F, F⁻¹}** (``fdp.dpsgd``, ``fdp.random_allocation``), D_λ
+of each direction of the run, which bounds max(δ_F, δ_{F⁻¹}) (DRS 2022, Prop 2.12) but
+not the symmetrised curve composed again (``compose`` then carries none).
 
-A lower end of 0 at a huge composition. ε(δ) of ⊗ f_i^{⊗n_i} is non-decreasing in each
-n_i (f ⊗ g ≤ f ⊗ Id = f for every trade-off function g ≤ Id: DRS 2022, Prop 3.2), and so
-is that of its one-sided symmetrisation (δ = max over the directions). So where the
-engine's lower end is 0 because its grid no longer resolves the composition, the
-engine's lower end for the same factors with every count divided by 10^k (the first k
-that it separates from 0) is a certified lower end here (``LOWER_FROM_FEWER``).
+A lower end of 0 at a huge composition: ε(δ) of ⊗ f_i^{⊗n_i}, and of its one-sided
+symmetrisation, never decreases in any n_i (f ⊗ g ≤ f ⊗ Id = f: DRS 2022, Prop 3.2), so
+the engine's lower end for every count divided by 10^k (the first k ≤
+``LOWER_FROM_FEWER`` it separates from 0) is a certified lower end here.
 """
 
 from __future__ import annotations
@@ -379,7 +374,8 @@ class MinCertified(Numeric):
                 return None
             try:
                 g = compose(fewer, None, directions=directions, grid="question")
-                if not _overlap(g):
+                hi_opt, lo_pess = _loss_ends(g)
+                if hi_opt < lo_pess:
                     continue     # still past what the grid resolves: fewer steps
                 lo = float(g.epsilon_bounds(delta).lo)
             except (GridBudgetExceeded, ValueError):
@@ -414,13 +410,6 @@ def _loss_ends(f: Numeric) -> tuple[float, float]:
     """(largest optimistic loss, smallest pessimistic loss) of f's lattices."""
     return (max(float(lat.losses.max()) for lat in f.opt if lat.losses.size),
             min(float(lat.losses.min()) for lat in f.pess if lat.losses.size))
-
-
-def _overlap(f: Numeric) -> bool:
-    """Whether f's optimistic and pessimistic losses overlap (else its optimistic side
-    proves nothing above 0; ``MinCertified._why_lower_zero``)."""
-    hi_opt, lo_pess = _loss_ends(f)
-    return hi_opt >= lo_pess
 
 
 def with_rdp(result: TradeOff, rdp: RDPRecipe | None, advice: str = "") -> TradeOff:
