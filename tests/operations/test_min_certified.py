@@ -83,3 +83,18 @@ def test_operations_on_a_carrier_drop_the_curve():
         assert getattr(g, "rdp_recipe", None) is None
         lo, hi = g.epsilon_bounds(DELTA)
         assert lo <= hi
+
+
+@pytest.mark.slow
+def test_reference_values_from_dp_accounting(per_step_power):
+    dpa = pytest.importorskip("dp_accounting", reason="needs the dp-accounting extra")
+    event = dpa.SelfComposedDpEvent(
+        dpa.PoissonSampledDpEvent(Q, dpa.GaussianDpEvent(SIGMA)), T)
+    rdp = dpa.rdp.RdpAccountant().compose(event).get_epsilon(DELTA)
+    pld = dpa.pld.PLDAccountant(value_discretization_interval=1e-3)
+    pld = pld.compose(event).get_epsilon(DELTA)
+    assert rdp == pytest.approx(1.7118, abs=1e-4) and pld == pytest.approx(1.5162, abs=1e-4)
+    b = per_step_power.epsilon_bounds(DELTA)
+    assert pld < rdp < b.lo <= b.hi                           # the run's bounds are below it
+    run = fdp.dpsgd(SIGMA, Q, T).epsilon_bounds(DELTA)
+    assert run.lo <= pld and run.hi <= rdp
