@@ -50,7 +50,8 @@ class Bracket(tuple):
     Raises
     ------
     ValueError
-        For a ``safe_side`` other than "hi" or "lo".
+        For a ``safe_side`` other than "hi" or "lo", or lo > hi anywhere (an inverted
+        bracket bounds nothing: its two sides were read from different objects).
 
     Examples
     --------
@@ -75,6 +76,11 @@ class Bracket(tuple):
             raise ValueError(f"safe_side must be 'hi' or 'lo', got {safe_side!r}")
         if not isinstance(status, Status):
             raise TypeError(f"status must be a Status, got {type(status).__name__}")
+        with np.errstate(invalid="ignore"):
+            inverted = np.greater(lo, hi)
+        if np.any(inverted):
+            at = "" if not np.ndim(inverted) else f" at index {int(np.argmax(inverted))}"
+            raise ValueError(f"a Bracket needs lo <= hi, got lo={lo!r} > hi={hi!r}{at}")
         self = super().__new__(cls, (lo, hi))
         self.__dict__.update(lo=lo, hi=hi, status=status, safe_side=safe_side, note=note)
         return self

@@ -65,6 +65,7 @@ from scipy.special import gammaln, gammasgn, log_ndtr
 from fdp import _validate
 from fdp._types import ArrayLike, FloatArray, FloatOrArray
 from fdp.families import Gaussian
+from fdp.law import AtomsLaw, PrivacyLossLaw
 from fdp.operations.rdp_bound import (
     Conversion,
     RDPEpsilon,
@@ -108,8 +109,14 @@ def rdp_of(f: TradeOff, orders: ArrayLike, steps: float = 1) -> FloatOrArray:
 
     * λ = 1: the Kullback–Leibler divergence D_1(Q ‖ P) = E_Q[L], read from the law's
       first moment (μ²/2 for G_μ, μ − 1 + e^{−μ} for L_μ);
-    * λ = ∞: D_∞ = ess sup L, the pure ε of f (``f.pure_epsilon()``, the larger of
-      the two directions; inf when f is not ε-DP for any ε).
+    * λ = ∞: D_∞(Q ‖ P) = ess sup_Q L: for a finite law the largest loss with Q-mass,
+      otherwise the pure ε of f (``f.pure_epsilon()``, the larger of the two
+      directions: equal to D_∞(Q ‖ P) for symmetric f, an upper bound otherwise).
+
+    Both read the law's atoms at ±∞ first: Q-mass at L = +∞ (Q not absolutely
+    continuous with respect to P, as for f_{ε,δ} with δ > 0) makes D_λ(Q ‖ P) = ∞ at
+    every order; P-mass at L = −∞ carries no Q-mass and leaves D_λ(Q ‖ P) finite
+    (T(P, Q) with P = (¼, ¼, ½), Q = (½, ½, 0): ln 2 at every order, ∞ for the inverse).
 
     Parameters
     ----------
@@ -153,22 +160,51 @@ def rdp_of(f: TradeOff, orders: ArrayLike, steps: float = 1) -> FloatOrArray:
     t = _validate.real("steps", steps, low=0.0)
     out = np.empty(o.shape)
     inner = (o > 1.0) & np.isfinite(o)
+    law = f.law()
     if inner.any():
-        law = f.law()
         rho = None if law is None else law.renyi(o[inner])
         if rho is None:
             raise ValueError(f"f = {f!r} has no privacy-loss law with a known log-MGF "
                              "(f.law() is None or has no log_mgf); RDP needs one")
         out[inner] = np.asarray(rho, dtype=float)
     if (o == 1.0).any():
-        law = f.law()
         if law is None:
             raise ValueError(f"f = {f!r} has no privacy-loss law; order 1 (KL) needs one")
-        out[o == 1.0] = max(float(law.moment(1, 0.0, False, "Q")), 0.0)   # KL ≥ 0
+        out[o == 1.0] = _kl(law)
     if np.isinf(o).any():
-        out[np.isinf(o)] = float(f.pure_epsilon())
+        out[np.isinf(o)] = _d_inf(f, law)
     out = np.zeros(o.shape) if t == 0.0 else t * out   # no steps: ρ = 0 (not 0 · inf)
     return _validate.like_input(orders, out.reshape(np.shape(orders)))
+
+
+def _kl(law: PrivacyLossLaw) -> float:
+    """D_1(Q ‖ P) = E_Q[L] ≥ 0: ∞ with Q-mass at L = +∞; with P-mass at L = −∞ (no
+    Q-mass there) the Q-mean of the finite atoms of a finite law; else the law's
+    first Q-moment."""
+    p_neginf, q_inf = law.singular_masses()
+    if q_inf > 0.0:
+        return math.inf
+    if p_neginf > 0.0:
+        if not isinstance(law, AtomsLaw):
+            raise ValueError("order 1 (KL) of a law with P-mass at L = -inf and a "
+                             "continuous part is not available; build f from its finite "
+                             "pair (fdp.from_pair)")
+        L, q = law.atoms()
+        live = q > 0.0
+        return max(math.fsum((q[live] * L[live]).tolist()), 0.0)
+    return max(float(law.moment(1, 0.0, False, "Q")), 0.0)   # KL ≥ 0
+
+
+def _d_inf(f: TradeOff, law: PrivacyLossLaw | None) -> float:
+    """D_∞(Q ‖ P) = ess sup_Q L: ∞ with Q-mass at L = +∞; the largest loss with Q-mass
+    of a finite law; else ``f.pure_epsilon()`` (both directions: an upper bound, equal
+    for symmetric f)."""
+    if isinstance(law, AtomsLaw):
+        if law.singular_masses()[1] > 0.0:
+            return math.inf
+        L, q = law.atoms()
+        return max(float(L[q > 0.0].max(initial=0.0)), 0.0)
+    return float(f.pure_epsilon())
 
 
 def rdp_bounded_range(eps: float, orders: ArrayLike) -> FloatOrArray:

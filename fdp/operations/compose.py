@@ -12,9 +12,10 @@ keyed by PAIRS of kinds, says how two reduced factors combine:
     g ⊗ f_{0,δ}                  (1−δ) g(α/(1−δ)), closed                  (DRS Def 3.1
                                  with the pair of f_{0,δ}, see ``WithDelta``)
     no rule (None)               the numeric engine, certified bracket     (fdp.engine)
-                                 with, when every factor has a closed-form
-                                 Rényi curve, the RDP bound as a second upper
-                                 end (``MinCertified``; Mironov 2017, Prop 1)
+                                 with, when every factor has a certified
+                                 Rényi curve of its own pair, the RDP bound as
+                                 a second upper end (``MinCertified``; Mironov
+                                 2017, Prop 1)
 
 The δ part of a pair (equal masses at losses ±inf) is split off exactly, so that
 for example G_μ ⊗ f_{ε,δ} runs G_μ ⊗ f_{ε,0} through the engine and adds δ exactly.
@@ -250,11 +251,32 @@ def _compose_counted(items: list[tuple[TradeOff, int]], tol: float | None) -> Tr
     reduced, delta = _split_delta(reduced)
     if delta > 0.0:
         return WithDelta(_compose_counted(reduced, tol), delta)
+    # local: the engine (and min_certified, a Numeric subclass) load on the first
+    # numeric composition only, so that closed forms and ``import fdp`` stay light
     from fdp.engine import compose_numeric
-    from fdp.operations.min_certified import with_rdp  # a Numeric subclass: loads the engine
+    from fdp.operations.min_certified import with_rdp
     # a second certified upper bound of the same composition, when every factor has a
-    # closed-form Rényi curve: the result reports the smaller (``MinCertified``)
-    return with_rdp(compose_numeric(reduced, tol), RDPBound.of_factors(items))
+    # certified Rényi curve of its own pair: the result reports the smaller
+    # (``MinCertified``); and advice where the factors were symmetrised one by one
+    advice = SYMMETRISED_ADVICE if any(_symmetrised_one_sided(f) for f, _ in reduced) else ""
+    return with_rdp(compose_numeric(reduced, tol), RDPBound.of_factors(items), advice)
+
+
+#: What a composition of one-sided symmetrisations says with its answers.
+SYMMETRISED_ADVICE = (
+    "min{f, f⁻¹}** composed factor by factor: valid, but looser than symmetrising once; "
+    "for Poisson DP-SGD fdp.dpsgd over all steps is the tight answer (in general: "
+    "compose subsample(p, direction='add'), then symmetrize(one_sided=True))")
+
+
+def _symmetrised_one_sided(f: TradeOff) -> bool:
+    """Whether f is min{g, g⁻¹}** of a one-direction g, asked of the object: an envelope
+    with a one-direction member, or a numeric result with a lattice per direction."""
+    members = f._delta_members()
+    if members and any(m.directions == "one" for m in members):
+        return True
+    lattices = f._lattices()
+    return lattices is not None and len(lattices[0]) > 1
 
 
 def _split_delta(items: list[tuple[TradeOff, int]]

