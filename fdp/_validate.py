@@ -6,6 +6,7 @@ allowed range; nothing is ever clipped silently.
 
 from __future__ import annotations
 
+import functools
 import numbers
 import operator
 from collections.abc import Callable
@@ -171,8 +172,6 @@ def british_spelling(func: Callable[_P, _R]) -> Callable[_P, _R]:
     ...     print(exc)
     f() got an unexpected keyword argument 'neighboring': did you mean neighbouring=?
     """
-    import functools
-
     @functools.wraps(func)
     def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         if "neighboring" in kwargs:

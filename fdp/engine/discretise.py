@@ -50,7 +50,7 @@ it, so T of that pair is ≥ f), then steps (2)–(4).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, overload
+from typing import overload
 
 import numpy as np
 
@@ -69,9 +69,7 @@ from fdp.engine.lattice import (
 from fdp.law import atoms_of as atoms
 from fdp.law import interval_masses_of as interval_masses
 from fdp.law import loss_range_of as loss_range
-
-if TYPE_CHECKING:
-    from fdp.tradeoff import TradeOff
+from fdp.tradeoff import TradeOff
 
 #: A law's cell masses sum to 1 − (its infinite atoms) up to a few ulps (measured
 #: ≤ 2.2e-16 for every family and sampler law); a shortfall above this bound is mass

@@ -22,7 +22,6 @@ import contextlib
 import math
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import expit
@@ -33,10 +32,8 @@ from fdp._types import FloatArray
 from fdp.engine.connect_dots import grid_range
 from fdp.engine.contraction import contract_masses
 from fdp.engine.lattice import PESSIMISTIC, Lattice
-
-if TYPE_CHECKING:
-    from fdp.law import PrivacyLossLaw
-    from fdp.tradeoff import TradeOff
+from fdp.law import PrivacyLossLaw
+from fdp.tradeoff import TradeOff
 
 # ε scanned for the range of a profile-only f; below its start the chord from (0, 1)
 # takes over (safe for the pessimistic side; the optimistic side drops Q-mass ≤ e^{−20})

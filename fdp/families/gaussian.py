@@ -358,7 +358,6 @@ def gdp_beta(mu: float, alpha: np.ndarray) -> np.ndarray:
     Capped at 1 − α (G_μ ≤ Id; rounding could put Φ(Φ⁻¹(1 − α)) one ulp above it,
     e.g. G_0(0.05) = 0.9500000000000001); the cap only lowers the value (safe side).
     """
-    from scipy.special import ndtri
     a = np.asarray(alpha, dtype=float)
     with np.errstate(divide="ignore"):
         z = np.where(a < 0.5, -ndtri(a), ndtri(1.0 - a))

@@ -18,11 +18,14 @@ import numpy as np
 
 from fdp import _validate
 from fdp._constants import TINY, UNIT_ROUNDOFF
+from fdp._lazy import LazyModule
 from fdp._types import ArrayLike, FloatArray
 from fdp.families._rounding import one_minus, widen
 from fdp.law import Masses, PrivacyLossLaw, bin_atoms, intervals, mirrored_moment
 from fdp.law.renyi import certified_renyi, log_sum_two
 from fdp.tradeoff import TradeOff
+
+mpmath = LazyModule("mpmath")   # loaded on first use: `import fdp` stays light
 
 _U = UNIT_ROUNDOFF
 
@@ -220,7 +223,6 @@ class LaplaceLaw(PrivacyLossLaw):
                under: str = "P") -> float:
         if under == "Q":
             return mirrored_moment(self, k, c, absolute)
-        import mpmath  # lazily: `import fdp` stays free of mpmath
         with mpmath.workdps(50):
             m, c_ = mpmath.mpf(self.mu), mpmath.mpf(c)
 

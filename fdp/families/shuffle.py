@@ -68,9 +68,12 @@ import math
 import numpy as np
 
 from fdp import _validate
+from fdp._lazy import LazyModule
 from fdp._types import ArrayLike
 from fdp.families._rounding import ArrayPair
 from fdp.families.finite_pair import FinitePair
+
+stats = LazyModule("scipy.stats")   # loaded on first use: `import fdp` stays light
 
 #: Relative safety factor on every enumerated mass (covers pmf round-off).
 MASS_REL = 1e-11
@@ -86,9 +89,8 @@ _CHUNK_ATOMS = 1 << 21
 def _window(m: int | np.ndarray, prob: float, tail: float) -> ArrayPair:
     """Integer range [lo, hi] of Bin(m, prob) holding every k with pmf ≥ tail (a
     superset: the quantiles at tail on each side, widened by one)."""
-    from scipy.stats import binom  # lazily: `import fdp` stays free of scipy.stats
-    lo = binom.ppf(tail, m, prob)
-    hi = binom.isf(tail, m, prob)
+    lo = stats.binom.ppf(tail, m, prob)
+    hi = stats.binom.isf(tail, m, prob)
     lo = np.maximum(np.nan_to_num(lo, nan=0.0) - 1.0, 0.0)
     # numpy broadcasts an array nan= (copyto); its stubs allow a float only
     hi = np.minimum(np.nan_to_num(hi, nan=m) + 1.0, m)  # type: ignore[arg-type]
@@ -101,8 +103,7 @@ def _log_pmf(k: ArrayLike, m: ArrayLike, prob: float) -> np.ndarray:
     differences lose 2e-10 at m = 10⁵ and 4e-6 at m = 10⁹. Masses kept are ≥ tail ≥
     1e-290, so the pmf is a normal double."""
     with np.errstate(divide="ignore", under="ignore"):
-        from scipy.stats import binom
-        return np.log(binom.pmf(k, m, prob))
+        return np.log(stats.binom.pmf(k, m, prob))
 
 
 def _log_ratio(eps0: float, x: ArrayLike, y: ArrayLike) -> ArrayPair:

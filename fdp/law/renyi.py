@@ -20,7 +20,12 @@ from typing import Any
 import numpy as np
 
 from fdp._constants import UNIT_ROUNDOFF
+from fdp._lazy import LazyModule
 from fdp._types import FloatArray
+
+# loaded on first use: `import fdp` stays light
+libmp = LazyModule("mpmath.libmp")
+ctx_iv = LazyModule("mpmath.ctx_iv")
 
 #: Rounding allowance of a sum of library results (each within 64 ulps).
 PAD = 128.0 * UNIT_ROUNDOFF
@@ -79,9 +84,7 @@ def _interval_upper(in_intervals: IntervalForm, param: float,
                     orders: tuple[float, ...]) -> tuple[float, ...]:
     """Upper ends of the interval ρ(λ) at each order, raised in precision until the
     interval is within 1e-15 relative (or 4096 bits)."""
-    import mpmath.libmp as libmp  # lazily: `import fdp` stays free of mpmath
-    from mpmath.ctx_iv import MPIntervalContext
-    ctx = MPIntervalContext()
+    ctx = ctx_iv.MPIntervalContext()
     out = []
     for lam in orders:
         prec = 128

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -11,11 +11,9 @@ from fdp._constants import EPS_SEARCH, UNIT_ROUNDOFF
 from fdp._numerics import ArrayFn, conjugate_delta, maximise_unimodal
 from fdp._numerics import search_grid as _search_grid
 from fdp._types import FloatArray
+from fdp.law import EnvelopeLaw
 from fdp.status import Status, status_of
 from fdp.tradeoff import TradeOff, as_factors, math_repr, remark
-
-if TYPE_CHECKING:
-    from fdp.law import EnvelopeLaw
 
 
 @dataclass(frozen=True)
@@ -126,7 +124,6 @@ class Envelope(_Combination):
 
     def law(self) -> EnvelopeLaw:
         """The members' laws (``fdp.law.EnvelopeLaw``: a loss range, not one pair)."""
-        from fdp.law import EnvelopeLaw
         return EnvelopeLaw(tuple(m.law() for m in self.members))
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import expit
@@ -11,11 +10,9 @@ from scipy.special import expit
 from fdp._constants import DELTA_RESOLUTION, LOGIT_SEARCH
 from fdp._numerics import ArrayFn, bisect_monotone, conjugate_delta
 from fdp._types import FloatArray
+from fdp.law import SwappedLaw
 from fdp.status import Status
 from fdp.tradeoff import TradeOff, math_repr, remark
-
-if TYPE_CHECKING:
-    from fdp.law import SwappedLaw
 
 REFLECT_MAX = 3.0
 
@@ -98,7 +95,6 @@ class Inverse(TradeOff):
 
     def law(self) -> SwappedLaw | None:
         """T(Q, P)'s law: L ↦ −L with P and Q exchanged (``fdp.law.SwappedLaw``)."""
-        from fdp.law import SwappedLaw
         inner = self.of.law()
         return None if inner is None else SwappedLaw(inner)
 

@@ -12,7 +12,6 @@ The single-step curve BR_ε is ``fdp.families.bounded_range``.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -21,6 +20,9 @@ from fdp import _validate
 from fdp._types import ArrayLike, FloatArray, FloatOrArray
 from fdp.bracket import Bracket
 from fdp.families.bounded_range import BoundedRange
+from fdp.families.finite_pair import FinitePair
+from fdp.families.identity import Identity
+from fdp.operations.compose import compose
 from fdp.operations.selection_recursion import (
     EPS_MIN,
     K_MAX,
@@ -30,9 +32,6 @@ from fdp.operations.selection_recursion import (
 )
 from fdp.status import Status
 from fdp.tradeoff import TradeOff, meet_width
-
-if TYPE_CHECKING:
-    from fdp.families.finite_pair import FinitePair
 
 #: A grid's upper envelope of lines (``_hull``): losses, δ values and breakpoints.
 Hull = tuple[FloatArray, FloatArray, FloatArray]
@@ -85,7 +84,6 @@ def _pair_from_lines(x: FloatArray, d: FloatArray, *, pessimistic: bool) -> Fini
     the Q-deficit 1 − ΣQ goes to the loss +∞ (δ only grows); on the optimistic side
     the Q-masses are rescaled to sum to at most 1.
     """
-    from fdp.families.finite_pair import FinitePair
     hx, hd, bp = _hull(x, d)
     if hx.size == 0:   # no usable line: the trivially safe pair on each side
         if pessimistic:
@@ -421,7 +419,6 @@ def compose_selections(eps: float, k: int) -> TradeOff:
     eps = _validate.real("eps", eps, low=0.0)
     k = _validate.positive_int("k", k)
     if eps == 0.0:
-        from fdp.families.identity import Identity
         return Identity()
     if k == 1:
         return BoundedRange(eps)
@@ -429,7 +426,6 @@ def compose_selections(eps: float, k: int) -> TradeOff:
         return BoundedRange(eps) ** k      # kε < 2e-6: no grid resolves it (see Returns)
     if k <= K_MAX:
         return SelectionComposition(eps, k)
-    from fdp.operations.compose import compose  # (same layer)
     # blocks of loss range at most BLOCK_RANGE: their finite pairs then keep every
     # line of the profile (``_hull`` reads x ≤ 700 only)
     size = max(2, min(K_MAX, int(BLOCK_RANGE / eps)))

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,13 +28,11 @@ from fdp import _validate
 from fdp._numerics import ArrayFn, bisect_monotone
 from fdp._types import FloatArray
 from fdp.families.finite_pair import FinitePair
+from fdp.law import SubsampledLaw, WithoutReplacementLaw
 from fdp.operations.envelope import envelope
 from fdp.operations.inverse import Inverse
 from fdp.status import Status
 from fdp.tradeoff import TradeOff, math_repr, remark
-
-if TYPE_CHECKING:
-    from fdp.law import SubsampledLaw, WithoutReplacementLaw
 
 SAMPLINGS = ("poisson", "without_replacement")
 DIRECTIONS = ("both", "add", "remove")
@@ -157,7 +154,6 @@ class PoissonAdd(TradeOff):
 
     def law(self) -> SubsampledLaw | None:
         """The law of T(P, (1 − p)P + pQ) from f's law (``fdp.law.SubsampledLaw``)."""
-        from fdp.law import SubsampledLaw
         inner = self.of.law()
         return None if inner is None else SubsampledLaw(inner, self.p)
 
@@ -288,7 +284,6 @@ class WithoutReplacement(TradeOff):
 
     def law(self) -> WithoutReplacementLaw | None:
         """C_p(f)'s law for symmetric f (``fdp.law.WithoutReplacementLaw``), else None."""
-        from fdp.law import SubsampledLaw, WithoutReplacementLaw
         inner = self.of.law() if self.of.symmetric else None
         return None if inner is None else WithoutReplacementLaw(SubsampledLaw(inner, self.p))
 
