@@ -11,11 +11,20 @@ callables on float arrays, so every layer of the package may import this module.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from scipy.special import expit
 
-from fdp._constants import DELTA_RESOLUTION, EPS_CAP, EPS_SEARCH, GOLDEN, LOGIT_SEARCH
+from fdp import _validate
+from fdp._constants import (
+    DELTA_RESOLUTION,
+    EPS_CAP,
+    EPS_SEARCH,
+    GOLDEN,
+    LOGIT_SEARCH,
+    SYMMETRY_TOL,
+)
 from fdp._types import ArrayLike, FloatArray
 
 #: A vectorised function of a float array (β(α), δ(ε), an objective ...).
@@ -299,3 +308,22 @@ def _bisect_integer(passes: Predicate, lo: ArrayLike, hi: ArrayLike,
         high = np.where(active & ok, mid, high)
         low = np.where(active & ~ok, mid, low)
     return low, high
+
+
+def is_symmetric(f: Any, tol: float = SYMMETRY_TOL) -> bool:
+    """True when f = f⁻¹: known (``f.symmetric``) or within absolute ``tol`` on β at
+    ``alpha_grid(401)``; then f also bounds T(Q, P) (DRS Lemma A.2, Prop 2.4).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.tradeoff import is_symmetric
+    >>> add = fdp.Gaussian(1.0).subsample(0.5, direction="add")
+    >>> is_symmetric(fdp.Gaussian(1.0)), is_symmetric(add)
+    (True, False)
+    """
+    if f.symmetric:
+        return True
+    tol = _validate.real("tol", tol, low=0.0)
+    a = alpha_grid(401)
+    return bool(np.max(np.abs(f(a) - f.inverse()(a))) <= tol)

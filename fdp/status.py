@@ -187,3 +187,21 @@ def require_guarantee(f: Any, consumer: str) -> None:
 def _short(f: Any) -> str:
     """The object's class name with its arguments elided, for one-line messages."""
     return f"{type(f).__name__}(...)"
+
+
+ONE_DIRECTION_REMARK = "  # one direction only, not a guarantee"
+
+
+def remark(f: Any) -> str:
+    """The remark a repr ends with: ``# <status>, not a guarantee``, else
+    ``ONE_DIRECTION_REMARK`` for one-direction f, else nothing.
+    """
+    if not f.status.is_guarantee:
+        return f"  # {f.status.value}, not a guarantee"
+    return ONE_DIRECTION_REMARK if f.directions == "one" else ""
+
+
+def math_repr(f: Any) -> str:
+    """repr(f) without its one-direction remark (for reprs that contain f)."""
+    text, tail = repr(f), remark(f)
+    return text[:-len(tail)] if tail and text.endswith(tail) else text

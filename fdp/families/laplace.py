@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -237,7 +236,7 @@ class LaplaceLaw(PrivacyLossLaw):
                 sign = 1
                 if absolute and (a + b) / 2 < c_ and k % 2 == 1:
                     sign = -1
-                total += sign * mpmath.exp(-m / 2) / 4 * _poly_exp_integral(mpmath, k, c_, a, b)
+                total += sign * mpmath.exp(-m / 2) / 4 * _poly_exp_integral(k, c_, a, b)
             return float(total)
 
     def renyi(self, orders: ArrayLike) -> np.ndarray:
@@ -269,7 +268,7 @@ def _renyi_interval(mu: float, lam: float, c: Any) -> Any:
     return c.log(a) / (lam_i - 1)
 
 
-def _poly_exp_integral(mpmath: ModuleType, k: int, c: Any, a: Any, b: Any) -> Any:
+def _poly_exp_integral(k: int, c: Any, a: Any, b: Any) -> Any:
     """∫_a^b (ℓ − c)^k e^{−ℓ/2} dℓ in closed form (mpmath numbers):
     with u = ℓ − c, the antiderivative of u^k e^{−u/2} is
     −e^{−u/2} Σ_{j=0}^{k} k!/(k−j)! 2^{j+1} u^{k−j}."""
