@@ -1,38 +1,6 @@
 """What a trade-off object may be used for: its status, and the one rule that derives it.
 
-Every trade-off object answers ``f.status`` with one of four values:
-
-``exact``
-    A closed form: the function is known (its read-outs carry only proven rounding).
-``certified``
-    A proven bracket: the truth lies between the lower and the upper curve
-    (the numeric engine, DRS 2022 §3 composed with Doroshenko et al. 2022's
-    pessimistic/optimistic discretisations).
-``lower bound``
-    The true curve lies *below* this one (it overstates privacy), e.g. the shuffle
-    curve of ``fdp.sgd.shuffle_lower``: good for showing that a guarantee cannot be
-    better, never for spending.
-``approximation``
-    Neither side is proven: the CLT (DRS 2022 Thm 3.5), Edgeworth (Zheng et al. 2020),
-    a fitted μ, anything estimated.
-
-The rule (one rule, used by every operation and conversion)
-------------------------------------------------------------
-The status of a result is the *weakest* of its inputs' statuses and of the operation's
-own: ``weakest(*statuses)`` with the order exact > certified > lower bound >
-approximation. An operation that is itself numeric (the engine) contributes
-``certified``, a closed-form operation ``exact``. Why "lower bound" survives every
-operation as at most a lower bound: composition (DRS Def 3.1), inversion, envelopes,
-subsampling and group privacy are monotone in each argument (f ≤ f' pointwise gives
-op(f) ≤ op(f')), so an input that lies above the truth gives a result that lies above
-the truth of the result. An approximation has no side, so it stays an approximation.
-
-Consumers of a guarantee (``Accountant.spend``, calibration, ``dominates`` as a proof,
-the Opacus and dp_accounting adapters, the CLI's certified line, sweep rows) call
-``require_guarantee`` and refuse anything that is not exact or certified, or that
-describes one direction of add/remove neighbouring only.
-
-This module imports nothing from the package (the lowest layer).
+Derivation: docs/derivations/core.md.
 """
 
 from __future__ import annotations

@@ -31,16 +31,7 @@ def compose(factors: Factors | Sequence[tuple[Prebuilt, int]], tol: float | None
     """The engine's entry: certified numeric composition of factor groups
     ⊗_i f_i^{⊗n_i} (DRS 2022, Def 3.1 and Thm 3.2), in one or both directions.
 
-    Each factor is discretised on the privacy-loss lattice ΔZ twice — pessimistic
-    (connect the dots, a mean-preserving spread) and optimistic (a mean-preserving
-    contraction) — and the lattices are composed by FFT with every round-off and
-    truncation bounded on the safe side (Doroshenko, Ghazi, Kamath, Kumar &
-    Manurangsi 2022; Koskela, Jälkö & Honkela 2020; the proof is in ``fdp.engine``'s
-    docstring). With ``directions=("f", "inverse")`` both ⊗ f_i and
-    ⊗ f_i⁻¹ = (⊗ f_i)⁻¹ (DRS 2022, Prop 3.2) are composed and the result is their
-    one-sided symmetrisation min{f, f⁻¹}**, whose privacy profile is the maximum of
-    the two (Zhu, Dong & Wang 2021, Thm 11; Bu et al. 2020): add/remove neighbours,
-    as ``fdp.dpsgd`` composes them.
+    Derivation: docs/derivations/engine.md.
 
     Parameters
     ----------
@@ -119,15 +110,7 @@ def compose_numeric(factors: Factors, tol: float | None = None,
     """Certified numeric composition ⊗_i f_i^{⊗n_i}: ``compose`` in one direction with
     the grid chosen for tol (DRS 2022, Def 3.1 and Thm 3.2).
 
-    ``tol`` (default 1e-4) sets the accuracy the grid is chosen for: the loss grid
-    step is Δ ≈ 1.3·sqrt(tol·V/N)/max(1, V)^{1/4} (V the variance of the composed
-    privacy loss, N the number of factors). The bracket width in β is then about
-    tol/3, in ε about 3–10·tol for DP-SGD-like compositions (the discretisation
-    changes the composed law's variance by a relative N·Δ²/V ∝ tol). It is a
-    target, not a guarantee; the returned bracket is always certified, whatever its
-    width (read it with ``bounds`` / ``epsilon_bounds``). Smaller tol costs memory
-    and time ∝ 1/sqrt(tol). At the default tol a grid over ``GRID_POINTS`` is
-    coarsened to fit (certified, wider; refine with ``width=``).
+    Derivation: docs/derivations/engine.md.
 
     Parameters
     ----------

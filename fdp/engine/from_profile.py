@@ -1,19 +1,6 @@
 """Functions known only through β or δ: their lattices from the privacy profile.
 
-A trade-off function without a privacy-loss law is discretised through its privacy
-profile δ(ε) = sup_α (1 − f(α) − e^ε α) (DRS 2022, Prop 2.12) and the tangent
-points α*(ε) where that supremum is attained. The loss range that is gridded
-(``profile_range``) is read off the same quantities.
-
-A function may instead offer ``f._upper_law()``: the law of a finite pair whose
-trade-off function is ≥ f (``fdp.conversions.renyi_law`` builds one for the Rényi
-conversions from a certified bracket on a grid of α). The optimistic side and the
-low end of the range are then read off that law, without evaluating f at the
-thousands of tangent points (each costly when f is itself the solution of a
-root-finding problem). It is the optimistic side only: the law of a pair above f
-is more private than f, so its optimistic lattice is too (tensor products are
-monotone in each factor, DRS 2022, §3.1), while the pessimistic side stays the chord
-interpolation of the certified δ.
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations
@@ -70,13 +57,7 @@ def _tangent_alpha(beta: Callable[[FloatArray], FloatArray], eps: np.ndarray) ->
 def profile_range(f: TradeOff) -> tuple[float, float]:
     """Losses carrying all but ~PROFILE_TAIL of the mass, read off δ and the tangent points.
 
-    Only the grid's extent depends on it (tails outside go to the safe side), so a
-    plausible range is enough. It is computed once per object: the cache is a
-    ``weakref.WeakKeyDictionary`` keyed by the object itself (hash and equality),
-    so an entry lives exactly as long as its object and can never be returned for
-    another object that happens to reuse a freed object's ``id()``; equal objects
-    (the same function) share it. Objects that cannot be weakly referenced or
-    hashed are not cached.
+    Derivation: docs/derivations/engine.md.
     """
     try:
         hit = _RANGES.get(f)

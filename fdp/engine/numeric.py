@@ -52,12 +52,7 @@ Directions = Literal["one", "both"]
 class Numeric(TradeOff):
     """A certified numeric trade-off function: f(α) is the lower bound, ``bounds`` both.
 
-    Returned by ``compose_numeric`` (and by ``f @ g`` when no closed form applies).
-    Every answer is read from a pessimistic and an optimistic lattice whose
-    privacy profiles bound the truth from above and below at every ε (connect the
-    dots and a mean-preserving contraction; Doroshenko et al. 2022), with every
-    floating-point and truncation error added on the safe side. Results are plain
-    data: they pickle and unpickle to identical answers.
+    Derivation: docs/derivations/engine.md.
 
     Parameters
     ----------
@@ -279,11 +274,7 @@ class Numeric(TradeOff):
     def refined(self, tol: float) -> Numeric:
         """The same composition recomposed from its kept factors (``source``) at tol.
 
-        The kept factors are recomposed through the engine's entry
-        (``composition.compose_lattices`` with ``grid="exact"``: the step tol asks for,
-        the same for every direction, as when the result was built; each direction's
-        slack-free lattices, as ``source`` keeps them); the result is certified like
-        the original (same argument, finer grid). Cached per tol.
+        Derivation: docs/derivations/engine.md.
 
         Parameters
         ----------
@@ -424,18 +415,7 @@ class Numeric(TradeOff):
     def epsilon_bounds(self, delta: ArrayLike, width: float | None = None) -> Bracket:
         """(lower, upper) ε at δ, certified.
 
-        Above 10× the round-off floor (``delta_floor``) the composed lattices are
-        read directly. Below 10× the floor, and below 1000× the floor when the plain
-        bracket is wider than asked (``width``; by default any width for lattices of
-        at most ``readback.TILT_CHEAP`` points, 1e-3·max(1, ε) for larger ones;
-        ``eps_width`` results: 1e-3·max(ε, 0.01)), the
-        factors are recomposed exponentially tilted towards that δ
-        (``fdp.engine.tilted``), whose error is relative to δ itself; where both
-        apply the intersection is returned (cached per δ). With ``width`` the
-        composition is refined (``refined``, smaller tol) until hi − lo ≤ width, or a
-        ValueError names what limits it. The answer can be inf where atoms cut off at
-        +∞ (tails below ~1e-25 per step, or losses beyond the gridded window
-        ``LOSS_WINDOW``) already exceed δ.
+        Derivation: docs/derivations/engine.md.
 
         Parameters
         ----------

@@ -1,17 +1,7 @@
 """Factors given by finitely many atoms that bound them: the engine's hook for laws it
 cannot read from a ``TradeOff`` (``Prebuilt``, composed by ``composition.compose``).
 
-A caller that has bounded a factor itself — random allocation's law of the mean of t
-log-normal likelihood ratios, summed on its own grid (``fdp.sgd.allocation``) — hands
-the engine, per direction, two finite pairs: a pessimistic one that dominates the
-factor (its privacy profile is at least the factor's at every ε) and an optimistic
-one that it dominates, each up to an ℓ1 error ``slack`` of its masses. The engine puts
-them on the loss lattice ΔZ with the same two discretisers it uses for every law: the
-pessimistic atoms by connect-the-dots (a mean-preserving spread in Y = e^L, so still
-pessimistic; Doroshenko et al. 2022), the optimistic atoms by the mean-preserving
-contraction (still optimistic), the slack added to the lattice's δ-slack (an ℓ1
-error η of the masses moves δ by at most η). Composition then keeps each side on its
-side (``fdp.engine``'s docstring, (b)–(c)).
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations

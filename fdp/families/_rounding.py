@@ -1,20 +1,6 @@
 """Outward rounding of closed forms: the bracket [lo, hi] of a computed value.
 
-A closed form evaluated in doubles gives a number v near the real value t. Each
-family bounds the error of its formula per point (the documented accuracy of the
-special functions it calls, plus the unit roundoff u of every arithmetic step times
-that step's condition number; ``fdp._constants`` states each bound) in one of two
-shapes, and turns it into a bracket here:
-
-* ``widen(v, rel, abs_)``: |v − t| ≤ rel·|v| + abs_ (first order), so
-  t ∈ [v − rel_e|v| − abs_, v + rel_e|v| + abs_] with rel_e = ERROR_SAFETY·rel + 4u,
-  which also covers the rounding of this arithmetic itself; then one more step outward
-  (``np.nextafter``); an exact 0 (no absolute error) stays 0.
-* ``exp_bracket(log_v, err)``: |log v − log t| ≤ err, so t ∈ [e^{log v − err},
-  e^{log v + err}], each exponential charged 2u (``UNIT_ROUNDOFF``) and stepped outward;
-  an upper end that underflows is the smallest positive double when t > 0 is known.
-* ``one_minus(a)``: 1 − a exactly, as a bracket of adjacent doubles (Fast2Sum: for
-  |a| ≤ 1, s = fl(1 − a) and e = (1 − s) − a are exact, and 1 − a = s − e).
+Derivation: docs/derivations/families.md.
 """
 
 from __future__ import annotations

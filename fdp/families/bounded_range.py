@@ -1,42 +1,6 @@
 """ε-bounded range (ε-BR) as a trade-off function (Dong, Durfee & Rogers 2020).
 
-A mechanism M is ε-bounded range (Durfee & Rogers 2019, "Practical differentially
-private top-k selection with pay-what-you-get composition", NeurIPS) if for every pair
-of neighbours the privacy loss L(y) = log(dQ/dP)(y) takes values in an interval of
-width ε: L ∈ [−t, ε − t] for some t, which E_P[e^L] = 1 forces into [0, ε].
-
-Worst case. Such a pair is a post-processing of the *generalized randomized
-response* GRR_t on {0, 1} (Dong, Durfee & Rogers 2020, "Optimal differential
-privacy composition for exponential mechanisms", ICML, §3.1 and §4) with
-losses ε − t at 1 and −t at 0:
-
-    P_t(1) = (e^t − 1)/(e^ε − 1),   Q_t(1) = e^{ε−t} P_t(1).
-
-T(GRR_t) is the polygon (0, 1) → V_t → (1, 0), V_t = (P_t(1), Q_t(0)) =
-((u − 1)/(e^ε − 1), (e^ε/u − 1)/(e^ε − 1)), u = e^t ∈ [1, e^ε]. The vertices all lie
-on the convex curve (1 + (e^ε − 1)α)(1 + (e^ε − 1)β) = e^ε, which passes through
-(0, 1) and (1, 0); each polygon's edges are chords of that curve and lie above it.
-So the worst case over t ∈ [0, ε] is, exactly and with the argmax in closed form
-(t*(α) = log(1 + (e^ε − 1)α)),
-
-    BR_ε(α) = min_{t∈[0,ε]} T(GRR_t)(α) = (1 − α) / (1 + (e^ε − 1) α),
-
-already convex, so it is the tightest trade-off function that every ε-BR pair
-satisfies. Its privacy profile (the conjugate, DRS Prop 2.12) is
-
-    δ(x) = (e^{ε/2} − e^{x/2})² / (e^ε − 1) = expm1((x − ε)/2)² / (−expm1(−ε))
-
-for |x| ≤ ε, 0 for x ≥ ε and 1 − e^x for x ≤ −ε; it is the pointwise maximum over
-t of the profiles of GRR_t. Sanity bounds: f_{ε,0} ≤ BR_ε ≤ f_{ε/2,0} (BR_ε
-touches the kink of f_{ε/2,0}); BR_ε is symmetric.
-
-Composition. ``BR_ε ⊗ BR_ε ⊗ …`` (``fdp.compose``) is the f-DP composition of
-the curve: valid for any mechanisms that are BR_ε-DP, run adaptively (DRS Thm
-3.2), and computed by the numeric engine from the exact law of the curve's
-privacy loss (``BoundedRangeLaw``). Mechanisms that are truly ε-BR compose more
-tightly, because each step is one GRR_t (loss range ε), not the curve (loss range
-2ε): ``compose_selections`` (``fdp.operations.selection``) gives that optimum for
-adaptively chosen ε-BR mechanisms (Dong, Durfee & Rogers 2020, §6).
+Derivation: docs/derivations/families.md.
 """
 
 from __future__ import annotations
@@ -81,13 +45,7 @@ def grr_masses(eps: float, t: ArrayLike) -> ArrayPair:
 class BoundedRange(TradeOff):
     """The trade-off function of ε-bounded-range mechanisms (exact):
 
-        BR_ε(α) = (1 − α) / (1 + (e^ε − 1) α)
-
-    = min over t ∈ [0, ε] of T(GRR_t), the generalized randomized response with
-    losses ε − t and −t (Dong, Durfee & Rogers 2020, §4; Durfee & Rogers 2019). The
-    exponential mechanism P[r] ∝ exp(ε u(r)/(2Δ)) and report-noisy-max
-    with Gumbel noise of scale 2Δ/ε are ε-BR, hence BR_ε-DP; this is strictly
-    stronger than f_{ε,0} (ε-DP) and at most f_{ε/2,0}.
+    Derivation: docs/derivations/families.md.
 
     Parameters
     ----------
@@ -200,14 +158,7 @@ class BoundedRange(TradeOff):
 class BoundedRangeLaw(PrivacyLossLaw):
     """The privacy-loss law of BR_ε = T(P, Q), P uniform on [0, 1].
 
-    L(U) = log(−BR_ε'(U)) = ε − 2 log(1 + cU), c = e^ε − 1, decreases from ε to −ε
-    (U is the type I error of the test rejecting in decreasing order of L). With
-    w = log(1 + cU) ∈ [0, ε], P has density e^w/c in w and Q = e^L P has density
-    (e^ε/c)e^{−w}: a truncated exponential. A loss interval [l, r) ⊂ [−ε, ε] has
-
-        π = e^{(ε−r)/2} expm1((r − l)/2)/c,    κ = e^{(ε+l)/2} expm1((r − l)/2)/c,
-
-    and κ/π = e^{(l+r)/2} lies inside [e^l, e^r]. No atoms, no infinite losses.
+    Derivation: docs/derivations/families.md.
 
     Parameters
     ----------

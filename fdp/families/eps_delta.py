@@ -46,10 +46,7 @@ class _DeltaParameter(float):
 class EpsDelta(TradeOff):
     """f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)} (DRS eq. 2.4).
 
-    (ε, δ)-DP ⇔ f_{ε,δ}-DP (DRS Prop 2.5). Kink at α = (1 − δ)/(1 + e^ε). Exact pair:
-    P = (δ, (1−δ)e^ε/(1+e^ε), (1−δ)/(1+e^ε), 0), Q the reverse, with losses
-    −inf, −ε, ε, +inf; so compositions are exact (Kairouz, Oh & Viswanath 2015).
-    ``f.delta`` is the parameter δ and, called as ``f.delta(eps)``, the profile.
+    Derivation: docs/derivations/families.md.
 
     Parameters
     ----------
@@ -109,12 +106,7 @@ class EpsDelta(TradeOff):
     def _bracket(self, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)}, each line widened by its rounding.
 
-        1 − δ − e^ε α: 1 − δ errs by u(1 − δ) (nothing when δ = 0), e^ε α by 3u of it
-        (e^ε 2u, the product u), the subtraction by u of its result (absolute: the line
-        cancels near its zero). e^{−ε}(1 − δ − α): the bracket errs by u(1 − δ) (δ > 0)
-        plus u of itself, then e^{−ε} and the product add 3u relative, plus a smallest
-        double where e^{−ε} is subnormal. The maximum of the widened lines brackets the
-        maximum of the lines.
+        Derivation: docs/derivations/families.md.
         """
         e, d = self.eps, self._delta_value
         a = np.asarray(alpha, dtype=float)
@@ -186,13 +178,7 @@ class EpsDelta(TradeOff):
         """ε(δ') in closed form: the inverse of δ(ε') = δ + (1 − δ)(e^ε − e^{ε'})/(1 + e^ε)
         on [0, ε] (DRS Prop 2.12), as a certified bracket:
 
-            ε(δ') = ε + log w − log(1 − δ),   w = (1 − δ') − (δ' − δ) e^{−ε},
-
-        clipped to [0, ε]; ε(δ') = ∞ for δ' < δ, ε for δ' = δ < 1, 0 for δ' = 1.
-
-        w is bracketed first (1 − δ' u, the product (δ' − δ)e^{−ε} 4u of itself plus two
-        smallest doubles, the difference u of itself), then each log and sum adds 2u of
-        its terms; the log is monotone, so the ends of w give the ends of ε(δ').
+        Derivation: docs/derivations/families.md.
         """
         e0, d0 = self.eps, self._delta_value
         if e0 == np.inf:
@@ -227,10 +213,7 @@ class EpsDelta(TradeOff):
 class RandomizedResponse(TradeOff):
     """k-ary randomized response with parameter ε (Warner 1965; Kairouz et al. 2016).
 
-    Report the true value with probability e^ε/(e^ε + k − 1), each other value with
-    1/(e^ε + k − 1). For neighbouring inputs x ≠ x' the output pair has losses
-    −ε (output x), +ε (output x') and 0 (the k − 2 others): T(P, Q) is exact and
-    piecewise linear; k = 2 gives f_{ε,0}.
+    Derivation: docs/derivations/families.md.
 
     Parameters
     ----------

@@ -1,14 +1,6 @@
 """Exact trade-off functions of pairs of finite distributions.
 
-For P, Q on the same finite outcomes, T(P, Q) is piecewise linear: by the
-Neyman–Pearson lemma the optimal tests reject outcomes in decreasing order of the
-likelihood ratio q/p. Rejecting the atoms with the k largest ratios gives the
-vertex (α_k, β_k) = (Σ_{i≤k} p_i, 1 − Σ_{i≤k} q_i) (DRS §2).
-
-Atoms are stored by privacy loss L = log(q/p), sorted decreasing, equal losses
-merged; L = +inf (p = 0) and L = −inf (q = 0) are allowed. Composition is the
-product pair, whose losses add (DRS Def 3.1): ``product`` forms it and merges
-equal losses, so lattices (f_{ε,0}, randomized response) stay small.
+Derivation: docs/derivations/families.md.
 """
 
 from __future__ import annotations

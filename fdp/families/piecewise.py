@@ -1,12 +1,6 @@
 """Piecewise-linear trade-off functions given by their vertices.
 
-``from_points`` takes observed (α, β) points and returns the lower convex hull of
-{(α_i, β_i)} ∪ {(0, 1), (1, 0)} (Andrew's monotone chain, as the R package ``fdp``
-does). The hull is convex, non-increasing and below 1 − α by construction, so it is
-a trade-off function: the most private one consistent with the points.
-
-Its privacy profile is exact: δ(ε) = max_i (1 − β_i − e^ε α_i), attained at the
-vertex where the slope crosses −e^ε (DRS Prop 2.12).
+Derivation: docs/derivations/families.md.
 """
 
 from __future__ import annotations
@@ -182,11 +176,7 @@ POINTS_TOL = 1e-13
 def from_points(alpha: ArrayLike, beta: ArrayLike) -> PiecewiseLinear:
     """The lower convex hull of {(α_i, β_i)} ∪ {(0, 1), (1, 0)}.
 
-    This is the trade-off function of the observed points, as in the R package
-    ``fdp``: convex, non-increasing and ≤ 1 − α. Coordinates must lie in [0, 1] and
-    every point on or below the line β = 1 − α (a test's errors: β ≤ 1 − α); a point
-    above it by at most ``POINTS_TOL`` (rounding, e.g. β computed as 1 − TPR) is
-    accepted, and the hull does not use it (it lies above the segment (0, 1)–(1, 0)).
+    Derivation: docs/derivations/families.md.
 
     Parameters
     ----------

@@ -19,11 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
 def law_of(f: TradeOff) -> PrivacyLossLaw | None:
     """``f.law()``, built once per object: kept in the object's ``__dict__``.
 
-    The engine asks a factor's law several questions (its range, atoms, moments and
-    interval masses on every grid it tries); a law can be costly to build (a mixture,
-    a subsampled law over a numeric inner law), so it is built at most once per object.
-    Trade-off objects are immutable, so the cached law never goes stale; objects
-    without a ``__dict__`` are asked each time.
+    Derivation: docs/derivations/laws.md.
 
     Parameters
     ----------

@@ -1,14 +1,7 @@
 """Certified Rényi divergences of closed-form laws: doubles with a rounding bound, and
 interval arithmetic where that bound is loose.
 
-A family whose law has D_λ(Q ‖ P) in closed form (Mironov 2017, Table II: Gaussian,
-Laplace, randomized response) evaluates it for every order at once in doubles together
-with a bound on the relative rounding error (each library call within 64 ulps, as in
-``fdp.classical.rdp``). ``certified_renyi`` keeps the rounded-up double where that bound
-is within ``FLOAT_RTOL`` of ρ and, at the other orders (A − 1 cancelling at tiny λμ),
-evaluates the formula in mpmath's interval context, raising the precision until the
-interval is within 1e-15 relative (or 4096 bits), and takes its upper end. Every value
-returned is an upper bound on D_λ, rounding included.
+Derivation: docs/derivations/laws.md.
 """
 
 from __future__ import annotations

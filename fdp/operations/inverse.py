@@ -59,10 +59,7 @@ class Inverse(TradeOff):
         rounding of 1 − δ_f(−ε), so the reflected conjugate sup_x (1 − x − e^ε f(x))
         of f's own values is taken instead (no inversion needed).
 
-        ``side`` +1 gives an upper bound, −1 a lower one: each value is moved by its
-        rounding bound, (e^ε + 1)·``DELTA_RESOLUTION`` for the formula (three
-        roundings, one scaled by e^ε) and the conjugate's own resolution
-        (``conjugate_delta``'s ``bound``).
+        Derivation: docs/derivations/operations.md.
         """
         e0 = np.asarray(eps, dtype=float)
         e = e0.ravel()                       # flat, so that a 0-d ε can be assigned into

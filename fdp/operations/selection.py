@@ -1,12 +1,6 @@
 """Optimal composition of adaptively chosen ε-bounded-range selections.
 
-k ε-BR mechanisms (the exponential mechanism, report-noisy-max with Gumbel noise),
-each chosen after seeing the previous outputs, compose to the worst case over the
-generalized randomized response parameters t_j ∈ [0, ε] of each step (Dong, Durfee &
-Rogers 2020, §6): the exact adaptive recursion on a grid, with a certified bracket
-(``fdp.operations.selection_recursion``), for k ≤ K_MAX = 1666; beyond that, the f-DP
-composition of optimal blocks, which is safe but not optimal (and says so in its repr).
-The single-step curve BR_ε is ``fdp.families.bounded_range``.
+Derivation: docs/derivations/operations.md.
 """
 
 from __future__ import annotations
@@ -187,14 +181,7 @@ class _Blocked(TradeOff):
 class SelectionComposition(TradeOff):
     """k adaptively chosen ε-BR mechanisms, composed optimally (certified bracket).
 
-    The tight trade-off function of the adaptive composition of k ε-bounded-range
-    mechanisms (Dong, Durfee & Rogers 2020, §6): by the post-processing reduction of
-    each step to GRR_{t_j}, with t_j chosen by the analyst after seeing the earlier
-    outputs, its privacy profile obeys the recursion of ``fdp.operations.selection_recursion``,
-    computed here on a grid with a certified upper and lower bound at every point
-    (upper: ``delta``; lower: ``delta_lower``); f(α) = sup_x (1 − δ(x) − e^x α)
-    (DRS Prop 2.12) is read from them, the safe side first. Obtain it from
-    ``fdp.compose_selections``.
+    Derivation: docs/derivations/operations.md.
     """
 
     __slots__ = ("_first", "_h", "_hulls", "_lo", "_lo_next", "_up", "_x", "eps", "k")
@@ -286,12 +273,7 @@ class SelectionComposition(TradeOff):
     def _delta_lower(self, x: FloatArray) -> FloatArray:
         """Lower δ: the lower value at the grid point above x, or a convex extrapolation.
 
-        δ is convex in u = e^x, so for u_{i−1} < u_i ≤ u (and u ≤ u_{i+1} < u_{i+2})
-        the secant through the neighbours lies below it beyond them:
-        δ(x) ≥ δ(x_i) − (δ(x_{i−1}) − δ(x_i))·(e^d − 1)/(1 − e^{−h}), d = x − x_i,
-        and δ(x) ≥ δ(x_{i+1}) + (δ(x_{i+1}) − δ(x_{i+2}))·(1 − e^{d−h})/(e^h − 1),
-        read with lower values where δ enters positively and upper values where it
-        enters negatively: a second-order lower bound between grid points.
+        Derivation: docs/derivations/operations.md.
         """
         x = np.asarray(x, dtype=float)
         step = self._profile(x, self._lo, +1, -ROUND)
@@ -369,16 +351,7 @@ class SelectionComposition(TradeOff):
 def compose_selections(eps: float, k: int) -> TradeOff:
     """k adaptively chosen ε-bounded-range selections, composed optimally.
 
-    The exponential mechanism (2Δ calibration) and report-noisy-max with Gumbel
-    noise are ε-BR. The tight guarantee of k of them, each chosen after seeing the
-    previous outputs, is the worst case over adaptive choices of the generalized
-    randomized response parameters t_j ∈ [0, ε] (Dong, Durfee & Rogers 2020, §6).
-    It is tighter than the f-DP composition ``BoundedRange(eps) ** k`` (each step
-    is one GRR_t with loss range ε, not the BR_ε curve with range 2ε) and than ε-DP
-    composition. Non-adaptive selections can do very slightly better still
-    (DDR 2020 §5 show the gap); this bound is the safe, adaptive one. The bracket
-    width of ε(δ = 1e-6) at ε = 1 is about 1e-5 for k = 10, 2e-3 for k = 100 and
-    1.1 (0.55 %) for k = 1000.
+    Derivation: docs/derivations/operations.md.
 
     Parameters
     ----------

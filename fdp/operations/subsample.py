@@ -1,20 +1,6 @@
 """Privacy amplification by subsampling (DRS §4.2, Bu et al. 2020, ZDW Thm 11).
 
-DRS = Dong, Roth & Su (2022), "Gaussian differential privacy"; Bu, Dong, Long & Su
-(2020), "Deep learning with Gaussian differential privacy"; ZDW = Zhu, Dong & Wang
-(2022), "Optimal accounting of differential privacy via characteristic function".
-
-Poisson subsampling with rate p and add/remove neighbours: adding a record x to S
-changes the output law from P to (1 − p)P + pQ, so the *add* direction is
-T(P, (1 − p)P + pQ) = f_p = p f + (1 − p) Id and the *remove* direction is f_p⁻¹.
-One step is therefore min{f_p, f_p⁻¹}**-DP. Over many steps, compose each direction
-and symmetrise once at the end (Bu et al.), which is much tighter than
-symmetrising every step.
-
-Sampling m of n without replacement with replace-one neighbours: C_p(f) =
-min{f_p, f_p⁻¹}** with p = m/n (DRS Thm 4.2). For symmetric f with fixed point
-x* = f(x*), C_p(f) equals f_p on [0, x*], the line x* + f_p(x*) − α on
-[x*, f_p(x*)], and f_p⁻¹ after.
+Derivation: docs/derivations/operations.md.
 """
 
 from __future__ import annotations
@@ -122,15 +108,7 @@ class PoissonAdd(TradeOff):
     def _pure_epsilon_bounds(self) -> tuple[float, float]:
         """Pure ε of f_p from f's bracket [ε_lo, ε_hi] (summary hook).
 
-        f ≥ f_{ε,0} ⇔ |L| ≤ ε a.s., L = log(dQ/dP). The add direction's loss is
-        L' = log(1 − p + p e^L), increasing in L, so |L| ≤ ε gives
-        L' ∈ [log(1 − p + p e^{−ε}), log(1 + p(e^ε − 1))], and the upper end is the
-        larger in modulus: ε*(f_p) ≤ log(1 + p(e^{ε_hi} − 1)) (the amplification of
-        ε-DP by Poisson subsampling; Balle, Barthe & Gaboardi 2018). Below: ε*(f) is
-        sup L or −inf L, so ε*(f_p) ≥
-        −log(1 − p(1 − e^{−ε_lo})), and ≥ log(1 + p(e^{ε_lo} − 1)) for symmetric f (whose
-        loss support is symmetric). Where f has no finite ε_hi, the generic summary
-        answers (f_p can still be pure: a P-atom at L = −∞ maps to log(1 − p)).
+        Derivation: docs/derivations/operations.md.
         """
         p = float(self.p)
         if p == 0.0:

@@ -1,16 +1,6 @@
 """A trade-off function stated with a weaker status than its own: ``weaken(f, status, reason)``.
 
-The CLT's G_μ (DRS 2022, Thm 3.5) is an exact Gaussian curve, but as a statement about
-the composition it approximates it is only an approximation; the upper side of the
-Berry–Esseen band (DRS 2022, Thm 3.4) lies *above* the true composition, so it is a
-lower bound in the sense of ``fdp.status``. ``Weakened`` keeps the curve and answers
-every read-out from it, with ``status`` the weaker of its own and the stated one.
-
-It deliberately hides the closed-form hooks of the curve it wraps (exact finite
-pair, composition kind, Gaussian component, lattices): otherwise a closed-form rule
-of the composition table would rebuild an *exact* object from an approximation.
-Compositions of a weakened curve go through the numeric engine, from its law, and
-come out with the weakened status (the weakest input wins).
+Derivation: docs/derivations/operations.md.
 """
 
 from __future__ import annotations
