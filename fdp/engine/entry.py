@@ -36,51 +36,40 @@ def compose(factors: Factors | Sequence[tuple[Prebuilt, int]], tol: float | None
     Parameters
     ----------
     factors : TradeOff, or list of (TradeOff, int), or list of (Prebuilt, int)
-        The factor groups (equal factors grouped; a bare TradeOff counts once), or
-        factors their caller bounded itself (``Prebuilt``: both directions given, the
-        grid step from their declared variances, ``grid="tol"`` only; the result
-        keeps no factors, ``source=()``).
+        The factor groups (a bare TradeOff counts once), or factors their caller bounded
+        itself (``Prebuilt``: both directions given, ``grid="tol"`` only, no ``source``).
     tol : float, optional
         Accuracy target in (0, 1] the grid step is chosen for (default ``DEFAULT_TOL``
         = 1e-4; ``QUESTION_TOL`` = 1e-3 with ``grid="question"``).
     directions : tuple of {"f", "inverse"}
-        The compositions formed, one lattice per side each; two: their one-sided
-        symmetrisation (δ = max). Default ("f",).
+        The compositions formed; two: their one-sided symmetrisation (δ = max).
     grid : {"tol", "question", "exact"}
-        "tol": Δ ≈ 1.3·sqrt(tol·V/N)/max(1, V)^{1/4} (``grid.choose_step``; V the
-        variance of the composed loss, N the number of factors), coarsened to
-        ``GRID_POINTS`` at tol = DEFAULT_TOL; "question": the question-sized grid of
-        ``fdp.dpsgd`` without tol (tol = QUESTION_TOL, coarsened to the budget, and
-        ``epsilon_bounds`` refines until its bracket is within
-        ``QUESTION_REL_WIDTH``·max(ε, 0.01)); "exact": the step tol asks for, never
-        coarsened (``Numeric.refined``).
+        "tol": Δ from tol (``grid.choose_step``), coarsened to ``GRID_POINTS`` at the
+        default tol; "question": ``fdp.dpsgd``'s question-sized grid (``epsilon_bounds``
+        refines to ``QUESTION_REL_WIDTH``·max(ε, 0.01)); "exact": never coarsened.
     label : str, optional
         The result's label (default: the factors joined by ⊗).
     progress : bool, optional
         A progress meter on stderr (None: only on a terminal for long runs).
     reflect : bool
-        With both directions: build f_i⁻¹'s lattices by reflecting f_i's wherever what
-        that adds to a group is at most ``REFLECT_SLACK_CAP`` (``pipeline.inverse_parts``;
-        the default). False: the slack-free lattices a result recomposes from (its
-        ``source``; ``Numeric.refined``).
+        With both directions, build f_i⁻¹'s lattices by reflection where that costs at most
+        ``REFLECT_SLACK_CAP`` (``pipeline.inverse_parts``); False: the slack-free lattices.
 
     Returns
     -------
     Numeric
-        The certified result (status: the weakest of its factors', at best
-        certified); for TradeOff factors it keeps them (``source``, one ``Recipe``
-        per direction) for refinement and small-δ read-backs.
+        Certified (status: the weakest of its factors', at best certified); keeps its
+        TradeOff factors (``source``) for refinement and small-δ read-backs.
 
     Raises
     ------
     TypeError
         If factors is not a list of (TradeOff, count) or (Prebuilt, count) pairs.
     ValueError
-        If factors is empty, a count is not a positive integer, tol is not in (0, 1],
-        or ``directions`` / ``grid`` is not one of the forms above.
+        For no factors, a count that is not a positive integer, tol outside (0, 1], or
+        an unknown ``directions`` / ``grid``.
     MemoryError
-        If an explicit tol needs a grid over the engine's memory limit (the message
-        names tol).
+        If an explicit tol needs a grid over the memory limit (the message names tol).
 
     Examples
     --------
@@ -107,37 +96,8 @@ def compose(factors: Factors | Sequence[tuple[Prebuilt, int]], tol: float | None
 
 def compose_numeric(factors: Factors, tol: float | None = None,
                     progress: bool | None = None) -> Numeric:
-    """Certified numeric composition ⊗_i f_i^{⊗n_i}: ``compose`` in one direction with
-    the grid chosen for tol (DRS 2022, Def 3.1 and Thm 3.2).
-
-    Derivation: docs/derivations/engine.md.
-
-    Parameters
-    ----------
-    factors : TradeOff or list of (TradeOff, int)
-        The factors with their counts (equal factors grouped); a bare ``TradeOff``
-        in the list counts once. Any ``TradeOff`` is accepted, including earlier
-        ``Numeric`` results.
-    tol : float, optional
-        Accuracy target in (0, 1] (default ``DEFAULT_TOL`` = 1e-4).
-    progress : bool, optional
-        A progress meter on stderr (None: only on a terminal, for ≥ 200 distinct
-        factors or a long expected time; False: never).
-
-    Returns
-    -------
-    Numeric
-        The certified result; it keeps its factors (``source``) for refinement.
-
-    Raises
-    ------
-    TypeError
-        If factors is not a list of (TradeOff, count) pairs.
-    ValueError
-        If factors is empty, a count is not a positive integer, or tol is not in (0, 1].
-    MemoryError
-        If an explicit tol needs a grid over the engine's memory limit (the message
-        names tol).
+    """Certified numeric composition ⊗_i f_i^{⊗n_i}: ``compose`` in one direction (DRS 2022,
+    Def 3.1 and Thm 3.2); ``factors``, ``tol``, ``progress`` and what raises as there.
 
     Examples
     --------

@@ -52,7 +52,12 @@ Directions = Literal["one", "both"]
 class Numeric(TradeOff):
     """A certified numeric trade-off function: f(α) is the lower bound, ``bounds`` both.
 
-    Derivation: docs/derivations/engine.md.
+    Returned by ``compose_numeric`` (and by ``f @ g`` when no closed form applies).
+    Every answer is read from a pessimistic and an optimistic lattice whose
+    privacy profiles bound the truth from above and below at every ε (connect the
+    dots and a mean-preserving contraction; Doroshenko et al. 2022), with every
+    floating-point and truncation error added on the safe side. Results are plain
+    data: they pickle and unpickle to identical answers.
 
     Parameters
     ----------
@@ -167,19 +172,9 @@ class Numeric(TradeOff):
         return self.pess, self.opt
 
     def lattice(self, side: str) -> Lattice:
-        """The first (for a plain composition: the only) lattice of ``side``,
-        "pessimistic" or "optimistic".
-
-        Parameters
-        ----------
-        side : {"pessimistic", "optimistic"}
-            Which bound: the lattice whose δ bounds the truth from above or below.
-
-        Returns
-        -------
-        Lattice
-            Its Q-masses ``q`` on the losses ``losses``, atom ``q_inf`` at +∞ and
-            certified δ-slack ``slack``.
+        """The first (for a plain composition the only) ``Lattice`` of ``side``, "pessimistic"
+        (δ above the truth) or "optimistic" (below): Q-masses ``q`` on ``losses``, the atom
+        ``q_inf`` at +∞ and its certified δ-slack ``slack``.
 
         Examples
         --------
@@ -272,26 +267,9 @@ class Numeric(TradeOff):
 
     # -- accuracy in the user's unit: refinement from the kept factors --------
     def refined(self, tol: float) -> Numeric:
-        """The same composition recomposed from its kept factors (``source``) at tol.
-
-        Derivation: docs/derivations/engine.md.
-
-        Parameters
-        ----------
-        tol : float
-            The accuracy to recompose for, in (0, 1].
-
-        Returns
-        -------
-        Numeric
-            The recomposed result (its brackets are certified on their own).
-
-        Raises
-        ------
-        ValueError
-            When the factors were not kept (``source=()``) or tol is not in (0, 1].
-        MemoryError
-            When the grid for tol is over ``lattice.MAX_POINTS``.
+        """The same composition recomposed from its kept factors (``source``) at tol ∈ (0, 1],
+        certified on its own; ``ValueError`` when no factors were kept, ``MemoryError`` over
+        ``lattice.MAX_POINTS``. Derivation: docs/derivations/engine.md.
 
         Examples
         --------
@@ -385,22 +363,7 @@ class Numeric(TradeOff):
 
     # -- (ε, δ): plain read-back above the floor, tilted recomposition below -----
     def epsilon(self, delta: ArrayLike) -> FloatOrArray:
-        """The certified (upper) ε at δ: the upper end of ``epsilon_bounds``.
-
-        Parameters
-        ----------
-        delta : float or array_like
-            δ in (0, 1).
-
-        Returns
-        -------
-        float or ndarray
-            ε such that f is (ε, δ)-DP, shaped like ``delta`` (inf if none is proven).
-
-        Raises
-        ------
-        ValueError
-            If delta is outside (0, 1) or below what this result can certify.
+        """The certified (upper) ε at δ ∈ (0, 1): the upper end of ``epsilon_bounds``.
 
         Examples
         --------
@@ -413,27 +376,10 @@ class Numeric(TradeOff):
         return self.epsilon_bounds(delta)[1]
 
     def epsilon_bounds(self, delta: ArrayLike, width: float | None = None) -> Bracket:
-        """(lower, upper) ε at δ, certified.
+        """(lower, upper) ε at δ ∈ (0, 1), certified; ``width`` as in ``bounds``.
 
-        Derivation: docs/derivations/engine.md.
-
-        Parameters
-        ----------
-        delta : float or array_like
-            δ in (0, 1).
-        width : float, optional
-            The largest acceptable upper − lower ε (see ``bounds``).
-
-        Returns
-        -------
-        (float, float) or (ndarray, ndarray)
-            Lower and upper ε(δ), shaped like ``delta``.
-
-        Raises
-        ------
-        ValueError
-            If delta is outside (0, 1), below the certified resolution of this result,
-            or ``width`` cannot be met.
+        ``ValueError`` below the certified resolution of this result or for an unreachable
+        width. Derivation (plain, tilted and refined read-backs): docs/derivations/engine.md.
 
         Examples
         --------
@@ -504,29 +450,9 @@ class Numeric(TradeOff):
                        directions=self.directions, source=(recipe,), status=self.status)
 
     def symmetrize(self, one_sided: bool = False) -> TradeOff:
-        """As ``TradeOff.symmetrize``; one-sided: both directions kept as lattices.
-
-        min{f, f⁻¹}** has privacy profile max(δ_f, δ_{f⁻¹}), which is what an
-        ``envelope`` result reads (the same form ``fdp.dpsgd`` returns; DRS 2022,
-        Thm 4.2; Bu et al. 2020).
-
-        Parameters
-        ----------
-        one_sided : bool, optional
-            False: max{f, f⁻¹} (valid when f holds for both orders of every
-            neighbouring pair); True: min{f, f⁻¹}** (valid when f holds for one order
-            only, as for add/remove neighbours).
-
-        Returns
-        -------
-        TradeOff
-            A symmetric trade-off function; a two-direction ``Numeric`` when
-            one-sided and the factors are kept.
-
-        Raises
-        ------
-        TypeError
-            If one_sided is not a bool.
+        """As ``TradeOff.symmetrize``; one-sided, both directions are kept as lattices:
+        min{f, f⁻¹}** has profile max(δ_f, δ_{f⁻¹}) (DRS 2022, Thm 4.2; Bu et al. 2020), the
+        form ``fdp.dpsgd`` returns.
 
         Examples
         --------

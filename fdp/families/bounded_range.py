@@ -45,7 +45,13 @@ def grr_masses(eps: float, t: ArrayLike) -> ArrayPair:
 class BoundedRange(TradeOff):
     """The trade-off function of ε-bounded-range mechanisms (exact):
 
-    Derivation: docs/derivations/families.md.
+        BR_ε(α) = (1 − α) / (1 + (e^ε − 1) α)
+
+    = min over t ∈ [0, ε] of T(GRR_t), the generalized randomized response with
+    losses ε − t and −t (Dong, Durfee & Rogers 2020, §4; Durfee & Rogers 2019). The
+    exponential mechanism P[r] ∝ exp(ε u(r)/(2Δ)) and report-noisy-max
+    with Gumbel noise of scale 2Δ/ε are ε-BR, hence BR_ε-DP; this is strictly
+    stronger than f_{ε,0} (ε-DP) and at most f_{ε/2,0}.
 
     Parameters
     ----------

@@ -46,7 +46,10 @@ class _DeltaParameter(float):
 class EpsDelta(TradeOff):
     """f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)} (DRS eq. 2.4).
 
-    Derivation: docs/derivations/families.md.
+    (ε, δ)-DP ⇔ f_{ε,δ}-DP (DRS Prop 2.5). Kink at α = (1 − δ)/(1 + e^ε). Exact pair:
+    P = (δ, (1−δ)e^ε/(1+e^ε), (1−δ)/(1+e^ε), 0), Q the reverse, with losses
+    −inf, −ε, ε, +inf; so compositions are exact (Kairouz, Oh & Viswanath 2015).
+    ``f.delta`` is the parameter δ and, called as ``f.delta(eps)``, the profile.
 
     Parameters
     ----------
@@ -213,7 +216,10 @@ class EpsDelta(TradeOff):
 class RandomizedResponse(TradeOff):
     """k-ary randomized response with parameter ε (Warner 1965; Kairouz et al. 2016).
 
-    Derivation: docs/derivations/families.md.
+    Report the true value with probability e^ε/(e^ε + k − 1), each other value with
+    1/(e^ε + k − 1). For neighbouring inputs x ≠ x' the output pair has losses
+    −ε (output x), +ε (output x') and 0 (the k − 2 others): T(P, Q) is exact and
+    piecewise linear; k = 2 gives f_{ε,0}.
 
     Parameters
     ----------

@@ -417,7 +417,8 @@ class MixtureOfGaussians(TradeOff):
 class RevealedMixture(TradeOff):
     """The pair (Σᵢ wᵢ Pᵢ ⊗ e_i, Σᵢ wᵢ Qᵢ ⊗ e_i): member i with probability wᵢ, index published.
 
-    Derivation: docs/derivations/families.md.
+    δ(ε) = Σᵢ wᵢ δᵢ(ε) (DRS Prop 2.12): a mechanism fᵢ-DP on the i-th of events of the
+    same law under both neighbours is f-DP (joint convexity of hockey-stick divergences).
 
     Parameters
     ----------

@@ -109,7 +109,11 @@ def bin_atoms(edges: ArrayLike, L: ArrayLike, p: ArrayLike,
 def split_delta(p_neginf: float, q_inf: float, *, rtol: float, atol: float) -> float | None:
     """The δ of a pair that factors as g ⊗ f_{0,δ}, or ``None`` when it does not.
 
-    Derivation: docs/derivations/laws.md.
+    A pair with P(L = −∞) = Q(L = +∞) = δ is the product of the pair conditioned on
+    finite losses with the pair of f_{0,δ}: f = g ⊗ f_{0,δ}, g(x) = f((1 − δ)x)/(1 − δ)
+    (DRS §3.3, the (ε, δ) central limit theorem treats f_{ε,δ} this way). The two
+    masses count as equal when |a − b| ≤ atol + rtol·max(a, b); δ is then the larger
+    one (the safe side).
 
     Parameters
     ----------
@@ -145,7 +149,13 @@ def split_delta(p_neginf: float, q_inf: float, *, rtol: float, atol: float) -> f
 class PrivacyLossLaw:
     """The law of the privacy loss L = log(dQ/dP) of a pair (P, Q) under P and Q.
 
-    Derivation: docs/derivations/laws.md.
+    Subclasses implement ``interval_masses`` and ``loss_range``; the rest has
+    generic defaults: no atoms, no moment hint, moments by the midpoint rule over
+    ``MOMENT_CELLS`` interval masses (``moment_method = None``: an approximation),
+    and no log-MGF. Laws are plain immutable data (frozen dataclasses) and pickle.
+
+    A new family subclasses it in its own file, as ``GaussianLaw`` does in
+    ``fdp.families.gaussian``, and returns an instance from ``TradeOff.law()``.
 
     Parameters
     ----------

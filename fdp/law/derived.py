@@ -69,7 +69,10 @@ class SwappedLaw(PrivacyLossLaw):
 class SubsampledLaw(PrivacyLossLaw):
     """The law of T(P, (1 − p)P + pQ), the add direction of Poisson subsampling.
 
-    Derivation: docs/derivations/laws.md.
+    L' = log(1 − p + p e^L) is increasing in L, so intervals of L' pull back to
+    intervals of L, with κ' = (1 − p)π + pκ and π' = π (Zhu, Dong & Wang 2022,
+    Thm 11; Koskela et al. 2020 for the subsampled Gaussian). An atom P(L = −∞) maps
+    to the finite loss log(1 − p).
 
     Parameters
     ----------

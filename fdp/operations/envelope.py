@@ -171,7 +171,11 @@ def _flatten(cls: type[_Combination], fs: tuple[Any, ...], name: str) -> tuple[T
 def envelope(*fs: TradeOff) -> TradeOff:
     """min{f_1, …}**, the lower convex envelope of trade-off functions.
 
-    Derivation: docs/derivations/operations.md.
+    The greatest convex function below every f_i; it is a trade-off function, and
+    a mechanism that is f_i-DP for SOME i (which one unknown, e.g. one per order of
+    a neighbouring pair) is min{f_i}**-DP (DRS Prop 2.4 and Thm 4.2; Bu et al. 2020).
+    Computed as the trade-off function of the largest privacy profile,
+    δ(ε) = max_i δ_{f_i}(ε) (DRS Prop 2.12).
 
     Parameters
     ----------

@@ -19,7 +19,10 @@ from fdp.tradeoff import TradeOff, math_repr, remark
 class WithDelta(TradeOff):
     """base ⊗ f_{0,d}: (1 − d)·base(α/(1 − d)) for α ≤ 1 − d, else 0.
 
-    Derivation: docs/derivations/operations.md.
+    Composing with f_{0,d} (DRS 2022, Prop 2.12 and eq. 2.4) adds an event of
+    probability d on which the mechanism is not private; the privacy profile is
+    δ(ε) = d + (1 − d)·δ_base(ε). (The field is ``d``, not ``delta``, so that
+    ``f.delta(eps)`` stays the privacy profile.)
 
     Parameters
     ----------
