@@ -511,6 +511,23 @@ class TradeOff(EngineHooks, abc.ABC):
         return r"\mathrm{" + type(self).__name__ + "}"
 
     # --- pickling ---
+class Bracketed(TradeOff):
+    """A curve computed as a certified bracket ``_bracket(α) -> (lo, hi)``: β is lo
+    (the safe side) and ``_upper`` is hi."""
+
+    __slots__ = ()
+
+    @abc.abstractmethod
+    def _bracket(self, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) β at a validated array of α."""
+
+    def _beta(self, alpha: np.ndarray) -> np.ndarray:
+        return self._bracket(alpha)[0]
+
+    def _upper(self, alpha: np.ndarray) -> np.ndarray:
+        return self._bracket(alpha)[1]
+
+
 @dataclass(frozen=True, eq=False)
 class Delegating(TradeOff):
     """The curve ``of`` with something added (a weaker stated status, assumptions): every

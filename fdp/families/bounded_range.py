@@ -16,7 +16,7 @@ from fdp._constants import UNIT_ROUNDOFF as _U
 from fdp._types import ArrayLike
 from fdp.families._rounding import ArrayPair, one_minus, widen
 from fdp.law import Masses, PrivacyLossLaw, bin_atoms, intervals
-from fdp.tradeoff import TradeOff
+from fdp.tradeoff import Bracketed
 
 
 def log_expm1(eps: ArrayLike) -> np.ndarray:
@@ -42,7 +42,7 @@ def grr_masses(eps: float, t: ArrayLike) -> ArrayPair:
 
 
 @dataclass(frozen=True)
-class BoundedRange(TradeOff):
+class BoundedRange(Bracketed):
     """The trade-off function of ε-bounded-range mechanisms (exact):
 
         BR_ε(α) = (1 − α) / (1 + (e^ε − 1) α)
@@ -80,14 +80,6 @@ class BoundedRange(TradeOff):
     @property
     def symmetric(self) -> bool:
         return True
-
-    def _beta(self, alpha: np.ndarray) -> np.ndarray:
-        """Certified lower bound on BR_ε(α) (the safe side)."""
-        return self._bracket(alpha)[0]
-
-    def _upper(self, alpha: np.ndarray) -> np.ndarray:
-        """Certified upper bound on BR_ε(α)."""
-        return self._bracket(alpha)[1]
 
     def _bracket(self, alpha: np.ndarray) -> ArrayPair:
         """(1 − α)·expit(−z), z = log(cα), c = e^ε − 1 (no overflow), with its rounding.

@@ -16,7 +16,7 @@ from fdp.families._rounding import one_minus, widen
 from fdp.families.finite_pair import FinitePair
 from fdp.law import AtomsLaw
 from fdp.law.renyi import certified_renyi, log_sum_two
-from fdp.tradeoff import TradeOff
+from fdp.tradeoff import Bracketed, TradeOff
 
 _U = UNIT_ROUNDOFF
 
@@ -43,7 +43,7 @@ class _DeltaParameter(float):
         return float.__repr__(self)
 
 
-class EpsDelta(TradeOff):
+class EpsDelta(Bracketed):
     """f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)} (DRS eq. 2.4).
 
     (ε, δ)-DP ⇔ f_{ε,δ}-DP (DRS Prop 2.5). Kink at α = (1 − δ)/(1 + e^ε). Exact pair:
@@ -97,14 +97,6 @@ class EpsDelta(TradeOff):
 
     def _composition_kind(self) -> str:
         return "neutral" if self.eps == 0.0 and self._delta_value == 0.0 else "eps_delta"
-
-    def _beta(self, alpha: np.ndarray) -> np.ndarray:
-        """Certified lower bound on f_{ε,δ}(α) (the safe side)."""
-        return self._bracket(alpha)[0]
-
-    def _upper(self, alpha: np.ndarray) -> np.ndarray:
-        """Certified upper bound on f_{ε,δ}(α)."""
-        return self._bracket(alpha)[1]
 
     def _bracket(self, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)}, each line widened by its rounding.

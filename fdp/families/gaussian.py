@@ -36,7 +36,7 @@ from fdp.families.gaussian_profile import (  # noqa: F401  (re-exported: the pro
     gdp_log_delta_upper,
 )
 from fdp.law import Masses, PrivacyLossLaw, bin_atoms, mirrored_moment
-from fdp.tradeoff import TradeOff
+from fdp.tradeoff import Bracketed, TradeOff
 
 
 def _beta_bracket(mu: float, alpha: np.ndarray) -> ArrayPair:
@@ -266,7 +266,7 @@ class GaussianLaw(PrivacyLossLaw):
 
 
 @dataclass(frozen=True)
-class Gaussian(TradeOff):
+class Gaussian(Bracketed):
     """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) (DRS eq. 2.3), μ ≥ 0.
 
     The Gaussian mechanism θ + N(0, Δ²/μ²) is μ-GDP. Symmetric; G_a ⊗ G_b = G_√(a²+b²)
@@ -300,14 +300,6 @@ class Gaussian(TradeOff):
 
     def _composition_kind(self) -> str:
         return "gaussian"
-
-    def _beta(self, alpha: np.ndarray) -> np.ndarray:
-        """Certified lower bound on G_μ(α) (``_beta_bracket``): the safe side."""
-        return self._bracket(alpha)[0]
-
-    def _upper(self, alpha: np.ndarray) -> np.ndarray:
-        """Certified upper bound on G_μ(α)."""
-        return self._bracket(alpha)[1]
 
     def _bracket(self, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if self.mu == 0.0:

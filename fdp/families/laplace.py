@@ -22,7 +22,7 @@ from fdp._types import ArrayLike, FloatArray
 from fdp.families._rounding import one_minus, widen
 from fdp.law import Masses, PrivacyLossLaw, bin_atoms, intervals, mirrored_moment
 from fdp.law.renyi import certified_renyi, log_sum_two
-from fdp.tradeoff import TradeOff
+from fdp.tradeoff import Bracketed, TradeOff
 
 mpmath = LazyModule("mpmath")   # loaded on first use: `import fdp` stays light
 
@@ -30,7 +30,7 @@ _U = UNIT_ROUNDOFF
 
 
 @dataclass(frozen=True)
-class Laplace(TradeOff):
+class Laplace(Bracketed):
     """L_μ(α) for μ ≥ 0 (DRS Appendix A):
 
         1 − e^μ α            for α < e^{−μ}/2,
@@ -60,14 +60,6 @@ class Laplace(TradeOff):
     @property
     def symmetric(self) -> bool:
         return True
-
-    def _beta(self, alpha: np.ndarray) -> np.ndarray:
-        """Certified lower bound on L_μ(α) (the safe side)."""
-        return self._bracket(alpha)[0]
-
-    def _upper(self, alpha: np.ndarray) -> np.ndarray:
-        """Certified upper bound on L_μ(α)."""
-        return self._bracket(alpha)[1]
 
     def _bracket(self, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The three pieces, each a product or quotient of at most four rounded factors

@@ -29,7 +29,7 @@ from fdp.families.gaussian import (
 )
 from fdp.law import Masses, MixtureLaw, PrivacyLossLaw, bin_atoms
 from fdp.status import Status, status_of
-from fdp.tradeoff import TradeOff, remark
+from fdp.tradeoff import Bracketed, TradeOff, remark
 
 #: Tolerance on |Σ pⱼ − 1| (probabilities are then divided by their sum).
 PROB_SUM_TOL = 1e-9
@@ -46,7 +46,7 @@ def _as_vector(name: str, value: ArrayLike) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class MixtureOfGaussians(TradeOff):
+class MixtureOfGaussians(Bracketed):
     """T(N(0, σ²), Σⱼ pⱼ N(cⱼ, σ²)): the Gaussian mechanism with random sensitivity.
 
     β(α) = Σⱼ pⱼ Φ(Φ⁻¹(1 − α) − cⱼ/σ) (Choquette-Choo, Ganesh, Steinke & Thakurta
@@ -282,14 +282,6 @@ class MixtureOfGaussians(TradeOff):
         return ell
 
     # -- the trade-off function
-    def _beta(self, alpha: np.ndarray) -> np.ndarray:
-        """Certified lower bound on β(α) (``_bracket``)."""
-        return self._bracket(alpha)[0]
-
-    def _upper(self, alpha: np.ndarray) -> np.ndarray:
-        """Certified upper bound on β(α) (``_bracket``)."""
-        return self._bracket(alpha)[1]
-
     def _bracket(self, alpha: np.ndarray) -> ArrayPair:
         """β(α) = Σⱼ pⱼ G_{μⱼ}(α), bracketed.
 
