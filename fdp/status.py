@@ -44,22 +44,8 @@ _RANK = {Status.EXACT: 3, Status.CERTIFIED: 2, Status.LOWER_BOUND: 1, Status.APP
 
 
 def weakest(*statuses: Status) -> Status:
-    """The weakest of ``statuses`` (the status of a result built from them).
-
-    Parameters
-    ----------
-    *statuses : Status
-        The inputs' statuses and the operation's own (at least one).
-
-    Returns
-    -------
-    Status
-        The one with the lowest rank.
-
-    Raises
-    ------
-    ValueError
-        When no status is given.
+    """The weakest of one or more ``statuses`` (the status of a result built from them);
+    ``ValueError`` when none is given.
 
     Examples
     --------
@@ -73,20 +59,9 @@ def weakest(*statuses: Status) -> Status:
 
 
 def status_of(*objects: Any, operation: Status = Status.EXACT) -> Status:
-    """The status of a result built from trade-off ``objects`` by an operation.
-
-    Parameters
-    ----------
-    *objects : TradeOff
-        The inputs (anything with a ``status``).
-    operation : Status, optional
-        The operation's own status: ``Status.CERTIFIED`` for a numeric operation,
-        ``Status.EXACT`` (the default) for a closed form.
-
-    Returns
-    -------
-    Status
-        ``weakest(operation, *(o.status for o in objects))``.
+    """``weakest(operation, *(o.status for o in objects))``: the status of a result built
+    from ``objects`` by an operation whose own status is ``operation`` (``CERTIFIED`` for a
+    numeric one, ``EXACT``, the default, for a closed form).
 
     Examples
     --------
@@ -115,20 +90,8 @@ class NotAGuarantee(ValueError):
 
 
 def require_guarantee(f: Any, consumer: str) -> None:
-    """Refuse ``f`` unless it is an exact or certified guarantee for both directions.
-
-    Parameters
-    ----------
-    f : TradeOff
-        The object about to be spent, calibrated on, proved with or reported.
-    consumer : str
-        Who asks (for the message), e.g. ``"Accountant.spend"``.
-
-    Raises
-    ------
-    NotAGuarantee
-        When ``f.status`` is a lower bound or an approximation, or ``f`` describes one
-        direction of add/remove neighbouring only.
+    """Raise ``NotAGuarantee`` unless ``f`` is an exact or certified guarantee for both
+    directions; ``consumer`` (e.g. ``"Accountant.spend"``) names who asks.
 
     Examples
     --------

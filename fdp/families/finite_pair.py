@@ -249,22 +249,8 @@ def _vertex_max(alphas: np.ndarray, gains: np.ndarray, eps: np.ndarray) -> np.nd
 def from_pair(p_probs: ArrayLike, q_probs: ArrayLike) -> FinitePair:
     """Exact T(P, Q) of two pmfs on the same finite outcomes (Neyman–Pearson).
 
-    Each pmf must be non-negative and sum to 1 within 1e-9; it is not renormalised.
-
-    Parameters
-    ----------
-    p_probs, q_probs : array_like
-        The pmfs of P and Q on the same outcomes.
-
-    Returns
-    -------
-    FinitePair
-        T(P, Q), exact.
-
-    Raises
-    ------
-    ValueError
-        If the pmfs differ in length, have negative entries or do not sum to 1.
+    Each pmf is non-negative and sums to 1 within 1e-9 (not renormalised); ``ValueError``
+    otherwise or when the lengths differ.
 
     Examples
     --------

@@ -174,29 +174,11 @@ POINTS_TOL = 1e-13
 
 
 def from_points(alpha: ArrayLike, beta: ArrayLike) -> PiecewiseLinear:
-    """The lower convex hull of {(α_i, β_i)} ∪ {(0, 1), (1, 0)}.
+    """The lower convex hull of {(α_i, β_i)} ∪ {(0, 1), (1, 0)}, as in the R package ``fdp``.
 
-    This is the trade-off function of the observed points, as in the R package
-    ``fdp``: convex, non-increasing and ≤ 1 − α. Coordinates must lie in [0, 1] and
-    every point on or below the line β = 1 − α (a test's errors: β ≤ 1 − α); a point
-    above it by at most ``POINTS_TOL`` (rounding, e.g. β computed as 1 − TPR) is
-    accepted, and the hull does not use it (it lies above the segment (0, 1)–(1, 0)).
-
-    Parameters
-    ----------
-    alpha, beta : array_like
-        The points' coordinates in [0, 1].
-
-    Returns
-    -------
-    PiecewiseLinear
-        The hull.
-
-    Raises
-    ------
-    ValueError
-        If a coordinate is outside [0, 1], the lengths differ, or a point has
-        β > 1 − α + ``POINTS_TOL``.
+    Coordinates lie in [0, 1] with β ≤ 1 − α (a test's errors); a point above that line by
+    at most ``POINTS_TOL`` (rounding, e.g. β = 1 − TPR) is accepted and unused by the hull.
+    ``ValueError`` otherwise, or when the lengths differ.
 
     Examples
     --------

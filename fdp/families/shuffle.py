@@ -139,35 +139,27 @@ def clone_atoms(eps0: float, n: int, clone_prob: float,
 
 def shuffle_amplification(eps0: float, n: int, *, construction: str = "clones",
                           tail: float = 1e-30) -> FinitePair:
-    """Trade-off function of shuffling n reports of ε₀-LDP randomizers.
+    """Trade-off function of shuffling n ≥ 1 reports of ε₀-LDP randomizers (ε₀ > 0).
 
     Parameters
     ----------
-    eps0 : float
-        The local guarantee ε₀ > 0 of each user's randomizer.
-    n : int
-        Number of users (reports shuffled together), n ≥ 1.
+    eps0, n : float, int
+        The local guarantee of each user's randomizer; the number of reports shuffled.
     construction : {"clones", "stronger"}
-        "clones" (default): the dominating pair of Feldman, McMillan & Talwar
-        (FOCS 2021), clone probability e^{−ε₀}, valid for every ε₀-LDP randomizer
-        (adaptive ones included). "stronger": clone probability 2/(e^{ε₀}+1)
-        (Feldman, McMillan & Talwar, SODA 2023), tighter, but by the paper's errata
-        valid only for randomizers admitting its corrected Lemma 3.5 decomposition;
-        use it only when that holds for yours.
+        "clones" (default): the dominating pair of Feldman, McMillan & Talwar (FOCS 2021),
+        clone probability e^{−ε₀}, valid for every ε₀-LDP randomizer (adaptive ones
+        included). "stronger": clone probability 2/(e^{ε₀}+1) (FMT, SODA 2023), tighter but,
+        by the paper's errata, valid only for randomizers with its corrected Lemma 3.5
+        decomposition.
     tail : float
-        Mass below which binomial atoms are not enumerated, in [1e-290, 1e-6]. The cut
-        mass, with the masses' safety share (``MASS_REL``, about 1e-11 in all), goes
-        to two atoms at losses ±ε₁, ε₁ = ε₀ + 0.2 (module docstring): δ(ε) ≥ about
-        1e-11 for ε < ε₁, and the pair is pure ε₁-DP, so ε(δ) ≤ ε₁ for every δ.
-        ``fdp.strongest([f, fdp.EpsDelta(eps0, 0.0)])`` (both curves valid) brings
-        that down to ε₀.
+        Mass in [1e-290, 1e-6] below which binomial atoms are not enumerated; the cut mass
+        goes to two atoms at ±ε₁, ε₁ = ε₀ + 0.2, so ε(δ) ≤ ε₁ always (``fdp.strongest``
+        with ``fdp.EpsDelta(eps0)`` brings it to ε₀).
 
     Returns
     -------
     FinitePair
-        T(P, Q) of the clone pair (module docstring), symmetric; n = 1 gives
-        ``RandomizedResponse(eps0)``'s curve. Compose rounds with
-        ``fdp.compose(f, f, ..., tol=...)`` or ``f ** k``.
+        T(P, Q) of the clone pair, symmetric; n = 1 gives ``RandomizedResponse(eps0)``.
 
     Examples
     --------

@@ -102,31 +102,10 @@ def check_axioms(fn: UserFn, tol: float = 1e-9) -> None:
 
 
 def from_function(fn: UserFn, *, tol: float = 1e-9, name: str | None = None) -> UserFunction:
-    """Accept a callable as a trade-off function after checking the axioms.
+    """A callable α ↦ β (scalar or vectorised, never clipped) as a trade-off function, after
+    checking the four axioms within ``tol`` (≥ 0); ``name`` is shown by ``repr``.
 
-    ``fn`` may be vectorised (array in, array out) or scalar; it is called as given,
-    its values never clipped. Raises ValueError naming the axiom that fails.
-
-    Parameters
-    ----------
-    fn : callable
-        α ↦ β, on floats or arrays.
-    tol : float, optional
-        Tolerance of the axiom checks (≥ 0).
-    name : str, optional
-        The name shown by ``repr``.
-
-    Returns
-    -------
-    UserFunction
-        The accepted function.
-
-    Raises
-    ------
-    TypeError
-        If ``fn`` is not callable.
-    ValueError
-        If an axiom fails (named in the message).
+    ``TypeError`` if ``fn`` is not callable, ``ValueError`` naming the axiom that fails.
 
     Examples
     --------

@@ -19,22 +19,8 @@ MOMENT_CELLS = 20000
 
 
 def p_masses(q: np.ndarray, L: np.ndarray) -> np.ndarray:
-    """P-masses q·e^{−L} of Q-masses q at losses L, formed as e^{log q − L}.
-
-    Never overflows: a Q-mass at a very negative loss is correspondingly tiny, so
-    the product is at most about 1 however large e^{−L} alone would be.
-
-    Parameters
-    ----------
-    q : array_like
-        Q-masses (non-negative).
-    L : array_like
-        Losses log(dQ/dP) at the same points (broadcast with ``q``).
-
-    Returns
-    -------
-    ndarray
-        The P-masses, 0 where ``q`` is 0.
+    """P-masses q·e^{−L} of Q-masses q at losses L (broadcast), formed as e^{log q − L}: never
+    overflows, 0 where q is 0.
 
     Examples
     --------
@@ -109,25 +95,9 @@ def bin_atoms(edges: ArrayLike, L: ArrayLike, p: ArrayLike,
 def split_delta(p_neginf: float, q_inf: float, *, rtol: float, atol: float) -> float | None:
     """The δ of a pair that factors as g ⊗ f_{0,δ}, or ``None`` when it does not.
 
-    A pair with P(L = −∞) = Q(L = +∞) = δ is the product of the pair conditioned on
-    finite losses with the pair of f_{0,δ}: f = g ⊗ f_{0,δ}, g(x) = f((1 − δ)x)/(1 − δ)
-    (DRS §3.3, the (ε, δ) central limit theorem treats f_{ε,δ} this way). The two
-    masses count as equal when |a − b| ≤ atol + rtol·max(a, b); δ is then the larger
-    one (the safe side).
-
-    Parameters
-    ----------
-    p_neginf : float
-        P(L = −∞).
-    q_inf : float
-        Q(L = +∞).
-    rtol, atol : float
-        Relative and absolute tolerance of the equality test.
-
-    Returns
-    -------
-    float or None
-        δ = max(a, b) (0.0 when both are 0), or ``None`` when the masses differ.
+    A pair with P(L = −∞) = Q(L = +∞) = δ is g ⊗ f_{0,δ}, g(x) = f((1 − δ)x)/(1 − δ)
+    (DRS §3.3). The masses count as equal when |a − b| ≤ atol + rtol·max(a, b); δ is then
+    the larger one (the safe side; 0.0 when both are 0).
 
     Examples
     --------

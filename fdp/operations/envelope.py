@@ -169,30 +169,13 @@ def _flatten(cls: type[_Combination], fs: tuple[Any, ...], name: str) -> tuple[T
 
 
 def envelope(*fs: TradeOff) -> TradeOff:
-    """min{f_1, …}**, the lower convex envelope of trade-off functions.
+    """min{f_1, …}**, the lower convex envelope: the greatest convex function below every f_i.
 
-    The greatest convex function below every f_i; it is a trade-off function, and
-    a mechanism that is f_i-DP for SOME i (which one unknown, e.g. one per order of
-    a neighbouring pair) is min{f_i}**-DP (DRS Prop 2.4 and Thm 4.2; Bu et al. 2020).
-    Computed as the trade-off function of the largest privacy profile,
-    δ(ε) = max_i δ_{f_i}(ε) (DRS Prop 2.12).
-
-    Parameters
-    ----------
-    *fs : TradeOff, or one list/tuple of them
-        The functions (nested envelopes are flattened, repeats dropped).
-
-    Returns
-    -------
-    TradeOff
-        The envelope (the function itself when only one is given).
-
-    Raises
-    ------
-    ValueError
-        When no function is given.
-    TypeError
-        When an argument is not a TradeOff.
+    A mechanism that is f_i-DP for SOME i (which one unknown, e.g. one per order of a
+    neighbouring pair) is min{f_i}**-DP (DRS Prop 2.4 and Thm 4.2; Bu et al. 2020); its
+    privacy profile is δ(ε) = max_i δ_{f_i}(ε) (DRS Prop 2.12). ``fs`` as in
+    ``fdp.tradeoff.as_factors`` (nested envelopes flattened, repeats dropped; one function
+    is returned itself).
 
     Examples
     --------
@@ -208,27 +191,8 @@ def envelope(*fs: TradeOff) -> TradeOff:
 
 
 def strongest(*fs: TradeOff) -> TradeOff:
-    """max{f_1, …}: what holds when each f_i-DP guarantee holds.
-
-    A mechanism that is f_i-DP for EVERY i is max_i f_i-DP (the maximum of trade-off
-    functions is a trade-off function, DRS Prop 2.4 for the pair f, f⁻¹).
-
-    Parameters
-    ----------
-    *fs : TradeOff, or one list/tuple of them
-        The guarantees (nested maxima are flattened, repeats dropped).
-
-    Returns
-    -------
-    TradeOff
-        The pointwise maximum (the function itself when only one is given).
-
-    Raises
-    ------
-    ValueError
-        When no function is given.
-    TypeError
-        When an argument is not a TradeOff.
+    """max{f_1, …}: a mechanism f_i-DP for EVERY i is max_i f_i-DP (DRS Prop 2.4); ``fs`` as
+    in ``envelope``.
 
     Examples
     --------

@@ -308,23 +308,10 @@ class Group(TradeOff):
 
 
 def group(f: TradeOff, k: int) -> TradeOff:
-    """The generic group curve 1 − (1 − f)^{∘k} (DRS Thm 2.14): ``Group(f, k)``.
+    """The generic group curve 1 − (1 − f)^{∘k} (DRS Thm 2.14), a certified ``Group(f, k)``.
 
-    The implementation of ``TradeOff._group``. f_{ε,δ} and binary randomized response
-    (which is f_{ε,0}) get their exact group curve ``eps_delta_group`` here; other families
-    with a closed form (the Gaussian: G_{kμ}) override ``_group``.
-
-    Parameters
-    ----------
-    f : TradeOff
-        The individual guarantee.
-    k : int
-        Group size, at least 1.
-
-    Returns
-    -------
-    TradeOff
-        A certified bracket of the group curve.
+    The implementation of ``TradeOff._group``; f_{ε,δ} and binary randomized response get
+    their exact ``eps_delta_group`` here, families with a closed form override ``_group``.
 
     Examples
     --------

@@ -268,29 +268,7 @@ class WithoutReplacement(TradeOff):
 
 def subsample(f: TradeOff, p: float, sampling: str = "poisson",
               direction: str = "both") -> TradeOff:
-    """f subsampled at rate p: the implementation of ``TradeOff.subsample``.
-
-    Parameters
-    ----------
-    f : TradeOff
-        The mechanism run on the subsample.
-    p : float
-        Sampling rate in [0, 1].
-    sampling : {"poisson", "without_replacement"}, optional
-        The sampler (default "poisson").
-    direction : {"both", "add", "remove"}, optional
-        Order of the neighbouring pair, for Poisson sampling (default "both").
-
-    Returns
-    -------
-    TradeOff
-        min{f_p, f_p⁻¹}** (both directions), f_p or f_p⁻¹ (one direction), or C_p(f)
-        (without replacement, DRS Thm 4.2).
-
-    Raises
-    ------
-    ValueError
-        For p outside [0, 1], or an unknown sampler or direction.
+    """f subsampled at rate p: the implementation of ``TradeOff.subsample`` (its cases).
 
     Examples
     --------

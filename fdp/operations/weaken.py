@@ -17,23 +17,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 @dataclass(frozen=True)
 class Weakened(Delegating):
-    """f, stated as ``claimed`` (a lower bound or an approximation) because of ``reason``.
-
-    Parameters
-    ----------
-    of : TradeOff
-        The curve.
-    claimed : Status
-        ``Status.LOWER_BOUND`` or ``Status.APPROXIMATION``.
-    reason : str
-        Why, in a few words (shown in the repr), e.g. "CLT (DRS 2022, Thm 3.5)".
-
-    Raises
-    ------
-    ValueError
-        For a ``claimed`` status that is a guarantee, or an empty reason.
-    TypeError
-        When ``of`` is not a TradeOff.
+    """f, stated as ``claimed`` (``Status.LOWER_BOUND`` or ``APPROXIMATION``) because of
+    ``reason`` (a few words, shown in the repr); ``ValueError`` for a guarantee status or
+    an empty reason, ``TypeError`` when ``of`` is not a TradeOff.
 
     Examples
     --------
@@ -68,22 +54,8 @@ class Weakened(Delegating):
 
 
 def weaken(f: TradeOff, claimed: Status, reason: str) -> TradeOff:
-    """f stated as a lower bound or an approximation (``Weakened``); f itself when its own
-    status is already at most ``claimed``.
-
-    Parameters
-    ----------
-    f : TradeOff
-        The curve.
-    claimed : Status
-        ``Status.LOWER_BOUND`` or ``Status.APPROXIMATION``.
-    reason : str
-        Why (shown in the repr).
-
-    Returns
-    -------
-    TradeOff
-        ``Weakened(f, claimed, reason)``, or f when nothing is weakened.
+    """``Weakened(f, claimed, reason)``, or f itself when its status is already at most
+    ``claimed``.
 
     Examples
     --------
