@@ -244,9 +244,7 @@ class Lattice:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
 
-    # ------------------------------------------------------------------
-    # Basic facts
-    # ------------------------------------------------------------------
+    # -- Basic facts
     @property
     def losses(self) -> np.ndarray:
         return (self.k0 + np.arange(self.q.size)) * self.step
@@ -272,9 +270,7 @@ class Lattice:
         m = _dot(w, L)
         return m, _dot(w, (L - m) ** 2)
 
-    # ------------------------------------------------------------------
-    # Read-back: δ(ε) and β(α) of the lattice measure (no slack)
-    # ------------------------------------------------------------------
+    # -- Read-back: δ(ε) and β(α) of the lattice measure (no slack)
     def _tables(self, start: int = 0) -> tuple[int, np.ndarray, np.ndarray]:
         """(s, tail_q, tail_r) with s ≤ start: Q(L ≥ l_j) and R_j = Σ_{i ≥ j} q_i e^{−(l_i − l_j)}
         for j ≥ s (entry j − s), by blocked suffix sums (nothing over/underflows;

@@ -24,21 +24,9 @@ LOSS_TAIL = 1e-30
 
 @dataclass(frozen=True, eq=False)
 class Atoms:
-    """A finite pair given by its atoms: privacy losses with their Q- and P-masses.
-
-    Parameters
-    ----------
-    losses : ndarray
-        Finite privacy losses l_j = log(dQ/dP) of the atoms (any order).
-    q, p : ndarray
-        Their Q-masses and P-masses (non-negative, q_j = e^{l_j} p_j up to rounding).
-    q_inf : float
-        Q-mass at L = +∞ (a pessimistic pair's flagged tail).
-    p_neginf : float
-        P-mass at L = −∞ (kept on the pessimistic lattice for its reflection).
-    slack : float
-        ℓ1 error of the masses: δ moves by at most this much (added to the lattice's
-        certified δ-slack).
+    """A finite pair by its atoms: finite losses l_j (any order) with Q- and P-masses
+    (q_j = e^{l_j} p_j up to rounding), the Q-mass ``q_inf`` at +∞, the P-mass
+    ``p_neginf`` at −∞ and the ℓ1 error ``slack`` of the masses (added to the δ-slack).
 
     Examples
     --------
@@ -62,27 +50,14 @@ Sides = tuple[Atoms, Atoms]
 
 @dataclass(frozen=True, eq=False)
 class Prebuilt:
-    """A composition factor bounded by its caller: the ``add`` direction T(P, Q) and the
-    ``remove`` direction T(Q, P), each as (pessimistic, optimistic) atoms, or a
-    symmetric ``TradeOff`` the engine discretises itself (both directions are then its
-    lattices, f⁻¹ = f).
+    """A composition factor bounded by its caller: ``add`` = T(P, Q) and ``remove`` = T(Q, P),
+    each as (pessimistic, optimistic) ``Atoms``, or ``add`` a symmetric ``TradeOff`` the
+    engine discretises itself (``remove`` None).
 
-    Parameters
-    ----------
-    add : (Atoms, Atoms) or TradeOff
-        The pessimistic pair (dominating the factor) and the optimistic pair (dominated
-        by it), or a symmetric trade-off function.
-    remove : (Atoms, Atoms), optional
-        The same for the inverse pair; None when ``add`` is a symmetric TradeOff.
-    variance : float
-        The variance of the factor's privacy loss under Q: it sets the grid step
-        (``grid.variance_step``), since the engine cannot read a law from atoms.
-
-    Raises
-    ------
-    ValueError
-        If ``remove`` is missing for atoms, or given with a TradeOff that is not
-        symmetric, or the variance is not positive and finite.
+    ``variance`` (of the loss under Q, positive, finite) sets the grid step
+    (``grid.variance_step``): the engine cannot read a law from atoms. ``ValueError`` for a
+    missing ``remove`` with atoms, a ``remove`` with a TradeOff that is not symmetric, or a
+    bad variance.
 
     Examples
     --------

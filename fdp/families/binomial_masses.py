@@ -38,9 +38,7 @@ _BLOCK = 64
 _LN2 = float(np.log(2.0))
 
 
-# ----------------------------------------------------------------------
-# log Bin(j; n, p) to full relative precision of the mass (Loader 2000)
-# ----------------------------------------------------------------------
+# -- log Bin(j; n, p) to full relative precision of the mass (Loader 2000)
 def _stirlerr(n: ArrayLike) -> np.ndarray:
     """log n! − [(n + ½) log n − n + ½ log 2π] (Loader 2000), accurate for every n ≥ 1:
     its asymptotic series above 15, gammaln below (each only where it is needed)."""

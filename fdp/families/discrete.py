@@ -30,9 +30,7 @@ FLOAT_REL = 1e-13           # allowance for floating-point error in a log-tail
 _BIG = 2.0 ** 50            # largest integer index used (doubles exact far beyond)
 
 
-# ----------------------------------------------------------------------
-# Discrete Laplace
-# ----------------------------------------------------------------------
+# -- Discrete Laplace
 @dataclass(frozen=True)
 class DiscreteLaplace(TradeOff):
     """T(DLap(0, t), DLap(Δ, t)) on ℤ, exact (CKS Def 25; see the module docstring).
@@ -157,9 +155,7 @@ def _dlap_pair(scale: float, d: int, lift: bool = False) -> FinitePair:
     return FinitePair.from_atoms(L, p, q, mass_rtol=rtol)
 
 
-# ----------------------------------------------------------------------
-# Discrete Gaussian
-# ----------------------------------------------------------------------
+# -- Discrete Gaussian
 @dataclass(frozen=True)
 class DiscreteGaussian(TradeOff):
     """T(N_Z(0, σ²), N_Z(Δ, σ²)) on ℤ (CKS Def 1, Thm 7; see the module docstring).
@@ -284,9 +280,7 @@ def _dgauss_pair(s: float, d: int, lift: bool = False) -> FinitePair:
     return FinitePair.from_atoms(L, p, q, mass_rtol=rtol)
 
 
-# ----------------------------------------------------------------------
-# Certified tails of N_Z(0, σ²) for σ > 64 (Euler–Maclaurin)
-# ----------------------------------------------------------------------
+# -- Certified tails of N_Z(0, σ²) for σ > 64 (Euler–Maclaurin)
 def _log_tail_pos(k: np.ndarray, s: float) -> ArrayPair:
     """(lo, hi) of log S(k) = log P(X ≥ k) for integers k ≥ 1 (finite), σ > 64."""
     z = k / s
@@ -459,9 +453,7 @@ def _window(s: float, d: int, a: np.ndarray, khat: np.ndarray,
     return lower, upper, ok
 
 
-# ----------------------------------------------------------------------
-# The privacy-loss law (σ > 64 without enumerating ℤ)
-# ----------------------------------------------------------------------
+# -- The privacy-loss law (σ > 64 without enumerating ℤ)
 SHORT = 64          # ranges up to this many integers are summed term by term
 _CHUNK = 8192
 

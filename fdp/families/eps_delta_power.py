@@ -62,29 +62,11 @@ def _exact_product(k: int, eps: float) -> tuple[float, float]:
     return (v, _up(v)) if fv < exact else (_down(v), v)
 
 
-# ----------------------------------------------------------------------
-# The trade-off function
-# ----------------------------------------------------------------------
+# -- The trade-off function
 def eps_delta_k_fold(f: EpsDelta, k: int) -> TradeOff:
-    """f_{ε,δ}^{⊗k} exactly (Kairouz, Oh & Viswanath 2015, Thm 3.3; DRS 2022, §3).
-
-    Parameters
-    ----------
-    f : EpsDelta
-        f_{ε,δ}.
-    k : int
-        Number of compositions, 1 ≤ k ≤ 2^53.
-
-    Returns
-    -------
-    TradeOff
-        ``f`` for k = 1; f_{0, 1 − (1 − δ)^k} for ε = 0 (or δ = 1); otherwise an
-        ``EpsDeltaPower``, evaluated in log space at any k.
-
-    Raises
-    ------
-    ValueError
-        For k outside [1, 2^53].
+    """f_{ε,δ}^{⊗k} exactly for 1 ≤ k ≤ 2^53 (Kairouz, Oh & Viswanath 2015, Thm 3.3; DRS
+    2022, §3): ``f`` for k = 1, f_{0, 1 − (1 − δ)^k} for ε = 0 or δ = 1, else an
+    ``EpsDeltaPower``.
 
     Examples
     --------

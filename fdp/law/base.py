@@ -113,31 +113,21 @@ def split_delta(p_neginf: float, q_inf: float, *, rtol: float, atol: float) -> f
     return max(a, b)
 
 
-# ----------------------------------------------------------------------
-# The base class
-# ----------------------------------------------------------------------
+# -- The base class
 class PrivacyLossLaw:
     """The law of the privacy loss L = log(dQ/dP) of a pair (P, Q) under P and Q.
 
-    Subclasses implement ``interval_masses`` and ``loss_range``; the rest has
-    generic defaults: no atoms, no moment hint, moments by the midpoint rule over
-    ``MOMENT_CELLS`` interval masses (``moment_method = None``: an approximation),
-    and no log-MGF. Laws are plain immutable data (frozen dataclasses) and pickle.
-
-    A new family subclasses it in its own file, as ``GaussianLaw`` does in
-    ``fdp.families.gaussian``, and returns an instance from ``TradeOff.law()``.
-
-    Parameters
-    ----------
-    None (subclasses declare their own fields).
+    Subclasses implement ``interval_masses`` and ``loss_range``; the defaults are no atoms,
+    moments by the midpoint rule over ``MOMENT_CELLS`` cells (``moment_method = None``: an
+    approximation) and no log-MGF. A new family subclasses it in its own file (as
+    ``GaussianLaw`` in ``fdp.families.gaussian``) and returns it from ``TradeOff.law()``.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from fdp.law import PrivacyLossLaw
+    >>> from fdp.law import PrivacyLossLaw, bin_atoms
     >>> class Coin(PrivacyLossLaw):      # L = ±1, P(L = 1) = 1/(1 + e), Q(L = 1) = e/(1 + e)
     ...     def interval_masses(self, edges):
-    ...         from fdp.law import bin_atoms
     ...         p = np.array([1.0, np.e]) / (1.0 + np.e)
     ...         kappa, pi = bin_atoms(edges, np.array([1.0, -1.0]), p, p[::-1])
     ...         return kappa, pi, 0.0, 0.0
@@ -263,24 +253,8 @@ class PrivacyLossLaw:
 
 
 def mirrored_moment(law: PrivacyLossLaw, k: int, c: float, absolute: bool) -> float:
-    """E_Q[(L − c)^k] of a symmetric pair from its P-moments: L under Q has the law
-    of −L under P when T(P, Q) = T(Q, P) and the pair is a reflection of itself.
-
-    Parameters
-    ----------
-    law : PrivacyLossLaw
-        A law of a symmetric pair, with P-moments.
-    k : int
-        The order.
-    c : float
-        The centre.
-    absolute : bool
-        E|L − c|^k instead of E(L − c)^k.
-
-    Returns
-    -------
-    float
-        The Q-moment.
+    """E_Q[(L − c)^k] (or E_Q|L − c|^k with ``absolute``) of a symmetric pair from its
+    P-moments: L under Q has the law of −L under P when T(P, Q) = T(Q, P).
 
     Examples
     --------
@@ -292,9 +266,7 @@ def mirrored_moment(law: PrivacyLossLaw, k: int, c: float, absolute: bool) -> fl
     return (1.0 if absolute or k % 2 == 0 else -1.0) * law.moment(k, -c, absolute, "P")
 
 
-# ----------------------------------------------------------------------
-# Finite laws
-# ----------------------------------------------------------------------
+# -- Finite laws
 @dataclass(frozen=True, eq=False)
 class AtomsLaw(PrivacyLossLaw):
     """A finite law: losses ``L`` (±inf allowed) with P-masses ``p`` and Q-masses ``q``.

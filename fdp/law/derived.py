@@ -13,9 +13,7 @@ from fdp._types import ArrayLike
 from fdp.law.base import AtomsLaw, Masses, PrivacyLossLaw, bin_atoms, p_masses
 
 
-# ----------------------------------------------------------------------
-# Laws built from other laws
-# ----------------------------------------------------------------------
+# -- Laws built from other laws
 @dataclass(frozen=True, eq=False)
 class SwappedLaw(PrivacyLossLaw):
     """The law of T(Q, P) = T(P, Q)⁻¹ (DRS Lemma A.2): L ↦ −L with P and Q exchanged.

@@ -36,22 +36,9 @@ IntervalForm = Callable[[float, float, Any], Any]
 
 def certified_renyi(param: float, orders: FloatArray, in_doubles: FloatForm,
                     in_intervals: IntervalForm) -> FloatArray:
-    """Upper bounds on D_λ at each order: ``in_doubles`` where its rounding bound is
-    within ``FLOAT_RTOL``, the upper end of ``in_intervals`` elsewhere.
-
-    Parameters
-    ----------
-    param : float
-        The family's parameter (μ, ε).
-    orders : ndarray
-        Orders λ > 1.
-    in_doubles, in_intervals : callable
-        The closed form in doubles (with its rounding bound) and in intervals.
-
-    Returns
-    -------
-    ndarray
-        ρ(λ) ≥ D_λ at each order.
+    """Upper bounds ρ(λ) ≥ D_λ at orders λ > 1 of a family with parameter ``param``:
+    ``in_doubles`` (the closed form with its rounding bound) where that bound is within
+    ``FLOAT_RTOL``, the upper end of ``in_intervals`` (interval arithmetic) elsewhere.
 
     Examples
     --------

@@ -29,9 +29,7 @@ DOUBLING_FROM = 256
 ROUNDING = 4.5e-16
 
 
-# ----------------------------------------------------------------------
-# Generic group privacy: a certified bracket, iterated on a vertex set
-# ----------------------------------------------------------------------
+# -- Generic group privacy: a certified bracket, iterated on a vertex set
 def _alpha_nodes() -> FloatArray:
     """Nodes in [0, 1]: ratio ≈ 1.1 on [1e-300, 1e-20], ≈ 1.01 on [1e-20, 0.1],
     uniform (2e-4 apart) on [0.1, 0.9], 1 − x log-spaced (ratio ≈ 1.02) down to 1e-17."""

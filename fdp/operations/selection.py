@@ -30,9 +30,7 @@ from fdp.tradeoff import TradeOff, meet_width
 #: A grid's upper envelope of lines (``_hull``): losses, δ values and breakpoints.
 Hull = tuple[FloatArray, FloatArray, FloatArray]
 
-# ----------------------------------------------------------------------
-# Optimal composition of adaptively chosen ε-BR mechanisms
-# ----------------------------------------------------------------------
+# -- Optimal composition of adaptively chosen ε-BR mechanisms
 #: Largest loss range kε of one block of the fallback beyond K_MAX (see there).
 BLOCK_RANGE = 500.0
 
