@@ -1,9 +1,6 @@
 """What the numeric engine and the composition rules may ask any trade-off object.
 
-The engine sits below the families and operations, so it asks the object instead of
-testing classes. Every default here means "unknown", which is always safe: the engine
-then falls back to the object's law or privacy profile. ``fdp.tradeoff.TradeOff``
-inherits these hooks; a family or a numeric result overrides the ones it can answer.
+Derivation: docs/derivations/core.md.
 """
 
 from __future__ import annotations

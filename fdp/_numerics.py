@@ -122,10 +122,7 @@ def search_grid(lo: float, hi: float) -> FloatArray:
 def maximise_unimodal(row_fn: ArrayFn, grid: FloatArray, grid_values: FloatArray) -> FloatArray:
     """Row-wise maximum of unimodal objectives: best grid point, then golden refinement.
 
-    ``grid_values[r, j]`` is row r's objective at ``grid[j]``; ``row_fn(x)`` evaluates
-    row r at ``x[r]``. A grid first (so that float-flat stretches far from the
-    maximum cannot mislead the search), then golden section between the best grid
-    point's neighbours, which bracket the maximiser of a unimodal function.
+    Derivation: docs/derivations/core.md.
     """
     rows = np.arange(grid_values.shape[0])
     j = np.argmax(grid_values, axis=1)

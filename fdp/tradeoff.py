@@ -190,10 +190,7 @@ class TradeOff(EngineHooks, abc.ABC):
     def _log_delta(self, eps: np.ndarray) -> np.ndarray:
         """Upper log δ(ε) (−inf where δ = 0 is proven), the hook ε(δ) is solved with.
 
-        The generic ``conjugate_delta`` knows 1 − β only to the resolution of doubles near 1,
-        so δ is raised to ``DELTA_RESOLUTION`` (ε(δ) below it is inf, the safe answer); an
-        uncertified computed 0 counts as the smallest double. Families whose δ underflows
-        while positive (Gaussian beyond ε ≈ 38 μ) override it in log space.
+        Derivation: docs/derivations/core.md.
         """
         d = self._delta(eps)
         if type(self)._delta is TradeOff._delta:

@@ -16,7 +16,7 @@ from fdp.engine.lattice import OPTIMISTIC, Lattice
 
 def contract_masses(kappa: np.ndarray, pi: np.ndarray, q_inf: float, kmin: int, step: float,
                     located: Cells | None = None) -> Lattice:
-    """The optimistic lattice of cell masses (see the module docstring).
+    """The optimistic lattice of cell masses (docs/derivations/engine.md).
 
     Derivation: docs/derivations/engine.md.
     """
@@ -49,11 +49,7 @@ def contract(m: np.ndarray, p: np.ndarray, kmin: int,
              step: float) -> tuple[np.ndarray, np.ndarray, int]:
     """Contract atoms (P-mass p_c at loss m_c ∈ [l_c, l_c + Δ]) onto grid points.
 
-    Returns the P-masses ν on the K + 1 grid points, the Q-mass lost by the final
-    rounding down per cell (ℓ_c = λ_c (e^{m_c} − e^{l_c})) and the lowest cell with
-    such a leftover. All merges keep the P-mean of Y = e^L (see the module
-    docstring); distances are computed relative to a grid point so that nothing
-    overflows.
+    Derivation: docs/derivations/engine.md.
     """
     K = m.size
     lc = (kmin + np.arange(K)) * step

@@ -32,10 +32,7 @@ def _fft_gamma(m: int) -> float:
 def _clip_negatives(x: np.ndarray, mass: float, side: str) -> tuple[np.ndarray, float]:
     """Clip round-off negatives and restore the exact mass; returns (x, ℓ1 change).
 
-    Negative entries are round-off (the exact result is a measure). Clipping and
-    rescaling the positive part to the known mass move the array by at most
-    Σ|negatives| + |Σ clipped − mass| in ℓ1, which is returned so the caller adds
-    it to the slack (an ℓ1 change bounds the change of δ at every ε).
+    Derivation: docs/derivations/engine.md.
     """
     neg = x < 0
     clipped = 0.0

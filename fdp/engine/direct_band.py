@@ -1,10 +1,6 @@
 """The live low-frequency band of an n-fold power, transformed directly.
 
-For huge n the FFT round-off bound nγ(|X| + γ)^{n−1} of an n-th power would
-dominate, so the few live frequencies near |X| = 1 are computed in centred form,
-log X = log F + log1p(−D/F), with D = Σ q_k (1 − e^{−iθ_k}) summed term by term to
-relative accuracy: the error no longer grows like n·u (Higham 2002, Sec. 4.2 for
-the summation bound). Used by ``fdp.engine.convolution.power``.
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations

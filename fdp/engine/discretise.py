@@ -41,7 +41,7 @@ def discretise(f: TradeOff, step: float, side: str) -> Lattice: ...
 
 def discretise(f: TradeOff, step: float,
                side: str | None = None) -> Lattice | tuple[Lattice, Lattice]:
-    """The ``side`` lattice of f on the grid ΔZ (see the module docstring).
+    """The ``side`` lattice of f on the grid ΔZ (docs/derivations/engine.md).
 
     With ``side=None`` returns both, (pessimistic, optimistic), sharing the work.
     """
@@ -124,10 +124,7 @@ def _split_grid_atoms(f: TradeOff, kappa: np.ndarray, pi: np.ndarray, kmin: int,
                       ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
     """Take point masses of f that sit on grid points out of their cells.
 
-    An atom on a grid point is already discretised exactly, on both sides; left in
-    its cell it would be mixed with the cell's continuous mass, and the optimistic
-    contraction would have to move it. Returns the cell masses without those atoms
-    and (lattice indices, Q-masses) of the atoms, or None.
+    Derivation: docs/derivations/engine.md.
     """
     L, q = atoms(f)
     if L.size == 0:
@@ -179,11 +176,7 @@ def _envelope_members(f: TradeOff,
                       step: float) -> tuple[list[Lattice], list[Lattice]] | None:
     """([pessimistic member lattices], [optimistic ones]) on ΔZ, or None.
 
-    For min{f_1, …, f_m}** (``f._delta_members()``) whose members all have exact
-    laws (or are composed results), and for one-sidedly symmetrised ``Numeric``
-    results (``f._lattices()`` with two directions); the
-    privacy profile of both is δ = max_i δ_i (DRS Prop 2.12: conjugates of a
-    minimum are the maximum of the conjugates).
+    Derivation: docs/derivations/engine.md.
     """
     lats = f._lattices()
     if lats is not None and len(lats[0]) > 1:          # a two-direction result

@@ -1,10 +1,6 @@
 """The engine's entry: ``compose`` (and ``compose_numeric``, its one-direction form).
 
-Every client composes through here — ``fdp.compose`` / ``f @ g`` when no closed form
-applies, ``fdp.dpsgd`` and its samplers, random allocation (``Prebuilt`` factors) —
-and so does ``Numeric.refined`` (through the same ``composition.compose_lattices``):
-choose the grid step, discretise each factor group on both sides, compose each
-direction, read back from a ``Numeric``.
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations

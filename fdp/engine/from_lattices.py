@@ -1,9 +1,6 @@
 """Lattices built from other lattices: a composed result regridded, and maxima.
 
-``regrid`` puts a composed result (a ``Numeric`` used as a factor) on another
-grid. ``max_of_lattices`` is the lattice of an envelope min{f_1, …, f_m}**, whose
-privacy profile is max_i δ_i (the conjugate of a minimum is the maximum of the
-conjugates; DRS 2022, Prop 2.12).
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations

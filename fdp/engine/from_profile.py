@@ -103,10 +103,7 @@ def _profile_range(f: TradeOff) -> tuple[float, float]:
 def from_profile(f: TradeOff, step: float, side: str) -> Lattice:
     """The ``side`` lattice of a function known through its privacy profile only.
 
-    Pessimistic: the chord interpolation of δ(kΔ) in e^ε (connect the dots;
-    Doroshenko et al. 2022). Optimistic: the finite pair of chords of f between the
-    tangent points α*(kΔ) (chords of a convex f lie above it, so the trade-off
-    function of that pair is ≥ f), contracted like the cell masses of a law.
+    Derivation: docs/derivations/engine.md.
     """
     kmin, kmax = grid_range(profile_range(f), step)
     grid = np.arange(kmin, kmax + 1) * step
@@ -153,7 +150,7 @@ def from_profile(f: TradeOff, step: float, side: str) -> Lattice:
 
 
 def _upper_law(f: TradeOff) -> PrivacyLossLaw | None:
-    """``f._upper_law()`` when f offers it (module docstring), else None."""
+    """``f._upper_law()`` when f offers it (docs/derivations/engine.md), else None."""
     hook = getattr(f, "_upper_law", None)
     return None if hook is None else hook()
 

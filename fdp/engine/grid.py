@@ -71,10 +71,7 @@ def seconds_for(points: float, transforms: int) -> float:
 def loss_spread(f: TradeOff) -> Spread:
     """(mean, variance, lo, hi, gridded variance) of the loss of f under Q.
 
-    lo, hi: the gridded (windowed) range. The gridded variance is that of the law as
-    the lattices hold it, mass beyond the window counted at the window's edge (where
-    the optimistic side puts it); it sizes the composed grid. The variance itself
-    (of the whole law, or of a coarse lattice) sets the step.
+    Derivation: docs/derivations/engine.md.
     """
     lats = f._lattices()
     if lats is not None and len(lats[0]) == 1:        # a composed result

@@ -36,11 +36,7 @@ PESSIMISTIC, OPTIMISTIC = "pessimistic", "optimistic"
 def _dot(a: np.ndarray, b: np.ndarray) -> float:
     """Σ a_i b_i without BLAS (``np.einsum``'s own loop).
 
-    ``a @ b`` on 1-D arrays goes to the BLAS dot, which with several BLAS threads on a
-    busy machine can take far longer than the product itself; the hot
-    loops (Chernoff windows, tilt searches, round-off bounds) call this instead. Its
-    round-off is that of a recursive sum (≤ size·u relative for non-negative terms),
-    as the bounds that use it assume.
+    Derivation: docs/derivations/engine.md.
     """
     return float(np.einsum("i,i->", a, b))
 

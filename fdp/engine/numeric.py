@@ -1,10 +1,6 @@
 """The certified numeric result: a trade-off function read back from two lattices.
 
-``compose`` (``fdp.engine.entry``) runs the pipeline (``fdp.engine.composition``,
-``fdp.engine.pipeline``) and returns a ``Numeric``: f(α) and δ(ε) read back from
-the pessimistic and optimistic composed lattices, each corrected by its certified
-slack; ε(δ) solved cell by cell, or, far below the round-off floor, from a tilted
-recomposition (``fdp.engine.tilted``).
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations

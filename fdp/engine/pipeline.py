@@ -108,10 +108,7 @@ def cropped(parts: list[Part], tau: float = TAU) -> list[Part]:
 def power_tau(n: int, tau: float = TAU) -> float:
     """Tail mass allowed out of an n-fold power's window (and cropped after it).
 
-    Whatever is cut or wrapped is paid into the slack (2τ); the transform's own
-    round-off slack is at least ~n·1e-14, so τ up to a thousandth of that costs
-    nothing visible, and a narrower window is a faster transform. Capped at
-    POWER_TAU_CAP (derivations in ``fdp._constants``).
+    Derivation: docs/derivations/engine.md.
     """
     return min(max(tau, POWER_TAU_PER_STEP * n), POWER_TAU_CAP)
 

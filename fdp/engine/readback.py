@@ -1,10 +1,6 @@
 """Read-outs of composed lattices: β curves of envelopes, ε(δ), refinement to a width.
 
-A ``Numeric`` result holds one pessimistic and one optimistic lattice per direction;
-these functions read its certified answers from them: the β curve of a one-sided
-symmetrisation min{f, f⁻¹}** from the two directions' privacy profiles (DRS 2022,
-Prop 2.12 and Thm 4.2), ε(δ) solved cell by cell on each lattice, and the loop that
-recomposes at smaller tol until a bracket is as narrow as asked.
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations
@@ -130,10 +126,7 @@ def refine(num: Numeric, answer: Callable[[Numeric], tuple[FloatArray, FloatArra
     """(lo, hi) = answer(g) for g = num, then recompositions at smaller tol until
     max(hi − lo) ≤ width; each bracket is certified, so they are intersected.
 
-    tol shrinks by the missing factor (at most 100× per round; the bracket width is
-    about proportional to tol). Raises ValueError naming what limits the width: no
-    kept factors, the memory budget (``lattice.MAX_POINTS``), or a width the
-    discretisation cannot reach (no progress, or ``rounds`` rounds used).
+    Derivation: docs/derivations/engine.md.
     """
     w = _validate.real("width", width, low=0.0, low_open=True)
     g = num

@@ -167,10 +167,8 @@ def _factor_pure_upper(num: Numeric) -> float:
 def _factor_pure_lower(num: Numeric) -> float:
     """Σ n_i ε_i,lo over a direction whose factors are all symmetric.
 
-    A symmetric f_i has a symmetric loss support, so ess sup L_i = ε*_i, and the
-    independent sum reaches Σ n_i ess sup L_i: ε* = Σ n_i ε*_i exactly (DRS Prop 3.2
-    for the pairs). 0 when some factor is not symmetric (its loss may reach ε*_i on
-    the negative side only)."""
+    Derivation: docs/derivations/engine.md.
+    """
     recipes = _recipes(num)
     if recipes is None:
         return 0.0
@@ -243,11 +241,8 @@ def log_delta_gdp(mu: ArrayLike, eps: ArrayLike, side: int) -> FloatArray:
 def mu_needed(eps: ArrayLike, log_d: ArrayLike, side: int) -> FloatArray:
     """Per entry, the μ at which δ_μ(ε) reaches e^{log_d}, bracketed to the safe side.
 
-    side = +1 (for an upper μ): the smallest μ whose certified-lower δ_μ(ε) is
-    ≥ e^{log_d}; any μ ≥ it has δ_μ(ε) ≥ e^{log_d}. side = −1 (for a lower μ): the
-    largest μ whose certified-upper δ_μ(ε) is < e^{log_d}; every smaller μ has
-    δ_μ(ε) < e^{log_d}. δ_μ(ε) is increasing in μ. Bisection in log μ over
-    [e^−40, e^20]; beyond it inf (upper) or the bracket's end (lower)."""
+    Derivation: docs/derivations/engine.md.
+    """
     eps = np.asarray(eps, dtype=float)
     log_d = np.broadcast_to(np.asarray(log_d, dtype=float), eps.shape)
     lo = np.full(eps.shape, _LOG_MU[0])
@@ -330,7 +325,7 @@ def _recipe_unbounded(num: Numeric) -> bool:
 
 
 def pure_epsilon_bounds(num: Numeric) -> tuple[float, float]:
-    """(lo, hi) with lo ≤ ε* ≤ hi, ε* the smallest ε with f ≥ f_{ε,0} (module docstring)."""
+    """(lo, hi) around ε*, the smallest ε with f ≥ f_{ε,0} (docs/derivations/engine.md)."""
     if _recipe_unbounded(num) or _factor_singular(num):
         return math.inf, math.inf
     own = _direction_parts(num)
@@ -376,7 +371,7 @@ def _genuine_infinity(dirs: _Dirs | None) -> bool:
 
 
 def gdp_mu_bounds(num: Numeric) -> tuple[float, float]:
-    """(lo, hi) with lo ≤ μ* ≤ hi, μ* the smallest μ with f ≥ G_μ (module docstring)."""
+    """(lo, hi) with lo ≤ μ* ≤ hi, μ* the smallest μ with f ≥ G_μ (docs/derivations/engine.md)."""
     if _factor_singular(num):
         return math.inf, math.inf
     hi = _factor_mu_upper(num)

@@ -49,11 +49,7 @@ def log_mgf_total(parts: Sequence[tuple[Lattice | tuple[np.ndarray, np.ndarray],
 def theta_cap(parts: Factors) -> float:
     """Largest tilt used: 30 grid steps per unit of e-folding (θΔ = 30).
 
-    Beyond it the tilted measure already sits on the top few atoms of every factor
-    (neighbouring atoms differ by e^{−30} in weight), so a larger θ changes nothing
-    the read-back can use; it is where the saddle equation has no solution, i.e. δ
-    below the mass of the top atom (one step, or the remove direction whose losses
-    are bounded above by −log(1 − q)).
+    Derivation: docs/derivations/engine.md.
     """
     return TILT_THETA_STEPS / parts[0][0].step
 
@@ -93,10 +89,7 @@ def saddle_theta(parts: Factors, log_delta: float) -> float:
 def _tilt(lat: Lattice, theta: float) -> tuple[Lattice, float, float, float, float]:
     """(tilted lattice with mass 1 and no +inf atom, c, finite mass F, +inf atom, lost).
 
-    Weights are formed in log space, log q_k + θ l_k, relative to their maximum (so
-    nothing overflows and the normaliser is ≥ 1 whatever the masses); tilted weights
-    that underflow to 0 change the tilted measure by less than one subnormal each,
-    returned as ``lost`` (ℓ1, relative to the tilted mass 1) for the slack.
+    Derivation: docs/derivations/engine.md.
     """
     live = lat.q > 0
     if not live.any():

@@ -22,7 +22,7 @@ _T = TypeVar("_T")
 
 # Unit roundoff of doubles.
 _U = 2.0 ** -53
-# Relative slack of a computed log Bin(j; k, ·) (see the module docstring).
+# Relative slack of a computed log Bin(j; k, ·) (docs/derivations/families.md).
 LOG_SLACK = 2.0 ** -46
 # Relative slack of a sum of positive terms (exp, pairwise summation, log:
 # (log₂ n + 3)·u ≤ 2⁻⁴⁶ for n < 2⁶⁰).
@@ -60,10 +60,8 @@ def _stirlerr(n: ArrayLike) -> np.ndarray:
 def _bd0(x: ArrayLike, m: float, log_m: float) -> np.ndarray:
     """x log(x/m) + m − x ≥ 0 without cancellation near x = m (Loader 2000).
 
-    Near m (|x − m| < 0.1 (x + m)) the series 2x Σ v^{2i+1}/(2i+1) − (x − m) v with
-    v = (x − m)/(x + m), summed until its terms stop changing the double (|v| < 0.1, so
-    at most 16 terms; a few near the mode of a large binomial); elsewhere directly, the
-    quotient x/m formed before its logarithm."""
+    Derivation: docs/derivations/families.md.
+    """
     x = np.atleast_1d(np.asarray(x, dtype=float))
     m, log_m = float(m), float(log_m)
     near = np.abs(x - m) < 0.1 * (x + m)
@@ -140,7 +138,7 @@ def _down(x: float) -> float:
 
 class _Binomial:
     """The two binomial laws of the k-fold f_{ε,0} (P: Bin(k, q), Q: Bin(k, p)) and the
-    certified windowed sums of their masses (see the module docstring)."""
+    certified windowed sums of their masses (docs/derivations/families.md)."""
 
     def __init__(self, eps: float, k: int):
         self.eps, self.k = eps, k
@@ -162,10 +160,8 @@ class _Binomial:
     def log_pmf(self, j: np.ndarray, law: str) -> tuple[np.ndarray, np.ndarray]:
         """(log mass, its rounding slack) at the counts j under law "P" or "Q".
 
-        The slack: ``LOG_SLACK``·(|log Bin| + log(k + 1) + 2) for the rounding of
-        Loader's terms, plus the error of bd0(x, m) from its mean m = k·e^{log p}
-        (relative error ≤ (|log p| + 3)u, and |∂bd0/∂m| = |x − m|/m), plus, where bd0
-        is formed directly (|x − m| ≥ 0.1 (x + m)), the rounding of x log(x/m), m, x."""
+        Derivation: docs/derivations/families.md.
+        """
         j = np.asarray(j, dtype=float)
         log_p, log_1mp = self.logs[law]
         k = self.k

@@ -84,10 +84,7 @@ class BoundedRange(Bracketed):
     def _bracket(self, alpha: np.ndarray) -> ArrayPair:
         """(1 − α)·expit(−z), z = log(cα), c = e^ε − 1 (no overflow), with its rounding.
 
-        1 − α is bracketed exactly (``one_minus``). z carries the errors of two logs and
-        a sum, Δz ≤ 4u(|log c| + |log α|) + u|z| absolutely; d log expit(−z)/dz = −expit(z),
-        so expit(−z) is within Δz·expit(z + Δz) plus a few ulps relatively, the product one
-        more, and a subnormal result two of the smallest doubles.
+        Derivation: docs/derivations/families.md.
         """
         a = np.asarray(alpha, dtype=float)
         one_lo, one_hi = one_minus(a)
@@ -119,13 +116,9 @@ class BoundedRange(Bracketed):
         return self._delta_bracket(x)[0]
 
     def _delta_bracket(self, x: np.ndarray) -> ArrayPair:
-        """δ(x) = expm1((x − ε)/2)² / (−expm1(−ε)) on [−ε, ε] (module docstring), bracketed.
+        """δ(x) = expm1((x − ε)/2)² / (−expm1(−ε)) on [−ε, ε], bracketed (DDR 2020).
 
-        x − ε rounds by u relative, and expm1(y) has condition |y e^y/expm1(y)| ≤ 1 for
-        y ≤ 0: the numerator expm1 errs by 2u + u, its square by 2·3u + u, the denominator
-        by 2u and the quotient by u more: 10u relative, plus two of the smallest doubles
-        for an underflowed square. Below −ε, 1 − e^x = −expm1(x) errs by 2u. δ = 0 for
-        x ≥ ε is exact.
+        Derivation: docs/derivations/families.md.
         """
         x = np.asarray(x, dtype=float)
         e = self.eps

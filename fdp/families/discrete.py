@@ -33,7 +33,7 @@ _BIG = 2.0 ** 50            # largest integer index used (doubles exact far beyo
 # -- Discrete Laplace
 @dataclass(frozen=True)
 class DiscreteLaplace(TradeOff):
-    """T(DLap(0, t), DLap(Δ, t)) on ℤ, exact (CKS Def 25; see the module docstring).
+    """T(DLap(0, t), DLap(Δ, t)) on ℤ, exact (CKS Def 25; docs/derivations/families.md).
 
     Parameters
     ----------
@@ -158,7 +158,7 @@ def _dlap_pair(scale: float, d: int, lift: bool = False) -> FinitePair:
 # -- Discrete Gaussian
 @dataclass(frozen=True)
 class DiscreteGaussian(TradeOff):
-    """T(N_Z(0, σ²), N_Z(Δ, σ²)) on ℤ (CKS Def 1, Thm 7; see the module docstring).
+    """T(N_Z(0, σ²), N_Z(Δ, σ²)) on ℤ (CKS Def 1, Thm 7; docs/derivations/families.md).
 
     Parameters
     ----------

@@ -105,10 +105,7 @@ def eps_delta_pair(eps: float, delta: float, k: int) -> FinitePair | None:
     """f_{ε,δ}^{⊗k} as an exact ``FinitePair`` (k + 3 atoms), or None past ``MAX_ATOMS``
     (composition then hands the factor to the numeric engine).
 
-    The k-fold f_{ε,0} is the pair of Bin(k, q) and Bin(k, 1 − q) counts of the loss
-    +ε, q = 1/(1 + e^ε): loss (2j − k)ε with P-mass Bin(j; k, q), Q-mass
-    Bin(j; k, 1 − q); the δ part composes to f_{0, 1 − (1 − δ)^k}, an atom of loss +inf
-    (Q-mass δ_k) and one of −inf (P-mass δ_k) (KOV 2015, Thm 3.3, in pair form).
+    Derivation: docs/derivations/families.md.
     """
     if k + 3 > MAX_ATOMS:
         return None
@@ -127,7 +124,7 @@ def eps_delta_pair(eps: float, delta: float, k: int) -> FinitePair | None:
 
 
 class EpsDeltaPower(TradeOff):
-    """f_{ε,δ}^{⊗k}, exact, read out in log space at any k ≤ 2^53 (see the module docstring).
+    """f_{ε,δ}^{⊗k}, exact, read out in log space at any k ≤ 2^53 (docs/derivations/families.md).
 
     δ(ε'), ε(δ') and β(α) sum only the O(√k) binomial terms that matter, with a
     geometric bound on the rest; ``delta_bounds``, ``epsilon_bounds`` and ``bounds``
@@ -318,11 +315,8 @@ class EpsDeltaPower(TradeOff):
     def _beta_bracket(self, alpha: float) -> tuple[float, float]:
         """(lower, upper) β at α on the segment of the Neyman–Pearson vertex m.
 
-        Segment m (α_{m+1} ≤ α ≤ α_m, α_m = c·U_m): β = c·L_m − e^{l_m}(α − α_{m+1}).
-        Its line lies below the convex curve everywhere, so the lower side needs no
-        certainty about m; the upper side uses the line at α only up to α_m (beyond, it
-        would leave the curve). α − α_{m+1} is formed directly, or, when U_{m+1} is
-        near 1, as α − 1 + δ_k + c·Σ_{j≤m} P_j, which keeps the digits 1 − α has."""
+        Derivation: docs/derivations/families.md.
+        """
         B, k, e = self._bin, self.k, self.eps
         d_lo, d_hi = _delta_k(self.d, self.k)
         c_lo, c_hi = _down(1.0 - d_hi), _up(1.0 - d_lo)

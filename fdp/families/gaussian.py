@@ -332,7 +332,7 @@ class Gaussian(Bracketed):
         return np.clip(lo, 0.0, 1.0), np.minimum(hi, 1.0)
 
     def _log_delta(self, eps: np.ndarray) -> np.ndarray:
-        """Certified upper log δ(ε) in closed log-space form (module docstring): ε(δ)
+        """Certified upper log δ(ε) in closed log-space form (docs/derivations/families.md): ε(δ)
         for δ down to 1e-300 and below, and δ = 0 ⇒ ε = inf (δ_μ(ε) > 0 for every finite
         ε when μ > 0)."""
         return gdp_log_delta_upper(self.mu, np.asarray(eps, dtype=float))
@@ -344,10 +344,7 @@ class Gaussian(Bracketed):
     def _group(self, k: int) -> TradeOff:
         """G_μ.group(k) = G_{kμ} exactly (DRS Thm 2.14).
 
-        N(θ, 1) is a location family with a log-concave density, so the optimal tests of
-        T(N(0,1), N(μ,1)) reject above a threshold: with S = 1 − Φ, α = S(t) and
-        1 − G_μ(α) = S(S⁻¹(α) − μ). Iterating, (1 − G_μ)^{∘k}(α) = S(S⁻¹(α) − kμ),
-        which is 1 − G_{kμ}(α).
+        Derivation: docs/derivations/families.md.
         """
         try:
             mu = float(k) * self.mu

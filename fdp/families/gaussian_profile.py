@@ -95,7 +95,7 @@ def _log_one_minus_x_mills(x: np.ndarray, y: np.ndarray, gap: np.ndarray,
 
 
 def _log_delta_small_mu(mu: float, eps: np.ndarray) -> ArrayPair:
-    """log δ_μ(ε) for 0 < μ < 0.05, 0 < ε ≤ 4 by the integral in the module docstring,
+    """log δ_μ(ε) for 0 < μ < 0.05, 0 < ε ≤ 4 by the integral in the docs/derivations/families.md,
     and a bound on its absolute error."""
     x = eps / mu
     dx = _U * x
@@ -127,7 +127,7 @@ def _log_delta_small_mu(mu: float, eps: np.ndarray) -> ArrayPair:
 
 def _log_delta_pos(mu: float, eps: np.ndarray) -> ArrayPair:
     """log δ_μ(ε) for ε > 0 (finite or +inf) and μ > 0, and a bound on its absolute
-    error (each regime's steps with their condition numbers; module docstring)."""
+    error (each regime's steps with their condition numbers; docs/derivations/families.md)."""
     out = np.empty_like(eps)
     err = np.empty_like(eps)
     with np.errstate(over="ignore"):
@@ -243,10 +243,7 @@ def gdp_log_delta_estimate(mu: float, eps: np.ndarray) -> np.ndarray:
 def _log_delta_and_error(mu: float, eps: np.ndarray) -> ArrayPair:
     """(log δ_μ(ε), a bound on its absolute error), vectorised in ε.
 
-    The bound adds, per regime, the documented accuracy of each special function
-    (``fdp._constants``: NDTR_RTOL, NDTR_W2_RTOL, ERFCX_RTOL, ERF_RTOL, the
-    Gauss–Legendre terms) and the unit roundoff of each step, each times its
-    condition number evaluated at the point.
+    Derivation: docs/derivations/families.md.
     """
     eps = np.asarray(eps, dtype=float)
     shape = eps.shape

@@ -1,9 +1,6 @@
 """G_μ for a μ known only to an interval: a certified bracket between two Gaussians.
 
-The Gaussian mechanism whose sensitivity is itself bracketed (the sensitivity of a
-matrix-factorisation strategy under participation limits, ``fdp.sgd.mf_sensitivity``)
-is exactly G_{Δ/σ} for an unknown Δ in [Δ_lo, Δ_hi]. Since G_μ decreases in μ (Dong,
-Roth & Su 2022, §2.3), G_{Δ_hi/σ} ≤ G_{Δ/σ} ≤ G_{Δ_lo/σ}: a certified bracket.
+Derivation: docs/derivations/families.md.
 """
 
 from __future__ import annotations

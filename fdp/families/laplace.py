@@ -139,11 +139,7 @@ class Laplace(Bracketed):
     def _group(self, k: int) -> TradeOff:
         """L_μ.group(k) = L_{kμ} exactly (DRS Thm 2.14).
 
-        For a location family P_θ with a log-concave density (monotone likelihood ratio),
-        the optimal tests of T(P_0, P_μ) reject above a threshold t, so with S the
-        survival function of P_0, α = S(t) and 1 − f(α) = S(S⁻¹(α) − μ). Iterating,
-        (1 − f)^{∘k}(α) = S(S⁻¹(α) − kμ) = 1 − T(P_0, P_{kμ})(α). Lap(0, 1) has the
-        log-concave density e^{−|x|}/2, so the k-fold is L_{kμ}.
+        Derivation: docs/derivations/families.md.
         """
         return Laplace(k * self.mu)
 

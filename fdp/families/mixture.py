@@ -232,11 +232,7 @@ class MixtureOfGaussians(Bracketed):
     def _solve(self, lvals: np.ndarray, floor: float) -> ArrayPair:
         """(u, t): the root u of M(u) = t (``_scaled_loss``), t = log(e^l − p₀).
 
-        M is a convex increasing function of u. Newton's method from a point right
-        of the root (M(u) ≥ log pⱼ + aⱼ(u − bⱼ) for every j): the tangent of a convex
-        function lies below it, so every iterate stays right of the root and they
-        decrease to it monotonically. +inf where no finite live component exists or
-        the root lies beyond the doubles.
+        Derivation: docs/derivations/families.md.
         """
         _, a, b, lp, _ = self._live_part()
         t = self._budget(lvals, floor)
@@ -322,7 +318,7 @@ class MixtureOfGaussians(Bracketed):
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         """δ(ε) ≤ Σⱼ pⱼ δ_{G_{μⱼ}}(ℓⱼ) + p_∞ with ℓⱼ from ``_profile_losses``.
 
-        Equality for ℓⱼ = μⱼ x_ε − μⱼ²/2 (module docstring); ``_profile_losses``
+        Equality for ℓⱼ = μⱼ x_ε − μⱼ²/2 (docs/derivations/families.md); ``_profile_losses``
         rounds to the safe side. Below inf L, δ(ε) = 1 − e^ε; at ε = +inf,
         δ = p_∞ (the Q-mass of components with cⱼ/σ beyond the doubles).
         """

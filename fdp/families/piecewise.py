@@ -117,10 +117,7 @@ class PiecewiseLinear(TradeOff):
 def vertex_delta(alphas: np.ndarray, gains: np.ndarray, eps: np.ndarray) -> np.ndarray:
     """max_i (gains_i − e^ε α_i) over the vertices of a convex piecewise-linear f.
 
-    The maximiser is the first vertex whose right slope is ≥ −e^ε; slopes of a convex
-    function are sorted, so one ``searchsorted`` finds it for every ε at once. When
-    rounding has unsorted the slopes (an atom of mass 1e-290 next to one of 0.5),
-    the maximum is taken over all vertices instead, which is exact by definition.
+    Derivation: docs/derivations/families.md.
     """
     e = np.asarray(eps, dtype=float)
     y = np.exp(np.minimum(e, 709.0))

@@ -84,7 +84,7 @@ def _atoms(eps0: float, n: int, c: np.ndarray, log_pc: np.ndarray, a_lo: np.ndar
 def clone_atoms(eps0: float, n: int, clone_prob: float,
                 tail: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
     """Atoms (log_ratio, p, q) of the clone pair and the deficits (1 − Σp, 1 − Σq),
-    to be put at loss −∞ and +∞ (module docstring). Exact (equal ratios merged) up
+    to be put at loss −∞ and +∞ (docs/derivations/families.md). Exact (equal ratios merged) up
     to MAX_EXACT_ATOMS enumerated atoms; beyond, losses are rounded up onto
     LOSS_BINS values, keeping Q-masses and lowering P-masses to Q e^{−L'} (a
     pessimistic pair: the lost P-mass joins the −∞ atom)."""

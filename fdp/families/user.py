@@ -70,11 +70,7 @@ def _evaluate(fn: UserFn, alpha: np.ndarray) -> np.ndarray:
 def check_axioms(fn: UserFn, tol: float = 1e-9) -> None:
     """Raise ValueError naming the first axiom ``fn`` breaks on a fine grid of α.
 
-    The grid has 4001 uniform points plus log-spaced points down to 1e-12 from both
-    ends; ``tol`` is the absolute slack allowed for rounding in every check:
-    values in [0, 1] and finite; f(α) ≤ 1 − α; non-increasing; convex (slopes of
-    consecutive chords non-decreasing); continuous (no jump larger than would be
-    explained by the steepest neighbouring slope).
+    Derivation: docs/derivations/families.md.
     """
     a = _GRID
     b = _evaluate(fn, a)

@@ -73,11 +73,7 @@ class Strongest(_Combination):
     def _delta(self, eps: FloatArray) -> FloatArray:
         """Upper δ: min{sup_α (1 − max_i f_i(α) − e^ε α) + DELTA_RESOLUTION, min_i δ_i}.
 
-        Both are upper bounds: max_i f_i ≥ f_j gives δ ≤ δ_j for every member j, and
-        the supremum, maximised numerically over evaluated β (``conjugate_delta``), is
-        known only to the absolute resolution of 1 − β near β = 1 (``DELTA_RESOLUTION``),
-        so it is raised by that much. Below it the members' certified profiles answer
-        (max{G_√3, G_2} = G_√3 keeps ε(1e-20) = 17.1976).
+        Derivation: docs/derivations/operations.md.
         """
         own = conjugate_delta(self._beta, eps, bound="upper")
         return np.minimum(own, np.min([m._delta(eps) for m in self.members], axis=0))
@@ -95,11 +91,7 @@ class Strongest(_Combination):
 class Envelope(_Combination):
     """min{f_1, …, f_m}**: the largest trade-off function below every f_i.
 
-    Computed in the dual: the conjugate of a minimum is the maximum of conjugates,
-    so δ(ε) = max_i δ_i(ε) for every real ε exactly, and
-    β(α) = sup_ε max{0, 1 − δ(ε) − e^ε α} (DRS Prop 2.12). The
-    objective is concave in e^ε, hence unimodal in ε: a golden-section search
-    over ε ∈ [−709, 709] (grid, then refinement) finds the supremum to rounding.
+    Derivation: docs/derivations/operations.md.
     """
 
     _name = "envelope"

@@ -49,10 +49,7 @@ def _lower_envelope(log_slopes: FloatArray,
                     intercepts: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Vertices on [0, 1] of x ↦ min_j (c_j + e^{s_j} x), a concave piecewise-linear map.
 
-    ``log_slopes`` strictly increasing. The convex-hull trick keeps the lines that are
-    lowest somewhere; the breakpoints of consecutive kept lines (decreasing, since a
-    steeper line wins to the left) inside (0, 1), with 0 and 1, are the vertices, and
-    the value at each is the minimum of the lines kept around it.
+    Derivation: docs/derivations/operations.md.
     """
     s = np.exp(log_slopes)
     c = np.asarray(intercepts, dtype=float)

@@ -71,10 +71,7 @@ def _hull(x: FloatArray, d: FloatArray) -> Hull:
 def _pair_from_lines(x: FloatArray, d: FloatArray, *, pessimistic: bool) -> FinitePair:
     """The finite pair whose curve is the upper envelope of 1 − d_i − e^{x_i} α on [0, 1].
 
-    Envelope line r (loss x_r) covers α ∈ [bp_{r−1}, bp_r]: an atom of P-mass
-    bp_r − bp_{r−1} and Q-mass e^{x_r} times that. Rounding: on the pessimistic side
-    the Q-deficit 1 − ΣQ goes to the loss +∞ (δ only grows); on the optimistic side
-    the Q-masses are rescaled to sum to at most 1.
+    Derivation: docs/derivations/operations.md.
     """
     hx, hd, bp = _hull(x, d)
     if hx.size == 0:   # no usable line: the trivially safe pair on each side
@@ -295,11 +292,7 @@ class SelectionComposition(TradeOff):
     def _read(self, alpha: FloatArray, d: FloatArray) -> FloatArray:
         """max_i (1 − d_i − e^{x_i} α) over the grid lines with x_i ≤ 700, for α ≥ 0.
 
-        Lines with x_i > 700 cannot matter for α ≥ 1e-300 (their value is below
-        1 − e^{9}); the caller treats smaller α. The maximum of lines is read from
-        their upper envelope (convex hull trick, ``_hull``), checking the envelope
-        line and its two neighbours so that rounding in the breakpoints cannot
-        pick a line below the maximum by more than a rounding error.
+        Derivation: docs/derivations/operations.md.
         """
         key = id(d)
         hull = self._hulls.get(key)

@@ -16,7 +16,7 @@ from fdp._types import FloatArray
 #: Relative round-off allowance per step: a step's values are sums of two products
 #: of non-negative terms and the rounding of q_t (each a few ulps, 2.2e-16 each).
 ROUND = 1e-15
-#: Upper values at or below this are treated as the tail (see the module docstring).
+#: Upper values at or below this are treated as the tail (docs/derivations/operations.md).
 TAIL = 1e-305
 #: Budget of grid-point × t-cell pairs for one composition.
 WORK = 1e8

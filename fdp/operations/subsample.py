@@ -28,11 +28,7 @@ DIRECTIONS = ("both", "add", "remove")
 class PoissonAdd(TradeOff):
     """f_p = p f + (1 − p) Id: ONE direction of a subsampled mechanism, not a guarantee.
 
-    This is T(M(S), M(S ∪ {x})) for Poisson rate p. It bounds only that order of the
-    neighbouring pair; a guarantee needs the other order too: compose the add
-    directions and take ``.symmetrize(one_sided=True)`` once (as ``fdp.dpsgd`` does).
-    Its privacy profile follows from f's: δ_{f_p}(ε) = p δ_f(log(1 + (e^ε − 1)/p))
-    for e^ε > 1 − p, and 1 − e^ε otherwise.
+    Derivation: docs/derivations/operations.md.
     """
 
     of: TradeOff
@@ -183,11 +179,7 @@ class PoissonRemove(Inverse):
 class WithoutReplacement(TradeOff):
     """C_p(f) = min{f_p, f_p⁻¹}** (DRS Thm 4.2), replace-one neighbours, p = m/n.
 
-    For exactly known symmetric f the closed form of DRS Thm 4.2 is used: with x* the
-    fixed point of f (f(x*) = x*, where f' = −1), f_p on [0, x*], the segment of slope
-    −1 on [x*, f_p(x*)], and f_p⁻¹ on [f_p(x*), 1]. Otherwise (a numeric f, whose two
-    sides need not be symmetric themselves) the envelope min{f_p, f_p⁻¹}**, which is
-    monotone in f and so carries both sides of the bracket.
+    Derivation: docs/derivations/operations.md.
     """
 
     of: TradeOff
