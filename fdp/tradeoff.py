@@ -4,12 +4,10 @@ f = T(P, Q) maps a type I error α to the smallest type II error β of a test be
 P and Q; f is a trade-off function iff it is convex, continuous, non-increasing and
 f(α) ≤ 1 − α (Dong, Roth & Su 2022, Def 2.1 and Prop 2.2).
 
-A family implements ``_beta`` and, where it knows them in closed form, ``_delta``,
-``_inverse``, ``_pair`` and ``law()``; numeric results also ``_upper`` and
-``_delta_lower`` (their value is the certified lower side). Everything else is written
-once here on that surface. Methods whose implementations live in higher layers import
-them inside the method body: the one upward edge the architecture allows
-(docs/architecture.md).
+A family implements ``_beta`` and, where known in closed form, ``_delta``, ``_inverse``,
+``_pair`` and ``law()``; numeric results also ``_upper`` and ``_delta_lower``. The rest is
+written once here; methods implemented higher up import them in the method body, the
+one upward edge (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -95,13 +93,8 @@ class TradeOff(EngineHooks, abc.ABC):
     def bounds(self, alpha: ArrayLike, width: float | None = None) -> Bracket:
         """(lower, upper) β at α: equal up to proven rounding for closed forms, else certified.
 
-        Parameters
-        ----------
-        alpha : float or array_like
-            Type I error(s) in [0, 1].
-        width : float, optional
-            The largest acceptable ``upper − lower``; numeric results refine (recomposing at a
-            smaller tol), other objects meet it or raise ``ValueError``.
+        ``width``: the largest acceptable ``upper − lower``; numeric results refine
+        (recomposing at a smaller tol), other objects meet it or raise ``ValueError``.
 
         Examples
         --------
@@ -139,8 +132,6 @@ class TradeOff(EngineHooks, abc.ABC):
         <Status.EXACT: 'exact'>
         >>> (fdp.Laplace(1.0) @ fdp.Gaussian(1.0)).status
         <Status.CERTIFIED: 'certified'>
-        >>> (fdp.edgeworth([fdp.Laplace(1.0)] * 3) @ fdp.Gaussian(1.0)).status
-        <Status.APPROXIMATION: 'approximation'>
         """
         return Status.EXACT
 
@@ -265,8 +256,6 @@ class TradeOff(EngineHooks, abc.ABC):
         Examples
         --------
         >>> import fdp
-        >>> fdp.Gaussian(1.0).inverse()
-        Gaussian(mu=1.0)
         >>> f = fdp.Gaussian(1.0).subsample(0.5, direction="add")
         >>> print(f"{f.inverse()(f(0.2)):.4f}")
         0.2000
@@ -283,9 +272,8 @@ class TradeOff(EngineHooks, abc.ABC):
         """max{f, f⁻¹} (DRS Prop 2.4), or with ``one_sided=True`` min{f, f⁻¹}** (DRS Thm 4.2;
         Bu et al. 2020).
 
-        The first holds when f bounds both orders of every neighbouring pair, the second when
-        it bounds one order only (add/remove, Poisson subsampling). ``ValueError`` for
-        ``one_sided=False`` on a one-direction object; ``TypeError`` for a non-bool flag.
+        The first needs f to bound both orders of every neighbouring pair, the second one
+        order (add/remove); ``ValueError`` for ``one_sided=False`` on a one-direction object.
 
         Examples
         --------
@@ -375,11 +363,10 @@ class TradeOff(EngineHooks, abc.ABC):
 
 
     def dominates(self, other: TradeOff, *, tol: float = 0.0) -> bool:
-        """True only when f(α) ≥ g(α) − tol is PROVEN on [0, 1]; False means "not proven".
+        """True only when f(α) ≥ g(α) − tol (absolute, default 0) is PROVEN on [0, 1].
 
-        ``tol`` is an absolute allowance on β (default 0). The proof and its steps:
-        ``fdp.conversions.summaries.prove_dominates``. Raises ``NotAGuarantee`` when f is not
-        exact or certified, or g is an approximation (g may be a lower bound).
+        The proof: ``fdp.conversions.summaries.prove_dominates``. ``NotAGuarantee`` when f is
+        not exact or certified, or g is an approximation (g may be a lower bound).
 
         Examples
         --------
@@ -489,8 +476,8 @@ class TradeOff(EngineHooks, abc.ABC):
     def law(self) -> PrivacyLossLaw | None:
         """The privacy-loss law of f's dominating pair (``fdp.law``), or None.
 
-        The law of L = log(dQ/dP) for (P, Q) with T(P, Q) = f, which the engine, the CLT,
-        Edgeworth and RDP read. Default: through ``_pair()`` when known.
+        L = log(dQ/dP) for (P, Q) with T(P, Q) = f, read by the engine, the CLT, Edgeworth and
+        RDP; by default through ``_pair()``.
 
         Examples
         --------
@@ -527,8 +514,7 @@ class Bracketed(TradeOff):
 
 @dataclass(frozen=True, eq=False)
 class Delegating(TradeOff):
-    """The curve ``of`` with something added (a weaker stated status, assumptions): every
-    hook is ``of``'s, so a subclass adds only what it changes.
+    """The curve ``of`` with something added (a stated status, assumptions); hooks are ``of``'s.
 
     Examples
     --------
