@@ -63,6 +63,8 @@ def bisect_monotone(passes: Predicate, lo: ArrayLike, hi: ArrayLike, *, rtol: fl
                     integer: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Vectorised bisection for monotone predicates; the package's one root finder.
 
+    Returns ``(lo, hi)``: the last failing and the last passing points.
+
     Derivation: docs/derivations/core.md.
 
     Parameters
@@ -82,11 +84,6 @@ def bisect_monotone(passes: Predicate, lo: ArrayLike, hi: ArrayLike, *, rtol: fl
     integer : bool, optional
         Bisect over the integers instead (``_bisect_integer``): midpoints
         ⌊(lo + hi)/2⌋, stop when hi − lo ≤ 1; rtol and atol are ignored.
-
-    Returns
-    -------
-    (ndarray, ndarray)
-        ``(lo, hi)``: the last failing and the last passing points.
     """
     if integer:
         return _bisect_integer(passes, lo, hi, max_iter)

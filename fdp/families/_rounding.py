@@ -20,6 +20,8 @@ def widen(v: ArrayLike, rel: ArrayLike, abs_: ArrayLike = 0.0, *, low: ArrayLike
           high: ArrayLike = np.inf) -> ArrayPair:
     """(lo, hi) containing every t with |v − t| ≤ rel·|v| + abs_, clipped to [low, high].
 
+    Returns lo ≤ t ≤ hi.
+
     Parameters
     ----------
     v : array_like
@@ -28,11 +30,6 @@ def widen(v: ArrayLike, rel: ArrayLike, abs_: ArrayLike = 0.0, *, low: ArrayLike
         Relative and absolute error bounds (non-negative; inf allowed: no bound).
     low, high : float or array_like, optional
         Bounds the true value is known to satisfy.
-
-    Returns
-    -------
-    (ndarray, ndarray)
-        lo ≤ t ≤ hi.
     """
     v = np.asarray(v, dtype=float)
     rel_e = ERROR_SAFETY * np.asarray(rel, dtype=float) + 4.0 * _U
@@ -48,6 +45,8 @@ def widen(v: ArrayLike, rel: ArrayLike, abs_: ArrayLike = 0.0, *, low: ArrayLike
 def exp_bracket(log_v: ArrayLike, err: ArrayLike, *, positive: bool = True) -> ArrayPair:
     """(lo, hi) containing t when |log v − log t| ≤ err (log_v = −inf: t = 0).
 
+    Returns 0 ≤ lo ≤ t ≤ hi ≤ 1 is not assumed; lo ≥ 0.
+
     Parameters
     ----------
     log_v : array_like
@@ -57,11 +56,6 @@ def exp_bracket(log_v: ArrayLike, err: ArrayLike, *, positive: bool = True) -> A
     positive : bool or array_like, optional
         Where True, t > 0 is known: an upper end that underflows is the smallest
         positive double instead of 0.
-
-    Returns
-    -------
-    (ndarray, ndarray)
-        0 ≤ lo ≤ t ≤ hi ≤ 1 is not assumed; lo ≥ 0.
     """
     lv = np.asarray(log_v, dtype=float)
     e = ERROR_SAFETY * np.asarray(err, dtype=float) + 4.0 * _U * (1.0 + np.abs(np.where(

@@ -95,6 +95,8 @@ def log_binom_pmf(j: ArrayLike, n: int, log_p: float, log_1mp: float) -> np.ndar
     Stirling remainders and a deviance term bd0 that does not cancel near the mode);
     tails far below the smallest double stay finite logarithms.
 
+    Returns log Bin(j; n, p).
+
     Parameters
     ----------
     j : array_like
@@ -103,11 +105,6 @@ def log_binom_pmf(j: ArrayLike, n: int, log_p: float, log_1mp: float) -> np.ndar
         Number of trials.
     log_p, log_1mp : float
         log p and log(1 − p).
-
-    Returns
-    -------
-    ndarray
-        log Bin(j; n, p).
     """
     j = np.asarray(j, dtype=float)
     k = n - j

@@ -45,6 +45,8 @@ def grr_masses(eps: float, t: ArrayLike) -> ArrayPair:
 class BoundedRange(Bracketed):
     """The trade-off function of ε-bounded-range mechanisms (exact):
 
+    ``eps``: the range ε ≥ 0 of the privacy loss (ε = 0 gives Id; any finite ε).
+
         BR_ε(α) = (1 − α) / (1 + (e^ε − 1) α)
 
     = min over t ∈ [0, ε] of T(GRR_t), the generalized randomized response with
@@ -52,11 +54,6 @@ class BoundedRange(Bracketed):
     exponential mechanism P[r] ∝ exp(ε u(r)/(2Δ)) and report-noisy-max
     with Gumbel noise of scale 2Δ/ε are ε-BR, hence BR_ε-DP; this is strictly
     stronger than f_{ε,0} (ε-DP) and at most f_{ε/2,0}.
-
-    Parameters
-    ----------
-    eps : float
-        The range ε ≥ 0 of the privacy loss (ε = 0 gives Id; any finite ε).
 
     Notes
     -----
@@ -149,12 +146,9 @@ class BoundedRange(Bracketed):
 class BoundedRangeLaw(PrivacyLossLaw):
     """The privacy-loss law of BR_ε = T(P, Q), P uniform on [0, 1].
 
-    Derivation: docs/derivations/families.md.
+    ``eps``: ε ≥ 0.
 
-    Parameters
-    ----------
-    eps : float
-        ε ≥ 0.
+    Derivation: docs/derivations/families.md.
 
     Examples
     --------

@@ -521,12 +521,9 @@ def cell_starts(f: DiscreteGaussian, edges: ArrayLike) -> np.ndarray:
 class DiscreteGaussianLaw(PrivacyLossLaw):
     """The privacy-loss law of the discrete Gaussian pair.
 
-    Derivation: docs/derivations/families.md.
+    ``f``: the pair.
 
-    Parameters
-    ----------
-    f : DiscreteGaussian
-        The pair.
+    Derivation: docs/derivations/families.md.
 
     Examples
     --------

@@ -86,18 +86,10 @@ def gdp_beta(mu: float, alpha: np.ndarray) -> np.ndarray:
 def normal_cells(z: np.ndarray) -> np.ndarray:
     """Standard-normal masses of (−∞, z_0), [z_0, z_1), …, [z_{K−1}, ∞) for sorted z.
 
+    ``z``: sorted edges (±inf allowed). Returns the K + 1 cell masses (non-negative).
+
     One tail probability c_i = Φ(−|z_i|) per edge, differenced on the side of 0
     where it is small, so both tails keep full relative precision.
-
-    Parameters
-    ----------
-    z : array_like
-        Sorted edges (±inf allowed).
-
-    Returns
-    -------
-    ndarray
-        The K + 1 cell masses (non-negative).
 
     Examples
     --------
@@ -120,15 +112,8 @@ def normal_cells(z: np.ndarray) -> np.ndarray:
 def isf_normal(tail: float) -> float:
     """z with P(Z > z) = tail for a standard normal Z (0 for tail ≥ 1/2).
 
-    Parameters
-    ----------
-    tail : float
-        Upper-tail probability in (0, 1).
-
-    Returns
-    -------
-    float
-        The upper quantile Φ̄⁻¹(tail), clipped below at 0.
+    ``tail``: upper-tail probability in (0, 1). Returns the upper quantile Φ̄⁻¹(tail), clipped below
+    at 0.
 
     Examples
     --------
@@ -155,10 +140,7 @@ def mean_var(values: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
 class GaussianLaw(PrivacyLossLaw):
     """The privacy loss of G_μ: L = μX − μ²/2, N(∓μ²/2, μ²) under P and Q (DRS §3.2).
 
-    Parameters
-    ----------
-    mu : float
-        μ ≥ 0.
+    ``mu``: μ ≥ 0.
 
     Examples
     --------
@@ -269,14 +251,11 @@ class GaussianLaw(PrivacyLossLaw):
 class Gaussian(Bracketed):
     """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) (DRS eq. 2.3), μ ≥ 0.
 
+    ``mu``: μ ≥ 0.
+
     The Gaussian mechanism θ + N(0, Δ²/μ²) is μ-GDP. Symmetric; G_a ⊗ G_b = G_√(a²+b²)
     (DRS Cor 3.3); μ-GDP gives kμ-GDP for groups of size k (DRS Thm 2.14).
     Evaluated through ``ndtri`` of α (not of 1 − α) near α → 0 for accuracy.
-
-    Parameters
-    ----------
-    mu : float
-        μ ≥ 0.
 
     Examples
     --------

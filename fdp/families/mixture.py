@@ -155,12 +155,9 @@ class MixtureOfGaussians(Bracketed):
     def _live_part(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
         """The components with 0 < μⱼ < ∞, in the scaled variable u = K·x.
 
-        Derivation: docs/derivations/families.md.
+        Returns (μⱼ, aⱼ, bⱼ, log pⱼ, K) over the finite live components.
 
-        Returns
-        -------
-        tuple
-            (μⱼ, aⱼ, bⱼ, log pⱼ, K) over the finite live components.
+        Derivation: docs/derivations/families.md.
         """
         mu = self.mus
         live = (mu > 0) & np.isfinite(mu)
@@ -523,12 +520,9 @@ class RevealedMixture(TradeOff):
 class MixtureOfGaussiansLaw(PrivacyLossLaw):
     """The privacy-loss law of a ``MixtureOfGaussians`` pair.
 
-    Derivation: docs/derivations/families.md.
+    ``f``: the pair.
 
-    Parameters
-    ----------
-    f : MixtureOfGaussians
-        The pair.
+    Derivation: docs/derivations/families.md.
 
     Examples
     --------

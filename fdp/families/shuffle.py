@@ -141,6 +141,8 @@ def shuffle_amplification(eps0: float, n: int, *, construction: str = "clones",
                           tail: float = 1e-30) -> FinitePair:
     """Trade-off function of shuffling n ≥ 1 reports of ε₀-LDP randomizers (ε₀ > 0).
 
+    Returns T(P, Q) of the clone pair, symmetric; n = 1 gives ``RandomizedResponse(eps0)``.
+
     Parameters
     ----------
     eps0, n : float, int
@@ -155,11 +157,6 @@ def shuffle_amplification(eps0: float, n: int, *, construction: str = "clones",
         Mass in [1e-290, 1e-6] below which binomial atoms are not enumerated; the cut mass
         goes to two atoms at ±ε₁, ε₁ = ε₀ + 0.2, so ε(δ) ≤ ε₁ always (``fdp.strongest``
         with ``fdp.EpsDelta(eps0)`` brings it to ε₀).
-
-    Returns
-    -------
-    FinitePair
-        T(P, Q) of the clone pair, symmetric; n = 1 gives ``RandomizedResponse(eps0)``.
 
     Examples
     --------

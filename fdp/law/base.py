@@ -40,15 +40,8 @@ def p_masses(q: np.ndarray, L: np.ndarray) -> np.ndarray:
 def intervals(edges: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Left and right ends of the K + 2 intervals around sorted ``edges``.
 
-    Parameters
-    ----------
-    edges : array_like
-        Sorted finite edges e_0 < … < e_K.
-
-    Returns
-    -------
-    (ndarray, ndarray)
-        ``(left, right)``: (−∞, e_0, …, e_K) and (e_0, …, e_K, +∞).
+    ``edges``: sorted finite edges e_0 < … < e_K. Returns ``(left, right)``: (−∞, e_0, …, e_K) and
+    (e_0, …, e_K, +∞).
 
     Examples
     --------
@@ -67,17 +60,14 @@ def bin_atoms(edges: ArrayLike, L: ArrayLike, p: ArrayLike,
               q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Q- and P-masses of point atoms (finite losses ``L``) in the K + 2 intervals.
 
+    Returns ``(kappa, pi)``, each of length K + 2.
+
     Parameters
     ----------
     edges : array_like
         Sorted edges; an atom at an edge belongs to the interval that starts there.
     L, p, q : array_like
         Atom locations, P-masses and Q-masses.
-
-    Returns
-    -------
-    (ndarray, ndarray)
-        ``(kappa, pi)``, each of length K + 2.
 
     Examples
     --------
@@ -146,10 +136,7 @@ class PrivacyLossLaw:
     def interval_masses(self, edges: ArrayLike) -> Masses | None:
         """(κ, π, Q(L = +∞), P(L = −∞)) on the intervals around ``edges``.
 
-        Parameters
-        ----------
-        edges : array_like
-            Sorted finite edges e_0 < … < e_K.
+        ``edges``: sorted finite edges e_0 < … < e_K.
 
         Returns
         -------

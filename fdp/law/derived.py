@@ -18,10 +18,7 @@ from fdp.law.base import AtomsLaw, Masses, PrivacyLossLaw, bin_atoms, p_masses
 class SwappedLaw(PrivacyLossLaw):
     """The law of T(Q, P) = T(P, Q)⁻¹ (DRS Lemma A.2): L ↦ −L with P and Q exchanged.
 
-    Parameters
-    ----------
-    inner : PrivacyLossLaw
-        The law of the pair (P, Q).
+    ``inner``: the law of the pair (P, Q).
 
     Examples
     --------
@@ -153,14 +150,11 @@ class SubsampledLaw(PrivacyLossLaw):
 class WithoutReplacementLaw(PrivacyLossLaw):
     """The law of C_p(f) for symmetric f (DRS Thm 4.2), from the add-direction law.
 
+    ``add``: the law of T(P, (1 − p)P + pQ) (a ``SubsampledLaw`` of a symmetric pair).
+
     The add-direction law on L > 0, its mirror image (P and Q swapped) on L < 0, and
     an atom at L = 0 of P- and Q-mass 1 − Q_add(L > 0) − P_add(L > 0) (the segment
     of slope −1 of the symmetrised envelope).
-
-    Parameters
-    ----------
-    add : PrivacyLossLaw
-        The law of T(P, (1 − p)P + pQ) (a ``SubsampledLaw`` of a symmetric pair).
 
     Examples
     --------
@@ -271,14 +265,11 @@ class MixtureLaw(PrivacyLossLaw):
 class EnvelopeLaw(PrivacyLossLaw):
     """The members of min{f_1, …, f_m}** (the two-direction envelope, DRS Thm 4.2).
 
+    ``members``: the members' laws (None for a member without a law).
+
     Not one pair: ``interval_masses`` is None (the engine discretises each member
     and takes the envelope of the results); ``loss_range`` is the union of the
     members' ranges.
-
-    Parameters
-    ----------
-    members : tuple of PrivacyLossLaw or None
-        The members' laws (None for a member without a law).
 
     Examples
     --------
