@@ -27,6 +27,9 @@ def compose(factors: Factors | Sequence[tuple[Prebuilt, int]], tol: float | None
     """The engine's entry: certified numeric composition of factor groups
     ⊗_i f_i^{⊗n_i} (DRS 2022, Def 3.1 and Thm 3.2), in one or both directions.
 
+    Returns a certified ``Numeric`` (status: the weakest of its factors', at best certified)
+    that keeps its TradeOff factors (``source``) for refinement and small-δ read-backs.
+
     Derivation: docs/derivations/engine.md.
 
     Parameters
@@ -50,12 +53,6 @@ def compose(factors: Factors | Sequence[tuple[Prebuilt, int]], tol: float | None
     reflect : bool
         With both directions, build f_i⁻¹'s lattices by reflection where that costs at most
         ``REFLECT_SLACK_CAP`` (``pipeline.inverse_parts``); False: the slack-free lattices.
-
-    Returns
-    -------
-    Numeric
-        Certified (status: the weakest of its factors', at best certified); keeps its
-        TradeOff factors (``source``) for refinement and small-δ read-backs.
 
     Raises
     ------

@@ -20,16 +20,10 @@ def widen(v: ArrayLike, rel: ArrayLike, abs_: ArrayLike = 0.0, *, low: ArrayLike
           high: ArrayLike = np.inf) -> ArrayPair:
     """(lo, hi) containing every t with |v − t| ≤ rel·|v| + abs_, clipped to [low, high].
 
-    Returns lo ≤ t ≤ hi.
+    ``v``: computed values; ``rel, abs_``: relative and absolute error bounds (non-negative; inf
+    allowed: no bound); ``low, high``: bounds the true value is known to satisfy.
 
-    Parameters
-    ----------
-    v : array_like
-        Computed values.
-    rel, abs_ : array_like
-        Relative and absolute error bounds (non-negative; inf allowed: no bound).
-    low, high : float or array_like, optional
-        Bounds the true value is known to satisfy.
+    Returns lo ≤ t ≤ hi.
     """
     v = np.asarray(v, dtype=float)
     rel_e = ERROR_SAFETY * np.asarray(rel, dtype=float) + 4.0 * _U

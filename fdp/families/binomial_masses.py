@@ -95,16 +95,10 @@ def log_binom_pmf(j: ArrayLike, n: int, log_p: float, log_1mp: float) -> np.ndar
     Stirling remainders and a deviance term bd0 that does not cancel near the mode);
     tails far below the smallest double stay finite logarithms.
 
-    Returns log Bin(j; n, p).
+    ``j``: counts in [0, n] (floats holding integers); ``n``: number of trials; ``log_p, log_1mp``:
+    log p and log(1 − p).
 
-    Parameters
-    ----------
-    j : array_like
-        Counts in [0, n] (floats holding integers).
-    n : int
-        Number of trials.
-    log_p, log_1mp : float
-        log p and log(1 − p).
+    Returns log Bin(j; n, p).
     """
     j = np.asarray(j, dtype=float)
     k = n - j

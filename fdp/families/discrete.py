@@ -35,12 +35,8 @@ _BIG = 2.0 ** 50            # largest integer index used (doubles exact far beyo
 class DiscreteLaplace(TradeOff):
     """T(DLap(0, t), DLap(Δ, t)) on ℤ, exact (CKS Def 25; docs/derivations/families.md).
 
-    Parameters
-    ----------
-    scale : float
-        t > 0, P(x) ∝ e^{−|x|/t}.
-    sensitivity : int
-        Δ, a positive integer ≤ 2^20 (the pair has Δ + 1 atoms).
+    ``scale``: t > 0, P(x) ∝ e^{−|x|/t}; ``sensitivity``: Δ, a positive integer ≤ 2^20 (the pair has
+    Δ + 1 atoms).
 
     Notes
     -----
@@ -160,12 +156,7 @@ def _dlap_pair(scale: float, d: int, lift: bool = False) -> FinitePair:
 class DiscreteGaussian(TradeOff):
     """T(N_Z(0, σ²), N_Z(Δ, σ²)) on ℤ (CKS Def 1, Thm 7; docs/derivations/families.md).
 
-    Parameters
-    ----------
-    sigma : float
-        σ in (0, 1e13]; P(x) ∝ e^{−x²/(2σ²)}.
-    sensitivity : int
-        Δ, a positive integer ≤ 2^40.
+    ``sigma``: σ in (0, 1e13]; P(x) ∝ e^{−x²/(2σ²)}; ``sensitivity``: Δ, a positive integer ≤ 2^40.
 
     Notes
     -----

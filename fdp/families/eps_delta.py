@@ -46,17 +46,12 @@ class _DeltaParameter(float):
 class EpsDelta(Bracketed):
     """f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)} (DRS eq. 2.4).
 
+    ``eps``: ε ≥ 0 (inf allowed); ``delta``: δ in [0, 1].
+
     (ε, δ)-DP ⇔ f_{ε,δ}-DP (DRS Prop 2.5). Kink at α = (1 − δ)/(1 + e^ε). Exact pair:
     P = (δ, (1−δ)e^ε/(1+e^ε), (1−δ)/(1+e^ε), 0), Q the reverse, with losses
     −inf, −ε, ε, +inf; so compositions are exact (Kairouz, Oh & Viswanath 2015).
     ``f.delta`` is the parameter δ and, called as ``f.delta(eps)``, the profile.
-
-    Parameters
-    ----------
-    eps : float
-        ε ≥ 0 (inf allowed).
-    delta : float, optional
-        δ in [0, 1].
 
     Examples
     --------
@@ -208,17 +203,12 @@ class EpsDelta(Bracketed):
 class RandomizedResponse(TradeOff):
     """k-ary randomized response with parameter ε (Warner 1965; Kairouz et al. 2016).
 
+    ``eps``: ε ≥ 0; ``k``: number of values, k ≥ 2.
+
     Report the true value with probability e^ε/(e^ε + k − 1), each other value with
     1/(e^ε + k − 1). For neighbouring inputs x ≠ x' the output pair has losses
     −ε (output x), +ε (output x') and 0 (the k − 2 others): T(P, Q) is exact and
     piecewise linear; k = 2 gives f_{ε,0}.
-
-    Parameters
-    ----------
-    eps : float
-        ε ≥ 0.
-    k : int, optional
-        Number of values, k ≥ 2.
 
     Examples
     --------
@@ -286,12 +276,7 @@ class BinaryResponseLaw(AtomsLaw):
     log[p^α (1−p)^{1−α} + (1−p)^α p^{1−α}]/(α − 1), p = e^ε/(1 + e^ε) (Mironov 2017,
     Table II).
 
-    Parameters
-    ----------
-    L, p, q : ndarray
-        The atoms (as ``AtomsLaw``).
-    eps : float
-        ε ≥ 0.
+    ``L, p, q``: the atoms (as ``AtomsLaw``); ``eps``: ε ≥ 0.
 
     Examples
     --------
@@ -316,12 +301,7 @@ def randomized_response_renyi(eps: float, orders: ArrayLike) -> FloatArray:
     trade-off f_{ε,0} of RR_ε lies below that of any ε-DP mechanism (DRS Prop 2.5), and
     Rényi divergences do not increase under post-processing.
 
-    Parameters
-    ----------
-    eps : float
-        ε ≥ 0.
-    orders : array_like
-        Orders λ > 1.
+    ``eps``: ε ≥ 0; ``orders``: orders λ > 1.
 
     Returns
     -------

@@ -126,19 +126,12 @@ def eps_delta_pair(eps: float, delta: float, k: int) -> FinitePair | None:
 class EpsDeltaPower(TradeOff):
     """f_{ε,δ}^{⊗k}, exact, read out in log space at any k ≤ 2^53 (docs/derivations/families.md).
 
+    ``eps``: ε in (0, ∞); ``delta``: δ in [0, 1); ``k``: number of compositions, 2 ≤ k ≤ 2^53.
+
     δ(ε'), ε(δ') and β(α) sum only the O(√k) binomial terms that matter, with a
     geometric bound on the rest; ``delta_bounds``, ``epsilon_bounds`` and ``bounds``
     bracket the exact value (about 1e-12 relative wide), ``delta`` and ``epsilon`` give
     the upper side, ``f(α)`` the lower side. The pure ε is kε exactly (δ = 0).
-
-    Parameters
-    ----------
-    eps : float
-        ε in (0, ∞).
-    delta : float
-        δ in [0, 1).
-    k : int
-        Number of compositions, 2 ≤ k ≤ 2^53.
 
     Examples
     --------

@@ -32,12 +32,8 @@ _T = TypeVar("_T")
 class FinitePair(PiecewiseLinear):
     """T(P, Q) for finite pmfs, exact (Neyman–Pearson); atoms ``log_ratio``, ``p``, ``q``.
 
-    Parameters
-    ----------
-    log_ratio : array_like
-        Losses L_i = log(q_i/p_i), sorted decreasing (±inf allowed).
-    p, q : array_like
-        P- and Q-masses of the atoms.
+    ``log_ratio``: losses L_i = log(q_i/p_i), sorted decreasing (±inf allowed); ``p, q``: P- and
+    Q-masses of the atoms.
 
     Examples
     --------

@@ -49,17 +49,12 @@ def _as_vector(name: str, value: ArrayLike) -> np.ndarray:
 class MixtureOfGaussians(Bracketed):
     """T(N(0, σ²), Σⱼ pⱼ N(cⱼ, σ²)): the Gaussian mechanism with random sensitivity.
 
+    ``sigma``: σ > 0, the standard deviation of the Gaussian noise; ``sensitivities``: cⱼ ≥ 0
+    (finite), the possible shifts of the mean; ``probs``: pⱼ ∈ [0, 1] with Σⱼ pⱼ = 1 (within 1e-9;
+    they are divided by their sum).
+
     β(α) = Σⱼ pⱼ Φ(Φ⁻¹(1 − α) − cⱼ/σ) (Choquette-Choo, Ganesh, Steinke & Thakurta
     2024, §4; the loss and the profile: docs/derivations/families.md).
-
-    Parameters
-    ----------
-    sigma : float
-        σ > 0, the standard deviation of the Gaussian noise.
-    sensitivities : sequence of float
-        cⱼ ≥ 0 (finite), the possible shifts of the mean.
-    probs : sequence of float
-        pⱼ ∈ [0, 1] with Σⱼ pⱼ = 1 (within 1e-9; they are divided by their sum).
 
     Notes
     -----
@@ -402,15 +397,11 @@ class MixtureOfGaussians(Bracketed):
 class RevealedMixture(TradeOff):
     """The pair (Σᵢ wᵢ Pᵢ ⊗ e_i, Σᵢ wᵢ Qᵢ ⊗ e_i): member i with probability wᵢ, index published.
 
+    ``weights``: wᵢ ≥ 0 summing to 1 (within 1e-9; divided by their sum); ``members``: fᵢ, one per
+    weight.
+
     δ(ε) = Σᵢ wᵢ δᵢ(ε) (DRS Prop 2.12): a mechanism fᵢ-DP on the i-th of events of the
     same law under both neighbours is f-DP (joint convexity of hockey-stick divergences).
-
-    Parameters
-    ----------
-    weights : sequence of float
-        wᵢ ≥ 0 summing to 1 (within 1e-9; divided by their sum).
-    members : sequence of TradeOff
-        fᵢ, one per weight.
     """
 
     weights: tuple

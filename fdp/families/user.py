@@ -21,12 +21,7 @@ _GRID = np.unique(np.concatenate([np.linspace(0.0, 1.0, 4001), np.logspace(-12, 
 class UserFunction(TradeOff):
     """A callable α ↦ β accepted as a trade-off function after ``check_axioms``.
 
-    Parameters
-    ----------
-    fn : callable
-        α ↦ β.
-    name : str, optional
-        The name shown by ``repr``.
+    ``fn``: α ↦ β; ``name``: the name shown by ``repr``.
 
     Examples
     --------

@@ -60,14 +60,10 @@ def bin_atoms(edges: ArrayLike, L: ArrayLike, p: ArrayLike,
               q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Q- and P-masses of point atoms (finite losses ``L``) in the K + 2 intervals.
 
-    Returns ``(kappa, pi)``, each of length K + 2.
+    ``edges``: sorted edges (an atom at an edge belongs to the interval that starts there);
+    ``L, p, q``: atom locations, P-masses and Q-masses.
 
-    Parameters
-    ----------
-    edges : array_like
-        Sorted edges; an atom at an edge belongs to the interval that starts there.
-    L, p, q : array_like
-        Atom locations, P-masses and Q-masses.
+    Returns ``(kappa, pi)``, each of length K + 2.
 
     Examples
     --------
@@ -136,13 +132,10 @@ class PrivacyLossLaw:
     def interval_masses(self, edges: ArrayLike) -> Masses | None:
         """(κ, π, Q(L = +∞), P(L = −∞)) on the intervals around ``edges``.
 
-        ``edges``: sorted finite edges e_0 < … < e_K.
+        Returns κ and π of length K + 2 and the two infinite-loss atoms; ``None`` when the law is
+        not one pair (``EnvelopeLaw``).
 
-        Returns
-        -------
-        tuple or None
-            κ and π of length K + 2 and the two infinite-loss atoms; ``None`` when
-            the law is not one pair (``EnvelopeLaw``).
+        ``edges``: sorted finite edges e_0 < … < e_K.
         """
         raise NotImplementedError
 
@@ -258,15 +251,11 @@ def mirrored_moment(law: PrivacyLossLaw, k: int, c: float, absolute: bool) -> fl
 class AtomsLaw(PrivacyLossLaw):
     """A finite law: losses ``L`` (±inf allowed) with P-masses ``p`` and Q-masses ``q``.
 
+    ``L, p, q``: losses log(q/p), P-masses and Q-masses; ``method``: what ``moment_method`` reports
+    ("exact sum"; "closed form" for Id).
+
     Moments are exact sums (DRS §2: T(P, Q) of finite pairs is piecewise linear);
     the log-MGF is a log-sum-exp over the atoms.
-
-    Parameters
-    ----------
-    L, p, q : ndarray
-        Losses log(q/p), P-masses and Q-masses.
-    method : str
-        What ``moment_method`` reports ("exact sum"; "closed form" for Id).
 
     Examples
     --------

@@ -64,17 +64,12 @@ class SwappedLaw(PrivacyLossLaw):
 class SubsampledLaw(PrivacyLossLaw):
     """The law of T(P, (1 − p)P + pQ), the add direction of Poisson subsampling.
 
+    ``inner``: the law of (P, Q); ``p``: the sampling probability in [0, 1].
+
     L' = log(1 − p + p e^L) is increasing in L, so intervals of L' pull back to
     intervals of L, with κ' = (1 − p)π + pκ and π' = π (Zhu, Dong & Wang 2022,
     Thm 11; Koskela et al. 2020 for the subsampled Gaussian). An atom P(L = −∞) maps
     to the finite loss log(1 − p).
-
-    Parameters
-    ----------
-    inner : PrivacyLossLaw
-        The law of (P, Q).
-    p : float
-        The sampling probability in [0, 1].
 
     Examples
     --------
@@ -215,15 +210,10 @@ class WithoutReplacementLaw(PrivacyLossLaw):
 class MixtureLaw(PrivacyLossLaw):
     """The w-mixture of laws: the pair (Σ wᵢPᵢ, Σ wᵢQᵢ) with the member revealed.
 
+    ``weights``: mixture weights (summing to 1); ``members``: the members' laws.
+
     The loss of the revealed mixture is the member's loss, so κ = Σᵢ wᵢκᵢ,
     π = Σᵢ wᵢπᵢ, atoms likewise; the range is the union of the members' ranges.
-
-    Parameters
-    ----------
-    weights : tuple of float
-        Mixture weights (summing to 1).
-    members : tuple of PrivacyLossLaw
-        The members' laws.
 
     Examples
     --------
