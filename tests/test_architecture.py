@@ -1,9 +1,10 @@
 """Properties of the package as a whole that a program can check.
 
 * The import graph among fdp's first-level units (its subpackages and top-level
-  modules) is acyclic, counting imports inside functions and ``import_module`` calls
-  on literal names; only imports under ``if TYPE_CHECKING:`` (never executed) are
-  left out. Read from the source with ``ast``, so nothing is imported to build it.
+  modules) is acyclic, counting imports inside functions and ``import_module`` /
+  ``fdp._lazy.LazyModule`` calls on literal names; only imports under
+  ``if TYPE_CHECKING:`` (never executed) are left out. Read from the source with
+  ``ast``, so nothing is imported to build it.
 * The layer order in ``docs/architecture.md`` names every first-level unit, and no
   import goes from a lower layer to a higher one. The one exception, checked: a
   method of ``TradeOff`` (``fdp/tradeoff.py``) imports its implementation locally,
@@ -144,7 +145,7 @@ def import_edges(pkg: Path = PKG) -> dict[tuple[str, str], list[str]]:
                     targets.append(full if base == "fdp" and f"fdp.{a.name}" in units else base)
             elif (isinstance(node, ast.Call) and node.args
                   and ((isinstance(node.func, ast.Name) and node.func.id in
-                        ("import_module", "__import__"))
+                        ("import_module", "__import__", "LazyModule"))
                        or (isinstance(node.func, ast.Attribute)
                            and node.func.attr == "import_module"))):
                 lit = _literal_prefix(node.args[0])
