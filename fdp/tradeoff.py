@@ -60,17 +60,13 @@ class TradeOff(EngineHooks, abc.ABC):
 
     @property
     def symmetric(self) -> bool:
-        """True when f = f⁻¹ is known by construction (``inverse()`` then returns
-        ``self``); ``fdp.tradeoff.is_symmetric`` tests numerically.
-        """
+        """True when f = f⁻¹ is known by construction (``is_symmetric`` tests numerically)."""
         return False
 
     @property
     def directions(self) -> str:
         """"both", or "one" for one direction of add/remove neighbouring only
-        (``PoissonAdd`` and what is built from it alone): not a guarantee until symmetrised
-        (DRS Thm 4.2; Bu et al. 2020).
-        """
+        (``PoissonAdd``): not a guarantee until symmetrised (DRS Thm 4.2)."""
         return "both"
 
     def _upper(self, alpha: np.ndarray) -> np.ndarray:
@@ -250,8 +246,7 @@ class TradeOff(EngineHooks, abc.ABC):
     def inverse(self) -> TradeOff:
         """f⁻¹(α) = inf{t ∈ [0,1] : f(t) ≤ α}; T(Q, P) = T(P, Q)⁻¹ (DRS Lemma A.2).
 
-        ``self`` for symmetric f, a closed form where known, else
-        ``fdp.operations.inverse.Inverse``.
+        ``self`` if symmetric, else a closed form or ``fdp.operations.inverse.Inverse``.
 
         Examples
         --------
@@ -396,9 +391,8 @@ class TradeOff(EngineHooks, abc.ABC):
         return pure_epsilon_bounds(self)
 
     def gdp_mu(self) -> float:
-        """The smallest μ with f ≥ G_μ (DRS Def 2.7): the upper end of ``gdp_mu_bounds()``.
-
-        Not ``fdp.gdp_mu_for_eps_delta(eps, delta)``, which goes the other way.
+        """The smallest μ with f ≥ G_μ (DRS Def 2.7): the upper end of ``gdp_mu_bounds()``
+        (``fdp.gdp_mu_for_eps_delta`` goes the other way).
 
         Examples
         --------
@@ -452,8 +446,7 @@ class TradeOff(EngineHooks, abc.ABC):
         return gdp_fit(self)
 
     def pure_epsilon(self) -> float:
-        """The smallest ε with f ≥ f_{ε,0} (DRS eq. 2.4), inf if none: the upper end of
-        ``pure_epsilon_bounds()``.
+        """The smallest ε with f ≥ f_{ε,0} (DRS eq. 2.4), inf if none; see ``pure_epsilon_bounds``.
 
         Examples
         --------
