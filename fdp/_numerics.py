@@ -1,21 +1,25 @@
 """The package's one home for generic numerics on trade-off functions.
 
-One of each: a monotone bisection (``bisect_monotone``), a golden-section argmax
-(``golden_max``), a grid-then-golden maximiser (``maximise_unimodal``), the convex
-conjugate δ(ε) = sup_α (1 − β(α) − e^ε α) (``conjugate_delta``) and its inverse
-ε(δ) (``epsilon_for_delta``). Constants they use, with their derivations, are in
-``fdp._constants``. Nothing here knows about trade-off objects: inputs are plain
-callables on float arrays, so every layer of the package may import this module.
+Derivation: docs/derivations/core.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from scipy.special import expit
 
-from fdp._constants import DELTA_RESOLUTION, EPS_CAP, EPS_SEARCH, GOLDEN, LOGIT_SEARCH
+from fdp import _validate
+from fdp._constants import (
+    DELTA_RESOLUTION,
+    EPS_CAP,
+    EPS_SEARCH,
+    GOLDEN,
+    LOGIT_SEARCH,
+    SYMMETRY_TOL,
+)
 from fdp._types import ArrayLike, FloatArray
 
 #: A vectorised function of a float array (β(α), δ(ε), an objective ...).
@@ -59,19 +63,9 @@ def bisect_monotone(passes: Predicate, lo: ArrayLike, hi: ArrayLike, *, rtol: fl
                     integer: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Vectorised bisection for monotone predicates; the package's one root finder.
 
-    ``passes(x)`` maps a float array shaped like ``lo`` to booleans and must be
-    monotone: False below a threshold x*, True above. On entry ``passes(hi)`` is
-    assumed True and ``passes(lo)`` False (the caller checks or arranges that).
-    Returns ``(lo, hi)`` with the invariant kept at every step -- ``hi`` is a point
-    that passed (or the initial ``hi``), ``lo`` one that failed -- so the caller
-    reads off the side it can certify: ``hi`` for "smallest x that passes", ``lo``
-    for "largest x that fails".
+    Returns ``(lo, hi)``: the last failing and the last passing points.
 
-    Midpoints are geometric while hi > 4·lo > 0 (brackets spanning many decades
-    close in a few dozen steps) and arithmetic otherwise. The loop stops when
-    hi − lo ≤ max(atol, rtol·|hi|) or when the midpoint rounds onto an end (the
-    bracket is one ulp wide), so it always terminates: at most ~2200 steps even
-    for a bracket [0, 1e308] closing at a subnormal.
+    Derivation: docs/derivations/core.md.
 
     Parameters
     ----------
@@ -90,11 +84,6 @@ def bisect_monotone(passes: Predicate, lo: ArrayLike, hi: ArrayLike, *, rtol: fl
     integer : bool, optional
         Bisect over the integers instead (``_bisect_integer``): midpoints
         ⌊(lo + hi)/2⌋, stop when hi − lo ≤ 1; rtol and atol are ignored.
-
-    Returns
-    -------
-    (ndarray, ndarray)
-        ``(lo, hi)``: the last failing and the last passing points.
     """
     if integer:
         return _bisect_integer(passes, lo, hi, max_iter)
@@ -130,10 +119,7 @@ def search_grid(lo: float, hi: float) -> FloatArray:
 def maximise_unimodal(row_fn: ArrayFn, grid: FloatArray, grid_values: FloatArray) -> FloatArray:
     """Row-wise maximum of unimodal objectives: best grid point, then golden refinement.
 
-    ``grid_values[r, j]`` is row r's objective at ``grid[j]``; ``row_fn(x)`` evaluates
-    row r at ``x[r]``. A grid first (so that float-flat stretches far from the
-    maximum cannot mislead the search), then golden section between the best grid
-    point's neighbours, which bracket the maximiser of a unimodal function.
+    Derivation: docs/derivations/core.md.
     """
     rows = np.arange(grid_values.shape[0])
     j = np.argmax(grid_values, axis=1)
@@ -151,20 +137,7 @@ def conjugate_delta(beta: ArrayFn, eps: ArrayLike, *, reflected: bool = False,
                     bound: str | None = None) -> FloatArray:
     """δ(ε) = sup_{α∈[0,1]} (1 − β(α) − e^ε α) for a convex β, vectorised in ε.
 
-    The supremum is found to the absolute resolution of 1 − β near β = 1
-    (``DELTA_RESOLUTION``), so as a bound it is moved by that much: ``bound="upper"``
-    adds it (an upper δ, e.g. of max_i f_i), ``bound="lower"`` subtracts it (a value of
-    the objective at a found point is already below the supremum), both clipped to
-    [0, 1]; None returns the estimate.
-
-    ``reflected=True`` gives the profile of the inverse β⁻¹ without inverting:
-    the graph of β⁻¹ is that of β mirrored in the diagonal, so
-    δ_{β⁻¹}(ε) = sup_x (1 − x − e^ε β(x)).
-
-    Either objective is concave in α (or x), hence unimodal in logit(α) ∈ [−745, 40]:
-    grid then golden section (``maximise_unimodal``); 1 − α is taken as expit(−u)
-    so that it keeps full precision near α = 1. The endpoints α = 0, 1 are compared
-    explicitly.
+    Derivation: docs/derivations/core.md.
     """
     eps = np.asarray(eps, dtype=float)
     flat = eps.ravel()
@@ -223,23 +196,7 @@ def epsilon_for_delta(delta_fn: ArrayFn, delta: ArrayLike, *, log: bool = False,
                       log_delta_fn: ArrayFn | None = None, lower: bool = False) -> FloatArray:
     """Smallest ε ≥ 0 with δ(ε) ≤ delta, for a non-increasing δ(·).
 
-    ``log_delta_fn`` (log δ(ε), −inf where δ = 0): the comparison is made in log
-    space too, so that δ values far below the double range (δ(ε) ≈ e^{−2000} for a
-    Gaussian at large ε) are still told apart from 0: δ = 0 is then met only where
-    the hook proves δ(ε) = 0. Both δ(ε) ≤ delta and log δ(ε) ≤ log(delta) must hold
-    at the answer. ``log=True``: ``delta_fn`` itself returns log δ.
-
-    No fixed bracket: the upper end doubles until δ(hi) ≤ delta (up to ``EPS_CAP``
-    = 2^40; beyond, inf). Bisection (``bisect_monotone``) then returns the upper
-    end, on which δ ≤ delta was verified: the answer is never below the true ε
-    (up to the accuracy of ``delta_fn`` itself).
-
-    ``lower=True`` (``delta_fn`` a lower bound on δ): the lower end of the last bisection
-    interval, the largest ε verified to have δ(ε) > delta, or 0 when δ(0) ≤ delta.
-    Every ε' ≤ that point has δ(ε') > delta too, so it is never above the true ε; the
-    upper end would be up to one double above it (issue: ``BoundedRange(700)`` at
-    δ = 1e-100, whose ε(δ) = 700 − 2e-50 is below the double 700). Where δ stays
-    above delta up to ``EPS_CAP``, both sides answer inf.
+    Derivation: docs/derivations/core.md.
     """
     d = np.asarray(delta, dtype=float)
     flat = d.ravel()
@@ -299,3 +256,22 @@ def _bisect_integer(passes: Predicate, lo: ArrayLike, hi: ArrayLike,
         high = np.where(active & ok, mid, high)
         low = np.where(active & ~ok, mid, low)
     return low, high
+
+
+def is_symmetric(f: Any, tol: float = SYMMETRY_TOL) -> bool:
+    """True when f = f⁻¹: known (``f.symmetric``) or within absolute ``tol`` on β at
+    ``alpha_grid(401)``; then f also bounds T(Q, P) (DRS Lemma A.2, Prop 2.4).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.tradeoff import is_symmetric
+    >>> add = fdp.Gaussian(1.0).subsample(0.5, direction="add")
+    >>> is_symmetric(fdp.Gaussian(1.0)), is_symmetric(add)
+    (True, False)
+    """
+    if f.symmetric:
+        return True
+    tol = _validate.real("tol", tol, low=0.0)
+    a = alpha_grid(401)
+    return bool(np.max(np.abs(f(a) - f.inverse()(a))) <= tol)

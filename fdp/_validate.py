@@ -6,10 +6,11 @@ allowed range; nothing is ever clipped silently.
 
 from __future__ import annotations
 
+import functools
 import numbers
 import operator
-from collections.abc import Callable
-from typing import ParamSpec, SupportsIndex, TypeVar
+from collections.abc import Callable, Iterable
+from typing import Any, ParamSpec, SupportsIndex, TypeVar
 
 import numpy as np
 
@@ -171,8 +172,6 @@ def british_spelling(func: Callable[_P, _R]) -> Callable[_P, _R]:
     ...     print(exc)
     f() got an unexpected keyword argument 'neighboring': did you mean neighbouring=?
     """
-    import functools
-
     @functools.wraps(func)
     def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         if "neighboring" in kwargs:
@@ -180,3 +179,48 @@ def british_spelling(func: Callable[_P, _R]) -> Callable[_P, _R]:
                             "'neighboring': did you mean neighbouring=?")
         return func(*args, **kwargs)
     return wrapper
+
+
+def meet_width(f: Any, width: float | None, lo: ArrayLike, hi: ArrayLike,
+               what: str) -> None:
+    """Raise ``ValueError`` unless every bracket is at most ``width`` wide (None:
+    no demand); exact objects meet any width, other generic ones cannot refine.
+    """
+    if width is None:
+        return
+    w = real("width", width, low=0.0, low_open=True)
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    same = lo == hi                                   # also inf == inf
+    with np.errstate(invalid="ignore"):
+        gap = np.where(same, 0.0, hi - lo)
+    widest = float(np.max(gap)) if gap.size else 0.0
+    if not f.is_exact and widest > w:
+        raise ValueError(f"width={w:g} cannot be met for {what}: this {type(f).__name__} "
+                         f"gives a certified bracket {widest:.3g} wide and cannot refine it; "
+                         "compose it numerically with a smaller tol")
+
+
+def count_factors(fs: Iterable[Any]) -> list[tuple[Any, int]]:
+    """Equal factors of f_1 ⊗ … ⊗ f_n with their multiplicities, in order of first appearance
+    (the package's one grouping; unhashable factors stand alone, keyed by identity).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> from fdp.tradeoff import count_factors
+    >>> g = fdp.Gaussian(1.0)
+    >>> [(f, n) for f, n in count_factors([g, fdp.Laplace(1.0), g])]
+    [(Gaussian(mu=1.0), 2), (Laplace(mu=1.0), 1)]
+    """
+    counts: dict = {}
+    for f in fs:
+        try:
+            key: tuple = ("h", f)
+            hash(f)
+        except TypeError:
+            key = ("id", id(f))
+        if key in counts:
+            counts[key][1] += 1
+        else:
+            counts[key] = [f, 1]
+    return [(f, n) for f, n in counts.values()]

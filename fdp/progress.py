@@ -1,11 +1,6 @@
 """A progress meter for long computations, on stderr.
 
-Shown only when stderr is a terminal and the work is long enough to matter
-(``progress=None``, the default: at least AUTO_FACTORS distinct factors, or an
-expected wall time of AUTO_SECONDS or more — single-factor powers of huge windows,
-tilted recompositions, refinements), or when asked for (``progress=True``); logs
-and tests stay clean (``progress=False`` silences it). Redrawn at most five times
-a second.
+Derivation: docs/derivations/core.md.
 """
 
 from __future__ import annotations

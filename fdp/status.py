@@ -1,38 +1,6 @@
 """What a trade-off object may be used for: its status, and the one rule that derives it.
 
-Every trade-off object answers ``f.status`` with one of four values:
-
-``exact``
-    A closed form: the function is known (its read-outs carry only proven rounding).
-``certified``
-    A proven bracket: the truth lies between the lower and the upper curve
-    (the numeric engine, DRS 2022 §3 composed with Doroshenko et al. 2022's
-    pessimistic/optimistic discretisations).
-``lower bound``
-    The true curve lies *below* this one (it overstates privacy), e.g. the shuffle
-    curve of ``fdp.sgd.shuffle_lower``: good for showing that a guarantee cannot be
-    better, never for spending.
-``approximation``
-    Neither side is proven: the CLT (DRS 2022 Thm 3.5), Edgeworth (Zheng et al. 2020),
-    a fitted μ, anything estimated.
-
-The rule (one rule, used by every operation and conversion)
-------------------------------------------------------------
-The status of a result is the *weakest* of its inputs' statuses and of the operation's
-own: ``weakest(*statuses)`` with the order exact > certified > lower bound >
-approximation. An operation that is itself numeric (the engine) contributes
-``certified``, a closed-form operation ``exact``. Why "lower bound" survives every
-operation as at most a lower bound: composition (DRS Def 3.1), inversion, envelopes,
-subsampling and group privacy are monotone in each argument (f ≤ f' pointwise gives
-op(f) ≤ op(f')), so an input that lies above the truth gives a result that lies above
-the truth of the result. An approximation has no side, so it stays an approximation.
-
-Consumers of a guarantee (``Accountant.spend``, calibration, ``dominates`` as a proof,
-the Opacus and dp_accounting adapters, the CLI's certified line, sweep rows) call
-``require_guarantee`` and refuse anything that is not exact or certified, or that
-describes one direction of add/remove neighbouring only.
-
-This module imports nothing from the package (the lowest layer).
+Derivation: docs/derivations/core.md.
 """
 
 from __future__ import annotations
@@ -76,22 +44,8 @@ _RANK = {Status.EXACT: 3, Status.CERTIFIED: 2, Status.LOWER_BOUND: 1, Status.APP
 
 
 def weakest(*statuses: Status) -> Status:
-    """The weakest of ``statuses`` (the status of a result built from them).
-
-    Parameters
-    ----------
-    *statuses : Status
-        The inputs' statuses and the operation's own (at least one).
-
-    Returns
-    -------
-    Status
-        The one with the lowest rank.
-
-    Raises
-    ------
-    ValueError
-        When no status is given.
+    """The weakest of one or more ``statuses`` (the status of a result built from them);
+    ``ValueError`` when none is given.
 
     Examples
     --------
@@ -105,20 +59,9 @@ def weakest(*statuses: Status) -> Status:
 
 
 def status_of(*objects: Any, operation: Status = Status.EXACT) -> Status:
-    """The status of a result built from trade-off ``objects`` by an operation.
-
-    Parameters
-    ----------
-    *objects : TradeOff
-        The inputs (anything with a ``status``).
-    operation : Status, optional
-        The operation's own status: ``Status.CERTIFIED`` for a numeric operation,
-        ``Status.EXACT`` (the default) for a closed form.
-
-    Returns
-    -------
-    Status
-        ``weakest(operation, *(o.status for o in objects))``.
+    """``weakest(operation, *(o.status for o in objects))``: the status of a result built
+    from ``objects`` by an operation whose own status is ``operation`` (``CERTIFIED`` for a
+    numeric one, ``EXACT``, the default, for a closed form).
 
     Examples
     --------
@@ -147,20 +90,8 @@ class NotAGuarantee(ValueError):
 
 
 def require_guarantee(f: Any, consumer: str) -> None:
-    """Refuse ``f`` unless it is an exact or certified guarantee for both directions.
-
-    Parameters
-    ----------
-    f : TradeOff
-        The object about to be spent, calibrated on, proved with or reported.
-    consumer : str
-        Who asks (for the message), e.g. ``"Accountant.spend"``.
-
-    Raises
-    ------
-    NotAGuarantee
-        When ``f.status`` is a lower bound or an approximation, or ``f`` describes one
-        direction of add/remove neighbouring only.
+    """Raise ``NotAGuarantee`` unless ``f`` is an exact or certified guarantee for both
+    directions; ``consumer`` (e.g. ``"Accountant.spend"``) names who asks.
 
     Examples
     --------
@@ -187,3 +118,21 @@ def require_guarantee(f: Any, consumer: str) -> None:
 def _short(f: Any) -> str:
     """The object's class name with its arguments elided, for one-line messages."""
     return f"{type(f).__name__}(...)"
+
+
+ONE_DIRECTION_REMARK = "  # one direction only, not a guarantee"
+
+
+def remark(f: Any) -> str:
+    """The remark a repr ends with: ``# <status>, not a guarantee``, else
+    ``ONE_DIRECTION_REMARK`` for one-direction f, else nothing.
+    """
+    if not f.status.is_guarantee:
+        return f"  # {f.status.value}, not a guarantee"
+    return ONE_DIRECTION_REMARK if f.directions == "one" else ""
+
+
+def math_repr(f: Any) -> str:
+    """repr(f) without its one-direction remark (for reprs that contain f)."""
+    text, tail = repr(f), remark(f)
+    return text[:-len(tail)] if tail and text.endswith(tail) else text

@@ -1,9 +1,10 @@
 """Properties of the package as a whole that a program can check.
 
 * The import graph among fdp's first-level units (its subpackages and top-level
-  modules) is acyclic, counting imports inside functions and ``import_module`` calls
-  on literal names; only imports under ``if TYPE_CHECKING:`` (never executed) are
-  left out. Read from the source with ``ast``, so nothing is imported to build it.
+  modules) is acyclic, counting imports inside functions and ``import_module`` /
+  ``fdp._lazy.LazyModule`` calls on literal names; only imports under
+  ``if TYPE_CHECKING:`` (never executed) are left out. Read from the source with
+  ``ast``, so nothing is imported to build it.
 * The layer order in ``docs/architecture.md`` names every first-level unit, and no
   import goes from a lower layer to a higher one. The one exception, checked: a
   method of ``TradeOff`` (``fdp/tradeoff.py``) imports its implementation locally,
@@ -13,6 +14,12 @@
   no private name (``_x``, or a name from a private module) is imported across
   packages, except from the shared ``fdp._validate``, ``fdp._constants``, ``fdp._types`` and
   ``fdp._numerics``; no module defines a string-keyed registry of functions.
+* Every import is at module level (issue 39): a function-local import anywhere but a
+  method of ``TradeOff`` in ``fdp/tradeoff.py`` fails, naming the module and line; so
+  does a module over 600 lines, naming it and its length. ``import fdp`` loads none of
+  the optional peers (torch, opacus, dp_accounting, flwr, optuna, dask, jsonschema,
+  IPython): modules needing them import them at module level and are imported
+  explicitly by the user.
 * Every public trade-off function and every result of an operation pickles and
   unpickles to identical answers (numeric results of the engine: see also
   ``tests/engine/test_pickle_results.py``).
@@ -29,6 +36,8 @@ import inspect
 import itertools
 import pickle
 import re
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -136,7 +145,7 @@ def import_edges(pkg: Path = PKG) -> dict[tuple[str, str], list[str]]:
                     targets.append(full if base == "fdp" and f"fdp.{a.name}" in units else base)
             elif (isinstance(node, ast.Call) and node.args
                   and ((isinstance(node.func, ast.Name) and node.func.id in
-                        ("import_module", "__import__"))
+                        ("import_module", "__import__", "LazyModule"))
                        or (isinstance(node.func, ast.Attribute)
                            and node.func.attr == "import_module"))):
                 lit = _literal_prefix(node.args[0])
@@ -260,6 +269,81 @@ def test_import_graph_among_first_level_units_is_acyclic():
         cycle, edges)
 
 
+# -- imports at module level, modules of bounded length -----------------------------
+MAX_LINES = 600
+OPTIONAL_PEERS = ("torch", "opacus", "dp_accounting", "flwr", "optuna", "dask", "jsonschema",
+                  "IPython")
+
+
+def local_imports(pkg: Path = PKG) -> list[str]:
+    """"file:line: statement" of every import inside a function body, except in a method of
+    ``TradeOff`` in ``fdp/tradeoff.py`` (the documented upward edge)."""
+    root = pkg.parent
+    found: list[str] = []
+
+    def visit(node: ast.AST, rel: str, in_function: bool, in_tradeoff: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                visit(child, rel, True, in_tradeoff)
+            elif isinstance(child, ast.ClassDef):
+                visit(child, rel, in_function, in_tradeoff or (
+                    not in_function and rel == "fdp/tradeoff.py" and child.name == "TradeOff"))
+            elif isinstance(child, (ast.Import, ast.ImportFrom)):
+                if in_function and not in_tradeoff:
+                    found.append(f"{rel}:{child.lineno}: {ast.unparse(child)}")
+            else:
+                visit(child, rel, in_function, in_tradeoff)
+
+    for path in sorted(pkg.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        visit(ast.parse(path.read_text(encoding="utf-8")), rel, False, False)
+    return found
+
+
+def long_modules(pkg: Path = PKG, limit: int = MAX_LINES) -> list[str]:
+    """"file: N lines" of every module longer than ``limit`` lines."""
+    out = []
+    for path in sorted(pkg.rglob("*.py")):
+        n = len(path.read_text(encoding="utf-8").splitlines())
+        if n > limit:
+            out.append(f"{path.relative_to(pkg.parent).as_posix()}: {n} lines")
+    return out
+
+
+def test_local_import_reader_finds_hidden_imports(tmp_path):
+    pkg = tmp_path / "fdp"
+    pkg.mkdir()
+    (pkg / "tradeoff.py").write_text(
+        "import math\n"
+        "class TradeOff:\n    def group(self):\n        from fdp.operations import group\n"
+        "def helper():\n    import numpy\n"
+        "class Other:\n    def m(self):\n        if True:\n            from fdp import x\n")
+    (pkg / "a.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                              "    import fdp\nclass C:\n    def f(self):\n"
+                              "        import os\n" + "\n" * 600)
+    assert local_imports(pkg) == ["fdp/a.py:6: import os", "fdp/tradeoff.py:6: import numpy",
+                                  "fdp/tradeoff.py:10: from fdp import x"]
+    assert long_modules(pkg) == ["fdp/a.py: 606 lines"]
+
+
+def test_every_import_is_at_module_level():
+    found = local_imports()
+    assert not found, ("function-local imports (move them to the top of the module, in layer "
+                       "order; only a method of TradeOff may reach up):\n" + "\n".join(found))
+
+
+def test_no_module_is_longer_than_600_lines():
+    found = long_modules()
+    assert not found, "modules over 600 lines (split by concept):\n" + "\n".join(found)
+
+
+def test_import_fdp_loads_no_optional_peer():
+    code = f"import sys, fdp; print(' '.join(m for m in {OPTIONAL_PEERS!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert not out, f"import fdp loads optional peers {out}"
+
+
 # -- the documented layers -------------------------------------------------------
 def documented_layers() -> dict[str, int]:
     """unit -> layer number, from the diagram under "## The layers" in the document.
@@ -298,7 +382,7 @@ def test_no_import_goes_up_a_layer():
 
 
 # -- inside the packages ---------------------------------------------------------
-SHARED_PRIVATE = {"fdp._validate", "fdp._constants", "fdp._numerics", "fdp._types"}
+SHARED_PRIVATE = {"fdp._validate", "fdp._constants", "fdp._numerics", "fdp._types", "fdp._lazy"}
 
 
 def _is_module(name: str, root: Path) -> bool:

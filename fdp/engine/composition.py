@@ -3,12 +3,7 @@ grid step, then each factor group discretised on both sides and each direction
 composed; ``compose_add_remove`` / ``combine_directions``: both directions of add/remove
 neighbouring, their four independent compositions on both cores.
 
-Concurrency: the compositions of the two sides and the two directions share nothing
-(each is the same deterministic sequence of array operations on its own arrays), so
-running them on ``LANES`` threads gives bit-identical lattices; the transforms and
-most array work release the GIL. It is done only when a core is idle
-(``pipeline._idle_core``): on a busy machine a second thread only competes with the
-first. The peak memory is then ``LANES`` transforms instead of one.
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations
@@ -102,13 +97,7 @@ def compose_add_remove(groups: Groups, step: float, meter: Meter | None = None
     where what they add to the group is at most ``REFLECT_SLACK_CAP``) and
     ``combine_parts`` form them.
 
-    From ``pipeline.SPLIT_FACTORS`` groups and ``PROCESS_MIN_POINTS`` per-step lattice
-    points on, on a machine with more than one core, the second half of the groups
-    (discretised, both directions and sides composed) runs in a worker process
-    (``PROCESS_LANE``; the per-factor discretisation holds the GIL, so threads cannot
-    share it), and the four products of the halves are formed here. Otherwise, with a
-    core idle, the four compositions run on ``LANES`` threads. Either way the
-    lattices are bit-identical to the serial computation.
+    Derivation: docs/derivations/engine.md.
 
     Examples
     --------

@@ -1,11 +1,6 @@
 """The grid cells of a loss law on ΔZ, and the pessimistic side: connect the dots.
 
-``grid_range`` chooses the cells of a (windowed) loss range, ``cells`` locates the
-mass inside each cell, and ``spread`` splits every cell's P-mass between its two
-grid points keeping its mean in Y = e^L: a mean-preserving spread, so
-Y ≤_cx Y_pess and δ ≤ δ_pess at every ε ("connect the dots", Doroshenko, Ghazi,
-Kamath, Kumar & Manurangsi 2022, Sec. 3). Equivalently δ_pess is the chord
-interpolation of the convex δ in e^ε, exact at every grid point.
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations
@@ -45,14 +40,7 @@ def grid_range(rng: Sequence[float] | np.ndarray, step: float) -> tuple[int, int
 def cells(kappa: np.ndarray, pi: np.ndarray, kmin: int, step: float) -> Cells:
     """Cell masses, conditional locations m_c ∈ [l_c, l_c + Δ], and which are known.
 
-    m_c = log κ_c − log π_c needs a P-mass with full relative precision: below TINY
-    (far in the upper tail, π ≈ κ e^{−l}; subnormal tails of Φ are not accurate to
-    the last digit) the location is unknown, m_c is put at the top of the cell (the
-    pessimistic side then moves the whole cell up; the optimistic side rounds it
-    down in Q-space) and ``known`` is False there.
-
-    A point mass that sits on a grid point up to rounding (m within 1e-9 Δ of the
-    cell's top) is moved to the next cell's bottom, where it belongs exactly.
+    Derivation: docs/derivations/engine.md.
     """
     K = kappa.size - 2
     k, p = kappa[1:-1].copy(), pi[1:-1].copy()
@@ -80,12 +68,7 @@ def spread(kappa: np.ndarray, pi: np.ndarray, q_inf: float, kmin: int, step: flo
            p_neginf: float = 0.0, located: Cells | None = None) -> Lattice:
     """Split each cell's Q-mass between its ends keeping the mean of Y under P.
 
-    For a cell [l_c, l_c + Δ) whose mass has conditional location m = log(κ/π),
-    the upper end gets Q-mass κ·(1 − e^{l_c − m}) / (1 − e^{−Δ}); the cell's
-    P-mass is kept too. The P-mass that ends at L = −∞ (the law's own, what moving
-    the low tail up and the high tail to +∞ takes away) is recorded exactly as
-    ``p_neginf``, for ``lattice.reflect``. ``located``: ``cells(kappa, pi, kmin, step)``
-    if already formed (read only).
+    Derivation: docs/derivations/engine.md.
     """
     K = kappa.size - 2                     # number of cells
     q = np.zeros(K + 1)

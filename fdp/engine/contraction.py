@@ -1,11 +1,6 @@
 """The optimistic side: a mean-preserving contraction of each law onto ΔZ.
 
-The mirror image of connect-the-dots needs a mean-preserving *contraction* onto
-the grid (in Y = e^L under P): Y_opt ≤_icx Y, so δ_opt ≤ δ at every ε (Shaked &
-Shanthikumar 2007, Sec. 4.A, for the order; the steps are in ``fdp.engine.discretise``).
-``contract`` merges atoms onto grid points keeping their mean; the few leftovers
-are rounded down, and ``compensate`` gives the Q-mass they lose back by moving
-P-mass up one cell below them, which keeps Y_opt ≤_icx Y.
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations
@@ -21,17 +16,9 @@ from fdp.engine.lattice import OPTIMISTIC, Lattice
 
 def contract_masses(kappa: np.ndarray, pi: np.ndarray, q_inf: float, kmin: int, step: float,
                     located: Cells | None = None) -> Lattice:
-    """The optimistic lattice of cell masses (see the module docstring).
+    """The optimistic lattice of cell masses (docs/derivations/engine.md).
 
-    Cells below the loss EXP_SAFE whose location is known (``cells``) are
-    contracted in P-space (Y = e^L is representable there). The others — above
-    EXP_SAFE, or with a P-mass too small to locate them — and the tail above the
-    grid are handled with Q-masses only: each moves down to its cell's lower grid
-    point (the tail: to the top point) keeping its Q-mass, which lowers every term
-    q (1 − e^{ε−l})₊ of δ — a safe move for this side that costs at most one cell
-    in ε (the P-mass it adds is accounted for by ``lattice.reflect``, which
-    measures the totals). Below the grid (κ_0): to L = −∞. ``located``:
-    ``cells(kappa, pi, kmin, step)`` if already formed (read only).
+    Derivation: docs/derivations/engine.md.
     """
     K = kappa.size - 2
     k, p, m, lc, known = cells(kappa, pi, kmin, step) if located is None else located
@@ -62,11 +49,7 @@ def contract(m: np.ndarray, p: np.ndarray, kmin: int,
              step: float) -> tuple[np.ndarray, np.ndarray, int]:
     """Contract atoms (P-mass p_c at loss m_c ∈ [l_c, l_c + Δ]) onto grid points.
 
-    Returns the P-masses ν on the K + 1 grid points, the Q-mass lost by the final
-    rounding down per cell (ℓ_c = λ_c (e^{m_c} − e^{l_c})) and the lowest cell with
-    such a leftover. All merges keep the P-mean of Y = e^L (see the module
-    docstring); distances are computed relative to a grid point so that nothing
-    overflows.
+    Derivation: docs/derivations/engine.md.
     """
     K = m.size
     lc = (kmin + np.arange(K)) * step
@@ -141,14 +124,7 @@ def contract(m: np.ndarray, p: np.ndarray, kmin: int,
 def compensate(q: np.ndarray, lost: float, lowest: int, step: float) -> float:
     """Give back the Q-mass ``lost`` by rounding down, in place; returns what is left.
 
-    Rounding atoms down from m_c to x_c (c ≥ ``lowest``) lowers E(Y − t)₊ by
-    exactly ℓ = Σ λ_c (m_c − x_c) for every t ≤ x_lowest, and by no more for any t.
-    Moving P-mass θ_j from a grid point x_j to x_{j+1} ≤ x_lowest raises
-    E(Y − t)₊ by at most θ_j (x_{j+1} − x_j) for t < x_{j+1} and not at all above.
-    Moves with Σ θ_j (x_{j+1} − x_j) ≤ ℓ therefore keep Y ≤_icx (the unrounded
-    contraction) ≤_cx Y, and restore E[Y], the Q-mass. In Q-units a fraction φ of
-    the Q-mass q_j moved up one cell becomes φ q_j e^Δ: a gain of φ q_j (e^Δ − 1).
-    Points are used from x_lowest downwards.
+    Derivation: docs/derivations/engine.md.
     """
     if not lost > 0.0 or lowest < 1:
         return max(lost, 0.0)

@@ -1,14 +1,6 @@
 """Composition of lattice measures: linear FFT convolution, n-fold powers, crops.
 
-Composition adds independent losses, so it convolves the measures; the +∞ atoms
-combine as Q(A = ∞)·|Q_B| + Q(B = ∞)·|Q_A, finite|. Every product carries an a
-posteriori ℓ1 bound on its floating-point error (per-coefficient transform error
-γ‖x‖₁, Higham 2002, Sec. 24.1; propagated through Parseval), and every cyclic
-n-fold power a Chernoff bound on the mass that wrapped around, both added to the
-lattice's slack (the FFT accounting of Koskela, Jälkö & Honkela 2020 made a
-posteriori). Near |X| = 1, where n amplifies errors, ``fdp.engine.direct_band``
-computes the transform directly. ``convolve_tree`` is the one balanced tree over
-distinct factors.
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations
@@ -40,10 +32,7 @@ def _fft_gamma(m: int) -> float:
 def _clip_negatives(x: np.ndarray, mass: float, side: str) -> tuple[np.ndarray, float]:
     """Clip round-off negatives and restore the exact mass; returns (x, ℓ1 change).
 
-    Negative entries are round-off (the exact result is a measure). Clipping and
-    rescaling the positive part to the known mass move the array by at most
-    Σ|negatives| + |Σ clipped − mass| in ℓ1, which is returned so the caller adds
-    it to the slack (an ℓ1 change bounds the change of δ at every ε).
+    Derivation: docs/derivations/engine.md.
     """
     neg = x < 0
     clipped = 0.0
@@ -115,16 +104,7 @@ def _light_head(q: np.ndarray, tau: float) -> tuple[int, float]:
 def crop(lat: Lattice, tau: float) -> Lattice:
     """Cut tails of Q-mass ≤ τ each, moving them to the safe side; mass is kept.
 
-    The threshold is raised to the lattice's own round-off level (``noise``): FFT
-    noise spread over the far tails must not keep them alive, and cropping any
-    amount is safe (it only loosens the bound by at most that mass).
-
-    Pessimistic: the low tail moves up to the lowest kept loss (losses only grow,
-    so δ only grows), the high tail goes to +inf. Optimistic: the high tail moves
-    down to the highest kept loss keeping its Q-mass (δ(ε) = Σ q (1 − e^{ε−l})₊
-    only shrinks); the low tail moves up to the lowest kept loss, which raises δ by
-    at most its mass s at every ε, so s is added to the slack. Either way the
-    Q-mass is unchanged.
+    Derivation: docs/derivations/engine.md.
     """
     q = lat.q
     tau = max(tau, min(lat.noise, NOISE_CROP_CAP))
@@ -174,13 +154,7 @@ CHERNOFF_COARSE_FROM = 4096
 def _chernoff_end(L: np.ndarray, q: np.ndarray, n: int, log_tau: float, t0: float) -> float:
     """min over t > 0 of (n Λ(t) − log τ)/t: a bound s with Q(S_n ≥ s) ≤ τ.
 
-    The minimiser solves t Λ'(t) − Λ(t) = −log(τ)/n, whose left side increases
-    in t; a few safeguarded Newton steps from t₀ get close, and every evaluated t
-    gives a valid bound, so the best one is returned. On a long lattice the Newton
-    steps run on block sums placed at each block's largest loss (``_coarse``: its
-    Λ is an upper bound, so those bounds are valid too), and the full lattice is
-    evaluated once, at the t they found (what the window needs is any valid t
-    near the optimum: the bound is flat there).
+    Derivation: docs/derivations/engine.md.
     """
     if L.size >= CHERNOFF_COARSE_FROM:
         Lc, qc = _coarse(L, q, max(16, L.size // 1024))
@@ -262,13 +236,7 @@ DIRECT_MAX = 6e7
 def power(lat: Lattice, n: int, tau: float) -> Lattice:
     """n-fold self-convolution by raising the transform to the n-th power.
 
-    The transform is taken on a cyclic window of m points chosen (Chernoff) to
-    hold all but Q-mass τ per tail of the n-fold sum; mass outside the window
-    aliases, and its total (the Chernoff bound) is added to the slack. Round-off:
-    with per-coefficient forward error ≤ γ, |X̂ⁿ − Xⁿ| ≤ nγ(|X̂| + γ)^{n−1}, so the
-    ℓ1 error of the result is ≤ nγ‖(|X̂| + γ)^{n−1}‖₂ + γ‖X̂ⁿ‖₁ (Parseval).
-    The zero frequency is pinned to the exact mass so that mass is conserved to
-    rounding for any n (10⁹ included).
+    Derivation: docs/derivations/engine.md.
     """
     if n == 1:
         return lat

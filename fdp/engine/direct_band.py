@@ -1,10 +1,6 @@
 """The live low-frequency band of an n-fold power, transformed directly.
 
-For huge n the FFT round-off bound nγ(|X| + γ)^{n−1} of an n-th power would
-dominate, so the few live frequencies near |X| = 1 are computed in centred form,
-log X = log F + log1p(−D/F), with D = Σ q_k (1 − e^{−iθ_k}) summed term by term to
-relative accuracy: the error no longer grows like n·u (Higham 2002, Sec. 4.2 for
-the summation bound). Used by ``fdp.engine.convolution.power``.
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations
@@ -28,14 +24,7 @@ def direct_band(q: np.ndarray, F: float, freqs: np.ndarray, m: int,
                 n: int) -> tuple[np.ndarray, np.ndarray, int]:
     """Xⁿ at the given frequencies, centred at an integer k̄, with a relative error bound.
 
-    With θ = 2π((j(k − k̄)) mod m)/m reduced to [−π, π] in exact integer arithmetic,
-    X(ω_j) e^{iω_j k̄} = F − D, D = Σ q_k (2 sin²(θ/2) + i sin θ), so every term is
-    computed to a few ulps *relative to itself*, and
-    log(F − D) = log F + ½ log1p(2 Re z + |z|²) + i atan2(Im z, 1 + Re z), z = −D/F,
-    keeps that relative accuracy near ω = 0. The error of n·log X then no longer
-    grows like n·u (as |X̂ⁿ − Xⁿ| ≤ nγ|X|^{n−1} does for the FFT) but like
-    n·(size·u)·|D|: it stays small where |X|ⁿ is not negligible.
-    Returns (Xⁿ e^{i n ω k̄}, bound on |error|, k̄).
+    Derivation: docs/derivations/engine.md.
     """
     size = q.size
     idx = np.arange(size, dtype=np.int64)

@@ -1,56 +1,12 @@
 """Discretise one trade-off function onto the lattice ΔZ, on both sides.
 
-Work with Y = e^L under P (the likelihood ratio). For any pair,
-δ(ε) = E_P[(Y − e^ε)₊] + Q(L = +∞), so δ is an increasing convex functional of
-the law of Y: if Y' ≤_icx Y (E φ(Y') ≤ E φ(Y) for every increasing convex φ)
-then δ' ≤ δ at every ε. Independent products preserve ≤_icx, which is why
-each side stays on its side after composition.
-
-Pessimistic (``pessimistic``): "connect the dots" (Doroshenko et al. 2022).
-The P-mass of every cell [x_c, x_{c+1}] (x_c = e^{cΔ}) is split between its two
-ends so that its mean in Y is kept: a mean-preserving spread, Y ≤_cx Y_pess.
-Equivalently δ_pess is the chord interpolation of the convex δ in e^ε, exact at
-every grid point. Below the grid, mass moves up to the first point (keeping its
-Q-mass); above it, mass goes to L = +∞.
-
-Optimistic (``optimistic``): the mirror image needs a mean-preserving
-*contraction* onto the grid. (1) Each cell's mass becomes one atom at its
-conditional mean m_c (Jensen). (2a) Half of atom c and half of atom c+1 merge
-onto the grid point x_{c+1} between them, in the proportion that keeps their
-mean. (2b) "Pair two apart": what is left of atom c and of atom c+2 is merged onto
-the two grid points x_{c+1}, x_{c+2} between them with
-their joint mean kept — a two-point measure replaced by a measure on the
-interval it spans with the same mass and mean is a contraction. (3) What is left
-(near atoms and edges, where neighbouring masses differ a lot) is merged with
-mass already on a grid point K = 1, 2, 4, … cells away, again onto the grid
-point between them with the mean kept. (4) Only the remainder is rounded down
-(Y decreases, Q-mass is lost and recorded). Below the grid, mass goes to L = −∞;
-above it, mass moves down to the last point keeping its P-mass.
-Steps (1)–(3) keep E_P[Y] (the Q-mass) exactly, so the optimistic side loses
-Q-mass only in (4) and in the far tails, and its gap to the truth does not grow
-like n·Δ under n-fold composition.
-
-Losses beyond ``EXP_SAFE`` (where e^L would overflow) are handled with Q-masses
-only, and each factor grids [−LOSS_WINDOW, LOSS_WINDOW] (``fdp._constants``):
-beyond the window, mass goes to +∞ (pessimistic) or to the edge (optimistic).
-
-This module is the entry point and the route through an exact law; the two sides
-live in ``connect_dots`` (pessimistic) and ``contraction`` (optimistic), functions
-known only through their privacy profile in ``from_profile``, and lattices built
-from other lattices (composed results used as factors, envelopes) in
-``from_lattices``.
-
-Functions without an exact law (``f.law()``, ``fdp.law``) are discretised through
-their privacy profile: the pessimistic side is the chord interpolation of
-δ(kΔ) (the same connect-the-dots measure), the optimistic side the finite pair
-of chords of f between the tangent points α*(kΔ) (chords of a convex f lie above
-it, so T of that pair is ≥ f), then steps (2)–(4).
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, overload
+from typing import overload
 
 import numpy as np
 
@@ -69,9 +25,7 @@ from fdp.engine.lattice import (
 from fdp.law import atoms_of as atoms
 from fdp.law import interval_masses_of as interval_masses
 from fdp.law import loss_range_of as loss_range
-
-if TYPE_CHECKING:
-    from fdp.tradeoff import TradeOff
+from fdp.tradeoff import TradeOff
 
 #: A law's cell masses sum to 1 − (its infinite atoms) up to a few ulps (measured
 #: ≤ 2.2e-16 for every family and sampler law); a shortfall above this bound is mass
@@ -87,7 +41,7 @@ def discretise(f: TradeOff, step: float, side: str) -> Lattice: ...
 
 def discretise(f: TradeOff, step: float,
                side: str | None = None) -> Lattice | tuple[Lattice, Lattice]:
-    """The ``side`` lattice of f on the grid ΔZ (see the module docstring).
+    """The ``side`` lattice of f on the grid ΔZ (docs/derivations/engine.md).
 
     With ``side=None`` returns both, (pessimistic, optimistic), sharing the work.
     """
@@ -170,10 +124,7 @@ def _split_grid_atoms(f: TradeOff, kappa: np.ndarray, pi: np.ndarray, kmin: int,
                       ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
     """Take point masses of f that sit on grid points out of their cells.
 
-    An atom on a grid point is already discretised exactly, on both sides; left in
-    its cell it would be mixed with the cell's continuous mass, and the optimistic
-    contraction would have to move it. Returns the cell masses without those atoms
-    and (lattice indices, Q-masses) of the atoms, or None.
+    Derivation: docs/derivations/engine.md.
     """
     L, q = atoms(f)
     if L.size == 0:
@@ -207,14 +158,7 @@ def _atom_cells(f: TradeOff, j: np.ndarray, q: np.ndarray, kappa: np.ndarray, km
                 step: float) -> np.ndarray:
     """The cell (index into ``kappa``) that holds each atom sitting on grid point j.
 
-    Cell i of ``kappa`` lies between grid points i − 1 and i, so an atom on point j
-    is counted in cell j or j + 1, depending on how the law rounds that edge (a
-    derived law pulls its edges back through a transform, and the rounded edge may
-    fall on either side of the atom). The law is asked again with the edge moved by
-    ±η (η ≥ 1e-6 Δ, far above rounding): the cell right of the atom then holds only
-    its continuous mass, and if the first answer put at least half of the atom's
-    Q-mass more in it, the atom was counted there. (η is also ten times the offset
-    ``_split_grid_atoms`` accepts between an atom and its grid point, 1e-9 |k| Δ.)
+    Derivation: docs/derivations/engine.md.
     """
     cell = np.empty(j.size, dtype=np.int64)
     for n, (jj, qa) in enumerate(zip(j.tolist(), q.tolist())):
@@ -232,11 +176,7 @@ def _envelope_members(f: TradeOff,
                       step: float) -> tuple[list[Lattice], list[Lattice]] | None:
     """([pessimistic member lattices], [optimistic ones]) on ΔZ, or None.
 
-    For min{f_1, …, f_m}** (``f._delta_members()``) whose members all have exact
-    laws (or are composed results), and for one-sidedly symmetrised ``Numeric``
-    results (``f._lattices()`` with two directions); the
-    privacy profile of both is δ = max_i δ_i (DRS Prop 2.12: conjugates of a
-    minimum are the maximum of the conjugates).
+    Derivation: docs/derivations/engine.md.
     """
     lats = f._lattices()
     if lats is not None and len(lats[0]) > 1:          # a two-direction result

@@ -1,10 +1,6 @@
 """The engine's entry: ``compose`` (and ``compose_numeric``, its one-direction form).
 
-Every client composes through here — ``fdp.compose`` / ``f @ g`` when no closed form
-applies, ``fdp.dpsgd`` and its samplers, random allocation (``Prebuilt`` factors) —
-and so does ``Numeric.refined`` (through the same ``composition.compose_lattices``):
-choose the grid step, discretise each factor group on both sides, compose each
-direction, read back from a ``Numeric``.
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations
@@ -31,65 +27,42 @@ def compose(factors: Factors | Sequence[tuple[Prebuilt, int]], tol: float | None
     """The engine's entry: certified numeric composition of factor groups
     ⊗_i f_i^{⊗n_i} (DRS 2022, Def 3.1 and Thm 3.2), in one or both directions.
 
-    Each factor is discretised on the privacy-loss lattice ΔZ twice — pessimistic
-    (connect the dots, a mean-preserving spread) and optimistic (a mean-preserving
-    contraction) — and the lattices are composed by FFT with every round-off and
-    truncation bounded on the safe side (Doroshenko, Ghazi, Kamath, Kumar &
-    Manurangsi 2022; Koskela, Jälkö & Honkela 2020; the proof is in ``fdp.engine``'s
-    docstring). With ``directions=("f", "inverse")`` both ⊗ f_i and
-    ⊗ f_i⁻¹ = (⊗ f_i)⁻¹ (DRS 2022, Prop 3.2) are composed and the result is their
-    one-sided symmetrisation min{f, f⁻¹}**, whose privacy profile is the maximum of
-    the two (Zhu, Dong & Wang 2021, Thm 11; Bu et al. 2020): add/remove neighbours,
-    as ``fdp.dpsgd`` composes them.
+    Returns a certified ``Numeric`` (status: the weakest of its factors', at best certified)
+    that keeps its TradeOff factors (``source``) for refinement and small-δ read-backs.
+
+    Derivation: docs/derivations/engine.md.
 
     Parameters
     ----------
     factors : TradeOff, or list of (TradeOff, int), or list of (Prebuilt, int)
-        The factor groups (equal factors grouped; a bare TradeOff counts once), or
-        factors their caller bounded itself (``Prebuilt``: both directions given, the
-        grid step from their declared variances, ``grid="tol"`` only; the result
-        keeps no factors, ``source=()``).
+        The factor groups (a bare TradeOff counts once), or factors their caller bounded
+        itself (``Prebuilt``: both directions given, ``grid="tol"`` only, no ``source``).
     tol : float, optional
         Accuracy target in (0, 1] the grid step is chosen for (default ``DEFAULT_TOL``
         = 1e-4; ``QUESTION_TOL`` = 1e-3 with ``grid="question"``).
     directions : tuple of {"f", "inverse"}
-        The compositions formed, one lattice per side each; two: their one-sided
-        symmetrisation (δ = max). Default ("f",).
+        The compositions formed; two: their one-sided symmetrisation (δ = max).
     grid : {"tol", "question", "exact"}
-        "tol": Δ ≈ 1.3·sqrt(tol·V/N)/max(1, V)^{1/4} (``grid.choose_step``; V the
-        variance of the composed loss, N the number of factors), coarsened to
-        ``GRID_POINTS`` at tol = DEFAULT_TOL; "question": the question-sized grid of
-        ``fdp.dpsgd`` without tol (tol = QUESTION_TOL, coarsened to the budget, and
-        ``epsilon_bounds`` refines until its bracket is within
-        ``QUESTION_REL_WIDTH``·max(ε, 0.01)); "exact": the step tol asks for, never
-        coarsened (``Numeric.refined``).
+        "tol": Δ from tol (``grid.choose_step``), coarsened to ``GRID_POINTS`` at the
+        default tol; "question": ``fdp.dpsgd``'s question-sized grid (``epsilon_bounds``
+        refines to ``QUESTION_REL_WIDTH``·max(ε, 0.01)); "exact": never coarsened.
     label : str, optional
         The result's label (default: the factors joined by ⊗).
     progress : bool, optional
         A progress meter on stderr (None: only on a terminal for long runs).
     reflect : bool
-        With both directions: build f_i⁻¹'s lattices by reflecting f_i's wherever what
-        that adds to a group is at most ``REFLECT_SLACK_CAP`` (``pipeline.inverse_parts``;
-        the default). False: the slack-free lattices a result recomposes from (its
-        ``source``; ``Numeric.refined``).
-
-    Returns
-    -------
-    Numeric
-        The certified result (status: the weakest of its factors', at best
-        certified); for TradeOff factors it keeps them (``source``, one ``Recipe``
-        per direction) for refinement and small-δ read-backs.
+        With both directions, build f_i⁻¹'s lattices by reflection where that costs at most
+        ``REFLECT_SLACK_CAP`` (``pipeline.inverse_parts``); False: the slack-free lattices.
 
     Raises
     ------
     TypeError
         If factors is not a list of (TradeOff, count) or (Prebuilt, count) pairs.
     ValueError
-        If factors is empty, a count is not a positive integer, tol is not in (0, 1],
-        or ``directions`` / ``grid`` is not one of the forms above.
+        For no factors, a count that is not a positive integer, tol outside (0, 1], or
+        an unknown ``directions`` / ``grid``.
     MemoryError
-        If an explicit tol needs a grid over the engine's memory limit (the message
-        names tol).
+        If an explicit tol needs a grid over the memory limit (the message names tol).
 
     Examples
     --------
@@ -116,45 +89,8 @@ def compose(factors: Factors | Sequence[tuple[Prebuilt, int]], tol: float | None
 
 def compose_numeric(factors: Factors, tol: float | None = None,
                     progress: bool | None = None) -> Numeric:
-    """Certified numeric composition ⊗_i f_i^{⊗n_i}: ``compose`` in one direction with
-    the grid chosen for tol (DRS 2022, Def 3.1 and Thm 3.2).
-
-    ``tol`` (default 1e-4) sets the accuracy the grid is chosen for: the loss grid
-    step is Δ ≈ 1.3·sqrt(tol·V/N)/max(1, V)^{1/4} (V the variance of the composed
-    privacy loss, N the number of factors). The bracket width in β is then about
-    tol/3, in ε about 3–10·tol for DP-SGD-like compositions (the discretisation
-    changes the composed law's variance by a relative N·Δ²/V ∝ tol). It is a
-    target, not a guarantee; the returned bracket is always certified, whatever its
-    width (read it with ``bounds`` / ``epsilon_bounds``). Smaller tol costs memory
-    and time ∝ 1/sqrt(tol). At the default tol a grid over ``GRID_POINTS`` is
-    coarsened to fit (certified, wider; refine with ``width=``).
-
-    Parameters
-    ----------
-    factors : TradeOff or list of (TradeOff, int)
-        The factors with their counts (equal factors grouped); a bare ``TradeOff``
-        in the list counts once. Any ``TradeOff`` is accepted, including earlier
-        ``Numeric`` results.
-    tol : float, optional
-        Accuracy target in (0, 1] (default ``DEFAULT_TOL`` = 1e-4).
-    progress : bool, optional
-        A progress meter on stderr (None: only on a terminal, for ≥ 200 distinct
-        factors or a long expected time; False: never).
-
-    Returns
-    -------
-    Numeric
-        The certified result; it keeps its factors (``source``) for refinement.
-
-    Raises
-    ------
-    TypeError
-        If factors is not a list of (TradeOff, count) pairs.
-    ValueError
-        If factors is empty, a count is not a positive integer, or tol is not in (0, 1].
-    MemoryError
-        If an explicit tol needs a grid over the engine's memory limit (the message
-        names tol).
+    """Certified numeric composition ⊗_i f_i^{⊗n_i}: ``compose`` in one direction (DRS 2022,
+    Def 3.1 and Thm 3.2); ``factors``, ``tol``, ``progress`` and what raises as there.
 
     Examples
     --------

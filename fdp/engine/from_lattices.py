@@ -1,9 +1,6 @@
 """Lattices built from other lattices: a composed result regridded, and maxima.
 
-``regrid`` puts a composed result (a ``Numeric`` used as a factor) on another
-grid. ``max_of_lattices`` is the lattice of an envelope min{f_1, …, f_m}**, whose
-privacy profile is max_i δ_i (the conjugate of a minimum is the maximum of the
-conjugates; DRS 2022, Prop 2.12).
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations
@@ -50,18 +47,7 @@ SWITCH = ENVELOPE_SWITCH
 def max_of_lattices(lats: Sequence[Lattice], step: float) -> Lattice:
     """One lattice whose δ bounds M = max_i δ_i from the lattices' side.
 
-    Both sides take the chord interpolation (in x = e^ε) of M at the grid points,
-    anchored at (0, max_i |Q_i|). Each lattice δ_i is linear in x on every cell, so M
-    is the maximum of lines there. Pessimistic: M is convex and the chords lie above
-    it (connect-the-dots for the envelope). Optimistic: on a cell where the same
-    member j is largest at both ends the chord *is* M; where it changes, the chord
-    exceeds M by at most b_k = M(x_{k+1}) − δ_j(x_{k+1}) (the chord minus δ_j's
-    line is linear and 0 at the left end). Where b_k > ``SWITCH`` the value at
-    x_{k+1} is lowered to δ_j(x_{k+1}), so the segment is δ_j's own line (a lower
-    start only lowers the next chord); the remaining b_k (round-off-sized, where
-    members nearly tie) are added to the slack. Round-off kinks are negative
-    atoms: the pessimistic side raises δ to remove them, the optimistic side drops
-    them and adds their mass to the slack. Slacks: the largest member slack.
+    Derivation: docs/derivations/engine.md.
     """
     side = lats[0].side
     # the chords are formed in x = e^ε, so only |ε| ≤ EXP_SAFE: below, the first chord

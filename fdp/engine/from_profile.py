@@ -1,19 +1,6 @@
 """Functions known only through β or δ: their lattices from the privacy profile.
 
-A trade-off function without a privacy-loss law is discretised through its privacy
-profile δ(ε) = sup_α (1 − f(α) − e^ε α) (DRS 2022, Prop 2.12) and the tangent
-points α*(ε) where that supremum is attained. The loss range that is gridded
-(``profile_range``) is read off the same quantities.
-
-A function may instead offer ``f._upper_law()``: the law of a finite pair whose
-trade-off function is ≥ f (``fdp.conversions.renyi_law`` builds one for the Rényi
-conversions from a certified bracket on a grid of α). The optimistic side and the
-low end of the range are then read off that law, without evaluating f at the
-thousands of tangent points (each costly when f is itself the solution of a
-root-finding problem). It is the optimistic side only: the law of a pair above f
-is more private than f, so its optimistic lattice is too (tensor products are
-monotone in each factor, DRS 2022, §3.1), while the pessimistic side stays the chord
-interpolation of the certified δ.
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations
@@ -22,7 +9,6 @@ import contextlib
 import math
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import expit
@@ -33,10 +19,8 @@ from fdp._types import FloatArray
 from fdp.engine.connect_dots import grid_range
 from fdp.engine.contraction import contract_masses
 from fdp.engine.lattice import PESSIMISTIC, Lattice
-
-if TYPE_CHECKING:
-    from fdp.law import PrivacyLossLaw
-    from fdp.tradeoff import TradeOff
+from fdp.law import PrivacyLossLaw
+from fdp.tradeoff import TradeOff
 
 # ε scanned for the range of a profile-only f; below its start the chord from (0, 1)
 # takes over (safe for the pessimistic side; the optimistic side drops Q-mass ≤ e^{−20})
@@ -73,13 +57,7 @@ def _tangent_alpha(beta: Callable[[FloatArray], FloatArray], eps: np.ndarray) ->
 def profile_range(f: TradeOff) -> tuple[float, float]:
     """Losses carrying all but ~PROFILE_TAIL of the mass, read off δ and the tangent points.
 
-    Only the grid's extent depends on it (tails outside go to the safe side), so a
-    plausible range is enough. It is computed once per object: the cache is a
-    ``weakref.WeakKeyDictionary`` keyed by the object itself (hash and equality),
-    so an entry lives exactly as long as its object and can never be returned for
-    another object that happens to reuse a freed object's ``id()``; equal objects
-    (the same function) share it. Objects that cannot be weakly referenced or
-    hashed are not cached.
+    Derivation: docs/derivations/engine.md.
     """
     try:
         hit = _RANGES.get(f)
@@ -125,10 +103,7 @@ def _profile_range(f: TradeOff) -> tuple[float, float]:
 def from_profile(f: TradeOff, step: float, side: str) -> Lattice:
     """The ``side`` lattice of a function known through its privacy profile only.
 
-    Pessimistic: the chord interpolation of δ(kΔ) in e^ε (connect the dots;
-    Doroshenko et al. 2022). Optimistic: the finite pair of chords of f between the
-    tangent points α*(kΔ) (chords of a convex f lie above it, so the trade-off
-    function of that pair is ≥ f), contracted like the cell masses of a law.
+    Derivation: docs/derivations/engine.md.
     """
     kmin, kmax = grid_range(profile_range(f), step)
     grid = np.arange(kmin, kmax + 1) * step
@@ -175,7 +150,7 @@ def from_profile(f: TradeOff, step: float, side: str) -> Lattice:
 
 
 def _upper_law(f: TradeOff) -> PrivacyLossLaw | None:
-    """``f._upper_law()`` when f offers it (module docstring), else None."""
+    """``f._upper_law()`` when f offers it (docs/derivations/engine.md), else None."""
     hook = getattr(f, "_upper_law", None)
     return None if hook is None else hook()
 

@@ -1,13 +1,6 @@
 """The grid step of a composition: chosen from tol, the factors' spreads and a budget.
 
-The step Δ = STEP_SCALE·sqrt(tol·V/N)/max(1, V)^{1/4} (V the variance of the
-composed privacy loss, N the number of factors; constants in ``fdp._constants``)
-makes the discretisation change the composed law's variance by a relative
-N·Δ²/V ∝ tol (each step's variance moves by O(Δ²); Doroshenko et al. 2022, Sec. 4
-for the same scaling). Every step is certified: the step only sets how wide the
-bracket is. At the default tol a grid over ``GRID_POINTS`` is coarsened to fit. A
-question-sized default (``fdp.dpsgd`` without tol) uses ``QUESTION_TOL`` with the same
-budget (the argument is in ``fdp.engine``'s docstring).
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations
@@ -78,10 +71,7 @@ def seconds_for(points: float, transforms: int) -> float:
 def loss_spread(f: TradeOff) -> Spread:
     """(mean, variance, lo, hi, gridded variance) of the loss of f under Q.
 
-    lo, hi: the gridded (windowed) range. The gridded variance is that of the law as
-    the lattices hold it, mass beyond the window counted at the window's edge (where
-    the optimistic side puts it); it sizes the composed grid. The variance itself
-    (of the whole law, or of a coarse lattice) sets the step.
+    Derivation: docs/derivations/engine.md.
     """
     lats = f._lattices()
     if lats is not None and len(lats[0]) == 1:        # a composed result
@@ -201,13 +191,7 @@ def smallest_tol(groups: Groups) -> float:
 def reachable_width(num: Numeric, gap: float, width: float, name: str) -> None:
     """Refuse at once a ``width`` the memory budget cannot reach (``readback.refine``).
 
-    The engine's error model makes a bracket's width proportional to tol (the
-    discretisation moves the composed variance by a relative N·Δ²/V ∝ tol; module
-    docstring); a bracket ``gap`` wide at ``num.effective_tol`` can therefore narrow
-    to about gap·tol_min/effective_tol at best, tol_min = ``smallest_tol``. When that
-    is still over ``width`` the refinement would recompose at ever smaller tol and
-    fail on the budget; this raises the ValueError first, with that narrowest width (a necessary
-    bound: round-off can stop the refinement above it).
+    Derivation: docs/derivations/engine.md.
     """
     if not num.source or not math.isfinite(gap) or gap <= width:
         return

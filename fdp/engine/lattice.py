@@ -1,22 +1,6 @@
 """Privacy-loss measures on a lattice (the engine's data type) and their read-back.
 
-A ``Lattice`` is a non-negative measure Q on the losses L = kΔ (k = k0, k0+1, …)
-plus an atom at L = +inf. It stands for the pair whose likelihood ratio dQ/dP is
-e^L, and it is read through the hockey-stick divergence (Balle, Barthe & Gaboardi
-2018; DRS 2022, Prop 2.12)
-
-    δ_Q(ε) = Q(L = +inf) + Σ_k q_k (1 − e^{ε − kΔ})₊ .
-
-Composition adds independent losses, so it convolves the measures
-(``fdp.engine.convolution``). Convolution of non-negative measures is monotone in
-each factor for the order "δ_A ≤ δ_B for every ε", which is what makes the
-two-sided bracket survive composition (see the validity argument in ``fdp.engine``).
-
-Each lattice carries a ``slack`` η ≥ 0: the certified distance, in δ at every ε,
-between the computed array and the exact lattice measure it represents (FFT
-round-off and wrap-around). A pessimistic lattice certifies δ ≤ δ_Q + η, an
-optimistic one δ ≥ δ_Q − η. Slacks compose as η_A + η_B·|Q_A| (one line of
-algebra from the identity above).
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations
@@ -52,11 +36,7 @@ PESSIMISTIC, OPTIMISTIC = "pessimistic", "optimistic"
 def _dot(a: np.ndarray, b: np.ndarray) -> float:
     """Σ a_i b_i without BLAS (``np.einsum``'s own loop).
 
-    ``a @ b`` on 1-D arrays goes to the BLAS dot, which with several BLAS threads on a
-    busy machine can take far longer than the product itself; the hot
-    loops (Chernoff windows, tilt searches, round-off bounds) call this instead. Its
-    round-off is that of a recursive sum (≤ size·u relative for non-negative terms),
-    as the bounds that use it assume.
+    Derivation: docs/derivations/engine.md.
     """
     return float(np.einsum("i,i->", a, b))
 
@@ -64,10 +44,7 @@ def _dot(a: np.ndarray, b: np.ndarray) -> float:
 class GridBudgetExceeded(MemoryError):
     """A grid over the engine's memory budget was refused BEFORE it was allocated.
 
-    A subclass of MemoryError (what a user catches), distinct from a real
-    out-of-memory error, so that callers can catch exactly the refusal (and turn it
-    into advice) without swallowing a real one. ``points``: the size refused (0 when
-    not known).
+    Derivation: docs/derivations/engine.md.
 
     Examples
     --------
@@ -185,12 +162,7 @@ def _recurse_list(x: np.ndarray, decay: float) -> np.ndarray:
 def suffix_sums(q: np.ndarray, decay: float, block: int | None = None) -> np.ndarray:
     """S_j = Σ_{i ≥ j} q_i decay^{i−j} for non-negative q, 0 < decay ≤ 1, blocked.
 
-    Suffix recursions inside blocks of B ≈ √n terms (one filter over all blocks),
-    then one recursion over the block sums: every sum passes through at most
-    B + n/B + 2 roundings, so |computed − exact| ≤ suffix_error(n)·S_j (relative;
-    all terms are non-negative) instead of the n·u of a plain running sum.
-    ``block`` fixes B (default: for q.size); the sums on a suffix of a longer array,
-    with that array's B, are its sums bit for bit (blocks are aligned at the top).
+    Derivation: docs/derivations/engine.md.
     """
     n = q.size
     b = _block(n) if block is None else block
@@ -228,11 +200,7 @@ def suffix_sums(q: np.ndarray, decay: float, block: int | None = None) -> np.nda
 class Lattice:
     """Measure ``q`` on losses (k0 + i)·step, atom ``q_inf`` at +inf, δ-slack ``slack``.
 
-    Plain data: the defining fields, two facts recorded by whoever built the lattice
-    (``noise``: the round-off level of the transform that produced it, used by
-    ``crop``; ``p_neginf``: the exact P-mass at L = −∞ of a per-step pessimistic
-    lattice, used by ``reflect``), and lazily filled caches (the finite mass, the
-    read-back tables) that are not pickled.
+    Derivation: docs/derivations/engine.md.
 
     Examples
     --------
@@ -272,9 +240,7 @@ class Lattice:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
 
-    # ------------------------------------------------------------------
-    # Basic facts
-    # ------------------------------------------------------------------
+    # -- Basic facts
     @property
     def losses(self) -> np.ndarray:
         return (self.k0 + np.arange(self.q.size)) * self.step
@@ -300,18 +266,13 @@ class Lattice:
         m = _dot(w, L)
         return m, _dot(w, (L - m) ** 2)
 
-    # ------------------------------------------------------------------
-    # Read-back: δ(ε) and β(α) of the lattice measure (no slack)
-    # ------------------------------------------------------------------
+    # -- Read-back: δ(ε) and β(α) of the lattice measure (no slack)
     def _tables(self, start: int = 0) -> tuple[int, np.ndarray, np.ndarray]:
         """(s, tail_q, tail_r) with s ≤ start: Q(L ≥ l_j) and R_j = Σ_{i ≥ j} q_i e^{−(l_i − l_j)}
         for j ≥ s (entry j − s), by blocked suffix sums (nothing over/underflows;
         round-off bounded by ``readback``).
 
-        The sums at j depend on q_i, i ≥ j, only, and the blocks are aligned at the top
-        with the length of the whole lattice, so a suffix's tables are bit for bit
-        those of the whole lattice at the same j: a read-back near the top (ε(δ) at
-        small δ) pays only for the part of the lattice above its answer.
+        Derivation: docs/derivations/engine.md.
         """
         cache = self._tables_cache
         if cache is None or cache[0] > start:
@@ -419,15 +380,7 @@ class Lattice:
     def epsilon_raw(self, target: np.ndarray) -> np.ndarray:
         """Smallest ε ≥ 0 with δ_Q(ε) ≤ target (inf if none), solved cell by cell.
 
-        Between grid points δ(ε) = T_q − e^ε T_p with T_q = q_inf + Σ_{l_i > ε} q_i and
-        T_p = Σ_{l_i > ε} q_i e^{−l_i}, so once the cell is located (δ at the grid
-        points is non-increasing: integer bisection) ε = l_j + log((T_q − target)/R_j)
-        with R_j the discounted suffix sum at l_j. Vectorised in target.
-
-        The bisection starts at a grid point l_s where δ(l_s) > every target has been
-        checked (``_search_start``; s = −1, the whole lattice, otherwise), so only the
-        tables above l_s are formed. If l_s ≥ 0 then δ(0) ≥ δ(l_s) > t (δ is
-        non-increasing), so the answer is not clamped to 0.
+        Derivation: docs/derivations/engine.md.
         """
         t = np.asarray(target, dtype=float)
         n = self.q.size
@@ -473,25 +426,7 @@ class Lattice:
 def reflect(lat: Lattice) -> Lattice:
     """The lattice of the inverse pair T(Q, P) (losses −l, Q-masses p_k = q_k e^{−l_k}).
 
-    T(Q, P) = T(P, Q)⁻¹. Pessimistic side: connect-the-dots reflected is exactly
-    the connect-the-dots lattice of f⁻¹ (both interpolate
-    δ_{f⁻¹}(ε) = 1 − e^ε + e^ε δ_f(−ε) between grid points), so it stays pessimistic.
-    The +inf atom of the reflection is the P-mass at L = −∞ (recorded by the
-    discretiser as ``p_neginf``, else 1 − Σ p_k).
-
-    Optimistic side: a lattice with totals P = Σ p, Q = Σ q has, for every ε,
-    δ_refl(ε) = P − e^ε Q + e^ε δ(−ε) (split the sum at l = −ε), while the pair's
-    inverse has 1 − e^ε + e^ε δ_true(−ε). An optimistic lattice has δ ≤ δ_true but
-    may have lost Q-mass (rounding down) or gained P-mass (moving mass down in
-    Q-space), so its reflection can exceed the truth by (P − 1) + e^ε(1 − Q) — and
-    it vanishes for ε above its top loss −l_0. That amount, at the best cut (atoms
-    of the lowest losses may be dropped first: dropping an atom only lowers both
-    profiles and lowers the top), is the reflection's slack.
-
-    Forming p_k = e^{log q_k − l_k} errs by a relative u(|log q_k − l_k| + 2) at most;
-    each p_k is moved by that much to the safe side (up on the pessimistic side,
-    down on the optimistic side: δ is increasing in every mass). Only for
-    slack-free (per-step) lattices: a slack η at −ε would become e^ε η.
+    Derivation: docs/derivations/engine.md.
     """
     if lat.slack != 0.0:
         raise ValueError("only a slack-free lattice can be reflected exactly")
@@ -559,13 +494,7 @@ def _reflection_cut(L: FloatArray, q: FloatArray, p: FloatArray,
     Q_j of the atoms kept, Q_j with the lattice's +inf mass), certified. j minimises
     that excess plus the P-mass dropped (what the reflection loses in tightness).
 
-    Leading atoms without mass are dropped for free (the totals stay, e^{−l_j}
-    shrinks). Dropping atoms whose P-mass together reaches the excess cannot pay, so
-    only the next ones below it are tried, at most ``_CUT_HEAD`` (any j gives a valid
-    s). The totals are long double sums (``tail_sum_bounds``); a suffix is the total
-    less a prefix of at most z + ``_CUT_HEAD`` terms, summed the same way, so
-    |error| ≤ (n + j + 2)·u_long·total, and every further operation is rounded
-    outward by a few double u.
+    Derivation: docs/derivations/engine.md.
     """
     n = q.size
     live = np.flatnonzero((q > 0) | (p > 0))

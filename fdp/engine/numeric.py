@@ -1,10 +1,6 @@
 """The certified numeric result: a trade-off function read back from two lattices.
 
-``compose`` (``fdp.engine.entry``) runs the pipeline (``fdp.engine.composition``,
-``fdp.engine.pipeline``) and returns a ``Numeric``: f(α) and δ(ε) read back from
-the pessimistic and optimistic composed lattices, each corrected by its certified
-slack; ε(δ) solved cell by cell, or, far below the round-off floor, from a tilted
-recomposition (``fdp.engine.tilted``).
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations
@@ -172,19 +168,9 @@ class Numeric(TradeOff):
         return self.pess, self.opt
 
     def lattice(self, side: str) -> Lattice:
-        """The first (for a plain composition: the only) lattice of ``side``,
-        "pessimistic" or "optimistic".
-
-        Parameters
-        ----------
-        side : {"pessimistic", "optimistic"}
-            Which bound: the lattice whose δ bounds the truth from above or below.
-
-        Returns
-        -------
-        Lattice
-            Its Q-masses ``q`` on the losses ``losses``, atom ``q_inf`` at +∞ and
-            certified δ-slack ``slack``.
+        """The first (for a plain composition the only) ``Lattice`` of ``side``, "pessimistic"
+        (δ above the truth) or "optimistic" (below): Q-masses ``q`` on ``losses``, the atom
+        ``q_inf`` at +∞ and its certified δ-slack ``slack``.
 
         Examples
         --------
@@ -277,30 +263,9 @@ class Numeric(TradeOff):
 
     # -- accuracy in the user's unit: refinement from the kept factors --------
     def refined(self, tol: float) -> Numeric:
-        """The same composition recomposed from its kept factors (``source``) at tol.
-
-        The kept factors are recomposed through the engine's entry
-        (``composition.compose_lattices`` with ``grid="exact"``: the step tol asks for,
-        the same for every direction, as when the result was built; each direction's
-        slack-free lattices, as ``source`` keeps them); the result is certified like
-        the original (same argument, finer grid). Cached per tol.
-
-        Parameters
-        ----------
-        tol : float
-            The accuracy to recompose for, in (0, 1].
-
-        Returns
-        -------
-        Numeric
-            The recomposed result (its brackets are certified on their own).
-
-        Raises
-        ------
-        ValueError
-            When the factors were not kept (``source=()``) or tol is not in (0, 1].
-        MemoryError
-            When the grid for tol is over ``lattice.MAX_POINTS``.
+        """The same composition recomposed from its kept factors (``source``) at tol ∈ (0, 1],
+        certified on its own; ``ValueError`` when no factors were kept, ``MemoryError`` over
+        ``lattice.MAX_POINTS``. Derivation: docs/derivations/engine.md.
 
         Examples
         --------
@@ -394,22 +359,7 @@ class Numeric(TradeOff):
 
     # -- (ε, δ): plain read-back above the floor, tilted recomposition below -----
     def epsilon(self, delta: ArrayLike) -> FloatOrArray:
-        """The certified (upper) ε at δ: the upper end of ``epsilon_bounds``.
-
-        Parameters
-        ----------
-        delta : float or array_like
-            δ in (0, 1).
-
-        Returns
-        -------
-        float or ndarray
-            ε such that f is (ε, δ)-DP, shaped like ``delta`` (inf if none is proven).
-
-        Raises
-        ------
-        ValueError
-            If delta is outside (0, 1) or below what this result can certify.
+        """The certified (upper) ε at δ ∈ (0, 1): the upper end of ``epsilon_bounds``.
 
         Examples
         --------
@@ -422,38 +372,10 @@ class Numeric(TradeOff):
         return self.epsilon_bounds(delta)[1]
 
     def epsilon_bounds(self, delta: ArrayLike, width: float | None = None) -> Bracket:
-        """(lower, upper) ε at δ, certified.
+        """(lower, upper) ε at δ ∈ (0, 1), certified; ``width`` as in ``bounds``.
 
-        Above 10× the round-off floor (``delta_floor``) the composed lattices are
-        read directly. Below 10× the floor, and below 1000× the floor when the plain
-        bracket is wider than asked (``width``; by default any width for lattices of
-        at most ``readback.TILT_CHEAP`` points, 1e-3·max(1, ε) for larger ones;
-        ``eps_width`` results: 1e-3·max(ε, 0.01)), the
-        factors are recomposed exponentially tilted towards that δ
-        (``fdp.engine.tilted``), whose error is relative to δ itself; where both
-        apply the intersection is returned (cached per δ). With ``width`` the
-        composition is refined (``refined``, smaller tol) until hi − lo ≤ width, or a
-        ValueError names what limits it. The answer can be inf where atoms cut off at
-        +∞ (tails below ~1e-25 per step, or losses beyond the gridded window
-        ``LOSS_WINDOW``) already exceed δ.
-
-        Parameters
-        ----------
-        delta : float or array_like
-            δ in (0, 1).
-        width : float, optional
-            The largest acceptable upper − lower ε (see ``bounds``).
-
-        Returns
-        -------
-        (float, float) or (ndarray, ndarray)
-            Lower and upper ε(δ), shaped like ``delta``.
-
-        Raises
-        ------
-        ValueError
-            If delta is outside (0, 1), below the certified resolution of this result,
-            or ``width`` cannot be met.
+        ``ValueError`` below the certified resolution of this result or for an unreachable
+        width. Derivation (plain, tilted and refined read-backs): docs/derivations/engine.md.
 
         Examples
         --------
@@ -524,29 +446,9 @@ class Numeric(TradeOff):
                        directions=self.directions, source=(recipe,), status=self.status)
 
     def symmetrize(self, one_sided: bool = False) -> TradeOff:
-        """As ``TradeOff.symmetrize``; one-sided: both directions kept as lattices.
-
-        min{f, f⁻¹}** has privacy profile max(δ_f, δ_{f⁻¹}), which is what an
-        ``envelope`` result reads (the same form ``fdp.dpsgd`` returns; DRS 2022,
-        Thm 4.2; Bu et al. 2020).
-
-        Parameters
-        ----------
-        one_sided : bool, optional
-            False: max{f, f⁻¹} (valid when f holds for both orders of every
-            neighbouring pair); True: min{f, f⁻¹}** (valid when f holds for one order
-            only, as for add/remove neighbours).
-
-        Returns
-        -------
-        TradeOff
-            A symmetric trade-off function; a two-direction ``Numeric`` when
-            one-sided and the factors are kept.
-
-        Raises
-        ------
-        TypeError
-            If one_sided is not a bool.
+        """As ``TradeOff.symmetrize``; one-sided, both directions are kept as lattices:
+        min{f, f⁻¹}** has profile max(δ_f, δ_{f⁻¹}) (DRS 2022, Thm 4.2; Bu et al. 2020), the
+        form ``fdp.dpsgd`` returns.
 
         Examples
         --------

@@ -1,18 +1,6 @@
 """The composition pipeline: discretise each factor, power each group, combine.
 
-    compose_numeric([(f_1, n_1), …, (f_m, n_m)], tol)
-      1. choose the grid step Δ (``fdp.engine.grid``);
-      2. discretise every factor on ΔZ twice, pessimistic and optimistic
-         (``discretise_groups``; the inverse pairs by ``inverse_parts``);
-      3. n_i-fold compositions by raising the transform to the n_i-th power, then a
-         balanced tree of linear FFT convolutions over the distinct factors
-         (``combine_parts``), cropping negligible tails to the safe side after each
-         step (``fdp.engine.convolution``);
-      4. a ``Numeric`` result reads both lattices back (``fdp.engine.numeric``).
-
-Composition of trade-off functions is that of their pairs (DRS 2022, Def 3.1 and
-Thm 3.2); the composition of inverses is the inverse of the composition
-(DRS 2022, Prop 3.2 / Lemma A.2), which ``inverse_parts`` uses.
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations
@@ -91,29 +79,7 @@ def inverse_parts(groups: Groups, parts: list[Part], reflect_both: bool = False,
     """[(pessimistic, optimistic, n)] of the inverse pairs f_i⁻¹ = T(Q, P) of groups (f_i, n_i)
     whose own discretised lattices are ``parts``.
 
-    Pessimistic: the reflection of f_i's pessimistic lattice, which is exactly the
-    connect-the-dots lattice of f_i⁻¹ (``lattice.reflect``) — unless f_i⁻¹ has an
-    exact law and the reflection would send P-mass to +∞ (P-mass at losses below
-    ≈ −708, where the Q-masses the lattice stores underflow): then f_i⁻¹ is
-    discretised directly, with its own Q-masses. Optimistic: f_i⁻¹ discretised
-    directly — reflecting an optimistic lattice is not optimistic where its
-    rounding lost Q-mass (the reflection then carries a slack of that size,
-    ``lattice.reflect``), which happens near point-like parts of a law.
-
-    ``reflect_both`` (the compositions of ``composition.compose_add_remove``): both
-    reflections are used wherever what they add to a group of n_i factors is at most
-    ``REFLECT_SLACK_CAP`` (derivation in ``fdp._constants``): n_i times the
-    pessimistic one's +∞ atom (the P-mass f_i's law leaves beyond its gridded range:
-    ≈ 3e-28 for a Poisson-subsampled Gaussian, over NEGLIGIBLE_P_MASS, so without
-    this flag its inverse is discretised again) and n_i times the optimistic one's
-    certified slack. That saves discretising f_i⁻¹ for the short groups of a
-    many-step schedule, where it is most of the work. What they add stays below the
-    composition's own round-off, so the plain read-back barely sees it; the lattices
-    the other read-backs start from (``Recipe.parts``: tilted recompositions near
-    that floor, summaries, inverses) stay the direct, slack-free ones.
-
-    ``ahead``: {group index: f_i⁻¹'s optimistic lattice} already discretised (the same
-    lattice ``discretise(inv, step, OPTIMISTIC)`` gives), used where it is needed.
+    Derivation: docs/derivations/engine.md.
     """
     out: list[Part] = []
     for i, ((f, _), (lp, lo, n)) in enumerate(zip(groups, parts)):
@@ -142,10 +108,7 @@ def cropped(parts: list[Part], tau: float = TAU) -> list[Part]:
 def power_tau(n: int, tau: float = TAU) -> float:
     """Tail mass allowed out of an n-fold power's window (and cropped after it).
 
-    Whatever is cut or wrapped is paid into the slack (2τ); the transform's own
-    round-off slack is at least ~n·1e-14, so τ up to a thousandth of that costs
-    nothing visible, and a narrower window is a faster transform. Capped at
-    POWER_TAU_CAP (derivations in ``fdp._constants``).
+    Derivation: docs/derivations/engine.md.
     """
     return min(max(tau, POWER_TAU_PER_STEP * n), POWER_TAU_CAP)
 

@@ -1,17 +1,7 @@
 """Factors given by finitely many atoms that bound them: the engine's hook for laws it
 cannot read from a ``TradeOff`` (``Prebuilt``, composed by ``composition.compose``).
 
-A caller that has bounded a factor itself — random allocation's law of the mean of t
-log-normal likelihood ratios, summed on its own grid (``fdp.sgd.allocation``) — hands
-the engine, per direction, two finite pairs: a pessimistic one that dominates the
-factor (its privacy profile is at least the factor's at every ε) and an optimistic
-one that it dominates, each up to an ℓ1 error ``slack`` of its masses. The engine puts
-them on the loss lattice ΔZ with the same two discretisers it uses for every law: the
-pessimistic atoms by connect-the-dots (a mean-preserving spread in Y = e^L, so still
-pessimistic; Doroshenko et al. 2022), the optimistic atoms by the mean-preserving
-contraction (still optimistic), the slack added to the lattice's δ-slack (an ℓ1
-error η of the masses moves δ by at most η). Composition then keeps each side on its
-side (``fdp.engine``'s docstring, (b)–(c)).
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations
@@ -34,21 +24,9 @@ LOSS_TAIL = 1e-30
 
 @dataclass(frozen=True, eq=False)
 class Atoms:
-    """A finite pair given by its atoms: privacy losses with their Q- and P-masses.
-
-    Parameters
-    ----------
-    losses : ndarray
-        Finite privacy losses l_j = log(dQ/dP) of the atoms (any order).
-    q, p : ndarray
-        Their Q-masses and P-masses (non-negative, q_j = e^{l_j} p_j up to rounding).
-    q_inf : float
-        Q-mass at L = +∞ (a pessimistic pair's flagged tail).
-    p_neginf : float
-        P-mass at L = −∞ (kept on the pessimistic lattice for its reflection).
-    slack : float
-        ℓ1 error of the masses: δ moves by at most this much (added to the lattice's
-        certified δ-slack).
+    """A finite pair by its atoms: finite losses l_j (any order) with Q- and P-masses
+    (q_j = e^{l_j} p_j up to rounding), the Q-mass ``q_inf`` at +∞, the P-mass
+    ``p_neginf`` at −∞ and the ℓ1 error ``slack`` of the masses (added to the δ-slack).
 
     Examples
     --------
@@ -72,27 +50,14 @@ Sides = tuple[Atoms, Atoms]
 
 @dataclass(frozen=True, eq=False)
 class Prebuilt:
-    """A composition factor bounded by its caller: the ``add`` direction T(P, Q) and the
-    ``remove`` direction T(Q, P), each as (pessimistic, optimistic) atoms, or a
-    symmetric ``TradeOff`` the engine discretises itself (both directions are then its
-    lattices, f⁻¹ = f).
+    """A composition factor bounded by its caller: ``add`` = T(P, Q) and ``remove`` = T(Q, P),
+    each as (pessimistic, optimistic) ``Atoms``, or ``add`` a symmetric ``TradeOff`` the
+    engine discretises itself (``remove`` None).
 
-    Parameters
-    ----------
-    add : (Atoms, Atoms) or TradeOff
-        The pessimistic pair (dominating the factor) and the optimistic pair (dominated
-        by it), or a symmetric trade-off function.
-    remove : (Atoms, Atoms), optional
-        The same for the inverse pair; None when ``add`` is a symmetric TradeOff.
-    variance : float
-        The variance of the factor's privacy loss under Q: it sets the grid step
-        (``grid.variance_step``), since the engine cannot read a law from atoms.
-
-    Raises
-    ------
-    ValueError
-        If ``remove`` is missing for atoms, or given with a TradeOff that is not
-        symmetric, or the variance is not positive and finite.
+    ``variance`` (of the loss under Q, positive, finite) sets the grid step
+    (``grid.variance_step``): the engine cannot read a law from atoms. ``ValueError`` for a
+    missing ``remove`` with atoms, a ``remove`` with a TradeOff that is not symmetric, or a
+    bad variance.
 
     Examples
     --------

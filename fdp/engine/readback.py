@@ -1,10 +1,6 @@
 """Read-outs of composed lattices: β curves of envelopes, ε(δ), refinement to a width.
 
-A ``Numeric`` result holds one pessimistic and one optimistic lattice per direction;
-these functions read its certified answers from them: the β curve of a one-sided
-symmetrisation min{f, f⁻¹}** from the two directions' privacy profiles (DRS 2022,
-Prop 2.12 and Thm 4.2), ε(δ) solved cell by cell on each lattice, and the loop that
-recomposes at smaller tol until a bracket is as narrow as asked.
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations
@@ -50,19 +46,7 @@ def bracket_gap(lo: ArrayLike, hi: ArrayLike) -> FloatArray:
 def symmetric_curve(num: Numeric, side: str, a: np.ndarray) -> np.ndarray:
     """max{g, g⁻¹} with g(α) = max_{k ≥ 0} (1 − δ(kΔ) − e^{kΔ} α).
 
-    δ is the upper (pessimistic side) or lower (optimistic side) bound on the
-    privacy profile, max over the two directions. For a symmetric truth f, its
-    supporting lines at α below the fixed point have slopes ≤ −1 (ε ≥ 0), so g
-    built from an upper (lower) bound on δ is a lower (upper) bound of f there,
-    and f = f⁻¹ transfers it to the rest; max{g, g⁻¹} is therefore a certified
-    side. Lattice profiles are linear in e^ε between grid points, so the grid
-    k ≥ 0 loses nothing (see ``fdp.engine``).
-
-    Only lines with kΔ ≤ EXP_SAFE are formed (e^{kΔ} must be finite). Dropping
-    the steeper ones lowers g: safe for the pessimistic side. On the optimistic
-    side the last line kept, k̂, takes δ's value at the lattices' top (where δ
-    has reached its +∞ limit): 1 − δ(top) − e^{k̂Δ}α lies above every dropped
-    line, so g stays an upper bound.
+    Derivation: docs/derivations/engine.md.
     """
     cache = num._curves
     if side not in cache:
@@ -102,14 +86,7 @@ def epsilon_plain(pess: Sequence[Lattice], opt: Sequence[Lattice],
                   d: FloatArray) -> tuple[FloatArray, FloatArray]:
     """(ε_lo, ε_hi) from the composed lattices, each solved exactly per lattice.
 
-    δ_upper = max_i (δ_i + η_i) ≤ d ⇔ δ_i ≤ d − η_i for every i, so ε_hi is the
-    largest of the lattices' own ε at d − η_i (η_i: slack plus read-back bound);
-    likewise ε_lo at d + η_i on the optimistic lattices. Each answer is checked
-    against the lattice's δ and moved to the safe side if round-off in the cell
-    formula left it on the wrong one: an upper end (pessimistic lattice) up until
-    δ(ε) ≤ its target, a lower end (optimistic lattice) down until δ(ε) ≥ its target.
-    The lattices are read independently: on two threads when a core is idle and they
-    are large (``READ_THREADS_FROM`` points; the same numbers).
+    Derivation: docs/derivations/engine.md.
     """
     def one(lat: Lattice, sign: float) -> FloatArray:
         target = d + sign * (lat.slack + lat.readback)
@@ -149,10 +126,7 @@ def refine(num: Numeric, answer: Callable[[Numeric], tuple[FloatArray, FloatArra
     """(lo, hi) = answer(g) for g = num, then recompositions at smaller tol until
     max(hi − lo) ≤ width; each bracket is certified, so they are intersected.
 
-    tol shrinks by the missing factor (at most 100× per round; the bracket width is
-    about proportional to tol). Raises ValueError naming what limits the width: no
-    kept factors, the memory budget (``lattice.MAX_POINTS``), or a width the
-    discretisation cannot reach (no progress, or ``rounds`` rounds used).
+    Derivation: docs/derivations/engine.md.
     """
     w = _validate.real("width", width, low=0.0, low_open=True)
     g = num
@@ -249,13 +223,7 @@ def consistent_epsilon(num: Numeric, flat: np.ndarray, lo: np.ndarray, hi: np.nd
                        pure_hi: float) -> tuple[np.ndarray, np.ndarray]:
     """(ε_lo, ε_hi) at the δ values ``flat`` made consistent with what else is certified.
 
-    ε(δ) is non-increasing in δ and at most the pure ε: ε(δ) ≤ ε(0) ≤ ε* (f ≥ f_{ε*,0}
-    gives δ(ε*) = 0). So the upper end is min(hi, ε*_hi, hi at any smaller δ asked),
-    and the lower end is max(lo, lo at any larger δ asked, and, below the plain
-    read-back's resolution δ_ref = ``PLAIN_READBACK_FLOOR`` × ``delta_floor``, the plain
-    lower end at δ_ref): each is a certified bound at a δ on the right side. Without
-    this, the lower end of a tilted read-back (which certifies only the upper end)
-    would be 0 below the floor.
+    Derivation: docs/derivations/engine.md.
     """
     lo = np.array(lo, dtype=float)
     hi = np.minimum(np.array(hi, dtype=float), pure_hi)
@@ -275,11 +243,7 @@ def question_bracket(num: Numeric, flat: np.ndarray, rel: float) -> tuple[np.nda
     wide: the check of a question-sized grid (``Numeric.epsilon_bounds`` without
     width, ``eps_width``).
 
-    The plain read-back sets the target per δ; the tilted recomposition is asked
-    for only where the plain bracket misses it (or cannot answer), and where the
-    bracket still misses, ``readback.refine`` recomposes at the smaller tol the
-    engine's error model (width ∝ tol) asks for. Every bracket is certified; if the
-    memory budget or the round-off floor forbids refining, the one in hand is returned.
+    Derivation: docs/derivations/engine.md.
     """
     lo, hi = np.zeros(flat.shape), np.full(flat.shape, np.inf)
     plain = flat >= PLAIN_READBACK_FLOOR * num.delta_floor

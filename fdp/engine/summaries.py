@@ -1,51 +1,6 @@
 """Certified one-number summaries of numeric results: GDP μ and pure ε brackets.
 
-For a trade-off function f (here a ``Numeric`` result of the engine):
-
-* μ* = the smallest μ with f ≥ G_μ. Since G_μ is symmetric, f ≥ G_μ ⇔ f⁻¹ ≥ G_μ ⇔
-  δ_f(ε) ≤ δ_μ(ε) and δ_{f⁻¹}(ε) ≤ δ_μ(ε) for every ε ≥ 0 (the privacy profile
-  determines f, DRS Prop 2.12; δ_f(−ε) = 1 − e^{−ε} + e^{−ε}δ_{f⁻¹}(ε)), with
-  δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (DRS Cor 2.13).
-* ε* = the smallest ε with f ≥ f_{ε,0} ⇔ the privacy loss lies in [−ε, ε] almost
-  surely: δ_f(ε) = 0 and δ_{f⁻¹}(ε) = 0.
-
-``gdp_mu_bounds`` and ``pure_epsilon_bounds`` return (lo, hi) with lo ≤ truth ≤ hi.
-
-Pure ε. Every factor's pessimistic lattice is an exact measure whose δ bounds the
-factor's from above; the exact composition of such measures bounds the composition
-(convolution is monotone, ``fdp.engine``), and its support is the Minkowski sum of
-the factors' supports: FFT round-off never enters. So with no +∞ atom in any
-factor (and none in the reflected lattices, i.e. no P-mass at L = −∞),
-ε* ≤ Σ n_i max supp(pess_i) for f and Σ n_i max supp(reflect(pess_i)) for f⁻¹. The
-optimistic lattices bound δ from below, and the exact composition has positive mass
-at the sum of the factors' top atoms, so ε* ≥ the same sums over optimistic
-supports (∞ if an optimistic factor has a genuine +∞ atom). A factor whose loss is
-unbounded (Gaussian, subsampled Gaussian) makes ε* = ∞ outright.
-
-GDP μ, upper side. Two certified routes, the smaller wins:
-
-1. Composition of the factors' own guarantees: f_i ≥ G_{μ_i} for all i implies
-   ⊗ f_i^{n_i} ≥ G_{√(Σ n_i μ_i²)} (DRS Cor 3.3), and min{g, g⁻¹}** ≥ G_μ whenever
-   g ≥ G_μ (G_μ is convex and symmetric). μ_i from closed forms (Gaussian; a
-   Poisson- or without-replacement-subsampled Gaussian q G_μ + (1 − q) Id and C_q(G_μ)
-   are ≥ G_μ), or from the factor's own certified ``_gdp_mu_bounds``.
-2. The lattices, when every factor's loss is bounded (no +∞ atom): on a grid
-   0 = ε_0 < … < ε_N = L_max (the composed support's top), δ_f(ε) ≤ U(ε_i) on
-   [ε_i, ε_{i+1}] (δ_f is non-increasing) and δ_μ(ε) ≥ δ_μ(ε_{i+1}), so
-   U(ε_i) ≤ δ_μ(ε_{i+1}) for every cell certifies f ≥ G_μ (δ_f = 0 past L_max). U is
-   the smaller of the composed lattice's certified upper δ and the Chernoff bound of
-   the exact factor lattices, Σ_{l > ε} q_l (1 − e^{ε − l}) ≤ κ(λ) e^{Λ(λ) − λε},
-   Λ(λ) = Σ n_i log Σ q e^{λl}, κ(λ) = max_{x ≥ 0} (1 − e^{−x}) e^{−λx}
-   = λ^λ/(1 + λ)^{1+λ}.
-
-GDP μ, lower side. Any ε with δ_f(ε) (certified lower, optimistic lattices) above
-δ_μ(ε) proves μ* > μ. And for compositions of Gaussians and subsampled Gaussians
-(every factor q G_{μ_i} + (1 − q) Id with q > 0, or C_q(G_{μ_i}) ≤ it, or G_{μ_i}) the
-far tail decides: the Q-side mixture contains the all-sampled component with weight
-w = Π q_i^{n_i}, so δ_f(ε) ≥ w δ_{μ_T}(ε + log(1/w)), μ_T = √(Σ n_i μ_i²), which
-exceeds δ_μ(ε) for large ε whenever μ < μ_T: μ* = μ_T exactly. (So the GDP μ of
-DP-SGD is √T/σ whatever the sampling rate: a GDP curve cannot follow the subsampled
-tail at α ≈ q^T. The CLT μ of ``dpsgd_clt_mu`` describes the bulk instead.)
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations
@@ -120,14 +75,7 @@ def _symmetric_factors(num: Numeric) -> bool:
 def certified_singular(f: TradeOff) -> bool:
     """True when f's exact law has Q(L = +∞) > 0 or P(L = −∞) > 0.
 
-    Then f(0) = 1 − Q(L = +∞) < 1, or f reaches 0 at α = 1 − P(L = −∞) < 1, while
-    G_μ(0) = f_{ε,0}(0) = 1 and both are positive on [0, 1): no finite μ or ε, so
-    μ* = ε* = ∞ is certified (read from the law's support, DRS Prop 2.12, without
-    evaluating the curve). The same holds for any composition with f, inverse or
-    one-sided symmetrisation of it: the product pair keeps the singular mass (times
-    the other factors' total mass 1), reflection swaps the two singular atoms, and
-    min{g, g⁻¹}** ≤ g. Only exact objects are asked (a law of an approximation is no
-    proof); a law that is not one pair says nothing.
+    Derivation: docs/derivations/engine.md.
 
     Examples
     --------
@@ -219,10 +167,8 @@ def _factor_pure_upper(num: Numeric) -> float:
 def _factor_pure_lower(num: Numeric) -> float:
     """Σ n_i ε_i,lo over a direction whose factors are all symmetric.
 
-    A symmetric f_i has a symmetric loss support, so ess sup L_i = ε*_i, and the
-    independent sum reaches Σ n_i ess sup L_i: ε* = Σ n_i ε*_i exactly (DRS Prop 3.2
-    for the pairs). 0 when some factor is not symmetric (its loss may reach ε*_i on
-    the negative side only)."""
+    Derivation: docs/derivations/engine.md.
+    """
     recipes = _recipes(num)
     if recipes is None:
         return 0.0
@@ -295,11 +241,8 @@ def log_delta_gdp(mu: ArrayLike, eps: ArrayLike, side: int) -> FloatArray:
 def mu_needed(eps: ArrayLike, log_d: ArrayLike, side: int) -> FloatArray:
     """Per entry, the μ at which δ_μ(ε) reaches e^{log_d}, bracketed to the safe side.
 
-    side = +1 (for an upper μ): the smallest μ whose certified-lower δ_μ(ε) is
-    ≥ e^{log_d}; any μ ≥ it has δ_μ(ε) ≥ e^{log_d}. side = −1 (for a lower μ): the
-    largest μ whose certified-upper δ_μ(ε) is < e^{log_d}; every smaller μ has
-    δ_μ(ε) < e^{log_d}. δ_μ(ε) is increasing in μ. Bisection in log μ over
-    [e^−40, e^20]; beyond it inf (upper) or the bracket's end (lower)."""
+    Derivation: docs/derivations/engine.md.
+    """
     eps = np.asarray(eps, dtype=float)
     log_d = np.broadcast_to(np.asarray(log_d, dtype=float), eps.shape)
     lo = np.full(eps.shape, _LOG_MU[0])
@@ -382,7 +325,7 @@ def _recipe_unbounded(num: Numeric) -> bool:
 
 
 def pure_epsilon_bounds(num: Numeric) -> tuple[float, float]:
-    """(lo, hi) with lo ≤ ε* ≤ hi, ε* the smallest ε with f ≥ f_{ε,0} (module docstring)."""
+    """(lo, hi) around ε*, the smallest ε with f ≥ f_{ε,0} (docs/derivations/engine.md)."""
     if _recipe_unbounded(num) or _factor_singular(num):
         return math.inf, math.inf
     own = _direction_parts(num)
@@ -428,7 +371,7 @@ def _genuine_infinity(dirs: _Dirs | None) -> bool:
 
 
 def gdp_mu_bounds(num: Numeric) -> tuple[float, float]:
-    """(lo, hi) with lo ≤ μ* ≤ hi, μ* the smallest μ with f ≥ G_μ (module docstring)."""
+    """(lo, hi) with lo ≤ μ* ≤ hi, μ* the smallest μ with f ≥ G_μ (docs/derivations/engine.md)."""
     if _factor_singular(num):
         return math.inf, math.inf
     hi = _factor_mu_upper(num)

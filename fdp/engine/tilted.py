@@ -1,25 +1,6 @@
 """Small δ by exponential tilting: certified ε(δ) far below the FFT round-off.
 
-An FFT composition carries an absolute ℓ1 round-off η (about 1e-10 after 10⁴
-steps), so δ(ε) read off it is certified only for δ ≫ η. Tilting moves the
-region that matters into the bulk. For a lattice measure q on losses l and θ > 0,
-
-    q̃_k = q_k e^{θ l_k − c},   c = Λ(θ) = log Σ_k q_k e^{θ l_k},
-
-and tilting commutes with convolution: the n-fold composition of q equals
-e^{C − θ l} times the n-fold composition of q̃, C = Σ n_i c_i (exact algebra). The
-tilted composition is computed with the usual engine (``convolution.power``,
-``convolution.convolve_tree``), with an ℓ1 error η̃ relative to *its* mass, 1. Since
-δ(ε) = Q(L = +∞) + Σ_{l > ε} q_l (1 − e^{ε − l}) only sees losses above ε, where
-e^{C − θ l} ≤ e^{C − θ ε}, the untilted read-back errs by at most
-
-    e^{C − θ ε} η̃        (a Chernoff-sized multiple of η̃, tiny where δ is tiny).
-
-θ is the saddle point of the requested δ: Λ_tot(θ) − θ Λ'_tot(θ) = log δ, which
-centres the tilted law near the ε being solved for (Chernoff; Gopi et al. 2021
-use the same tilt for their error analysis). Atoms at L = +∞ are composed
-exactly on the side (|Q|ⁿ − Fⁿ). Everything cut or wrapped in the tilted
-computation is counted in η̃ (never moved), so the bound above is the whole story.
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations
@@ -68,11 +49,7 @@ def log_mgf_total(parts: Sequence[tuple[Lattice | tuple[np.ndarray, np.ndarray],
 def theta_cap(parts: Factors) -> float:
     """Largest tilt used: 30 grid steps per unit of e-folding (θΔ = 30).
 
-    Beyond it the tilted measure already sits on the top few atoms of every factor
-    (neighbouring atoms differ by e^{−30} in weight), so a larger θ changes nothing
-    the read-back can use; it is where the saddle equation has no solution, i.e. δ
-    below the mass of the top atom (one step, or the remove direction whose losses
-    are bounded above by −log(1 − q)).
+    Derivation: docs/derivations/engine.md.
     """
     return TILT_THETA_STEPS / parts[0][0].step
 
@@ -112,10 +89,7 @@ def saddle_theta(parts: Factors, log_delta: float) -> float:
 def _tilt(lat: Lattice, theta: float) -> tuple[Lattice, float, float, float, float]:
     """(tilted lattice with mass 1 and no +inf atom, c, finite mass F, +inf atom, lost).
 
-    Weights are formed in log space, log q_k + θ l_k, relative to their maximum (so
-    nothing overflows and the normaliser is ≥ 1 whatever the masses); tilted weights
-    that underflow to 0 change the tilted measure by less than one subnormal each,
-    returned as ``lost`` (ℓ1, relative to the tilted mass 1) for the slack.
+    Derivation: docs/derivations/engine.md.
     """
     live = lat.q > 0
     if not live.any():

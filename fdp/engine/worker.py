@@ -1,14 +1,6 @@
 """One share of a computation in a fresh Python process (``python -m fdp.engine.worker``).
 
-The per-factor discretisation holds the GIL, so a second core is used through a
-second process. ``multiprocessing`` is not used for it: its "spawn" and
-"forkserver" workers re-run the caller's main script (a script without an
-``if __name__ == "__main__"`` guard would run twice), and "fork" copies whatever
-threads and locks the caller holds. The worker here is a plain interpreter that
-imports fdp, reads one pickled call ``(module, name, args)`` on stdin, and writes
-the pickled result on stdout. Any failure (no interpreter, fdp not importable
-there, an argument that does not pickle, a worker that died) returns None, and
-the caller computes the share itself.
+Derivation: docs/derivations/engine.md.
 """
 
 from __future__ import annotations

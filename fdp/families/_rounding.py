@@ -1,20 +1,6 @@
 """Outward rounding of closed forms: the bracket [lo, hi] of a computed value.
 
-A closed form evaluated in doubles gives a number v near the real value t. Each
-family bounds the error of its formula per point (the documented accuracy of the
-special functions it calls, plus the unit roundoff u of every arithmetic step times
-that step's condition number; ``fdp._constants`` states each bound) in one of two
-shapes, and turns it into a bracket here:
-
-* ``widen(v, rel, abs_)``: |v − t| ≤ rel·|v| + abs_ (first order), so
-  t ∈ [v − rel_e|v| − abs_, v + rel_e|v| + abs_] with rel_e = ERROR_SAFETY·rel + 4u,
-  which also covers the rounding of this arithmetic itself; then one more step outward
-  (``np.nextafter``); an exact 0 (no absolute error) stays 0.
-* ``exp_bracket(log_v, err)``: |log v − log t| ≤ err, so t ∈ [e^{log v − err},
-  e^{log v + err}], each exponential charged 2u (``UNIT_ROUNDOFF``) and stepped outward;
-  an upper end that underflows is the smallest positive double when t > 0 is known.
-* ``one_minus(a)``: 1 − a exactly, as a bracket of adjacent doubles (Fast2Sum: for
-  |a| ≤ 1, s = fl(1 − a) and e = (1 − s) − a are exact, and 1 − a = s − e).
+Derivation: docs/derivations/families.md.
 """
 
 from __future__ import annotations
@@ -34,19 +20,10 @@ def widen(v: ArrayLike, rel: ArrayLike, abs_: ArrayLike = 0.0, *, low: ArrayLike
           high: ArrayLike = np.inf) -> ArrayPair:
     """(lo, hi) containing every t with |v − t| ≤ rel·|v| + abs_, clipped to [low, high].
 
-    Parameters
-    ----------
-    v : array_like
-        Computed values.
-    rel, abs_ : array_like
-        Relative and absolute error bounds (non-negative; inf allowed: no bound).
-    low, high : float or array_like, optional
-        Bounds the true value is known to satisfy.
+    ``v``: computed values; ``rel, abs_``: relative and absolute error bounds (non-negative; inf
+    allowed: no bound); ``low, high``: bounds the true value is known to satisfy.
 
-    Returns
-    -------
-    (ndarray, ndarray)
-        lo ≤ t ≤ hi.
+    Returns lo ≤ t ≤ hi.
     """
     v = np.asarray(v, dtype=float)
     rel_e = ERROR_SAFETY * np.asarray(rel, dtype=float) + 4.0 * _U
@@ -62,6 +39,8 @@ def widen(v: ArrayLike, rel: ArrayLike, abs_: ArrayLike = 0.0, *, low: ArrayLike
 def exp_bracket(log_v: ArrayLike, err: ArrayLike, *, positive: bool = True) -> ArrayPair:
     """(lo, hi) containing t when |log v − log t| ≤ err (log_v = −inf: t = 0).
 
+    Returns 0 ≤ lo ≤ t ≤ hi ≤ 1 is not assumed; lo ≥ 0.
+
     Parameters
     ----------
     log_v : array_like
@@ -71,11 +50,6 @@ def exp_bracket(log_v: ArrayLike, err: ArrayLike, *, positive: bool = True) -> A
     positive : bool or array_like, optional
         Where True, t > 0 is known: an upper end that underflows is the smallest
         positive double instead of 0.
-
-    Returns
-    -------
-    (ndarray, ndarray)
-        0 ≤ lo ≤ t ≤ hi ≤ 1 is not assumed; lo ≥ 0.
     """
     lv = np.asarray(log_v, dtype=float)
     e = ERROR_SAFETY * np.asarray(err, dtype=float) + 4.0 * _U * (1.0 + np.abs(np.where(

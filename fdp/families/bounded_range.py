@@ -1,42 +1,6 @@
 """ε-bounded range (ε-BR) as a trade-off function (Dong, Durfee & Rogers 2020).
 
-A mechanism M is ε-bounded range (Durfee & Rogers 2019, "Practical differentially
-private top-k selection with pay-what-you-get composition", NeurIPS) if for every pair
-of neighbours the privacy loss L(y) = log(dQ/dP)(y) takes values in an interval of
-width ε: L ∈ [−t, ε − t] for some t, which E_P[e^L] = 1 forces into [0, ε].
-
-Worst case. Such a pair is a post-processing of the *generalized randomized
-response* GRR_t on {0, 1} (Dong, Durfee & Rogers 2020, "Optimal differential
-privacy composition for exponential mechanisms", ICML, §3.1 and §4) with
-losses ε − t at 1 and −t at 0:
-
-    P_t(1) = (e^t − 1)/(e^ε − 1),   Q_t(1) = e^{ε−t} P_t(1).
-
-T(GRR_t) is the polygon (0, 1) → V_t → (1, 0), V_t = (P_t(1), Q_t(0)) =
-((u − 1)/(e^ε − 1), (e^ε/u − 1)/(e^ε − 1)), u = e^t ∈ [1, e^ε]. The vertices all lie
-on the convex curve (1 + (e^ε − 1)α)(1 + (e^ε − 1)β) = e^ε, which passes through
-(0, 1) and (1, 0); each polygon's edges are chords of that curve and lie above it.
-So the worst case over t ∈ [0, ε] is, exactly and with the argmax in closed form
-(t*(α) = log(1 + (e^ε − 1)α)),
-
-    BR_ε(α) = min_{t∈[0,ε]} T(GRR_t)(α) = (1 − α) / (1 + (e^ε − 1) α),
-
-already convex, so it is the tightest trade-off function that every ε-BR pair
-satisfies. Its privacy profile (the conjugate, DRS Prop 2.12) is
-
-    δ(x) = (e^{ε/2} − e^{x/2})² / (e^ε − 1) = expm1((x − ε)/2)² / (−expm1(−ε))
-
-for |x| ≤ ε, 0 for x ≥ ε and 1 − e^x for x ≤ −ε; it is the pointwise maximum over
-t of the profiles of GRR_t. Sanity bounds: f_{ε,0} ≤ BR_ε ≤ f_{ε/2,0} (BR_ε
-touches the kink of f_{ε/2,0}); BR_ε is symmetric.
-
-Composition. ``BR_ε ⊗ BR_ε ⊗ …`` (``fdp.compose``) is the f-DP composition of
-the curve: valid for any mechanisms that are BR_ε-DP, run adaptively (DRS Thm
-3.2), and computed by the numeric engine from the exact law of the curve's
-privacy loss (``BoundedRangeLaw``). Mechanisms that are truly ε-BR compose more
-tightly, because each step is one GRR_t (loss range ε), not the curve (loss range
-2ε): ``compose_selections`` (``fdp.operations.selection``) gives that optimum for
-adaptively chosen ε-BR mechanisms (Dong, Durfee & Rogers 2020, §6).
+Derivation: docs/derivations/families.md.
 """
 
 from __future__ import annotations
@@ -52,7 +16,7 @@ from fdp._constants import UNIT_ROUNDOFF as _U
 from fdp._types import ArrayLike
 from fdp.families._rounding import ArrayPair, one_minus, widen
 from fdp.law import Masses, PrivacyLossLaw, bin_atoms, intervals
-from fdp.tradeoff import TradeOff
+from fdp.tradeoff import Bracketed
 
 
 def log_expm1(eps: ArrayLike) -> np.ndarray:
@@ -78,8 +42,10 @@ def grr_masses(eps: float, t: ArrayLike) -> ArrayPair:
 
 
 @dataclass(frozen=True)
-class BoundedRange(TradeOff):
+class BoundedRange(Bracketed):
     """The trade-off function of ε-bounded-range mechanisms (exact):
+
+    ``eps``: the range ε ≥ 0 of the privacy loss (ε = 0 gives Id; any finite ε).
 
         BR_ε(α) = (1 − α) / (1 + (e^ε − 1) α)
 
@@ -88,11 +54,6 @@ class BoundedRange(TradeOff):
     exponential mechanism P[r] ∝ exp(ε u(r)/(2Δ)) and report-noisy-max
     with Gumbel noise of scale 2Δ/ε are ε-BR, hence BR_ε-DP; this is strictly
     stronger than f_{ε,0} (ε-DP) and at most f_{ε/2,0}.
-
-    Parameters
-    ----------
-    eps : float
-        The range ε ≥ 0 of the privacy loss (ε = 0 gives Id; any finite ε).
 
     Notes
     -----
@@ -117,21 +78,10 @@ class BoundedRange(TradeOff):
     def symmetric(self) -> bool:
         return True
 
-    def _beta(self, alpha: np.ndarray) -> np.ndarray:
-        """Certified lower bound on BR_ε(α) (the safe side)."""
-        return self._bracket(alpha)[0]
-
-    def _upper(self, alpha: np.ndarray) -> np.ndarray:
-        """Certified upper bound on BR_ε(α)."""
-        return self._bracket(alpha)[1]
-
     def _bracket(self, alpha: np.ndarray) -> ArrayPair:
         """(1 − α)·expit(−z), z = log(cα), c = e^ε − 1 (no overflow), with its rounding.
 
-        1 − α is bracketed exactly (``one_minus``). z carries the errors of two logs and
-        a sum, Δz ≤ 4u(|log c| + |log α|) + u|z| absolutely; d log expit(−z)/dz = −expit(z),
-        so expit(−z) is within Δz·expit(z + Δz) plus a few ulps relatively, the product one
-        more, and a subnormal result two of the smallest doubles.
+        Derivation: docs/derivations/families.md.
         """
         a = np.asarray(alpha, dtype=float)
         one_lo, one_hi = one_minus(a)
@@ -163,13 +113,9 @@ class BoundedRange(TradeOff):
         return self._delta_bracket(x)[0]
 
     def _delta_bracket(self, x: np.ndarray) -> ArrayPair:
-        """δ(x) = expm1((x − ε)/2)² / (−expm1(−ε)) on [−ε, ε] (module docstring), bracketed.
+        """δ(x) = expm1((x − ε)/2)² / (−expm1(−ε)) on [−ε, ε], bracketed (DDR 2020).
 
-        x − ε rounds by u relative, and expm1(y) has condition |y e^y/expm1(y)| ≤ 1 for
-        y ≤ 0: the numerator expm1 errs by 2u + u, its square by 2·3u + u, the denominator
-        by 2u and the quotient by u more: 10u relative, plus two of the smallest doubles
-        for an underflowed square. Below −ε, 1 − e^x = −expm1(x) errs by 2u. δ = 0 for
-        x ≥ ε is exact.
+        Derivation: docs/derivations/families.md.
         """
         x = np.asarray(x, dtype=float)
         e = self.eps
@@ -200,19 +146,9 @@ class BoundedRange(TradeOff):
 class BoundedRangeLaw(PrivacyLossLaw):
     """The privacy-loss law of BR_ε = T(P, Q), P uniform on [0, 1].
 
-    L(U) = log(−BR_ε'(U)) = ε − 2 log(1 + cU), c = e^ε − 1, decreases from ε to −ε
-    (U is the type I error of the test rejecting in decreasing order of L). With
-    w = log(1 + cU) ∈ [0, ε], P has density e^w/c in w and Q = e^L P has density
-    (e^ε/c)e^{−w}: a truncated exponential. A loss interval [l, r) ⊂ [−ε, ε] has
+    ``eps``: ε ≥ 0.
 
-        π = e^{(ε−r)/2} expm1((r − l)/2)/c,    κ = e^{(ε+l)/2} expm1((r − l)/2)/c,
-
-    and κ/π = e^{(l+r)/2} lies inside [e^l, e^r]. No atoms, no infinite losses.
-
-    Parameters
-    ----------
-    eps : float
-        ε ≥ 0.
+    Derivation: docs/derivations/families.md.
 
     Examples
     --------

@@ -1,44 +1,6 @@
 """Discrete Gaussian and discrete Laplace noise on ℤ as trade-off families.
 
-Canonne, Kamath & Steinke, "The Discrete Gaussian for Differential Privacy" (NeurIPS
-2020, arXiv 2004.00010; CKS below) add integer noise to integer queries:
-
-* ``DiscreteLaplace(t, Δ)`` = T(P, Q), P = DLap(0, t), Q = DLap(Δ, t), P(x) ∝ e^{−|x|/t}
-  on ℤ (CKS Def 25). With r = e^{−1/t} and c = (1 − r)/(1 + r) the loss
-  L(x) = (|x| − |x − Δ|)/t takes finitely many values (CKS §2.4 for Δ = 1):
-  x ≤ 0: L = −Δ/t, P-mass 1/(1 + r), Q-mass r^Δ/(1 + r);
-  x = j ∈ {1, …, Δ − 1}: L = (2j − Δ)/t, masses c r^j and c r^{Δ−j};
-  x ≥ Δ: L = +Δ/t, masses r^Δ/(1 + r) and 1/(1 + r).
-  So T(P, Q) is an exact finite pair, no truncation. For Δ = 1 it is f_{1/t, 0}.
-
-* ``DiscreteGaussian(σ, Δ)`` = T(P, Q), P = N_Z(0, σ²), Q = N_Z(Δ, σ²),
-  P(x) = e^{−x²/2σ²}/Z (CKS Def 1). The loss L(x) = (2xΔ − Δ²)/(2σ²) is increasing
-  in x, so the Neyman–Pearson tests reject {x ≥ j} and T(P, Q) is the piecewise
-  linear curve through the vertices (S(j), C(j − Δ)), j ∈ ℤ, with
-  S(j) = P(X ≥ j) and C(j) = P(X < j) = S(1 − j) (symmetry of N_Z(0, σ²)). Its
-  privacy profile is CKS Thm 7: δ(ε) = S(x₀ − Δ) − e^ε S(x₀), x₀ the first
-  integer with L(x₀) > ε; every other tail set {x ≥ j} gives a lower bound.
-
-  For σ ≤ 64 the pair is enumerated exactly on the window |x| ≤ 40σ + Δ + 1 (the
-  omitted mass is below e^{−800}, zero in double precision). For σ > 64 nothing is
-  enumerated: the tails come from the Euler–Maclaurin formula with its remainder
-  bound (e.g. Olver, "Asymptotics and Special Functions", §8.1, or DLMF 2.10.1),
-  with g(x) = e^{−x²/2σ²}, z = k/σ, g^{(m)}(x) = (−1/σ)^m He_m(z) g(x):
-
-      Σ_{x≥k} g(x) = I + g(k)[1/2 + z/(12σ) − He₃(z)/(720σ³) + He₅(z)/(30240σ⁵)] + R,
-      I = σ√(2π) Φ̄(z),   |R| ≤ (1/30240) ∫_k^∞ |g⁽⁶⁾| = σ^{−5}/30240 ∫_z^∞ |He₆| e^{−t²/2},
-
-  and Z = σ√(2π)(1 + 2Σ_{n≥1} e^{−2π²σ²n²}) (Poisson summation), whose correction
-  is below e^{−80000} for σ > 64. So log S(k) = log Φ̄(z) + log1p(correction) with a
-  certified relative error (remainder plus a 1e-13 allowance for floating point),
-  at a cost independent of σ. β(α) is then bracketed by the supporting lines
-  through the vertices next to α (f is their maximum; the true vertex is proved to
-  lie in the window, else the staircase f(α) ≤ C(j − Δ) for S(j) ≤ α is used),
-  and δ(ε) by the tail sets next to x₀. The bracket is ~1e-13 wide (relative):
-  ``f(α)`` is its lower side, ``bounds(α)`` both sides.
-
-  As σ → ∞ with Δ/σ = μ fixed the curve tends to G_μ (CKS §2.3); at σ = 1e5, Δ = 1
-  the advantage is ≈ 4e-6, never 0.
+Derivation: docs/derivations/families.md.
 """
 
 from __future__ import annotations
@@ -68,19 +30,13 @@ FLOAT_REL = 1e-13           # allowance for floating-point error in a log-tail
 _BIG = 2.0 ** 50            # largest integer index used (doubles exact far beyond)
 
 
-# ----------------------------------------------------------------------
-# Discrete Laplace
-# ----------------------------------------------------------------------
+# -- Discrete Laplace
 @dataclass(frozen=True)
 class DiscreteLaplace(TradeOff):
-    """T(DLap(0, t), DLap(Δ, t)) on ℤ, exact (CKS Def 25; see the module docstring).
+    """T(DLap(0, t), DLap(Δ, t)) on ℤ, exact (CKS Def 25; docs/derivations/families.md).
 
-    Parameters
-    ----------
-    scale : float
-        t > 0, P(x) ∝ e^{−|x|/t}.
-    sensitivity : int
-        Δ, a positive integer ≤ 2^20 (the pair has Δ + 1 atoms).
+    ``scale``: t > 0, P(x) ∝ e^{−|x|/t}; ``sensitivity``: Δ, a positive integer ≤ 2^20 (the pair has
+    Δ + 1 atoms).
 
     Notes
     -----
@@ -195,19 +151,12 @@ def _dlap_pair(scale: float, d: int, lift: bool = False) -> FinitePair:
     return FinitePair.from_atoms(L, p, q, mass_rtol=rtol)
 
 
-# ----------------------------------------------------------------------
-# Discrete Gaussian
-# ----------------------------------------------------------------------
+# -- Discrete Gaussian
 @dataclass(frozen=True)
 class DiscreteGaussian(TradeOff):
-    """T(N_Z(0, σ²), N_Z(Δ, σ²)) on ℤ (CKS Def 1, Thm 7; see the module docstring).
+    """T(N_Z(0, σ²), N_Z(Δ, σ²)) on ℤ (CKS Def 1, Thm 7; docs/derivations/families.md).
 
-    Parameters
-    ----------
-    sigma : float
-        σ in (0, 1e13]; P(x) ∝ e^{−x²/(2σ²)}.
-    sensitivity : int
-        Δ, a positive integer ≤ 2^40.
+    ``sigma``: σ in (0, 1e13]; P(x) ∝ e^{−x²/(2σ²)}; ``sensitivity``: Δ, a positive integer ≤ 2^40.
 
     Notes
     -----
@@ -322,9 +271,7 @@ def _dgauss_pair(s: float, d: int, lift: bool = False) -> FinitePair:
     return FinitePair.from_atoms(L, p, q, mass_rtol=rtol)
 
 
-# ----------------------------------------------------------------------
-# Certified tails of N_Z(0, σ²) for σ > 64 (Euler–Maclaurin)
-# ----------------------------------------------------------------------
+# -- Certified tails of N_Z(0, σ²) for σ > 64 (Euler–Maclaurin)
 def _log_tail_pos(k: np.ndarray, s: float) -> ArrayPair:
     """(lo, hi) of log S(k) = log P(X ≥ k) for integers k ≥ 1 (finite), σ > 64."""
     z = k / s
@@ -497,9 +444,7 @@ def _window(s: float, d: int, a: np.ndarray, khat: np.ndarray,
     return lower, upper, ok
 
 
-# ----------------------------------------------------------------------
-# The privacy-loss law (σ > 64 without enumerating ℤ)
-# ----------------------------------------------------------------------
+# -- The privacy-loss law (σ > 64 without enumerating ℤ)
 SHORT = 64          # ranges up to this many integers are summed term by term
 _CHUNK = 8192
 
@@ -567,25 +512,9 @@ def cell_starts(f: DiscreteGaussian, edges: ArrayLike) -> np.ndarray:
 class DiscreteGaussianLaw(PrivacyLossLaw):
     """The privacy-loss law of the discrete Gaussian pair.
 
-    The enumerated pair (σ ≤ 64) answers through its finite atoms. For σ > 64 the
-    loss L(x) = (2xΔ − Δ²)/(2σ²) is increasing and affine in the integer x (Canonne,
-    Kamath & Steinke 2020, Thm 7), so a loss interval [e_i, e_{i+1}) is the integer
-    range [a_i, a_{i+1} − 1], a_i = min{x : L(x) ≥ e_i}. Its P-mass is S(a_i) − S(a_{i+1})
-    and its Q-mass the same range shifted by −Δ (S(k) = P(X ≥ k), X ~ N_Z(0, σ²)).
-    Ranges of at most 64 integers are summed term by term; longer ones are
-    differenced from the certified Euler–Maclaurin tails (``log_tail``) on the side
-    where they do not cancel. Both give certified LOWER bounds κ_lo ≤ κ, π_lo ≤ π on
-    every cell, and the deficits 1 − Σκ_lo and 1 − Σπ_lo are put at L = +∞ (Q) and
-    L = −∞ (P). That pair is pessimistic: the true pair is a post-processing of it
-    (send the +∞ outcome to cell c with probability (κ_c − κ_lo,c)/(1 − Σκ_lo),
-    distributed inside the cell as Q is, and the −∞ outcome likewise with the
-    P-errors), so its trade-off curve is below the truth and everything the engine
-    composes from it stays safe. The cost is O(number of cells), independent of σ.
+    ``f``: the pair.
 
-    Parameters
-    ----------
-    f : DiscreteGaussian
-        The pair.
+    Derivation: docs/derivations/families.md.
 
     Examples
     --------

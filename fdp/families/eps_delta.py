@@ -16,7 +16,7 @@ from fdp.families._rounding import one_minus, widen
 from fdp.families.finite_pair import FinitePair
 from fdp.law import AtomsLaw
 from fdp.law.renyi import certified_renyi, log_sum_two
-from fdp.tradeoff import TradeOff
+from fdp.tradeoff import Bracketed, TradeOff
 
 _U = UNIT_ROUNDOFF
 
@@ -43,20 +43,15 @@ class _DeltaParameter(float):
         return float.__repr__(self)
 
 
-class EpsDelta(TradeOff):
+class EpsDelta(Bracketed):
     """f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)} (DRS eq. 2.4).
+
+    ``eps``: ε ≥ 0 (inf allowed); ``delta``: δ in [0, 1].
 
     (ε, δ)-DP ⇔ f_{ε,δ}-DP (DRS Prop 2.5). Kink at α = (1 − δ)/(1 + e^ε). Exact pair:
     P = (δ, (1−δ)e^ε/(1+e^ε), (1−δ)/(1+e^ε), 0), Q the reverse, with losses
     −inf, −ε, ε, +inf; so compositions are exact (Kairouz, Oh & Viswanath 2015).
     ``f.delta`` is the parameter δ and, called as ``f.delta(eps)``, the profile.
-
-    Parameters
-    ----------
-    eps : float
-        ε ≥ 0 (inf allowed).
-    delta : float, optional
-        δ in [0, 1].
 
     Examples
     --------
@@ -98,23 +93,10 @@ class EpsDelta(TradeOff):
     def _composition_kind(self) -> str:
         return "neutral" if self.eps == 0.0 and self._delta_value == 0.0 else "eps_delta"
 
-    def _beta(self, alpha: np.ndarray) -> np.ndarray:
-        """Certified lower bound on f_{ε,δ}(α) (the safe side)."""
-        return self._bracket(alpha)[0]
-
-    def _upper(self, alpha: np.ndarray) -> np.ndarray:
-        """Certified upper bound on f_{ε,δ}(α)."""
-        return self._bracket(alpha)[1]
-
     def _bracket(self, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)}, each line widened by its rounding.
 
-        1 − δ − e^ε α: 1 − δ errs by u(1 − δ) (nothing when δ = 0), e^ε α by 3u of it
-        (e^ε 2u, the product u), the subtraction by u of its result (absolute: the line
-        cancels near its zero). e^{−ε}(1 − δ − α): the bracket errs by u(1 − δ) (δ > 0)
-        plus u of itself, then e^{−ε} and the product add 3u relative, plus a smallest
-        double where e^{−ε} is subnormal. The maximum of the widened lines brackets the
-        maximum of the lines.
+        Derivation: docs/derivations/families.md.
         """
         e, d = self.eps, self._delta_value
         a = np.asarray(alpha, dtype=float)
@@ -186,13 +168,7 @@ class EpsDelta(TradeOff):
         """ε(δ') in closed form: the inverse of δ(ε') = δ + (1 − δ)(e^ε − e^{ε'})/(1 + e^ε)
         on [0, ε] (DRS Prop 2.12), as a certified bracket:
 
-            ε(δ') = ε + log w − log(1 − δ),   w = (1 − δ') − (δ' − δ) e^{−ε},
-
-        clipped to [0, ε]; ε(δ') = ∞ for δ' < δ, ε for δ' = δ < 1, 0 for δ' = 1.
-
-        w is bracketed first (1 − δ' u, the product (δ' − δ)e^{−ε} 4u of itself plus two
-        smallest doubles, the difference u of itself), then each log and sum adds 2u of
-        its terms; the log is monotone, so the ends of w give the ends of ε(δ').
+        Derivation: docs/derivations/families.md.
         """
         e0, d0 = self.eps, self._delta_value
         if e0 == np.inf:
@@ -227,17 +203,12 @@ class EpsDelta(TradeOff):
 class RandomizedResponse(TradeOff):
     """k-ary randomized response with parameter ε (Warner 1965; Kairouz et al. 2016).
 
+    ``eps``: ε ≥ 0; ``k``: number of values, k ≥ 2.
+
     Report the true value with probability e^ε/(e^ε + k − 1), each other value with
     1/(e^ε + k − 1). For neighbouring inputs x ≠ x' the output pair has losses
     −ε (output x), +ε (output x') and 0 (the k − 2 others): T(P, Q) is exact and
     piecewise linear; k = 2 gives f_{ε,0}.
-
-    Parameters
-    ----------
-    eps : float
-        ε ≥ 0.
-    k : int, optional
-        Number of values, k ≥ 2.
 
     Examples
     --------
@@ -305,12 +276,7 @@ class BinaryResponseLaw(AtomsLaw):
     log[p^α (1−p)^{1−α} + (1−p)^α p^{1−α}]/(α − 1), p = e^ε/(1 + e^ε) (Mironov 2017,
     Table II).
 
-    Parameters
-    ----------
-    L, p, q : ndarray
-        The atoms (as ``AtomsLaw``).
-    eps : float
-        ε ≥ 0.
+    ``L, p, q``: the atoms (as ``AtomsLaw``); ``eps``: ε ≥ 0.
 
     Examples
     --------
@@ -335,12 +301,7 @@ def randomized_response_renyi(eps: float, orders: ArrayLike) -> FloatArray:
     trade-off f_{ε,0} of RR_ε lies below that of any ε-DP mechanism (DRS Prop 2.5), and
     Rényi divergences do not increase under post-processing.
 
-    Parameters
-    ----------
-    eps : float
-        ε ≥ 0.
-    orders : array_like
-        Orders λ > 1.
+    ``eps``: ε ≥ 0; ``orders``: orders λ > 1.
 
     Returns
     -------

@@ -50,24 +50,7 @@ def _log_geometric(eps: float, a: ArrayLike, b: ArrayLike) -> FloatOrArray:
 def eps_delta_group(eps: float, delta: float, k: int) -> TradeOff:
     """1 − (1 − f_{ε,δ})^{∘k} exactly (DRS Thm 2.14 applied to DRS eq. 2.4).
 
-    φ = 1 − f_{ε,δ} = min{1, L₁, L₂} with the increasing lines L₁(x) = δ + e^ε x and
-    L₂(x) = 1 − e^{−ε}(1 − δ − x). Since every map is non-decreasing, φ^{∘k} is the
-    minimum over all words of k letters from {L₁, L₂} (and 1), and since
-    L₁∘L₂ − L₂∘L₁ = (e^{ε/2} − e^{−ε/2})² + 2δ(1 − e^{−ε}) ≥ 0, moving every L₁
-    innermost lowers a word: φ^{∘k} = min{1, min_j L₂^{∘(k−j)} ∘ L₁^{∘j}}. Hence the
-    group curve is max{0, max_{j=0..k} (A_j − e^{(2j−k)ε} α)}, a piecewise-linear
-    trade-off function whose segment j has slope −e^{(2j−k)ε}; consecutive lines meet
-    at α*_j = [e^{(1−j)ε}(e^ε − 1 + 2δ) − δ(e^ε + 1)]/(e^{2ε} − 1). It is therefore
-    T(P, Q) for atoms of privacy loss l_j = (2j − k)ε with masses (inside the range)
-
-        p_j = e^{−jε} c,   q_j = e^{(j−k)ε} c,   c = (e^ε − 1 + 2δ)/(e^ε + 1),
-
-    for j_bot < j < j_top, where j_top is the largest j ≤ k with α*_j > 0 and
-    j_bot = k − j_top (the curve is symmetric); the end atoms carry
-    p_{j_top} = α*_{j_top} = q_{j_bot}, q_{j_top} = e^{l_{j_top}} α*_{j_top} = p_{j_bot},
-    and the loss ±∞ atoms carry 1 − f(0) = 1 − A_{j_top}, which is
-    δ(1 + e^ε + … + e^{(k−1)ε}) when j_top = k. δ = 0 gives all k + 1 atoms;
-    ε = 0 gives f_{0, min(1, kδ)}.
+    Derivation: docs/derivations/families.md.
     """
     if delta >= 1.0 or (np.isinf(eps) and delta > 0.0):
         return EpsDelta(0.0, 1.0)                 # f ≡ 0 stays 0 (φ(x) = 1 for x > 0)
@@ -167,12 +150,7 @@ def _log_atoms(e: float, d: float, k: int) -> dict | None:
 def _log_ratio(e: float, d: float, direct: float) -> float:
     """log[δ(e^ε + 1)/(e^ε − 1 + 2δ)] = log1p(−(e^ε − 1)(1 − δ)/(e^ε − 1 + 2δ)).
 
-    The ratio is 1 − x with x = (e^ε − 1)(1 − δ)/(e^ε − 1 + 2δ), since
-    (e^ε − 1 + 2δ) − δ(e^ε + 1) = (e^ε − 1)(1 − δ). For small ε it is close to 1,
-    where the difference of the two logarithms (``direct``) cancels (ε = 1e-300,
-    δ = 0.3 gave α* and masses summing to 1.03 and a group curve 0.9 where the truth
-    is 0.3); log1p(−x) keeps its relative accuracy there. Where the ratio is below 1/2
-    the direct difference is the accurate one (1 − x would cancel instead).
+    Derivation: docs/derivations/families.md.
     """
     if e > 30.0:
         return direct

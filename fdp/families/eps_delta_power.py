@@ -1,384 +1,25 @@
 """The k-fold composition f_{ε,δ}^{⊗k}, exact at any k, evaluated in log space.
 
-The pair (KOV 2015, Thm 3.3; DRS 2022, §3). f_{ε,δ} = f_{ε,0} ⊗ f_{0,δ}, and the
-k-fold f_{ε,0} is T(P, Q) for the counts j of the loss +ε: under P, j ~ Bin(k, q),
-under Q, j ~ Bin(k, p), with q = 1/(1 + e^ε), p = 1 − q. The atom j has privacy loss
-l_j = (2j − k)ε and masses P_j = Bin(j; k, q), Q_j = Bin(j; k, p) = P_j e^{l_j}. The δ
-parts compose to f_{0,δ_k}, δ_k = 1 − (1 − δ)^k, which adds an atom of loss +∞
-(Q-mass δ_k) and one of loss −∞ (P-mass δ_k) and scales the others by c = 1 − δ_k.
-
-The read-outs. With D(ε') = Σ_{l_j > ε'} Q_j (1 − e^{ε' − l_j}) (the profile of the
-k-fold f_{ε,0}, DRS Prop 2.12 on the pair):
-
-    δ(ε') = 1 − (1 − δ)^k (1 − D(ε')) = δ_k + c·D(ε');
-    on ε' ∈ [l_{m−1}, l_m]:  D(ε') = A_m − e^{ε'} B_m,  A_m = Σ_{j≥m} Q_j, B_m = Σ_{j≥m} P_j,
-    so ε(δ') = log(A_m − t) − log B_m with t = (δ' − δ_k)/c on the segment where D
-    crosses t;
-    β(α) = c·L_m − e^{l_m}(α − c·U_{m+1}) for c·U_{m+1} ≤ α ≤ c·U_m (Neyman–Pearson:
-    atoms rejected in decreasing loss), U_m = Σ_{j≥m} P_j, L_m = Σ_{j≤m} Q_j;
-    pure ε = kε when δ = 0 (the steepest segment has slope −e^{kε}), else ∞.
-
-Only the terms that matter are summed. Every sum above is Σ_{j∈[a,b]} e^{t_j} with
-t_j concave in j (log Bin(j; k, ·) is concave, and so is log(1 − e^{ε' − 2jε})), so its
-terms rise to one maximum and fall. ``_Binomial.sum`` starts at the mode, walks out
-in chunks, and stops once the rest is bounded by a geometric series: past the last
-term b of a decreasing run, t_{b+i} − t_b ≤ i (t_b − t_{b−1}) by concavity, so the
-rest is at most e^{t_b} ρ/(1 − ρ), ρ = e^{t_b − t_{b−1}} (the bound, from the pmf
-alone, is added to the upper side). The walk stops when that bound is 2⁻⁵⁰ of the
-sum: about 8.3 standard deviations each side, O(√k) terms in O(1) memory.
-
-Rounding (the upper side rounded up, the lower side down). log Bin(j; k, ·) is
-Loader's (2000) saddle-point form: a few terms, each bounded by |log Bin| + log k and
-each computed to a few ulps, widened by ``LOG_SLACK``·(|log Bin| + log(k + 1) + 2),
-LOG_SLACK = 2⁻⁴⁶, plus the error its deviance terms bd0(x, m) inherit from the mean
-m = k·p (relative error (|log p| + 3)u, u = 2⁻⁵³, times |∂bd0/∂m| = |x − m|/m); the
-slack is ≥ 10 times the error measured against mpmath over k ∈ [2, 3·10¹⁵]. Between
-two of Loader's evaluations (every 64 counts) the masses follow by the ratio of
-consecutive terms, with the accumulated rounding added. The exponent ε' − l_j is
-widened by 2u(|ε'| + |l_j|) (the product (2j − k)·ε and the difference each round
-once), sums of positive terms by ``SUM_SLACK`` = 2⁻⁴⁶ relative. The two sides
-therefore bracket the exact value for the double parameters; the bracket is about
-1e-13 relative wide at small k, growing like u·√k (the bd0 term) to about 1e-8 at
-k = 10¹².
-
-References: Kairouz, Oh & Viswanath (2015), "The composition theorem for
-differential privacy", ICML, Thm 3.3; Dong, Roth & Su (2022), "Gaussian differential
-privacy", JRSS-B, §3 and Prop 2.12; Loader (2000), "Fast and accurate computation
-of binomial probabilities".
+Derivation: docs/derivations/families.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
-from scipy.special import betainc, gammaln, logsumexp
 
 from fdp import _validate
 from fdp._constants import EXP_SAFE
-from fdp._types import ArrayLike
-from fdp.families._rounding import ArrayPair
+from fdp.families.binomial_masses import _U, MAX_K, _Binomial, _down, _up, log_binom_pmf
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.finite_pair import MAX_ATOMS, FinitePair
 from fdp.tradeoff import TradeOff
 
-_T = TypeVar("_T")
-
-# Unit roundoff of doubles.
-_U = 2.0 ** -53
-# Relative slack of a computed log Bin(j; k, ·) (see the module docstring).
-LOG_SLACK = 2.0 ** -46
-# Relative slack of a sum of positive terms (exp, pairwise summation, log:
-# (log₂ n + 3)·u ≤ 2⁻⁴⁶ for n < 2⁶⁰).
-SUM_SLACK = 2.0 ** -46
-# A walk stops when the geometric bound on what is left is this far below the sum.
-_STOP = 50.0 * np.log(2.0)
-# Largest k: the counts j and 2j − k must be exact doubles.
-MAX_K = 2 ** 53
 # Most atoms of the k-fold handed out as a FinitePair by ``EpsDeltaPower._pair``.
 PAIR_MAX_ATOMS = 100_000
-# Chunks of the walk: the first is small (small k costs little), then doubling.
-_CHUNK0, _CHUNK_MAX = 256, 2 ** 18
-# Counts between two of Loader's evaluations in ``_Binomial.log_pmf_run``.
-_BLOCK = 64
-_LN2 = float(np.log(2.0))
-
-
-# ----------------------------------------------------------------------
-# log Bin(j; n, p) to full relative precision of the mass (Loader 2000)
-# ----------------------------------------------------------------------
-def _stirlerr(n: ArrayLike) -> np.ndarray:
-    """log n! − [(n + ½) log n − n + ½ log 2π] (Loader 2000), accurate for every n ≥ 1:
-    its asymptotic series above 15, gammaln below (each only where it is needed)."""
-    n = np.asarray(n, dtype=float)
-    big = n > 15.0
-    n2 = n * n
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = (1 / 12 - (1 / 360 - (1 / 1260 - (1 / 1680 - 1 / (1188 * n2)) / n2) / n2) / n2) / n
-    if not np.all(big):
-        s = n[~big] if n.ndim else n
-        small = gammaln(s + 1.0) - (s + 0.5) * np.log(s) + s - 0.5 * np.log(2.0 * np.pi)
-        if n.ndim:
-            out[~big] = small
-        else:
-            out = small
-    return out
-
-
-def _bd0(x: ArrayLike, m: float, log_m: float) -> np.ndarray:
-    """x log(x/m) + m − x ≥ 0 without cancellation near x = m (Loader 2000).
-
-    Near m (|x − m| < 0.1 (x + m)) the series 2x Σ v^{2i+1}/(2i+1) − (x − m) v with
-    v = (x − m)/(x + m), summed until its terms stop changing the double (|v| < 0.1, so
-    at most 16 terms; a few near the mode of a large binomial); elsewhere directly, the
-    quotient x/m formed before its logarithm."""
-    x = np.atleast_1d(np.asarray(x, dtype=float))
-    m, log_m = float(m), float(log_m)
-    near = np.abs(x - m) < 0.1 * (x + m)
-    out = np.empty(x.shape)
-    if not np.all(near):
-        xf = x[~near]
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            far = xf * np.log(xf / m) + m - xf
-            if not m > 1e-290:           # m subnormal: its logarithm is the exact one
-                far = xf * (np.log(xf) - log_m) + m - xf
-        out[~near] = far
-    if near.any():
-        xn = x[near]
-        v = (xn - m) / (xn + m)
-        s = (xn - m) * v
-        ej = 2.0 * xn * v
-        v2 = v * v
-        for i in range(1, 40):
-            ej = ej * v2
-            term = ej / (2 * i + 1)
-            s = s + term
-            if np.all(np.abs(term) <= 1e-17 * np.abs(s)):
-                break
-        out[near] = s
-    return out
-
-
-def log_binom_pmf(j: ArrayLike, n: int, log_p: float, log_1mp: float) -> np.ndarray:
-    """log Bin(j; n, p) with p = e^{log_p}, 1 − p = e^{log_1mp}, to full relative precision
-    of the mass (Loader 2000, "Fast and accurate computation of binomial probabilities":
-    Stirling remainders and a deviance term bd0 that does not cancel near the mode);
-    tails far below the smallest double stay finite logarithms.
-
-    Parameters
-    ----------
-    j : array_like
-        Counts in [0, n] (floats holding integers).
-    n : int
-        Number of trials.
-    log_p, log_1mp : float
-        log p and log(1 − p).
-
-    Returns
-    -------
-    ndarray
-        log Bin(j; n, p).
-    """
-    j = np.asarray(j, dtype=float)
-    k = n - j
-    inner = (j > 0) & (k > 0)
-    jj, kk = np.where(inner, j, 1.0), np.where(inner, k, 1.0)
-    log_n = np.log(float(n))
-    lc = (_stirlerr(float(n)) - _stirlerr(jj) - _stirlerr(kk)
-          - _bd0(jj, n * np.exp(log_p), log_n + log_p)
-          - _bd0(kk, n * np.exp(log_1mp), log_n + log_1mp))
-    lf = np.log(2.0 * np.pi) + np.log(jj) + np.log(kk) - log_n
-    return np.where(inner, lc - 0.5 * lf, np.where(j == 0, n * log_1mp, n * log_p))
-
-
-def _log1mexp(x: float | np.ndarray) -> np.ndarray:
-    """log(1 − e^x) for x ≤ 0 (−inf at x ≥ 0), accurate on both sides of −log 2."""
-    x = np.minimum(np.asarray(x, dtype=float), 0.0)
-    with np.errstate(divide="ignore"):
-        return np.where(x > -_LN2, np.log(-np.expm1(x)), np.log1p(-np.exp(x)))
-
-
-def _up(x: float) -> float:
-    return float(np.nextafter(x, np.inf))
-
-
-def _down(x: float) -> float:
-    return float(np.nextafter(x, -np.inf))
-
-
-class _Binomial:
-    """The two binomial laws of the k-fold f_{ε,0} (P: Bin(k, q), Q: Bin(k, p)) and the
-    certified windowed sums of their masses (see the module docstring)."""
-
-    def __init__(self, eps: float, k: int):
-        self.eps, self.k = eps, k
-        log_p = -float(np.logaddexp(0.0, -eps))      # p = e^ε/(1 + e^ε)
-        log_q = -float(np.logaddexp(0.0, eps))       # q = 1/(1 + e^ε)
-        self.logs = {"Q": (log_p, log_q), "P": (log_q, log_p)}
-        self.modes = {"Q": min(k, int(np.floor((k + 1) * np.exp(log_p)))),
-                      "P": min(k, int(np.floor((k + 1) * np.exp(log_q))))}
-        self.log_k = float(np.log(k + 1.0))
-        self._memo: dict = {}       # (what, argument) -> bracket; the sums are pure
-
-    def _remember(self, key: tuple[Any, ...], compute: Callable[[], _T]) -> _T:
-        if key not in self._memo:
-            if len(self._memo) > 4096:
-                self._memo.clear()
-            self._memo[key] = compute()
-        return self._memo[key]
-
-    def log_pmf(self, j: np.ndarray, law: str) -> tuple[np.ndarray, np.ndarray]:
-        """(log mass, its rounding slack) at the counts j under law "P" or "Q".
-
-        The slack: ``LOG_SLACK``·(|log Bin| + log(k + 1) + 2) for the rounding of
-        Loader's terms, plus the error of bd0(x, m) from its mean m = k·e^{log p}
-        (relative error ≤ (|log p| + 3)u, and |∂bd0/∂m| = |x − m|/m), plus, where bd0
-        is formed directly (|x − m| ≥ 0.1 (x + m)), the rounding of x log(x/m), m, x."""
-        j = np.asarray(j, dtype=float)
-        log_p, log_1mp = self.logs[law]
-        k = self.k
-        lp = log_binom_pmf(j, k, log_p, log_1mp)
-        slack = LOG_SLACK * (np.abs(lp) + self.log_k + 2.0)
-        for x, lm in ((j, log_p), (k - j, log_1mp)):
-            m = k * np.exp(lm)
-            dev = np.abs(x - m)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                far = np.where(dev >= 0.1 * (x + m),
-                               np.nan_to_num(x * np.abs(np.log(x / m))) + x + m, 0.0)
-            slack = slack + 4.0 * _U * ((abs(lm) + 3.0) * dev + far)
-        return lp, slack
-
-    def log_pmf_run(self, a: int, b: int, law: str) -> tuple[np.ndarray, np.ndarray]:
-        """``log_pmf`` at j = a..b: Loader's form at every ``_BLOCK``-th count, the counts
-        between by the ratio of consecutive masses, log Bin(i + 1) − log Bin(i) =
-        log((k − i)/(i + 1)) ± ε (+ε under Q, −ε under P), cumulated within the block.
-        Each step rounds the quotient, its logarithm and two sums once, so a block of
-        n steps is off by at most n·u·(4 + 2 max|step| + 2 max|partial sum|), added to
-        the slack."""
-        n = b - a + 1
-        if n <= _BLOCK:
-            return self.log_pmf(np.arange(a, b + 1, dtype=float), law)
-        rows = -(-n // _BLOCK)
-        anchors = a + _BLOCK * np.arange(rows, dtype=float)
-        lp_a, slack_a = self.log_pmf(anchors, law)
-        i = np.arange(a, a + rows * _BLOCK, dtype=float)
-        sign = 1.0 if law == "Q" else -1.0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            step = np.log((self.k - i) / (i + 1.0)) + sign * self.eps   # Bin(i+1)/Bin(i)
-        flat = np.zeros(rows * _BLOCK)
-        flat[1:n] = step[:n - 1]
-        inc = flat.reshape(rows, _BLOCK)
-        inc[:, 0] = 0.0
-        part = np.cumsum(inc, axis=1)
-        with np.errstate(invalid="ignore"):
-            err = _BLOCK * _U * (4.0 + 2.0 * np.max(np.abs(inc), axis=1)
-                                 + 2.0 * np.max(np.abs(part), axis=1))
-        lp = (part + lp_a[:, None]).ravel()[:n]
-        slack = (LOG_SLACK * (np.abs(part + lp_a[:, None]) + self.log_k + 2.0)
-                 + (slack_a + err)[:, None]).ravel()[:n]
-        return lp, slack
-
-    def loss(self, j: np.ndarray) -> np.ndarray:
-        return (2.0 * j - self.k) * self.eps
-
-    def sum(self, law: str, lo: int, hi: int,
-            factor: Callable[[np.ndarray], ArrayPair] | None = None) -> tuple[float, float]:
-        """(lower, upper) of log Σ_{j=lo}^{hi} m_j w_j, m the pmf of ``law`` and w_j ≤ 1
-        a log-concave weight given by ``factor(j) -> (log w lower, log w upper)``."""
-        lo, hi = max(lo, 0), min(hi, self.k)
-        if lo > hi:
-            return -np.inf, -np.inf
-        start = min(max(self.modes[law], lo), hi)
-        los, his = [], []
-
-        def chunk(a: int, b: int) -> ArrayPair:
-            j = np.arange(a, b + 1, dtype=float)
-            lp, slack = self.log_pmf_run(a, b, law)
-            up, dn = lp + slack, lp - slack
-            if factor is not None:
-                f_lo, f_hi = factor(j)
-                up, dn = up + f_hi, dn + f_lo
-            his.append(float(logsumexp(up)))
-            los.append(float(logsumexp(dn)))
-            return lp, slack
-
-        def tail(t_edge: float, t_next: float, s_edge: float, s_next: float) -> float | None:
-            """log of the geometric bound past an edge term (None: not decreasing)."""
-            log_rho = t_edge - t_next + s_edge + s_next
-            if not log_rho < 0.0:
-                return None
-            return t_edge + s_edge + log_rho - float(_log1mexp(log_rho))
-
-        for direction in (1, -1):
-            a, size = (start, _CHUNK0) if direction == 1 else (start - 1, _CHUNK0)
-            while lo <= a <= hi:
-                if direction == 1:
-                    b = min(hi, a + size - 1)
-                    lp, s = chunk(a, b)
-                    if b in (hi, a):
-                        break
-                    bound = tail(lp[-1], lp[-2], s[-1], s[-2])
-                    a = b + 1
-                else:
-                    b = max(lo, a - size + 1)
-                    lp, s = chunk(b, a)
-                    if b in (lo, a):
-                        break
-                    bound = tail(lp[0], lp[1], s[0], s[1])
-                    a = b - 1
-                size = min(2 * size, _CHUNK_MAX)
-                if bound is not None and bound < float(logsumexp(los)) - _STOP:
-                    his.append(bound)
-                    break
-        return (float(logsumexp(los)) - SUM_SLACK, float(logsumexp(his)) + SUM_SLACK)
-
-    # -- the sums the read-outs need -------------------------------------
-    def upper_tail(self, law: str, m: int) -> tuple[float, float]:
-        """log Σ_{j≥m} (mass of ``law``): the direct sum, intersected with 1 − (the rest)
-        where the tail is the larger part (total mass 1 exactly)."""
-        return self._remember(("U", law, m), lambda: self._upper_tail(law, m))
-
-    def _upper_tail(self, law: str, m: int) -> tuple[float, float]:
-        if m <= 0:
-            return 0.0, 0.0
-        if m > self.k:
-            return -np.inf, -np.inf
-        lo, hi = self.sum(law, m, self.k)
-        if hi > -_LN2:
-            r_lo, r_hi = self.sum(law, 0, m - 1)
-            lo = max(lo, float(_log1mexp(r_hi)))
-            hi = min(hi, float(_log1mexp(r_lo)))
-        return lo, min(hi, 0.0)
-
-    def lower_tail(self, law: str, m: int) -> tuple[float, float]:
-        """log Σ_{j≤m} (mass of ``law``), as ``upper_tail``."""
-        return self._remember(("L", law, m), lambda: self._lower_tail(law, m))
-
-    def _lower_tail(self, law: str, m: int) -> tuple[float, float]:
-        if m < 0:
-            return -np.inf, -np.inf
-        if m >= self.k:
-            return 0.0, 0.0
-        lo, hi = self.sum(law, 0, m)
-        if hi > -_LN2:
-            r_lo, r_hi = self.sum(law, m + 1, self.k)
-            lo = max(lo, float(_log1mexp(r_hi)))
-            hi = min(hi, float(_log1mexp(r_lo)))
-        return lo, min(hi, 0.0)
-
-    def log_profile(self, x: float) -> tuple[float, float]:
-        """(lower, upper) log D(ε') at ε' = x: Σ_{l_j > x} Q_j (1 − e^{x − l_j})."""
-        return self._remember(("D", x), lambda: self._log_profile(x))
-
-    def _log_profile(self, x: float) -> tuple[float, float]:
-        if x == np.inf:
-            return -np.inf, -np.inf
-        if x == -np.inf:
-            return 0.0, 0.0
-        e, k = self.eps, self.k
-        first = int(np.floor((k + x / e) / 2.0)) - 1 if abs(x / e) < 2.0 * k + 4 else (
-            k + 1 if x > 0 else 0)
-        if first > k:
-            return -np.inf, -np.inf
-
-        def factor(j: np.ndarray) -> ArrayPair:
-            l = self.loss(j)
-            gap = x - l
-            slack = 2.0 * _U * (abs(x) + np.abs(l)) + 1e-300
-            return _log1mexp(gap + slack), _log1mexp(gap - slack)
-
-        return self.sum("Q", max(first, 0), k, factor)
-
-    # -- locating a segment (approximately; the caller then checks exactly) --
-    def approx_upper_tail(self, law: str, m: int) -> float:
-        """Σ_{j≥m} mass, by the regularised incomplete beta (not certified: a guess)."""
-        if m <= 0:
-            return 1.0
-        if m > self.k:
-            return 0.0
-        return float(betainc(float(m), float(self.k - m + 1), np.exp(self.logs[law][0])))
 
 
 def search(passes: Callable[[int], bool], lo: int, hi: int, guess: int) -> int:
@@ -421,29 +62,11 @@ def _exact_product(k: int, eps: float) -> tuple[float, float]:
     return (v, _up(v)) if fv < exact else (_down(v), v)
 
 
-# ----------------------------------------------------------------------
-# The trade-off function
-# ----------------------------------------------------------------------
+# -- The trade-off function
 def eps_delta_k_fold(f: EpsDelta, k: int) -> TradeOff:
-    """f_{ε,δ}^{⊗k} exactly (Kairouz, Oh & Viswanath 2015, Thm 3.3; DRS 2022, §3).
-
-    Parameters
-    ----------
-    f : EpsDelta
-        f_{ε,δ}.
-    k : int
-        Number of compositions, 1 ≤ k ≤ 2^53.
-
-    Returns
-    -------
-    TradeOff
-        ``f`` for k = 1; f_{0, 1 − (1 − δ)^k} for ε = 0 (or δ = 1); otherwise an
-        ``EpsDeltaPower``, evaluated in log space at any k.
-
-    Raises
-    ------
-    ValueError
-        For k outside [1, 2^53].
+    """f_{ε,δ}^{⊗k} exactly for 1 ≤ k ≤ 2^53 (Kairouz, Oh & Viswanath 2015, Thm 3.3; DRS
+    2022, §3): ``f`` for k = 1, f_{0, 1 − (1 − δ)^k} for ε = 0 or δ = 1, else an
+    ``EpsDeltaPower``.
 
     Examples
     --------
@@ -482,10 +105,7 @@ def eps_delta_pair(eps: float, delta: float, k: int) -> FinitePair | None:
     """f_{ε,δ}^{⊗k} as an exact ``FinitePair`` (k + 3 atoms), or None past ``MAX_ATOMS``
     (composition then hands the factor to the numeric engine).
 
-    The k-fold f_{ε,0} is the pair of Bin(k, q) and Bin(k, 1 − q) counts of the loss
-    +ε, q = 1/(1 + e^ε): loss (2j − k)ε with P-mass Bin(j; k, q), Q-mass
-    Bin(j; k, 1 − q); the δ part composes to f_{0, 1 − (1 − δ)^k}, an atom of loss +inf
-    (Q-mass δ_k) and one of −inf (P-mass δ_k) (KOV 2015, Thm 3.3, in pair form).
+    Derivation: docs/derivations/families.md.
     """
     if k + 3 > MAX_ATOMS:
         return None
@@ -504,21 +124,14 @@ def eps_delta_pair(eps: float, delta: float, k: int) -> FinitePair | None:
 
 
 class EpsDeltaPower(TradeOff):
-    """f_{ε,δ}^{⊗k}, exact, read out in log space at any k ≤ 2^53 (see the module docstring).
+    """f_{ε,δ}^{⊗k}, exact, read out in log space at any k ≤ 2^53 (docs/derivations/families.md).
+
+    ``eps``: ε in (0, ∞); ``delta``: δ in [0, 1); ``k``: number of compositions, 2 ≤ k ≤ 2^53.
 
     δ(ε'), ε(δ') and β(α) sum only the O(√k) binomial terms that matter, with a
     geometric bound on the rest; ``delta_bounds``, ``epsilon_bounds`` and ``bounds``
     bracket the exact value (about 1e-12 relative wide), ``delta`` and ``epsilon`` give
     the upper side, ``f(α)`` the lower side. The pure ε is kε exactly (δ = 0).
-
-    Parameters
-    ----------
-    eps : float
-        ε in (0, ∞).
-    delta : float
-        δ in [0, 1).
-    k : int
-        Number of compositions, 2 ≤ k ≤ 2^53.
 
     Examples
     --------
@@ -695,11 +308,8 @@ class EpsDeltaPower(TradeOff):
     def _beta_bracket(self, alpha: float) -> tuple[float, float]:
         """(lower, upper) β at α on the segment of the Neyman–Pearson vertex m.
 
-        Segment m (α_{m+1} ≤ α ≤ α_m, α_m = c·U_m): β = c·L_m − e^{l_m}(α − α_{m+1}).
-        Its line lies below the convex curve everywhere, so the lower side needs no
-        certainty about m; the upper side uses the line at α only up to α_m (beyond, it
-        would leave the curve). α − α_{m+1} is formed directly, or, when U_{m+1} is
-        near 1, as α − 1 + δ_k + c·Σ_{j≤m} P_j, which keeps the digits 1 − α has."""
+        Derivation: docs/derivations/families.md.
+        """
         B, k, e = self._bin, self.k, self.eps
         d_lo, d_hi = _delta_k(self.d, self.k)
         c_lo, c_hi = _down(1.0 - d_hi), _up(1.0 - d_lo)

@@ -1,14 +1,6 @@
 """Exact trade-off functions of pairs of finite distributions.
 
-For P, Q on the same finite outcomes, T(P, Q) is piecewise linear: by the
-Neyman–Pearson lemma the optimal tests reject outcomes in decreasing order of the
-likelihood ratio q/p. Rejecting the atoms with the k largest ratios gives the
-vertex (α_k, β_k) = (Σ_{i≤k} p_i, 1 − Σ_{i≤k} q_i) (DRS §2).
-
-Atoms are stored by privacy loss L = log(q/p), sorted decreasing, equal losses
-merged; L = +inf (p = 0) and L = −inf (q = 0) are allowed. Composition is the
-product pair, whose losses add (DRS Def 3.1): ``product`` forms it and merges
-equal losses, so lattices (f_{ε,0}, randomized response) stay small.
+Derivation: docs/derivations/families.md.
 """
 
 from __future__ import annotations
@@ -40,12 +32,8 @@ _T = TypeVar("_T")
 class FinitePair(PiecewiseLinear):
     """T(P, Q) for finite pmfs, exact (Neyman–Pearson); atoms ``log_ratio``, ``p``, ``q``.
 
-    Parameters
-    ----------
-    log_ratio : array_like
-        Losses L_i = log(q_i/p_i), sorted decreasing (±inf allowed).
-    p, q : array_like
-        P- and Q-masses of the atoms.
+    ``log_ratio``: losses L_i = log(q_i/p_i), sorted decreasing (±inf allowed); ``p, q``: P- and
+    Q-masses of the atoms.
 
     Examples
     --------
@@ -257,22 +245,8 @@ def _vertex_max(alphas: np.ndarray, gains: np.ndarray, eps: np.ndarray) -> np.nd
 def from_pair(p_probs: ArrayLike, q_probs: ArrayLike) -> FinitePair:
     """Exact T(P, Q) of two pmfs on the same finite outcomes (Neyman–Pearson).
 
-    Each pmf must be non-negative and sum to 1 within 1e-9; it is not renormalised.
-
-    Parameters
-    ----------
-    p_probs, q_probs : array_like
-        The pmfs of P and Q on the same outcomes.
-
-    Returns
-    -------
-    FinitePair
-        T(P, Q), exact.
-
-    Raises
-    ------
-    ValueError
-        If the pmfs differ in length, have negative entries or do not sum to 1.
+    Each pmf is non-negative and sums to 1 within 1e-9 (not renormalised); ``ValueError``
+    otherwise or when the lengths differ.
 
     Examples
     --------

@@ -1,9 +1,6 @@
 """G_μ for a μ known only to an interval: a certified bracket between two Gaussians.
 
-The Gaussian mechanism whose sensitivity is itself bracketed (the sensitivity of a
-matrix-factorisation strategy under participation limits, ``fdp.sgd.mf_sensitivity``)
-is exactly G_{Δ/σ} for an unknown Δ in [Δ_lo, Δ_hi]. Since G_μ decreases in μ (Dong,
-Roth & Su 2022, §2.3), G_{Δ_hi/σ} ≤ G_{Δ/σ} ≤ G_{Δ_lo/σ}: a certified bracket.
+Derivation: docs/derivations/families.md.
 """
 
 from __future__ import annotations
@@ -24,19 +21,15 @@ class GaussianRange(TradeOff):
     """G_μ for a μ known only to lie in [mu_lo, mu_hi]: the certified bracket
     G_{mu_hi} ≤ G_μ ≤ G_{mu_lo} (G_μ decreases in μ, DRS 2022 §2.3).
 
+    ``mu_lo, mu_hi``: 0 ≤ mu_lo ≤ mu_hi < inf; ``assumptions``: what the curve is a guarantee for
+    (shown in the repr).
+
     The Gaussian mechanism whose sensitivity is bracketed (``mf_sensitivity``) is
     exactly G_{Δ/σ}; this object carries the bracket on Δ/σ. Read-outs use G_{mu_hi}
     on the safe side and G_{mu_lo} on the other; the numeric engine composes it from
     its certified privacy profile (pessimistic, G_{mu_hi}) and the law of G_{mu_lo}
     (optimistic, a pair above the truth). ``assumptions`` names the mechanism, its
     neighbouring relation and its participation limits.
-
-    Parameters
-    ----------
-    mu_lo, mu_hi : float
-        0 ≤ mu_lo ≤ mu_hi < inf.
-    assumptions : str
-        What the curve is a guarantee for (shown in the repr).
 
     Examples
     --------

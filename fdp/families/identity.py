@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from fdp._constants import UNIT_ROUNDOFF
 from fdp.families._rounding import one_minus, widen
+from fdp.families.finite_pair import FinitePair
 from fdp.law import AtomsLaw
 from fdp.tradeoff import TradeOff
-
-if TYPE_CHECKING:  # pragma: no cover
-    from fdp.families.finite_pair import FinitePair
 
 
 @dataclass(frozen=True)
@@ -63,7 +60,6 @@ class Identity(TradeOff):
         return widen(v, 2.0 * UNIT_ROUNDOFF, low=0.0, high=1.0)
 
     def _pair(self) -> FinitePair:
-        from fdp.families.finite_pair import FinitePair
         return FinitePair.from_atoms([0.0], [1.0], [1.0])
 
     def _group(self, k: int) -> TradeOff:

@@ -11,24 +11,26 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from fdp import _validate
 from fdp._constants import TINY, UNIT_ROUNDOFF
+from fdp._lazy import LazyModule
 from fdp._types import ArrayLike, FloatArray
 from fdp.families._rounding import one_minus, widen
 from fdp.law import Masses, PrivacyLossLaw, bin_atoms, intervals, mirrored_moment
 from fdp.law.renyi import certified_renyi, log_sum_two
-from fdp.tradeoff import TradeOff
+from fdp.tradeoff import Bracketed, TradeOff
+
+mpmath = LazyModule("mpmath")   # loaded on first use: `import fdp` stays light
 
 _U = UNIT_ROUNDOFF
 
 
 @dataclass(frozen=True)
-class Laplace(TradeOff):
+class Laplace(Bracketed):
     """L_μ(α) for μ ≥ 0 (DRS Appendix A):
 
         1 − e^μ α            for α < e^{−μ}/2,
@@ -37,11 +39,6 @@ class Laplace(TradeOff):
 
     The Laplace mechanism with scale b = Δ/ε is L_ε-DP, which is strictly stronger
     than f_{ε,0}. Symmetric.
-
-    Parameters
-    ----------
-    mu : float
-        μ ≥ 0.
 
     Examples
     --------
@@ -58,14 +55,6 @@ class Laplace(TradeOff):
     @property
     def symmetric(self) -> bool:
         return True
-
-    def _beta(self, alpha: np.ndarray) -> np.ndarray:
-        """Certified lower bound on L_μ(α) (the safe side)."""
-        return self._bracket(alpha)[0]
-
-    def _upper(self, alpha: np.ndarray) -> np.ndarray:
-        """Certified upper bound on L_μ(α)."""
-        return self._bracket(alpha)[1]
 
     def _bracket(self, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The three pieces, each a product or quotient of at most four rounded factors
@@ -145,11 +134,7 @@ class Laplace(TradeOff):
     def _group(self, k: int) -> TradeOff:
         """L_μ.group(k) = L_{kμ} exactly (DRS Thm 2.14).
 
-        For a location family P_θ with a log-concave density (monotone likelihood ratio),
-        the optimal tests of T(P_0, P_μ) reject above a threshold t, so with S the
-        survival function of P_0, α = S(t) and 1 − f(α) = S(S⁻¹(α) − μ). Iterating,
-        (1 − f)^{∘k}(α) = S(S⁻¹(α) − kμ) = 1 − T(P_0, P_{kμ})(α). Lap(0, 1) has the
-        log-concave density e^{−|x|}/2, so the k-fold is L_{kμ}.
+        Derivation: docs/derivations/families.md.
         """
         return Laplace(k * self.mu)
 
@@ -165,15 +150,12 @@ class Laplace(TradeOff):
 class LaplaceLaw(PrivacyLossLaw):
     """The privacy-loss law of L_μ = T(Lap(0,1), Lap(μ,1)) (DRS Appendix A).
 
+    ``mu``: μ ≥ 0.
+
     Under P, L = −μ with mass ½, +μ with mass e^{−μ}/2, density e^{−(ℓ+μ)/2}/4 on
     (−μ, μ); moments are closed forms of ∫ (ℓ − c)^k e^{−ℓ/2} dℓ (evaluated in mpmath
     at 50 digits). D_α(Q ‖ P) = log[α/(2α−1) e^{(α−1)μ} + (α−1)/(2α−1) e^{−αμ}]/(α − 1)
     (Mironov 2017, Table II).
-
-    Parameters
-    ----------
-    mu : float
-        μ ≥ 0.
 
     Examples
     --------
@@ -220,7 +202,6 @@ class LaplaceLaw(PrivacyLossLaw):
                under: str = "P") -> float:
         if under == "Q":
             return mirrored_moment(self, k, c, absolute)
-        import mpmath  # lazily: `import fdp` stays free of mpmath
         with mpmath.workdps(50):
             m, c_ = mpmath.mpf(self.mu), mpmath.mpf(c)
 
@@ -235,7 +216,7 @@ class LaplaceLaw(PrivacyLossLaw):
                 sign = 1
                 if absolute and (a + b) / 2 < c_ and k % 2 == 1:
                     sign = -1
-                total += sign * mpmath.exp(-m / 2) / 4 * _poly_exp_integral(mpmath, k, c_, a, b)
+                total += sign * mpmath.exp(-m / 2) / 4 * _poly_exp_integral(k, c_, a, b)
             return float(total)
 
     def renyi(self, orders: ArrayLike) -> np.ndarray:
@@ -267,7 +248,7 @@ def _renyi_interval(mu: float, lam: float, c: Any) -> Any:
     return c.log(a) / (lam_i - 1)
 
 
-def _poly_exp_integral(mpmath: ModuleType, k: int, c: Any, a: Any, b: Any) -> Any:
+def _poly_exp_integral(k: int, c: Any, a: Any, b: Any) -> Any:
     """∫_a^b (ℓ − c)^k e^{−ℓ/2} dℓ in closed form (mpmath numbers):
     with u = ℓ − c, the antiderivative of u^k e^{−u/2} is
     −e^{−u/2} Σ_{j=0}^{k} k!/(k−j)! 2^{j+1} u^{k−j}."""

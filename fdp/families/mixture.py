@@ -1,49 +1,6 @@
 """Mixture-of-Gaussians pairs, and mixtures of pairs with the component revealed.
 
-MixtureOfGaussians(σ, c, p) = T(N(0, σ²), Σⱼ pⱼ N(cⱼ, σ²)), cⱼ ≥ 0, Σⱼ pⱼ = 1: the
-output law of a Gaussian mechanism whose sensitivity is itself random, cⱼ with
-probability pⱼ (Choquette-Choo, Ganesh, Steinke & Thakurta 2024, "Privacy
-amplification for matrix mechanisms", §4; dp_accounting's MixtureOfGaussiansDpEvent).
-In units of σ, with μⱼ = cⱼ/σ, P = N(0, 1), Q = Σⱼ pⱼ N(μⱼ, 1) and
-
-    L(x) = log dQ/dP(x) = log Σⱼ pⱼ exp(μⱼ x − μⱼ²/2),
-
-a log-sum-exp of lines with slopes μⱼ ≥ 0: convex and, unless every μⱼ is 0,
-strictly increasing, from log p₀ (p₀ = Σ_{μⱼ=0} pⱼ; −∞ if p₀ = 0) to +∞. So the
-Neyman–Pearson tests are the thresholds {x > t}, and with α = Φ̄(t)
-
-    β(α) = Σⱼ pⱼ Φ(Φ̄⁻¹(α) − μⱼ) = Σⱼ pⱼ G_{μⱼ}(α),
-
-a mixture of Gaussian trade-off curves at a common α. The privacy profile at ε is
-the threshold x_ε with L(x_ε) = ε: δ(ε) = Q(X > x_ε) − e^ε P(X > x_ε), and writing
-e^ε = Σⱼ pⱼ e^{μⱼ x_ε − μⱼ²/2} splits it into non-negative Gaussian profiles,
-
-    δ(ε) = Σⱼ pⱼ δ_{G_{μⱼ}}(μⱼ x_ε − μⱼ²/2),
-
-each evaluated in log space without cancellation (``fdp.families.gaussian``).
-
-Certificate. For ANY losses ℓⱼ with p₀ + Σ_{μⱼ>0} pⱼ e^{ℓⱼ} ≤ e^ε (not necessarily
-of the form μⱼx − μⱼ²/2), δ(ε) ≤ Σⱼ pⱼ δ_{G_{μⱼ}}(ℓⱼ): for every threshold y,
-pⱼ δ_{G_{μⱼ}}(ℓⱼ) ≥ pⱼ(Φ̄(y − μⱼ) − e^{ℓⱼ}Φ̄(y)), and summing over j gives
-Q(X > y) − (Σⱼ pⱼe^{ℓⱼ})P(X > y) ≥ Q(X > y) − e^ε P(X > y), whose sup over y is δ(ε).
-So the root x_ε need not be exact: the computed ℓⱼ are shifted down until the
-budget holds as computed, which makes δ an upper bound for every σ, including
-μⱼ = cⱼ/σ near the largest double (each ℓⱼ is formed as μⱼ(x − μⱼ/2), never with
-μⱼ², which overflows beyond 1.3e154). A component with cⱼ/σ = +inf (beyond the
-doubles) is perfectly distinguishable: its Q-mass is an atom at L = +inf.
-Special cases: c = (0, 1), p = (1 − q, q) is the Poisson-subsampled Gaussian
-q G_{1/σ} + (1 − q) Id (add direction); c = (0, s, …, ks), p = Binomial(k, q) is a
-user with k examples under Poisson sampling. The pair is ONE direction of an
-add/remove mechanism; the other is its inverse T(Q, P) (``inverse()``).
-
-RevealedMixture(w, f) is the pair (Σᵢ wᵢ Pᵢ ⊗ e_i, Σᵢ wᵢ Qᵢ ⊗ e_i): member i is
-drawn with probability wᵢ and the draw is published. Its privacy profile is
-δ(ε) = Σᵢ wᵢ δᵢ(ε) and its privacy-loss law the w-mixture of the members' laws.
-It is what joint convexity of the hockey-stick divergence gives for a mechanism
-that, conditionally on an event with the same law under both datasets, is
-dominated by member i (used by ``fdp.dpsgd`` for truncated Poisson sampling and
-sampling with replacement). f(α) = sup_ε (1 − δ(ε) − e^ε α) (DRS Prop 2.12);
-the objective's derivative in ε is e^ε(α(ε) − α), so it is unimodal in ε.
+Derivation: docs/derivations/families.md.
 """
 
 from __future__ import annotations
@@ -72,7 +29,7 @@ from fdp.families.gaussian import (
 )
 from fdp.law import Masses, MixtureLaw, PrivacyLossLaw, bin_atoms
 from fdp.status import Status, status_of
-from fdp.tradeoff import TradeOff, remark
+from fdp.tradeoff import Bracketed, TradeOff, remark
 
 #: Tolerance on |Σ pⱼ − 1| (probabilities are then divided by their sum).
 PROB_SUM_TOL = 1e-9
@@ -89,20 +46,15 @@ def _as_vector(name: str, value: ArrayLike) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class MixtureOfGaussians(TradeOff):
+class MixtureOfGaussians(Bracketed):
     """T(N(0, σ²), Σⱼ pⱼ N(cⱼ, σ²)): the Gaussian mechanism with random sensitivity.
 
-    β(α) = Σⱼ pⱼ Φ(Φ⁻¹(1 − α) − cⱼ/σ) (Choquette-Choo, Ganesh, Steinke & Thakurta
-    2024, §4; see the module docstring for the loss and the profile).
+    ``sigma``: σ > 0, the standard deviation of the Gaussian noise; ``sensitivities``: cⱼ ≥ 0
+    (finite), the possible shifts of the mean; ``probs``: pⱼ ∈ [0, 1] with Σⱼ pⱼ = 1 (within 1e-9;
+    they are divided by their sum).
 
-    Parameters
-    ----------
-    sigma : float
-        σ > 0, the standard deviation of the Gaussian noise.
-    sensitivities : sequence of float
-        cⱼ ≥ 0 (finite), the possible shifts of the mean.
-    probs : sequence of float
-        pⱼ ∈ [0, 1] with Σⱼ pⱼ = 1 (within 1e-9; they are divided by their sum).
+    β(α) = Σⱼ pⱼ Φ(Φ⁻¹(1 − α) − cⱼ/σ) (Choquette-Choo, Ganesh, Steinke & Thakurta
+    2024, §4; the loss and the profile: docs/derivations/families.md).
 
     Notes
     -----
@@ -146,9 +98,7 @@ class MixtureOfGaussians(TradeOff):
         object.__setattr__(self, "sensitivities", tuple(float(x) for x in cs))
         object.__setattr__(self, "probs", tuple(float(x) for x in ps))
 
-    # ------------------------------------------------------------------
-    # the law in units of σ
-    # ------------------------------------------------------------------
+    # -- the law in units of σ
     @property
     def mus(self) -> np.ndarray:
         """μⱼ = cⱼ/σ (means of Q's components, P = N(0, 1))."""
@@ -200,15 +150,9 @@ class MixtureOfGaussians(TradeOff):
     def _live_part(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
         """The components with 0 < μⱼ < ∞, in the scaled variable u = K·x.
 
-        K = min(max μ, 1). The loss of component j at u is ℓⱼ = aⱼ(u − bⱼ) =
-        μⱼ x − μⱼ²/2 with aⱼ = μⱼ/K, bⱼ = Kμⱼ/2: every factor is a double for
-        every μⱼ (no square is formed), and u stays finite both for subnormal μ
-        (where x = ε/μ would overflow) and for μ near the largest double.
+        Returns (μⱼ, aⱼ, bⱼ, log pⱼ, K) over the finite live components.
 
-        Returns
-        -------
-        tuple
-            (μⱼ, aⱼ, bⱼ, log pⱼ, K) over the finite live components.
+        Derivation: docs/derivations/families.md.
         """
         mu = self.mus
         live = (mu > 0) & np.isfinite(mu)
@@ -280,11 +224,7 @@ class MixtureOfGaussians(TradeOff):
     def _solve(self, lvals: np.ndarray, floor: float) -> ArrayPair:
         """(u, t): the root u of M(u) = t (``_scaled_loss``), t = log(e^l − p₀).
 
-        M is a convex increasing function of u. Newton's method from a point right
-        of the root (M(u) ≥ log pⱼ + aⱼ(u − bⱼ) for every j): the tangent of a convex
-        function lies below it, so every iterate stays right of the root and they
-        decrease to it monotonically. +inf where no finite live component exists or
-        the root lies beyond the doubles.
+        Derivation: docs/derivations/families.md.
         """
         _, a, b, lp, _ = self._live_part()
         t = self._budget(lvals, floor)
@@ -312,12 +252,7 @@ class MixtureOfGaussians(TradeOff):
     def _profile_losses(self, lvals: np.ndarray) -> np.ndarray:
         """Losses ℓⱼ, one per finite live component, with p₀ + Σⱼ pⱼ e^{ℓⱼ} ≤ e^ε.
 
-        Any such vector certifies δ(ε) ≤ Σⱼ pⱼ δ_{G_{μⱼ}}(ℓⱼ) + p_∞ (module docstring,
-        "certificate"); the best one is ℓⱼ = μⱼ x_ε − μⱼ²/2. The Newton root gives it
-        to rounding; the vector is then shifted down by the computed excess over the
-        budget, so the inequality holds as computed (to the rounding of one
-        log-sum-exp) whatever the rounding of the root. Where the root is not a double (it
-        overflowed), ℓⱼ = t − log pⱼ − log J, which meets the budget trivially.
+        Derivation: docs/derivations/families.md.
         """
         floor = self.floor
         _, a, b, lp, _ = self._live_part()
@@ -334,27 +269,11 @@ class MixtureOfGaussians(TradeOff):
             ell[bad] = fallback[bad]
         return ell
 
-    # ------------------------------------------------------------------
-    # the trade-off function
-    # ------------------------------------------------------------------
-    def _beta(self, alpha: np.ndarray) -> np.ndarray:
-        """Certified lower bound on β(α) (``_bracket``)."""
-        return self._bracket(alpha)[0]
-
-    def _upper(self, alpha: np.ndarray) -> np.ndarray:
-        """Certified upper bound on β(α) (``_bracket``)."""
-        return self._bracket(alpha)[1]
-
+    # -- the trade-off function
     def _bracket(self, alpha: np.ndarray) -> ArrayPair:
         """β(α) = Σⱼ pⱼ G_{μⱼ}(α), bracketed.
 
-        μⱼ = cⱼ/σ is a correctly rounded quotient, so the real μⱼ lies between its
-        neighbouring doubles; G_μ decreases in μ, so each term is bracketed by the
-        Gaussian bracket (``_beta_bracket``) at the upper neighbour (lower end) and the
-        lower neighbour (upper end); μⱼ = 0 is exact (1 − α, ``one_minus``). The weights
-        carry ``_weight_rtol``, each product u and the sum of n non-negative terms
-        (n − 1)u: ``_weight_rtol`` + (n + 1)u relative, plus n of the smallest doubles for
-        underflowed products.
+        Derivation: docs/derivations/families.md.
         """
         a = np.asarray(alpha, dtype=float)
         om_lo, om_hi = one_minus(a)
@@ -391,7 +310,7 @@ class MixtureOfGaussians(TradeOff):
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         """δ(ε) ≤ Σⱼ pⱼ δ_{G_{μⱼ}}(ℓⱼ) + p_∞ with ℓⱼ from ``_profile_losses``.
 
-        Equality for ℓⱼ = μⱼ x_ε − μⱼ²/2 (module docstring); ``_profile_losses``
+        Equality for ℓⱼ = μⱼ x_ε − μⱼ²/2 (docs/derivations/families.md); ``_profile_losses``
         rounds to the safe side. Below inf L, δ(ε) = 1 − e^ε; at ε = +inf,
         δ = p_∞ (the Q-mass of components with cⱼ/σ beyond the doubles).
         """
@@ -478,17 +397,11 @@ class MixtureOfGaussians(TradeOff):
 class RevealedMixture(TradeOff):
     """The pair (Σᵢ wᵢ Pᵢ ⊗ e_i, Σᵢ wᵢ Qᵢ ⊗ e_i): member i with probability wᵢ, index published.
 
-    δ(ε) = Σᵢ wᵢ δᵢ(ε); f(α) = sup_ε (1 − δ(ε) − e^ε α) (DRS Prop 2.12). A mechanism
-    that, conditionally on an event of the same law under both neighbours, is
-    fᵢ-DP on the i-th event, is f-DP (joint convexity of hockey-stick
-    divergences). Members are trade-off functions with exact privacy profiles.
+    ``weights``: wᵢ ≥ 0 summing to 1 (within 1e-9; divided by their sum); ``members``: fᵢ, one per
+    weight.
 
-    Parameters
-    ----------
-    weights : sequence of float
-        wᵢ ≥ 0 summing to 1 (within 1e-9; divided by their sum).
-    members : sequence of TradeOff
-        fᵢ, one per weight.
+    δ(ε) = Σᵢ wᵢ δᵢ(ε) (DRS Prop 2.12): a mechanism fᵢ-DP on the i-th of events of the
+    same law under both neighbours is f-DP (joint convexity of hockey-stick divergences).
     """
 
     weights: tuple
@@ -531,13 +444,7 @@ class RevealedMixture(TradeOff):
         G_{μᵢ}, a subsampled G_{μᵢ} (rate pᵢ) or Id, and μ = max μᵢ (engine hook; see
         ``TradeOff``); (0.0, 1.0) when all are Id.
 
-        Each member is then a post-processing of (N(0, 1), N(μ, 1)) (G_{μᵢ} ≥ G_μ), and so
-        is the mixture (draw i with probability wᵢ, publish it, apply member i's kernel):
-        f ≥ G_μ (DRS 2022, Def 2.7 with Blackwell's theorem). The Q-side law holds N(μ, 1)
-        on the events of the members with μᵢ = μ, with total weight Σ wᵢ pᵢ > 0, so its
-        far tail is that of G_μ and no smaller μ holds: μ* = μ exactly, however small
-        that weight (a truncated-Poisson step whose capped batch has probability 1e-19
-        has the μ of its capped member).
+        Derivation: docs/derivations/families.md.
         """
         comps = []
         for w, m in zip(self.weights, self.members):
@@ -604,26 +511,9 @@ class RevealedMixture(TradeOff):
 class MixtureOfGaussiansLaw(PrivacyLossLaw):
     """The privacy-loss law of a ``MixtureOfGaussians`` pair.
 
-    L(x) = log Σⱼ pⱼ e^{μⱼx − μⱼ²/2} is strictly increasing in x (μⱼ ≥ 0, not all 0),
-    so a loss interval [e_i, e_{i+1}) is the x-interval [x_i, x_{i+1}) with
-    x_i = L⁻¹(e_i) (``MixtureOfGaussians.x_at_loss``; −∞ below inf L = log p₀), and
+    ``f``: the pair.
 
-        π_i = Φ(x_{i+1}) − Φ(x_i),      κ_i = Σⱼ pⱼ (Φ(x_{i+1} − μⱼ) − Φ(x_i − μⱼ)),
-
-    each difference taken on the side of 0 where it keeps relative precision
-    (``normal_cells``). Whatever rounding the x_i carry, the masses are those of a
-    partition of the real line, so they sum to the law, and each cell's conditional
-    location log(κ/π) lies between L(x_i) and L(x_{i+1}). No atoms, no infinite
-    losses.
-
-    Range: Q(X > x) ≤ Σⱼ pⱼ Φ̄(x − μⱼ), so above x_hi = maxⱼ (μⱼ + Φ̄⁻¹(τ/(J pⱼ))) the
-    Q-mass is below τ = ``NORMAL_TAIL_MASS``, and below x_lo = minⱼ (μⱼ − Φ̄⁻¹(τ/(J pⱼ)))
-    likewise.
-
-    Parameters
-    ----------
-    f : MixtureOfGaussians
-        The pair.
+    Derivation: docs/derivations/families.md.
 
     Examples
     --------

@@ -1,12 +1,6 @@
 """Piecewise-linear trade-off functions given by their vertices.
 
-``from_points`` takes observed (α, β) points and returns the lower convex hull of
-{(α_i, β_i)} ∪ {(0, 1), (1, 0)} (Andrew's monotone chain, as the R package ``fdp``
-does). The hull is convex, non-increasing and below 1 − α by construction, so it is
-a trade-off function: the most private one consistent with the points.
-
-Its privacy profile is exact: δ(ε) = max_i (1 − β_i − e^ε α_i), attained at the
-vertex where the slope crosses −e^ε (DRS Prop 2.12).
+Derivation: docs/derivations/families.md.
 """
 
 from __future__ import annotations
@@ -23,16 +17,12 @@ _TINY = float(np.finfo(float).tiny)
 class PiecewiseLinear(TradeOff):
     """A convex piecewise-linear trade-off function through vertices (α_i, β_i).
 
+    ``alphas, betas``: the vertices, α increasing from 0 to 1; ``gains``: 1 − β at the vertices
+    (defaults to 1 − betas).
+
     Vertices are stored with α strictly increasing from 0 to 1; ``gains`` holds
     1 − β_i, kept separately so that finite pairs keep their tail masses to full
     relative precision. f(0) may be below 1 (a vertical drop at α = 0).
-
-    Parameters
-    ----------
-    alphas, betas : array_like
-        The vertices, α increasing from 0 to 1.
-    gains : array_like, optional
-        1 − β at the vertices (defaults to 1 − betas).
 
     Examples
     --------
@@ -123,10 +113,7 @@ class PiecewiseLinear(TradeOff):
 def vertex_delta(alphas: np.ndarray, gains: np.ndarray, eps: np.ndarray) -> np.ndarray:
     """max_i (gains_i − e^ε α_i) over the vertices of a convex piecewise-linear f.
 
-    The maximiser is the first vertex whose right slope is ≥ −e^ε; slopes of a convex
-    function are sorted, so one ``searchsorted`` finds it for every ε at once. When
-    rounding has unsorted the slopes (an atom of mass 1e-290 next to one of 0.5),
-    the maximum is taken over all vertices instead, which is exact by definition.
+    Derivation: docs/derivations/families.md.
     """
     e = np.asarray(eps, dtype=float)
     y = np.exp(np.minimum(e, 709.0))
@@ -180,29 +167,11 @@ POINTS_TOL = 1e-13
 
 
 def from_points(alpha: ArrayLike, beta: ArrayLike) -> PiecewiseLinear:
-    """The lower convex hull of {(α_i, β_i)} ∪ {(0, 1), (1, 0)}.
+    """The lower convex hull of {(α_i, β_i)} ∪ {(0, 1), (1, 0)}, as in the R package ``fdp``.
 
-    This is the trade-off function of the observed points, as in the R package
-    ``fdp``: convex, non-increasing and ≤ 1 − α. Coordinates must lie in [0, 1] and
-    every point on or below the line β = 1 − α (a test's errors: β ≤ 1 − α); a point
-    above it by at most ``POINTS_TOL`` (rounding, e.g. β computed as 1 − TPR) is
-    accepted, and the hull does not use it (it lies above the segment (0, 1)–(1, 0)).
-
-    Parameters
-    ----------
-    alpha, beta : array_like
-        The points' coordinates in [0, 1].
-
-    Returns
-    -------
-    PiecewiseLinear
-        The hull.
-
-    Raises
-    ------
-    ValueError
-        If a coordinate is outside [0, 1], the lengths differ, or a point has
-        β > 1 − α + ``POINTS_TOL``.
+    Coordinates lie in [0, 1] with β ≤ 1 − α (a test's errors); a point above that line by
+    at most ``POINTS_TOL`` (rounding, e.g. β = 1 − TPR) is accepted and unused by the hull.
+    ``ValueError`` otherwise, or when the lengths differ.
 
     Examples
     --------

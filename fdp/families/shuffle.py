@@ -1,64 +1,6 @@
 """Privacy amplification by shuffling: the clone dominating pair, as an exact finite pair.
 
-Setting (Feldman, McMillan & Talwar 2021, "Hiding among the clones", FOCS 2021,
-arXiv 2012.12803): n users each apply an ε₀-LDP local randomizer (any, chosen
-adaptively) and the reports are shuffled. For neighbouring data sets differing in
-user 1, Thm 3.2 / Lemma 3.3 there show that the shuffled output is a
-post-processing of one of the pair
-
-    C ~ Bin(n − 1, p),  A | C ~ Bin(C, 1/2),  Δ ~ Bern(e^{ε₀}/(e^{ε₀} + 1)),
-    P = law of (A + Δ,     C − A + 1 − Δ),
-    Q = law of (A + 1 − Δ, C − A + Δ),
-
-with clone probability p = e^{−ε₀} (each other user's report is a "clone" of user 1's
-with probability e^{−ε₀}, half of each kind). So T(P, Q) is a valid trade-off bound
-for the shuffled mechanism, in both orders (the pair is symmetric: swapping the
-two coordinates maps P to Q). The authors' reference code computes (ε, δ) of this
-very pair (numerically bracketed); here it is a ``FinitePair``, so it converts to
-every summary and composes over rounds.
-
-The "stronger clone" of Feldman, McMillan & Talwar (SODA 2023, arXiv 2208.04591)
-replaces p by 2/(e^{ε₀} + 1), which is larger (tighter) for every ε₀ > 0. Its
-published errata restricts it: the decomposition behind it (their Lemma 3.5) does not
-hold for every ε₀-LDP randomizer, only for a restricted class (binary and k-ary
-randomized response among them). It is therefore opt-in
-(``construction="stronger"``), and the caller asserts that the randomizer admits the
-decomposition; the default is the construction valid for every randomizer.
-
-The atoms. With x = a, y = c + 1 − a (the two coordinates), by
-C(c, a) = C(c+1, a)(c+1−a)/(c+1) and C(c, a−1) = C(c+1, a) a/(c+1):
-
-    P(x, y) = Pr[C = c] · b_{c+1}(a) · 2 (q y + (1 − q) x)/(c + 1),
-    Q(x, y) = Pr[C = c] · b_{c+1}(a) · 2 ((1 − q) y + q x)/(c + 1),
-
-q = e^{ε₀}/(e^{ε₀}+1), b_m = Bin(m, 1/2) pmf. The likelihood ratio
-Q/P = (y + e^{ε₀} x)/(e^{ε₀} y + x) depends on x/(x + y) alone, so atoms with the same
-reduced fraction a/(c+1) are merged exactly. Binomial pmfs are taken in log space
-(``scipy.stats.binom.pmf``, accurate to ~2e-13 relative; see ``_log_pmf``).
-
-Certification (the pair is pessimistic, never optimistic). (i) Only the c with
-Pr[C = c] ≥ ``tail`` and, for each, the a with b_{c+1}(a) ≥ ``tail`` are enumerated.
-(ii) Every enumerated mass is lowered by the relative factor 1 − MASS_REL = 1 − 1e-11,
-which covers the round-off of the pmf evaluation (``binom.pmf``: below 2e-13
-relative against mpmath up to n = 10⁹, see tests) and of the products and sums.
-(iii) The deficits 1 − ΣP and 1 − ΣQ are put on two extra atoms at losses ±ε₁,
-ε₁ = ε₀ + log(1.1/0.9) (``_rest_atoms``): every point of the deficit has its
-likelihood ratio within [e^{−ε₁}, e^{ε₁}] (the clone pair's losses lie in [−ε₀, ε₀];
-the lowered shares are distorted by at most the pmf error over MASS_REL), so it is a
-post-processing of those two atoms, and the true pair of this one: safe. The cost
-is δ(ε) ≥ about the deficit (≈ 2·tail + 1e-11) for ε < ε₁ only; δ(ε₁) = 0.
-
-Size: about (2z·σ_C)·(z·√(np)/2) atoms, z = √(2 log(1/tail)), σ_C² = np(1 − p); for
-n = 10⁵, ε₀ = 4 and the default tail 1e-30 this is 816,827 atoms after exact merging.
-Up to MAX_EXACT_ATOMS = 4e6 enumerated atoms the pair is exact as
-described; beyond (n ≳ 10⁶), the enumeration runs in chunks and each loss is
-rounded UP onto a grid of LOSS_BINS = 2¹⁸ values spanning the losses present,
-keeping Q-masses and lowering P-masses to Q e^{−L'} (the lost P-mass joins the
-−∞ atom). Rounding the loss up under Q is a pessimistic discretisation (the
-engine's argument, DRS §3 / Doroshenko et al. 2022), so the result stays a certified
-lower bound, less than one grid step (span/2¹⁸) of ε away from the exact pair.
-Composition over rounds goes through ``fdp.compose(..., tol=...)`` (the engine bins
-the pair's privacy-loss law, certified); exact products are formed only when small.
+Derivation: docs/derivations/families.md.
 """
 
 from __future__ import annotations
@@ -68,9 +10,12 @@ import math
 import numpy as np
 
 from fdp import _validate
+from fdp._lazy import LazyModule
 from fdp._types import ArrayLike
 from fdp.families._rounding import ArrayPair
 from fdp.families.finite_pair import FinitePair
+
+stats = LazyModule("scipy.stats")   # loaded on first use: `import fdp` stays light
 
 #: Relative safety factor on every enumerated mass (covers pmf round-off).
 MASS_REL = 1e-11
@@ -86,9 +31,8 @@ _CHUNK_ATOMS = 1 << 21
 def _window(m: int | np.ndarray, prob: float, tail: float) -> ArrayPair:
     """Integer range [lo, hi] of Bin(m, prob) holding every k with pmf ≥ tail (a
     superset: the quantiles at tail on each side, widened by one)."""
-    from scipy.stats import binom  # lazily: `import fdp` stays free of scipy.stats
-    lo = binom.ppf(tail, m, prob)
-    hi = binom.isf(tail, m, prob)
+    lo = stats.binom.ppf(tail, m, prob)
+    hi = stats.binom.isf(tail, m, prob)
     lo = np.maximum(np.nan_to_num(lo, nan=0.0) - 1.0, 0.0)
     # numpy broadcasts an array nan= (copyto); its stubs allow a float only
     hi = np.minimum(np.nan_to_num(hi, nan=m) + 1.0, m)  # type: ignore[arg-type]
@@ -101,8 +45,7 @@ def _log_pmf(k: ArrayLike, m: ArrayLike, prob: float) -> np.ndarray:
     differences lose 2e-10 at m = 10⁵ and 4e-6 at m = 10⁹. Masses kept are ≥ tail ≥
     1e-290, so the pmf is a normal double."""
     with np.errstate(divide="ignore", under="ignore"):
-        from scipy.stats import binom
-        return np.log(binom.pmf(k, m, prob))
+        return np.log(stats.binom.pmf(k, m, prob))
 
 
 def _log_ratio(eps0: float, x: ArrayLike, y: ArrayLike) -> ArrayPair:
@@ -141,7 +84,7 @@ def _atoms(eps0: float, n: int, c: np.ndarray, log_pc: np.ndarray, a_lo: np.ndar
 def clone_atoms(eps0: float, n: int, clone_prob: float,
                 tail: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
     """Atoms (log_ratio, p, q) of the clone pair and the deficits (1 − Σp, 1 − Σq),
-    to be put at loss −∞ and +∞ (module docstring). Exact (equal ratios merged) up
+    to be put at loss −∞ and +∞ (docs/derivations/families.md). Exact (equal ratios merged) up
     to MAX_EXACT_ATOMS enumerated atoms; beyond, losses are rounded up onto
     LOSS_BINS values, keeping Q-masses and lowering P-masses to Q e^{−L'} (a
     pessimistic pair: the lost P-mass joins the −∞ atom)."""
@@ -196,35 +139,24 @@ def clone_atoms(eps0: float, n: int, clone_prob: float,
 
 def shuffle_amplification(eps0: float, n: int, *, construction: str = "clones",
                           tail: float = 1e-30) -> FinitePair:
-    """Trade-off function of shuffling n reports of ε₀-LDP randomizers.
+    """Trade-off function of shuffling n ≥ 1 reports of ε₀-LDP randomizers (ε₀ > 0).
+
+    Returns T(P, Q) of the clone pair, symmetric; n = 1 gives ``RandomizedResponse(eps0)``.
 
     Parameters
     ----------
-    eps0 : float
-        The local guarantee ε₀ > 0 of each user's randomizer.
-    n : int
-        Number of users (reports shuffled together), n ≥ 1.
+    eps0, n : float, int
+        The local guarantee of each user's randomizer; the number of reports shuffled.
     construction : {"clones", "stronger"}
-        "clones" (default): the dominating pair of Feldman, McMillan & Talwar
-        (FOCS 2021), clone probability e^{−ε₀}, valid for every ε₀-LDP randomizer
-        (adaptive ones included). "stronger": clone probability 2/(e^{ε₀}+1)
-        (Feldman, McMillan & Talwar, SODA 2023), tighter, but by the paper's errata
-        valid only for randomizers admitting its corrected Lemma 3.5 decomposition;
-        use it only when that holds for yours.
+        "clones" (default): the dominating pair of Feldman, McMillan & Talwar (FOCS 2021),
+        clone probability e^{−ε₀}, valid for every ε₀-LDP randomizer (adaptive ones
+        included). "stronger": clone probability 2/(e^{ε₀}+1) (FMT, SODA 2023), tighter but,
+        by the paper's errata, valid only for randomizers with its corrected Lemma 3.5
+        decomposition.
     tail : float
-        Mass below which binomial atoms are not enumerated, in [1e-290, 1e-6]. The cut
-        mass, with the masses' safety share (``MASS_REL``, about 1e-11 in all), goes
-        to two atoms at losses ±ε₁, ε₁ = ε₀ + 0.2 (module docstring): δ(ε) ≥ about
-        1e-11 for ε < ε₁, and the pair is pure ε₁-DP, so ε(δ) ≤ ε₁ for every δ.
-        ``fdp.strongest([f, fdp.EpsDelta(eps0, 0.0)])`` (both curves valid) brings
-        that down to ε₀.
-
-    Returns
-    -------
-    FinitePair
-        T(P, Q) of the clone pair (module docstring), symmetric; n = 1 gives
-        ``RandomizedResponse(eps0)``'s curve. Compose rounds with
-        ``fdp.compose(f, f, ..., tol=...)`` or ``f ** k``.
+        Mass in [1e-290, 1e-6] below which binomial atoms are not enumerated; the cut mass
+        goes to two atoms at ±ε₁, ε₁ = ε₀ + 0.2, so ε(δ) ≤ ε₁ always (``fdp.strongest``
+        with ``fdp.EpsDelta(eps0)`` brings it to ε₀).
 
     Examples
     --------
@@ -251,17 +183,7 @@ def shuffle_amplification(eps0: float, n: int, *, construction: str = "clones",
 def _rest_atoms(eps0: float, dp: float, dq: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The mass not enumerated (deficits dp under P, dq under Q) as two atoms at ±ε₁.
 
-    Every atom of the clone pair has Q/P ∈ [e^{−ε₀}, e^{ε₀}]. The deficit consists of
-    the cut atoms (ratio within those bounds) and the MASS_REL-lowered share of each
-    kept atom, whose ratio (q − q̂)/(p − p̂) is the atom's ratio times a factor within
-    (MASS_REL ± ρ)/(MASS_REL ∓ ρ), ρ = ``_PMF_REL`` the relative error allowed on each
-    enumerated mass. So every point of the deficit sub-pair has ratio in [e^{−ε₁}, e^{ε₁}],
-    ε₁ = ε₀ + log((MASS_REL + ρ)/(MASS_REL − ρ)), and splits as s_z(1, e^{ε₁}) +
-    t_z(e^{ε₁}, 1) with s_z, t_z ≥ 0: the deficit is a post-processing of the two atoms
-    (P, Q) = (u, u e^{ε₁}) at loss ε₁ and (v e^{ε₁}, v) at loss −ε₁ with u + v e^{ε₁} =
-    dp, u e^{ε₁} + v = dq (summing s_z, t_z), so the whole pair stays pessimistic.
-    Where rounding makes a solved mass negative, the deficits go to ±inf instead
-    (always safe). Before, they sat at ±inf, so ε(δ) = ∞ below δ ≈ 1e-11.
+    Derivation: docs/derivations/families.md.
     """
     e1 = eps0 + math.log((MASS_REL + _PMF_REL) / (MASS_REL - _PMF_REL))
     w = math.exp(-e1)

@@ -21,12 +21,7 @@ _GRID = np.unique(np.concatenate([np.linspace(0.0, 1.0, 4001), np.logspace(-12, 
 class UserFunction(TradeOff):
     """A callable α ↦ β accepted as a trade-off function after ``check_axioms``.
 
-    Parameters
-    ----------
-    fn : callable
-        α ↦ β.
-    name : str, optional
-        The name shown by ``repr``.
+    ``fn``: α ↦ β; ``name``: the name shown by ``repr``.
 
     Examples
     --------
@@ -70,11 +65,7 @@ def _evaluate(fn: UserFn, alpha: np.ndarray) -> np.ndarray:
 def check_axioms(fn: UserFn, tol: float = 1e-9) -> None:
     """Raise ValueError naming the first axiom ``fn`` breaks on a fine grid of α.
 
-    The grid has 4001 uniform points plus log-spaced points down to 1e-12 from both
-    ends; ``tol`` is the absolute slack allowed for rounding in every check:
-    values in [0, 1] and finite; f(α) ≤ 1 − α; non-increasing; convex (slopes of
-    consecutive chords non-decreasing); continuous (no jump larger than would be
-    explained by the steepest neighbouring slope).
+    Derivation: docs/derivations/families.md.
     """
     a = _GRID
     b = _evaluate(fn, a)
@@ -102,31 +93,10 @@ def check_axioms(fn: UserFn, tol: float = 1e-9) -> None:
 
 
 def from_function(fn: UserFn, *, tol: float = 1e-9, name: str | None = None) -> UserFunction:
-    """Accept a callable as a trade-off function after checking the axioms.
+    """A callable α ↦ β (scalar or vectorised, never clipped) as a trade-off function, after
+    checking the four axioms within ``tol`` (≥ 0); ``name`` is shown by ``repr``.
 
-    ``fn`` may be vectorised (array in, array out) or scalar; it is called as given,
-    its values never clipped. Raises ValueError naming the axiom that fails.
-
-    Parameters
-    ----------
-    fn : callable
-        α ↦ β, on floats or arrays.
-    tol : float, optional
-        Tolerance of the axiom checks (≥ 0).
-    name : str, optional
-        The name shown by ``repr``.
-
-    Returns
-    -------
-    UserFunction
-        The accepted function.
-
-    Raises
-    ------
-    TypeError
-        If ``fn`` is not callable.
-    ValueError
-        If an axiom fails (named in the message).
+    ``TypeError`` if ``fn`` is not callable, ``ValueError`` naming the axiom that fails.
 
     Examples
     --------

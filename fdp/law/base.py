@@ -19,22 +19,8 @@ MOMENT_CELLS = 20000
 
 
 def p_masses(q: np.ndarray, L: np.ndarray) -> np.ndarray:
-    """P-masses q·e^{−L} of Q-masses q at losses L, formed as e^{log q − L}.
-
-    Never overflows: a Q-mass at a very negative loss is correspondingly tiny, so
-    the product is at most about 1 however large e^{−L} alone would be.
-
-    Parameters
-    ----------
-    q : array_like
-        Q-masses (non-negative).
-    L : array_like
-        Losses log(dQ/dP) at the same points (broadcast with ``q``).
-
-    Returns
-    -------
-    ndarray
-        The P-masses, 0 where ``q`` is 0.
+    """P-masses q·e^{−L} of Q-masses q at losses L (broadcast), formed as e^{log q − L}: never
+    overflows, 0 where q is 0.
 
     Examples
     --------
@@ -54,15 +40,8 @@ def p_masses(q: np.ndarray, L: np.ndarray) -> np.ndarray:
 def intervals(edges: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Left and right ends of the K + 2 intervals around sorted ``edges``.
 
-    Parameters
-    ----------
-    edges : array_like
-        Sorted finite edges e_0 < … < e_K.
-
-    Returns
-    -------
-    (ndarray, ndarray)
-        ``(left, right)``: (−∞, e_0, …, e_K) and (e_0, …, e_K, +∞).
+    ``edges``: sorted finite edges e_0 < … < e_K. Returns ``(left, right)``: (−∞, e_0, …, e_K) and
+    (e_0, …, e_K, +∞).
 
     Examples
     --------
@@ -81,17 +60,10 @@ def bin_atoms(edges: ArrayLike, L: ArrayLike, p: ArrayLike,
               q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Q- and P-masses of point atoms (finite losses ``L``) in the K + 2 intervals.
 
-    Parameters
-    ----------
-    edges : array_like
-        Sorted edges; an atom at an edge belongs to the interval that starts there.
-    L, p, q : array_like
-        Atom locations, P-masses and Q-masses.
+    ``edges``: sorted edges (an atom at an edge belongs to the interval that starts there);
+    ``L, p, q``: atom locations, P-masses and Q-masses.
 
-    Returns
-    -------
-    (ndarray, ndarray)
-        ``(kappa, pi)``, each of length K + 2.
+    Returns ``(kappa, pi)``, each of length K + 2.
 
     Examples
     --------
@@ -109,25 +81,9 @@ def bin_atoms(edges: ArrayLike, L: ArrayLike, p: ArrayLike,
 def split_delta(p_neginf: float, q_inf: float, *, rtol: float, atol: float) -> float | None:
     """The δ of a pair that factors as g ⊗ f_{0,δ}, or ``None`` when it does not.
 
-    A pair with P(L = −∞) = Q(L = +∞) = δ is the product of the pair conditioned on
-    finite losses with the pair of f_{0,δ}: f = g ⊗ f_{0,δ}, g(x) = f((1 − δ)x)/(1 − δ)
-    (DRS §3.3, the (ε, δ) central limit theorem treats f_{ε,δ} this way). The two
-    masses count as equal when |a − b| ≤ atol + rtol·max(a, b); δ is then the larger
-    one (the safe side).
-
-    Parameters
-    ----------
-    p_neginf : float
-        P(L = −∞).
-    q_inf : float
-        Q(L = +∞).
-    rtol, atol : float
-        Relative and absolute tolerance of the equality test.
-
-    Returns
-    -------
-    float or None
-        δ = max(a, b) (0.0 when both are 0), or ``None`` when the masses differ.
+    A pair with P(L = −∞) = Q(L = +∞) = δ is g ⊗ f_{0,δ}, g(x) = f((1 − δ)x)/(1 − δ)
+    (DRS §3.3). The masses count as equal when |a − b| ≤ atol + rtol·max(a, b); δ is then
+    the larger one (the safe side; 0.0 when both are 0).
 
     Examples
     --------
@@ -143,31 +99,21 @@ def split_delta(p_neginf: float, q_inf: float, *, rtol: float, atol: float) -> f
     return max(a, b)
 
 
-# ----------------------------------------------------------------------
-# The base class
-# ----------------------------------------------------------------------
+# -- The base class
 class PrivacyLossLaw:
     """The law of the privacy loss L = log(dQ/dP) of a pair (P, Q) under P and Q.
 
-    Subclasses implement ``interval_masses`` and ``loss_range``; the rest has
-    generic defaults: no atoms, no moment hint, moments by the midpoint rule over
-    ``MOMENT_CELLS`` interval masses (``moment_method = None``: an approximation),
-    and no log-MGF. Laws are plain immutable data (frozen dataclasses) and pickle.
-
-    A new family subclasses it in its own file, as ``GaussianLaw`` does in
-    ``fdp.families.gaussian``, and returns an instance from ``TradeOff.law()``.
-
-    Parameters
-    ----------
-    None (subclasses declare their own fields).
+    Subclasses implement ``interval_masses`` and ``loss_range``; the defaults are no atoms,
+    moments by the midpoint rule over ``MOMENT_CELLS`` cells (``moment_method = None``: an
+    approximation) and no log-MGF. A new family subclasses it in its own file (as
+    ``GaussianLaw`` in ``fdp.families.gaussian``) and returns it from ``TradeOff.law()``.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from fdp.law import PrivacyLossLaw
+    >>> from fdp.law import PrivacyLossLaw, bin_atoms
     >>> class Coin(PrivacyLossLaw):      # L = ±1, P(L = 1) = 1/(1 + e), Q(L = 1) = e/(1 + e)
     ...     def interval_masses(self, edges):
-    ...         from fdp.law import bin_atoms
     ...         p = np.array([1.0, np.e]) / (1.0 + np.e)
     ...         kappa, pi = bin_atoms(edges, np.array([1.0, -1.0]), p, p[::-1])
     ...         return kappa, pi, 0.0, 0.0
@@ -186,16 +132,10 @@ class PrivacyLossLaw:
     def interval_masses(self, edges: ArrayLike) -> Masses | None:
         """(κ, π, Q(L = +∞), P(L = −∞)) on the intervals around ``edges``.
 
-        Parameters
-        ----------
-        edges : array_like
-            Sorted finite edges e_0 < … < e_K.
+        Returns κ and π of length K + 2 and the two infinite-loss atoms; ``None`` when the law is
+        not one pair (``EnvelopeLaw``).
 
-        Returns
-        -------
-        tuple or None
-            κ and π of length K + 2 and the two infinite-loss atoms; ``None`` when
-            the law is not one pair (``EnvelopeLaw``).
+        ``edges``: sorted finite edges e_0 < … < e_K.
         """
         raise NotImplementedError
 
@@ -293,24 +233,8 @@ class PrivacyLossLaw:
 
 
 def mirrored_moment(law: PrivacyLossLaw, k: int, c: float, absolute: bool) -> float:
-    """E_Q[(L − c)^k] of a symmetric pair from its P-moments: L under Q has the law
-    of −L under P when T(P, Q) = T(Q, P) and the pair is a reflection of itself.
-
-    Parameters
-    ----------
-    law : PrivacyLossLaw
-        A law of a symmetric pair, with P-moments.
-    k : int
-        The order.
-    c : float
-        The centre.
-    absolute : bool
-        E|L − c|^k instead of E(L − c)^k.
-
-    Returns
-    -------
-    float
-        The Q-moment.
+    """E_Q[(L − c)^k] (or E_Q|L − c|^k with ``absolute``) of a symmetric pair from its
+    P-moments: L under Q has the law of −L under P when T(P, Q) = T(Q, P).
 
     Examples
     --------
@@ -322,22 +246,16 @@ def mirrored_moment(law: PrivacyLossLaw, k: int, c: float, absolute: bool) -> fl
     return (1.0 if absolute or k % 2 == 0 else -1.0) * law.moment(k, -c, absolute, "P")
 
 
-# ----------------------------------------------------------------------
-# Finite laws
-# ----------------------------------------------------------------------
+# -- Finite laws
 @dataclass(frozen=True, eq=False)
 class AtomsLaw(PrivacyLossLaw):
     """A finite law: losses ``L`` (±inf allowed) with P-masses ``p`` and Q-masses ``q``.
 
+    ``L, p, q``: losses log(q/p), P-masses and Q-masses; ``method``: what ``moment_method`` reports
+    ("exact sum"; "closed form" for Id).
+
     Moments are exact sums (DRS §2: T(P, Q) of finite pairs is piecewise linear);
     the log-MGF is a log-sum-exp over the atoms.
-
-    Parameters
-    ----------
-    L, p, q : ndarray
-        Losses log(q/p), P-masses and Q-masses.
-    method : str
-        What ``moment_method`` reports ("exact sum"; "closed form" for Id).
 
     Examples
     --------

@@ -13,17 +13,12 @@ from fdp._types import ArrayLike
 from fdp.law.base import AtomsLaw, Masses, PrivacyLossLaw, bin_atoms, p_masses
 
 
-# ----------------------------------------------------------------------
-# Laws built from other laws
-# ----------------------------------------------------------------------
+# -- Laws built from other laws
 @dataclass(frozen=True, eq=False)
 class SwappedLaw(PrivacyLossLaw):
     """The law of T(Q, P) = T(P, Q)⁻¹ (DRS Lemma A.2): L ↦ −L with P and Q exchanged.
 
-    Parameters
-    ----------
-    inner : PrivacyLossLaw
-        The law of the pair (P, Q).
+    ``inner``: the law of the pair (P, Q).
 
     Examples
     --------
@@ -69,17 +64,12 @@ class SwappedLaw(PrivacyLossLaw):
 class SubsampledLaw(PrivacyLossLaw):
     """The law of T(P, (1 − p)P + pQ), the add direction of Poisson subsampling.
 
+    ``inner``: the law of (P, Q); ``p``: the sampling probability in [0, 1].
+
     L' = log(1 − p + p e^L) is increasing in L, so intervals of L' pull back to
     intervals of L, with κ' = (1 − p)π + pκ and π' = π (Zhu, Dong & Wang 2022,
     Thm 11; Koskela et al. 2020 for the subsampled Gaussian). An atom P(L = −∞) maps
     to the finite loss log(1 − p).
-
-    Parameters
-    ----------
-    inner : PrivacyLossLaw
-        The law of (P, Q).
-    p : float
-        The sampling probability in [0, 1].
 
     Examples
     --------
@@ -155,14 +145,11 @@ class SubsampledLaw(PrivacyLossLaw):
 class WithoutReplacementLaw(PrivacyLossLaw):
     """The law of C_p(f) for symmetric f (DRS Thm 4.2), from the add-direction law.
 
+    ``add``: the law of T(P, (1 − p)P + pQ) (a ``SubsampledLaw`` of a symmetric pair).
+
     The add-direction law on L > 0, its mirror image (P and Q swapped) on L < 0, and
     an atom at L = 0 of P- and Q-mass 1 − Q_add(L > 0) − P_add(L > 0) (the segment
     of slope −1 of the symmetrised envelope).
-
-    Parameters
-    ----------
-    add : PrivacyLossLaw
-        The law of T(P, (1 − p)P + pQ) (a ``SubsampledLaw`` of a symmetric pair).
 
     Examples
     --------
@@ -223,15 +210,10 @@ class WithoutReplacementLaw(PrivacyLossLaw):
 class MixtureLaw(PrivacyLossLaw):
     """The w-mixture of laws: the pair (Σ wᵢPᵢ, Σ wᵢQᵢ) with the member revealed.
 
+    ``weights``: mixture weights (summing to 1); ``members``: the members' laws.
+
     The loss of the revealed mixture is the member's loss, so κ = Σᵢ wᵢκᵢ,
     π = Σᵢ wᵢπᵢ, atoms likewise; the range is the union of the members' ranges.
-
-    Parameters
-    ----------
-    weights : tuple of float
-        Mixture weights (summing to 1).
-    members : tuple of PrivacyLossLaw
-        The members' laws.
 
     Examples
     --------
@@ -273,14 +255,11 @@ class MixtureLaw(PrivacyLossLaw):
 class EnvelopeLaw(PrivacyLossLaw):
     """The members of min{f_1, …, f_m}** (the two-direction envelope, DRS Thm 4.2).
 
+    ``members``: the members' laws (None for a member without a law).
+
     Not one pair: ``interval_masses`` is None (the engine discretises each member
     and takes the envelope of the results); ``loss_range`` is the union of the
     members' ranges.
-
-    Parameters
-    ----------
-    members : tuple of PrivacyLossLaw or None
-        The members' laws (None for a member without a law).
 
     Examples
     --------

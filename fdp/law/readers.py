@@ -1,39 +1,29 @@
-"""The law of a trade-off function, read through its ``law()`` method (for the engine)."""
+"""The law of a trade-off function, read through its ``law()`` method (for the engine).
+
+Each reader ``x_of(f)`` answers ``f.law().x(...)``, or None (no atoms for ``atoms_of``)
+when f has no law; ``f`` is any object with a ``law()`` method.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from fdp._types import ArrayLike
 from fdp.law.base import Masses, PrivacyLossLaw
 
-if TYPE_CHECKING:  # pragma: no cover
-    from fdp.tradeoff import TradeOff
+
+class HasLaw(Protocol):
+    """What the readers need of a trade-off function: its ``law()``."""
+
+    def law(self) -> PrivacyLossLaw | None: ...
 
 
-# ----------------------------------------------------------------------
-# Readers: the law of a trade-off function, through its ``law()`` method
-# ----------------------------------------------------------------------
-def law_of(f: TradeOff) -> PrivacyLossLaw | None:
-    """``f.law()``, built once per object: kept in the object's ``__dict__``.
+def law_of(f: HasLaw) -> PrivacyLossLaw | None:
+    """``f.law()``, built once per object (kept in its ``__dict__``); None when f has none.
 
-    The engine asks a factor's law several questions (its range, atoms, moments and
-    interval masses on every grid it tries); a law can be costly to build (a mixture,
-    a subsampled law over a numeric inner law), so it is built at most once per object.
-    Trade-off objects are immutable, so the cached law never goes stale; objects
-    without a ``__dict__`` are asked each time.
-
-    Parameters
-    ----------
-    f : TradeOff
-        Any object with a ``law()`` method.
-
-    Returns
-    -------
-    PrivacyLossLaw or None
-        The law, or None when f has none.
+    Derivation: docs/derivations/laws.md.
 
     Examples
     --------
@@ -51,20 +41,8 @@ def law_of(f: TradeOff) -> PrivacyLossLaw | None:
     return store["_law"]
 
 
-def interval_masses_of(f: TradeOff, edges: ArrayLike) -> Masses | None:
-    """``f.law().interval_masses(edges)``, or None when f has no law.
-
-    Parameters
-    ----------
-    f : TradeOff
-        Any object with a ``law()`` method.
-    edges : array_like
-        Sorted finite edges.
-
-    Returns
-    -------
-    tuple or None
-        (κ, π, Q(L = +∞), P(L = −∞)).
+def interval_masses_of(f: HasLaw, edges: ArrayLike) -> Masses | None:
+    """``f.law().interval_masses(edges)``: (κ, π, Q(L = +∞), P(L = −∞)) at sorted edges.
 
     Examples
     --------
@@ -78,18 +56,8 @@ def interval_masses_of(f: TradeOff, edges: ArrayLike) -> Masses | None:
     return None if law is None else law.interval_masses(edges)
 
 
-def loss_range_of(f: TradeOff) -> tuple[float, float] | None:
-    """``f.law().loss_range()``, or None when f has no law.
-
-    Parameters
-    ----------
-    f : TradeOff
-        Any object with a ``law()`` method.
-
-    Returns
-    -------
-    tuple or None
-        (lo, hi).
+def loss_range_of(f: HasLaw) -> tuple[float, float] | None:
+    """``f.law().loss_range()``: (lo, hi).
 
     Examples
     --------
@@ -102,18 +70,8 @@ def loss_range_of(f: TradeOff) -> tuple[float, float] | None:
     return None if law is None else law.loss_range()
 
 
-def atoms_of(f: TradeOff) -> tuple[np.ndarray, np.ndarray]:
-    """``f.law().atoms()``; no atoms when f has no law.
-
-    Parameters
-    ----------
-    f : TradeOff
-        Any object with a ``law()`` method.
-
-    Returns
-    -------
-    (ndarray, ndarray)
-        Locations and Q-masses of the finite point masses.
+def atoms_of(f: HasLaw) -> tuple[np.ndarray, np.ndarray]:
+    """``f.law().atoms()``: locations and Q-masses of the finite point masses.
 
     Examples
     --------
@@ -127,18 +85,8 @@ def atoms_of(f: TradeOff) -> tuple[np.ndarray, np.ndarray]:
     return (np.zeros(0), np.zeros(0)) if law is None else law.atoms()
 
 
-def loss_moments_of(f: TradeOff) -> tuple[float, float] | None:
-    """``f.law().loss_moments("Q")``, or None.
-
-    Parameters
-    ----------
-    f : TradeOff
-        Any object with a ``law()`` method.
-
-    Returns
-    -------
-    tuple or None
-        (mean, variance) of L under Q when cheaply known.
+def loss_moments_of(f: HasLaw) -> tuple[float, float] | None:
+    """``f.law().loss_moments("Q")``: (mean, variance) of L under Q when cheaply known.
 
     Examples
     --------

@@ -1,14 +1,7 @@
 """Certified Rényi divergences of closed-form laws: doubles with a rounding bound, and
 interval arithmetic where that bound is loose.
 
-A family whose law has D_λ(Q ‖ P) in closed form (Mironov 2017, Table II: Gaussian,
-Laplace, randomized response) evaluates it for every order at once in doubles together
-with a bound on the relative rounding error (each library call within 64 ulps, as in
-``fdp.classical.rdp``). ``certified_renyi`` keeps the rounded-up double where that bound
-is within ``FLOAT_RTOL`` of ρ and, at the other orders (A − 1 cancelling at tiny λμ),
-evaluates the formula in mpmath's interval context, raising the precision until the
-interval is within 1e-15 relative (or 4096 bits), and takes its upper end. Every value
-returned is an upper bound on D_λ, rounding included.
+Derivation: docs/derivations/laws.md.
 """
 
 from __future__ import annotations
@@ -20,7 +13,12 @@ from typing import Any
 import numpy as np
 
 from fdp._constants import UNIT_ROUNDOFF
+from fdp._lazy import LazyModule
 from fdp._types import FloatArray
+
+# loaded on first use: `import fdp` stays light
+libmp = LazyModule("mpmath.libmp")
+ctx_iv = LazyModule("mpmath.ctx_iv")
 
 #: Rounding allowance of a sum of library results (each within 64 ulps).
 PAD = 128.0 * UNIT_ROUNDOFF
@@ -38,22 +36,9 @@ IntervalForm = Callable[[float, float, Any], Any]
 
 def certified_renyi(param: float, orders: FloatArray, in_doubles: FloatForm,
                     in_intervals: IntervalForm) -> FloatArray:
-    """Upper bounds on D_λ at each order: ``in_doubles`` where its rounding bound is
-    within ``FLOAT_RTOL``, the upper end of ``in_intervals`` elsewhere.
-
-    Parameters
-    ----------
-    param : float
-        The family's parameter (μ, ε).
-    orders : ndarray
-        Orders λ > 1.
-    in_doubles, in_intervals : callable
-        The closed form in doubles (with its rounding bound) and in intervals.
-
-    Returns
-    -------
-    ndarray
-        ρ(λ) ≥ D_λ at each order.
+    """Upper bounds ρ(λ) ≥ D_λ at orders λ > 1 of a family with parameter ``param``:
+    ``in_doubles`` (the closed form with its rounding bound) where that bound is within
+    ``FLOAT_RTOL``, the upper end of ``in_intervals`` (interval arithmetic) elsewhere.
 
     Examples
     --------
@@ -79,9 +64,7 @@ def _interval_upper(in_intervals: IntervalForm, param: float,
                     orders: tuple[float, ...]) -> tuple[float, ...]:
     """Upper ends of the interval ρ(λ) at each order, raised in precision until the
     interval is within 1e-15 relative (or 4096 bits)."""
-    import mpmath.libmp as libmp  # lazily: `import fdp` stays free of mpmath
-    from mpmath.ctx_iv import MPIntervalContext
-    ctx = MPIntervalContext()
+    ctx = ctx_iv.MPIntervalContext()
     out = []
     for lam in orders:
         prec = 128

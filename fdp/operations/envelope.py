@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -11,11 +11,9 @@ from fdp._constants import EPS_SEARCH, UNIT_ROUNDOFF
 from fdp._numerics import ArrayFn, conjugate_delta, maximise_unimodal
 from fdp._numerics import search_grid as _search_grid
 from fdp._types import FloatArray
+from fdp.law import EnvelopeLaw
 from fdp.status import Status, status_of
 from fdp.tradeoff import TradeOff, as_factors, math_repr, remark
-
-if TYPE_CHECKING:
-    from fdp.law import EnvelopeLaw
 
 
 @dataclass(frozen=True)
@@ -75,11 +73,7 @@ class Strongest(_Combination):
     def _delta(self, eps: FloatArray) -> FloatArray:
         """Upper δ: min{sup_α (1 − max_i f_i(α) − e^ε α) + DELTA_RESOLUTION, min_i δ_i}.
 
-        Both are upper bounds: max_i f_i ≥ f_j gives δ ≤ δ_j for every member j, and
-        the supremum, maximised numerically over evaluated β (``conjugate_delta``), is
-        known only to the absolute resolution of 1 − β near β = 1 (``DELTA_RESOLUTION``),
-        so it is raised by that much. Below it the members' certified profiles answer
-        (max{G_√3, G_2} = G_√3 keeps ε(1e-20) = 17.1976).
+        Derivation: docs/derivations/operations.md.
         """
         own = conjugate_delta(self._beta, eps, bound="upper")
         return np.minimum(own, np.min([m._delta(eps) for m in self.members], axis=0))
@@ -97,11 +91,7 @@ class Strongest(_Combination):
 class Envelope(_Combination):
     """min{f_1, …, f_m}**: the largest trade-off function below every f_i.
 
-    Computed in the dual: the conjugate of a minimum is the maximum of conjugates,
-    so δ(ε) = max_i δ_i(ε) for every real ε exactly, and
-    β(α) = sup_ε max{0, 1 − δ(ε) − e^ε α} (DRS Prop 2.12). The
-    objective is concave in e^ε, hence unimodal in ε: a golden-section search
-    over ε ∈ [−709, 709] (grid, then refinement) finds the supremum to rounding.
+    Derivation: docs/derivations/operations.md.
     """
 
     _name = "envelope"
@@ -126,7 +116,6 @@ class Envelope(_Combination):
 
     def law(self) -> EnvelopeLaw:
         """The members' laws (``fdp.law.EnvelopeLaw``: a loss range, not one pair)."""
-        from fdp.law import EnvelopeLaw
         return EnvelopeLaw(tuple(m.law() for m in self.members))
 
 
@@ -172,30 +161,13 @@ def _flatten(cls: type[_Combination], fs: tuple[Any, ...], name: str) -> tuple[T
 
 
 def envelope(*fs: TradeOff) -> TradeOff:
-    """min{f_1, …}**, the lower convex envelope of trade-off functions.
+    """min{f_1, …}**, the lower convex envelope: the greatest convex function below every f_i.
 
-    The greatest convex function below every f_i; it is a trade-off function, and
-    a mechanism that is f_i-DP for SOME i (which one unknown, e.g. one per order of
-    a neighbouring pair) is min{f_i}**-DP (DRS Prop 2.4 and Thm 4.2; Bu et al. 2020).
-    Computed as the trade-off function of the largest privacy profile,
-    δ(ε) = max_i δ_{f_i}(ε) (DRS Prop 2.12).
-
-    Parameters
-    ----------
-    *fs : TradeOff, or one list/tuple of them
-        The functions (nested envelopes are flattened, repeats dropped).
-
-    Returns
-    -------
-    TradeOff
-        The envelope (the function itself when only one is given).
-
-    Raises
-    ------
-    ValueError
-        When no function is given.
-    TypeError
-        When an argument is not a TradeOff.
+    A mechanism that is f_i-DP for SOME i (which one unknown, e.g. one per order of a
+    neighbouring pair) is min{f_i}**-DP (DRS Prop 2.4 and Thm 4.2; Bu et al. 2020); its
+    privacy profile is δ(ε) = max_i δ_{f_i}(ε) (DRS Prop 2.12). ``fs`` as in
+    ``fdp.tradeoff.as_factors`` (nested envelopes flattened, repeats dropped; one function
+    is returned itself).
 
     Examples
     --------
@@ -211,27 +183,8 @@ def envelope(*fs: TradeOff) -> TradeOff:
 
 
 def strongest(*fs: TradeOff) -> TradeOff:
-    """max{f_1, …}: what holds when each f_i-DP guarantee holds.
-
-    A mechanism that is f_i-DP for EVERY i is max_i f_i-DP (the maximum of trade-off
-    functions is a trade-off function, DRS Prop 2.4 for the pair f, f⁻¹).
-
-    Parameters
-    ----------
-    *fs : TradeOff, or one list/tuple of them
-        The guarantees (nested maxima are flattened, repeats dropped).
-
-    Returns
-    -------
-    TradeOff
-        The pointwise maximum (the function itself when only one is given).
-
-    Raises
-    ------
-    ValueError
-        When no function is given.
-    TypeError
-        When an argument is not a TradeOff.
+    """max{f_1, …}: a mechanism f_i-DP for EVERY i is max_i f_i-DP (DRS Prop 2.4); ``fs`` as
+    in ``envelope``.
 
     Examples
     --------

@@ -1,13 +1,6 @@
 """Group privacy (DRS Theorem 2.14).
 
-f-DP for individuals gives [1 − (1 − f)^{∘k}]-DP for groups of size k, where
-(1 − f)^{∘k} is the k-fold function composition of φ(x) = 1 − f(x). Three routes:
-
-* location families with a monotone likelihood ratio (Gaussian, Laplace) are closed
-  under the map (``Gaussian._group``, ``Laplace._group``): G_μ → G_{kμ}, L_μ → L_{kμ};
-* f_{ε,δ} has an exact piecewise-linear k-fold, kept in log space (``EpsDeltaGroup``,
-  in ``fdp.families.eps_delta_group``);
-* anything else, numeric results included, gets a certified bracket (``Group``).
+Derivation: docs/derivations/operations.md.
 """
 
 from __future__ import annotations
@@ -36,9 +29,7 @@ DOUBLING_FROM = 256
 ROUNDING = 4.5e-16
 
 
-# ----------------------------------------------------------------------
-# Generic group privacy: a certified bracket, iterated on a vertex set
-# ----------------------------------------------------------------------
+# -- Generic group privacy: a certified bracket, iterated on a vertex set
 def _alpha_nodes() -> FloatArray:
     """Nodes in [0, 1]: ratio ≈ 1.1 on [1e-300, 1e-20], ≈ 1.01 on [1e-20, 0.1],
     uniform (2e-4 apart) on [0.1, 0.9], 1 − x log-spaced (ratio ≈ 1.02) down to 1e-17."""
@@ -58,10 +49,7 @@ def _lower_envelope(log_slopes: FloatArray,
                     intercepts: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Vertices on [0, 1] of x ↦ min_j (c_j + e^{s_j} x), a concave piecewise-linear map.
 
-    ``log_slopes`` strictly increasing. The convex-hull trick keeps the lines that are
-    lowest somewhere; the breakpoints of consecutive kept lines (decreasing, since a
-    steeper line wins to the left) inside (0, 1), with 0 and 1, are the vertices, and
-    the value at each is the minimum of the lines kept around it.
+    Derivation: docs/derivations/operations.md.
     """
     s = np.exp(log_slopes)
     c = np.asarray(intercepts, dtype=float)
@@ -170,11 +158,7 @@ def _concave_cap(xs: FloatArray, vs: FloatArray) -> tuple[FloatArray, FloatArray
     """Vertices of a piecewise-linear upper bound of a concave non-decreasing Ψ on [0, 1]
     known at the nodes, v_i = Ψ(x_i).
 
-    Between x_i and x_{i+1}, a concave Ψ lies below the extensions of its secants on
-    the neighbouring cells: Ψ(x) ≤ min{v_i + s_{i−1}(x − x_i), v_{i+1} − s_{i+1}(x_{i+1} − x)},
-    s the secant slopes (the right one clipped at 0). The minimum of two lines has one
-    kink; the vertices are the nodes and the kinks. On the first cell only the right
-    extension applies; a continuous Ψ is below it at 0 as well.
+    Derivation: docs/derivations/operations.md.
     """
     h = np.diff(xs)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -206,22 +190,7 @@ def _concave_cap(xs: FloatArray, vs: FloatArray) -> tuple[FloatArray, FloatArray
 class Group(TradeOff):
     """1 − (1 − f)^{∘k}: f-DP for individuals ⇒ this for groups of size k (DRS Thm 2.14).
 
-    With φ = 1 − f (concave, non-decreasing, φ(x) ≥ x), the group curve is 1 − φ^{∘k}.
-    The map f ↦ 1 − (1 − f)^{∘k} is monotone, so a bracket f_lo ≤ f ≤ f_hi gives the
-    bracket [1 − (1 − f_lo)^{∘k}, 1 − (1 − f_hi)^{∘k}]. It is computed on a vertex set:
-
-    * upper bound of φ: U(x) = min_ε (δ_hi(ε) + e^ε x) over a grid of ε (every supporting
-      line lies above φ, DRS Prop 2.12), concave, and exact in relative terms near x = 0;
-    * lower bound of φ: the chord of 1 − f_hi at the nodes (φ is concave) and the lines
-      δ_lo(ε_{j+1}) + e^{ε_j} x (δ is non-increasing between grid points);
-    * both are non-decreasing, so U^{∘k} ≥ φ^{∘k} ≥ L^{∘k}; they are iterated on the
-      nodes only (k steps, stopping at a fixed point);
-    * between nodes, ψ = φ^{∘k} (concave) lies above the chord of the lower values and
-      below the secant extensions of the upper values (``_concave_cap``).
-
-    The result is two piecewise-linear curves, exact to rounding at their vertices, so
-    δ(ε) brackets are vertex maxima. For k ≤ ``DIRECT_MAX`` the curve at a queried α is
-    also iterated directly, which is exact to rounding for closed-form f.
+    Derivation: docs/derivations/operations.md.
     """
 
     of: TradeOff
@@ -334,23 +303,10 @@ class Group(TradeOff):
 
 
 def group(f: TradeOff, k: int) -> TradeOff:
-    """The generic group curve 1 − (1 − f)^{∘k} (DRS Thm 2.14): ``Group(f, k)``.
+    """The generic group curve 1 − (1 − f)^{∘k} (DRS Thm 2.14), a certified ``Group(f, k)``.
 
-    The implementation of ``TradeOff._group``. f_{ε,δ} and binary randomized response
-    (which is f_{ε,0}) get their exact group curve ``eps_delta_group`` here; other families
-    with a closed form (the Gaussian: G_{kμ}) override ``_group``.
-
-    Parameters
-    ----------
-    f : TradeOff
-        The individual guarantee.
-    k : int
-        Group size, at least 1.
-
-    Returns
-    -------
-    TradeOff
-        A certified bracket of the group curve.
+    The implementation of ``TradeOff._group``; f_{ε,δ} and binary randomized response get
+    their exact ``eps_delta_group`` here, families with a closed form override ``_group``.
 
     Examples
     --------

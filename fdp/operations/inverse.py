@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import expit
@@ -11,11 +10,9 @@ from scipy.special import expit
 from fdp._constants import DELTA_RESOLUTION, LOGIT_SEARCH
 from fdp._numerics import ArrayFn, bisect_monotone, conjugate_delta
 from fdp._types import FloatArray
+from fdp.law import SwappedLaw
 from fdp.status import Status
 from fdp.tradeoff import TradeOff, math_repr, remark
-
-if TYPE_CHECKING:
-    from fdp.law import SwappedLaw
 
 REFLECT_MAX = 3.0
 
@@ -62,10 +59,7 @@ class Inverse(TradeOff):
         rounding of 1 − δ_f(−ε), so the reflected conjugate sup_x (1 − x − e^ε f(x))
         of f's own values is taken instead (no inversion needed).
 
-        ``side`` +1 gives an upper bound, −1 a lower one: each value is moved by its
-        rounding bound, (e^ε + 1)·``DELTA_RESOLUTION`` for the formula (three
-        roundings, one scaled by e^ε) and the conjugate's own resolution
-        (``conjugate_delta``'s ``bound``).
+        Derivation: docs/derivations/operations.md.
         """
         e0 = np.asarray(eps, dtype=float)
         e = e0.ravel()                       # flat, so that a 0-d ε can be assigned into
@@ -98,7 +92,6 @@ class Inverse(TradeOff):
 
     def law(self) -> SwappedLaw | None:
         """T(Q, P)'s law: L ↦ −L with P and Q exchanged (``fdp.law.SwappedLaw``)."""
-        from fdp.law import SwappedLaw
         inner = self.of.law()
         return None if inner is None else SwappedLaw(inner)
 

@@ -1,18 +1,11 @@
 """Optimal composition of adaptively chosen ε-bounded-range selections.
 
-k ε-BR mechanisms (the exponential mechanism, report-noisy-max with Gumbel noise),
-each chosen after seeing the previous outputs, compose to the worst case over the
-generalized randomized response parameters t_j ∈ [0, ε] of each step (Dong, Durfee &
-Rogers 2020, §6): the exact adaptive recursion on a grid, with a certified bracket
-(``fdp.operations.selection_recursion``), for k ≤ K_MAX = 1666; beyond that, the f-DP
-composition of optimal blocks, which is safe but not optimal (and says so in its repr).
-The single-step curve BR_ε is ``fdp.families.bounded_range``.
+Derivation: docs/derivations/operations.md.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -21,6 +14,9 @@ from fdp import _validate
 from fdp._types import ArrayLike, FloatArray, FloatOrArray
 from fdp.bracket import Bracket
 from fdp.families.bounded_range import BoundedRange
+from fdp.families.finite_pair import FinitePair
+from fdp.families.identity import Identity
+from fdp.operations.compose import compose
 from fdp.operations.selection_recursion import (
     EPS_MIN,
     K_MAX,
@@ -31,15 +27,10 @@ from fdp.operations.selection_recursion import (
 from fdp.status import Status
 from fdp.tradeoff import TradeOff, meet_width
 
-if TYPE_CHECKING:
-    from fdp.families.finite_pair import FinitePair
-
 #: A grid's upper envelope of lines (``_hull``): losses, δ values and breakpoints.
 Hull = tuple[FloatArray, FloatArray, FloatArray]
 
-# ----------------------------------------------------------------------
-# Optimal composition of adaptively chosen ε-BR mechanisms
-# ----------------------------------------------------------------------
+# -- Optimal composition of adaptively chosen ε-BR mechanisms
 #: Largest loss range kε of one block of the fallback beyond K_MAX (see there).
 BLOCK_RANGE = 500.0
 
@@ -80,12 +71,8 @@ def _hull(x: FloatArray, d: FloatArray) -> Hull:
 def _pair_from_lines(x: FloatArray, d: FloatArray, *, pessimistic: bool) -> FinitePair:
     """The finite pair whose curve is the upper envelope of 1 − d_i − e^{x_i} α on [0, 1].
 
-    Envelope line r (loss x_r) covers α ∈ [bp_{r−1}, bp_r]: an atom of P-mass
-    bp_r − bp_{r−1} and Q-mass e^{x_r} times that. Rounding: on the pessimistic side
-    the Q-deficit 1 − ΣQ goes to the loss +∞ (δ only grows); on the optimistic side
-    the Q-masses are rescaled to sum to at most 1.
+    Derivation: docs/derivations/operations.md.
     """
-    from fdp.families.finite_pair import FinitePair
     hx, hd, bp = _hull(x, d)
     if hx.size == 0:   # no usable line: the trivially safe pair on each side
         if pessimistic:
@@ -189,14 +176,7 @@ class _Blocked(TradeOff):
 class SelectionComposition(TradeOff):
     """k adaptively chosen ε-BR mechanisms, composed optimally (certified bracket).
 
-    The tight trade-off function of the adaptive composition of k ε-bounded-range
-    mechanisms (Dong, Durfee & Rogers 2020, §6): by the post-processing reduction of
-    each step to GRR_{t_j}, with t_j chosen by the analyst after seeing the earlier
-    outputs, its privacy profile obeys the recursion of ``fdp.operations.selection_recursion``,
-    computed here on a grid with a certified upper and lower bound at every point
-    (upper: ``delta``; lower: ``delta_lower``); f(α) = sup_x (1 − δ(x) − e^x α)
-    (DRS Prop 2.12) is read from them, the safe side first. Obtain it from
-    ``fdp.compose_selections``.
+    Derivation: docs/derivations/operations.md.
     """
 
     __slots__ = ("_first", "_h", "_hulls", "_lo", "_lo_next", "_up", "_x", "eps", "k")
@@ -288,12 +268,7 @@ class SelectionComposition(TradeOff):
     def _delta_lower(self, x: FloatArray) -> FloatArray:
         """Lower δ: the lower value at the grid point above x, or a convex extrapolation.
 
-        δ is convex in u = e^x, so for u_{i−1} < u_i ≤ u (and u ≤ u_{i+1} < u_{i+2})
-        the secant through the neighbours lies below it beyond them:
-        δ(x) ≥ δ(x_i) − (δ(x_{i−1}) − δ(x_i))·(e^d − 1)/(1 − e^{−h}), d = x − x_i,
-        and δ(x) ≥ δ(x_{i+1}) + (δ(x_{i+1}) − δ(x_{i+2}))·(1 − e^{d−h})/(e^h − 1),
-        read with lower values where δ enters positively and upper values where it
-        enters negatively: a second-order lower bound between grid points.
+        Derivation: docs/derivations/operations.md.
         """
         x = np.asarray(x, dtype=float)
         step = self._profile(x, self._lo, +1, -ROUND)
@@ -317,11 +292,7 @@ class SelectionComposition(TradeOff):
     def _read(self, alpha: FloatArray, d: FloatArray) -> FloatArray:
         """max_i (1 − d_i − e^{x_i} α) over the grid lines with x_i ≤ 700, for α ≥ 0.
 
-        Lines with x_i > 700 cannot matter for α ≥ 1e-300 (their value is below
-        1 − e^{9}); the caller treats smaller α. The maximum of lines is read from
-        their upper envelope (convex hull trick, ``_hull``), checking the envelope
-        line and its two neighbours so that rounding in the breakpoints cannot
-        pick a line below the maximum by more than a rounding error.
+        Derivation: docs/derivations/operations.md.
         """
         key = id(d)
         hull = self._hulls.get(key)
@@ -371,16 +342,7 @@ class SelectionComposition(TradeOff):
 def compose_selections(eps: float, k: int) -> TradeOff:
     """k adaptively chosen ε-bounded-range selections, composed optimally.
 
-    The exponential mechanism (2Δ calibration) and report-noisy-max with Gumbel
-    noise are ε-BR. The tight guarantee of k of them, each chosen after seeing the
-    previous outputs, is the worst case over adaptive choices of the generalized
-    randomized response parameters t_j ∈ [0, ε] (Dong, Durfee & Rogers 2020, §6).
-    It is tighter than the f-DP composition ``BoundedRange(eps) ** k`` (each step
-    is one GRR_t with loss range ε, not the BR_ε curve with range 2ε) and than ε-DP
-    composition. Non-adaptive selections can do very slightly better still
-    (DDR 2020 §5 show the gap); this bound is the safe, adaptive one. The bracket
-    width of ε(δ = 1e-6) at ε = 1 is about 1e-5 for k = 10, 2e-3 for k = 100 and
-    1.1 (0.55 %) for k = 1000.
+    Derivation: docs/derivations/operations.md.
 
     Parameters
     ----------
@@ -421,7 +383,6 @@ def compose_selections(eps: float, k: int) -> TradeOff:
     eps = _validate.real("eps", eps, low=0.0)
     k = _validate.positive_int("k", k)
     if eps == 0.0:
-        from fdp.families.identity import Identity
         return Identity()
     if k == 1:
         return BoundedRange(eps)
@@ -429,7 +390,6 @@ def compose_selections(eps: float, k: int) -> TradeOff:
         return BoundedRange(eps) ** k      # kε < 2e-6: no grid resolves it (see Returns)
     if k <= K_MAX:
         return SelectionComposition(eps, k)
-    from fdp.operations.compose import compose  # (same layer)
     # blocks of loss range at most BLOCK_RANGE: their finite pairs then keep every
     # line of the profile (``_hull`` reads x ≤ 700 only)
     size = max(2, min(K_MAX, int(BLOCK_RANGE / eps)))

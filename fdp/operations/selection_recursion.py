@@ -1,52 +1,6 @@
 """The certified recursion for the optimal adaptive composition of ε-BR selections.
 
-An ε-bounded-range mechanism reduces, by post-processing, to the generalized
-randomized response GRR_t, t ∈ [0, ε]: two outputs with privacy losses ε − t and −t,
-the first of P-probability q_t = (1 − e^{−t})/(1 − e^{−ε}) (Dong, Durfee & Rogers
-2020, Lemma 4.1 and §6). An analyst who picks t_j after seeing the earlier outputs
-achieves at most the value of the dynamic programme (DDR 2020, §6: the optimal
-adaptive composition is the sup over these choices)
-
-    δ_0(x) = (1 − e^x)₊,
-    δ_j(x) = sup_{t∈[0,ε]} [ q_t δ_{j−1}(x − ε + t) + (1 − q_t) δ_{j−1}(x + t) ],
-
-since δ(x) = E_P[(1 − e^{x−L})₊] splits over the first output. It is computed here on
-the grid x_i = i·h, h = ε/M, where every grid t_m = m·h shifts grid points onto grid
-points, with two arrays per step:
-
-* **lower**: the value of the strategies with t on the grid, computed exactly (to
-  rounding, rounded down): a value some adversary achieves, so at most the optimum;
-  and at least the best non-adaptive homogeneous strategy GRR_t^{⊗k} over a fine
-  t grid (binomial tails, ``nonadaptive_lower``), which matters when M is small.
-* **upper**: an upper bound of the sup over all real t. Each δ_j is convex in e^x
-  (a sup of lines in e^x), so the chord in e^x of the upper values between grid
-  neighbours bounds it between them. On a t-cell [t_m, t_{m+1}] both shifted points
-  stay inside one grid cell each, and with s = e^{t − t_m} ∈ [1, e^h] the bound reads
-
-      g(s) = K + a s + b/s,   a = (ΔB + (ΔA − ΔB)/E)/H,
-                              b = e^{−t_m} ((ΔA − ΔB)/H − (A_m − B_m))/E,
-
-  (A, B the upper values at the two left grid points, ΔA, ΔB their increments to the
-  right neighbours, E = 1 − e^{−ε}, H = e^h − 1). Its maximum on [1, e^h] is at an
-  endpoint (a grid strategy value) unless a, b < 0 and s* = √(b/a) lies inside, where
-  it exceeds g(1) by (√|a| − √|b|)² ≤ |a| H². The excess is of second order in h, so
-  the bracket width is O(k h²) (the chord's error), not the O(k h) of a cell bound by
-  monotonicity alone.
-
-Both bounds are monotone in the inputs with weights summing to one, so rounding and
-the cell errors add up over the steps without growing. Two exact facts cut the work:
-
-* **symmetry**: GRR_t and GRR_{ε−t} are each other's swap, so the adaptive optimum
-  is symmetric, δ_j(x) = 1 − e^x + e^x δ_j(−x) (the hockey-stick identity, sup over
-  strategies commuting with the positive affine map); only x ≥ 0 is computed.
-* **tail cut**: δ_j is non-increasing and vanishes from x = jε on (the loss is at
-  most jε). Past the first point from which every upper value is ≤ ``TAIL`` the
-  next step's upper values are at most their maximum (a convex combination of them),
-  and that constant is stored there (lower: 0): certified, and exact to 1e-305.
-
-The work is Σ_j (jM)(M + 1) ≈ k²M²/2 grid-point × t-cell pairs; ``cells_per_eps``
-chooses M from ``WORK`` (at least ``M_MIN``), which bounds the k treated optimally
-by ``K_MAX``.
+Derivation: docs/derivations/operations.md.
 """
 
 from __future__ import annotations
@@ -62,7 +16,7 @@ from fdp._types import FloatArray
 #: Relative round-off allowance per step: a step's values are sums of two products
 #: of non-negative terms and the rounding of q_t (each a few ulps, 2.2e-16 each).
 ROUND = 1e-15
-#: Upper values at or below this are treated as the tail (see the module docstring).
+#: Upper values at or below this are treated as the tail (docs/derivations/operations.md).
 TAIL = 1e-305
 #: Budget of grid-point × t-cell pairs for one composition.
 WORK = 1e8
@@ -147,13 +101,7 @@ def _step(U: FloatArray, L: FloatArray, live: int, q: FloatArray, c: FloatArray,
 def nonadaptive_lower(eps: float, k: int, x: np.ndarray) -> np.ndarray:
     """A lower bound of δ_k at x: the best non-adaptive homogeneous strategy GRR_t^{⊗k}.
 
-    Using the same t at every step is one adversary strategy (DDR 2020 §5 find the
-    non-adaptive optimum of this form), so its δ is at most the adaptive optimum.
-    With j outputs of loss ε − t, L = jε − kt, j ~ Bin(k, q_t) under P and
-    Bin(k, q_t e^{t−ε}) under Q, δ(x) = P(L > x) − e^x Q(L > x): two binomial upper
-    tails, computed as log tails from log-space masses for T_NONADAPTIVE values of t and rounded
-    down (each tail by BINOM_ROUND). It complements the grid strategies of the
-    recursion where M is small (large k).
+    Derivation: docs/derivations/operations.md.
     """
     j = np.arange(k + 1)
     logc = gammaln(k + 1.0) - gammaln(j + 1.0) - gammaln(k - j + 1.0)

@@ -1,27 +1,12 @@
 """Privacy amplification by subsampling (DRS §4.2, Bu et al. 2020, ZDW Thm 11).
 
-DRS = Dong, Roth & Su (2022), "Gaussian differential privacy"; Bu, Dong, Long & Su
-(2020), "Deep learning with Gaussian differential privacy"; ZDW = Zhu, Dong & Wang
-(2022), "Optimal accounting of differential privacy via characteristic function".
-
-Poisson subsampling with rate p and add/remove neighbours: adding a record x to S
-changes the output law from P to (1 − p)P + pQ, so the *add* direction is
-T(P, (1 − p)P + pQ) = f_p = p f + (1 − p) Id and the *remove* direction is f_p⁻¹.
-One step is therefore min{f_p, f_p⁻¹}**-DP. Over many steps, compose each direction
-and symmetrise once at the end (Bu et al.), which is much tighter than
-symmetrising every step.
-
-Sampling m of n without replacement with replace-one neighbours: C_p(f) =
-min{f_p, f_p⁻¹}** with p = m/n (DRS Thm 4.2). For symmetric f with fixed point
-x* = f(x*), C_p(f) equals f_p on [0, x*], the line x* + f_p(x*) − α on
-[x*, f_p(x*)], and f_p⁻¹ after.
+Derivation: docs/derivations/operations.md.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,13 +14,11 @@ from fdp import _validate
 from fdp._numerics import ArrayFn, bisect_monotone
 from fdp._types import FloatArray
 from fdp.families.finite_pair import FinitePair
+from fdp.law import SubsampledLaw, WithoutReplacementLaw
 from fdp.operations.envelope import envelope
 from fdp.operations.inverse import Inverse
 from fdp.status import Status
 from fdp.tradeoff import TradeOff, math_repr, remark
-
-if TYPE_CHECKING:
-    from fdp.law import SubsampledLaw, WithoutReplacementLaw
 
 SAMPLINGS = ("poisson", "without_replacement")
 DIRECTIONS = ("both", "add", "remove")
@@ -45,11 +28,7 @@ DIRECTIONS = ("both", "add", "remove")
 class PoissonAdd(TradeOff):
     """f_p = p f + (1 − p) Id: ONE direction of a subsampled mechanism, not a guarantee.
 
-    This is T(M(S), M(S ∪ {x})) for Poisson rate p. It bounds only that order of the
-    neighbouring pair; a guarantee needs the other order too: compose the add
-    directions and take ``.symmetrize(one_sided=True)`` once (as ``fdp.dpsgd`` does).
-    Its privacy profile follows from f's: δ_{f_p}(ε) = p δ_f(log(1 + (e^ε − 1)/p))
-    for e^ε > 1 − p, and 1 − e^ε otherwise.
+    Derivation: docs/derivations/operations.md.
     """
 
     of: TradeOff
@@ -125,15 +104,7 @@ class PoissonAdd(TradeOff):
     def _pure_epsilon_bounds(self) -> tuple[float, float]:
         """Pure ε of f_p from f's bracket [ε_lo, ε_hi] (summary hook).
 
-        f ≥ f_{ε,0} ⇔ |L| ≤ ε a.s., L = log(dQ/dP). The add direction's loss is
-        L' = log(1 − p + p e^L), increasing in L, so |L| ≤ ε gives
-        L' ∈ [log(1 − p + p e^{−ε}), log(1 + p(e^ε − 1))], and the upper end is the
-        larger in modulus: ε*(f_p) ≤ log(1 + p(e^{ε_hi} − 1)) (the amplification of
-        ε-DP by Poisson subsampling; Balle, Barthe & Gaboardi 2018). Below: ε*(f) is
-        sup L or −inf L, so ε*(f_p) ≥
-        −log(1 − p(1 − e^{−ε_lo})), and ≥ log(1 + p(e^{ε_lo} − 1)) for symmetric f (whose
-        loss support is symmetric). Where f has no finite ε_hi, the generic summary
-        answers (f_p can still be pure: a P-atom at L = −∞ maps to log(1 − p)).
+        Derivation: docs/derivations/operations.md.
         """
         p = float(self.p)
         if p == 0.0:
@@ -157,7 +128,6 @@ class PoissonAdd(TradeOff):
 
     def law(self) -> SubsampledLaw | None:
         """The law of T(P, (1 − p)P + pQ) from f's law (``fdp.law.SubsampledLaw``)."""
-        from fdp.law import SubsampledLaw
         inner = self.of.law()
         return None if inner is None else SubsampledLaw(inner, self.p)
 
@@ -209,11 +179,7 @@ class PoissonRemove(Inverse):
 class WithoutReplacement(TradeOff):
     """C_p(f) = min{f_p, f_p⁻¹}** (DRS Thm 4.2), replace-one neighbours, p = m/n.
 
-    For exactly known symmetric f the closed form of DRS Thm 4.2 is used: with x* the
-    fixed point of f (f(x*) = x*, where f' = −1), f_p on [0, x*], the segment of slope
-    −1 on [x*, f_p(x*)], and f_p⁻¹ on [f_p(x*), 1]. Otherwise (a numeric f, whose two
-    sides need not be symmetric themselves) the envelope min{f_p, f_p⁻¹}**, which is
-    monotone in f and so carries both sides of the bracket.
+    Derivation: docs/derivations/operations.md.
     """
 
     of: TradeOff
@@ -288,36 +254,13 @@ class WithoutReplacement(TradeOff):
 
     def law(self) -> WithoutReplacementLaw | None:
         """C_p(f)'s law for symmetric f (``fdp.law.WithoutReplacementLaw``), else None."""
-        from fdp.law import SubsampledLaw, WithoutReplacementLaw
         inner = self.of.law() if self.of.symmetric else None
         return None if inner is None else WithoutReplacementLaw(SubsampledLaw(inner, self.p))
 
 
 def subsample(f: TradeOff, p: float, sampling: str = "poisson",
               direction: str = "both") -> TradeOff:
-    """f subsampled at rate p: the implementation of ``TradeOff.subsample``.
-
-    Parameters
-    ----------
-    f : TradeOff
-        The mechanism run on the subsample.
-    p : float
-        Sampling rate in [0, 1].
-    sampling : {"poisson", "without_replacement"}, optional
-        The sampler (default "poisson").
-    direction : {"both", "add", "remove"}, optional
-        Order of the neighbouring pair, for Poisson sampling (default "both").
-
-    Returns
-    -------
-    TradeOff
-        min{f_p, f_p⁻¹}** (both directions), f_p or f_p⁻¹ (one direction), or C_p(f)
-        (without replacement, DRS Thm 4.2).
-
-    Raises
-    ------
-    ValueError
-        For p outside [0, 1], or an unknown sampler or direction.
+    """f subsampled at rate p: the implementation of ``TradeOff.subsample`` (its cases).
 
     Examples
     --------

@@ -1,16 +1,6 @@
 """A trade-off function stated with a weaker status than its own: ``weaken(f, status, reason)``.
 
-The CLT's G_μ (DRS 2022, Thm 3.5) is an exact Gaussian curve, but as a statement about
-the composition it approximates it is only an approximation; the upper side of the
-Berry–Esseen band (DRS 2022, Thm 3.4) lies *above* the true composition, so it is a
-lower bound in the sense of ``fdp.status``. ``Weakened`` keeps the curve and answers
-every read-out from it, with ``status`` the weaker of its own and the stated one.
-
-It deliberately hides the closed-form hooks of the curve it wraps (exact finite
-pair, composition kind, Gaussian component, lattices): otherwise a closed-form rule
-of the composition table would rebuild an *exact* object from an approximation.
-Compositions of a weakened curve go through the numeric engine, from its law, and
-come out with the weakened status (the weakest input wins).
+Derivation: docs/derivations/operations.md.
 """
 
 from __future__ import annotations
@@ -27,23 +17,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 @dataclass(frozen=True)
 class Weakened(Delegating):
-    """f, stated as ``claimed`` (a lower bound or an approximation) because of ``reason``.
-
-    Parameters
-    ----------
-    of : TradeOff
-        The curve.
-    claimed : Status
-        ``Status.LOWER_BOUND`` or ``Status.APPROXIMATION``.
-    reason : str
-        Why, in a few words (shown in the repr), e.g. "CLT (DRS 2022, Thm 3.5)".
-
-    Raises
-    ------
-    ValueError
-        For a ``claimed`` status that is a guarantee, or an empty reason.
-    TypeError
-        When ``of`` is not a TradeOff.
+    """f, stated as ``claimed`` (``Status.LOWER_BOUND`` or ``APPROXIMATION``) because of
+    ``reason`` (a few words, shown in the repr); ``ValueError`` for a guarantee status or
+    an empty reason, ``TypeError`` when ``of`` is not a TradeOff.
 
     Examples
     --------
@@ -78,22 +54,8 @@ class Weakened(Delegating):
 
 
 def weaken(f: TradeOff, claimed: Status, reason: str) -> TradeOff:
-    """f stated as a lower bound or an approximation (``Weakened``); f itself when its own
-    status is already at most ``claimed``.
-
-    Parameters
-    ----------
-    f : TradeOff
-        The curve.
-    claimed : Status
-        ``Status.LOWER_BOUND`` or ``Status.APPROXIMATION``.
-    reason : str
-        Why (shown in the repr).
-
-    Returns
-    -------
-    TradeOff
-        ``Weakened(f, claimed, reason)``, or f when nothing is weakened.
+    """``Weakened(f, claimed, reason)``, or f itself when its status is already at most
+    ``claimed``.
 
     Examples
     --------

@@ -1,11 +1,6 @@
 """g ⊗ f_{0,δ} in closed form (DRS 2022, Def 3.1 with the pair of f_{0,δ}).
 
-(g ⊗ f_{0,δ})(α) = (1 − δ) g(α/(1 − δ)) on [0, 1 − δ] and 0 after; its privacy
-profile is δ_f(ε) = δ + (1 − δ) δ_g(ε). The CLT with (ε, δ) inputs (DRS §3.2)
-approximates ⊗ f_{ε_i,δ_i} by G_μ ⊗ f_{0,δ}; this wrapper keeps that exact and
-cheap instead of sending a Gaussian and a finite pair to the numeric engine, and
-the composition rule table (``fdp.operations.compose``) uses it to split the δ part
-off any exact pair.
+Derivation: docs/derivations/operations.md.
 """
 
 from __future__ import annotations
@@ -24,24 +19,9 @@ from fdp.tradeoff import TradeOff, math_repr, remark
 class WithDelta(TradeOff):
     """base ⊗ f_{0,d}: (1 − d)·base(α/(1 − d)) for α ≤ 1 − d, else 0.
 
-    Composing with f_{0,d} (DRS 2022, Prop 2.12 and eq. 2.4) adds an event of
-    probability d on which the mechanism is not private; the privacy profile is
-    δ(ε) = d + (1 − d)·δ_base(ε). (The field is ``d``, not ``delta``, so that
-    ``f.delta(eps)`` stays the privacy profile.)
-
-    Parameters
-    ----------
-    base : TradeOff
-        The trade-off function on the complement of the event.
-    d : float
-        The probability of the event, in [0, 1).
-
-    Raises
-    ------
-    TypeError
-        If ``base`` is not a TradeOff.
-    ValueError
-        If ``d`` is outside [0, 1).
+    An event of probability d ∈ [0, 1) on which the mechanism is not private (DRS 2022,
+    Prop 2.12 and eq. 2.4): δ(ε) = d + (1 − d)·δ_base(ε). The field is ``d``, so that
+    ``f.delta(eps)`` stays the privacy profile.
 
     Examples
     --------
@@ -101,19 +81,7 @@ class WithDelta(TradeOff):
 
 
 def with_delta(base: TradeOff, delta: float) -> TradeOff:
-    """base ⊗ f_{0,δ}; ``base`` itself when δ = 0 (see ``WithDelta``).
-
-    Parameters
-    ----------
-    base : TradeOff
-        The trade-off function on the complement of the event.
-    delta : float
-        The probability of the event, in [0, 1).
-
-    Returns
-    -------
-    TradeOff
-        ``base`` for δ = 0, else ``WithDelta(base, delta)``.
+    """``WithDelta(base, delta)``; ``base`` itself when δ = 0.
 
     Examples
     --------
