@@ -63,6 +63,7 @@ import numpy as np
 from scipy.special import gammaln, gammasgn, log_ndtr
 
 from fdp import _validate
+from fdp._lazy import LazyModule
 from fdp._types import ArrayLike, FloatArray, FloatOrArray
 from fdp.families import Gaussian
 from fdp.law import AtomsLaw, PrivacyLossLaw
@@ -74,6 +75,9 @@ from fdp.operations.rdp_bound import (
     rdp_to_log_delta,
 )
 from fdp.tradeoff import TradeOff
+
+#: mpmath, for the few orders whose terms cancel in doubles (``import fdp`` stays free of it)
+mpmath = LazyModule("mpmath")
 
 #: The RDP → (ε, δ) conversions (see the module docstring).
 
@@ -270,7 +274,6 @@ def rdp_bounded_range(eps: float, orders: ArrayLike) -> FloatOrArray:
     # enough digits (mpmath) that the cancellation leaves 16 of them
     small = np.flatnonzero(lam * e < 1.0)
     if small.size:
-        import mpmath  # lazily: `import fdp` stays free of mpmath
         for k in small:
             digits = 25 + int(3 * max(-math.log10(lam[k] * e), 0.0))
             with mpmath.workdps(digits):
@@ -281,7 +284,7 @@ def rdp_bounded_range(eps: float, orders: ArrayLike) -> FloatOrArray:
                                 - lk * mpmath.log(u)) / (lk - 1))
     out[inner] = np.maximum(rho, 0.0)
     if (o == 1.0).any():
-        import mpmath  # lazily; x − 1 − log x cancels to ~ε²/8 at small ε
+        # x − 1 − log x cancels to ~ε²/8 at small ε
         with mpmath.workdps(25 + int(3 * max(-math.log10(e), 0.0))):
             x = mpmath.mpf(e) / -mpmath.expm1(-mpmath.mpf(e))   # e^{t*} = ε/(1 − e^{−ε})
             out[o == 1.0] = max(float(x - 1 - mpmath.log(x)), 0.0)

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from fdp import _validate
+from fdp._lazy import LazyModule
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.eps_delta_power import (
     eps_delta_k_fold,
@@ -54,6 +55,11 @@ from fdp.law import split_delta
 from fdp.operations.rdp_bound import RDPBound
 from fdp.operations.with_delta import WithDelta
 from fdp.tradeoff import TradeOff, as_factors, count_factors
+
+#: The engine and ``MinCertified`` (a ``Numeric`` subclass) load on the first numeric
+#: composition only, so that closed forms and ``import fdp`` stay light.
+engine = LazyModule("fdp.engine")
+min_certified = LazyModule("fdp.operations.min_certified")
 
 
 def eps_delta_power(f: EpsDelta, n: int) -> FinitePair | None:
@@ -251,15 +257,12 @@ def _compose_counted(items: list[tuple[TradeOff, int]], tol: float | None) -> Tr
     reduced, delta = _split_delta(reduced)
     if delta > 0.0:
         return WithDelta(_compose_counted(reduced, tol), delta)
-    # local: the engine (and min_certified, a Numeric subclass) load on the first
-    # numeric composition only, so that closed forms and ``import fdp`` stay light
-    from fdp.engine import compose_numeric
-    from fdp.operations.min_certified import with_rdp
     # a second certified upper bound of the same composition, when every factor has a
     # certified Rényi curve of its own pair: the result reports the smaller
     # (``MinCertified``); and advice where the factors were symmetrised one by one
     advice = SYMMETRISED_ADVICE if any(_symmetrised_one_sided(f) for f, _ in reduced) else ""
-    return with_rdp(compose_numeric(reduced, tol), RDPBound.of_factors(items), advice)
+    return min_certified.with_rdp(engine.compose_numeric(reduced, tol),
+                                  RDPBound.of_factors(items), advice)
 
 
 #: What a composition of one-sided symmetrisations says with its answers.

@@ -81,6 +81,7 @@ from typing import Literal
 import numpy as np
 
 from fdp import _validate
+from fdp._lazy import LazyModule
 from fdp._types import ArrayLike, FloatArray
 from fdp.engine import GridBudgetExceeded, compose
 from fdp.families.eps_delta import EpsDelta
@@ -95,6 +96,10 @@ from fdp.sgd.run import records_run
 from fdp.sgd.schedule import accepts_epochs
 from fdp.sgd.shuffle import from_dpsgd as shuffle_from_dpsgd
 from fdp.tradeoff import TradeOff
+
+#: scipy.stats, loaded by the samplers that need binomial masses (``import fdp`` stays
+#: free of it, tests/test_import_cost.py)
+stats = LazyModule("scipy.stats")
 
 #: A sampler's validated extra options (``_options``).
 Options = dict[str, int]
@@ -135,10 +140,9 @@ def _poisson_step(mu: float, q: float, o: Options) -> TradeOff:
     k = o["examples_per_user"]
     if k == 1:
         return PoissonAdd(Gaussian(mu), q)
-    from scipy.stats import binom
     j = np.arange(k + 1)
     # (arrays are accepted: the family stores tuples of floats)
-    return MixtureOfGaussians(1.0, j * mu, binom.pmf(j, k, q))  # type: ignore[arg-type]
+    return MixtureOfGaussians(1.0, j * mu, stats.binom.pmf(j, k, q))  # type: ignore[arg-type]
 
 
 def _without_replacement_step(mu: float, q: float, o: Options) -> TradeOff:
@@ -146,30 +150,28 @@ def _without_replacement_step(mu: float, q: float, o: Options) -> TradeOff:
 
 
 def _truncated_poisson_step(mu: float, q: float, o: Options) -> TradeOff:
-    from scipy.stats import binom
     n, cap = o["dataset_size"], o["batch_cap"]
-    tau = float(binom.sf(cap - 1, n - 1, q))        # P(M ≥ B), M ~ Bin(n − 1, q)
+    tau = float(stats.binom.sf(cap - 1, n - 1, q))        # P(M ≥ B), M ~ Bin(n − 1, q)
     plain = PoissonAdd(Gaussian(mu), q)
     if tau == 0.0:
         return plain
-    r = min(1.0, cap * float(binom.sf(cap, n, q)) / (n * tau))
-    return RevealedMixture((float(binom.cdf(cap - 1, n - 1, q)), tau),
+    r = min(1.0, cap * float(stats.binom.sf(cap, n, q)) / (n * tau))
+    return RevealedMixture((float(stats.binom.cdf(cap - 1, n - 1, q)), tau),
                            (plain, PoissonAdd(Gaussian(2.0 * mu), r)))
 
 
 def _with_replacement_step(mu: float, q: float, o: Options) -> TradeOff:
-    from scipy.stats import binom
     n = o["dataset_size"]
     b = _batch_size(q, n)
     if b == 0:
         return Identity()
     eta = float(-np.expm1(b * np.log1p(-1.0 / n)))   # P(K ≥ 1), K ~ Bin(b, 1/n)
     k = np.arange(1, b + 1)
-    sf = binom.sf(k, b, 1.0 / n)                      # P(K > k)
+    sf = stats.binom.sf(k, b, 1.0 / n)                      # P(K > k)
     cut = np.flatnonzero(sf <= TAIL_CUT * eta)
     kmax = int(k[cut[0]]) if cut.size else b
     k = k[:kmax]
-    weights = list(binom.pmf(k, b, 1.0 / n) / eta)
+    weights = list(stats.binom.pmf(k, b, 1.0 / n) / eta)
     members: list[TradeOff] = [Gaussian(float(i) * mu) for i in k]
     tail = float(sf[kmax - 1]) / eta if kmax < b else 0.0
     if tail > 0.0:
