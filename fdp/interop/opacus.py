@@ -41,7 +41,7 @@ import numpy as np
 from fdp import _validate
 from fdp._types import ArrayLike, FloatOrArray
 from fdp.families import Gaussian, Identity
-from fdp.interop.dp_accounting import no_privacy
+from fdp.interop.event_leaves import no_privacy
 from fdp.sgd.certified import dpsgd
 from fdp.status import require_guarantee
 from fdp.tradeoff import TradeOff
