@@ -55,7 +55,7 @@ from typing import cast
 import numpy as np
 
 from fdp import _validate
-from fdp.calibration import Target
+from fdp.calibration import Target, search_noise
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
 from fdp.operations.compose import compose
@@ -348,7 +348,6 @@ class Accountant:
         return max(by_gdp, self._remaining_by_search())
 
     def _remaining_by_search(self) -> float:
-        from fdp.calibration import search_noise
         spends = list(self._spends)
 
         def make(sigma: float) -> TradeOff:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from fdp import _validate
+from fdp.conversions.gdp import gdp_mu_for_eps_delta
 
 
 def classic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0) -> float:
@@ -80,5 +81,4 @@ def analytic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0) 
     e = _validate.real("eps", eps, low=0.0)
     d = _validate.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
     s = _validate.real("sensitivity", sensitivity, low=0.0, low_open=True)
-    from fdp.conversions.gdp import gdp_mu_for_eps_delta
     return float(s / gdp_mu_for_eps_delta(e, d))

@@ -46,12 +46,15 @@ from typing import Any
 import numpy as np
 
 from fdp import _validate
+from fdp._lazy import LazyModule
 from fdp._numerics import bisect_monotone
 from fdp._types import ArrayLike, FloatArray
 from fdp.conversions.from_rdp import RDPCurve, from_rdp
 from fdp.operations.rdp_bound import COMPOSE_ORDERS, factor_rdp, rdp_to_log_delta
 from fdp.status import require_guarantee
 from fdp.tradeoff import TradeOff
+
+mpmath = LazyModule("mpmath")     # interval arithmetic for γ, loaded on first use
 
 _U = 2.0 ** -53
 #: Relative padding of a sum of a few non-negative terms, each within a few ulps.
@@ -112,7 +115,6 @@ def _law_name(shape: float) -> str:
 # ----------------------------------------------------------------------
 def _tnb_mean_interval(gamma: float, shape: float) -> Any:  # an mpmath interval
     """E K of D_{η,γ} as an mpmath interval (Papernot–Steinke Def 1 and §3)."""
-    import mpmath  # lazily: `import fdp` stays free of mpmath
     iv = mpmath.iv
     iv.prec = 113
     g = iv.mpf(gamma)

@@ -41,6 +41,7 @@ from scipy.special import expit, ndtri
 
 from fdp import _validate
 from fdp._constants import EPS_CAP, UNIT_ROUNDOFF
+from fdp._lazy import LazyModule
 from fdp._numerics import ArrayFn, bisect_monotone
 from fdp._types import ArrayLike, FloatArray
 from fdp.families.eps_delta import EpsDelta
@@ -49,6 +50,8 @@ from fdp.families.identity import Identity
 from fdp.families.laplace import Laplace
 from fdp.families.piecewise import PiecewiseLinear
 from fdp.tradeoff import TradeOff
+
+engine = LazyModule("fdp.engine")   # certified_singular; the engine loads on first use
 
 #: A requirement: the least parameter proven at points x with lower values y and
 #: gains 1 − y (vectorised; see ``_req_mu``).
@@ -318,8 +321,7 @@ def gdp_mu_bounds(f: TradeOff) -> tuple[float, float]:
         slack = _vertex_mu_slack(a, b, g)
         return (max(_round_down(float(np.max(mu - slack))), 0.0),
                 max(_round_up(float(np.max(mu + slack))), 0.0))
-    from fdp.engine import certified_singular  # the engine loads on first use only
-    if certified_singular(f):
+    if engine.certified_singular(f):
         return np.inf, np.inf
     lo, hi = _sandwich_bounds(f, _req_mu)
     return _round_down(lo), _round_up(hi)
@@ -349,8 +351,7 @@ def pure_epsilon_bounds(f: TradeOff) -> tuple[float, float]:
         a, b, g = pl.alphas, pl.betas, pl.gains
         eps = max(float(np.max(_req_eps(a, b, g))), 0.0)
         return _round_down(eps), _round_up(eps)
-    from fdp.engine import certified_singular  # the engine loads on first use only
-    if certified_singular(f):
+    if engine.certified_singular(f):
         return np.inf, np.inf
     members = f._delta_members()
     if members:

@@ -46,6 +46,7 @@ from fdp._numerics import alpha_grid as _alpha_grid
 from fdp._numerics import golden_max
 from fdp._types import ArrayLike, FloatOrArray
 from fdp.conversions.gdp import gdp_beta
+from fdp.families import EpsDelta, Gaussian, Identity, from_points
 from fdp.limits.functionals import Functionals, functionals
 from fdp.operations.weaken import weaken
 from fdp.operations.with_delta import with_delta
@@ -160,7 +161,6 @@ def berry_esseen_upper(mu: float, gamma: float, points: int = 4001) -> TradeOff:
     if right.any() and 1.0 - 2.0 * gamma >= 0.0:
         cap = gdp_beta(mu, np.array([1.0 - 2.0 * gamma]))[0] + gamma
         u = np.where(right, np.minimum(u, cap), u)
-    from fdp.families import from_points
     return from_points(a, np.clip(u, 0.0, 1.0))
 
 
@@ -362,7 +362,6 @@ def clt(fs: TradeOff | Iterable[TradeOff], *more: TradeOff,
     else:
         mu = float(2.0 * kl / np.sqrt(var))
         gamma = float(BERRY_ESSEEN_CONSTANT * k3b / var ** 1.5)
-    from fdp.families import EpsDelta, Gaussian, Identity
     if delta >= 1.0:
         zero = EpsDelta(0.0, 1.0)
         return CLTResult(mu, gamma, 1.0, zero, zero, zero, n_total, False, accuracy,

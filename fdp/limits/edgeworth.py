@@ -33,6 +33,7 @@ from scipy.special import ndtr
 
 from fdp import _validate
 from fdp._types import ArrayLike, FloatArray
+from fdp.families import EpsDelta, Identity
 from fdp.limits.berry_esseen import _as_list, _grouped
 from fdp.limits.functionals import _decompose
 from fdp.operations.with_delta import with_delta
@@ -361,11 +362,9 @@ def edgeworth(fs: TradeOff | Sequence[TradeOff]) -> TradeOff:
         meter.close()
     delta = float(-np.expm1(log_keep)) + 0.0  # + 0.0: no −0.0
     if delta >= 1.0:
-        from fdp.families import EpsDelta
         return EpsDelta(0.0, 1.0)
     if var_p <= 0.0 or var_q <= 0.0:
         # Degenerate loss (every factor is Id after the δ split): exact.
-        from fdp.families import Identity
         return with_delta(Identity(), delta)
     sp, sq = np.sqrt(var_p), np.sqrt(var_q)
     approx = EdgeworthApprox(mu_f=float((mean_q - mean_p) / sp), sigma_p=float(sp),

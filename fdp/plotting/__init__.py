@@ -60,6 +60,7 @@ from fdp.plotting.style import (
     save,
     tradeoff_axes,
 )
+from fdp.tradeoff import TradeOff
 
 
 def plot(*fs: Any, labels: Sequence[str | None] | None = None, ax: Axes | None = None,
@@ -102,7 +103,6 @@ def plot(*fs: Any, labels: Sequence[str | None] | None = None, ax: Axes | None =
     >>> len(ax.get_lines()) >= 4
     True
     """
-    from fdp.tradeoff import TradeOff
     if labels is not None:
         labels = list(labels)
         if len(labels) != len(fs):

@@ -17,8 +17,17 @@ from fdp import _validate
 from fdp._types import ArrayLike, FloatArray
 from fdp.conversions.gdp import gdp_delta, gdp_epsilon
 from fdp.families import EpsDelta, Gaussian, Laplace
+from fdp.operations.subsample import SAMPLINGS, PoissonAdd
 from fdp.plotting._draw import draw_tradeoff, latex_label
-from fdp.plotting.style import alpha_grid, color, get_axes, legend, linestyle, tradeoff_axes
+from fdp.plotting.style import (
+    alpha_grid,
+    color,
+    get_axes,
+    legend,
+    linestyle,
+    tradeoff_axes,
+    zoom_inset,
+)
 from fdp.status import Status
 
 if TYPE_CHECKING:
@@ -147,7 +156,6 @@ def gdp_conversion(mu: float = 1.0, deltas: Sequence[float] = (1e-1, 1e-2, 1e-3,
     >>> len(ax.child_axes)
     1
     """
-    from fdp.plotting.style import zoom_inset
     mu = _validate.real("mu", mu, low=0.0, low_open=True)
     ax = tradeoff_axes(get_axes(ax))
     targets = [ax]
@@ -354,7 +362,6 @@ def subsampling(f: TradeOff, ps: Sequence[float] = (0.1, 0.3, 0.6, 1.0), *,
     >>> ax.get_legend().get_title().get_text()
     'Poisson sampling, add/remove neighbours'
     """
-    from fdp.operations.subsample import SAMPLINGS, PoissonAdd
     if sampling not in SAMPLINGS:
         raise ValueError(f"sampling must be one of {SAMPLINGS}, got {sampling!r}")
     ax = tradeoff_axes(get_axes(ax))

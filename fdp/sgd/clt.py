@@ -28,7 +28,8 @@ import numpy as np
 from scipy.special import ndtr
 
 from fdp import _validate
-from fdp.sgd.certified import resolve_sensitivity
+from fdp.conversions.gdp import gdp_epsilon
+from fdp.sgd.certified import dpsgd, resolve_sensitivity
 
 #: The neighbouring relation each sampling scheme's CLT is proved for.
 NEIGHBOURING = {"poisson": "add_remove", "without_replacement": "replace_one"}
@@ -206,9 +207,7 @@ def compare_dpsgd_clt(noise_multiplier: float, sample_rate: float, steps: int,
     t = _validate.positive_int("steps", steps)
     d = _validate.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
     mu = dpsgd_clt_mu(noise_multiplier, sample_rate, t, sampling, sensitivity=sens)
-    from fdp.conversions.gdp import gdp_epsilon
     eps_clt = float(gdp_epsilon(mu, d))
-    from fdp.sgd.certified import dpsgd
     kwargs: dict[str, float] = {} if tol is None else {"tol": tol}
     f = dpsgd(noise_multiplier=noise_multiplier, sample_rate=sample_rate, steps=t,
               sampling=sampling, neighbouring=NEIGHBOURING[sampling], sensitivity=sens,

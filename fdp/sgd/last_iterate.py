@@ -78,6 +78,10 @@ from fdp import _validate
 from fdp._constants import UNIT_ROUNDOFF
 from fdp.bracket import Bracket
 from fdp.families.gaussian import Gaussian
+from fdp.operations.envelope import strongest
+from fdp.sgd.certified import dpsgd
+from fdp.sgd.clt import dpsgd_clt_mu
+from fdp.status import require_guarantee
 from fdp.tradeoff import Delegating, TradeOff, math_repr
 
 # Relative round-off of the μ formulas below (a few dozen correctly rounded operations,
@@ -451,9 +455,6 @@ def noisy_sgd(noise_multiplier: float, batch_size: int, dataset_size: int, steps
     >>> f.status.value, bool(f.epsilon(1e-5) < f.plain.epsilon(1e-5))
     ('certified', True)
     """
-    from fdp.operations.envelope import strongest
-    from fdp.sgd.certified import dpsgd
-    from fdp.sgd.clt import dpsgd_clt_mu
 
     sigma = _validate.real("noise_multiplier", noise_multiplier, low=0.0, low_open=True)
     n = _validate.positive_int("dataset_size", dataset_size)
@@ -566,7 +567,6 @@ def compare_last_iterate(result: LastIterateGaussian | LastIterate,
     >>> bool(r.epsilon_last.hi < r.epsilon_plain.hi)
     True
     """
-    from fdp.status import require_guarantee
 
     d = _validate.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
     if isinstance(result, LastIterateGaussian):

@@ -97,6 +97,7 @@ from fdp._constants import UNIT_ROUNDOFF
 from fdp._types import ArrayLike, FloatArray
 from fdp.families import Gaussian
 from fdp.families.gaussian_range import GaussianRange
+from fdp.sgd.certified import dpsgd
 from fdp.tradeoff import TradeOff
 
 
@@ -380,7 +381,6 @@ def banded_mf(noise_multiplier: float, sample_rate: float, iterations: int, band
 
 def _dpsgd(sigma: float, q: float, steps: int, tol: float | None,
            sensitivity: float | None = None) -> TradeOff:
-    from fdp.sgd.certified import dpsgd
     if sensitivity is None:
         return dpsgd(sigma, q, steps, tol=tol)
     return dpsgd(sigma, q, steps, tol=tol, sensitivity=sensitivity)

@@ -50,7 +50,7 @@ from fdp import _validate
 from fdp._types import ArrayLike, FloatArray, FloatOrArray
 from fdp.bracket import Bracket
 from fdp.engine import Numeric
-from fdp.sgd.allocation import random_allocation
+from fdp.sgd.allocation import epochs_of, random_allocation
 from fdp.status import NotAGuarantee, Status
 from fdp.tradeoff import TradeOff, remark
 
@@ -195,6 +195,5 @@ def from_dpsgd(noise_multiplier: float, sample_rate: float, steps: int,
     """``fdp.dpsgd(σ, q, T, sampling="shuffle")``: the LOWER curve over ⌊T·q⌋ full
     epochs of t = 1/q batches (a last partial epoch only adds leakage, so dropping it
     keeps the bound valid)."""
-    from fdp.sgd.allocation import epochs_of
     t, e = epochs_of(sample_rate, steps, partial="down")
     return shuffle_lower(noise_multiplier, t, e, tol=tol)

@@ -10,6 +10,7 @@ import numpy as np
 import sympy as sp
 
 from fdp import _validate
+from fdp.families.user import check_axioms
 from fdp.symbolic._expr import ExprLike, alpha, as_expr, bind
 from fdp.symbolic._numeric import MODULES, stable
 from fdp.tradeoff import TradeOff
@@ -111,7 +112,6 @@ def to_tradeoff(expr: ExprLike, /, name: str = "f", validate: bool = True,
         raise ValueError(f"to_tradeoff needs numbers, not ranges, for {sorted(map(str, ranges))}")
     out = SymbolicTradeOff(f, name)
     if validate:
-        from fdp.families.user import check_axioms
         check_axioms(out)
     return out
 
