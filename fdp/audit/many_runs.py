@@ -89,8 +89,8 @@ class AuditEstimate:
     >>> est = audit.estimate(x, y)
     >>> est.n_tests, est.n_d
     (200, 18000)
-    >>> bool(est.mu_lower_bound() <= 1.0)        # the true μ is 1
-    True
+    >>> bool(est.mu_lower_bound() <= 1.0), bool(0.0 < est.epsilon_lower_bound(1e-5) < 5.0)
+    (True, True)
     """
 
     thresholds: np.ndarray
@@ -116,25 +116,7 @@ class AuditEstimate:
         (ε, δ)-DP requires β ≥ 1 − δ − e^ε α for every test, in both orders; so
         ε ≥ max_i log((1 − δ − β_U,i)/α_U,i) and log((1 − δ − α_U,i)/β_U,i).
 
-        Parameters
-        ----------
-        delta : float, optional
-            δ in [0, 1] (default 0).
-
-        Returns
-        -------
-        float
-            The lower bound on ε (0 when no test says more).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from fdp import audit
-        >>> rng = np.random.default_rng(0)
-        >>> x, y = rng.normal(0.0, 1.0, 20_000), rng.normal(1.0, 1.0, 20_000)
-        >>> eps = audit.estimate(x, y).epsilon_lower_bound(1e-5)
-        >>> bool(0.0 < eps < 5.0)
-        True
+        ``delta`` in [0, 1] (default 0); 0 when no test says more.
         """
         d = _validate.probability("delta", delta)
         a, b = self.alpha_upper, self.beta_upper
@@ -148,21 +130,6 @@ class AuditEstimate:
 
         G_μ(α_U) ≤ β_U ⇔ μ ≥ Φ⁻¹(1 − α_U) − Φ⁻¹(β_U); the maximum over the points (both
         orders; G_μ is symmetric).
-
-        Returns
-        -------
-        float
-            The lower bound on μ.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from fdp import audit
-        >>> rng = np.random.default_rng(0)
-        >>> x, y = rng.normal(0.0, 1.0, 20_000), rng.normal(1.0, 1.0, 20_000)
-        >>> mu = audit.estimate(x, y).mu_lower_bound()
-        >>> bool(0.8 < mu <= 1.0)
-        True
         """
         a, b = self.alpha_upper, self.beta_upper
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -188,12 +155,10 @@ class Violation:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from fdp import audit
+    >>> import numpy as np, fdp
     >>> rng = np.random.default_rng(0)
     >>> x, y = rng.normal(0.0, 1.0, 20_000), rng.normal(1.0, 1.0, 20_000)
-    >>> import fdp
-    >>> v = audit.check((x, y), fdp.Gaussian(0.5)).violations[0]
+    >>> v = fdp.audit.check((x, y), fdp.Gaussian(0.5)).violations[0]
     >>> bool(v.gap > 0), v.order in ("d,d'", "d',d")
     (True, True)
     """
@@ -227,12 +192,10 @@ class AuditCheck:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from fdp import audit
+    >>> import numpy as np, fdp
     >>> rng = np.random.default_rng(0)
     >>> x, y = rng.normal(0.0, 1.0, 20_000), rng.normal(1.0, 1.0, 20_000)
-    >>> import fdp
-    >>> result = audit.check((x, y), fdp.Gaussian(1.0))
+    >>> result = fdp.audit.check((x, y), fdp.Gaussian(1.0))
     >>> bool(result), len(result.violations)
     (True, 0)
     """
