@@ -1,24 +1,7 @@
 """Degree-2 Edgeworth approximation of a composition (Zheng, Dong, Long, Su 2020,
 "Sharp Composition Bounds for Gaussian DP via Edgeworth Expansion", arXiv 2003.04493).
 
-Let T_n = Σ L_i be the summed privacy loss of f_1 ⊗ … ⊗ f_n (L_i = log dQ_i/dP_i).
-Under P its mean, variance and third and fourth cumulants are sums over i (likewise
-under Q). The most powerful test rejects for large T_n, so with the standardised
-CDFs F_P, F_Q of T_n under P and Q,
-
-    f(α) = F_Q((F_P⁻¹(1 − α) − μ_f) σ_P/σ_Q),   μ_f = (E_Q T_n − E_P T_n)/σ_P.
-
-ZDLS replace F_P and F_Q by their degree-2 Edgeworth expansions
-    F(x) ≈ Φ(x) − φ(x)[K3/(6σ³) He2(x) + K4/(24σ⁴) He3(x) + K3²/(72σ⁶) He5(x)],
-He2 = x² − 1, He3 = x³ − 3x, He5 = x⁵ − 10x³ + 15x, and solve F_P(h) = 1 − α
-numerically (their eq. for the "Edgeworth inverse"; the Cornish–Fisher variant is not
-used). For symmetric f_i, μ_f equals the CLT μ of DRS Thm 3.4.
-
-This is an APPROXIMATION, not a bound: the expansion may be non-monotone and the
-result non-convex, so values are clipped to [0, 1 − α] and the quantile is taken of
-the running extremum (the smallest h with the monotonised survival function ≤ α).
-It corrects the CLT's O(1/√n) error at the next orders (ZDLS §3) but it is not
-guaranteed to lie on the safe side. δ parts are split off as in ``clt``.
+The derivation: docs/derivations/limits.md.
 """
 
 from __future__ import annotations

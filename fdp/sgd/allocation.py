@@ -116,7 +116,8 @@ def _too_many_blocks(t: int, k: int, e: int, tol: float, points: int) -> str:
 
 
 def blocks(steps: int, selected: int) -> list[tuple[int, int]]:
-    """[(block size, number of blocks)] of the k > 1 reduction (docs/derivations/random-allocation.md)."""
+    """[(block size, number of blocks)] of the k > 1 reduction
+    (docs/derivations/random-allocation.md)."""
     small, big = divmod(steps, selected)
     out = [(small, selected - big)]
     if big:
@@ -293,7 +294,8 @@ def _pess_coordinate(s: float, h: float, m: int, J: int, tail_q: float) -> PessB
 
 
 def _opt_coordinate(s: float, h: float, m: int, J: int) -> OptBlock:
-    """(A, Q_A, B⁺, B⁻, 1) of one quantised coordinate (docs/derivations/random-allocation.md): cells
+    """(A, Q_A, B⁺, B⁻, 1) of one quantised coordinate (docs/derivations/random-allocation.md):
+    cells
     [(j − ½)h, (j + ½)h) centred on j·h, m ≤ j < J (the first from 0 when m = 0);
     the mass outside is dropped."""
     if m == 0:

@@ -218,7 +218,8 @@ def banded_mf(noise_multiplier: float, sample_rate: float, iterations: int, band
     The records are split into b fixed groups; iteration i Poisson-samples group
     i mod b at rate q (q = B·b/m for expected batch size B out of m records), and the
     strategy C (n × n, lower-triangular, b-banded, column norms at most 1) correlates
-    the noise. docs/derivations/correlated-noise.md gives the statement. The neighbouring relation is
+    the noise. docs/derivations/correlated-noise.md gives the statement. The neighbouring relation
+    is
     add/remove one record.
 
     Parameters
@@ -295,7 +296,8 @@ class MFSensitivity:
     Attributes
     ----------
     lower, upper : float
-        Bounds on Δ = max_π sup_g |C X_π|_F (docs/derivations/correlated-noise.md); equal when ``exact``.
+        Bounds on Δ = max_π sup_g |C X_π|_F (docs/derivations/correlated-noise.md); equal when
+        ``exact``.
     exact : bool
         True when every pattern was enumerated and a maximiser is sign-balanced, so
         ``upper`` is attained.

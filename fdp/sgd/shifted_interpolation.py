@@ -230,7 +230,8 @@ def strongly_convex_mu(mu: float, contraction_factor: float, steps: int) -> floa
 
 
 def _gd_mu(a: float, gap: float, steps: int, diameter_units: float) -> float:
-    """min over horizons ν of √((c^ν d_{t−ν} + a W₁(ν))² / W₂(ν)) (docs/derivations/last-iterate.md)."""
+    """min over horizons ν of √((c^ν d_{t−ν} + a W₁(ν))² / W₂(ν))
+    (docs/derivations/last-iterate.md)."""
     if steps == 0 or a == 0.0:
         return 0.0
     nu0 = diameter_units / a if gap == 0.0 else math.inf
