@@ -90,11 +90,6 @@ def min_canaries(claim: TradeOff, truth: TradeOff, significance: float = 0.05, *
     AuditPlan
         m, the expected (r, v) and the threshold's false-positive rate.
 
-    Raises
-    ------
-    ValueError
-        For τ outside (0, 1), or when no m ≤ ``max_m`` suffices (the message says so).
-
     Examples
     --------
     >>> import fdp
@@ -150,11 +145,6 @@ def max_refutable_mu(m: int, r: int, significance: float = 0.05) -> float:
     float
         μ_max; no outcome of such an audit refutes G_μ with μ > μ_max.
 
-    Raises
-    ------
-    ValueError
-        For arguments out of range.
-
     Examples
     --------
     >>> from fdp.audit import max_refutable_mu
@@ -191,11 +181,6 @@ def max_refutable_epsilon(m: int, r: int, significance: float = 0.05,
     -------
     float
         ε_max.
-
-    Raises
-    ------
-    ValueError
-        For arguments out of range.
 
     Examples
     --------

@@ -154,11 +154,6 @@ def p_value(m: int, r: int, v: int, eps: float, delta: float = 0.0) -> float:
     float
         The p-value in [0, 1].
 
-    Raises
-    ------
-    ValueError
-        For counts or parameters outside the ranges above.
-
     Examples
     --------
     >>> from fdp.audit import steinke_p_value
@@ -238,11 +233,6 @@ def epsilon_lower_bound(m: int, r: int, v: int, significance: float = 0.05,
     -------
     float
         ε* ≥ 0.
-
-    Raises
-    ------
-    ValueError
-        For counts or parameters outside the ranges above.
 
     Examples
     --------

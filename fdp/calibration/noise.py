@@ -75,12 +75,6 @@ def calibrate(mechanism: str = "gaussian", *, sensitivity: float = 1.0,
         ``.lower`` a noise that could not be certified, ``.tradeoff`` the guarantee
         of all k runs.
 
-    Raises
-    ------
-    ValueError
-        If no target or several are given, a number is out of range, or the target
-        allows no privacy loss at all.
-
     Examples
     --------
     >>> import fdp
@@ -184,11 +178,6 @@ def epsilon_per_step(steps: int, epsilon: float, delta: float, *,
     -------
     PerStepEpsilon
         (epsilon, failed, tradeoff).
-
-    Raises
-    ------
-    ValueError
-        For parameters out of range, or δ₀ so large that no ε₀ meets the target.
 
     Examples
     --------

@@ -347,11 +347,6 @@ def gdp_fit_range(f: TradeOff, fpr_low: float, fpr_high: float) -> GdpRangeFit:
     GdpRangeFit
         (mu, fpr_low, fpr_high, binding_at), status approximation.
 
-    Raises
-    ------
-    ValueError
-        For a range outside (0, 1) or empty.
-
     Examples
     --------
     >>> import fdp

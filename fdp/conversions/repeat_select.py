@@ -114,11 +114,6 @@ def tnb_gamma(mean: float, shape: float) -> float:
     float
         γ in (0, 1].
 
-    Raises
-    ------
-    ValueError
-        For mean < 1, a negative or infinite shape, or a mean beyond reach of doubles.
-
     Examples
     --------
     >>> from fdp.conversions.repeat_select import tnb_gamma

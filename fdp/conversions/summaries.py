@@ -525,11 +525,6 @@ def tightest_eps_delta(f: TradeOff, eps: float | None = None, delta: float | Non
     (float, float)
         (ε, δ).
 
-    Raises
-    ------
-    ValueError
-        Unless exactly one of eps, delta is given, or for values out of range.
-
     Examples
     --------
     >>> import fdp

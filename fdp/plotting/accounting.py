@@ -134,11 +134,6 @@ def gdp_conversion(mu: float = 1.0, deltas: Sequence[float] = (1e-1, 1e-2, 1e-3,
         If given, an inset magnifies [0, zoom]², where the f_{ε,δ} of small δ (large ε)
         have their kink and would otherwise hug the axes.
 
-    Raises
-    ------
-    ValueError
-        If ``mu`` or ``zoom`` is out of range.
-
     Examples
     --------
     >>> from fdp.plotting import gdp_conversion, new_figure

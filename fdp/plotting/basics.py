@@ -42,11 +42,6 @@ def hypothesis_test(mu: float = 2.0, threshold: float | None = None, *, ax: Axes
     labels : (str, str), optional
         Legend labels of P and Q.
 
-    Raises
-    ------
-    ValueError
-        If ``mu`` or ``threshold`` is out of range.
-
     Examples
     --------
     >>> from fdp.plotting import hypothesis_test, new_figure

@@ -73,11 +73,6 @@ def dpsgd_clt_mu(noise_multiplier: float, sample_rate: float, steps: float,
     float
         The CLT μ (an approximation; ``inf`` when e^{1/σ'²} overflows).
 
-    Raises
-    ------
-    ValueError
-        If a parameter is out of range or ``sampling`` has no CLT here.
-
     Examples
     --------
     σ = 1.3, p = 256/60000, 15 epochs (Bu, Dong, Long & Su 2020, MNIST):
@@ -187,11 +182,6 @@ def compare_dpsgd_clt(noise_multiplier: float, sample_rate: float, steps: int,
     Returns
     -------
     DPSGDComparison
-
-    Raises
-    ------
-    ValueError
-        If a parameter is out of range or ``sampling`` has no CLT.
 
     Examples
     --------

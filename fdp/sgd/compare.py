@@ -100,11 +100,6 @@ def compare_accountants(noise_multiplier: float, sample_rate: float, steps: int,
     -------
     AccountantComparison
 
-    Raises
-    ------
-    ValueError
-        If a parameter is out of range or ``sampling`` has no CLT.
-
     Examples
     --------
     >>> from fdp.sgd import compare_accountants

@@ -216,11 +216,6 @@ def noisy_cgd(noise: float, lipschitz: float, dataset_size: int, batches: int,
     LastIterateGaussian
         Status exact; ``plain_mu`` = a√E (the record is used once per epoch).
 
-    Raises
-    ------
-    ValueError
-        For a parameter outside its range, or n not a multiple of l.
-
     Examples
     --------
     >>> from fdp.sgd.last_iterate import noisy_cgd

@@ -81,11 +81,6 @@ def noisy_gd(noise: float, lipschitz: float, dataset_size: int, steps: int,
     LastIterateGaussian
         G_{μ_t}, status exact; ``plain_mu`` = a√t.
 
-    Raises
-    ------
-    ValueError
-        For a parameter outside its range (named in the message).
-
     Examples
     --------
     >>> from fdp.sgd.last_iterate import noisy_gd
@@ -165,11 +160,6 @@ def noisy_sgd(noise_multiplier: float, batch_size: int, dataset_size: int, steps
     -------
     LastIterate
         Status certified; ``plain`` is plain composition; ``horizons`` the ν used.
-
-    Raises
-    ------
-    ValueError
-        For a parameter outside its range (named in the message).
 
     Examples
     --------

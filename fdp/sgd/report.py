@@ -158,11 +158,6 @@ def compare_samplers(dataset_size: int, batch_size: int, epochs: int, noise_mult
         Poisson, without replacement, random allocation, truncated Poisson,
         shuffle, in that order.
 
-    Raises
-    ------
-    ValueError
-        If a parameter is out of range.
-
     Examples
     --------
     >>> import fdp

@@ -36,11 +36,6 @@ def from_epochs(batch_size: int, dataset_size: int, epochs: float) -> tuple[floa
     (float, int)
         The sample rate q = B/N and the number of steps T.
 
-    Raises
-    ------
-    ValueError
-        If a count is below 1, B > N, or E is not a finite number > 0.
-
     Examples
     --------
     >>> from fdp.sgd.schedule import from_epochs

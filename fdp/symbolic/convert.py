@@ -92,12 +92,6 @@ def to_tradeoff(expr: ExprLike, /, name: str = "f", validate: bool = True,
     SymbolicTradeOff
         The numeric trade-off function.
 
-    Raises
-    ------
-    ValueError
-        If a parameter is given a range instead of a number or has no value, or (with
-        ``validate``) an axiom fails on the grid.
-
     Examples
     --------
     >>> import fdp
