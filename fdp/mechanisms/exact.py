@@ -5,25 +5,7 @@ Canonne, Kamath & Steinke, "The Discrete Gaussian for Differential Privacy"
 Gaussian distributions *exactly*, using only integer arithmetic, exact rationals and
 uniformly random bits:
 
-* ``bernoulli_exp(γ)``: Bernoulli(e^{−γ}) for rational γ ≥ 0 (CKS Algorithm 1). For
-  γ ∈ [0, 1]: draw A_k ~ Bernoulli(γ/k) for k = 1, 2, … until the first A_k = 0; the
-  index K of that failure is odd with probability Σ_j (−γ)^j / j! = e^{−γ}. For γ > 1,
-  multiply ⌊γ⌋ independent Bernoulli(e^{−1}) with one Bernoulli(e^{−(γ−⌊γ⌋)}).
-* ``discrete_laplace(b)``: P[Z = z] ∝ e^{−|z|/b} for rational b = t/s (CKS Algorithm 2):
-  X = U + tV with U uniform on {0, …, t−1} accepted with probability e^{−U/t} and V
-  geometric with ratio e^{−1}, so X is geometric with ratio e^{−1/t}; Y = ⌊X/s⌋ is
-  geometric with ratio e^{−s/t}; a random sign (rejecting "−0") gives Z.
-* ``discrete_gaussian(σ²)``: P[Z = z] ∝ e^{−z²/(2σ²)} for rational σ² (CKS Algorithm 3):
-  rejection from a discrete Laplace with scale t = ⌊σ⌋ + 1, accepting Y with
-  probability e^{−(|Y| − σ²/t)²/(2σ²)}.
-
-No floating-point number is ever formed, so the output distribution is exactly the
-stated one (given perfect random bits), and an integer query plus integer noise has
-no low-order bits to leak (Mironov 2012, see ``fdp.mechanisms``). What remains:
-running time depends on the output (CKS §5.3 discuss timing channels), and the bits
-must come from a cryptographic source -- ``RandomBits()`` with no argument uses the
-operating system's CSPRNG (``secrets``); a numpy ``Generator`` is accepted for
-reproducible tests only.
+The derivation: docs/derivations/discrete-samplers.md.
 """
 
 from __future__ import annotations

@@ -1,23 +1,6 @@
 """CLT limits of noisy SGD (DP-SGD), and how far they are from the truth.
 
-With sampling rate p, T steps, noise multiplier σ and p√T → ν as T → ∞, and
-σ' = σ/s where s is the sensitivity of the clipped gradient sum in units of the
-clipping norm (``fdp.sgd.certified``: 1 for add/remove, 2 by default for replace-one):
-
-* Poisson subsampling, add/remove neighbours (Bu, Dong, Long, Su 2020, their CLT
-  for Poisson-subsampled NoisySGD):      μ = p √T √(e^{1/σ'²} − 1).
-* Uniform subsampling without replacement (batch of m out of n, p = m/n),
-  replace-one neighbours (DRS §5, the NoisySGD CLT, stated for σ' = the noise
-  multiplier relative to the replace-one sensitivity):
-                 μ = p √(2T) √(e^{1/σ'²} Φ(1.5/σ') + 3Φ(−0.5/σ') − 2).
-  Bu et al. evaluate it at σ' = σ (s = 1); pass ``sensitivity=1`` for their numbers.
-
-The two are different theorems for different neighbouring relations: they are
-never mixed, and ``sampling`` must name one. Both are p → 0 limits, not bounds for
-finite T: the GDP accountant built on the Poisson formula (Opacus) under-reports ε,
-by 39.5 % at σ = 0.7, T = 1000, p = 256/60000. ``compare_dpsgd_clt`` puts the CLT ε
-beside the certified bracket of the numeric accountant ``fdp.dpsgd`` and says
-when the CLT is below it.
+The derivation: docs/derivations/dpsgd-clt.md.
 """
 
 from __future__ import annotations
