@@ -79,10 +79,6 @@ def gdp_bound(f: TradeOff) -> float:
     ----------
     f : TradeOff
 
-    Returns
-    -------
-    float
-
     Examples
     --------
     >>> import fdp

@@ -81,10 +81,6 @@ def dominates(g: TradeOff, f: TradeOff, slack: float = 0.0) -> bool:
     slack : float
         Absolute allowance on β: the claim proven is g ≥ f − slack.
 
-    Returns
-    -------
-    bool
-
     Examples
     --------
     >>> import fdp
@@ -113,10 +109,6 @@ def tail_mass(g: TradeOff) -> float:
     Parameters
     ----------
     g : TradeOff
-
-    Returns
-    -------
-    float
 
     Examples
     --------

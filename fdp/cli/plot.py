@@ -100,10 +100,6 @@ def spec_label(spec: str) -> str:
     spec : str
         ``family:a[,b][^n]``.
 
-    Returns
-    -------
-    str
-
     Examples
     --------
     >>> from fdp.cli import spec_label

@@ -223,10 +223,6 @@ def is_symmetric(f: TradeOff, atol: float = 1e-9, *, tol: float | None = None) -
     tol : float, optional
         Earlier name of ``atol`` (``tol`` elsewhere means the engine's grid accuracy).
 
-    Returns
-    -------
-    bool
-
     Examples
     --------
     >>> import fdp

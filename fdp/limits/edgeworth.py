@@ -61,19 +61,9 @@ def _cdf_one(x: float, skew: float, exkurt: float) -> float:
 
 
 def edgeworth_cdf(x: ArrayLike, skew: float, exkurt: float) -> FloatArray:
-    """Degree-2 Edgeworth approximation of a standardised CDF (not clipped).
-
-    Parameters
-    ----------
-    x : float or array_like
-        Standardised points.
-    skew, exkurt : float
-        K3/σ³ and K4/σ⁴ of the summed loss.
-
-    Returns
-    -------
-    ndarray
-        Φ(x) − φ(x)[K3/(6σ³) He2 + K4/(24σ⁴) He3 + K3²/(72σ⁶) He5].
+    """Degree-2 Edgeworth approximation of a standardised CDF (not clipped):
+    Φ(x) − φ(x)[K3/(6σ³) He2 + K4/(24σ⁴) He3 + K3²/(72σ⁶) He5] at the standardised
+    points ``x``, with ``skew`` = K3/σ³ and ``exkurt`` = K4/σ⁴ of the summed loss.
 
     Examples
     --------
@@ -86,19 +76,7 @@ def edgeworth_cdf(x: ArrayLike, skew: float, exkurt: float) -> FloatArray:
 
 
 def edgeworth_sf(x: ArrayLike, skew: float, exkurt: float) -> FloatArray:
-    """1 − ``edgeworth_cdf``, computed without cancellation in the upper tail.
-
-    Parameters
-    ----------
-    x : float or array_like
-        Standardised points.
-    skew, exkurt : float
-        K3/σ³ and K4/σ⁴ of the summed loss.
-
-    Returns
-    -------
-    ndarray
-        The approximate survival function.
+    """1 − ``edgeworth_cdf`` (same arguments), without cancellation in the upper tail.
 
     Examples
     --------
@@ -294,16 +272,6 @@ def edgeworth(fs: TradeOff | Sequence[TradeOff]) -> TradeOff:
 
     Check (ZDLS code): Lap(0,1)^{⊗n} vs Lap(3/√n,1)^{⊗n} gives μ_f = 2.70288 (n = 1),
     2.67161 (3), 2.68900 (5), 2.72922 (10).
-
-    Parameters
-    ----------
-    fs : TradeOff or sequence of TradeOff
-        The factors (``[f] * n`` for n equal ones).
-
-    Returns
-    -------
-    TradeOff
-        The approximation, ⊗ f_{0,δ} when the factors carry δ.
 
     Examples
     --------

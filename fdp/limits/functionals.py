@@ -146,16 +146,6 @@ def functionals(f: TradeOff) -> Functionals:
     A δ part (equal point masses at L = ±∞) is split off as f_{0,δ} and reported in
     ``delta``; the functionals are then those of g with f = g ⊗ f_{0,δ}.
 
-    Parameters
-    ----------
-    f : TradeOff
-        The trade-off function.
-
-    Returns
-    -------
-    Functionals
-        kl, κ2, κ3, κ̄3 with δ, accuracy and method.
-
     Raises
     ------
     TypeError

@@ -3,9 +3,10 @@
 Canonne, Kamath & Steinke, "The Discrete Gaussian for Differential Privacy"
 (NeurIPS 2020, arXiv 2004.00010; CKS below) sample the discrete Laplace and discrete
 Gaussian distributions *exactly*, using only integer arithmetic, exact rationals and
-uniformly random bits:
-
-The derivation: docs/derivations/discrete-samplers.md.
+uniformly random bits (the algorithms: docs/derivations/discrete-samplers.md). Each
+sampler takes a rational parameter (int, float at its exact binary value, or
+Fraction) and ``rng``: None (the OS CSPRNG), an int seed, a numpy ``Generator`` or a
+``RandomBits`` source of random bits.
 """
 
 from __future__ import annotations
@@ -134,23 +135,7 @@ def bernoulli(p: RationalLike, rng: ExactRng = None) -> bool:
 
 def bernoulli_exp(gamma: RationalLike, rng: ExactRng = None) -> bool:
     """Bernoulli(e^{−γ}) for rational γ ≥ 0, exactly (Canonne, Kamath & Steinke 2020,
-    Algorithm 1).
-
-    Parameters
-    ----------
-    gamma : int, float or Fraction
-        γ ≥ 0 (a float is taken at its exact binary value).
-    rng : None, int, numpy.random.Generator or RandomBits
-        Source of random bits (None: the OS CSPRNG).
-
-    Returns
-    -------
-    bool
-
-    Raises
-    ------
-    ValueError
-        If γ < 0.
+    Algorithm 1); a ValueError for γ < 0.
 
     Examples
     --------
@@ -185,17 +170,6 @@ def discrete_laplace(scale: RationalLike, rng: ExactRng = None) -> int:
     """One draw of P[Z = z] ∝ e^{−|z|/b}, b = ``scale`` rational > 0 (Canonne, Kamath &
     Steinke 2020, Algorithm 2).
 
-    Parameters
-    ----------
-    scale : int, float or Fraction
-        b > 0 (a float is taken at its exact binary value).
-    rng : None, int, numpy.random.Generator or RandomBits
-        Source of random bits (None: the OS CSPRNG).
-
-    Returns
-    -------
-    int
-
     Examples
     --------
     >>> from fdp.mechanisms import discrete_laplace
@@ -225,17 +199,6 @@ def _dlap(t: int, s: int, src: RandomBits) -> int:
 def discrete_gaussian(sigma2: RationalLike, rng: ExactRng = None) -> int:
     """One draw of P[Z = z] ∝ e^{−z²/(2σ²)}, σ² = ``sigma2`` rational > 0 (Canonne,
     Kamath & Steinke 2020, Algorithm 3).
-
-    Parameters
-    ----------
-    sigma2 : int, float or Fraction
-        σ² > 0 (a float is taken at its exact binary value).
-    rng : None, int, numpy.random.Generator or RandomBits
-        Source of random bits (None: the OS CSPRNG).
-
-    Returns
-    -------
-    int
 
     Examples
     --------

@@ -54,16 +54,6 @@ def latex_label(f: TradeOff) -> str:
     factors (a DP-SGD run, say) keeps its own text name. Exponents and subscripts of
     several characters are braced (``^10`` → ``^{10}``), so TeX raises all of them.
 
-    Parameters
-    ----------
-    f : TradeOff
-        The function to name.
-
-    Returns
-    -------
-    str
-        A legend label.
-
     Examples
     --------
     >>> import fdp

@@ -162,10 +162,6 @@ def compare_dpsgd_clt(noise_multiplier: float, sample_rate: float, steps: int,
     sensitivity : float, optional
         Sensitivity of the clipped gradient sum in clipping norms.
 
-    Returns
-    -------
-    DPSGDComparison
-
     Examples
     --------
     The Opacus GDP accountant's formula under-reports ε (σ = 0.7, 1000 steps):

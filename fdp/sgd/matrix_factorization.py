@@ -41,10 +41,6 @@ def tree_depth(steps: int) -> int:
     steps : int
         T ≥ 0.
 
-    Returns
-    -------
-    int
-
     Examples
     --------
     >>> from fdp.sgd.matrix_factorization import tree_depth

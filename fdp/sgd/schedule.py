@@ -88,10 +88,6 @@ def accepts_epochs(func: Callable[..., _R]) -> Callable[..., _R]:
         Takes ``sample_rate`` and ``steps`` (both positional after a first argument,
         or both keyword-only).
 
-    Returns
-    -------
-    callable
-
     Examples
     --------
     >>> from fdp.sgd.schedule import accepts_epochs

@@ -47,16 +47,6 @@ DOMAINS: dict[sp.Symbol, tuple] = {delta_: (sp.S.Zero, sp.S.One, True, False)}
 def Phi(x: ExprLike) -> sp.Expr:
     """Standard normal cdf Φ(x) = erfc(−x/√2)/2, as a sympy expression.
 
-    Parameters
-    ----------
-    x : number or sympy expression
-        The argument.
-
-    Returns
-    -------
-    sympy.Expr
-        Φ(x).
-
     Examples
     --------
     >>> from fdp import symbolic as S
@@ -68,16 +58,6 @@ def Phi(x: ExprLike) -> sp.Expr:
 
 def Phi_inv(p: ExprLike) -> sp.Expr:
     """Standard normal quantile Φ⁻¹(p) = √2 erfinv(2p − 1), as a sympy expression.
-
-    Parameters
-    ----------
-    p : number or sympy expression
-        The probability.
-
-    Returns
-    -------
-    sympy.Expr
-        Φ⁻¹(p).
 
     Examples
     --------
@@ -115,16 +95,6 @@ def gaussian(mu: ExprLike | None = None) -> sp.Expr:
     """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) = erfc(μ/√2 − erfinv(1 − 2α))/2.
 
     Dong, Roth & Su (2022), Def 2.7.
-
-    Parameters
-    ----------
-    mu : number, sympy expression or None, optional
-        μ ≥ 0; default the positive symbol ``S.mu``.
-
-    Returns
-    -------
-    sympy.Expr
-        G_μ as an expression in ``S.alpha``.
 
     Raises
     ------
@@ -189,16 +159,6 @@ def laplace(mu: ExprLike | None = None) -> sp.Expr:
         1 − e^μ α        for α < e^{−μ}/2,
         e^{−μ}/(4α)      for e^{−μ}/2 ≤ α ≤ 1/2,
         e^{−μ}(1 − α)    for α > 1/2.
-
-    Parameters
-    ----------
-    mu : number, sympy expression or None, optional
-        μ ≥ 0; default the positive symbol ``S.mu``.
-
-    Returns
-    -------
-    sympy.Piecewise
-        L_μ in ``S.alpha``.
 
     Raises
     ------
