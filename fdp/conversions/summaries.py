@@ -294,8 +294,8 @@ def gdp_mu_bounds(f: TradeOff) -> tuple[float, float]:
     lies below a piecewise-linear f iff it does at f's vertices:
     μ* = max_i Φ⁻¹(1 − α_i) − Φ⁻¹(β_i). An exact law with mass at L = ±∞: inf
     (``fdp.engine.summaries.certified_singular``). Other f: the sandwich of
-    docs/derivations/summaries.md (hi proven; lo = the largest pointwise need at the evaluated points, from the
-    certified upper curve).
+    docs/derivations/summaries.md (hi proven; lo = the largest pointwise need at the
+    evaluated points, from the certified upper curve).
     """
     pl = exact_piecewise_linear(f)
     if pl is not None:
