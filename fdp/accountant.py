@@ -75,10 +75,6 @@ def gdp_bound(f: TradeOff) -> float:
     piecewise-linear f at their vertices, other f by the convexity sandwich of
     ``fdp.conversions.summaries``, numeric results from their bracket).
 
-    Parameters
-    ----------
-    f : TradeOff
-
     Examples
     --------
     >>> import fdp

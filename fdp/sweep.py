@@ -69,12 +69,6 @@ class Failure:
     ``index``: its position in the input; ``config``: the configuration as given;
     ``error``: ``"ExceptionType: message"``.
 
-    Parameters
-    ----------
-    index : int
-    config : object
-    error : str
-
     Examples
     --------
     >>> import math

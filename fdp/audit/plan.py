@@ -168,12 +168,8 @@ def max_refutable_epsilon(m: int, r: int, significance: float = 0.05,
 
     Parameters
     ----------
-    m : int
-        Canaries, ≥ 1.
-    r : int
-        Guesses, in [1, m].
-    significance : float, optional
-        τ in (0, 1) (default 0.05).
+    m, r, significance
+        As in ``max_refutable_mu``.
     delta : float, optional
         δ in [0, 1] (default 0).
 

@@ -106,10 +106,6 @@ MAX_TAIL = 1e-9
 def tail_mass(g: TradeOff) -> float:
     """η = δ_g(+∞) = 1 − g(0) for a numeric g (0 for exact closed forms).
 
-    Parameters
-    ----------
-    g : TradeOff
-
     Examples
     --------
     >>> import fdp

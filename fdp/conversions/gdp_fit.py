@@ -251,10 +251,6 @@ def gdp_fit(f: TradeOff) -> GdpFit:
     GdpFit
         ``summary()`` states it in words.
 
-    Parameters
-    ----------
-    f : TradeOff
-
     Examples
     --------
     >>> import fdp

@@ -85,10 +85,6 @@ def advantage_bounds(f: TradeOff) -> Bracket:
     Bracket
         lo ≤ advantage ≤ hi; ``safe`` is ``hi``. The same for f and f⁻¹.
 
-    Parameters
-    ----------
-    f : TradeOff
-
     Examples
     --------
     >>> import fdp
