@@ -64,21 +64,8 @@ def _parse_spec(spec: str) -> tuple[TradeOff, int]:
 
 
 def parse_spec(spec: str) -> TradeOff:
-    """``family:a[,b][^n]`` → a TradeOff, e.g. ``gaussian:1``, ``epsdelta:1,1e-5^10``.
-
-    Parameters
-    ----------
-    spec : str
-        ``family:a[,b][^n]``.
-
-    Returns
-    -------
-    TradeOff
-
-    Raises
-    ------
-    UsageError
-        If the family is unknown or the parameters are malformed.
+    """``family:a[,b][^n]`` → a TradeOff, e.g. ``gaussian:1``, ``epsdelta:1,1e-5^10``;
+    a UsageError for an unknown family or malformed parameters.
 
     Examples
     --------
@@ -94,11 +81,6 @@ def spec_label(spec: str) -> str:
     """The legend label of a spec: the factor's formula with its composition power,
     e.g. ``$L_{1}^{\\otimes 10}$`` for ``laplace:1^10`` (the composed object's own name
     describes its representation, not the spec).
-
-    Parameters
-    ----------
-    spec : str
-        ``family:a[,b][^n]``.
 
     Examples
     --------

@@ -406,11 +406,6 @@ def roc_axes(ax: Axes, *, alpha_min: float = 1e-8, title: str | None = None) -> 
     title : str or None, optional
         Axes title.
 
-    Returns
-    -------
-    matplotlib.axes.Axes
-        ``ax``.
-
     Examples
     --------
     >>> from fdp.plotting import new_figure, roc_axes
@@ -498,14 +493,8 @@ def dpsgd_roc(certified: TradeOff | None = None, clt_mu: float | None = None,
 
     Parameters
     ----------
-    certified : TradeOff or None, optional
-        The certified result (``fdp.dpsgd``).
-    clt_mu : float or None, optional
-        μ of the CLT approximation.
-    rdp_eps, delta : float or None, optional
-        The moments-accountant ε at δ (both needed to draw f_{ε,δ}).
-    title : str or None, optional
-        Axes title.
+    certified, clt_mu, rdp_eps, delta, title
+        As in ``dpsgd_comparison``.
     alpha_min : float, optional
         Smallest false-positive rate shown (default 1e-8).
 
@@ -535,10 +524,8 @@ def dpsgd_profile(certified: TradeOff | None = None, clt_mu: float | None = None
 
     Parameters
     ----------
-    certified : TradeOff or None, optional
-        The certified result (``fdp.dpsgd``).
-    clt_mu : float or None, optional
-        μ of the CLT approximation.
+    certified, clt_mu
+        As in ``dpsgd_comparison``.
     eps : array_like or None, optional
         The ε axis; default 121 points on [0, 12].
     title : str or None, optional

@@ -129,11 +129,6 @@ def tradeoff_axes(ax: Axes, *, diagonal: bool = True, title: str | None = None) 
     title : str or None, optional
         Axes title.
 
-    Returns
-    -------
-    matplotlib.axes.Axes
-        ``ax``.
-
     Examples
     --------
     >>> from fdp.plotting import new_figure, tradeoff_axes
@@ -190,11 +185,6 @@ def legend(ax: Axes, *, crowded: str = "inside", outside: bool = False, **kw: An
         Always put the legend beside the axes (default False).
     **kw
         Passed to ``Axes.legend``.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        ``ax``.
 
     Examples
     --------
