@@ -203,7 +203,7 @@ def noisy_cgd(noise: float, lipschitz: float, dataset_size: int, batches: int,
     Parameters
     ----------
     noise, lipschitz, step_size, smoothness, strong_convexity, diameter
-        As in ``noisy_gd``.
+        As in ``fdp.sgd.last_iterate``'s module docstring.
     dataset_size : int
         n ≥ 1, a multiple of ``batches``.
     batches : int

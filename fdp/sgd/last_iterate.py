@@ -7,6 +7,11 @@ algorithms, the shift allocation, NoisyGD, NoisyCGD and NoisySGD) is
 docs/derivations/last-iterate.md. Here: ``noisy_gd``, ``noisy_sgd`` and
 ``compare_last_iterate``; ``noisy_cgd`` and ``cyclic_mu`` are in ``fdp.sgd.cyclic``, the
 closed forms and result types in ``fdp.sgd.shifted_interpolation`` (all re-exported).
+
+Arguments throughout: ``noise`` σ > 0 (the standard deviation of the noise added to
+the gradient), ``lipschitz`` L > 0 (or the clipping norm), ``dataset_size`` n ≥ 1,
+``steps`` t, ``step_size`` η ∈ (0, 2/M], ``smoothness`` M > 0, ``strong_convexity``
+m ∈ [0, M] and ``diameter`` D > 0 of the constraint set (inf: unconstrained).
 """
 
 from __future__ import annotations
@@ -57,24 +62,7 @@ def noisy_gd(noise: float, lipschitz: float, dataset_size: int, steps: int,
     m = 0 and finite D it is the minimum over ν of (D/(ησ√ν) + a√ν), constant for
     t ≥ ⌈D/(ηs)⌉ (BSA's t*, μ*); it never exceeds plain composition a√t.
 
-    Parameters
-    ----------
-    noise : float
-        σ > 0: standard deviation of the noise added to the gradient.
-    lipschitz : float
-        L > 0 (or the clipping norm).
-    dataset_size : int
-        n ≥ 1.
-    steps : int
-        t ≥ 0.
-    step_size : float
-        η ∈ (0, 2/M].
-    smoothness : float
-        M > 0.
-    strong_convexity : float
-        m ∈ [0, M].
-    diameter : float
-        D > 0 of the constraint set (inf: unconstrained).
+    Arguments as in the module docstring (t ≥ 0).
 
     Returns
     -------
@@ -137,20 +125,10 @@ def noisy_sgd(noise_multiplier: float, batch_size: int, dataset_size: int, steps
         σ > 0: the noise on the clipped gradient sum has standard deviation σL.
     batch_size : int
         b ∈ [1, n].
-    dataset_size : int
-        n ≥ 1.
-    steps : int
-        t ≥ 1.
-    step_size : float
-        η ∈ (0, 2/M].
-    smoothness : float
-        M > 0.
-    strong_convexity : float
-        m ∈ [0, M].
-    diameter : float
-        D > 0 (inf: unconstrained).
     clipping_norm : float
         L > 0 (the Lipschitz constant).
+    dataset_size, steps, step_size, smoothness, strong_convexity, diameter
+        As in the module docstring (t ≥ 1).
     candidates : int
         Horizons ν < t to compose (≥ 0; 0 gives plain composition).
     tol : float, optional
