@@ -236,8 +236,33 @@ def _sensitivity_int(x: object) -> int:
     return _validate.positive_int("sensitivity", x, low=1)
 
 
+class _IntegerNoise(Mechanism):
+    """An integer query plus exact integer noise (``_noise``), one draw per entry."""
+
+    __slots__ = ()
+    sensitivity: int
+
+    def _noise(self, src: RandomBits) -> int:
+        raise NotImplementedError
+
+    def release(self, value: ArrayLike, rng: ExactRng = None) -> int | np.ndarray:
+        """value + exact noise, entry by entry (integers in, integers out)."""
+        x = _integers("value", value)
+        src = _bits(rng)
+        noise = [self._noise(src) for _ in range(x.size)]
+        out = x + np.array(noise, dtype=np.int64).reshape(x.shape)
+        return int(out) if np.ndim(value) == 0 else out
+
+    def sample(self, value: Any, n: int, rng: ExactRng = None) -> np.ndarray:
+        n = _validate.positive_int("n", n)
+        return np.asarray(self.release(np.full(n, int(value), dtype=np.int64), rng))
+
+    def audit_inputs(self) -> tuple[int, int]:
+        return 0, self.sensitivity
+
+
 @dataclass(frozen=True)
-class DiscreteLaplaceMechanism(Mechanism):
+class DiscreteLaplaceMechanism(_IntegerNoise):
     """M(x) = x + Z, Z ~ discrete Laplace with scale b, for integer queries; exact sampler.
 
     ``sensitivity`` Δ: a positive integer, sup |q(S) − q(S')|. ``scale``: rational b > 0
@@ -277,25 +302,12 @@ class DiscreteLaplaceMechanism(Mechanism):
         """``fdp.DiscreteLaplace(scale, sensitivity)``, exact (b rounded to the nearest double)."""
         return DiscreteLaplace(float(self.scale), self.sensitivity)
 
-    def release(self, value: ArrayLike, rng: ExactRng = None) -> int | np.ndarray:
-        """value + exact discrete Laplace noise, entry by entry (integers in, integers out)."""
-        x = _integers("value", value)
-        src = _bits(rng)
-        b = self.scale
-        noise = [_dlap(b.numerator, b.denominator, src) for _ in range(x.size)]
-        out = x + np.array(noise, dtype=np.int64).reshape(x.shape)
-        return int(out) if np.ndim(value) == 0 else out
-
-    def sample(self, value: Any, n: int, rng: ExactRng = None) -> np.ndarray:
-        n = _validate.positive_int("n", n)
-        return np.asarray(self.release(np.full(n, int(value), dtype=np.int64), rng))
-
-    def audit_inputs(self) -> tuple[int, int]:
-        return 0, self.sensitivity
+    def _noise(self, src: RandomBits) -> int:
+        return _dlap(self.scale.numerator, self.scale.denominator, src)
 
 
 @dataclass(frozen=True)
-class DiscreteGaussianMechanism(Mechanism):
+class DiscreteGaussianMechanism(_IntegerNoise):
     """M(x) = x + Z, Z ~ discrete Gaussian N_Z(0, σ²), for integer queries; exact sampler.
 
     ``sensitivity`` Δ: a positive integer (for vector queries, integer vectors with
@@ -343,19 +355,6 @@ class DiscreteGaussianMechanism(Mechanism):
         bracket above at a cost independent of σ (σ rounded to the nearest double)."""
         return DiscreteGaussian(float(self.sigma), self.sensitivity)
 
-    def release(self, value: ArrayLike, rng: ExactRng = None) -> int | np.ndarray:
-        """value + exact discrete Gaussian noise, entry by entry."""
-        x = _integers("value", value)
-        src = _bits(rng)
-        s2 = self.sigma2
-        noise = [_dgauss(s2, src) for _ in range(x.size)]
-        out = x + np.array(noise, dtype=np.int64).reshape(x.shape)
-        return int(out) if np.ndim(value) == 0 else out
-
-    def sample(self, value: Any, n: int, rng: ExactRng = None) -> np.ndarray:
-        n = _validate.positive_int("n", n)
-        return np.asarray(self.release(np.full(n, int(value), dtype=np.int64), rng))
-
-    def audit_inputs(self) -> tuple[int, int]:
-        return 0, self.sensitivity
+    def _noise(self, src: RandomBits) -> int:
+        return _dgauss(self.sigma2, src)
 
