@@ -82,9 +82,8 @@ def from_rdp(orders: ArrayLike, rdp: ArrayLike, *, one_sided: bool = False) -> R
     Returns
     -------
     RDPCurve
-        f(α) = max_i β_{λ_i}(α), the smallest type II error the two-point
-        inequalities (A), (B) of docs/derivations/renyi-conversion.md admit (Balle et al. 2020,
-        Thm 5; Zhu, Dong & Wang 2022, App. F.1). ``f(α)`` is a certified lower
+        f(α) = max_i β_{λ_i}(α), the smallest type II error the two-point inequalities
+        (A), (B) of docs/derivations/renyi-conversion.md admit (Balle et al. 2020, Thm 5; Zhu, Dong & Wang 2022, App. F.1). ``f(α)`` is a certified lower
         bound; ``bounds(α)`` a certified bracket (relative width ≲ 1e-9: the
         rounding margins); ``delta(ε)`` a certified upper bound.
 
@@ -277,12 +276,9 @@ def from_zcdp(rho: float, xi: float = 0.0, *,
 
     Notes
     -----
-    ρ_i-zCDP mechanisms compose to a (Σρ_i)-zCDP mechanism (Bun & Steinke 2016,
-    Lemma 2.3), so ``from_zcdp(ρ₁ + ρ₂)`` is valid for the composition and
-    usually tighter in the tails than ``from_zcdp(ρ₁) @ from_zcdp(ρ₂)``, the
-    tensor product of the curves, which holds for ANY mechanisms that are
-    f_{ρ₁}-DP and f_{ρ₂}-DP (near ε = 0 the tensor product can be the tighter
-    one). They are different functions; ``@`` is the tensor product.
+    As for ``from_rdp``: ρ_i-zCDP mechanisms compose to (Σρ_i)-zCDP (Bun & Steinke
+    2016, Lemma 2.3), usually tighter in the tails than the tensor product ``@`` of
+    the curves (near ε = 0 the tensor product can be the tighter one).
 
     Examples
     --------

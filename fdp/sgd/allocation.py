@@ -466,15 +466,10 @@ def random_allocation(noise_multiplier: float, steps: int, selected: int = 1, ep
 
     Each record is placed in exactly k = ``selected`` of the t = ``steps`` steps of
     an epoch, uniformly; every step adds N(0, σ²C²) noise to the clipped gradient
-    sum; neighbours add or remove one record. For k = 1 one epoch is the pair
-    P = N(0, σ²I_t), Q = (1/t) Σ_i N(e_i, σ²I_t), whose likelihood ratio is the
-    mean of t i.i.d. log-normals e^{L_i}, L_i ~ N(−1/(2σ²), 1/σ²) (Chua et al.
-    2025, Thm 3.1; Feldman & Shenfeld 2025, §3). Both directions (add: T(P, Q);
-    remove: T(Q, P)) are computed with certified brackets, composed over the
-    blocks and epochs and symmetrised once, f = min{f_add, f_remove}**, with
-    δ(ε) = max(δ_add(ε), δ_remove(ε)). For k > 1 the epoch is bounded by the
-    composition of k single allocations over blocks of ⌊t/k⌋ and ⌈t/k⌉ steps
-    (proof: docs/derivations/random-allocation.md).
+    sum; neighbours add or remove one record. Both directions are bracketed,
+    composed over the blocks and epochs and symmetrised once, f = min{f_add,
+    f_remove}** (the pair and the k > 1 reduction: the module docstring; the proofs:
+    docs/derivations/random-allocation.md).
 
     For k = 1 (and k = t) the bracket brackets the true curve. For 1 < k < t it is
     the bracket of the reduction's upper bound: ``f`` and the upper ε are certified

@@ -58,8 +58,8 @@ def tree_aggregation(noise_multiplier: float, steps: int | Sequence[int], *,
     The neighbouring relation is REPLACE ONE RECORD WITH A SPECIAL (zero-gradient)
     RECORD, the relation of Kairouz et al. 2021; the curve is not a guarantee for
     add/remove or replace-one neighbours. Each tree node carries independent noise of
-    standard deviation σ (in clipping norms); the derivation is in the module
-    docstring.
+    standard deviation σ (in clipping norms); the derivation is
+    docs/derivations/correlated-noise.md.
 
     Parameters
     ----------
