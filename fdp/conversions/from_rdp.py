@@ -83,9 +83,10 @@ def from_rdp(orders: ArrayLike, rdp: ArrayLike, *, one_sided: bool = False) -> R
     -------
     RDPCurve
         f(α) = max_i β_{λ_i}(α), the smallest type II error the two-point inequalities
-        (A), (B) of docs/derivations/renyi-conversion.md admit (Balle et al. 2020, Thm 5; Zhu, Dong & Wang 2022, App. F.1). ``f(α)`` is a certified lower
-        bound; ``bounds(α)`` a certified bracket (relative width ≲ 1e-9: the
-        rounding margins); ``delta(ε)`` a certified upper bound.
+        (A), (B) of docs/derivations/renyi-conversion.md admit (Balle et al. 2020, Thm 5;
+        Zhu, Dong & Wang 2022, App. F.1). ``f(α)`` is a certified lower bound;
+        ``bounds(α)`` a certified bracket (relative width ≲ 1e-9: the rounding
+        margins); ``delta(ε)`` a certified upper bound.
 
     Notes
     -----
