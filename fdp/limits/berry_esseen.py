@@ -271,8 +271,8 @@ def clt(fs: TradeOff | Iterable[TradeOff], *more: TradeOff,
         one_sided: bool | None = None) -> CLTResult:
     """CLT approximation G_μ (⊗ f_{0,δ}) of f_1 ⊗ … ⊗ f_n and its Berry–Esseen band.
 
-    Dong, Roth & Su (2022), Theorems 3.4 and 3.5 and the (ε, δ) CLT of §3.2; see the
-    docs/derivations/limits.md for the formulas. The approximation is NOT a privacy bound;
+    Dong, Roth & Su (2022), Theorems 3.4 and 3.5 and the (ε, δ) CLT of §3.2; the
+    formulas: docs/derivations/limits.md. The approximation is NOT a privacy bound;
     the band [``lower``, ``upper``] is guaranteed when the functionals are exact.
 
     Parameters
