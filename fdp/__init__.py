@@ -84,7 +84,7 @@ _LAZY = {
     "Accountant": ("fdp.accountant", "Accountant"),
     "BudgetExceeded": ("fdp.accountant", "BudgetExceeded"),
     "interop": ("fdp.interop", None),
-    "from_dp_event": ("fdp.interop.dp_accounting", "from_dp_event"),
+    "from_dp_event": ("fdp.interop.dp_events", "from_dp_event"),
     "gdp_log_delta": ("fdp.conversions.gdp", "gdp_log_delta"),
     "sweep": ("fdp.sweep", None),
     "calibration": ("fdp.calibration", None),

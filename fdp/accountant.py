@@ -13,37 +13,7 @@ when the numeric ⊗-check cannot resolve it. If the budget would break, it rais
 sides) -- and *nothing changes*; otherwise the spend is recorded. Once the budget is
 exhausted every further spend is refused: the data can no longer be accessed.
 
-Budgets: a TradeOff (``budget=fdp.Gaussian(1.0)``; ``fdp.EpsDelta(ε, δ)`` means
-(ε, δ)-DP, i.e. δ(ε) ≤ δ), ``mu=``, ``epsilon=`` with ``delta=`` (or
-``budget=(ε, δ)``), ``advantage=``, ``tpr_at_fpr=(tpr, fpr)``.
-
-What is guaranteed, and when adaptivity is safe
------------------------------------------------
-* The composition theorem (DRS Thm 3.2) is *adaptive in the mechanisms*: the i-th
-  mechanism may depend on all earlier outputs, provided its guarantee f_i is fixed in
-  advance. So in the default mode the accountant guarantees: if the sequence of
-  guarantees f_1, f_2, … passed to ``spend`` does not depend on the data (it may be
-  any fixed, possibly long, plan; the mechanisms realising them may be adaptive), the
-  whole interaction is budget-DP. The budget check uses the certified lower side of
-  the composed trade-off curve (certified upper δ).
-* Choosing the *next guarantee* from earlier outputs (a fully adaptive filter) is a
-  different question: the choice and the stopping time can leak, and tight ⊗-
-  composition is not known to be valid for it for general f. For Gaussian spends it
-  is: Smith & Thakurta ("Fully adaptive composition for Gaussian differential
-  privacy", arXiv 2210.17520, 2022) show that any adaptively chosen μ_1, μ_2, … with
-  Σ μ_i² ≤ μ² gives μ-GDP. When every spend is a ``Gaussian``, this class's check is
-  exactly Σ μ_i² ≤ μ_B² with μ_B the largest μ whose G_μ meets the budget, so it *is*
-  that filter (``fully_adaptive`` is True).
-* ``adaptive=True`` makes any spend fully adaptive: f is replaced by its GDP bound
-  G_{μ_f}, μ_f the smallest μ with f ≥ G_μ (rounded up), and the Smith–Thakurta filter
-  is applied. This is looser than ⊗ (e.g. for pure-DP spends) and refuses spends with
-  no GDP bound (f(0) < 1, as for δ > 0).
-
-Rounding: Gaussian spends are compared on μ with a relative tolerance of 1e-12, so that
-a budget split into exact parts (0.6² + 0.8² = 1²) is not refused because of rounding;
-other checks allow an absolute ``slack`` (default 1e-12) on the compared δ or β values,
-so that e.g. three f_{1,0} spends fit a (3, 0) budget although the computed δ(3) of
-their composition is 1e-16 rather than 0. Pass ``slack=0`` for strict comparisons.
+The derivation: docs/derivations/accountant.md.
 """
 
 from __future__ import annotations
@@ -55,7 +25,7 @@ from typing import cast
 import numpy as np
 
 from fdp import _validate
-from fdp.calibration import Target
+from fdp.calibration import Target, search_noise
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
 from fdp.operations.compose import compose
@@ -105,14 +75,6 @@ def gdp_bound(f: TradeOff) -> float:
     piecewise-linear f at their vertices, other f by the convexity sandwich of
     ``fdp.conversions.summaries``, numeric results from their bracket).
 
-    Parameters
-    ----------
-    f : TradeOff
-
-    Returns
-    -------
-    float
-
     Examples
     --------
     >>> import fdp
@@ -126,7 +88,7 @@ def gdp_bound(f: TradeOff) -> float:
 
 
 class Accountant:
-    """A privacy filter with a budget; see the module docstring for the guarantee.
+    """A privacy filter with a budget; see docs/derivations/accountant.md for the guarantee.
 
     Parameters
     ----------
@@ -144,7 +106,7 @@ class Accountant:
         (tpr, fpr): every attack with FPR ≤ fpr has TPR ≤ tpr.
     adaptive : bool
         True: the fully adaptive filter of Smith & Thakurta (2022) on the GDP bounds
-        of the spends (see the module docstring).
+        of the spends (see docs/derivations/accountant.md).
     tol : float, optional
         Engine grid accuracy of numeric compositions (as in ``fdp.compose``).
     slack : float
@@ -348,7 +310,6 @@ class Accountant:
         return max(by_gdp, self._remaining_by_search())
 
     def _remaining_by_search(self) -> float:
-        from fdp.calibration import search_noise
         spends = list(self._spends)
 
         def make(sigma: float) -> TradeOff:

@@ -48,7 +48,9 @@ import numpy as np
 
 from fdp import _validate
 from fdp._types import ArrayLike
+from fdp.calibration import calibrate_dpsgd
 from fdp.progress import Meter
+from fdp.sgd.certified import dpsgd
 from fdp.status import require_guarantee
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -66,12 +68,6 @@ class Failure:
 
     ``index``: its position in the input; ``config``: the configuration as given;
     ``error``: ``"ExceptionType: message"``.
-
-    Parameters
-    ----------
-    index : int
-    config : object
-    error : str
 
     Examples
     --------
@@ -300,7 +296,6 @@ def dpsgd_rows(config: DpsgdConfig) -> tuple:
     >>> print(f"{rows[0].epsilon_hi:.3f}")
     0.380
     """
-    from fdp.sgd.certified import dpsgd
     start = time.perf_counter()
     f = dpsgd(config.noise_multiplier, config.sample_rate, config.steps,
               sampling=config.sampling, neighbouring=config.neighbouring, tol=config.tol,
@@ -491,7 +486,6 @@ def calibration_row(kwargs: Mapping) -> CalibrationRow:
     >>> row.target, row.epsilon
     ('(2, 1e-05)-DP', 2.0)
     """
-    from fdp.calibration import calibrate_dpsgd
     start = time.perf_counter()
     opts = dict(kwargs)
     opts.setdefault("progress", False)

@@ -206,8 +206,10 @@ def test_the_adapters_refuse_a_non_guarantee(monkeypatch):
 
 def test_sweep_rows_and_the_cli_refuse_a_non_guarantee(monkeypatch, capsys):
     import fdp.sgd.certified as certified
+    import fdp.sweep as sweep
     from fdp.sweep import DpsgdConfig, dpsgd_rows
     monkeypatch.setattr(certified, "dpsgd", lambda *a, **k: _edgeworth())
+    monkeypatch.setattr(sweep, "dpsgd", lambda *a, **k: _edgeworth())
     with pytest.raises(NotAGuarantee, match="sweep"):
         dpsgd_rows(DpsgdConfig(1.0, 0.01, 10, (1e-5,), tol=1e-2))
     from fdp.cli import main

@@ -1,45 +1,6 @@
 """f-DP in one run (Mahloujifar, Melis & Chaudhuri 2024), for any claimed trade-off f.
 
-Setting as in ``fdp.audit.steinke``: m canaries, each included independently with
-probability ½; r guesses, v correct. Mahloujifar, Melis & Chaudhuri (*Auditing
-f-Differential Privacy in One Run*, arXiv 2410.22235, ICML 2025) bound the number of
-correct guesses of any adversary against an f-DP mechanism through the *blow-up*
-function of f. For an f-DP mechanism, every event E of the output satisfies
-
-    Q(E) ≤ 1 − f(P(E)) =: B(P(E))            (DRS Def. 2.1 with α = P(E), β = 1 − Q(E)),
-
-so an event of probability y under Q has probability at least
-
-    B⁻¹(y) = inf{x ∈ [0, 1] : 1 − f(x) ≥ y} = f⁻¹(1 − y)
-
-under P, f⁻¹(b) = inf{x : f(x) ≤ b} the generalised inverse. The paper's recursion (its
-tight one-run bound, "audit with cap" in the authors' code) uses f only through B⁻¹:
-with τ the significance,
-
-    r ← τ·v/m,  h ← τ·(r_g − v)/m           (r_g the number of guesses)
-    for i = v − 1, …, 0:
-        h' = max(h, B⁻¹(r));  stop if h' = h
-        r ← min(r + i/(r_g − i)·(h' − h), 1);  h ← h'
-
-and the claim is refuted at level τ when r + h > r_g/m. The paper states it for the
-Gaussian, B⁻¹(y) = Φ(Φ⁻¹(y) − μ) = G_μ(1 − y); the derivation needs only the event
-inequality above, which holds for every trade-off function f, so the same recursion
-audits any claim. fdp's f-DP bounds both orders of every neighbouring pair
-(``require_guarantee``), so the inequality covers "in" and "out" guesses alike.
-
-Safe side. r and h only grow with B⁻¹ (by induction over the steps, the cap and the
-stopping rule included), so replacing f by a pointwise smaller f_low (smaller B⁻¹)
-can only un-refute. A numeric (certified) claim is therefore audited through its
-certified lower curve (``f.bounds(α).lo``, the ``_beta`` hook), and a generic B⁻¹ is
-read off that curve, evaluated once on a grid x_0 = 0 < x_1 < … < x_n = 1 (``BINV_GRID``
-points uniform in logit α): B⁻¹(y) ≥ max{x_i : f_lo(x_i) > 1 − y}, because f is
-non-increasing, so f(x) ≥ f(x_i) ≥ f_lo(x_i) > 1 − y for every x ≤ x_i. The answer is at
-most one grid cell below the exact B⁻¹ of the lower curve (7.5e-4 in logit α). A
-refutation then refutes the certificate itself.
-
-Check. For f = f_{ε,0} and all guesses correct (v = r_g) the recursion agrees with the
-binomial test of Steinke et al. at δ = 0: refuted iff e^ε/(1 + e^ε) ≤ τ^{1/r_g}
-(tests/audit/test_fdp_one_run.py).
+The derivation: docs/derivations/audits.md.
 """
 
 from __future__ import annotations
@@ -62,13 +23,13 @@ BlowUpInverse = Callable[[np.ndarray], np.ndarray]
 MU_MAX = 40.0
 
 #: Points of the logit-α grid on which a generic claim's lower curve is read for B⁻¹
-#: (module docstring): logit spacing (37 + 745)/2^20 = 7.5e-4, one vectorised evaluation
+#: (docs/derivations/audits.md): logit spacing (37 + 745)/2^20 = 7.5e-4, one vectorised evaluation
 #: (about 0.06 s for a DP-SGD bracket) instead of a bisection per recursion step.
 BINV_GRID = 2 ** 20
 
 
 def blow_up_inverse(claim: TradeOff) -> BlowUpInverse:
-    """B⁻¹(y) = f⁻¹(1 − y) for the claim's certified lower curve (module docstring).
+    """B⁻¹(y) = f⁻¹(1 − y) for the claim's certified lower curve (docs/derivations/audits.md).
 
     Parameters
     ----------
@@ -79,7 +40,7 @@ def blow_up_inverse(claim: TradeOff) -> BlowUpInverse:
     -------
     callable
         Vectorised y ↦ B⁻¹(y): exact for G_μ and f_{ε,δ}, otherwise a lower bound (the
-        logit-grid read of the module docstring).
+        logit-grid read of docs/derivations/audits.md).
 
     Examples
     --------
@@ -120,7 +81,7 @@ def blow_up_inverse(claim: TradeOff) -> BlowUpInverse:
 def refutes(binv: BlowUpInverse, m: int, r: int, v: int, significance: float) -> bool:
     """Whether v correct out of r guesses on m canaries refute the claim behind ``binv``.
 
-    The recursion of Mahloujifar, Melis & Chaudhuri (2024) in the module docstring.
+    The recursion of Mahloujifar, Melis & Chaudhuri (2024) in docs/derivations/audits.md.
 
     Parameters
     ----------
@@ -192,7 +153,7 @@ def p_value(binv: BlowUpInverse, m: int, r: tuple[int, ...], v: tuple[int, ...],
 
     τ_k* is the smallest level at which guess set k refutes the claim; the recursion's
     start values τ·v/m and τ·(r − v)/m grow with τ, and r and h grow with them (as with
-    B⁻¹, module docstring), so refutation is monotone in τ and τ_k* is bisected (in
+    B⁻¹, docs/derivations/audits.md), so refutation is monotone in τ and τ_k* is bisected (in
     log τ, reporting the end where refutation was checked).
 
     Parameters

@@ -1,27 +1,6 @@
 """From canary scores to guess counts (r, v): the guess sets a one-run audit may try.
 
-A one-run audit (Steinke, Nasr & Jagielski 2023, arXiv 2305.08846, §5; Mahloujifar,
-Melis & Chaudhuri 2024, arXiv 2410.22235) turns a score per canary (higher means "more
-likely included") into guesses: "in" for the highest scores, "out" for the lowest,
-abstain in between. Each candidate guess set gives r guesses and v correct ones.
-
-Two families are offered.
-
-* ``"one_sided"`` (k₋ = 0): guess "in" for every score ≥ t, for each t among the distinct
-  scores and +∞ (no guess). r = #{s ≥ t}, v = #{in-canary s ≥ t}.
-* ``"two_sided"``: guess "in" for the k highest and "out" for the k lowest scores
-  (2k ≤ m), for every k at which neither cut splits a group of tied scores (a tie
-  broken by the labels would leak them). r = 2k, v = (in-canaries among the top k) +
-  (out-canaries among the bottom k).
-
-Correction. Testing K guess sets at level τ/K each keeps the family-wise error ≤ τ
-(Bonferroni). The valid K is the number of candidates the rule could have tried, fixed
-before the data: ``correction="all"`` (the default). ``correction="hull"`` is
-jax_privacy's convention for its one-run auditors: the one-sided candidates are first
-reduced to the vertices of the upper concave hull of the ROC staircase (false negatives
-against true negatives), and K is the number of those vertices. That K depends on the
-scores, so the stated level is then a convention rather than a proof; it is offered to
-reproduce published numbers.
+The derivation: docs/derivations/audits.md.
 """
 
 from __future__ import annotations
@@ -98,7 +77,7 @@ def _upper_hull(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def guess_counts(in_scores: ArrayLike, out_scores: ArrayLike, *, family: str = "one_sided",
                  correction: str = "all") -> GuessCounts:
-    """The candidate guess sets (r, v) for in- and out-canary scores (module docstring).
+    """The candidate guess sets (r, v) for in- and out-canary scores (docs/derivations/audits.md).
 
     Parameters
     ----------

@@ -1,35 +1,6 @@
 """Empirical auditing: estimate a mechanism's trade-off curve from samples.
 
-Given outputs X_1..X_n ~ P = M(S) and Y_1..Y_m ~ Q = M(S') on two neighbouring inputs,
-every test φ ("reject S when the output falls in a region R") has type I error
-α_φ = P(R) and type II error β_φ = Q(Rᶜ), and T(P, Q)(α_φ) ≤ β_φ by definition
-(DRS Def 2.1). We use threshold tests on a real score s(o):
-
-* "reject when s > t" (α = P[s > t], β = Q[s ≤ t]) and, unless the score is a
-  likelihood ratio, the mirrored "reject when s < t";
-* by default s is the output itself; with ``log_ratio`` (or ``densities``) given,
-  s = log q(o)/p(o), and the threshold tests are the Neyman–Pearson tests.
-
-Confidence. Each error is a binomial proportion; we take two-sided Clopper–Pearson
-intervals (Clopper & Pearson 1934) at level 1 − γ each, γ = (1 − c)/(2K) for K tests
-(2K proportions), so by the union bound (Bonferroni) *all* intervals hold together with
-probability ≥ c. The thresholds must not depend on the counted samples: pass
-``thresholds``, or by default they are quantiles of a held-out pilot split
-(``pilot_fraction`` of each sample set, not counted).
-
-Conservative points. On that event, (α_U, β_U) (the two upper limits) satisfies
-T(P, Q)(α_U) ≤ T(P, Q)(α_φ) ≤ β_φ ≤ β_U: the point lies on or above the true curve.
-Since T is convex, the lower convex hull of these points (``fdp.from_points``) lies
-above T everywhere: ``AuditEstimate.tradeoff`` is an upper bound on the true curve
-(a lower bound on the leakage). A claimed f is *refuted* at α_U when β_U < f(α_U)
-(then T(α_U) < f(α_U)); ``check`` reports every such α. f-DP bounds both orders of a
-neighbouring pair, so the reversed test (errors (β, α) for the pair (Q, P)) is checked
-too: α_U < f(β_U) also refutes f.
-
-Sample size. With n counted samples and no errors at all, the upper limit is
-1 − (γ/2)^{1/n}; unless 2(1 − (γ/2)^{1/n}) < 1, i.e. n > log₂(2/γ), no point can fall
-below Id(α) = 1 − α and the audit can say nothing. ``estimate`` refuses such n and
-says how many samples are needed.
+The derivation: docs/derivations/audits.md.
 """
 
 from __future__ import annotations
@@ -89,8 +60,8 @@ class AuditEstimate:
     >>> est = audit.estimate(x, y)
     >>> est.n_tests, est.n_d
     (200, 18000)
-    >>> bool(est.mu_lower_bound() <= 1.0)        # the true μ is 1
-    True
+    >>> bool(est.mu_lower_bound() <= 1.0), bool(0.0 < est.epsilon_lower_bound(1e-5) < 5.0)
+    (True, True)
     """
 
     thresholds: np.ndarray
@@ -116,25 +87,7 @@ class AuditEstimate:
         (ε, δ)-DP requires β ≥ 1 − δ − e^ε α for every test, in both orders; so
         ε ≥ max_i log((1 − δ − β_U,i)/α_U,i) and log((1 − δ − α_U,i)/β_U,i).
 
-        Parameters
-        ----------
-        delta : float, optional
-            δ in [0, 1] (default 0).
-
-        Returns
-        -------
-        float
-            The lower bound on ε (0 when no test says more).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from fdp import audit
-        >>> rng = np.random.default_rng(0)
-        >>> x, y = rng.normal(0.0, 1.0, 20_000), rng.normal(1.0, 1.0, 20_000)
-        >>> eps = audit.estimate(x, y).epsilon_lower_bound(1e-5)
-        >>> bool(0.0 < eps < 5.0)
-        True
+        ``delta`` in [0, 1] (default 0); 0 when no test says more.
         """
         d = _validate.probability("delta", delta)
         a, b = self.alpha_upper, self.beta_upper
@@ -148,21 +101,6 @@ class AuditEstimate:
 
         G_μ(α_U) ≤ β_U ⇔ μ ≥ Φ⁻¹(1 − α_U) − Φ⁻¹(β_U); the maximum over the points (both
         orders; G_μ is symmetric).
-
-        Returns
-        -------
-        float
-            The lower bound on μ.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from fdp import audit
-        >>> rng = np.random.default_rng(0)
-        >>> x, y = rng.normal(0.0, 1.0, 20_000), rng.normal(1.0, 1.0, 20_000)
-        >>> mu = audit.estimate(x, y).mu_lower_bound()
-        >>> bool(0.8 < mu <= 1.0)
-        True
         """
         a, b = self.alpha_upper, self.beta_upper
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -188,12 +126,10 @@ class Violation:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from fdp import audit
+    >>> import numpy as np, fdp
     >>> rng = np.random.default_rng(0)
     >>> x, y = rng.normal(0.0, 1.0, 20_000), rng.normal(1.0, 1.0, 20_000)
-    >>> import fdp
-    >>> v = audit.check((x, y), fdp.Gaussian(0.5)).violations[0]
+    >>> v = fdp.audit.check((x, y), fdp.Gaussian(0.5)).violations[0]
     >>> bool(v.gap > 0), v.order in ("d,d'", "d',d")
     (True, True)
     """
@@ -227,12 +163,10 @@ class AuditCheck:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from fdp import audit
+    >>> import numpy as np, fdp
     >>> rng = np.random.default_rng(0)
     >>> x, y = rng.normal(0.0, 1.0, 20_000), rng.normal(1.0, 1.0, 20_000)
-    >>> import fdp
-    >>> result = audit.check((x, y), fdp.Gaussian(1.0))
+    >>> result = fdp.audit.check((x, y), fdp.Gaussian(1.0))
     >>> bool(result), len(result.violations)
     (True, 0)
     """
@@ -366,7 +300,7 @@ def estimate(samples_d: ArrayLike, samples_d_prime: ArrayLike, confidence: float
              pilot_fraction: float = 0.1) -> AuditEstimate:
     """Empirical trade-off points of T(P, Q), P the law of ``samples_d``, Q of ``samples_d_prime``.
 
-    See the module docstring for the confidence statement and the sample-size rule.
+    See docs/derivations/audits.md for the confidence statement and the sample-size rule.
 
     Parameters
     ----------
@@ -496,7 +430,7 @@ def check(mechanism_or_samples: Any, claimed_f: TradeOff | None = None,
 
     Statement: if f is a valid bound for this pair, the probability that ``check``
     reports any violation is at most 1 − ``confidence`` (Bonferroni over all
-    Clopper–Pearson intervals; see the module docstring).
+    Clopper–Pearson intervals; see docs/derivations/audits.md).
 
     Parameters
     ----------

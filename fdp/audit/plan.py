@@ -1,25 +1,6 @@
 """Planning a one-run audit: how large must it be, and what can it detect at most.
 
-Two questions, both answered with the one-run tests of ``fdp.audit.steinke`` and
-``fdp.audit.fdp_one_run`` (m canaries included independently with probability ½).
-
-* *Ceiling.* With r guesses on m canaries, the best possible outcome is v = r. The
-  strongest claim such an audit could ever refute is the largest μ with G_μ refuted at
-  v = r (``max_refutable_mu``), or the largest ε with (ε, δ) refuted
-  (``max_refutable_epsilon``; at δ = 0 it is logit(τ^{1/r}) in closed form). Claims
-  of more leakage than that (larger μ or ε) are out of reach whatever the attack.
-
-* *Size.* If the truth is a trade-off T (more leakage than the claim f) and the
-  auditor guesses "in" for the canaries whose score passes a threshold fixed in advance
-  with false-positive rate x under T's optimal test, then per canary
-
-      P[guess] = (x + 1 − T(x))/2,   P[guess and correct] = (1 − T(x))/2,
-
-  so a run is expected to give r ≈ m(x + 1 − T(x))/2 guesses and v ≈ m(1 − T(x))/2
-  correct. ``min_canaries`` returns the smallest m for which these expected counts
-  (rounded down for v, up for r) refute f at the significance for some x on a grid
-  fixed in advance (one pre-registered threshold: no correction). Expected counts put
-  the refutation at roughly even odds; it is a planning figure, not a guarantee.
+The derivation: docs/derivations/audits.md.
 """
 
 from __future__ import annotations
@@ -91,7 +72,7 @@ def _first_refuting(claim: TradeOff, truth: TradeOff, m: int, tau: float) -> int
 def min_canaries(claim: TradeOff, truth: TradeOff, significance: float = 0.05, *,
                  max_m: int = 10**7) -> AuditPlan:
     """Smallest number of canaries with which a one-run audit is expected to refute
-    ``claim`` when the mechanism is really ``truth`` (module docstring).
+    ``claim`` when the mechanism is really ``truth`` (docs/derivations/audits.md).
 
     Parameters
     ----------
@@ -108,11 +89,6 @@ def min_canaries(claim: TradeOff, truth: TradeOff, significance: float = 0.05, *
     -------
     AuditPlan
         m, the expected (r, v) and the threshold's false-positive rate.
-
-    Raises
-    ------
-    ValueError
-        For τ outside (0, 1), or when no m ≤ ``max_m`` suffices (the message says so).
 
     Examples
     --------
@@ -169,11 +145,6 @@ def max_refutable_mu(m: int, r: int, significance: float = 0.05) -> float:
     float
         μ_max; no outcome of such an audit refutes G_μ with μ > μ_max.
 
-    Raises
-    ------
-    ValueError
-        For arguments out of range.
-
     Examples
     --------
     >>> from fdp.audit import max_refutable_mu
@@ -197,12 +168,8 @@ def max_refutable_epsilon(m: int, r: int, significance: float = 0.05,
 
     Parameters
     ----------
-    m : int
-        Canaries, ≥ 1.
-    r : int
-        Guesses, in [1, m].
-    significance : float, optional
-        τ in (0, 1) (default 0.05).
+    m, r, significance
+        As in ``max_refutable_mu``.
     delta : float, optional
         δ in [0, 1] (default 0).
 
@@ -210,11 +177,6 @@ def max_refutable_epsilon(m: int, r: int, significance: float = 0.05,
     -------
     float
         ε_max.
-
-    Raises
-    ------
-    ValueError
-        For arguments out of range.
 
     Examples
     --------

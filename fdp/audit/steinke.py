@@ -1,31 +1,6 @@
 """The one-run (ε, δ) test of Steinke, Nasr & Jagielski (2023).
 
-Setting (Steinke, Nasr & Jagielski, *Privacy Auditing with One (1) Training Run*,
-NeurIPS 2023, arXiv 2305.08846, §2–§3). m canaries are each included in the training set
-independently with probability ½; after one run the auditor guesses "in" or "out" for
-r of them (abstaining on the rest) and v guesses are correct. If the mechanism is
-(ε, δ)-DP, each guess is correct with probability at most q = e^ε/(1 + e^ε) given all
-the others (up to δ), so v is stochastically dominated by Bin(r, q) up to a δ term. The
-p-value of the claim "(ε, δ)-DP" given v correct guesses is
-
-    p(ε, δ) = min(β + 2mδ·α, 1),
-    β = P[Bin(r, q) ≥ v],
-    α = max_{1 ≤ i ≤ v} (P[Bin(r, q) ≥ v − i] − β) / i,
-
-(the paper's main theorem for approximate DP; at δ = 0 it is the plain binomial tail).
-The claim is refuted at significance τ when p(ε, δ) ≤ τ, and the empirical lower bound
-on ε is the largest ε so refuted. Since (ε, δ)-DP implies (ε', δ)-DP for every ε' ≥ ε,
-refuting (ε*, δ) refutes every ε ≤ ε*: the bound is the end of an interval.
-
-Numerics. Both terms are evaluated in log space (``scipy.stats.binom.logsf`` and
-``logpmf``; α's partial sums by a running log-sum-exp), so p-values far below 1e-300
-keep their meaning. The largest refuted ε is found by ``fdp._numerics.bisect_monotone``
-on the predicate "p(ε, δ) > τ"; its ``lo`` end (a point where p ≤ τ was checked) is
-reported, so the bound is never above what was verified.
-
-Negative evidence. With v ≤ r/2 correct guesses, β(0) = P[Bin(r, ½) ≥ v] ≥ ½, so no claim
-is refuted at τ < ½ and the bound is ε = 0: chance-level or worse guessing never counts
-as leakage.
+The derivation: docs/derivations/audits.md.
 """
 
 from __future__ import annotations
@@ -112,7 +87,7 @@ def log_p_value(m: int, r: ArrayLike, v: ArrayLike, eps: ArrayLike,
     Returns
     -------
     ndarray
-        log min(β + 2mδ·α, 1) (module docstring), ≤ 0; 0 where v = 0.
+        log min(β + 2mδ·α, 1) (docs/derivations/audits.md), ≤ 0; 0 where v = 0.
     """
     rr, vv, ee = np.broadcast_arrays(np.asarray(r, dtype=np.int64),
                                      np.asarray(v, dtype=np.int64),
@@ -178,11 +153,6 @@ def p_value(m: int, r: int, v: int, eps: float, delta: float = 0.0) -> float:
     -------
     float
         The p-value in [0, 1].
-
-    Raises
-    ------
-    ValueError
-        For counts or parameters outside the ranges above.
 
     Examples
     --------
@@ -263,11 +233,6 @@ def epsilon_lower_bound(m: int, r: int, v: int, significance: float = 0.05,
     -------
     float
         ε* ≥ 0.
-
-    Raises
-    ------
-    ValueError
-        For counts or parameters outside the ranges above.
 
     Examples
     --------

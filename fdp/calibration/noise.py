@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fdp import _validate
+from fdp._numerics import bisect_monotone
 from fdp.calibration.search import Calibration, search_noise
 from fdp.calibration.targets import DELTA_EVAL_RTOL, MAX_TAIL, Target, _given
 from fdp.families.discrete import DiscreteLaplace
@@ -18,6 +19,8 @@ from fdp.families.gaussian import Gaussian
 from fdp.families.laplace import Laplace
 from fdp.mechanisms.additive import GaussianMechanism, LaplaceMechanism
 from fdp.mechanisms.exact import DiscreteLaplaceMechanism, to_fraction
+from fdp.sgd.certified import dpsgd, resolve_sensitivity
+from fdp.sgd.min_certified import poisson_gaussian_rdp
 from fdp.sgd.schedule import accepts_epochs
 from fdp.tradeoff import TradeOff
 
@@ -71,12 +74,6 @@ def calibrate(mechanism: str = "gaussian", *, sensitivity: float = 1.0,
         The noise as a float; ``.mechanism`` is the mechanism object (one run),
         ``.lower`` a noise that could not be certified, ``.tradeoff`` the guarantee
         of all k runs.
-
-    Raises
-    ------
-    ValueError
-        If no target or several are given, a number is out of range, or the target
-        allows no privacy loss at all.
 
     Examples
     --------
@@ -181,11 +178,6 @@ def epsilon_per_step(steps: int, epsilon: float, delta: float, *,
     -------
     PerStepEpsilon
         (epsilon, failed, tradeoff).
-
-    Raises
-    ------
-    ValueError
-        For parameters out of range, or δ₀ so large that no ε₀ meets the target.
 
     Examples
     --------
@@ -310,7 +302,6 @@ def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon: float | None = N
     >>> float(e) == float(s)                  # q = 100/10000, T = 0.1·10000/100 = 10
     True
     """
-    from fdp.sgd.certified import dpsgd  # the engine loads on first use only
     q = _validate.probability("sample_rate", sample_rate)
     if q == 0.0:
         raise ValueError("sample_rate must lie in (0, 1]: with rate 0 no noise is needed")
@@ -389,8 +380,6 @@ def _rdp_check(tgt: Target, q: float, steps: int, sampling: str, neighbouring: s
             or options.get("examples_per_user", 1) != 1
             or set(options) - {"tol", "progress", "sensitivity", "examples_per_user"}):
         return None
-    from fdp.sgd.certified import resolve_sensitivity
-    from fdp.sgd.min_certified import poisson_gaussian_rdp
     sens = resolve_sensitivity(options.get("sensitivity"), "add_remove")
     eps, delta = float(_given(tgt.epsilon)), float(_given(tgt.delta))
     if delta >= 1.0:
@@ -410,7 +399,6 @@ def _least_rdp_noise(ok: Callable[[float], bool], lo: float, hi: float,
         return None
     if ok(lo):
         return None, lo
-    from fdp._numerics import bisect_monotone
     down, up = bisect_monotone(lambda x: ok(float(x)), lo, hi, rtol=rtol)
     return float(down), float(up)
 

@@ -12,6 +12,7 @@ from scipy.special import expit, ndtri
 from fdp import _validate
 from fdp._numerics import bisect_monotone, golden_max
 from fdp._types import ArrayLike, FloatArray
+from fdp.conversions.gdp import gdp_mu_for_eps_delta
 from fdp.conversions.summaries import exact_piecewise_linear
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
@@ -80,10 +81,6 @@ def dominates(g: TradeOff, f: TradeOff, slack: float = 0.0) -> bool:
     slack : float
         Absolute allowance on β: the claim proven is g ≥ f − slack.
 
-    Returns
-    -------
-    bool
-
     Examples
     --------
     >>> import fdp
@@ -108,14 +105,6 @@ MAX_TAIL = 1e-9
 
 def tail_mass(g: TradeOff) -> float:
     """η = δ_g(+∞) = 1 − g(0) for a numeric g (0 for exact closed forms).
-
-    Parameters
-    ----------
-    g : TradeOff
-
-    Returns
-    -------
-    float
 
     Examples
     --------
@@ -300,7 +289,6 @@ class Target:
         if self.kind == "mu":
             return _given(self.mu)
         if self.kind == "eps_delta":
-            from fdp.conversions.gdp import gdp_mu_for_eps_delta
             guess = gdp_mu_for_eps_delta(_given(self.epsilon), _given(self.delta))
         elif self.kind == "advantage":
             guess = 2.0 * float(ndtri((1.0 + _given(self.advantage)) / 2.0))

@@ -21,6 +21,10 @@ that notebooks and reproductions can put each classical bound beside the f-DP on
   to KOV's lattice (``kov_lattice_epsilon`` gives the lattice version). All three
   read ``fdp.EpsDelta(ε, δ) ** k`` (``fdp.families.eps_delta_power``: log space, only
   the O(√k) binomial terms that matter, any k ≤ 2^53), so they agree with it.
+
+Arguments throughout: ``eps`` ≥ 0 and ``delta`` ∈ [0, 1] of each mechanism (one value,
+or one per mechanism where a sequence is taken), ``k`` ≥ 1 compositions (≤ 2^53),
+a target ``delta_total`` ∈ [0, 1]; a ValueError names an argument outside its range.
 """
 
 from __future__ import annotations
@@ -56,23 +60,6 @@ def basic_composition(eps: ArrayLike, delta: ArrayLike = 0.0) -> tuple[float, fl
     """(Σ ε_i, min(1, Σ δ_i)): sequential composition (Dwork, McSherry, Nissim & Smith
     2006; Dwork & Roth 2014, Thm 3.16).
 
-    Parameters
-    ----------
-    eps : sequence of float
-        The ε_i ≥ 0 of the composed mechanisms (at least one).
-    delta : float or sequence of float, optional
-        δ_i in [0, 1]: one value for every mechanism, or one per mechanism (default 0).
-
-    Returns
-    -------
-    (float, float)
-        (ε, δ) of the composition.
-
-    Raises
-    ------
-    ValueError
-        If ``eps`` is empty, a value is out of range, or the lengths differ.
-
     Examples
     --------
     >>> from fdp.classical import basic_composition
@@ -87,23 +74,6 @@ def basic_composition(eps: ArrayLike, delta: ArrayLike = 0.0) -> tuple[float, fl
 def parallel_composition(eps: ArrayLike, delta: ArrayLike = 0.0) -> tuple[float, float]:
     """(max ε_i, max δ_i): mechanisms applied to disjoint parts of the data
     (McSherry 2009, PINQ, Thm 4); each individual is in one part only.
-
-    Parameters
-    ----------
-    eps : sequence of float
-        The ε_i ≥ 0 of the mechanisms (at least one).
-    delta : float or sequence of float, optional
-        δ_i in [0, 1]: one value for every mechanism, or one per mechanism (default 0).
-
-    Returns
-    -------
-    (float, float)
-        (ε, δ) of the parallel composition.
-
-    Raises
-    ------
-    ValueError
-        If ``eps`` is empty, a value is out of range, or the lengths differ.
 
     Examples
     --------
@@ -121,28 +91,9 @@ def advanced_composition(eps: float, delta: float, k: int,
     """k-fold adaptive composition of (ε, δ)-DP mechanisms (Dwork, Rothblum, Vadhan
     2010, Thm III.3; Dwork & Roth 2014, Thm 3.20):
 
-        (ε', kδ + δ')-DP with ε' = √(2k ln(1/δ')) ε + k ε (e^ε − 1).
+        (ε', kδ + δ')-DP with ε' = √(2k ln(1/δ')) ε + k ε (e^ε − 1),
 
-    Parameters
-    ----------
-    eps : float
-        ε ≥ 0 of each mechanism.
-    delta : float
-        δ in [0, 1] of each mechanism.
-    k : int
-        Number of compositions, k ≥ 1.
-    delta_prime : float
-        The slack δ' in (0, 1) the caller chooses.
-
-    Returns
-    -------
-    (float, float)
-        (ε', min(1, kδ + δ')).
-
-    Raises
-    ------
-    ValueError
-        If an argument is outside its range.
+    for a slack ``delta_prime`` δ' ∈ (0, 1) the caller chooses; returns (ε', min(1, kδ + δ')).
 
     Examples
     --------
@@ -177,28 +128,8 @@ def optimal_homogeneous_delta(eps: float, delta: float, k: int,
     δ(ε') = 1 − (1 − δ)^k (1 − δ̃(ε')) with
     δ̃(ε') = Σ_ℓ C(k,ℓ) (e^{(k−ℓ)ε} − e^{ε' + ℓε})_+ / (1 + e^ε)^k,
     the upper side of the certified bracket of ``fdp.EpsDelta(eps, delta) ** k``
-    (log space, any k ≤ 2^53; the bracket is at rounding level).
-
-    Parameters
-    ----------
-    eps : float
-        ε ≥ 0 of each mechanism.
-    delta : float
-        δ in [0, 1] of each mechanism.
-    k : int
-        Number of compositions, 1 ≤ k ≤ 2^53.
-    eps_total : float or array_like
-        The ε' at which to read δ (any real, ±inf allowed).
-
-    Returns
-    -------
-    float or ndarray
-        δ(ε'), shaped like ``eps_total``.
-
-    Raises
-    ------
-    ValueError
-        If an argument is outside its range.
+    (log space, any k ≤ 2^53; the bracket is at rounding level), shaped like ``eps_total``
+    (any real ε', ±inf allowed).
 
     Examples
     --------
@@ -217,28 +148,8 @@ def optimal_homogeneous_epsilon(eps: float, delta: float, k: int,
     Viswanath 2015, Thm 3.3, read on the exact profile).
 
     The upper side of ``(fdp.EpsDelta(eps, delta) ** k).epsilon_bounds(delta_total)``:
-    never below the exact ε', and above it by rounding only (any k ≤ 2^53).
-
-    Parameters
-    ----------
-    eps : float
-        ε ≥ 0 of each mechanism.
-    delta : float
-        δ in [0, 1] of each mechanism.
-    k : int
-        Number of compositions, k ≥ 1.
-    delta_total : float
-        The target δ in [0, 1].
-
-    Returns
-    -------
-    float
-        ε'; inf when even ε' = kε (where δ = 1 − (1 − δ)^k) is not enough.
-
-    Raises
-    ------
-    ValueError
-        If an argument is outside its range.
+    never below the exact ε', and above it by rounding only (any k ≤ 2^53); inf when even
+    ε' = kε (where δ = 1 − (1 − δ)^k) is not enough.
 
     Examples
     --------
@@ -257,28 +168,7 @@ def kov_lattice_epsilon(eps: float, delta: float, k: int, delta_total: float) ->
     """Kairouz, Oh & Viswanath (2015), Thm 3.3 read literally, on its lattice of ε'.
 
     The smallest ε' = (k − 2i)ε, i = 0..⌊k/2⌋, whose δ_i = 1 − (1 − δ)^k (1 − δ̃_i)
-    is ≤ delta_total. Never below ``optimal_homogeneous_epsilon``.
-
-    Parameters
-    ----------
-    eps : float
-        ε ≥ 0 of each mechanism.
-    delta : float
-        δ in [0, 1] of each mechanism.
-    k : int
-        Number of compositions, k ≥ 1.
-    delta_total : float
-        The target δ in [0, 1].
-
-    Returns
-    -------
-    float
-        The lattice ε'; inf if no lattice point meets the target.
-
-    Raises
-    ------
-    ValueError
-        If an argument is outside its range.
+    is ≤ delta_total (inf if none is). Never below ``optimal_homogeneous_epsilon``.
 
     Examples
     --------

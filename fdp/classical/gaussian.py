@@ -1,36 +1,23 @@
-"""Noise calibration of the classical Gaussian mechanism (for comparison plots)."""
+"""Noise calibration of the classical Gaussian mechanism (for comparison plots).
+
+Both return the noise standard deviation σ for a target ``eps`` and ``delta`` ∈ (0, 1)
+and an ℓ2 ``sensitivity`` Δ > 0 (default 1); a ValueError names an argument outside its
+range.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from fdp import _validate
+from fdp.conversions.gdp import gdp_mu_for_eps_delta
 
 
 def classic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0) -> float:
-    """σ = Δ √(2 ln(1.25/δ)) / ε (Dwork & Roth 2014, Thm 3.22), valid for ε < 1.
+    """σ = Δ √(2 ln(1.25/δ)) / ε (Dwork & Roth 2014, Thm 3.22), valid for ε ∈ (0, 1).
 
     The classical sufficient condition for (ε, δ)-DP; ``analytic_gaussian_sigma``
     gives the exact (smallest) σ.
-
-    Parameters
-    ----------
-    eps : float
-        Target ε, in (0, 1) (the theorem's range).
-    delta : float
-        Target δ, in (0, 1).
-    sensitivity : float, optional
-        ℓ2 sensitivity Δ > 0 of the query (default 1).
-
-    Returns
-    -------
-    float
-        The noise standard deviation σ.
-
-    Raises
-    ------
-    ValueError
-        If an argument is outside its range.
 
     Examples
     --------
@@ -45,29 +32,10 @@ def classic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0) -
 
 
 def analytic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0) -> float:
-    """The smallest σ for which N(0, σ²) noise gives (ε, δ)-DP (Balle & Wang 2018).
+    """The smallest σ for which N(0, σ²) noise gives (ε, δ)-DP (Balle & Wang 2018), any ε ≥ 0.
 
     σ = Δ/μ with μ the largest μ such that μ-GDP implies (ε, δ)-DP (Dong, Roth & Su
     2022, Cor 2.13; ``fdp.gdp_mu_for_eps_delta``).
-
-    Parameters
-    ----------
-    eps : float
-        Target ε ≥ 0 (any ε, unlike the classical bound).
-    delta : float
-        Target δ, in (0, 1).
-    sensitivity : float, optional
-        ℓ2 sensitivity Δ > 0 of the query (default 1).
-
-    Returns
-    -------
-    float
-        The noise standard deviation σ.
-
-    Raises
-    ------
-    ValueError
-        If an argument is outside its range.
 
     Examples
     --------
@@ -80,5 +48,4 @@ def analytic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0) 
     e = _validate.real("eps", eps, low=0.0)
     d = _validate.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
     s = _validate.real("sensitivity", sensitivity, low=0.0, low_open=True)
-    from fdp.conversions.gdp import gdp_mu_for_eps_delta
     return float(s / gdp_mu_for_eps_delta(e, d))

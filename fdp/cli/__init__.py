@@ -55,10 +55,6 @@ _join_negative_values = join_negative_values
 def build_parser() -> argparse.ArgumentParser:
     """The ``fdp`` argument parser with its commands.
 
-    Returns
-    -------
-    argparse.ArgumentParser
-
     Examples
     --------
     >>> from fdp.cli import build_parser
@@ -91,16 +87,6 @@ def _dispatch(args: argparse.Namespace) -> int | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 1 failed checks, 2 bad input
     or a computation that cannot be done).
-
-    Parameters
-    ----------
-    argv : sequence of str, optional
-        The arguments (default: ``sys.argv[1:]``).
-
-    Returns
-    -------
-    int
-        The exit status.
 
     Examples
     --------

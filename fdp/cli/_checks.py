@@ -12,6 +12,9 @@ import math
 import shutil
 from pathlib import Path
 
+import matplotlib
+from matplotlib.backend_bases import FigureCanvasBase
+
 from fdp.commandline import UsageError, writable_file
 
 
@@ -30,8 +33,6 @@ def image_formats() -> list[str]:
     >>> {"png", "pdf", "svg"} <= set(image_formats())
     True
     """
-    import matplotlib
-    from matplotlib.backend_bases import FigureCanvasBase
     formats = set(FigureCanvasBase.get_supported_filetypes())
     if "pgf" in formats and shutil.which(matplotlib.rcParams["pgf.texsystem"]) is None:
         formats.discard("pgf")

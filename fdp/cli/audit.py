@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from fdp import EpsDelta, Gaussian, dpsgd
+from fdp.audit import one_run
 from fdp.cli._checks import whole_number
 from fdp.commandline import Parser, UsageError, positive, unit
 
@@ -71,8 +73,6 @@ def _read_counts(text: str) -> tuple[int, int, int]:
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
-    from fdp import EpsDelta, Gaussian
-    from fdp.audit import one_run
     if (args.scores is None) == (args.counts is None):
         raise UsageError("give exactly one of --scores FILE and --counts M,R,V")
     dpsgd_flags = (args.noise_multiplier, args.sample_rate, args.steps)
@@ -90,7 +90,6 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         if any(x is None for x in dpsgd_flags):
             raise UsageError("a DP-SGD claim needs all of --noise-multiplier, --sample-rate "
                              "and --steps")
-        from fdp import dpsgd
         claim = dpsgd(positive("--noise-multiplier", args.noise_multiplier),
                       unit("--sample-rate", args.sample_rate, open_low=False),
                       args.steps)

@@ -9,10 +9,10 @@ import argparse
 import math
 
 from fdp.commandline import Parser, UsageError, positive, unit
+from fdp.conversions import gdp_delta, gdp_epsilon, gdp_mu_for_eps_delta
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
-    from fdp.conversions import gdp_delta, gdp_epsilon, gdp_mu_for_eps_delta
     given = {k: v for k, v in (("mu", args.mu), ("epsilon", args.epsilon),
                                 ("delta", args.delta)) if v is not None}
     if len(given) != 2:

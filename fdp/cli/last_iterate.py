@@ -17,6 +17,7 @@ import argparse
 import math
 
 from fdp.commandline import Parser, UsageError, unit
+from fdp.sgd.last_iterate import compare_last_iterate, noisy_cgd, noisy_gd
 
 _FLAGS = {"noise": "--noise", "lipschitz": "--lipschitz", "dataset_size": "--dataset-size",
           "steps": "--steps", "step_size": "--step-size", "smoothness": "--smoothness",
@@ -25,7 +26,6 @@ _FLAGS = {"noise": "--noise", "lipschitz": "--lipschitz", "dataset_size": "--dat
 
 
 def _cmd_last_iterate(args: argparse.Namespace) -> int:
-    from fdp.sgd.last_iterate import compare_last_iterate, noisy_cgd, noisy_gd
     unit("--delta", args.delta, open_high=True)
     cyclic = args.batches is not None
     if cyclic and (args.epochs is None or args.steps is not None):

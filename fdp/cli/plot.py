@@ -11,8 +11,11 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from fdp import families
 from fdp.cli._checks import image_file
 from fdp.commandline import Parser, UsageError
+from fdp.plotting import latex_label, new_figure, plot, save
+from fdp.plotting.style import MAX_INSIDE_ENTRIES
 
 if TYPE_CHECKING:
     from fdp.tradeoff import TradeOff
@@ -28,7 +31,6 @@ _FAMILIES = {
 
 def _parse_spec(spec: str) -> tuple[TradeOff, int]:
     """``family:a[,b][^n]`` → (the factor, n)."""
-    from fdp import families
     text, power = spec, 1
     for sep in ("^", "**"):
         if sep in text:
@@ -62,21 +64,8 @@ def _parse_spec(spec: str) -> tuple[TradeOff, int]:
 
 
 def parse_spec(spec: str) -> TradeOff:
-    """``family:a[,b][^n]`` → a TradeOff, e.g. ``gaussian:1``, ``epsdelta:1,1e-5^10``.
-
-    Parameters
-    ----------
-    spec : str
-        ``family:a[,b][^n]``.
-
-    Returns
-    -------
-    TradeOff
-
-    Raises
-    ------
-    UsageError
-        If the family is unknown or the parameters are malformed.
+    """``family:a[,b][^n]`` → a TradeOff, e.g. ``gaussian:1``, ``epsdelta:1,1e-5^10``;
+    a UsageError for an unknown family or malformed parameters.
 
     Examples
     --------
@@ -93,22 +82,12 @@ def spec_label(spec: str) -> str:
     e.g. ``$L_{1}^{\\otimes 10}$`` for ``laplace:1^10`` (the composed object's own name
     describes its representation, not the spec).
 
-    Parameters
-    ----------
-    spec : str
-        ``family:a[,b][^n]``.
-
-    Returns
-    -------
-    str
-
     Examples
     --------
     >>> from fdp.cli import spec_label
     >>> print(spec_label("laplace:1^10"))
     ${L_{1}}^{\\otimes 10}$
     """
-    from fdp.plotting import latex_label
     f, power = _parse_spec(spec)
     label = latex_label(f)
     if power == 1:
@@ -127,8 +106,6 @@ def _cmd_plot(args: argparse.Namespace) -> int:
                          f"got {len(args.labels)}")
     labels = args.labels if args.labels is not None else [spec_label(s) for s in args.specs]
     fs = [parse_spec(s) for s in args.specs]
-    from fdp.plotting import new_figure, plot, save
-    from fdp.plotting.style import MAX_INSIDE_ENTRIES
     # A crowded legend goes beside the axes: make the figure wider for it.
     wide = len(fs) + 1 > MAX_INSIDE_ENTRIES or any(len(lb) > 32 for lb in labels)
     fig, axes = new_figure(1, 1, figsize=(6.9, 5.0) if wide else (5.0, 5.0))

@@ -14,10 +14,10 @@ from __future__ import annotations
 import argparse
 
 from fdp.commandline import Parser, UsageError, positive, unit
+from fdp.sgd.matrix_factorization import tree_aggregation, tree_depth
 
 
 def _cmd_tree(args: argparse.Namespace) -> int:
-    from fdp.sgd.matrix_factorization import tree_aggregation, tree_depth
     positive("--noise-multiplier", args.noise_multiplier)
     positive("--sensitivity", args.sensitivity)
     unit("--delta", args.delta, open_high=True)

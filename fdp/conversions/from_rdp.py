@@ -1,79 +1,6 @@
 """From Rényi DP and zero-concentrated DP to a trade-off function, certified.
 
-A mechanism is (λ, r)-RDP (Mironov 2017) when D_λ(M(S) ‖ M(S')) ≤ r for neighbours
-S, S', with D_λ(P ‖ Q) = log E_Q[(dP/dQ)^λ] / (λ − 1), λ > 1 (λ = ∞: the max log-ratio).
-Convention: the neighbouring relation is symmetric (replace-one, or add/remove with
-both the added and the removed order covered, as every RDP accountant states its
-bounds, e.g. Mironov, Talwar & Zhang 2019 for the subsampled Gaussian), so the bound
-holds for D_λ(P ‖ Q) AND D_λ(Q ‖ P), P = M(S), Q = M(S'). ``one_sided=True`` assumes
-only the first order and then bounds T(P, Q) alone.
-
-The conversion (Balle et al. 2020, "Hypothesis testing interpretations and Rényi DP",
-Thm 5 and §4; Zhu, Dong & Wang 2022, App. F.1; Asoodeh et al. 2021). A test φ with
-errors (α, β) is a post-processing of the pair into Bernoulli outputs: it rejects with
-probability α under P and 1 − β under Q. By data processing every order bounds that
-two-point divergence:
-
-    (A)  α^λ (1−β)^{1−λ} + (1−α)^λ β^{1−λ} ≤ e^{(λ−1) r}       [D_λ(P ‖ Q)]
-    (B)  (1−β)^λ α^{1−λ} + β^λ (1−α)^{1−λ} ≤ e^{(λ−1) r}       [D_λ(Q ‖ P)]
-    λ = ∞:  β ≥ (1−α) e^{−r}  (A),   β ≥ 1 − α e^{r}  (B).
-
-For fixed α each left side is convex in β with its minimum 1 at β = 1 − α, so the
-admissible β in [0, 1 − α] form an interval [β_λ(α), 1 − α]. Hence
-
-    f(α) = max over the given orders (and both orders of the pair) of β_λ(α),
-
-the smallest β no constraint rules out. The admissible set is convex (joint convexity
-of the Hellinger-type integral), symmetric under α ↔ β when (B) is included, and
-contains the diagonal β = 1 − α, so f is a trade-off function; Riess et al. (2026)
-prove it is the best conversion using the RDP curve alone. No other order adds
-anything: a Bernoulli pair obeying the bound at λ_i obeys D_λ ≤ r_i for λ ≤ λ_i by
-the monotonicity of D_λ in λ.
-
-zCDP (Bun & Steinke 2016, Def 1.1): D_λ ≤ ξ + ρλ for every λ ∈ (1, ∞), a continuum.
-Any finite set of orders gives a LOWER bound on f (fewer constraints). An UPPER bound
-comes from covering (1, ∞) by intervals: for λ ∈ [a, b], D_λ ≤ D_b, so the single
-constraint D_b ≤ ξ + ρa implies all of them; (1, λ_0] is covered by D_{λ_0} ≤ ξ + ρ,
-[λ_M, ∞) by D_∞ ≤ ξ + ρλ_M. Those stronger constraints admit fewer tests, so their
-β_λ bound f from above. The grid of orders is refined twice around the best order
-for each α, so the bracket is narrow where it matters.
-
-Certification. Every β_λ(α) is bracketed by bisection on the bit patterns of the
-doubles in [0, 1 − α] (exact to one ulp), evaluating the constraint in log space,
-log Σ = logaddexp(λ log α + (1−λ) log1p(−β), λ log1p(−α) + (1−λ) log β) for (A),
-with a rounding margin 32u·(Σ|terms| + |log Σ| + |(λ−1) r|): the lower end moves
-only where the constraint is violated beyond the margin, the upper end only where it
-holds beyond it. So ``f(α)`` is a certified lower bound and ``bounds(α)`` a
-certified bracket. Near λ = 1 the log form cancels; a second form,
-Σ − 1 = w₁ expm1((λ−1)ℓ₁) + w₂ expm1((λ−1)ℓ₂), keeps the precision there.
-
-δ(ε) = sup_α (1 − f(α) − e^ε α). Upper: from the bracket on a fixed α grid with
-convexity (``_delta_from_grid``), capped by the classical conversion of each
-order (Balle et al. 2020, Thm 21) nor, with an order ∞, above δ of f_{r∞,0}; for
-symmetric f, δ(−ε) = 1 − e^{−ε} + e^{−ε} δ(ε). On ε ∈ [−40, 40] the upper side is
-the lower convex hull in e^ε of those bounds on a 0.01 grid: still above the true
-(convex) δ, and convex itself, so the engine's profile route composes it without
-losing mass (the interpolation may sit up to ~1e-4 in ε above the classical
-cap between grid points). Lower: 1 − U_i − e^ε α_i at the grid points.
-
-Composition: two different questions. For MECHANISMS that are ρ_i-zCDP the
-composition is (Σρ_i)-zCDP (Bun & Steinke 2016, Lemma 2.3; RDP curves add order
-by order, Mironov 2017, Prop. 1), so ``from_zcdp(ρ₁ + ρ₂)`` (``from_rdp`` of the
-summed curve) is valid for the composed mechanism. ``f @ g`` is the tensor
-product of the CURVES: valid for any mechanisms that are f-DP and g-DP, whatever
-their Rényi curves, so it cannot use the additivity. Neither is tighter
-everywhere: for ρ = 0.2 and 0.3, δ(ε) of ``from_zcdp(0.2) @ from_zcdp(0.3)`` is
-[0.4650, 0.4652] at ε = 0 against [0.4788, 0.4791] for ``from_zcdp(0.5)``, but
-[3.63e-4, 3.91e-4] at ε = 4 against 1.96e-4 (the tail of the product of the
-converted curves is heavier). ``@`` stays the tensor product.
-
-The tensor product goes through the numeric engine's profile route
-(``fdp.engine.from_profile``): the pessimistic lattice from the certified convex
-upper δ, the optimistic one from the finite pair above f of
-``fdp.conversions.renyi_law`` (the hull of the certified upper values on the δ
-grid). Both are read off the bracket on that grid, computed once per curve
-(about a second for zCDP), so compositions with each other, with themselves
-(``f ** n``) and with any law take seconds, with a certified bracket.
+The derivation: docs/derivations/renyi-conversion.md.
 """
 
 from __future__ import annotations
@@ -101,7 +28,7 @@ from fdp.families.identity import Identity
 @dataclass(frozen=True, eq=False)
 class RDPCurve(_RenyiCurve):
     """f(α) = max over the orders λ_i of the smallest β the two-point Rényi
-    inequalities (A), (B) admit (Balle et al. 2020, Thm 5; module docstring)."""
+    inequalities (A), (B) admit (Balle et al. 2020, Thm 5; docs/derivations/renyi-conversion.md)."""
 
     orders: tuple[float, ...]
     rdp: tuple[float, ...]
@@ -155,11 +82,11 @@ def from_rdp(orders: ArrayLike, rdp: ArrayLike, *, one_sided: bool = False) -> R
     Returns
     -------
     RDPCurve
-        f(α) = max_i β_{λ_i}(α), the smallest type II error the two-point
-        inequalities (A), (B) of the module docstring admit (Balle et al. 2020,
-        Thm 5; Zhu, Dong & Wang 2022, App. F.1). ``f(α)`` is a certified lower
-        bound; ``bounds(α)`` a certified bracket (relative width ≲ 1e-9: the
-        rounding margins); ``delta(ε)`` a certified upper bound.
+        f(α) = max_i β_{λ_i}(α), the smallest type II error the two-point inequalities
+        (A), (B) of docs/derivations/renyi-conversion.md admit (Balle et al. 2020, Thm 5;
+        Zhu, Dong & Wang 2022, App. F.1). ``f(α)`` is a certified lower bound;
+        ``bounds(α)`` a certified bracket (relative width ≲ 1e-9: the rounding
+        margins); ``delta(ε)`` a certified upper bound.
 
     Notes
     -----
@@ -216,7 +143,8 @@ _ROUGH_ITERS = 40      # bisection steps of the roots that place them (fewer: wo
 @dataclass(frozen=True)
 class ZCDP(_RenyiCurve):
     """(ξ, ρ)-zCDP: D_λ ≤ ξ + ρλ for all λ > 1 (Bun & Steinke 2016, Def 1.1),
-    converted with the sup over the continuum of orders, bracketed (module docstring)."""
+    converted with the sup over the continuum of orders, bracketed
+    (docs/derivations/renyi-conversion.md)."""
 
     rho: float
     xi: float = 0.0
@@ -343,17 +271,15 @@ def from_zcdp(rho: float, xi: float = 0.0, *,
     TradeOff
         The supremum over all λ > 1 of the RDP conversion of ``from_rdp``. ``f(α)``
         is a certified lower bound (a finite set of orders), ``bounds(α)`` a
-        certified bracket (the continuum covered by intervals, module docstring).
+        certified bracket (the continuum covered by intervals,
+        docs/derivations/renyi-conversion.md).
         ρ = 0 is pure ξ-DP (exact); ρ = ξ = 0 is ``Identity``.
 
     Notes
     -----
-    ρ_i-zCDP mechanisms compose to a (Σρ_i)-zCDP mechanism (Bun & Steinke 2016,
-    Lemma 2.3), so ``from_zcdp(ρ₁ + ρ₂)`` is valid for the composition and
-    usually tighter in the tails than ``from_zcdp(ρ₁) @ from_zcdp(ρ₂)``, the
-    tensor product of the curves, which holds for ANY mechanisms that are
-    f_{ρ₁}-DP and f_{ρ₂}-DP (near ε = 0 the tensor product can be the tighter
-    one). They are different functions; ``@`` is the tensor product.
+    As for ``from_rdp``: ρ_i-zCDP mechanisms compose to (Σρ_i)-zCDP (Bun & Steinke
+    2016, Lemma 2.3), usually tighter in the tails than the tensor product ``@`` of
+    the curves (near ε = 0 the tensor product can be the tighter one).
 
     Examples
     --------

@@ -2,26 +2,7 @@
 
 δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) for every real ε.
 
-Everything is computed as log δ, in three regimes chosen so that no step cancels:
-
-* ε < 0: G_μ is symmetric, so δ(ε) = 1 − e^ε + e^ε δ(−ε) (DRS Prop 2.12 applied to
-  f = f⁻¹); a sum of positive terms, taken with ``logaddexp``.
-* ε = 0: δ(0) = 2Φ(μ/2) − 1 = erf(μ/(2√2)), exact down to subnormal μ.
-* ε > 0, μ ≥ 0.05: with t₁ = ε/μ − μ/2, t₂ = ε/μ + μ/2, near (t₁ ≤ 1)
-  log Φ(−t₁) + log(1 − e^{ε + log Φ(−t₂) − log Φ(−t₁)}); far (t₁ > 1) the scaled
-  complementary error function, whose exponents agree exactly (ε − xμ = 0):
-  δ = ½ e^{−t₁²/2} [erfcx(t₁/√2) − erfcx(t₂/√2)]. Accurate down to δ ≈ 1e-300 and
-  for μ up to 50 and beyond.
-* ε > 0, μ < 0.05: both forms above lose digits (the two terms agree to ~log10(1/μ)
-  digits). With x = ε/μ fixed,
-  d/dh [Φ(h − x) − e^{2hx} Φ(−x − h)] = 2 φ(x − h) (1 − x M(x + h)), M the Mills
-  ratio Φ(−y)/φ(y) = √(π/2) erfcx(y/√2), so
-  δ = ∫₀^{μ/2} 2 φ(x − s) (1 − x M(x + s)) ds, a positive integrand integrated by
-  32-point Gauss–Legendre (ε ≤ 4 and ε/μ ≤ 1e4, where the integrand is smooth on
-  [0, μ/2]; beyond, δ < e^{−3000} and the far form suffices for its logarithm).
-
-ε(δ) and μ(ε, δ) are found by monotone bisection on log δ (``bisect_monotone``),
-returning the verified side.
+The derivation: docs/derivations/gdp-conversion.md.
 """
 
 from __future__ import annotations
@@ -47,7 +28,7 @@ from fdp.families.gaussian import (  # noqa: F401  (the closed forms live with t
 def gdp_delta(mu: float, eps: ArrayLike) -> FloatOrArray:
     """δ(ε) of μ-GDP: Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (DRS Cor 2.13); vectorised in ε.
 
-    Computed in log space (see the module docstring): relative error below 1e-14
+    Computed in log space (see docs/derivations/gdp-conversion.md): relative error below 1e-14
     (1.3e-13 where |log δ| is in the hundreds) for μ ∈ [1e-12, 60], ε up to 700 and
     beyond, until δ underflows. Decisions (``gdp_epsilon``, ``gdp_mu``, calibration)
     compare a certified upper bound that covers this error.

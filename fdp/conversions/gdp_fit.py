@@ -251,10 +251,6 @@ def gdp_fit(f: TradeOff) -> GdpFit:
     GdpFit
         ``summary()`` states it in words.
 
-    Parameters
-    ----------
-    f : TradeOff
-
     Examples
     --------
     >>> import fdp
@@ -346,11 +342,6 @@ def gdp_fit_range(f: TradeOff, fpr_low: float, fpr_high: float) -> GdpRangeFit:
     -------
     GdpRangeFit
         (mu, fpr_low, fpr_high, binding_at), status approximation.
-
-    Raises
-    ------
-    ValueError
-        For a range outside (0, 1) or empty.
 
     Examples
     --------

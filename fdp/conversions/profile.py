@@ -212,12 +212,6 @@ def from_privacy_profile(eps: ArrayLike, delta: ArrayLike | Callable[[FloatArray
     ProfileBound
         The weakest trade-off function implied by all the points.
 
-    Raises
-    ------
-    ValueError
-        For no points, mismatched lengths, values out of range (a callable returning
-        NaN or a δ outside [0, 1] included), or ``certified`` with array ``delta``.
-
     Examples
     --------
     >>> import fdp

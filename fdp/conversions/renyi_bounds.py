@@ -5,7 +5,7 @@ Thm 5) admit a smallest β at a given α; ``_constraint_roots`` brackets it by
 bisection on the bit patterns of doubles with the rounding of every constraint
 evaluation allowed for, and ``_RenyiCurve`` (the base of ``RDPCurve`` and ``ZCDP``)
 turns the bracket into a certified trade-off function with a certified privacy
-profile. The derivation is in the module docstring of ``fdp.conversions.from_rdp``.
+profile. The derivation is docs/derivations/renyi-conversion.md.
 """
 
 from __future__ import annotations

@@ -1,40 +1,6 @@
 """Private selection: run a mechanism a random number of times, publish the best run.
 
-Hyperparameter tuning with a random number K of runs of a mechanism Q, each on the
-same data, returning only the best output (by any score computed from the outputs),
-is a mechanism A. Papernot & Steinke ("Hyperparameter Tuning with Rényi Differential
-Privacy", ICLR 2022; arXiv 2110.03620) bound its Rényi DP from two orders of Q's
-Rényi curve ρ. Conventions are those of dp_accounting's ``RepeatAndSelectDpEvent``
-(event, mean, shape): ``shape`` = η selects the law of K.
-
-* Truncated negative binomial D_{η,γ} (η ≥ 0, γ ∈ (0, 1]; Papernot–Steinke Def 1):
-  P[K = k] ∝ C(k + η − 1, k) (1 − γ)^k on k ≥ 1; η = 1 is the geometric law
-  P[K = k] = γ(1 − γ)^{k−1}, η = 0 the logarithmic law. Its mean is
-      E K = η(1 − γ)/(γ(1 − γ^η))     (η > 0),      E K = (1/γ − 1)/log(1/γ)   (η = 0),
-  decreasing in γ, so ``mean`` fixes γ. Theorem 2: if Q is (λ, ρ(λ))- and
-  (λ̂, ρ(λ̂))-RDP, λ > 1, λ̂ ≥ 1, then A is (λ, ρ'(λ))-RDP with
-      ρ'(λ) = ρ(λ) + (1 + η)[(1 − 1/λ̂) ρ(λ̂) + log(1/γ)/λ̂] + log(E K)/(λ − 1).
-  λ̂ is free, so the bracket [·] is minimised over λ̂ ∈ {1} ∪ orders ∪ {∞}
-  (λ̂ = 1 leaves log(1/γ); λ̂ = ∞ leaves ε_∞, Q's pure ε).
-* Poisson with mean μ (``shape = inf``; K = 0 publishes nothing). Theorem 6: if Q is
-  (λ, ρ(λ))-RDP and (ε̂, δ̂)-DP with e^{ε̂} ≤ 1 + 1/(λ − 1), then A is (λ, ρ'(λ))-RDP,
-      ρ'(λ) = ρ(λ) + μ δ̂ + log(μ)/(λ − 1),
-  with ε̂ = log(λ/(λ − 1)) and δ̂ = δ_f(ε̂) read from f itself (and from its Rényi
-  curve by Canonne, Kamath & Steinke 2020, Prop 12; the smaller).
-
-Pure DP. D_∞ = lim_{λ→∞} D_λ (van Erven & Harremoës 2014, Thm 5), and Q's Rényi
-curve is ≤ ε_∞ at every order, so the limits of both theorems bound the selected
-output's pure ε: ε_∞ + (1 + η)·min_λ̂[·] ≤ (2 + η) ε_∞ (Papernot–Steinke Cor 3; for
-the geometric law 3ε_∞, the bound of Liu & Talwar 2019, Thm 3.4), and
-ε_∞ + μ δ_f(0) for the Poisson law. These enter the curve as the order ∞.
-
-Certification. ρ is Q's certified Rényi curve (``factor_rdp``: closed forms rounded up,
-or the curve a composed result carries), in both directions; every step above rounds
-up: γ is a certified lower bound on the true γ (its mean checked in interval
-arithmetic to be ≥ ``mean``), so log(1/γ) is an upper bound; each sum is padded by its
-rounding. The curve is made non-decreasing by ρ'(λ) ← min_{λ' ≥ λ} ρ'(λ') (D_λ is
-non-decreasing in λ) and converted to a trade-off function by ``from_rdp`` (Balle
-et al. 2020, Thm 5), the optimal conversion of a Rényi curve: a certified result.
+The derivation: docs/derivations/private-selection.md.
 """
 
 from __future__ import annotations
@@ -46,12 +12,15 @@ from typing import Any
 import numpy as np
 
 from fdp import _validate
+from fdp._lazy import LazyModule
 from fdp._numerics import bisect_monotone
 from fdp._types import ArrayLike, FloatArray
 from fdp.conversions.from_rdp import RDPCurve, from_rdp
 from fdp.operations.rdp_bound import COMPOSE_ORDERS, factor_rdp, rdp_to_log_delta
 from fdp.status import require_guarantee
 from fdp.tradeoff import TradeOff
+
+mpmath = LazyModule("mpmath")     # interval arithmetic for γ, loaded on first use
 
 _U = 2.0 ** -53
 #: Relative padding of a sum of a few non-negative terms, each within a few ulps.
@@ -60,7 +29,8 @@ _PAD = 64.0 * _U
 
 @dataclass(frozen=True, eq=False)
 class RepeatSelect(RDPCurve):
-    """The trade-off function of the best of K runs of ``base`` (module docstring):
+    """The trade-off function of the best of K runs of ``base``
+    (docs/derivations/private-selection.md):
     ``from_rdp`` of the Papernot–Steinke Rényi curve, certified.
 
     Parameters
@@ -112,7 +82,6 @@ def _law_name(shape: float) -> str:
 # ----------------------------------------------------------------------
 def _tnb_mean_interval(gamma: float, shape: float) -> Any:  # an mpmath interval
     """E K of D_{η,γ} as an mpmath interval (Papernot–Steinke Def 1 and §3)."""
-    import mpmath  # lazily: `import fdp` stays free of mpmath
     iv = mpmath.iv
     iv.prec = 113
     g = iv.mpf(gamma)
@@ -144,11 +113,6 @@ def tnb_gamma(mean: float, shape: float) -> float:
     -------
     float
         γ in (0, 1].
-
-    Raises
-    ------
-    ValueError
-        For mean < 1, a negative or infinite shape, or a mean beyond reach of doubles.
 
     Examples
     --------
@@ -260,7 +224,7 @@ def repeat_and_select(f: TradeOff, mean: float, shape: float) -> TradeOff:
     for the certified Rényi curve ρ of one run, and the pure ε of the output is at most
     ε + (1 + η)ε (Cor 3; 3ε for the geometric law, Liu & Talwar 2019) or
     ε + μ δ_f(0) (Poisson) when one run is ε-DP. The curve becomes a trade-off function
-    by ``fdp.from_rdp`` (Balle et al. 2020, Thm 5). See the module docstring.
+    by ``fdp.from_rdp`` (Balle et al. 2020, Thm 5). See docs/derivations/private-selection.md.
 
     Parameters
     ----------

@@ -1,50 +1,6 @@
 """Certified attack-risk read-outs of a trade-off function.
 
-A trade-off function f = T(P, Q) says what the best test between the two worlds
-"the record is out" (P) and "the record is in" (Q) can achieve (DRS 2022, Def 2.1):
-at type I error α (false-positive rate) its type II error is at least f(α). Each
-read-out below restates that bound as what an attacker can do.
-
-* **TPR at FPR α.** The best membership test with false-positive rate α has
-  true-positive rate 1 − f(α) (DRS 2022, §2.1, Neyman–Pearson). f-DP as fdp reads
-  it bounds every ordered pair of neighbours, so 1 − f(α) is already valid; an
-  object that describes ONE ordered pair (P, Q) only -- the add direction of
-  Poisson subsampling, a dominating pair -- needs the other order T(Q, P) = f⁻¹
-  too (DRS 2022, Lemma A.2). The read-out therefore uses the worst ordered pair,
-  1 − min{f(α), f⁻¹(α)}: for symmetric f (every closed-form family, every
-  symmetrised result) this is 1 − f(α), for the others it is the safe side.
-* **Advantage** max_α (1 − α − f(α)) = δ_f(0), the total-variation distance
-  (DRS 2022, §2.1); equal for f and f⁻¹.
-* **Bayes risk** of a membership attacker whose prior puts probability π on
-  "in": min over tests of (1 − π)·α + π·β = min_α [(1 − π)α + π f(α)]. With
-  e^ε = (1 − π)/π this is π (1 − δ_f(ε)), δ_f the privacy profile
-  δ_f(ε) = sup_α (1 − f(α) − e^ε α) (DRS 2022, Prop 2.12). The other order has
-  risk R_{f⁻¹}(π) = R_f(1 − π) (the test 1 − φ swaps the two errors), so the worst
-  pair gives min{R_f(π), R_f(1 − π)} ≤ min{π, 1 − π}; the attacker's success is
-  one minus the risk (Kaissis, Hayes, Ziller & Rueckert 2023, "Bounding data
-  reconstruction attacks with the hypothesis testing interpretation of
-  differential privacy", arXiv:2307.03928).
-* **Reconstruction robustness.** An attacker whose baseline success (without the
-  output) is κ reconstructs the record with probability at most 1 − f(κ)
-  (Kaissis et al. 2023, as above; Hayes, Mahloujifar & Balle 2023, "Bounding
-  training data reconstruction in DP-SGD", NeurIPS), read here on the worst
-  ordered pair as for the TPR.
-* **GDP summary** (``fdp.conversions.gdp_fit``). μ* = the smallest μ with f ≥ G_μ,
-  G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) (DRS 2022, Def 2.7), as a certified bracket, and the fit gap
-  sup_α (f(α) − G_{μ*}(α)): how much more private the curve is than "μ*-GDP"
-  says, and where. A large gap means the μ summary is misleading; e.g. DP-SGD's
-  μ* is √T/σ, set at α ≈ q^T (far below what a double can hold), while the bulk
-  of its curve sits near the CLT value (Bu et al. 2020).
-
-Every read-out returns a ``Bracket`` (lo ≤ truth ≤ hi). For closed-form f the two
-sides differ by rounding only; for numeric f (``bounds``) the certified lower
-curve gives the attacker's upper success and the upper curve its lower success.
-
-Precision. 1 − f(α) cancels when f(α) is near 1 (small α), so the upper side of
-the TPR also uses 1 − f(α) = inf_ε (δ_f(ε) + e^ε α) (the dual of the privacy
-profile, DRS 2022, Prop 2.12): every ε gives a valid upper bound without
-cancellation; ε ↦ δ_f(ε) + e^ε α is convex in e^ε, hence unimodal in ε, and is
-minimised on a grid refined by golden section.
+The derivation: docs/derivations/attack-risk.md.
 """
 
 from __future__ import annotations
@@ -128,10 +84,6 @@ def advantage_bounds(f: TradeOff) -> Bracket:
     -------
     Bracket
         lo ≤ advantage ≤ hi; ``safe`` is ``hi``. The same for f and f⁻¹.
-
-    Parameters
-    ----------
-    f : TradeOff
 
     Examples
     --------

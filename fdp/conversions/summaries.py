@@ -10,24 +10,7 @@ Two questions, never to be confused (their names say which):
 * ``fdp.gdp_mu_for_eps_delta(eps, delta)``: the LARGEST μ
   whose μ-GDP implies (ε, δ)-DP -- a conversion of a target, in the other direction.
 
-How a curve known only through evaluations is summarised (a proof, not a grid read):
-f is convex, so on a cell [a_i, a_{i+1}] between evaluated points it lies ABOVE the
-extensions of the neighbouring secants (through a_{i−1}, a_i and through a_{i+1},
-a_{i+2}) and above f(a_{i+1}) (non-increasing); when f's privacy profile is
-certified (a closed form, or the certified upper δ of a numeric result), also above
-every supporting line 1 − δ_f(ε) − e^ε α (DRS Prop 2.12). A convex g (G_μ, f_{ε,0},
-any trade-off function) lies below a linear λ on a cell as soon as it does at the
-cell's ends (g lies below its chords), and below max{λ₁, λ₂} as soon as it does at
-the ends and at the crossing point. So a cell is PROVEN when one such lower bound
-passes at its check points; the summary is the worst cell. The ends need the axioms
-only through these lines: f(0) is never assumed to be 1, and a lower bound that
-reaches 0 before α = 1 leaves every G_μ (positive on [0, 1)) unproven, which is why
-``from_function(lambda a: (1 - a)**2)`` gets gdp μ = inf and pure ε = inf (truths:
-both inf, since (1 − α)² is below G_μ and e^{−ε}(1 − α) near α = 1).
-
-Evaluated values are taken as computed in floating point; for numeric results the
-certified lower curve ``_beta`` feeds the lower bounds and the certified upper curve
-``_upper`` the lower end of the bracket.
+The derivation: docs/derivations/summaries.md.
 """
 
 from __future__ import annotations
@@ -41,6 +24,7 @@ from scipy.special import expit, ndtri
 
 from fdp import _validate
 from fdp._constants import EPS_CAP, UNIT_ROUNDOFF
+from fdp._lazy import LazyModule
 from fdp._numerics import ArrayFn, bisect_monotone
 from fdp._types import ArrayLike, FloatArray
 from fdp.families.eps_delta import EpsDelta
@@ -49,6 +33,8 @@ from fdp.families.identity import Identity
 from fdp.families.laplace import Laplace
 from fdp.families.piecewise import PiecewiseLinear
 from fdp.tradeoff import TradeOff
+
+engine = LazyModule("fdp.engine")   # certified_singular; the engine loads on first use
 
 #: A requirement: the least parameter proven at points x with lower values y and
 #: gains 1 − y (vectorised; see ``_req_mu``).
@@ -307,9 +293,9 @@ def gdp_mu_bounds(f: TradeOff) -> tuple[float, float]:
     Piecewise-linear f (points, finite pairs, (ε, δ)): exact, because a convex G_μ
     lies below a piecewise-linear f iff it does at f's vertices:
     μ* = max_i Φ⁻¹(1 − α_i) − Φ⁻¹(β_i). An exact law with mass at L = ±∞: inf
-    (``fdp.engine.summaries.certified_singular``). Other f: the sandwich of the module docstring
-    (hi proven; lo = the largest pointwise need at the evaluated points, from the
-    certified upper curve).
+    (``fdp.engine.summaries.certified_singular``). Other f: the sandwich of
+    docs/derivations/summaries.md (hi proven; lo = the largest pointwise need at the
+    evaluated points, from the certified upper curve).
     """
     pl = exact_piecewise_linear(f)
     if pl is not None:
@@ -318,8 +304,7 @@ def gdp_mu_bounds(f: TradeOff) -> tuple[float, float]:
         slack = _vertex_mu_slack(a, b, g)
         return (max(_round_down(float(np.max(mu - slack))), 0.0),
                 max(_round_up(float(np.max(mu + slack))), 0.0))
-    from fdp.engine import certified_singular  # the engine loads on first use only
-    if certified_singular(f):
+    if engine.certified_singular(f):
         return np.inf, np.inf
     lo, hi = _sandwich_bounds(f, _req_mu)
     return _round_down(lo), _round_up(hi)
@@ -342,15 +327,14 @@ def pure_epsilon_bounds(f: TradeOff) -> tuple[float, float]:
     read from the members' own brackets.
     Certified privacy profile: f ≥ f_{ε,0} ⇔ δ_f(ε) = 0 and δ_f(−ε) ≤ 1 − e^{−ε}
     (DRS Prop 2.12), bisected on ε; the lower end uses the lower δ. Otherwise: the
-    sandwich of the module docstring.
+    sandwich of docs/derivations/summaries.md.
     """
     pl = exact_piecewise_linear(f)
     if pl is not None:
         a, b, g = pl.alphas, pl.betas, pl.gains
         eps = max(float(np.max(_req_eps(a, b, g))), 0.0)
         return _round_down(eps), _round_up(eps)
-    from fdp.engine import certified_singular  # the engine loads on first use only
-    if certified_singular(f):
+    if engine.certified_singular(f):
         return np.inf, np.inf
     members = f._delta_members()
     if members:
@@ -523,11 +507,6 @@ def tightest_eps_delta(f: TradeOff, eps: float | None = None, delta: float | Non
     -------
     (float, float)
         (ε, δ).
-
-    Raises
-    ------
-    ValueError
-        Unless exactly one of eps, delta is given, or for values out of range.
 
     Examples
     --------

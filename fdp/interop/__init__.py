@@ -2,12 +2,13 @@
 
 * ``fdp.interop.opacus``: an accountant following Opacus' ``IAccountant`` protocol;
   ``fdp.interop.opacus.register()`` makes ``PrivacyEngine(accountant="fdp")`` work.
-* ``fdp.interop.dp_accounting``: ``from_dp_event`` maps every dp_accounting
+* ``fdp.interop.dp_events`` (re-exported by ``fdp.interop.dp_accounting``):
+  ``from_dp_event`` maps every dp_accounting
   ``DpEvent`` (0.6 and main, including those jax_privacy builds) to an exact or
   certified ``TradeOff`` under add/remove, replace-one or replace-special neighbours,
   or raises ``UnsupportedEventError`` naming it (also exported as
-  ``fdp.from_dp_event``; the table is docs/dp-events.md), and ``FdpAccountant`` is a
-  dp_accounting ``PrivacyAccountant``.
+  ``fdp.from_dp_event``; the table is docs/dp-events.md), and
+  ``fdp.interop.dp_accounting.FdpAccountant`` is a dp_accounting ``PrivacyAccountant``.
 * ``fdp.interop.flower`` (``fdp[flower]``): Flower's ``PrivacyAccountant`` answered by
   ``fdp.dpsgd`` at client level, and ``BudgetedStrategy``; ``fdp.interop.tuning``
   (``fdp[tune]``): the certified guarantee of an Optuna study's best trial. Both import
@@ -23,7 +24,7 @@ needs it is used. Install both with ``pip install "fdp[interop]"``.
 import importlib as _importlib
 from types import ModuleType as _ModuleType
 
-__all__ = ["dp_accounting", "opacus"]
+__all__ = ["dp_accounting", "dp_events", "opacus"]
 
 
 def __getattr__(name: str) -> _ModuleType:

@@ -40,13 +40,17 @@ from typing import Any
 import numpy as np
 
 from fdp import _validate
+from fdp._lazy import LazyModule
 from fdp._types import ArrayLike, FloatOrArray
 from fdp.families import Gaussian, Identity
-from fdp.interop.dp_accounting import no_privacy
+from fdp.interop.event_leaves import no_privacy
 from fdp.report import PrivacyReport
 from fdp.sgd.certified import dpsgd
 from fdp.status import require_guarantee
 from fdp.tradeoff import TradeOff
+
+#: Opacus' accountant registry, imported by ``register()`` only (this module needs no Opacus).
+_opacus_accountants = LazyModule("opacus.accountants")
 
 MECHANISM = "fdp"
 
@@ -256,8 +260,10 @@ def register() -> type:
     >>> engine = PrivacyEngine(accountant="fdp")             # doctest: +SKIP
     """
     try:
-        from opacus.accountants import IAccountant, create_accountant, register_accountant
-    except ImportError as exc:
+        IAccountant = _opacus_accountants.IAccountant
+        create_accountant = _opacus_accountants.create_accountant
+        register_accountant = _opacus_accountants.register_accountant
+    except (ImportError, AttributeError) as exc:
         raise ImportError("register() needs Opacus >= 1.6 (register_accountant): "
                           "pip install 'fdp[interop]'") from exc
     IAccountant.register(FdpAccountant)

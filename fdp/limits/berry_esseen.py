@@ -1,37 +1,6 @@
 """The central limit theorem for trade-off functions, with its Berry–Esseen band.
 
-DRS Theorem 3.4 (Berry–Esseen): for symmetric f_1, …, f_n with
-kl = (kl(f_i)), κ2 = (κ2(f_i)), κ̄3 = (κ̄3(f_i)),
-
-    μ = 2‖kl‖₁ / √(‖κ2‖₁ − ‖kl‖₂²),   γ = 0.56 ‖κ̄3‖₁ / (‖κ2‖₁ − ‖kl‖₂²)^{3/2},
-
-    G_μ(α + γ) − γ ≤ f_1 ⊗ … ⊗ f_n(α) ≤ G_μ(α − γ) + γ   for α ∈ [γ, 1 − γ].
-
-DRS Thm 3.5 (CLT) and their (ε, δ) CLT (§3.2): the composition tends to G_μ, and
-⊗ f_{ε_i,δ_i} to G_μ ⊗ f_{0, 1−e^{−Σδ_i}}. Here each δ part is split off exactly
-(``functionals``: f_i = g_i ⊗ f_{0,δ_i}), so ⊗ f_i = (⊗ g_i) ⊗ f_{0,δ} with
-δ = 1 − Π(1 − δ_i) *exactly*, and the theorem is applied to ⊗ g_i. This δ is never
-smaller than DRS's limit 1 − e^{−Σδ_i} and agrees with it as max δ_i → 0.
-
-The band as trade-off functions. The inequalities hold on [γ, 1 − γ] only; both
-sides are extended to [0, 1] by facts every trade-off function f obeys (f is
-non-increasing, 0 ≤ f(α) ≤ 1 − α) and then convexified:
-
-* lower: h(α) = max(0, G_μ(max(α, γ) + γ) − γ) ≤ f on [0, 1] (for α < γ use
-  f(α) ≥ f(γ)); f is convex, so f ≥ h** (lower convex envelope). ``BerryEsseenLower``
-  evaluates h** exactly: the tangent line from (0, h(0)) to the convex part, then
-  the curve.
-* upper: u = 1 − α on [0, γ], min(1 − α, G_μ(α − γ) + γ) on [γ, 1 − γ],
-  min(1 − α, G_μ(1 − 2γ) + γ) on [1 − γ, 1] is ≥ f; a convex f below u is below u**,
-  and below the lower convex hull of any samples of u: the upper side is that hull
-  (``fdp.from_points``), a piecewise-linear trade-off function.
-
-When γ ≥ 1/2 the interval [γ, 1 − γ] is empty and the band says nothing: the
-result has ``vacuous=True``, lower = 0 (f_{0,1}) and upper = Id.
-
-The CLT is an approximation, not a privacy bound: ``approx`` may be more optimistic
-than the truth (Gopi et al. 2021 for DP-SGD). Only [lower, upper] is guaranteed, and
-only when the functionals are exact (``accuracy == 0``).
+The derivation: docs/derivations/limits.md.
 """
 
 from __future__ import annotations
@@ -46,6 +15,7 @@ from fdp._numerics import alpha_grid as _alpha_grid
 from fdp._numerics import golden_max
 from fdp._types import ArrayLike, FloatOrArray
 from fdp.conversions.gdp import gdp_beta
+from fdp.families import EpsDelta, Gaussian, Identity, from_points
 from fdp.limits.functionals import Functionals, functionals
 from fdp.operations.weaken import weaken
 from fdp.operations.with_delta import with_delta
@@ -59,7 +29,7 @@ BERRY_ESSEEN_CONSTANT = 0.56
 @dataclass(frozen=True)
 class BerryEsseenLower(TradeOff):
     """The lower side of the DRS Thm 3.4 band, convexified: h** with
-    h(α) = max(0, G_μ(max(α, γ) + γ) − γ) (see the module docstring).
+    h(α) = max(0, G_μ(max(α, γ) + γ) − γ) (see docs/derivations/limits.md).
 
     Parameters
     ----------
@@ -130,7 +100,7 @@ class BerryEsseenLower(TradeOff):
 
 def berry_esseen_upper(mu: float, gamma: float, points: int = 4001) -> TradeOff:
     """The upper side of the DRS Thm 3.4 band as a piecewise-linear trade-off function:
-    the lower convex hull of samples of u (module docstring); ≥ u** ≥ f.
+    the lower convex hull of samples of u (docs/derivations/limits.md); ≥ u** ≥ f.
 
     Parameters
     ----------
@@ -160,7 +130,6 @@ def berry_esseen_upper(mu: float, gamma: float, points: int = 4001) -> TradeOff:
     if right.any() and 1.0 - 2.0 * gamma >= 0.0:
         cap = gdp_beta(mu, np.array([1.0 - 2.0 * gamma]))[0] + gamma
         u = np.where(right, np.minimum(u, cap), u)
-    from fdp.families import from_points
     return from_points(a, np.clip(u, 0.0, 1.0))
 
 
@@ -254,10 +223,6 @@ def is_symmetric(f: TradeOff, atol: float = 1e-9, *, tol: float | None = None) -
     tol : float, optional
         Earlier name of ``atol`` (``tol`` elsewhere means the engine's grid accuracy).
 
-    Returns
-    -------
-    bool
-
     Examples
     --------
     >>> import fdp
@@ -306,8 +271,8 @@ def clt(fs: TradeOff | Iterable[TradeOff], *more: TradeOff,
         one_sided: bool | None = None) -> CLTResult:
     """CLT approximation G_μ (⊗ f_{0,δ}) of f_1 ⊗ … ⊗ f_n and its Berry–Esseen band.
 
-    Dong, Roth & Su (2022), Theorems 3.4 and 3.5 and the (ε, δ) CLT of §3.2; see the
-    module docstring for the formulas. The approximation is NOT a privacy bound;
+    Dong, Roth & Su (2022), Theorems 3.4 and 3.5 and the (ε, δ) CLT of §3.2; the
+    formulas: docs/derivations/limits.md. The approximation is NOT a privacy bound;
     the band [``lower``, ``upper``] is guaranteed when the functionals are exact.
 
     Parameters
@@ -362,7 +327,6 @@ def clt(fs: TradeOff | Iterable[TradeOff], *more: TradeOff,
     else:
         mu = float(2.0 * kl / np.sqrt(var))
         gamma = float(BERRY_ESSEEN_CONSTANT * k3b / var ** 1.5)
-    from fdp.families import EpsDelta, Gaussian, Identity
     if delta >= 1.0:
         zero = EpsDelta(0.0, 1.0)
         return CLTResult(mu, gamma, 1.0, zero, zero, zero, n_total, False, accuracy,

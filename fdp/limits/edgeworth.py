@@ -1,24 +1,7 @@
 """Degree-2 Edgeworth approximation of a composition (Zheng, Dong, Long, Su 2020,
 "Sharp Composition Bounds for Gaussian DP via Edgeworth Expansion", arXiv 2003.04493).
 
-Let T_n = Σ L_i be the summed privacy loss of f_1 ⊗ … ⊗ f_n (L_i = log dQ_i/dP_i).
-Under P its mean, variance and third and fourth cumulants are sums over i (likewise
-under Q). The most powerful test rejects for large T_n, so with the standardised
-CDFs F_P, F_Q of T_n under P and Q,
-
-    f(α) = F_Q((F_P⁻¹(1 − α) − μ_f) σ_P/σ_Q),   μ_f = (E_Q T_n − E_P T_n)/σ_P.
-
-ZDLS replace F_P and F_Q by their degree-2 Edgeworth expansions
-    F(x) ≈ Φ(x) − φ(x)[K3/(6σ³) He2(x) + K4/(24σ⁴) He3(x) + K3²/(72σ⁶) He5(x)],
-He2 = x² − 1, He3 = x³ − 3x, He5 = x⁵ − 10x³ + 15x, and solve F_P(h) = 1 − α
-numerically (their eq. for the "Edgeworth inverse"; the Cornish–Fisher variant is not
-used). For symmetric f_i, μ_f equals the CLT μ of DRS Thm 3.4.
-
-This is an APPROXIMATION, not a bound: the expansion may be non-monotone and the
-result non-convex, so values are clipped to [0, 1 − α] and the quantile is taken of
-the running extremum (the smallest h with the monotonised survival function ≤ α).
-It corrects the CLT's O(1/√n) error at the next orders (ZDLS §3) but it is not
-guaranteed to lie on the safe side. δ parts are split off as in ``clt``.
+The derivation: docs/derivations/limits.md.
 """
 
 from __future__ import annotations
@@ -33,6 +16,7 @@ from scipy.special import ndtr
 
 from fdp import _validate
 from fdp._types import ArrayLike, FloatArray
+from fdp.families import EpsDelta, Identity
 from fdp.limits.berry_esseen import _as_list, _grouped
 from fdp.limits.functionals import _decompose
 from fdp.operations.with_delta import with_delta
@@ -77,19 +61,9 @@ def _cdf_one(x: float, skew: float, exkurt: float) -> float:
 
 
 def edgeworth_cdf(x: ArrayLike, skew: float, exkurt: float) -> FloatArray:
-    """Degree-2 Edgeworth approximation of a standardised CDF (not clipped).
-
-    Parameters
-    ----------
-    x : float or array_like
-        Standardised points.
-    skew, exkurt : float
-        K3/σ³ and K4/σ⁴ of the summed loss.
-
-    Returns
-    -------
-    ndarray
-        Φ(x) − φ(x)[K3/(6σ³) He2 + K4/(24σ⁴) He3 + K3²/(72σ⁶) He5].
+    """Degree-2 Edgeworth approximation of a standardised CDF (not clipped):
+    Φ(x) − φ(x)[K3/(6σ³) He2 + K4/(24σ⁴) He3 + K3²/(72σ⁶) He5] at the standardised
+    points ``x``, with ``skew`` = K3/σ³ and ``exkurt`` = K4/σ⁴ of the summed loss.
 
     Examples
     --------
@@ -102,19 +76,7 @@ def edgeworth_cdf(x: ArrayLike, skew: float, exkurt: float) -> FloatArray:
 
 
 def edgeworth_sf(x: ArrayLike, skew: float, exkurt: float) -> FloatArray:
-    """1 − ``edgeworth_cdf``, computed without cancellation in the upper tail.
-
-    Parameters
-    ----------
-    x : float or array_like
-        Standardised points.
-    skew, exkurt : float
-        K3/σ³ and K4/σ⁴ of the summed loss.
-
-    Returns
-    -------
-    ndarray
-        The approximate survival function.
+    """1 − ``edgeworth_cdf`` (same arguments), without cancellation in the upper tail.
 
     Examples
     --------
@@ -311,16 +273,6 @@ def edgeworth(fs: TradeOff | Sequence[TradeOff]) -> TradeOff:
     Check (ZDLS code): Lap(0,1)^{⊗n} vs Lap(3/√n,1)^{⊗n} gives μ_f = 2.70288 (n = 1),
     2.67161 (3), 2.68900 (5), 2.72922 (10).
 
-    Parameters
-    ----------
-    fs : TradeOff or sequence of TradeOff
-        The factors (``[f] * n`` for n equal ones).
-
-    Returns
-    -------
-    TradeOff
-        The approximation, ⊗ f_{0,δ} when the factors carry δ.
-
     Examples
     --------
     >>> import fdp
@@ -361,11 +313,9 @@ def edgeworth(fs: TradeOff | Sequence[TradeOff]) -> TradeOff:
         meter.close()
     delta = float(-np.expm1(log_keep)) + 0.0  # + 0.0: no −0.0
     if delta >= 1.0:
-        from fdp.families import EpsDelta
         return EpsDelta(0.0, 1.0)
     if var_p <= 0.0 or var_q <= 0.0:
         # Degenerate loss (every factor is Id after the δ split): exact.
-        from fdp.families import Identity
         return with_delta(Identity(), delta)
     sp, sq = np.sqrt(var_p), np.sqrt(var_q)
     approx = EdgeworthApprox(mu_f=float((mean_q - mean_p) / sp), sigma_p=float(sp),

@@ -1,36 +1,6 @@
 """Functionals of a trade-off function: the moments of its privacy loss.
 
-For f = T(P, Q) let L = log(dQ/dP). Because α ↦ log|f'(α)| pushes the uniform law
-on [0, 1] forward to the law of L under P (Neyman–Pearson: the optimal test at level
-α rejects when L exceeds its (1 − α)-quantile, and |f'(α)| is the likelihood ratio
-there), DRS (§3.2) define
-
-    kl(f)  = −∫₀¹ log|f'(x)| dx        = −E_P L = KL(P ‖ Q),
-    κ2(f)  =  ∫₀¹ log²|f'(x)| dx       =  E_P L²,
-    κ3(f)  =  ∫₀¹ |log|f'(x)||³ dx     =  E_P |L|³,
-    κ̄3(f)  =  ∫₀¹ |log|f'(x)| + kl(f)|³ dx = E_P |L − E_P L|³.
-
-They drive the Berry–Esseen CLT (DRS Thm 3.4) and, with the cumulants of L under
-P and Q, the Edgeworth expansion (ZDLS 2020).
-
-Point masses. If P puts mass on {L = −∞} or Q on {L = +∞} the functionals are
-infinite. When the two masses are equal (δ), f = g ⊗ f_{0,δ} with
-g(x) = f((1 − δ)x)/(1 − δ) (DRS §3.3), and the functionals are those of g, with δ
-reported separately: this is how DRS treat f_{ε,δ} (their (ε, δ) CLT composes
-⊗ f_{ε_i,0} and ⊗ f_{0,δ_i} separately). Unequal masses cannot be split that way and
-raise ValueError.
-
-Where the numbers come from:
-  f.law() with exact moments   the law's own moments (``moment_method`` "closed form"
-                     or "exact sum"): Gaussian G_μ (L ~ N(−μ²/2, μ²) under P, folded-normal
-                     |·|³), Laplace L_μ (closed forms in mpmath), finite pairs (exact sums
-                     over the atoms; f_{ε,0}: kl = ε tanh(ε/2), κ2 = ε²), and any new family
-                     whose law has them.
-  an exact finite pair  exact sums over its atoms (``_pair``).
-  anything else      quadrature: chords of f on a logit-uniform grid define a finite
-                     pair (the quantised test statistic); its sums converge to the
-                     integrals. ``accuracy`` reports twice the change between grids of
-                     N and 2N cells (an estimate, not a certificate).
+The derivation: docs/derivations/limits.md.
 """
 
 from __future__ import annotations
@@ -172,19 +142,9 @@ def functionals(f: TradeOff) -> Functionals:
 
     Closed forms for Gaussian (kl = μ²/2, κ2 = μ² + μ⁴/4, κ̄3 = 2√(2/π) μ³) and
     Laplace, exact sums for finite pairs (f_{ε,0}: kl = ε tanh(ε/2), κ2 = ε², κ3 = ε³),
-    and quadrature with an error estimate otherwise (see the module docstring).
+    and quadrature with an error estimate otherwise (see docs/derivations/limits.md).
     A δ part (equal point masses at L = ±∞) is split off as f_{0,δ} and reported in
     ``delta``; the functionals are then those of g with f = g ⊗ f_{0,δ}.
-
-    Parameters
-    ----------
-    f : TradeOff
-        The trade-off function.
-
-    Returns
-    -------
-    Functionals
-        kl, κ2, κ3, κ̄3 with δ, accuracy and method.
 
     Raises
     ------

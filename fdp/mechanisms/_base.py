@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from fdp import _validate
 from fdp._types import ArrayLike, FloatOrArray, Seed
 
 
@@ -36,7 +37,6 @@ def finite_values(name: str, value: object) -> np.ndarray:
 
 def positive(name: str, x: object) -> float:
     """A finite real > 0."""
-    from fdp import _validate
     return _validate.real(name, x, low=0.0, low_open=True)
 
 
@@ -70,7 +70,6 @@ class Mechanism:
 
     def sample(self, value: Any, n: int, rng: Seed = None) -> np.ndarray:
         """n independent releases of the mechanism on the same input ``value``."""
-        from fdp import _validate
         n = _validate.positive_int("n", n)
         arr = np.asarray(value)
         batch = np.broadcast_to(arr, (n,) + arr.shape)

@@ -2,6 +2,10 @@
 selection (the exponential mechanism, report-noisy-max, permute-and-flip).
 
 Both sample with a numpy ``Generator`` from probabilities computed in floating point.
+The selection mechanisms take ``utility`` (maps the input to a score array of shape
+(k,) or (..., k); None when ``release`` receives the scores themselves),
+``sensitivity`` Δ > 0 (the largest change of any score between neighbours), ``eps``
+ε > 0 and optional ``candidates`` (k outputs returned instead of indices).
 """
 
 from __future__ import annotations
@@ -185,17 +189,7 @@ class ExponentialMechanism(_Selection):
     ``fdp.compose_selections`` (Dong, Durfee & Rogers 2020, §6), more tightly than
     the f-DP composition ``tradeoff ** k``.
 
-    Parameters
-    ----------
-    utility : callable or None
-        Maps the input to a score array of shape (k,) (or (..., k)); None when
-        ``release`` receives the scores themselves.
-    sensitivity : float
-        Δ > 0, the largest change of any score between neighbours.
-    eps : float
-        ε > 0.
-    candidates : sequence, optional
-        k outputs returned instead of indices.
+    Parameters: as for every selection mechanism (module docstring).
 
     Examples
     --------
@@ -359,17 +353,7 @@ class PermuteAndFlip(_Selection):
     range ε + log(2 − e^{−ε}); see ``ReportNoisyMax``), so neither BR_ε nor
     ``compose_selections`` applies. f_{ε,0} composes exactly (``EpsDelta ** k``).
 
-    Parameters
-    ----------
-    utility : callable or None
-        Maps the input to a score array of shape (k,) (or (..., k)); None when
-        ``release`` receives the scores themselves.
-    sensitivity : float
-        Δ > 0, the largest change of any score between neighbours.
-    eps : float
-        ε > 0.
-    candidates : sequence, optional
-        k outputs returned instead of indices.
+    Parameters: as for every selection mechanism (module docstring).
 
     Examples
     --------

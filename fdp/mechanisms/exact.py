@@ -3,27 +3,10 @@
 Canonne, Kamath & Steinke, "The Discrete Gaussian for Differential Privacy"
 (NeurIPS 2020, arXiv 2004.00010; CKS below) sample the discrete Laplace and discrete
 Gaussian distributions *exactly*, using only integer arithmetic, exact rationals and
-uniformly random bits:
-
-* ``bernoulli_exp(γ)``: Bernoulli(e^{−γ}) for rational γ ≥ 0 (CKS Algorithm 1). For
-  γ ∈ [0, 1]: draw A_k ~ Bernoulli(γ/k) for k = 1, 2, … until the first A_k = 0; the
-  index K of that failure is odd with probability Σ_j (−γ)^j / j! = e^{−γ}. For γ > 1,
-  multiply ⌊γ⌋ independent Bernoulli(e^{−1}) with one Bernoulli(e^{−(γ−⌊γ⌋)}).
-* ``discrete_laplace(b)``: P[Z = z] ∝ e^{−|z|/b} for rational b = t/s (CKS Algorithm 2):
-  X = U + tV with U uniform on {0, …, t−1} accepted with probability e^{−U/t} and V
-  geometric with ratio e^{−1}, so X is geometric with ratio e^{−1/t}; Y = ⌊X/s⌋ is
-  geometric with ratio e^{−s/t}; a random sign (rejecting "−0") gives Z.
-* ``discrete_gaussian(σ²)``: P[Z = z] ∝ e^{−z²/(2σ²)} for rational σ² (CKS Algorithm 3):
-  rejection from a discrete Laplace with scale t = ⌊σ⌋ + 1, accepting Y with
-  probability e^{−(|Y| − σ²/t)²/(2σ²)}.
-
-No floating-point number is ever formed, so the output distribution is exactly the
-stated one (given perfect random bits), and an integer query plus integer noise has
-no low-order bits to leak (Mironov 2012, see ``fdp.mechanisms``). What remains:
-running time depends on the output (CKS §5.3 discuss timing channels), and the bits
-must come from a cryptographic source -- ``RandomBits()`` with no argument uses the
-operating system's CSPRNG (``secrets``); a numpy ``Generator`` is accepted for
-reproducible tests only.
+uniformly random bits (the algorithms: docs/derivations/discrete-samplers.md). Each
+sampler takes a rational parameter (int, float at its exact binary value, or
+Fraction) and ``rng``: None (the OS CSPRNG), an int seed, a numpy ``Generator`` or a
+``RandomBits`` source of random bits.
 """
 
 from __future__ import annotations
@@ -152,23 +135,7 @@ def bernoulli(p: RationalLike, rng: ExactRng = None) -> bool:
 
 def bernoulli_exp(gamma: RationalLike, rng: ExactRng = None) -> bool:
     """Bernoulli(e^{−γ}) for rational γ ≥ 0, exactly (Canonne, Kamath & Steinke 2020,
-    Algorithm 1).
-
-    Parameters
-    ----------
-    gamma : int, float or Fraction
-        γ ≥ 0 (a float is taken at its exact binary value).
-    rng : None, int, numpy.random.Generator or RandomBits
-        Source of random bits (None: the OS CSPRNG).
-
-    Returns
-    -------
-    bool
-
-    Raises
-    ------
-    ValueError
-        If γ < 0.
+    Algorithm 1); a ValueError for γ < 0.
 
     Examples
     --------
@@ -203,17 +170,6 @@ def discrete_laplace(scale: RationalLike, rng: ExactRng = None) -> int:
     """One draw of P[Z = z] ∝ e^{−|z|/b}, b = ``scale`` rational > 0 (Canonne, Kamath &
     Steinke 2020, Algorithm 2).
 
-    Parameters
-    ----------
-    scale : int, float or Fraction
-        b > 0 (a float is taken at its exact binary value).
-    rng : None, int, numpy.random.Generator or RandomBits
-        Source of random bits (None: the OS CSPRNG).
-
-    Returns
-    -------
-    int
-
     Examples
     --------
     >>> from fdp.mechanisms import discrete_laplace
@@ -243,17 +199,6 @@ def _dlap(t: int, s: int, src: RandomBits) -> int:
 def discrete_gaussian(sigma2: RationalLike, rng: ExactRng = None) -> int:
     """One draw of P[Z = z] ∝ e^{−z²/(2σ²)}, σ² = ``sigma2`` rational > 0 (Canonne,
     Kamath & Steinke 2020, Algorithm 3).
-
-    Parameters
-    ----------
-    sigma2 : int, float or Fraction
-        σ² > 0 (a float is taken at its exact binary value).
-    rng : None, int, numpy.random.Generator or RandomBits
-        Source of random bits (None: the OS CSPRNG).
-
-    Returns
-    -------
-    int
 
     Examples
     --------
@@ -291,8 +236,33 @@ def _sensitivity_int(x: object) -> int:
     return _validate.positive_int("sensitivity", x, low=1)
 
 
+class _IntegerNoise(Mechanism):
+    """An integer query plus exact integer noise (``_noise``), one draw per entry."""
+
+    __slots__ = ()
+    sensitivity: int
+
+    def _noise(self, src: RandomBits) -> int:
+        raise NotImplementedError
+
+    def release(self, value: ArrayLike, rng: ExactRng = None) -> int | np.ndarray:
+        """value + exact noise, entry by entry (integers in, integers out)."""
+        x = _integers("value", value)
+        src = _bits(rng)
+        noise = [self._noise(src) for _ in range(x.size)]
+        out = x + np.array(noise, dtype=np.int64).reshape(x.shape)
+        return int(out) if np.ndim(value) == 0 else out
+
+    def sample(self, value: Any, n: int, rng: ExactRng = None) -> np.ndarray:
+        n = _validate.positive_int("n", n)
+        return np.asarray(self.release(np.full(n, int(value), dtype=np.int64), rng))
+
+    def audit_inputs(self) -> tuple[int, int]:
+        return 0, self.sensitivity
+
+
 @dataclass(frozen=True)
-class DiscreteLaplaceMechanism(Mechanism):
+class DiscreteLaplaceMechanism(_IntegerNoise):
     """M(x) = x + Z, Z ~ discrete Laplace with scale b, for integer queries; exact sampler.
 
     ``sensitivity`` Δ: a positive integer, sup |q(S) − q(S')|. ``scale``: rational b > 0
@@ -332,25 +302,12 @@ class DiscreteLaplaceMechanism(Mechanism):
         """``fdp.DiscreteLaplace(scale, sensitivity)``, exact (b rounded to the nearest double)."""
         return DiscreteLaplace(float(self.scale), self.sensitivity)
 
-    def release(self, value: ArrayLike, rng: ExactRng = None) -> int | np.ndarray:
-        """value + exact discrete Laplace noise, entry by entry (integers in, integers out)."""
-        x = _integers("value", value)
-        src = _bits(rng)
-        b = self.scale
-        noise = [_dlap(b.numerator, b.denominator, src) for _ in range(x.size)]
-        out = x + np.array(noise, dtype=np.int64).reshape(x.shape)
-        return int(out) if np.ndim(value) == 0 else out
-
-    def sample(self, value: Any, n: int, rng: ExactRng = None) -> np.ndarray:
-        n = _validate.positive_int("n", n)
-        return np.asarray(self.release(np.full(n, int(value), dtype=np.int64), rng))
-
-    def audit_inputs(self) -> tuple[int, int]:
-        return 0, self.sensitivity
+    def _noise(self, src: RandomBits) -> int:
+        return _dlap(self.scale.numerator, self.scale.denominator, src)
 
 
 @dataclass(frozen=True)
-class DiscreteGaussianMechanism(Mechanism):
+class DiscreteGaussianMechanism(_IntegerNoise):
     """M(x) = x + Z, Z ~ discrete Gaussian N_Z(0, σ²), for integer queries; exact sampler.
 
     ``sensitivity`` Δ: a positive integer (for vector queries, integer vectors with
@@ -398,19 +355,6 @@ class DiscreteGaussianMechanism(Mechanism):
         bracket above at a cost independent of σ (σ rounded to the nearest double)."""
         return DiscreteGaussian(float(self.sigma), self.sensitivity)
 
-    def release(self, value: ArrayLike, rng: ExactRng = None) -> int | np.ndarray:
-        """value + exact discrete Gaussian noise, entry by entry."""
-        x = _integers("value", value)
-        src = _bits(rng)
-        s2 = self.sigma2
-        noise = [_dgauss(s2, src) for _ in range(x.size)]
-        out = x + np.array(noise, dtype=np.int64).reshape(x.shape)
-        return int(out) if np.ndim(value) == 0 else out
-
-    def sample(self, value: Any, n: int, rng: ExactRng = None) -> np.ndarray:
-        n = _validate.positive_int("n", n)
-        return np.asarray(self.release(np.full(n, int(value), dtype=np.int64), rng))
-
-    def audit_inputs(self) -> tuple[int, int]:
-        return 0, self.sensitivity
+    def _noise(self, src: RandomBits) -> int:
+        return _dgauss(self.sigma2, src)
 

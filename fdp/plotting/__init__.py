@@ -1,5 +1,8 @@
 """Plots of trade-off functions (matplotlib). Every helper takes and returns an Axes.
 
+Each figure helper draws on its ``ax`` argument (None opens a new pyplot figure) and
+returns the Axes it drew on.
+
 ``fdp.plot(f, g, labels=[...])`` draws any trade-off functions on square [0, 1]²
 axes with the perfect-privacy line 1 − α. Exact closed forms are drawn as lines,
 certified numeric results as the band between their lower and upper bounds, and
@@ -62,6 +65,7 @@ from fdp.plotting.style import (
     tradeoff_axes,
 )
 from fdp.plotting.trajectory import epsilon_trajectory
+from fdp.tradeoff import TradeOff
 
 
 def plot(*fs: Any, labels: Sequence[str | None] | None = None, ax: Axes | None = None,
@@ -75,17 +79,10 @@ def plot(*fs: Any, labels: Sequence[str | None] | None = None, ax: Axes | None =
         their lower convex hull, ``fdp.from_points``).
     labels : sequence of str or None, optional
         One label per argument; default the LaTeX names of the functions.
-    ax : matplotlib.axes.Axes or None, optional
-        Axes to draw on; None opens a new pyplot figure.
     diagonal : bool, optional
         Draw the perfect-privacy line Id(α) = 1 − α (default True).
     title : str or None, optional
         Axes title.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        The Axes drawn on.
 
     Raises
     ------
@@ -104,7 +101,6 @@ def plot(*fs: Any, labels: Sequence[str | None] | None = None, ax: Axes | None =
     >>> len(ax.get_lines()) >= 4
     True
     """
-    from fdp.tradeoff import TradeOff
     if labels is not None:
         labels = list(labels)
         if len(labels) != len(fs):

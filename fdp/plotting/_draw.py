@@ -21,11 +21,14 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.lines import Line2D
 
+import dataclasses
 import re
 
 import numpy as np
+from matplotlib.mathtext import MathTextParser
 
 from fdp._types import ArrayLike
+from fdp.engine import Numeric
 from fdp.families.piecewise import PiecewiseLinear, from_points
 from fdp.plotting.style import alpha_grid
 from fdp.status import Status
@@ -51,16 +54,6 @@ def latex_label(f: TradeOff) -> str:
     factors (a DP-SGD run, say) keeps its own text name. Exponents and subscripts of
     several characters are braced (``^10`` → ``^{10}``), so TeX raises all of them.
 
-    Parameters
-    ----------
-    f : TradeOff
-        The function to name.
-
-    Returns
-    -------
-    str
-        A legend label.
-
     Examples
     --------
     >>> import fdp
@@ -76,7 +69,6 @@ def latex_label(f: TradeOff) -> str:
     if text is not None:
         text = "$" + _compact(re.sub(r"([\^_])([0-9.]{2,})", r"\1{\2}", text)) + "$"
         try:
-            from matplotlib.mathtext import MathTextParser
             MathTextParser("path").parse(text)
             return text
         except Exception:  # an exotic latex() string: fall back to the text name
@@ -88,7 +80,6 @@ def _math_name(f: TradeOff) -> str | None:
     """f.latex() with every numeric operand named by what it composes; for a numeric
     result itself that name (None if it is not a plain composition, or its inverse, of
     factors with LaTeX names)."""
-    from fdp.engine import Numeric
     if isinstance(f, Numeric):
         return _numeric_name(f)
     text = f.latex()
@@ -104,10 +95,7 @@ def _math_name(f: TradeOff) -> str | None:
 
 def _numeric_operands(f: Any, depth: int = 0) -> list[Any]:
     """The numeric results among the operands of f (its dataclass fields, nested)."""
-    import dataclasses
 
-    from fdp.engine import Numeric
-    from fdp.tradeoff import TradeOff
     if depth > 4 or not dataclasses.is_dataclass(f):
         return []
     found = []
@@ -153,7 +141,6 @@ def _text_name(f: TradeOff) -> str:
     A DP-SGD run's label ``dpsgd(sigma=…, q=…, steps=…, sampler, sensitivity=…)`` is
     shortened to ``DP-SGD σ=…, q=…, T=…`` (the sampler and sensitivity belong in the
     caption or the legend's title, which ``plot_samplers`` writes)."""
-    from fdp.engine import Numeric
     if not isinstance(f, Numeric):
         text = repr(f).split("  # ")[0]
         return text if f.status.is_guarantee else f"{text} ({f.status.value})"

@@ -8,7 +8,7 @@ are drawn dashed and labelled as approximations, never as guarantees.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -17,8 +17,17 @@ from fdp import _validate
 from fdp._types import ArrayLike, FloatArray
 from fdp.conversions.gdp import gdp_delta, gdp_epsilon
 from fdp.families import EpsDelta, Gaussian, Laplace
+from fdp.operations.subsample import SAMPLINGS, PoissonAdd
 from fdp.plotting._draw import draw_tradeoff, latex_label
-from fdp.plotting.style import alpha_grid, color, get_axes, legend, linestyle, tradeoff_axes
+from fdp.plotting.style import (
+    alpha_grid,
+    color,
+    get_axes,
+    legend,
+    linestyle,
+    tradeoff_axes,
+    zoom_inset,
+)
 from fdp.status import Status
 
 if TYPE_CHECKING:
@@ -65,17 +74,10 @@ def privacy_profile(*fs: TradeOff, labels: Sequence[str] | None = None,
         One label per function; default their LaTeX names.
     eps : array_like or None, optional
         The ε axis; default 201 points on [0, 10].
-    ax : matplotlib.axes.Axes or None, optional
-        Axes to draw on; None opens a new pyplot figure.
     logy : bool, optional
         Logarithmic δ axis (default True).
     floor : float, optional
         Smallest δ drawn on the log axis (default 1e-12).
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        The Axes drawn on.
 
     Examples
     --------
@@ -100,14 +102,19 @@ def privacy_profile(*fs: TradeOff, labels: Sequence[str] | None = None,
             ax.fill_between(e, np.maximum(lo, floor) if logy else lo,
                             np.maximum(hi, floor) if logy else hi, color=color(i), alpha=0.25,
                             linewidth=0)
-    if logy:
+    _profile_axes(ax, floor if logy else None)
+    legend(ax)
+    return ax
+
+
+def _profile_axes(ax: Axes, floor: float | None) -> None:
+    """Label δ(ε) axes; a log δ axis down to ``floor`` unless it is None."""
+    if floor is not None:
         ax.set_yscale("log")
         ax.set_ylim(bottom=floor)
     ax.set_xlabel(r"$\varepsilon$")
     ax.set_ylabel(r"$\delta(\varepsilon)$")
     ax.grid(True, color="0.9", linewidth=0.6)
-    legend(ax)
-    return ax
 
 
 def gdp_conversion(mu: float = 1.0, deltas: Sequence[float] = (1e-1, 1e-2, 1e-3, 1e-5), *,
@@ -123,21 +130,9 @@ def gdp_conversion(mu: float = 1.0, deltas: Sequence[float] = (1e-1, 1e-2, 1e-3,
         μ > 0 (default 1).
     deltas : sequence of float, optional
         The δ at which the implied f_{ε,δ} are drawn.
-    ax : matplotlib.axes.Axes or None, optional
-        Axes to draw on; None opens a new pyplot figure.
     zoom : float or None, optional
         If given, an inset magnifies [0, zoom]², where the f_{ε,δ} of small δ (large ε)
         have their kink and would otherwise hug the axes.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        The Axes drawn on.
-
-    Raises
-    ------
-    ValueError
-        If ``mu`` or ``zoom`` is out of range.
 
     Examples
     --------
@@ -147,7 +142,6 @@ def gdp_conversion(mu: float = 1.0, deltas: Sequence[float] = (1e-1, 1e-2, 1e-3,
     >>> len(ax.child_axes)
     1
     """
-    from fdp.plotting.style import zoom_inset
     mu = _validate.real("mu", mu, low=0.0, low_open=True)
     ax = tradeoff_axes(get_axes(ax))
     targets = [ax]
@@ -180,15 +174,8 @@ def group_privacy(f: TradeOff, ks: Sequence[int] = (1, 2, 4, 8), *, ax: Axes | N
         The guarantee for one individual.
     ks : sequence of int, optional
         Group sizes to draw.
-    ax : matplotlib.axes.Axes or None, optional
-        Axes to draw on; None opens a new pyplot figure.
     name : str or None, optional
         LaTeX name of f in the labels; default ``f.latex()``.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        The Axes drawn on.
 
     Examples
     --------
@@ -222,13 +209,6 @@ def laplace_limit(mu: float = 1.0, ks: Sequence[int] = (1, 2, 5, 10), *,
         The group's total ε budget μ (default 1).
     ks : sequence of int, optional
         Group sizes to draw.
-    ax : matplotlib.axes.Axes or None, optional
-        Axes to draw on; None opens a new pyplot figure.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        The Axes drawn on.
 
     Examples
     --------
@@ -269,17 +249,10 @@ def clt_band(composed: TradeOff, mu: float, gamma: float | None = None, *,
         μ of the CLT limit (``fdp.clt`` computes it).
     gamma : float or None, optional
         Berry–Esseen γ; no band when None or γ ≥ 1/2.
-    ax : matplotlib.axes.Axes or None, optional
-        Axes to draw on; None opens a new pyplot figure.
     label : str or None, optional
         Label of the composition (default "composition").
     i : int, optional
         Colour index of the composition (the CLT curve takes ``i + 1``).
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        The Axes drawn on.
 
     Examples
     --------
@@ -323,8 +296,6 @@ def subsampling(f: TradeOff, ps: Sequence[float] = (0.1, 0.3, 0.6, 1.0), *,
         The guarantee of the mechanism run on the subsample.
     ps : sequence of float, optional
         Sampling probabilities.
-    ax : matplotlib.axes.Axes or None, optional
-        Axes to draw on; None opens a new pyplot figure.
     sampling : {"poisson", "without_replacement"}, optional
         Passed to ``f.subsample``, with its default "poisson" (add/remove neighbours);
         "without_replacement" for C_p of DRS Thm 4.2 (replace-one neighbours). The
@@ -332,11 +303,6 @@ def subsampling(f: TradeOff, ps: Sequence[float] = (0.1, 0.3, 0.6, 1.0), *,
     show_parts : float or None, optional
         Also draw f_p and f_p⁻¹ dotted for this p, to show the symmetrisation C_p
         performs.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        The Axes drawn on.
 
     Raises
     ------
@@ -354,7 +320,6 @@ def subsampling(f: TradeOff, ps: Sequence[float] = (0.1, 0.3, 0.6, 1.0), *,
     >>> ax.get_legend().get_title().get_text()
     'Poisson sampling, add/remove neighbours'
     """
-    from fdp.operations.subsample import SAMPLINGS, PoissonAdd
     if sampling not in SAMPLINGS:
         raise ValueError(f"sampling must be one of {SAMPLINGS}, got {sampling!r}")
     ax = tradeoff_axes(get_axes(ax))
@@ -390,15 +355,8 @@ def dpsgd_comparison(certified: TradeOff | None = None, clt_mu: float | None = N
         μ of the CLT approximation (``fdp.dpsgd_clt_mu``).
     rdp_eps, delta : float or None, optional
         The moments-accountant ε at δ (both needed to draw f_{ε,δ}).
-    ax : matplotlib.axes.Axes or None, optional
-        Axes to draw on; None opens a new pyplot figure.
     title : str or None, optional
         Axes title.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        The Axes drawn on.
 
     Examples
     --------
@@ -412,16 +370,24 @@ def dpsgd_comparison(certified: TradeOff | None = None, clt_mu: float | None = N
     True
     """
     ax = tradeoff_axes(get_axes(ax), title=title)
-    if certified is not None:
-        draw_tradeoff(ax, certified, label="certified f-DP", color=color(0))
-    if clt_mu is not None:
-        draw_tradeoff(ax, Gaussian(clt_mu), color=color(1), linestyle="--",
-                      label=rf"CLT $G_{{{clt_mu:.3f}}}$ (approximation)")
-    if rdp_eps is not None and delta is not None:
-        draw_tradeoff(ax, EpsDelta(rdp_eps, delta), color=color(2), linestyle=":",
-                      linewidth=1.6, label=rf"RDP/MA $f_{{{rdp_eps:.2f},{delta:g}}}$")
+    _accountant_curves(ax, draw_tradeoff, certified, clt_mu, rdp_eps, delta)
     legend(ax, loc="upper right")
     return ax
+
+
+def _accountant_curves(ax: Axes, draw: Callable[..., object], certified: TradeOff | None,
+                       clt_mu: float | None, rdp_eps: float | None, delta: float | None,
+                       **kw: float) -> None:
+    """The certified curve, the CLT G_μ and the moments accountant's f_{ε,δ}, each when
+    given, drawn by ``draw`` (``draw_tradeoff`` or ``draw_roc``) in one style."""
+    if certified is not None:
+        draw(ax, certified, label="certified f-DP", color=color(0), **kw)
+    if clt_mu is not None:
+        draw(ax, Gaussian(clt_mu), color=color(1), linestyle="--",
+             label=rf"CLT $G_{{{clt_mu:.3f}}}$ (approximation)", **kw)
+    if rdp_eps is not None and delta is not None:
+        draw(ax, EpsDelta(rdp_eps, delta), color=color(2), linestyle=":", linewidth=1.6,
+             label=rf"RDP/MA $f_{{{rdp_eps:.2f},{delta:g}}}$", **kw)
 
 
 def roc_axes(ax: Axes, *, alpha_min: float = 1e-8, title: str | None = None) -> Axes:
@@ -439,11 +405,6 @@ def roc_axes(ax: Axes, *, alpha_min: float = 1e-8, title: str | None = None) -> 
         Smallest false-positive rate shown (default 1e-8).
     title : str or None, optional
         Axes title.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        ``ax``.
 
     Examples
     --------
@@ -532,23 +493,10 @@ def dpsgd_roc(certified: TradeOff | None = None, clt_mu: float | None = None,
 
     Parameters
     ----------
-    certified : TradeOff or None, optional
-        The certified result (``fdp.dpsgd``).
-    clt_mu : float or None, optional
-        μ of the CLT approximation.
-    rdp_eps, delta : float or None, optional
-        The moments-accountant ε at δ (both needed to draw f_{ε,δ}).
-    ax : matplotlib.axes.Axes or None, optional
-        Axes to draw on; None opens a new pyplot figure.
-    title : str or None, optional
-        Axes title.
+    certified, clt_mu, rdp_eps, delta, title
+        As in ``dpsgd_comparison``.
     alpha_min : float, optional
         Smallest false-positive rate shown (default 1e-8).
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        The Axes drawn on.
 
     Examples
     --------
@@ -560,15 +508,7 @@ def dpsgd_roc(certified: TradeOff | None = None, clt_mu: float | None = None,
     'log'
     """
     ax = roc_axes(get_axes(ax), alpha_min=alpha_min, title=title)
-    if certified is not None:
-        draw_roc(ax, certified, label="certified f-DP", color=color(0), alpha_min=alpha_min)
-    if clt_mu is not None:
-        draw_roc(ax, Gaussian(clt_mu), color=color(1), linestyle="--",
-                 label=rf"CLT $G_{{{clt_mu:.3f}}}$ (approximation)", alpha_min=alpha_min)
-    if rdp_eps is not None and delta is not None:
-        draw_roc(ax, EpsDelta(rdp_eps, delta), color=color(2), linestyle=":",
-                 linewidth=1.6, label=rf"RDP/MA $f_{{{rdp_eps:.2f},{delta:g}}}$",
-                 alpha_min=alpha_min)
+    _accountant_curves(ax, draw_roc, certified, clt_mu, rdp_eps, delta, alpha_min=alpha_min)
     legend(ax, loc="lower right")
     return ax
 
@@ -584,25 +524,16 @@ def dpsgd_profile(certified: TradeOff | None = None, clt_mu: float | None = None
 
     Parameters
     ----------
-    certified : TradeOff or None, optional
-        The certified result (``fdp.dpsgd``).
-    clt_mu : float or None, optional
-        μ of the CLT approximation.
+    certified, clt_mu
+        As in ``dpsgd_comparison``.
     eps : array_like or None, optional
         The ε axis; default 121 points on [0, 12].
-    ax : matplotlib.axes.Axes or None, optional
-        Axes to draw on; None opens a new pyplot figure.
     title : str or None, optional
         Axes title.
     floor : float, optional
         Smallest δ drawn (default 1e-12).
     delta : float or None, optional
         Target δ to mark.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        The Axes drawn on.
 
     Examples
     --------
@@ -626,11 +557,7 @@ def dpsgd_profile(certified: TradeOff | None = None, clt_mu: float | None = None
     if delta is not None:
         ax.axhline(delta, color="0.4", linestyle=":", linewidth=1.0,
                    label=rf"target $\delta={delta:g}$")
-    ax.set_yscale("log")
-    ax.set_ylim(bottom=floor)
-    ax.set_xlabel(r"$\varepsilon$")
-    ax.set_ylabel(r"$\delta(\varepsilon)$")
-    ax.grid(True, color="0.9", linewidth=0.6)
+    _profile_axes(ax, floor)
     if title:
         ax.set_title(title)
     legend(ax, loc="upper right")          # δ(ε) falls from the upper left

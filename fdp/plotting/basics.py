@@ -41,20 +41,8 @@ def hypothesis_test(mu: float = 2.0, threshold: float | None = None, *, ax: Axes
         Mean μ ≥ 0 of Q (default 2).
     threshold : float or None, optional
         The threshold t; default μ/2.
-    ax : matplotlib.axes.Axes or None, optional
-        Axes to draw on; None opens a new pyplot figure.
     labels : (str, str), optional
         Legend labels of P and Q.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        The Axes drawn on.
-
-    Raises
-    ------
-    ValueError
-        If ``mu`` or ``threshold`` is out of range.
 
     Examples
     --------
@@ -115,8 +103,6 @@ def fdp_region(f: TradeOff, candidates: Sequence[TradeOff], labels: Sequence[str
         Trade-off curves to compare with f.
     labels : sequence of str or None, optional
         One label per candidate.
-    ax : matplotlib.axes.Axes or None, optional
-        Axes to draw on; None opens a new pyplot figure.
     f_label : str or None, optional
         Label of f.
     shade : bool, optional
@@ -175,13 +161,6 @@ def eps_delta(eps: float = 1.0, delta: float = 0.1, *, ax: Axes | None = None) -
         ε ≥ 0 (default 1).
     delta : float, optional
         δ in [0, 1] (default 0.1).
-    ax : matplotlib.axes.Axes or None, optional
-        Axes to draw on; None opens a new pyplot figure.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        The Axes drawn on.
 
     Examples
     --------
@@ -224,13 +203,6 @@ def gdp_family(mus: Sequence[float] = (0.5, 1.0, 2.0, 3.0), *,
     ----------
     mus : sequence of float, optional
         The μ ≥ 0 to draw.
-    ax : matplotlib.axes.Axes or None, optional
-        Axes to draw on; None opens a new pyplot figure.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        The Axes drawn on.
 
     Examples
     --------

@@ -7,15 +7,20 @@ matplotlib users expect.
 
 from __future__ import annotations
 
+import io
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+from PIL import Image
 
 if TYPE_CHECKING:
     from os import PathLike
 
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
-
-import numpy as np
 
 #: Colour cycle (Okabe–Ito, readable by colour-blind readers and in greyscale).
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
@@ -52,7 +57,6 @@ def get_axes(ax: Axes | None = None, *, figsize: tuple[float, float] = (4.6, 4.6
     """
     if ax is not None:
         return ax
-    import matplotlib.pyplot as plt
     _, ax = plt.subplots(figsize=figsize, layout="constrained")
     return ax
 
@@ -82,7 +86,6 @@ def new_figure(nrows: int = 1, ncols: int = 1, *, size: float = 4.2,
     >>> axes.shape
     (1, 2)
     """
-    from matplotlib.figure import Figure
     fig = Figure(figsize=figsize or (size * ncols, size * nrows), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False)
     return fig, axes
@@ -125,11 +128,6 @@ def tradeoff_axes(ax: Axes, *, diagonal: bool = True, title: str | None = None) 
         Draw the line Id(α) = 1 − α (default True).
     title : str or None, optional
         Axes title.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        ``ax``.
 
     Examples
     --------
@@ -188,11 +186,6 @@ def legend(ax: Axes, *, crowded: str = "inside", outside: bool = False, **kw: An
     **kw
         Passed to ``Axes.legend``.
 
-    Returns
-    -------
-    matplotlib.axes.Axes
-        ``ax``.
-
     Examples
     --------
     >>> import fdp
@@ -218,9 +211,8 @@ def legend(ax: Axes, *, crowded: str = "inside", outside: bool = False, **kw: An
         if beside:
             kw.update(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
         leg = ax.legend(**kw)
-        from matplotlib.figure import Figure as _Figure
         fig = ax.get_figure()
-        if beside and isinstance(fig, _Figure) and fig.axes == [ax]:
+        if beside and isinstance(fig, Figure) and fig.axes == [ax]:
             room = leg.get_window_extent().width / fig.dpi + 0.1
             # a second call replaces the room the first one made
             fig.set_figwidth(fig.get_figwidth() - getattr(ax, "_fdp_legend_room", 0.0) + room)
@@ -275,10 +267,7 @@ def save(fig: Figure, path: str | PathLike[str], *, dpi: int = SAVE_DPI) -> bool
     >>> save(fig, path), save(fig, path)
     (True, False)
     """
-    import io
-    from pathlib import Path
 
-    import matplotlib
 
     path = Path(path)
     fmt = path.suffix[1:].lower() or matplotlib.rcParams["savefig.format"]
@@ -299,9 +288,7 @@ def _same_content(old: bytes, new: bytes, fmt: str) -> bool:
         return True
     if fmt != "png":
         return False
-    import io
 
-    from PIL import Image
     try:
         with Image.open(io.BytesIO(old)) as a, Image.open(io.BytesIO(new)) as b:
             return (a.size == b.size and a.mode == b.mode

@@ -1,23 +1,6 @@
 """CLT limits of noisy SGD (DP-SGD), and how far they are from the truth.
 
-With sampling rate p, T steps, noise multiplier σ and p√T → ν as T → ∞, and
-σ' = σ/s where s is the sensitivity of the clipped gradient sum in units of the
-clipping norm (``fdp.sgd.certified``: 1 for add/remove, 2 by default for replace-one):
-
-* Poisson subsampling, add/remove neighbours (Bu, Dong, Long, Su 2020, their CLT
-  for Poisson-subsampled NoisySGD):      μ = p √T √(e^{1/σ'²} − 1).
-* Uniform subsampling without replacement (batch of m out of n, p = m/n),
-  replace-one neighbours (DRS §5, the NoisySGD CLT, stated for σ' = the noise
-  multiplier relative to the replace-one sensitivity):
-                 μ = p √(2T) √(e^{1/σ'²} Φ(1.5/σ') + 3Φ(−0.5/σ') − 2).
-  Bu et al. evaluate it at σ' = σ (s = 1); pass ``sensitivity=1`` for their numbers.
-
-The two are different theorems for different neighbouring relations: they are
-never mixed, and ``sampling`` must name one. Both are p → 0 limits, not bounds for
-finite T: the GDP accountant built on the Poisson formula (Opacus) under-reports ε,
-by 39.5 % at σ = 0.7, T = 1000, p = 256/60000. ``compare_dpsgd_clt`` puts the CLT ε
-beside the certified bracket of the numeric accountant ``fdp.dpsgd`` and says
-when the CLT is below it.
+The derivation: docs/derivations/dpsgd-clt.md.
 """
 
 from __future__ import annotations
@@ -28,7 +11,8 @@ import numpy as np
 from scipy.special import ndtr
 
 from fdp import _validate
-from fdp.sgd.certified import resolve_sensitivity
+from fdp.conversions.gdp import gdp_epsilon
+from fdp.sgd.certified import dpsgd, resolve_sensitivity
 
 #: The neighbouring relation each sampling scheme's CLT is proved for.
 NEIGHBOURING = {"poisson": "add_remove", "without_replacement": "replace_one"}
@@ -71,11 +55,6 @@ def dpsgd_clt_mu(noise_multiplier: float, sample_rate: float, steps: float,
     -------
     float
         The CLT μ (an approximation; ``inf`` when e^{1/σ'²} overflows).
-
-    Raises
-    ------
-    ValueError
-        If a parameter is out of range or ``sampling`` has no CLT here.
 
     Examples
     --------
@@ -183,15 +162,6 @@ def compare_dpsgd_clt(noise_multiplier: float, sample_rate: float, steps: int,
     sensitivity : float, optional
         Sensitivity of the clipped gradient sum in clipping norms.
 
-    Returns
-    -------
-    DPSGDComparison
-
-    Raises
-    ------
-    ValueError
-        If a parameter is out of range or ``sampling`` has no CLT.
-
     Examples
     --------
     The Opacus GDP accountant's formula under-reports ε (σ = 0.7, 1000 steps):
@@ -206,9 +176,7 @@ def compare_dpsgd_clt(noise_multiplier: float, sample_rate: float, steps: int,
     t = _validate.positive_int("steps", steps)
     d = _validate.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
     mu = dpsgd_clt_mu(noise_multiplier, sample_rate, t, sampling, sensitivity=sens)
-    from fdp.conversions.gdp import gdp_epsilon
     eps_clt = float(gdp_epsilon(mu, d))
-    from fdp.sgd.certified import dpsgd
     kwargs: dict[str, float] = {} if tol is None else {"tol": tol}
     f = dpsgd(noise_multiplier=noise_multiplier, sample_rate=sample_rate, steps=t,
               sampling=sampling, neighbouring=NEIGHBOURING[sampling], sensitivity=sens,

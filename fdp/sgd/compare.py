@@ -96,15 +96,6 @@ def compare_accountants(noise_multiplier: float, sample_rate: float, steps: int,
     tol : float, optional
         Engine grid accuracy of the certified accountant (as in ``dpsgd``).
 
-    Returns
-    -------
-    AccountantComparison
-
-    Raises
-    ------
-    ValueError
-        If a parameter is out of range or ``sampling`` has no CLT.
-
     Examples
     --------
     >>> from fdp.sgd import compare_accountants

@@ -1,85 +1,14 @@
 """Correlated noise: DP-FTRL tree aggregation and matrix-factorisation mechanisms.
 
-Training with correlated noise releases, instead of the per-step noisy gradients
-g_t + z_t, the rows of a linear map of them. With the gradient matrix G (one row per
-step, each row a clipped gradient sum) and a factorisation A = B C of the workload A
-(A the lower-triangular all-ones prefix-sum matrix for DP-FTRL), the mechanism
-releases C G + Z, Z with i.i.d. N(0, σ²) entries (per coordinate), and the learner
-reads B (C G + Z) = A G + B Z. Everything private is in C G + Z: a Gaussian mechanism
-whose sensitivity is the largest change of C G between neighbouring datasets.
-
-Tree aggregation (Kairouz et al. 2021, "Practical and Private (Deep) Learning without
-Sampling or Shuffling", ICML 2021, §3 and Appendix D)
------------------------------------------------------------------------------------
-The binary tree over T steps releases every completed dyadic partial sum
-Σ_{t ∈ node} g_t + N(0, σ²) (in clipping norms: noise standard deviation σ·C for
-clipping norm C). Its levels ℓ = 0, 1, … with 2^ℓ ≤ T hold completed nodes, so one leaf
-lies in depth(T) = ⌊log2 T⌋ + 1 = ⌈log2(T + 1)⌉ released nodes (the bit length of T;
-depth(0) = 0). The neighbouring relation is "replace one record with a special record"
-(the special record contributes the zero gradient, Kairouz et al. 2021 §2). A record
-used once, at step t, moves leaf t by its clipped gradient v, |v| ≤ s (s the
-sensitivity of one step's sum, in clipping norms), and nothing else: the other records'
-gradients are the same functions of the earlier releases under both neighbours. So
-each of the depth(T) released nodes above leaf t moves by the same v, fixed when step t
-runs, and the release is the adaptive composition of Gaussian mechanisms whose squared
-shifts add up to at most s² depth(T): G_{s √depth(T)/σ} (DRS Thm 2.7 and Cor 3.3),
-attained by a gradient of norm s (with all other gradients zero), hence exact.
-
-Several trees (restarts after T_1, …, T_k steps) compose: a record used once in every
-tree gives μ² = Σ_i depth(T_i) s²/σ² (DRS Cor 3.3, G_a ⊗ G_b = G_√(a²+b²)). If each
-record is used at most once across all trees (one epoch; dp_accounting's
-``SingleEpochTreeAggregationDpEvent``), only its own tree moves and
-μ = s √(max_i depth(T_i))/σ, which is the RDP α·max_depth/(2σ²) that dp_accounting's
-``_compute_rdp_single_epoch_tree_aggregation`` charges.
-
-Amplified banded matrix factorisation (Choquette-Choo, Ganesh, McKenna, McMahan,
-Rush, Thakurta & Xu 2023, "(Amplified) Banded Matrix Factorization: A unified approach
-to private training", NeurIPS 2023, §4)
------------------------------------------------------------------------------------
-C is b-banded: lower-triangular with C[i, j] = 0 for i − j ≥ b, so column j is
-supported on rows j, …, j + b − 1 and columns j and j + b act on disjoint rows.
-Cyclic Poisson sampling: the m records are split, independently of the data, into b
-groups D_0, …, D_{b−1}; at iteration i every record of group D_{i mod b} joins the batch
-independently with probability q (the others sit out), so a record is eligible in at
-most ⌈n/b⌉ of the n iterations, any two of them b apart. For an expected batch size B
-the rate is q = B·b/m (each group holds m/b records). With columns of norm at most 1
-and noise N(0, σ²) on every entry of C G + Z (per coordinate, in clipping norms), the
-paper proves that the n iterations satisfy every guarantee of DP-SGD with Poisson rate
-q, noise multiplier σ and ⌈n/b⌉ steps under add/remove neighbours: each eligible
-iteration of a record moves a disjoint block of rows by at most one clipped gradient.
-The bound is attained, so the DP-SGD curve is the exact curve of BandMF, when the
-columns a record of some group is eligible at all have norm 1 (e.g. a Toeplitz band with
-n a multiple of b): take every other gradient zero, and each eligible iteration is one
-Poisson-subsampled Gaussian step on its own block of rows. A strategy whose columns are
-shorter is at least as private. A strategy whose largest column norm is κ is the
-normalised C/κ with noise σ/κ (the decoder B absorbs κ), i.e. DP-SGD with sensitivity κ.
-
-Multi-epoch matrix factorisation without amplification (Choquette-Choo, McMahan, Rush
-& Thakurta 2023, "Multi-Epoch Matrix Factorization Mechanisms for Private Machine
-Learning", ICML 2023, §2; Denisov, McMahan, Rush, Smith & Thakurta 2022, NeurIPS)
------------------------------------------------------------------------------------
-Under (k, b)-participation a record takes part in a set π of at most k iterations, any
-two at least b apart, contributing a clipped gradient g_i (|g_i| ≤ 1) at each i ∈ π.
-C G + Z then moves by C X_π (X_π has rows g_i for i ∈ π, zero elsewhere) and, with
-M = CᵀC,
-
-    |C X_π|_F² = Σ_{i, j ∈ π} M_ij ⟨g_i, g_j⟩.
-
-The release is the Gaussian mechanism G_{Δ/σ} with Δ² = max_π sup_g of that sum (the
-shift of largest norm; DRS Thm 2.7). The sup is at most Σ_{i,j∈π} |M_ij| (|⟨g_i, g_j⟩|
-≤ 1), and that bound is attained when the signs of M on π are balanced, i.e. there are
-signs s_i with s_i s_j M_ij ≥ 0 for all i, j ∈ π: take g_i = s_i g for one unit vector
-g. A non-negative M (every non-negative C) is balanced, and so is every pattern of at
-most two iterations. Hence
-
-    Δ² = max_π Σ_{i,j∈π} |M_ij|     whenever a maximiser π of the right side is balanced,
-
-and otherwise that maximum is a proven upper bound and max_π u_πᵀ M u_π (g_i all equal,
-u_π the indicator of π) a proven lower bound. Adding an iteration to π never lowers
-Σ |M_ij|. ``mf_sensitivity`` enumerates all patterns when there are few; beyond that it
-bounds the maximum by a dynamic programme over b-separated sets (``mf_sensitivity``),
-and the lower side by the strided patterns {j, j + b, …} (g_i all equal) and by the
-patterns of at most two iterations (always balanced, so attained).
+The mechanism releases C G + Z (G the per-step clipped gradient sums, A = B C a
+factorisation of the workload, Z i.i.d. N(0, σ²)); the learner reads B(C G + Z) = A G
++ B Z, so everything private is a Gaussian mechanism whose sensitivity is the largest
+change of C G between neighbours. Tree aggregation (Kairouz et al., ICML 2021):
+G_{s √depth(T)/σ}, exact, under replace-with-a-special-record. Amplified banded MF
+(Choquette-Choo et al., NeurIPS 2023): DP-SGD with Poisson rate q = B b/m over ⌈n/b⌉
+steps and sensitivity the largest column norm. Multi-epoch MF (Choquette-Choo et al.,
+ICML 2023): G_{Δ/σ} with Δ² = max_π Σ_{i,j∈π} |M_ij|, M = CᵀC, when a maximiser is
+sign-balanced (``mf_sensitivity``). The derivations: docs/derivations/correlated-noise.md.
 """
 
 from __future__ import annotations
@@ -97,6 +26,7 @@ from fdp._constants import UNIT_ROUNDOFF
 from fdp._types import ArrayLike, FloatArray
 from fdp.families import Gaussian
 from fdp.families.gaussian_range import GaussianRange
+from fdp.sgd.certified import dpsgd
 from fdp.tradeoff import TradeOff
 
 
@@ -110,10 +40,6 @@ def tree_depth(steps: int) -> int:
     ----------
     steps : int
         T ≥ 0.
-
-    Returns
-    -------
-    int
 
     Examples
     --------
@@ -132,8 +58,8 @@ def tree_aggregation(noise_multiplier: float, steps: int | Sequence[int], *,
     The neighbouring relation is REPLACE ONE RECORD WITH A SPECIAL (zero-gradient)
     RECORD, the relation of Kairouz et al. 2021; the curve is not a guarantee for
     add/remove or replace-one neighbours. Each tree node carries independent noise of
-    standard deviation σ (in clipping norms); the derivation is in the module
-    docstring.
+    standard deviation σ (in clipping norms); the derivation is
+    docs/derivations/correlated-noise.md.
 
     Parameters
     ----------
@@ -156,12 +82,6 @@ def tree_aggregation(noise_multiplier: float, steps: int | Sequence[int], *,
     -------
     Gaussian
         G_μ, status exact. For one tree and s = 1 it is ``Gaussian(√depth / σ)``.
-
-    Raises
-    ------
-    ValueError
-        If σ ≤ 0, s ≤ 0, a step count is negative or not an integer, or ``steps``
-        is an empty sequence.
 
     Examples
     --------
@@ -221,16 +141,8 @@ def column_norm(strategy: ArrayLike) -> float:
     rounding (u relative each) is charged upwards, so the result is ≥ the exact norm of
     the stored entries.
 
-    Parameters
-    ----------
-    strategy : array_like
-        An n × n real matrix.
-
-    Returns
-    -------
-    float
-        κ ≥ the exact largest column norm (equal when the squares are exact, e.g. for
-        entries that are small integers).
+    κ ≥ the exact largest column norm of the n × n ``strategy`` (equal when the
+    squares are exact, e.g. for small integer entries).
 
     Examples
     --------
@@ -268,24 +180,9 @@ def _exact_squares(c: FloatArray) -> np.ndarray:
 
 
 def check_banded(strategy: ArrayLike, bands: int) -> FloatArray:
-    """Check that a strategy is lower-triangular and ``bands``-banded; return it.
-
-    Parameters
-    ----------
-    strategy : array_like
-        C, n × n: C[i, j] = 0 for j > i (lower-triangular) and for i − j ≥ b.
-    bands : int
-        b ≥ 1.
-
-    Returns
-    -------
-    ndarray
-        C as a float array.
-
-    Raises
-    ------
-    ValueError
-        Naming the first offending entry.
+    """``strategy`` (C, n × n) as a float array, checked lower-triangular and
+    ``bands``-banded (C[i, j] = 0 for j > i and for i − j ≥ b ≥ 1); a ValueError names
+    the first offending entry.
 
     Examples
     --------
@@ -317,7 +214,8 @@ def banded_mf(noise_multiplier: float, sample_rate: float, iterations: int, band
     The records are split into b fixed groups; iteration i Poisson-samples group
     i mod b at rate q (q = B·b/m for expected batch size B out of m records), and the
     strategy C (n × n, lower-triangular, b-banded, column norms at most 1) correlates
-    the noise. The module docstring gives the statement. The neighbouring relation is
+    the noise. docs/derivations/correlated-noise.md gives the statement. The neighbouring relation
+    is
     add/remove one record.
 
     Parameters
@@ -345,12 +243,7 @@ def banded_mf(noise_multiplier: float, sample_rate: float, iterations: int, band
     TradeOff
         ``fdp.dpsgd(σ, q, ⌈n/b⌉, ...)``, certified (symmetrised add/remove): a guarantee
         for BandMF, and its exact curve when the columns of one group have the largest
-        norm (module docstring); otherwise BandMF is at least as private.
-
-    Raises
-    ------
-    ValueError
-        For parameters out of range or a strategy of the wrong shape or band structure.
+        norm (docs/derivations/correlated-noise.md); otherwise BandMF is at least as private.
 
     Examples
     --------
@@ -380,7 +273,6 @@ def banded_mf(noise_multiplier: float, sample_rate: float, iterations: int, band
 
 def _dpsgd(sigma: float, q: float, steps: int, tol: float | None,
            sensitivity: float | None = None) -> TradeOff:
-    from fdp.sgd.certified import dpsgd
     if sensitivity is None:
         return dpsgd(sigma, q, steps, tol=tol)
     return dpsgd(sigma, q, steps, tol=tol, sensitivity=sensitivity)
@@ -400,7 +292,8 @@ class MFSensitivity:
     Attributes
     ----------
     lower, upper : float
-        Bounds on Δ = max_π sup_g |C X_π|_F (module docstring); equal when ``exact``.
+        Bounds on Δ = max_π sup_g |C X_π|_F (docs/derivations/correlated-noise.md); equal when
+        ``exact``.
     exact : bool
         True when every pattern was enumerated and a maximiser is sign-balanced, so
         ``upper`` is attained.
@@ -556,7 +449,7 @@ def mf_sensitivity(strategy: ArrayLike, k: int, b: int, *,
     (Choquette-Choo et al. 2023, ICML, §2): Δ² = max_π sup_g Σ_{i,j∈π} M_ij ⟨g_i, g_j⟩,
     M = CᵀC, π any set of at most k iterations with gaps ≥ b, |g_i| ≤ 1.
 
-    Exact (the module docstring) as max_π Σ_{i,j∈π} |M_ij| when all patterns are
+    Exact (docs/derivations/correlated-noise.md) as max_π Σ_{i,j∈π} |M_ij| when all patterns are
     enumerated and a maximiser is sign-balanced — always for non-negative M (e.g.
     non-negative C) and for k ≤ 2. Otherwise a proven bracket: the upper side is
     max_π Σ |M_ij| (enumerated) or the dynamic-programme bound
@@ -583,11 +476,6 @@ def mf_sensitivity(strategy: ArrayLike, k: int, b: int, *,
     -------
     MFSensitivity
         ``lower``, ``upper``, ``exact``, ``method``.
-
-    Raises
-    ------
-    ValueError
-        For a non-square or non-finite C, or k, b, max_patterns below 1.
 
     Examples
     --------
@@ -652,7 +540,7 @@ def multi_epoch_mf(noise_multiplier: float, strategy: ArrayLike, k: int, b: int,
 
     The release C G + Z, Z with i.i.d. N(0, σ²) entries, is the Gaussian mechanism with
     sensitivity Δ = max over participation patterns of |C X_π|_F (``mf_sensitivity``;
-    the module docstring derives it): exactly G_{Δ/σ} (DRS Thm 2.7). A record takes
+    docs/derivations/correlated-noise.md derives it): exactly G_{Δ/σ} (DRS Thm 2.7). A record takes
     part in at most k iterations, any two at least b apart; neighbours differ in one
     record's participations (add/remove or zero-out of its clipped gradients), and no
     sampling is assumed.
@@ -674,11 +562,6 @@ def multi_epoch_mf(noise_multiplier: float, strategy: ArrayLike, k: int, b: int,
         ``Gaussian(Δ/σ)`` (status exact) when Δ is exact; otherwise
         ``GaussianRange(Δ_lo/σ, Δ_hi/σ)`` (status certified), whose safe side
         G_{Δ_hi/σ} is a guarantee.
-
-    Raises
-    ------
-    ValueError
-        For σ ≤ 0 or an invalid strategy, k or b.
 
     Examples
     --------

@@ -67,11 +67,6 @@ def dpsgd_rdp_epsilon(noise_multiplier: float, sample_rate: float, steps: float,
     RDPEpsilon
         ``(epsilon, order)``: an upper bound on ε and the order that attains it.
 
-    Raises
-    ------
-    ValueError
-        If a parameter is out of range or ``conversion`` is unknown.
-
     Examples
     --------
     >>> from fdp.sgd import dpsgd_rdp_epsilon

@@ -35,12 +35,19 @@ from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from fdp import _validate
+from fdp._lazy import LazyModule
+from fdp.families.gaussian import Gaussian
+from fdp.sgd.allocation import random_allocation
+from fdp.sgd.certified import dpsgd
+from fdp.sgd.shuffle import shuffle_lower
 from fdp.status import Status
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from fdp.tradeoff import TradeOff
+
+plotting = LazyModule("fdp.plotting")   # plot_samplers draws with matplotlib: loaded on first use
 
 GUARANTEE = "certified bracket"
 LOWER = "LOWER bound only (no upper bound known; upper end: no amplification)"
@@ -113,7 +120,6 @@ def _missing(name: str, neighbouring: str, why: str) -> SamplerRow:
 def _truncated(sigma: float, q: float, steps: int, n: int, cap: int,
                tol: float | None) -> TradeOff | None:
     """fdp.dpsgd(..., sampling="truncated_poisson"): Poisson batches capped at ``cap``."""
-    from fdp.sgd.certified import dpsgd
     return dpsgd(sigma, q, steps, sampling="truncated_poisson", tol=tol,
                  dataset_size=n, batch_cap=cap)
 
@@ -152,11 +158,6 @@ def compare_samplers(dataset_size: int, batch_size: int, epochs: int, noise_mult
         Poisson, without replacement, random allocation, truncated Poisson,
         shuffle, in that order.
 
-    Raises
-    ------
-    ValueError
-        If a parameter is out of range.
-
     Examples
     --------
     >>> import fdp
@@ -166,10 +167,6 @@ def compare_samplers(dataset_size: int, batch_size: int, epochs: int, noise_mult
     >>> all(r.epsilon_lower <= r.epsilon_upper for r in rows)
     True
     """
-    from fdp.families.gaussian import Gaussian
-    from fdp.sgd.allocation import random_allocation
-    from fdp.sgd.certified import dpsgd
-    from fdp.sgd.shuffle import shuffle_lower
     n = _validate.positive_int("dataset_size", dataset_size)
     b = _validate.positive_int("batch_size", batch_size)
     if b > n:
@@ -301,11 +298,9 @@ def plot_samplers(curves: dict[str, TradeOff], path: str | os.PathLike[str], tit
     >>> [t.get_text() for t in fig.axes[0].get_legend().get_texts()][1]
     'Poisson, add/remove (lower side)'
     """
-    from fdp.plotting import draw_tradeoff, legend, new_figure, save, tradeoff_axes
-    from fdp.plotting.style import alpha_grid, color
-    fig, axes = new_figure(1, 1, size=5.0)
-    ax = tradeoff_axes(axes[0, 0], title=title or None)
-    a = alpha_grid()
+    fig, axes = plotting.new_figure(1, 1, size=5.0)
+    ax = plotting.tradeoff_axes(axes[0, 0], title=title or None)
+    a = plotting.style.alpha_grid()
     styles = ("-", "-.", ":", (0, (6, 1.5, 1, 1.5, 1, 1.5)))     # dashed: lower bounds
     used: list[str] = []
     for i, (name, f) in enumerate(curves.items()):
@@ -313,15 +308,15 @@ def plot_samplers(curves: dict[str, TradeOff], path: str | os.PathLike[str], tit
             ("replace-one" if name in REPLACE_ONE_SAMPLERS else "add/remove")
         used.append(relation)
         if f.status is Status.LOWER_BOUND:
-            ax.plot(a, f(a), color=color(i), linestyle="--", linewidth=1.6, zorder=4,
+            ax.plot(a, f(a), color=plotting.color(i), linestyle="--", linewidth=1.6, zorder=4,
                     label=f"{name}, {relation}: not a guarantee")
         else:
-            draw_tradeoff(ax, f, label=f"{name}, {relation}", color=color(i),
-                          linestyle=styles[i % len(styles)])
+            plotting.draw_tradeoff(ax, f, label=f"{name}, {relation}",
+                                   color=plotting.color(i), linestyle=styles[i % len(styles)])
     title_note = None
     if len(set(used)) > 1:
         title_note = ("neighbouring relations differ: curves of\n"
                       + " and ".join(sorted(set(used))) + " are not comparable")
-    legend(ax, outside=True, title=title_note, title_fontsize="small")
-    save(fig, path)
+    plotting.legend(ax, outside=True, title=title_note, title_fontsize="small")
+    plotting.save(fig, path)
     return fig

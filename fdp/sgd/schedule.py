@@ -36,11 +36,6 @@ def from_epochs(batch_size: int, dataset_size: int, epochs: float) -> tuple[floa
     (float, int)
         The sample rate q = B/N and the number of steps T.
 
-    Raises
-    ------
-    ValueError
-        If a count is below 1, B > N, or E is not a finite number > 0.
-
     Examples
     --------
     >>> from fdp.sgd.schedule import from_epochs
@@ -92,10 +87,6 @@ def accepts_epochs(func: Callable[..., _R]) -> Callable[..., _R]:
     func : callable
         Takes ``sample_rate`` and ``steps`` (both positional after a first argument,
         or both keyword-only).
-
-    Returns
-    -------
-    callable
 
     Examples
     --------

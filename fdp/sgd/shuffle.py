@@ -1,42 +1,6 @@
 """Shuffled batches: a certified LOWER curve (fdp ships no upper curve for shuffling).
 
-Shuffling (one uniformly random permutation of the n records per epoch, cut into
-t = n/B consecutive batches of size B) is what most DP-SGD code does. The guarantee
-fdp can certify for it is the no-amplification bound (each record in one batch per
-epoch: Gaussian(√epochs/σ)). Lower bounds exist (Chua et al., "How private are
-DP-SGD implementations?", ICML 2024; Chua et al., "Scalable DP-SGD: shuffling vs.
-Poisson subsampling", NeurIPS 2024): a specific pair of neighbouring datasets and
-gradients on which the mechanism provably leaks at least a given amount.
-
-An upper bound in closed form is due to van Dijk & Ertan ("Trade-off functions for
-DP-SGD with subsampling based on random shuffling: tight upper and lower bounds",
-arXiv 2605.06259, 2026), valid for σ ≥ √(3/ln M) with M rounds per epoch and derived
-through the Berry–Esseen theorem: one epoch is at least 1 − α − δ (f_{0,δ}; for σ = 1
-and δ = 1/100 about M ≈ 1.14·10⁶ rounds are needed), and E epochs add up to a δ
-linear in E, useful for E = O(√M). For such M it is far stronger than the
-no-amplification bound (at σ = 1 one epoch of G_1 is only 1 − α − 0.383 at worst,
-2Φ(1/2) − 1). It is not shipped beside ``shuffle_lower``: a certified curve needs the
-bound's Berry–Esseen constants re-derived and tested against an independent value,
-which has not been done, so fdp's upper curve for shuffling stays Gaussian(√epochs/σ).
-
-The instance used here
-----------------------
-All records other than the differing one have clipped gradient 0 (an input of
-the adaptive batch linear queries of Chua et al. 2024), the differing record's
-gradient has norm C, neighbours add or remove it, and the permutation is redrawn
-every epoch. Whatever the batch filling rule, the released batch sums are then
-N(0, σ²C²) noise except in the one batch that holds the record, whose position is
-uniform over the t batches: exactly one random allocation (k = 1) of t steps per
-epoch, Chua et al. (AISTATS 2025) / Feldman & Shenfeld (2025). So the true
-trade-off function of shuffled DP-SGD satisfies
-
-    f_shuffle ≤ T(this instance) ≤ the upper side of its certified bracket,
-
-and every number read from ``ShuffleLower`` is on the LEAKY side: β is an upper
-bound on the best attack's type II error, δ(ε), ε(δ), μ are lower bounds. It is
-never a guarantee: its ``status`` is ``Status.LOWER_BOUND``; operations on it give
-lower bounds again (``fdp.status``: the weakest input wins), and every consumer of a
-guarantee (``fdp.Accountant``, calibration, the adapters) refuses it.
+The derivation: docs/derivations/shuffling.md.
 """
 
 from __future__ import annotations
@@ -50,7 +14,7 @@ from fdp import _validate
 from fdp._types import ArrayLike, FloatArray, FloatOrArray
 from fdp.bracket import Bracket
 from fdp.engine import Numeric
-from fdp.sgd.allocation import random_allocation
+from fdp.sgd.allocation import epochs_of, random_allocation
 from fdp.status import NotAGuarantee, Status
 from fdp.tradeoff import TradeOff, remark
 
@@ -158,7 +122,7 @@ class ShuffleLower(TradeOff):
 
 def shuffle_lower(noise_multiplier: float, steps: int, epochs: int = 1,
                   tol: float | None = None) -> ShuffleLower:
-    """Certified LOWER curve of shuffled DP-SGD (see the module docstring).
+    """Certified LOWER curve of shuffled DP-SGD (see docs/derivations/shuffling.md).
 
     Parameters
     ----------
@@ -195,6 +159,5 @@ def from_dpsgd(noise_multiplier: float, sample_rate: float, steps: int,
     """``fdp.dpsgd(σ, q, T, sampling="shuffle")``: the LOWER curve over ⌊T·q⌋ full
     epochs of t = 1/q batches (a last partial epoch only adds leakage, so dropping it
     keeps the bound valid)."""
-    from fdp.sgd.allocation import epochs_of
     t, e = epochs_of(sample_rate, steps, partial="down")
     return shuffle_lower(noise_multiplier, t, e, tol=tol)

@@ -12,6 +12,9 @@ of parameters (symbols or numbers). The families (DRS = Dong, Roth & Su 2022):
 * L_μ (DRS Appendix A): 1 − e^μ α for α < e^{−μ}/2; e^{−μ}/(4α) on
   [e^{−μ}/2, 1/2]; e^{−μ}(1 − α) for α > 1/2.
 
+A family's parameter is a number or a sympy expression free of α (else a TypeError);
+a negative or non-finite number, or one out of range, is a ValueError.
+
 ``pieces(expr)`` splits a ``Piecewise`` (or a ``Max`` of functions of α) into
 explicit pieces on sub-intervals of [0, 1]; the prover and the calculus work
 piece by piece.
@@ -47,16 +50,6 @@ DOMAINS: dict[sp.Symbol, tuple] = {delta_: (sp.S.Zero, sp.S.One, True, False)}
 def Phi(x: ExprLike) -> sp.Expr:
     """Standard normal cdf Φ(x) = erfc(−x/√2)/2, as a sympy expression.
 
-    Parameters
-    ----------
-    x : number or sympy expression
-        The argument.
-
-    Returns
-    -------
-    sympy.Expr
-        Φ(x).
-
     Examples
     --------
     >>> from fdp import symbolic as S
@@ -68,16 +61,6 @@ def Phi(x: ExprLike) -> sp.Expr:
 
 def Phi_inv(p: ExprLike) -> sp.Expr:
     """Standard normal quantile Φ⁻¹(p) = √2 erfinv(2p − 1), as a sympy expression.
-
-    Parameters
-    ----------
-    p : number or sympy expression
-        The probability.
-
-    Returns
-    -------
-    sympy.Expr
-        Φ⁻¹(p).
 
     Examples
     --------
@@ -116,23 +99,6 @@ def gaussian(mu: ExprLike | None = None) -> sp.Expr:
 
     Dong, Roth & Su (2022), Def 2.7.
 
-    Parameters
-    ----------
-    mu : number, sympy expression or None, optional
-        μ ≥ 0; default the positive symbol ``S.mu``.
-
-    Returns
-    -------
-    sympy.Expr
-        G_μ as an expression in ``S.alpha``.
-
-    Raises
-    ------
-    ValueError
-        If ``mu`` is a negative or non-finite number, or depends on α.
-    TypeError
-        If ``mu`` is not a number or a sympy expression.
-
     Examples
     --------
     >>> from fdp import symbolic as S
@@ -162,13 +128,6 @@ def eps_delta(eps: ExprLike | None = None, delta: ExprLike | None = None) -> sp.
     sympy.Expr
         f_{ε,δ} as a ``Max`` in ``S.alpha``.
 
-    Raises
-    ------
-    ValueError
-        If a number is out of range.
-    TypeError
-        If a parameter is not a number or a sympy expression.
-
     Examples
     --------
     >>> import sympy as sp
@@ -189,23 +148,6 @@ def laplace(mu: ExprLike | None = None) -> sp.Expr:
         1 − e^μ α        for α < e^{−μ}/2,
         e^{−μ}/(4α)      for e^{−μ}/2 ≤ α ≤ 1/2,
         e^{−μ}(1 − α)    for α > 1/2.
-
-    Parameters
-    ----------
-    mu : number, sympy expression or None, optional
-        μ ≥ 0; default the positive symbol ``S.mu``.
-
-    Returns
-    -------
-    sympy.Piecewise
-        L_μ in ``S.alpha``.
-
-    Raises
-    ------
-    ValueError
-        If ``mu`` is a negative or non-finite number, or depends on α.
-    TypeError
-        If ``mu`` is not a number or a sympy expression.
 
     Examples
     --------

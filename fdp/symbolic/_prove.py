@@ -1,35 +1,6 @@
 """A small sign prover for real expressions on a box of intervals.
 
-``Prover.sign(g)`` returns the set of signs ⊆ {−1, 0, +1} that g can take when
-every symbol ranges over its interval (the variable α over the *open* interior of
-a piece; each parameter over its domain). A proper subset is a proof; the full
-set means "not proved". Rules, in order:
-
-1. Structure. Numbers; symbols from their intervals; sums of terms of one sign;
-   products; powers; monotone or sign-definite functions (exp > 0, erfc > 0,
-   sign(erf x) = sign x, sign(log x) = sign(x − 1), sign(erfinv x) = sign x,
-   sign(erfcinv x) = sign(1 − x), ...); sums c₀ + Σ cᵢFᵢ of bounded functions
-   (erfc ∈ (0, 2), erf, tanh ∈ (−1, 1), exp > 0); Max/Min of arguments of known
-   sign, after lifting rest + c·Max(aᵢ) = Max(rest + c·aᵢ) (c > 0).
-2. Rewriting a sum as one fraction and factoring it; for a sum P − N of
-   positive terms P and negative terms −N, the sign of log P − log N with the
-   logarithms of products expanded (so a·e^p − b·e^q has the sign of
-   p + log a − q − log b).
-3. Polynomials in one symbol with rational coefficients: decided exactly by
-   square-free factorisation and Sturm root counting (``_poly_sign``).
-4. Calculus (within a budget of steps and seconds) in one symbol s at a time
-   (α first): if ∂g/∂s has one sign, g is monotone in s and lies between its
-   limits at the ends of the interval of s; if ∂²g/∂s² ≤ 0, g is concave in s
-   and lies above the smaller end value (and the mirror images). Ends are
-   limits, so open and infinite ends are handled.
-
-Every rule is sound provided g is defined (finite and real) on the whole box:
-``defined(g)`` proves that first (denominators nonzero, logarithms of positive
-numbers, erfinv of numbers in (−1, 1), erfcinv of numbers in (0, 2), only the
-functions listed above). The one numeric step: the sign of a closed-form
-*constant* that sympy's assumptions cannot decide is read from ``evalf(30,
-strict=True)``, which raises unless sympy's error control reached 30 correct
-digits. No sign of a function is ever concluded from samples.
+The derivation: docs/derivations/symbolic.md.
 """
 
 from __future__ import annotations
@@ -128,7 +99,7 @@ def domain_of(symbol: sp.Symbol, ranges: dict[sp.Symbol, Domain] | None = None,
 
 
 class Prover:
-    """Signs of expressions for symbols in given intervals (see module docstring)."""
+    """Signs of expressions for symbols in given intervals (see docs/derivations/symbolic.md)."""
 
     def __init__(self, domains: dict, var: sp.Symbol | None = None,
                  timeout: float = 2.0) -> None:

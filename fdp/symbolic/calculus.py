@@ -39,6 +39,7 @@ from fdp.symbolic._expr import (
     pieces,
 )
 from fdp.symbolic._prove import Prover, Timeout, domain_of, time_limit
+from fdp.symbolic.check import _samples
 
 varepsilon = sp.Symbol("varepsilon", real=True)
 """The ε of the privacy profile δ(ε) (any real number)."""
@@ -155,7 +156,6 @@ def _is_branch(root: sp.Expr, e: sp.Expr, lo: sp.Expr, hi: sp.Expr, prover: Prov
     """Whether the solution ``root`` of e(t) = y is the branch with root(e(t)) = t
     on the piece: checked at t = lo + (hi − lo)/3 and lo + 2(hi − lo)/3 for sample
     parameter values, in 30-digit arithmetic (selects a branch; proves nothing)."""
-    from fdp.symbolic.check import _samples
     for sub in _samples(prover.dom, 2):
         for k in (1, 2):
             t = (lo + (hi - lo) * sp.Rational(k, 3)).subs(sub)

@@ -4,22 +4,7 @@ f: [0, 1] → [0, 1] is a trade-off function iff it is convex, continuous,
 non-increasing and f(α) ≤ 1 − α. ``check`` reports one verdict per axiom (and
 for the range [0, 1]):
 
-* "proved": a symbolic proof was made (the reason names it). Pieces of a
-  ``Piecewise`` are handled one by one on the interiors of their intervals, and
-  the joins separately: equal one-sided limits (continuity), and left slope ≤
-  right slope (a continuous function convex on each piece is convex iff the
-  slopes do not decrease at the joins). A ``Max`` of convex non-increasing
-  functions is convex and non-increasing. Once f is convex and continuous,
-  1 − α − f is concave, so f ≤ 1 − α needs only α = 0 and α = 1; once f is
-  non-increasing, its range is [f(1), f(0)].
-* "refuted": a counterexample was found and confirmed with exact rational
-  points and 50-digit arithmetic; the report gives the points (and the
-  parameter values, for symbolic parameters).
-* "undecided": neither; the reason says what could not be shown.
-
-Parameters are given as keywords: a number (substituted; floats by their exact
-binary value), or a (low, high) pair (a range). Other symbols range over the
-domain their sympy assumptions give (μ > 0, ε > 0; δ ∈ [0, 1) for S.eps_delta).
+The derivation: docs/derivations/symbolic.md.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ import numpy as np
 import sympy as sp
 
 from fdp import _validate
+from fdp.families.user import check_axioms
 from fdp.symbolic._expr import ExprLike, alpha, as_expr, bind
 from fdp.symbolic._numeric import MODULES, stable
 from fdp.tradeoff import TradeOff
@@ -91,12 +92,6 @@ def to_tradeoff(expr: ExprLike, /, name: str = "f", validate: bool = True,
     SymbolicTradeOff
         The numeric trade-off function.
 
-    Raises
-    ------
-    ValueError
-        If a parameter is given a range instead of a number or has no value, or (with
-        ``validate``) an axiom fails on the grid.
-
     Examples
     --------
     >>> import fdp
@@ -111,7 +106,6 @@ def to_tradeoff(expr: ExprLike, /, name: str = "f", validate: bool = True,
         raise ValueError(f"to_tradeoff needs numbers, not ranges, for {sorted(map(str, ranges))}")
     out = SymbolicTradeOff(f, name)
     if validate:
-        from fdp.families.user import check_axioms
         check_axioms(out)
     return out
 

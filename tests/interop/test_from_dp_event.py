@@ -411,7 +411,7 @@ def test_relations_and_bad_parameters():
 
 def test_import_fdp_pulls_no_interop_library():
     code = ("import sys, fdp; fdp.from_dp_event; import fdp.interop.opacus, "
-            "fdp.interop.dp_accounting; bad = {'torch', 'opacus', 'dp_accounting'} & "
+            "fdp.interop.dp_events; bad = {'torch', 'opacus', 'dp_accounting'} & "
             "set(sys.modules); assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
 

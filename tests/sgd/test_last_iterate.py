@@ -410,7 +410,7 @@ def _causal_qp_sizes(times, sizes, t, c):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_runs_min_with_unequal_sizes_is_the_causal_qp(seed):
-    from fdp.sgd.last_iterate import _runs_min
+    from fdp.sgd.cyclic import _runs_min
     rng = np.random.default_rng(seed)
     t = int(rng.integers(6, 14))
     times = sorted(rng.choice(t, size=int(rng.integers(1, 5)), replace=False).tolist())
