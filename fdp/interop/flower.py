@@ -278,7 +278,7 @@ class FdpAccountant:
     def report(self, delta: float, **kwargs: Any) -> Any:
         """The privacy claim of the rounds so far: ``self.tradeoff().report(delta=delta,
         **kwargs)`` (``fdp.report.PrivacyReport``)."""
-        return self.tradeoff().report(delta=delta, **kwargs)  # type: ignore[attr-defined]
+        return self.tradeoff().report(delta=delta, **kwargs)
 
     def _entry(self, event: GaussianPrivacyEvent, count: int) -> Entry:
         if not isinstance(event, GaussianPrivacyEvent):
