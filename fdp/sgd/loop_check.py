@@ -106,6 +106,13 @@ class Loop:
         max_i w_i/Σw of a weighted sampler, in (0, 1].
     batches_per_epoch : int, optional
         Micro-batches per epoch for "shuffle" (default ⌈n/B⌉).
+
+    Examples
+    --------
+    >>> from fdp.sgd import Loop, loop_accounting
+    >>> loop = Loop(60000, 256, "poisson", noise_multiplier=1.1, updates=100)
+    >>> loop_accounting(loop).call.startswith("fdp.dpsgd(")
+    True
     """
 
     dataset_size: int
@@ -195,6 +202,17 @@ class LoopMismatch(ValueError):
     Attributes: ``fields`` (the differing inputs), ``accounted`` and ``accounting``
     (the ``Accounting`` claimed and the one matching the loop), ``accounted_epsilon`` and
     ``epsilon`` (their ε at the δ asked, else None).
+
+    Examples
+    --------
+    >>> from fdp.sgd import Loop, LoopMismatch, check_loop
+    >>> loop = Loop(60000, 256, "shuffle", noise_multiplier=1.1, updates=2350)
+    >>> try:
+    ...     check_loop(loop, {"noise_multiplier": 1.1, "sample_rate": 256 / 60000,
+    ...                       "steps": 2350})
+    ... except LoopMismatch as err:
+    ...     print(err.fields)
+    ('call',)
     """
 
     def __init__(self, message: str, fields: tuple[str, ...], accounted: Accounting,
