@@ -31,14 +31,19 @@ def public_names(modname: str) -> list[str]:
 
     ``__all__`` when the module has one; otherwise the names not starting with an
     underscore that the module (or a module below it) defines. Submodules are not
-    names: they have their own page.
+    names: they have their own page, and a class that ``fdp`` itself exports is
+    documented there only.
     """
     mod = importlib.import_module(modname)
     names = getattr(mod, "__all__", None)
     if names is None:
         names = [n for n, obj in vars(mod).items() if not n.startswith("_")
                  and getattr(obj, "__module__", "").startswith(modname)]
-    return [n for n in names if not inspect.ismodule(getattr(mod, n))]
+    top = importlib.import_module("fdp")
+    # a class the top level also exports gets its one page there (one description each)
+    return [n for n in names if not inspect.ismodule(getattr(mod, n))
+            and not (modname != "fdp" and inspect.isclass(getattr(mod, n))
+                     and getattr(top, n, None) is getattr(mod, n))]
 
 
 def _write_if_changed(path: Path, text: str) -> None:
