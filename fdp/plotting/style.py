@@ -245,8 +245,8 @@ def save(fig: Figure, path: str | PathLike[str], *, dpi: int = SAVE_DPI) -> bool
     ``path`` whose pixels differ from it in at most ``SAME_PICTURE_PIXELS`` of them is not
     rewritten (another matplotlib or zlib may encode the same image into different bytes,
     another machine's last bits move a few anti-aliased pixels), nor is any file whose
-    bytes would not change: redrawing a figure leaves a checkout clean. A legend beside the axes or a long label is never
-    cut off.
+    bytes would not change: redrawing a figure leaves a checkout clean. A legend beside
+    the axes or a long label is never cut off.
 
     Parameters
     ----------
