@@ -24,9 +24,6 @@ from fdp.sgd.min_certified import poisson_gaussian_rdp
 from fdp.sgd.schedule import accepts_epochs
 from fdp.tradeoff import TradeOff
 
-# ----------------------------------------------------------------------
-# Public entry points
-# ----------------------------------------------------------------------
 _MECHANISMS = ("gaussian", "laplace", "discrete_laplace")
 
 
@@ -45,35 +42,13 @@ def calibrate(mechanism: str = "gaussian", *, sensitivity: float = 1.0,
     ``steps`` = k > 1 calibrates the k-fold composition g^{⊗k} (DRS Thm 3.2): closed
     for the Gaussian (G_{√k Δ/σ}, Cor 3.3), exact for the discrete Laplace (a finite
     pair's power), certified by the numeric engine for the Laplace.
-    The search starts at the closed-form answer where one exists -- Gaussian: σ = Δ/μ
-    with μ from the target (μ; ``fdp.gdp_mu_for_eps_delta(ε, δ)``; 2Φ⁻¹((1 + a)/2) for advantage a;
-    Φ⁻¹(1 − FPR) − Φ⁻¹(1 − TPR)); Laplace: b = Δ/m with m = ε − 2 log(1 − δ) for
-    (ε, δ) (δ_{L_m}(ε) = 1 − e^{(ε − m)/2}) and m = −2 log(1 − a) for advantage a --
-    and then brackets and bisects on the noise itself, so the returned noise is
-    verified to meet the target and a noise below it by the reported relative
-    ``tolerance`` (≤ ``rtol``) could not be certified.
-
-    Parameters
-    ----------
-    mechanism : {"gaussian", "laplace"}
-        The noise distribution.
-    sensitivity : float
-        Δ > 0 (L2 for the Gaussian, L1 for the Laplace mechanism, a positive integer
-        for the discrete Laplace).
-    target, mu, epsilon, delta, advantage, tpr_at_fpr
-        The target, exactly one of: a TradeOff f (the mechanism must be f-DP), μ,
-        (ε, δ), an advantage bound, or a pair (tpr, fpr) (see ``fdp.calibration``).
-    rtol : float
-        Relative width of the final bracket on the noise, in (0, 0.5].
-    steps : int
-        Number of runs k ≥ 1, composed (default 1).
-
-    Returns
-    -------
-    Calibration
-        The noise as a float; ``.mechanism`` is the mechanism object (one run),
-        ``.lower`` a noise that could not be certified, ``.tradeoff`` the guarantee
-        of all k runs.
+    Δ = ``sensitivity`` (L2 for the Gaussian, L1 for the Laplace, a positive integer
+    for the discrete Laplace); the target is exactly one of ``target`` (a TradeOff),
+    μ, (ε, δ), ``advantage``, ``tpr_at_fpr`` (see ``fdp.calibration``). The search
+    starts at a closed-form answer where one exists, then brackets and bisects on the
+    noise itself (relative width ``rtol``), so the returned noise is verified.
+    ``.mechanism`` is one run's mechanism, ``.tradeoff`` the guarantee of all k runs.
+    Derivation: docs/derivations/calibration.md.
 
     Examples
     --------
@@ -127,16 +102,8 @@ def calibrate(mechanism: str = "gaussian", *, sensitivity: float = 1.0,
 
 
 class PerStepEpsilon(NamedTuple):
-    """The largest certified per-step ε of ``epsilon_per_step``.
-
-    Parameters
-    ----------
-    epsilon : float
-        ε₀: k-fold composition of (ε₀, δ₀)-DP steps is proven to meet the target.
-    failed : float
-        A larger ε₀ that could not be certified (the bracket's other end).
-    tradeoff : TradeOff
-        The guarantee f_{ε₀,δ₀}^{⊗k} at ``epsilon``.
+    """The largest certified per-step ε of ``epsilon_per_step``: ``epsilon`` (ε₀, proven),
+    ``failed`` (a larger ε₀ not certified), ``tradeoff`` (f_{ε₀,δ₀}^{⊗k} at ε₀).
 
     Examples
     --------
@@ -154,30 +121,10 @@ def epsilon_per_step(steps: int, epsilon: float, delta: float, *,
                      delta_per_step: float = 0.0, rtol: float = 1e-9) -> PerStepEpsilon:
     """The largest ε₀ such that k adaptively composed (ε₀, δ₀)-DP steps are (ε, δ)-DP.
 
-    The inverse of (ε, δ) composition, by the optimal composition theorem (Kairouz,
-    Oh & Viswanath 2015, Thm 3.3; DRS 2022, Prop 2.12 and Thm 3.2): the k-fold
-    composition is f_{ε₀,δ₀}^{⊗k}, whose privacy profile is
-    δ(ε) = 1 − (1 − δ₀)^k [1 − (1 + e^{ε₀})^{−k} Σ_l C(k, l) (e^{(k−l)ε₀} − e^{ε + lε₀})₊].
-    Found by the calibration search (``search_noise``) on 1/ε₀, so the returned ε₀ is
-    verified on the exact composed curve and a larger ε₀ within ``rtol`` failed.
-
-    Parameters
-    ----------
-    steps : int
-        k ≥ 1.
-    epsilon : float
-        Target ε ≥ 0.
-    delta : float
-        Target δ in (0, 1).
-    delta_per_step : float, optional
-        δ₀ ∈ [0, 1) of each step; 1 − (1 − δ₀)^k must be below δ.
-    rtol : float, optional
-        Relative width of the final bracket on 1/ε₀, in (0, 0.5].
-
-    Returns
-    -------
-    PerStepEpsilon
-        (epsilon, failed, tradeoff).
+    The inverse of (ε, δ) composition by the optimal composition theorem (Kairouz, Oh &
+    Viswanath 2015, Thm 3.3), verified on the exact composed curve f_{ε₀,δ₀}^{⊗k};
+    δ₀ = ``delta_per_step`` needs 1 − (1 − δ₀)^k < δ; ``rtol`` is the bracket's
+    relative width on 1/ε₀. Derivation: docs/derivations/calibration.md.
 
     Examples
     --------
@@ -230,65 +177,17 @@ def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon: float | None = N
     """Smallest DP-SGD noise multiplier σ whose CERTIFIED guarantee meets the target.
 
     The guarantee is ``fdp.dpsgd(σ, sample_rate, steps, sampling, neighbouring,
-    **engine_options)``, a certified numeric TradeOff; the target is checked on its safe
-    side (upper δ(ε), lower curve), so ``fdp.dpsgd(σ, …).epsilon(delta) <= epsilon`` holds
-    for the returned σ. Search: expanding bracket from ``guess`` (doubling up to
-    ``max_noise``, halving down to ``min_noise``), then bisection to relative width
-    ``rtol``; returns the passing end. If even ``min_noise`` meets the target, that is
-    returned with ``at_floor=True`` (the target is too weak to need more care).
-
-    (ε, δ) targets with Poisson sampling (add/remove, example level) are calibrated on
-    the smaller of the two certified upper bounds ``fdp.dpsgd`` reports (the f-DP
-    engine and the Rényi bound of the same run, ``fdp.operations.min_certified``): the
-    least σ the Rényi bound certifies is found first (cheap); the guarantee is built
-    there once, and if the engine alone misses the target at that σ it misses it at
-    every smaller σ, so that σ is the answer with no further engine run (huge T, where
-    the engine's grid limits it). Otherwise the search goes on below it, building the
-    engine's guarantee only where the Rényi bound does not already settle the
-    question. ``.bound`` says which of the two met the target.
-
-    μ and curve targets: the guarantee passes when its certified GDP bound
-    (``gdp_mu_bounds``) is ≤ μ, or when it lies above f ⊗ f_{0,η} with η ≤ ``max_tail``
-    (default 1e-9; see ``TailDelta``). When only the numeric accuracy η stands in
-    the way, a ValueError says so (more noise would not help) instead of searching on.
-
-    Parameters
-    ----------
-    sample_rate : float
-        q ∈ (0, 1].
-    steps : int
-        Number of steps T ≥ 1.
-    batch_size, dataset_size, epochs
-        Instead of ``sample_rate`` and ``steps``, as training code states them:
-        q = B/N and T = ⌈E·N/B⌉ (``fdp.sgd.schedule.from_epochs``; keywords).
-    epsilon, delta, mu, advantage, tpr_at_fpr, target
-        The target, exactly one of them (ε with δ), as in ``calibrate``.
-    sampling, neighbouring : str
-        The batch sampler and neighbouring relation, as in ``fdp.dpsgd``.
-    rtol : float
-        Relative width of the final bracket on σ.
-    guess, min_noise, max_noise : float
-        Start of the search and the range it may expand into.
-    max_tail : float
-        Largest tail mass η accepted for μ and curve targets (default 1e-9).
-    **engine_options
-        Passed to ``fdp.dpsgd`` (``tol``, ``sensitivity``, ...).
-
-    Returns
-    -------
-    Calibration
-        σ as a float, with ``.lower``, ``.tolerance``, ``.tradeoff``, ``.at_floor``
-        (σ is the search floor ``min_noise``, not the least σ), ``.guarantee`` (what is
-        proven: for μ and curve targets with its tail δ η) and ``.bound``.
-
-    Raises
-    ------
-    ValueError
-        If the target is malformed, a number is out of range, or only the numeric
-        accuracy keeps the target from being met.
-    TypeError
-        For both forms of the schedule at once, an incomplete one, or the US spelling
-        ``neighboring=`` (the message names ``neighbouring=``).
+    **engine_options)``, checked on its certified side, so
+    ``fdp.dpsgd(σ, …).epsilon(delta) <= epsilon`` holds for the returned σ. The schedule
+    may instead be given as ``batch_size``, ``dataset_size``, ``epochs`` (q = B/N,
+    T = ⌈E·N/B⌉, ``fdp.sgd.schedule.from_epochs``); the target as in ``calibrate``;
+    the search (``guess``, ``min_noise``, ``max_noise``, ``rtol``) as in
+    ``search_noise``. (ε, δ) targets with Poisson add/remove sampling also use the
+    certified Rényi bound of the same run (``.bound`` says which bound met the target).
+    μ and curve targets accept a tail δ η ≤ ``max_tail``; when only that numeric
+    accuracy stands in the way a ValueError says so. TypeError for both schedule forms
+    at once, an incomplete one, or ``neighboring=``.
+    Derivation: docs/derivations/calibration.md.
 
     Examples
     --------
@@ -320,8 +219,6 @@ def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon: float | None = N
     if rdp_ok is None:
         return search_noise(make, tgt, rtol=rtol, guess=guess, max_noise=hi_n,
                             min_noise=lo_n, kind="noise_multiplier")
-    # The Rényi bound is certified and cheap: the least σ it certifies is an upper end
-    # for the answer, and any σ it certifies needs no engine run. Start there.
     built: dict[float, TradeOff] = {}
 
     def make_once(sigma: float) -> TradeOff:
@@ -348,16 +245,9 @@ def calibrate_dpsgd(*, sample_rate: float, steps: int, epsilon: float | None = N
 
 def _rdp_settles(g: TradeOff, tgt: Target, below: float | None,
                  start: float) -> Calibration | None:
-    """The answer without a search, when the Rényi bound alone decides it.
-
-    ``start`` is the least σ (to rtol) the Rényi bound certifies and ``below`` one it
-    does not (None: the floor ``min_noise`` passes). The guarantee g at ``start`` is
-    min(engine, Rényi) (``MinCertified``). If the engine's own upper δ(ε) at ``start``
-    misses the target, then at any smaller σ — a less private run — it misses too
-    (the search assumes, as everywhere, that more noise is never less private), and so
-    does the Rényi bound below ``start``: the least σ the minimum of the two certifies
-    is ``start``, and no engine run at another σ is needed. None when the engine meets
-    the target at ``start`` (then it may certify a smaller σ: search)."""
+    """The answer without a search when the engine misses the target at ``start``, the
+    least σ the Rényi bound certifies (``below``: one it does not; None: the floor
+    passes); None otherwise. Derivation: docs/derivations/calibration.md."""
     engine_delta = getattr(g, "engine_delta", None)
     if engine_delta is None or not tgt.met_by(g):
         return None

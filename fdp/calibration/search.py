@@ -14,9 +14,6 @@ from fdp.status import require_guarantee
 from fdp.tradeoff import TradeOff
 
 
-# ----------------------------------------------------------------------
-# The search and its result
-# ----------------------------------------------------------------------
 class Calibration(float):
     """The calibrated noise: a float (use it directly) that also carries the report.
 
@@ -26,20 +23,11 @@ class Calibration(float):
     guarantee at ``noise``; ``target``: the ``Target``; ``evaluations``: guarantees
     computed; ``mechanism``: the calibrated mechanism object, when there is one;
     ``kind``: what the noise is ("sigma", "scale", "noise_multiplier");
-    ``tail_delta``: η = δ(+∞) of a numeric guarantee (0 for closed forms) -- a μ or
-    curve target f is then met in the form f ⊗ f_{0,η} (see ``TailDelta``), whose
-    privacy profile is η + (1 − η) δ_f(ε) ≤ δ_f(ε) + η; ``guarantee``: that statement
-    in words (what is proven, not only what was asked); ``at_floor``: the search floor
-    ``min_noise`` already met the target, so ``noise`` is that floor and not the least
+    ``tail_delta``: the least proven η of a numeric guarantee against a μ or curve
+    target f, met as f ⊗ f_{0,η} (0 for closed forms); ``guarantee``: what is proven,
+    in words; ``at_floor``: ``noise`` is the search floor ``min_noise``, not the least
     noise; ``bound``: which certified bound met the target, when more than one was
-    used (e.g. the f-DP engine or a Rényi bound for DP-SGD).
-
-    Parameters
-    ----------
-    noise : float
-        The calibrated noise.
-    lower, target, tradeoff, evaluations, kind, mechanism, at_floor, bound
-        The report fields above (keywords).
+    used. Derivation: docs/derivations/calibration.md.
 
     Examples
     --------
@@ -107,9 +95,7 @@ def _rebuild(noise: float, lower: float | None, target: Target, tradeoff: TradeO
 
 
 def _guarantee(target: Target, tail: float) -> str:
-    """What the calibrated guarantee proves, in words: the target, and for a μ or curve
-    target met by a numeric guarantee its tail δ η: f ⊗ f_{0,η}, whose privacy profile
-    is η + (1 − η) δ_f(ε) ≤ δ_f(ε) + η."""
+    """What the calibrated guarantee proves, in words (with its tail δ η, if any)."""
     what = target.describe()
     if tail <= 0.0 or target.curve() is None:
         return what
@@ -124,37 +110,12 @@ def search_noise(tradeoff_of_noise: Callable[[float], TradeOff], target: Target,
                  certified_by: Callable[[float], bool] | None = None,
                  bound_of: Callable[[float, bool], str] | None = None) -> Calibration:
     """Smallest noise x with ``target.met_by(tradeoff_of_noise(x))``, assuming more noise
-    is never less private. Expanding bracket, then bisection; returns the passing end.
-
-    Parameters
-    ----------
-    tradeoff_of_noise : callable
-        noise ↦ the guarantee (a TradeOff) at that noise.
-    target : Target
-        What the guarantee must meet (``Target.make(...)``).
-    rtol : float
-        Relative width of the final bracket, in (0, 0.5].
-    guess, max_noise, min_noise : float
-        Start of the search and the range it may expand into.
-    kind : str
-        What the noise is, for the result and messages.
-    certified_by : callable, optional
-        noise ↦ True when a cheaper certified bound already proves the target at
-        that noise (e.g. a Rényi bound of the same mechanism); the guarantee is then
-        built only for the noise returned. A False is no verdict: the guarantee is
-        built and judged.
-    bound_of : callable, optional
-        (noise, passed by ``certified_by``) ↦ the text of ``Calibration.bound``.
-
-    Returns
-    -------
-    Calibration
-
-    Raises
-    ------
-    ValueError
-        If even ``max_noise`` does not meet the target, or only numeric accuracy stands
-        in the way.
+    is never less private: expanding bracket from ``guess`` within [min_noise, max_noise],
+    then bisection to relative width ``rtol``; returns the passing end. ``certified_by``:
+    noise ↦ True when a cheaper certified bound already proves the target there (False
+    is no verdict); ``bound_of``: (noise, passed by ``certified_by``) ↦ the text of
+    ``Calibration.bound``. ValueError when even ``max_noise`` fails, or only numeric
+    accuracy stands in the way. Derivation: docs/derivations/calibration.md.
 
     Examples
     --------
@@ -166,7 +127,6 @@ def search_noise(tradeoff_of_noise: Callable[[float], TradeOff], target: Target,
     """
     rtol = _validate.real("rtol", rtol, low=0.0, high=0.5, low_open=True)
     cache: dict[float, tuple[bool, TradeOff | None]] = {}
-
     cheap: set[float] = set()
 
     def build(x: float) -> TradeOff:
@@ -226,9 +186,8 @@ def search_noise(tradeoff_of_noise: Callable[[float], TradeOff], target: Target,
 
 
 def _why_unattainable(target: Target, g: TradeOff | None) -> str:
-    """For an (ε, δ) target: the δ the guarantee at the largest noise tried can certify
-    at all (its upper δ at ε = +∞ or at 1e3·ε), when the target's δ is below it -- then
-    the certified δ, not the noise, is what stands in the way."""
+    """For an (ε, δ) target below what the guarantee at the largest noise tried certifies
+    at ε = max(1e3·ε, 1e3): the message that the certified δ is the limit."""
     if (g is None or target.kind != "eps_delta" or g.is_exact or target.epsilon is None
             or target.delta is None):
         return ""
@@ -248,14 +207,8 @@ _ACCURACY_FLOOR = 1e-6
 
 def _raise_if_accuracy_limited(target: Target, g: TradeOff, noise: float, kind: str,
                                prev_eta: float | None) -> float | None:
-    """Stop a search that more noise cannot help (more noise would only grow the grid).
-
-    A numeric guarantee meets a curve target only as f ⊗ f_{0,η} with η ≤ max_tail.
-    When the least proven η is tiny (< 1e-6) and doubling the noise did not shrink
-    it fourfold, η is the engine's accuracy floor where δ_f is tiny: the target is
-    missed for accuracy, not privacy, and the search stops with a ValueError.
-    Returns η for the next call.
-    """
+    """Stop a search that more noise cannot help (η at the accuracy floor; see
+    docs/derivations/calibration.md). Returns η for the next call."""
     f = target.curve()
     if f is None or g.is_exact:
         return None

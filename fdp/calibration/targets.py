@@ -29,16 +29,7 @@ def min_gap(g: TradeOff, f: TradeOff) -> float:
     """An ESTIMATE of min over α of g_lower(α) − f_upper(α), for messages (decisions use
     the proof of ``dominates``). Piecewise-linear f: golden section on each segment
     (g − f is convex there); otherwise 4001 logit-spaced α, refined around the worst five.
-
-    Parameters
-    ----------
-    g, f : TradeOff
-        The guarantee and the target curve.
-
-    Returns
-    -------
-    float
-        The estimated smallest gap (negative where g falls below f).
+    Negative where g falls below f.
 
     Examples
     --------
@@ -70,16 +61,7 @@ def min_gap(g: TradeOff, f: TradeOff) -> float:
 
 
 def dominates(g: TradeOff, f: TradeOff, slack: float = 0.0) -> bool:
-    """g ≥ f − slack on [0, 1], PROVEN (``TradeOff.dominates``, one meaning everywhere).
-
-    False means "not proven". See ``fdp.conversions.summaries.prove_dominates``.
-
-    Parameters
-    ----------
-    g, f : TradeOff
-        The guarantee and the target curve.
-    slack : float
-        Absolute allowance on β: the claim proven is g ≥ f − slack.
+    """g ≥ f − slack on [0, 1], PROVEN (``TradeOff.dominates``); False means "not proven".
 
     Examples
     --------
@@ -92,14 +74,9 @@ def dominates(g: TradeOff, f: TradeOff, slack: float = 0.0) -> bool:
     return g.dominates(f, tol=slack)
 
 
-# f ⊗ f_{0,η}: (1 − η) f(α/(1 − η)) on [0, 1 − η], 0 after. The form in which a numeric
-# guarantee can meet a curve target: its certified lower side puts the truncated tail of
-# the privacy-loss law, a mass η = δ_g(+∞), at infinite loss, so g(0) = 1 − η and no g can
-# lie above a curve with f(0) = 1. One implementation: ``WithDelta``.
+# f ⊗ f_{0,η}, the form in which a numeric guarantee meets a curve target (derivation:
+# docs/derivations/calibration.md); MAX_TAIL: the largest η accepted.
 TailDelta = WithDelta
-
-
-# Largest tail mass η accepted when a numeric guarantee is checked against a curve.
 MAX_TAIL = 1e-9
 
 
@@ -144,7 +121,7 @@ class Target:
     tradeoff, mu, epsilon, delta, advantage, tpr, fpr
         The numbers of the target; None where not part of it.
     max_tail : float
-        Largest tail mass η accepted for curve targets (default 1e-9).
+        Largest tail mass η accepted for curve targets (default ``MAX_TAIL``).
 
     Examples
     --------
@@ -222,11 +199,8 @@ class Target:
         return f"TPR <= {self.tpr:g} at FPR {self.fpr:g}"
 
     def met_by(self, g: TradeOff, slack: float = 0.0) -> bool:
-        """True when a g-DP mechanism meets the target (certified side of g).
-
-        ``slack`` (default 0): an absolute allowance on the compared δ or β values,
-        for callers that must absorb rounding (the accountant uses 1e-12).
-        """
+        """True when a g-DP mechanism meets the target (certified side of g); ``slack``:
+        an absolute allowance on the compared δ or β (the accountant uses 1e-12)."""
         if self.kind == "mu":
             if isinstance(g, Gaussian):
                 return g.mu <= _given(self.mu)
@@ -322,10 +296,8 @@ class Target:
         return 0.0
 
 
-# Relative allowance, on the SAFE side, for the rounding of a computed δ(ε) (about two
-# ulps): a δ counts as meeting a target only if δ (1 + DELTA_EVAL_RTOL) ≤ target. The
-# Gaussian's larger evaluation error (≤ 2e-13) is already inside its certified upper
-# log δ (``fdp.conversions.gdp.LOG_DELTA_ALLOWANCE``).
+# Relative allowance (two ulps, safe side) for the rounding of a computed δ(ε); see
+# docs/derivations/calibration.md.
 DELTA_EVAL_RTOL = 4.5e-16
 
 
@@ -342,24 +314,8 @@ def _delta_within(g: TradeOff, eps: float, target: float, slack: float) -> bool:
 
 
 def tail_allowance(g: TradeOff, f: TradeOff) -> float:
-    """The least η for which g ≥ f ⊗ f_{0,η} is proven (0 for exact g).
-
-    η ≥ δ_g(+∞) (the truncated tail of the engine's privacy-loss law); the least
-    proven η is found by bisection on log η (``bisect_monotone``; the proof is
-    monotone in η since f ⊗ f_{0,η} decreases with η) and returned rounded up.
-    1.0 when no η < 1 is proven.
-
-    Parameters
-    ----------
-    g : TradeOff
-        The guarantee.
-    f : TradeOff
-        The target curve.
-
-    Returns
-    -------
-    float
-        η in [0, 1].
+    """The least η (≥ δ_g(+∞), rounded up) for which g ≥ f ⊗ f_{0,η} is proven: 0 for
+    exact g, 1.0 when no η < 1 is proven (bisection on log η).
 
     Examples
     --------
@@ -392,10 +348,9 @@ def tail_allowance(g: TradeOff, f: TradeOff) -> float:
 
 def _dominates_numeric(g: TradeOff, f: TradeOff, slack: float,
                        max_tail: float = MAX_TAIL) -> bool:
-    """g ≥ f for exact g; g ≥ f ⊗ f_{0,η} (η = ``tail_allowance`` ≤ max_tail) for numeric g."""
+    """g ≥ f for exact g; g ≥ f ⊗ f_{0,max_tail} for numeric g."""
     if g.is_exact:
         return dominates(g, f, slack)
-    # f ⊗ f_{0,η} decreases with η: proving it at η = max_tail proves some η ≤ max_tail.
     return dominates(g, TailDelta(f, max_tail), slack)
 
 

@@ -5,22 +5,11 @@ f-DP machinery, which composes trade-off functions exactly (DRS §3). They exist
 that notebooks and reproductions can put each classical bound beside the f-DP one
 (as Dong, Roth & Su 2022, §3.3, do).
 
-* Basic composition (Dwork, McSherry, Nissim, Smith 2006): (Σε_i, Σδ_i).
-* Parallel composition on disjoint data (McSherry 2009, PINQ): (max ε_i, max δ_i).
-* Advanced composition (Dwork, Rothblum, Vadhan 2010, Thm III.3): k-fold (ε, δ)
-  is (ε', kδ + δ')-DP with ε' = √(2k ln(1/δ')) ε + k ε (e^ε − 1).
-* Optimal homogeneous composition (Kairouz, Oh, Viswanath 2015, Thm 3.3): the exact
-  privacy profile of f_{ε,δ}^{⊗k}.  With q = 1/(1 + e^ε), the k-fold f_{ε,0} has
-  privacy loss (k − 2ℓ)ε under Q with probability C(k,ℓ) e^{(k−ℓ)ε}/(1 + e^ε)^k, so
-
-      δ̃(ε') = Σ_ℓ C(k,ℓ) (e^{(k−ℓ)ε} − e^{ε' + ℓε})_+ / (1 + e^ε)^k,
-      δ(ε')  = 1 − (1 − δ)^k (1 − δ̃(ε')).
-
-  At ε' = (k − 2i)ε this is KOV's δ_i; between those points it is the exact
-  (piecewise) profile, so the smallest ε' for a target δ is exact, not restricted
-  to KOV's lattice (``kov_lattice_epsilon`` gives the lattice version). All three
-  read ``fdp.EpsDelta(ε, δ) ** k`` (``fdp.families.eps_delta_power``: log space, only
-  the O(√k) binomial terms that matter, any k ≤ 2^53), so they agree with it.
+Basic (Dwork, McSherry, Nissim, Smith 2006), parallel (McSherry 2009), advanced
+(Dwork, Rothblum, Vadhan 2010) and the optimal homogeneous composition (Kairouz, Oh,
+Viswanath 2015, Thm 3.3: the exact privacy profile of f_{ε,δ}^{⊗k}, read from
+``fdp.EpsDelta(ε, δ) ** k``, so the smallest ε' for a target δ is exact, not restricted
+to KOV's lattice; ``kov_lattice_epsilon`` gives the lattice version).
 
 Arguments throughout: ``eps`` ≥ 0 and ``delta`` ∈ [0, 1] of each mechanism (one value,
 or one per mechanism where a sequence is taken), ``k`` ≥ 1 compositions (≤ 2^53),

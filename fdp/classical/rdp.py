@@ -7,52 +7,16 @@ composes by adding ρ at each order λ.
 Two questions, one name each:
 
 * ``rdp_of(f, orders, steps)``: the RDP curve of a mechanism given as a trade-off
-  function, ρ(λ) = steps · D_λ(Q ‖ P) for its dominating pair ``f.law()``. The closed
-  forms live with the families' laws (Mironov 2017, Table II), rounded up there
-  (``law.renyi_is_upper_bound``) and read by the Rényi accountant of compositions
-  (``fdp.operations.rdp_bound.factor_rdp``) from the same place:
-  - Gaussian ``fdp.Gaussian(μ)`` (noise multiplier σ = 1/μ): ρ(λ) = λμ²/2;
-  - Laplace ``fdp.Laplace(μ)``, μ = Δ/b:
-    ρ(λ) = log[λ/(2λ−1) e^{(λ−1)μ} + (λ−1)/(2λ−1) e^{−λμ}] / (λ − 1);
-  - binary randomized response ``fdp.RandomizedResponse(ε)``, p = e^ε/(1+e^ε):
-    ρ(λ) = log[p^λ (1−p)^{1−λ} + (1−p)^λ p^{1−λ}] / (λ − 1);
-  any family whose law has a log-MGF answers through the same call.
+  function, ρ(λ) = steps · D_λ(Q ‖ P) for its dominating pair ``f.law()`` (the closed
+  forms of Mironov 2017, Table II, live with the families' laws);
 * ``rdp_subsampled_gaussian(orders, q, σ, steps)``: the RDP of a *sampler*, the
-  Poisson-subsampled Gaussian, add/remove neighbours (Mironov, Talwar, Zhang 2019,
-  arXiv 1908.10530). No trade-off family carries this RDP (the subsampled curve is a
-  numeric object without a log-MGF), and the value here is a proven upper bound at
-  fractional orders too, so it keeps its own name. ρ(λ) = log A_λ / (λ − 1) with
-  A_λ = E_{z∼μ0}[((1 − q) + q μ1(z)/μ0(z))^λ], μ0 = N(0, σ²), μ1 = N(1, σ²).
-  - Integer λ (MTZ §3.3): binomial expansion,
-      A_λ = Σ_{k=0}^{λ} C(λ,k) q^k (1−q)^{λ−k} exp((k² − k)/(2σ²)).
-  - Fractional λ (MTZ §3.3): split the integral at z0 = σ² log(1/q − 1) + ½, where
-    q μ1/μ0 = 1 − q; expand (a + b)^λ in the convergent direction on each side:
-      A_λ = Σ_{i≥0} C(λ,i) [ q^i (1−q)^{λ−i} e^{(i²−i)/(2σ²)} Φ((z0 − i)/σ)
-                         + q^{λ−i} (1−q)^i e^{(j²−j)/(2σ²)} Φ((j − z0)/σ) ],  j = λ − i.
-    Generalised binomial coefficients change sign for i > λ; terms are summed in
-    log space with signs (``logsumexp(..., b=sign)``). Truncated after N > λ terms,
-    each series leaves out at most the absolute value of its term N (the Lagrange
-    remainder of (1 + x)^λ, 0 ≤ x ≤ 1, is C(λ, N) x^N (1 + ξ)^{λ−N} with
-    (1 + ξ)^{λ−N} ≤ 1), which is added: the result is an upper bound at every N.
-  - Every value returned is an UPPER bound on ρ(λ): each log term carries its
-    floating-point error (library calls within 64 ulps), the sums their rounding,
-    and the integer-order sum is taken as A_λ − 1 (all terms positive, see
-    ``_log_a_int``), so a ρ far below 1 keeps its relative precision.
-  The ε of DP-SGD by this accountant is ``fdp.sgd.dpsgd_rdp_epsilon``.
+  Poisson-subsampled Gaussian, add/remove neighbours (Mironov, Talwar, Zhang 2019), a
+  proven upper bound at every order, fractional ones included.
 
-Conversions to (ε, δ) at a fixed δ (``rdp_to_epsilon``), minimised over the orders:
-
-* ``"improved"`` (the default; Balle et al. 2020, Thm 21; Canonne, Kamath, Steinke
-  2020, Prop 12): ε = ρ(λ) + log(1 − 1/λ) − (log δ + log λ)/(λ − 1). Never larger than
-  Mironov's at the same λ: the difference is log(1 − 1/λ) − log(λ)/(λ − 1) < 0.
-* ``"mironov"`` (Mironov 2017, Prop 3; the original moments accountant of Abadi et al.
-  2016 and Bu et al. 2020): ε = ρ(λ) + log(1/δ)/(λ − 1). Kept to reproduce published
-  numbers.
-
-Both are upper bounds on the true ε; neither is tight. Solved for δ at a fixed ε
-(``rdp_to_log_delta``): δ ≤ exp((λ − 1)(ρ − ε)) (1 − 1/λ)^{λ−1}/λ (Canonne, Kamath &
-Steinke 2020, Prop 12), or exp((λ − 1)(ρ − ε)) (Mironov 2017, Prop 3). Both
-conversions are rounded up, so a certified ρ gives a certified ε or δ.
+The ε of DP-SGD by this accountant is ``fdp.sgd.dpsgd_rdp_epsilon``. The RDP → (ε, δ)
+conversions (``rdp_to_epsilon``, ``rdp_to_log_delta``: "improved", Balle et al. 2020,
+Thm 21, and "mironov", Mironov 2017, Prop 3; rounded up) live with the certified RDP
+bound in ``fdp.operations.rdp_bound``. Derivation: docs/derivations/rdp.md.
 """
 
 from __future__ import annotations
@@ -79,8 +43,6 @@ from fdp.tradeoff import TradeOff
 #: mpmath, for the few orders whose terms cancel in doubles (``import fdp`` stays free of it)
 mpmath = LazyModule("mpmath")
 
-#: The RDP → (ε, δ) conversions (see the module docstring).
-
 #: The order grid of Bu et al. (2020)'s moments-accountant comparison
 #: (their gdp_accountant.py): 1 + x/10 for x = 1..99, then 12 to 59.8 in steps of
 #: 0.2, then 60..99.
@@ -99,49 +61,12 @@ def rdp_of(f: TradeOff, orders: ArrayLike, steps: float = 1) -> FloatOrArray:
     """RDP of ``steps`` compositions of a trade-off function with a privacy-loss law.
 
     ρ(λ) = steps · D_λ(Q ‖ P) = steps · log E_Q e^{(λ−1)L} / (λ − 1) for the dominating
-    pair (P, Q) of f, read from ``f.law().renyi`` (closed forms for the Gaussian,
-    Laplace and binary randomized response, an exact log-sum-exp for finite pairs,
-    or any new family's law with a log-MGF; Mironov 2017, Def 3 and Prop 1). This is
-    the RDP of the pair that ``law()`` describes, in the direction D(Q ‖ P); for an
-    asymmetric f also evaluate ``f.inverse()`` and take the larger. The one way to ask
-    for a mechanism's RDP curve: ``rdp_of(fdp.Gaussian(1/σ), λ)`` = λ/(2σ²),
-    ``rdp_of(fdp.Laplace(μ), λ)`` and ``rdp_of(fdp.RandomizedResponse(ε), λ)`` are
-    Mironov (2017), Table II; a mechanism known only to be ε-DP (permute-and-flip,
-    ``fdp.EpsDelta(ε)``) gets the curve of f_{ε,0}, randomized response RR_ε, the
-    largest any ε-DP pair has. The two limit orders (van Erven & Harremoës 2014,
-    Thm 5 and Thm 6):
-
-    * λ = 1: the Kullback–Leibler divergence D_1(Q ‖ P) = E_Q[L], read from the law's
-      first moment (μ²/2 for G_μ, μ − 1 + e^{−μ} for L_μ);
-    * λ = ∞: D_∞(Q ‖ P) = ess sup_Q L: for a finite law the largest loss with Q-mass,
-      otherwise the pure ε of f (``f.pure_epsilon()``, the larger of the two
-      directions: equal to D_∞(Q ‖ P) for symmetric f, an upper bound otherwise).
-
-    Both read the law's atoms at ±∞ first: Q-mass at L = +∞ (Q not absolutely
-    continuous with respect to P, as for f_{ε,δ} with δ > 0) makes D_λ(Q ‖ P) = ∞ at
-    every order; P-mass at L = −∞ carries no Q-mass and leaves D_λ(Q ‖ P) finite
-    (T(P, Q) with P = (¼, ¼, ½), Q = (½, ½, 0): ln 2 at every order, ∞ for the inverse).
-
-    Parameters
-    ----------
-    f : TradeOff
-        A trade-off function whose ``law()`` has a Rényi divergence.
-    orders : float or array_like
-        Orders λ ≥ 1 (1 is KL, ``inf`` the pure ε).
-    steps : float, optional
-        Number of compositions (≥ 0).
-
-    Returns
-    -------
-    float or ndarray
-        ρ at each order.
-
-    Raises
-    ------
-    TypeError
-        If f is not a TradeOff.
-    ValueError
-        For an order below 1, or if f has no law, or its law has no known log-MGF.
+    pair (P, Q) of f, read from ``f.law().renyi`` (Mironov 2017, Def 3 and Prop 1), in
+    the direction D(Q ‖ P): for an asymmetric f also evaluate ``f.inverse()`` and take
+    the larger. Orders λ ≥ 1: λ = 1 is the KL divergence E_Q[L], λ = ∞ is ess sup_Q L
+    (``f.pure_epsilon()`` when the law is not finite; van Erven & Harremoës 2014, Thm 5
+    and 6); Q-mass at L = +∞ gives ∞ at every order. ValueError when f's law has no
+    log-MGF. Derivation: docs/derivations/rdp.md.
 
     Examples
     --------
@@ -182,9 +107,7 @@ def rdp_of(f: TradeOff, orders: ArrayLike, steps: float = 1) -> FloatOrArray:
 
 
 def _kl(law: PrivacyLossLaw) -> float:
-    """D_1(Q ‖ P) = E_Q[L] ≥ 0: ∞ with Q-mass at L = +∞; with P-mass at L = −∞ (no
-    Q-mass there) the Q-mean of the finite atoms of a finite law; else the law's
-    first Q-moment."""
+    """D_1(Q ‖ P) = E_Q[L] ≥ 0 (see ``rdp_of``)."""
     p_neginf, q_inf = law.singular_masses()
     if q_inf > 0.0:
         return math.inf
@@ -200,9 +123,7 @@ def _kl(law: PrivacyLossLaw) -> float:
 
 
 def _d_inf(f: TradeOff, law: PrivacyLossLaw | None) -> float:
-    """D_∞(Q ‖ P) = ess sup_Q L: ∞ with Q-mass at L = +∞; the largest loss with Q-mass
-    of a finite law; else ``f.pure_epsilon()`` (both directions: an upper bound, equal
-    for symmetric f)."""
+    """D_∞(Q ‖ P) = ess sup_Q L (see ``rdp_of``)."""
     if isinstance(law, AtomsLaw):
         if law.singular_masses()[1] > 0.0:
             return math.inf
@@ -214,42 +135,12 @@ def _d_inf(f: TradeOff, law: PrivacyLossLaw | None) -> float:
 def rdp_bounded_range(eps: float, orders: ArrayLike) -> FloatOrArray:
     """Rényi DP of an ε-bounded-range mechanism (the exponential mechanism), exact.
 
-    Every neighbouring pair of an ε-BR mechanism is a post-processing of a generalized
-    randomized response GRR_t, t ∈ [0, ε] (Dong, Durfee & Rogers 2020, §3), with
-    P_t(1) = (e^t − 1)/(e^ε − 1), losses ε − t at 1 and −t at 0; the supremum of
-    D_λ(Q_t ‖ P_t) over t has the closed form (Cesar & Rogers 2021, "Bounding,
-    concentrating, and truncating: unifying privacy loss composition for data
-    analytics", ALT 2021, §3): with E = e^ε, A(u) = E_P[(dQ_t/dP_t)^λ] at u = e^t is
-    A(u) = u^{−λ}[u(E^λ − 1) + E − E^λ]/(E − 1), whose one critical point in [1, E] is
-    u* = λ(E^λ − E)/((λ − 1)(E^λ − 1)), so
-
-        ρ(λ) = [log(E^λ − E) − log(E − 1) − log(λ − 1) − λ log u*] / (λ − 1),
-
-    evaluated in log space (E^λ − E = e^{λε}(1 − e^{−(λ−1)ε})). The limit orders:
-    λ = 1, KL(u) = E_Q[L] = ε(E − E/u)/(E − 1) − log u is largest at u = x =
-    ε/(1 − e^{−ε}), where D_1 = x − 1 − log x; λ = ∞, D_∞ = sup_t (ε − t) = ε.
-
-    This is the curve of the mechanism, smaller than that of the curve BR_ε's own
-    dominating pair (which ``fdp.BoundedRange(ε)`` represents for any BR_ε-DP
-    mechanism); use it only for mechanisms that are ε-bounded range (the exponential
-    mechanism with the 2Δ calibration, report-noisy-max with Gumbel noise).
-
-    Parameters
-    ----------
-    eps : float
-        ε > 0 of the bounded range.
-    orders : float or array_like
-        Orders λ ≥ 1 (``inf`` allowed).
-
-    Returns
-    -------
-    float or ndarray
-        ρ(λ) at each order.
-
-    Raises
-    ------
-    ValueError
-        For ε ≤ 0 or not finite, or an order below 1.
+    With E = e^ε and u* = λ(E^λ − E)/((λ − 1)(E^λ − 1)) (Cesar & Rogers 2021, ALT, §3;
+    Dong, Durfee & Rogers 2020, §3),
+    ρ(λ) = [log(E^λ − E) − log(E − 1) − log(λ − 1) − λ log u*] / (λ − 1); λ = 1 gives
+    x − 1 − log x with x = ε/(1 − e^{−ε}), λ = ∞ gives ε. Only for mechanisms that are
+    ε-bounded range (``fdp.BoundedRange(ε)`` is the curve of any BR_ε-DP mechanism).
+    Derivation: docs/derivations/rdp.md.
 
     Examples
     --------
@@ -292,23 +183,15 @@ def rdp_bounded_range(eps: float, orders: ArrayLike) -> FloatOrArray:
     return _validate.like_input(orders, out.reshape(np.shape(orders)))
 
 
-#: Unit roundoff of doubles.
+#: Unit roundoff of doubles, and the relative error allowed per library call (see
+#: docs/derivations/rdp.md, "Rounding").
 _U = 2.0 ** -53
-#: Relative error allowed for each library call (gammaln, log, log1p, log_ndtr) before the
-#: padding below: scipy documents a few ulps; 64 ulps leaves a margin.
 _ULPS = 64.0
 
 
 def _padded_log_sum(logs: ArrayLike, signs: ArrayLike, magnitude: ArrayLike) -> float:
-    """An upper bound on log Σ signs·exp(logs) that counts the rounding.
-
-    Term i's log carries an absolute error of at most ``_ULPS``·u·``magnitude[i]`` (the
-    sum of the absolute values of the pieces it was added from), so the term is off
-    by at most |term|·expm1 of that; the summation (numpy's pairwise sum) adds at most
-    (2 log2 n + 160)·u·Σ|terms|. The
-    bound is the computed signed sum plus both allowances, with the final log rounded
-    up; +inf when the result is not positive.
-    """
+    """An upper bound on log Σ signs·exp(logs) that counts the rounding (``magnitude``:
+    per term, the sum of the absolute values of its pieces; docs/derivations/rdp.md)."""
     logs, signs, magnitude = (np.asarray(v, dtype=float) for v in (logs, signs, magnitude))
     abs_log, _ = _log_sum_exp(logs, np.ones_like(logs))
     err_log, _ = _log_sum_exp(logs + np.log(np.expm1(_ULPS * _U * (magnitude + 1.0))),
@@ -345,12 +228,8 @@ def _mills(x: FloatArray) -> FloatArray:
 
 
 def _log_a_int(q: float, sigma: float, lam: int) -> float:
-    """Upper bound on log A_λ, integer λ ≥ 2, from the binomial expansion written as
-    A_λ − 1 = Σ_{k≥2} C(λ,k) q^k (1−q)^{λ−k} expm1((k² − k)/(2σ²)) (the binomial
-    probabilities sum to 1, and k = 0, 1 contribute 0): all terms are positive, so
-    A_λ − 1 keeps its relative precision even when it is far below 1 (large σ). The
-    sum is rounded up by its floating-point error (``_padded_log_sum``), and
-    log A_λ = log1p(A_λ − 1) rounded up."""
+    """Upper bound on log A_λ, integer λ ≥ 2, as log1p of the positive sum
+    A_λ − 1 = Σ_{k≥2} C(λ,k) q^k (1−q)^{λ−k} expm1((k² − k)/(2σ²))."""
     k = np.arange(2, lam + 1, dtype=float)
     g = (gammaln(lam + 1.0), gammaln(k + 1.0), gammaln(lam - k + 1.0))
     x = (k * k - k) / (2 * sigma ** 2)
@@ -367,20 +246,9 @@ def _log_a_int(q: float, sigma: float, lam: int) -> float:
 
 def _log_a_frac(q: float, sigma: float, lam: float, rtol: float = 1e-13,
                 max_terms: int = 1 << 20) -> float:
-    """Upper bound on log A_λ, fractional λ: MTZ's two expansions, truncated after N
-    terms each, plus a PROVEN bound on what was left out.
-
-    On z ≤ z0, x = q μ1/((1 − q) μ0) ∈ [0, 1] and (1 + x)^λ is its Taylor polynomial of
-    degree N − 1 plus the Lagrange remainder C(λ, N) x^N (1 + ξ)^{λ−N}, ξ ∈ [0, x],
-    whose absolute value is at most |C(λ, N)| x^N once N > λ; integrated, that is the
-    absolute value of the first omitted term of the first series. The same holds on
-    z > z0 for (1 + 1/x)^λ. So A_λ ≤ (partial sums) + |t0_N| + |t1_N|, for every
-    N > λ, whether the series has converged or not; the sum is extended (N ×4) until
-    the remainder is below ``rtol`` of it or N reaches ``max_terms``. The remainder's
-    bound is added either way, so ``rtol`` trades only tightness for time: 1e-13 leaves
-    log A_λ within 1e-12 (relative) of the 1e-16 value, and at σ = 0.6, q = 0.1 the series
-    need 16 times more terms to reach 1e-16.
-    """
+    """Upper bound on log A_λ, fractional λ: MTZ's two expansions, truncated after N > λ
+    terms each, plus the first omitted term of each (a proven remainder bound;
+    docs/derivations/rdp.md). N grows ×4 until the remainder is below ``rtol``."""
     log_q, log_1q = np.log(q), np.log1p(-q)
     z0 = sigma ** 2 * (log_1q - log_q) + 0.5
     s2 = 2.0 * sigma ** 2
@@ -398,8 +266,7 @@ def _log_a_frac(q: float, sigma: float, lam: float, rtol: float = 1e-13,
         t0 = log_binom + p0[0] + p0[1] + p0[2] + n0
         t1 = log_binom + p1[0] + p1[1] + p1[2] + n1
         common = abs(g[0]) + np.abs(g[1]) + np.abs(g[2])
-        # an error e in log Φ's argument x moves log Φ by at most e·φ(x)/Φ(x) (the
-        # Mills ratio, ≤ 1 − x for x < 0, ≤ 1 for x ≥ 0); e ≲ u·(|z0| + i + λ)/σ
+        # the error of log Φ from its argument's, via the Mills ratio
         arg0 = (abs(z0) + i + lam) / sigma * _mills(x0)
         arg1 = (abs(z0) + i + lam) / sigma * _mills(x1)
         m0 = common + np.abs(p0[0]) + np.abs(p0[1]) + np.abs(p0[2]) + np.abs(n0) + arg0
@@ -421,28 +288,9 @@ def rdp_subsampled_gaussian(orders: ArrayLike, sample_rate: float, noise_multipl
                             steps: float = 1) -> FloatOrArray:
     """RDP ρ(λ) of ``steps`` compositions of the Poisson-subsampled Gaussian mechanism
     (rate q, noise multiplier σ, add/remove neighbours): steps · log A_λ / (λ − 1)
-    with A_λ from Mironov, Talwar, Zhang (2019), integer and fractional λ (see the
-    module docstring). q = 0 gives 0; q = 1 gives the plain Gaussian λ/(2σ²).
-    ``steps`` may be fractional (Bu et al. use epochs·n/batch), as RDP scales linearly.
-    A sampler, not a family, so it is not asked through ``rdp_of``: the subsampled
-    curve has no privacy-loss law with a log-MGF, and this value is a proven upper
-    bound at every order, fractional ones included.
-
-    Parameters
-    ----------
-    orders : float or array_like
-        Orders λ > 1.
-    sample_rate : float
-        q in [0, 1].
-    noise_multiplier : float
-        σ > 0.
-    steps : float, optional
-        Number of compositions (≥ 0).
-
-    Returns
-    -------
-    float or ndarray
-        ρ at each order.
+    with A_λ from Mironov, Talwar, Zhang (2019), integer and fractional λ > 1; a proven
+    upper bound at every order. q = 0 gives 0; q = 1 the plain Gaussian λ/(2σ²);
+    ``steps`` may be fractional. Derivation: docs/derivations/rdp.md.
 
     Examples
     --------
@@ -466,7 +314,7 @@ def rdp_subsampled_gaussian(orders: ArrayLike, sample_rate: float, noise_multipl
             out[idx] = _log_a_int(q, s, int(lam)) / (lam - 1.0)
         else:
             out[idx] = _log_a_frac(q, s, float(lam)) / (lam - 1.0)
-    # every step above rounds up; the divisions and the product with steps add ≤ 3 ulps
+    # the divisions and the product with steps add ≤ 3 ulps
     out = t * out * (1.0 + 8.0 * _U)
     return _validate.like_input(orders, out.reshape(np.shape(orders)))
 
@@ -474,24 +322,8 @@ def rdp_subsampled_gaussian(orders: ArrayLike, sample_rate: float, noise_multipl
 def gaussian_rdp_epsilon(mu: float, delta: float, *, orders: ArrayLike | None = None,
                          conversion: Conversion = "improved") -> RDPEpsilon:
     """(ε, δ) of μ-GDP (the Gaussian mechanism with Δ/σ = μ) through RDP:
-    ρ(λ) = λ μ²/2 (the Rényi divergence of ``fdp.Gaussian(μ).law()``). An upper bound,
-    for comparison with the exact ``fdp.gdp_epsilon``.
-
-    Parameters
-    ----------
-    mu : float
-        μ > 0.
-    delta : float
-        δ in (0, 1).
-    orders : array_like, optional
-        Orders λ > 1 (default ``DEFAULT_ORDERS``).
-    conversion : {"improved", "mironov"}, optional
-        The RDP → (ε, δ) conversion.
-
-    Returns
-    -------
-    RDPEpsilon
-        (epsilon, order).
+    ρ(λ) = λ μ²/2 on ``orders`` (default ``DEFAULT_ORDERS``), converted by
+    ``rdp_to_epsilon``. An upper bound, for comparison with the exact ``fdp.gdp_epsilon``.
 
     Examples
     --------

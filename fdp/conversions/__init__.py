@@ -19,27 +19,8 @@ from fdp.conversions.risk import (
 )
 from fdp.conversions.summaries import tightest_eps_delta
 
-__all__ = [
-                                  "Bracket",
-                                  "GdpFit",
-                                  "GdpRangeFit",
-                                  "RepeatSelect",
-                                  "advantage_bounds",
-                                  "attack_success",
-                                  "bayes_risk",
-                                  "from_privacy_profile",
-                                  "from_rdp",
-                                  "from_zcdp",
-                                  "gdp_delta",
-                                  "gdp_epsilon",
-                                  "gdp_fit",
-                                  "gdp_fit_range",
-                                  "gdp_log_delta",
-                                  "gdp_mu_for_eps_delta",
-                                  "gdp_shortfall",
-                                  "reconstruction_bound",
-                                  "repeat_and_select",
-                                  "risk_lines",
-                                  "tightest_eps_delta",
-                                  "tpr_at_fpr",
-]
+__all__ = ["Bracket", "GdpFit", "GdpRangeFit", "RepeatSelect", "advantage_bounds",
+           "attack_success", "bayes_risk", "from_privacy_profile", "from_rdp", "from_zcdp",
+           "gdp_delta", "gdp_epsilon", "gdp_fit", "gdp_fit_range", "gdp_log_delta",
+           "gdp_mu_for_eps_delta", "gdp_shortfall", "reconstruction_bound", "repeat_and_select",
+           "risk_lines", "tightest_eps_delta", "tpr_at_fpr"]

@@ -22,9 +22,6 @@ from fdp.conversions.renyi_bounds import (
 from fdp.families.identity import Identity
 
 
-# ----------------------------------------------------------------------
-# Public: a finite RDP curve
-# ----------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class RDPCurve(_RenyiCurve):
     """f(α) = max over the orders λ_i of the smallest β the two-point Rényi
@@ -67,34 +64,15 @@ class RDPCurve(_RenyiCurve):
 def from_rdp(orders: ArrayLike, rdp: ArrayLike, *, one_sided: bool = False) -> RDPCurve:
     """The optimal trade-off function implied by Rényi DP at the given orders.
 
-    Parameters
-    ----------
-    orders : array_like
-        Rényi orders λ_i > 1 (``inf`` allowed: D_∞ ≤ r is pure r-DP).
-    rdp : array_like
-        The bounds r_i = ρ(λ_i) ≥ 0, one per order, non-decreasing in λ (the Rényi
-        divergence is non-decreasing in its order); ``inf`` means no information.
-    one_sided : bool
-        False (default): the bound holds for D_λ(P ‖ Q) and D_λ(Q ‖ P) (the usual
-        RDP definition over a symmetric neighbouring relation); the result is
-        symmetric. True: only D_λ(P ‖ Q) ≤ r; the result bounds T(P, Q) alone.
-
-    Returns
-    -------
-    RDPCurve
-        f(α) = max_i β_{λ_i}(α), the smallest type II error the two-point inequalities
-        (A), (B) of docs/derivations/renyi-conversion.md admit (Balle et al. 2020, Thm 5;
-        Zhu, Dong & Wang 2022, App. F.1). ``f(α)`` is a certified lower bound;
-        ``bounds(α)`` a certified bracket (relative width ≲ 1e-9: the rounding
-        margins); ``delta(ε)`` a certified upper bound.
-
-    Notes
-    -----
-    Mechanisms with RDP curves ρ₁(λ), ρ₂(λ) compose to the curve ρ₁ + ρ₂ (Mironov
-    2017, Prop. 1): ``from_rdp(orders, rdp1 + rdp2)`` is valid for the composed
-    mechanism and often tighter than ``from_rdp(orders, rdp1) @ from_rdp(orders,
-    rdp2)``, the tensor product of the curves, which holds for ANY mechanisms that
-    are f₁-DP and f₂-DP. They are different functions; ``@`` is the tensor product.
+    f(α) = max_i β_{λ_i}(α), the smallest type II error the two-point Rényi inequalities
+    admit (Balle et al. 2020, Thm 5; Zhu, Dong & Wang 2022, App. F.1), for orders
+    λ_i > 1 (``inf``: pure DP) and bounds r_i non-decreasing in λ (``inf``: no
+    information). ``one_sided=False`` (default): the bounds hold for D_λ(P ‖ Q) and
+    D_λ(Q ‖ P), and the result is symmetric; True: only D_λ(P ‖ Q), and the result
+    bounds T(P, Q) alone. ``f(α)`` is a certified lower bound, ``bounds(α)`` a certified
+    bracket (relative width ≲ 1e-9), ``delta(ε)`` a certified upper bound. Mechanisms'
+    RDP curves add under composition, ``@`` is the tensor product of the curves: they
+    differ. Derivation: docs/derivations/renyi-conversion.md.
 
     Examples
     --------
@@ -128,9 +106,6 @@ def from_rdp(orders: ArrayLike, rdp: ArrayLike, *, one_sided: bool = False) -> R
     return RDPCurve(tuple(o.tolist()), tuple(r.tolist()), one_sided)
 
 
-# ----------------------------------------------------------------------
-# Public: zCDP, a continuum of orders
-# ----------------------------------------------------------------------
 _COARSE_RATIO = 1.25
 _LAM_MIN = 1e-8        # smallest λ − 1 on the grid; (1, 1 + 1e-8] is one interval
 # (span, points) of the two refinements around each α's best order: they only choose
@@ -207,14 +182,8 @@ def _zcdp_inner(a: FloatArray, rho: float, xi: float,
 
 
 def _covering(grid: FloatArray, rho: float, xi: float) -> tuple[FloatArray, FloatArray]:
-    """Orders and bounds whose joint validity implies D_λ ≤ ξ + ρλ for every λ > 1.
-
-    K(λ) = (λ − 1) D_λ is convex (a log-moment generating function), so on a cell
-    [a, b] it lies below its chord; R(λ) = (λ − 1)(ξ + ρλ) exceeds its own chord by
-    at most ρ(b − a)²/4. Hence K(a) ≤ R(a) − m and K(b) ≤ R(b) − m with
-    m = ρ(b − a)²/4 give K ≤ R on [a, b]. (1, λ_0] is covered by D_λ ≤ D_{λ_0} ≤ ξ + ρ,
-    [λ_M, ∞) by D_∞ ≤ ξ + ρλ_M.
-    """
+    """Orders and bounds whose joint validity implies D_λ ≤ ξ + ρλ for every λ > 1
+    (docs/derivations/renyi-conversion.md, zCDP)."""
     w = np.diff(grid, axis=1)
     m = rho * w * w / 4.0
     m_pt = np.maximum(np.concatenate([m[:, :1], m], axis=1), np.concatenate([m, m[:, -1:]], axis=1))
@@ -257,29 +226,11 @@ def from_zcdp(rho: float, xi: float = 0.0, *,
               one_sided: bool = False) -> Identity | RDPCurve | ZCDP:
     """The optimal trade-off function implied by (ξ, ρ)-zCDP, certified.
 
-    Parameters
-    ----------
-    rho : float
-        ρ ≥ 0: D_λ ≤ ξ + ρλ for every order λ > 1 (Bun & Steinke 2016, Def 1.1).
-    xi : float
-        ξ ≥ 0 (default 0).
-    one_sided : bool
-        As in ``from_rdp``: False (default) assumes both orders of the pair.
-
-    Returns
-    -------
-    TradeOff
-        The supremum over all λ > 1 of the RDP conversion of ``from_rdp``. ``f(α)``
-        is a certified lower bound (a finite set of orders), ``bounds(α)`` a
-        certified bracket (the continuum covered by intervals,
-        docs/derivations/renyi-conversion.md).
-        ρ = 0 is pure ξ-DP (exact); ρ = ξ = 0 is ``Identity``.
-
-    Notes
-    -----
-    As for ``from_rdp``: ρ_i-zCDP mechanisms compose to (Σρ_i)-zCDP (Bun & Steinke
-    2016, Lemma 2.3), usually tighter in the tails than the tensor product ``@`` of
-    the curves (near ε = 0 the tensor product can be the tighter one).
+    D_λ ≤ ξ + ρλ for every order λ > 1 (Bun & Steinke 2016, Def 1.1): the supremum over
+    all λ of ``from_rdp``'s conversion; ``f(α)`` a certified lower bound, ``bounds(α)`` a
+    certified bracket (the continuum covered by intervals); ``one_sided`` as in
+    ``from_rdp``. ρ = 0 is pure ξ-DP (exact); ρ = ξ = 0 is ``Identity``.
+    Derivation: docs/derivations/renyi-conversion.md.
 
     Examples
     --------

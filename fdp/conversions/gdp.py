@@ -31,19 +31,8 @@ def gdp_delta(mu: float, eps: ArrayLike) -> FloatOrArray:
     Computed in log space (see docs/derivations/gdp-conversion.md): relative error below 1e-14
     (1.3e-13 where |log δ| is in the hundreds) for μ ∈ [1e-12, 60], ε up to 700 and
     beyond, until δ underflows. Decisions (``gdp_epsilon``, ``gdp_mu``, calibration)
-    compare a certified upper bound that covers this error.
-
-    Parameters
-    ----------
-    mu : float
-        The GDP parameter μ ≥ 0.
-    eps : float or array_like
-        ε, any real (±inf allowed); negative ε describes the other order of the pair.
-
-    Returns
-    -------
-    float or ndarray
-        δ_μ(ε), shaped like ``eps``.
+    compare a certified upper bound that covers this error. ε any real (±inf; negative
+    ε describes the other order of the pair); shaped like ``eps``.
 
     Examples
     --------
@@ -58,19 +47,8 @@ def gdp_delta(mu: float, eps: ArrayLike) -> FloatOrArray:
 
 def gdp_log_delta(mu: float, eps: ArrayLike) -> FloatOrArray:
     """log δ_μ(ε) (natural log, the estimate as ``gdp_delta``), also below the double
-    range (log δ < −745); vectorised in ε.
-
-    Parameters
-    ----------
-    mu : float
-        μ ≥ 0.
-    eps : float or array_like
-        ε, any real (±inf allowed).
-
-    Returns
-    -------
-    float or ndarray
-        log δ_μ(ε) (−inf where δ = 0 exactly: μ = 0 and ε ≥ 0, or ε = +inf).
+    range (log δ < −745); vectorised in ε; −inf where δ = 0 exactly (μ = 0 and ε ≥ 0,
+    or ε = +inf).
 
     Examples
     --------
@@ -86,21 +64,9 @@ def gdp_log_delta(mu: float, eps: ArrayLike) -> FloatOrArray:
 def gdp_epsilon(mu: float, delta: ArrayLike) -> FloatOrArray:
     """Smallest ε ≥ 0 with δ_μ(ε) ≤ delta (DRS Cor 2.13 inverted); vectorised in delta.
 
-    δ ≥ δ_μ(0) gives 0; δ = 0 gives inf (for μ > 0). Bisection on log δ_μ(ε) (the
-    package's ``epsilon_for_delta``), returning the end where δ_μ(ε) ≤ delta holds
-    (certified: the compared log δ covers the evaluation error).
-
-    Parameters
-    ----------
-    mu : float
-        μ ≥ 0.
-    delta : float or array_like
-        Target δ in [0, 1], down to 1e-300 and below.
-
-    Returns
-    -------
-    float or ndarray
-        The smallest ε ≥ 0 with δ_μ(ε) ≤ delta (rounded up), shaped like ``delta``.
+    δ ≥ δ_μ(0) gives 0; δ = 0 gives inf (for μ > 0). Bisection on log δ_μ(ε)
+    (``epsilon_for_delta``), returning the end where δ_μ(ε) ≤ delta holds (certified:
+    the compared log δ covers the evaluation error), shaped like ``delta``.
 
     Examples
     --------
@@ -124,18 +90,6 @@ def gdp_mu_for_eps_delta(eps: float, delta: float) -> float:
     opposite question, hence the distinct name).
     delta = 0 gives 0 (every μ > 0 has δ_μ(ε) > 0); delta = 1 gives inf. The answer
     is the verified end of a bisection on log δ_μ(ε) (never above the true root).
-
-    Parameters
-    ----------
-    eps : float
-        ε ≥ 0 of the (ε, δ) target.
-    delta : float
-        δ in [0, 1] of the target.
-
-    Returns
-    -------
-    float
-        The largest μ with δ_μ(eps) ≤ delta (rounded down; inf for delta = 1).
 
     Examples
     --------

@@ -1,14 +1,10 @@
 """The GDP summary of a curve, certified, and how well it fits (Dong, Roth & Su 2022).
 
 μ* = the smallest μ with f ≥ G_μ, G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) (DRS 2022, Def 2.7),
-as a certified bracket, and the fit gap sup_α (f(α) − G_{μ*}(α)): how much more
-private the curve is than "μ*-GDP" says, and where. A large gap means the μ
-summary is misleading; e.g. DP-SGD's μ* is √T/σ, set at α ≈ q^T (far below what
-a double can hold), while the bulk of its curve sits near the CLT value (Bu et
-al. 2020). ``mu_bounds`` is the one computation of μ*'s bracket: ``f.gdp_mu_bounds()``,
-``f.gdp_mu()`` (its upper end) and ``f.gdp_fit()`` all read it; its upper side comes
-first from the object's own certified hook ``_gdp_mu_bounds`` (the generic sandwich of
-``fdp.conversions.summaries``) and is improved by closed forms and vertex formulas.
+as a certified bracket, and the fit gap sup_α (f(α) − G_{μ*}(α)) (derivation:
+docs/derivations/attack-risk.md, "GDP summary"). ``mu_bounds`` is the one computation
+of μ*'s bracket: ``f.gdp_mu_bounds()``, ``f.gdp_mu()`` (its upper end) and ``f.gdp_fit()``
+all read it.
 """
 
 from __future__ import annotations
@@ -23,7 +19,7 @@ from fdp import _validate
 from fdp._numerics import ArrayFn, maximise_unimodal
 from fdp._types import FloatArray
 from fdp.conversions._readout import _REL, _U, _one_minus_upper, _orders, _tradeoff
-from fdp.conversions.summaries import _GRID_U, _z_upper, gdp_mu_of
+from fdp.conversions.summaries import _GRID_U, _round_up, _z_upper, gdp_mu_of
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
 from fdp.families.laplace import Laplace
@@ -46,16 +42,7 @@ class GdpFit:
         curve needs where doubles resolve f. Well below mu_lo means μ* is set in the
         far tail, α < 1e-300.
     binding_at : the α where that pointwise value is largest.
-
-    Parameters
-    ----------
-    mu_lo, mu_hi, gap_lo, gap_hi, gap_at, bulk_mu, binding_at : float
-        As above.
-
-    Returns
-    -------
-    GdpFit
-        A frozen value; ``summary()`` states it in words.
+    ``summary()`` states it in words.
 
     Examples
     --------
@@ -197,7 +184,7 @@ def _mu_upper_sandwich(g: TradeOff, rounds: int = 6, split: int = 8) -> float:
         cold = float(np.max(np.where(hot, -np.inf, cell), initial=tail))
         tail = max(tail, cold)            # settled cells keep their (valid) bound
         left, right = sub[:, :-1].ravel(), sub[:, 1:].ravel()
-    return _round_up_float(max(bound, 0.0) * (1.0 + _REL))
+    return _round_up(max(bound, 0.0) * (1.0 + _REL))
 
 
 def _pointwise_max(f: TradeOff, u: np.ndarray) -> tuple[float, float]:
@@ -236,20 +223,10 @@ def _pointwise_mu(upper_beta: ArrayFn,
 def gdp_fit(f: TradeOff) -> GdpFit:
     """Certified bracket for μ* = min{μ : f ≥ G_μ} and how well G_{μ*} fits f.
 
-    μ*: from the object's certified hook ``_gdp_mu_bounds`` (numeric results), a
-    closed form, or the monotone sandwich of ``gdp_mu`` (upper) and pointwise values
-    Φ⁻¹(1 − α) − Φ⁻¹(f(α)) on a grid (lower). G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) (DRS
-    2022, Def 2.7); f ≥ G_μ ⇔ f⁻¹ ≥ G_μ since G_μ is symmetric, so no order matters.
-
-    Fit gap: sup_α (f(α) − G_{μ*}(α)) ≥ 0, bracketed from the grid: below by
-    max_i (f_lo(α_i) − G_{μ_lo}(α_i)), above by max_i (f_up(α_i) − G_{μ_hi}(α_{i+1}))
-    (both functions are non-increasing, so on a cell the difference is at most that).
-    Also the bulk μ: the largest pointwise value where doubles resolve f.
-
-    Returns
-    -------
-    GdpFit
-        ``summary()`` states it in words.
+    μ*: ``mu_bounds``. Fit gap: sup_α (f(α) − G_{μ*}(α)) ≥ 0, bracketed from the grid:
+    below by max_i (f_lo(α_i) − G_{μ_lo}(α_i)), above by
+    max_i (f_up(α_i) − G_{μ_hi}(α_{i+1})) (both functions are non-increasing). Also the
+    bulk μ: the largest pointwise value where doubles resolve f.
 
     Examples
     --------
@@ -288,15 +265,7 @@ class GdpRangeFit:
     mu = max over α ∈ [fpr_low, fpr_high] of Φ⁻¹(1 − α) − Φ⁻¹(f(α)), the least μ with
     f ≥ G_μ on that range only. Outside it f may lie below G_μ, so "f is μ-GDP" does
     not follow: ``status`` is ``Status.APPROXIMATION``; the guarantee is ``gdp_fit``.
-
-    Parameters
-    ----------
-    mu : float
-        The fitted μ (≥ 0).
-    fpr_low, fpr_high : float
-        The range of α.
-    binding_at : float
-        The α where the fit binds.
+    ``binding_at``: the α where the fit binds.
 
     Examples
     --------
@@ -324,24 +293,10 @@ class GdpRangeFit:
 def gdp_fit_range(f: TradeOff, fpr_low: float, fpr_high: float) -> GdpRangeFit:
     """The least μ with f(α) ≥ G_μ(α) for α in [fpr_low, fpr_high] (an approximation).
 
-    G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) (DRS 2022, Def 2.7), so f ≥ G_μ at α exactly when
-    μ ≥ Φ⁻¹(1 − α) − Φ⁻¹(f(α)); the fit is the maximum of that pointwise μ over the
-    range, on a logit grid refined by golden section around its best point, read from
-    f's certified lower curve. The μ summary practitioners quote for the part of the
-    curve an auditor can test (e.g. FPR ∈ [1e-3, 0.5]); it is no guarantee, hence the
-    approximation status. Over the whole of (0, 1) use ``gdp_fit`` (certified).
-
-    Parameters
-    ----------
-    f : TradeOff
-        The curve.
-    fpr_low, fpr_high : float
-        0 < fpr_low < fpr_high < 1.
-
-    Returns
-    -------
-    GdpRangeFit
-        (mu, fpr_low, fpr_high, binding_at), status approximation.
+    The maximum of the pointwise μ of ``GdpRangeFit`` over 0 < fpr_low < fpr_high < 1, on
+    a logit grid refined by golden section, read from f's certified lower curve: the μ
+    summary practitioners quote for the part of the curve an auditor can test (e.g.
+    FPR ∈ [1e-3, 0.5]); no guarantee. Over the whole of (0, 1) use ``gdp_fit``.
 
     Examples
     --------
@@ -400,27 +355,12 @@ def _gap_upper(f: TradeOff, a: FloatArray, up_b: FloatArray, g_hi: FloatArray, m
     return max(bound, float(np.max(f_left - g_right)))
 
 
-def _round_up_float(x: float) -> float:
-    return float(np.nextafter(np.nextafter(x, np.inf), np.inf)) if np.isfinite(x) else x
-
-
 def gdp_shortfall(f: TradeOff, mu: float) -> tuple[float, float]:
     """Certified lower bound on sup_α (G_μ(α) − f(α)) and the α attaining it.
 
     Positive ⇒ f is NOT μ-GDP (proven from f's upper side: G_μ(α) − f_up(α) > 0 at
-    that α, with rounding allowed for). Use it to test a μ reported by a fit
-    (e.g. a "μ with regret" from another tool) against the curve.
-
-    Parameters
-    ----------
-    f : TradeOff
-    mu : float
-        μ ≥ 0.
-
-    Returns
-    -------
-    (shortfall, alpha) : tuple of float
-        shortfall ≥ 0 (0 when no violation is found on the grid).
+    that α, with rounding allowed for; 0 when no violation is found on the grid). Use it
+    to test a μ reported by a fit (e.g. a "μ with regret" from another tool).
 
     Examples
     --------

@@ -1,9 +1,8 @@
 """From a privacy profile back to a trade-off function (DRS Prop 2.12).
 
-f(α) = sup_ε max{0, 1 − δ(ε) − e^ε α}. For a symmetric profile (ε ≥ 0, each point
-meaning (ε, δ)-DP), each point contributes f_{ε,δ} with both of its lines. Taking the
-supremum over finitely many points gives a trade-off function below the true f: an
-(ε, δ)-curve sampled at some ε converts back to a valid, slightly weaker guarantee.
+f(α) = sup_ε max{0, 1 − δ(ε) − e^ε α} over finitely many points: a trade-off function
+below the true f, so a sampled (ε, δ)-curve converts back to a valid, slightly weaker
+guarantee. Derivation: docs/derivations/privacy-profile.md.
 """
 
 from __future__ import annotations
@@ -30,15 +29,8 @@ def _log_gap(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
 
 
 def _dual_hull(sig: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Lower convex hull of the points (s_l = e^{σ_l}, d_l), abscissae given as logs.
-
-    Andrew's monotone chain on points sorted by σ, with the orientation test in log
-    space: m (between j and k) stays only if d_m < (1 − r) d_j + r d_k − err,
-    r = (s_m − s_j)/(s_k − s_j) = exp(log_gap(σ_m, σ_j) − log_gap(σ_k, σ_j)), err a
-    bound on the rounding of that chord. A point in doubt is dropped: the result is
-    then the hull of a SUBSET of the points, i.e. of fewer (ε, δ) statements, which
-    is a weaker trade-off function, so every δ read off it stays an upper bound.
-    """
+    """Lower convex hull of the points (s_l = e^{σ_l}, d_l), abscissae given as logs; a
+    point in doubt is dropped (docs/derivations/privacy-profile.md, "Rounding")."""
     order = np.lexsort((d, sig))
     sig, d = sig[order], d[order]
     keep = np.concatenate([[True], np.diff(sig) > 0])
@@ -68,24 +60,9 @@ def _dual_hull(sig: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 class ProfileBound(TradeOff):
     """max over given points of the supporting lines 1 − δ_i − e^{ε_i} α (and, when
     ``symmetric``, e^{−ε_i}(1 − δ_i − α)), clipped below at 0: max{0, …} is part of
-    f_{ε,δ}'s definition, not a repair.
-
-    Each line b_l − s_l α (s_l = e^{σ_l}) is the point (s_l, d_l = 1 − b_l) of the
-    dual plane; the zero line is (0, 1). By LP duality (a min over α ∈ [0, 1] of a
-    max of lines is a max over their convex combinations),
-
-        δ(ε) = 1 − min_{α∈[0,1]} max_l (b_l + (t − s_l) α) = min_S [H(S) + (S − t)₊],
-
-    t = e^ε, H the lower convex hull of the points (S, D) = Σλ_l (s_l, d_l). So
-    δ(t) = H(t) between the hull vertex S₁ where H's slope crosses −1 and the
-    vertex S₀ of its minimum, H(S₀) beyond, and H(S₁) + S₁ − t before. The hull's
-    segment slopes are −α at the kinks of f, so f(α) is the line of the hull vertex
-    whose two neighbouring kinks enclose α; lines off the hull (or outside
-    [S₁, S₀]) never attain the max on [0, 1]. Built once in O(n log n); each δ or
-    β is a binary search. The points are taken as exact statements ((ε_i, δ_i)-DP
-    holds with these δ_i, as upper bounds): f is then the weakest trade-off
-    function they imply, and δ(ε) is rounded up (the hull test drops points in
-    doubt, r is rounded to the side that raises δ).
+    f_{ε,δ}'s definition, not a repair. δ(ε) = min_S [H(S) + (S − e^ε)₊] with H the lower
+    convex hull of the lines as dual points (LP duality), rounded up.
+    Derivation: docs/derivations/privacy-profile.md.
     """
 
     eps: FloatArray
@@ -145,8 +122,7 @@ class ProfileBound(TradeOff):
         return out.reshape(np.shape(alpha))
 
     def _delta(self, eps: FloatArray) -> FloatArray:
-        """δ(ε) = min_S [H(S) + (S − e^ε)₊] read off the hull (class docstring),
-        rounded up; O(log n) per ε."""
+        """δ(ε) read off the hull (class docstring), rounded up; O(log n) per ε."""
         e = np.asarray(eps, dtype=float)
         flat = e.ravel()
         sig, d, _ = self._hull
@@ -192,25 +168,9 @@ def from_privacy_profile(eps: ArrayLike, delta: ArrayLike | Callable[[FloatArray
     accountant's ``get_delta``); it is evaluated at the ε_i. Whether its values are
     proven upper bounds fdp cannot know: the result is certified only when the caller
     asserts so (``certified=True``) and an approximation otherwise, which ``spend``,
-    ``calibrate`` and the other consumers of guarantees refuse.
-
-    Parameters
-    ----------
-    eps : array_like
-        The ε_i (≥ 0 when ``symmetric``, any real otherwise).
-    delta : array_like or callable
-        The δ_i in [0, 1], one per ε_i, or a function returning δ at an array of ε
-        (called once with the array, or point by point if that fails).
-    symmetric : bool, optional
-        How to read the points (default True).
-    certified : bool, optional
-        For a callable ``delta`` only: True asserts its values are upper bounds on the
-        mechanism's δ(ε) (status certified); False or None gives status approximation.
-
-    Returns
-    -------
-    ProfileBound
-        The weakest trade-off function implied by all the points.
+    ``calibrate`` and the other consumers of guarantees refuse. (A callable is called
+    once with the array, or point by point if that fails.) The result is the weakest
+    trade-off function implied by all the points.
 
     Examples
     --------

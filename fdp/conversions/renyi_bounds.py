@@ -57,13 +57,9 @@ def _verdict_fn(a: FloatArray, lm: FloatArray, cc: FloatArray, rev: BoolArray) -
         ec = np.expm1(cc)                  # inf: the near form is not used
 
     def verdicts(beta: FloatArray) -> tuple[BoolArray, BoolArray]:
-        """(certainly violated, certainly admissible) at β, from two forms.
-
-        Log form: log Σ = logaddexp(...) against c = (λ − 1) r (no overflow).
-        Near form, accurate as λ → 1: Σ − 1 = w₁ expm1(sℓ₁) + w₂ expm1(sℓ₂),
-        s = λ − 1, ℓ the two log-ratios, against expm1(c). Each verdict holds
-        beyond its own rounding margin; either form may decide.
-        """
+        """(certainly violated, certainly admissible) at β, from the log form and the
+        near form (accurate as λ → 1) of docs/derivations/renyi-conversion.md,
+        "Certification"; either may decide."""
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             lb, l1b = np.log(beta), np.log1p(-beta)
             x1 = np.where(rev, l1b, la)
@@ -154,15 +150,9 @@ def _max_root(a: FloatArray, lam: ArrayLike, r: ArrayLike, rev: bool, side: int,
 
     ``a`` has shape (n,), ``lam`` and ``r`` shape (n, K) (or broadcastable).
     Pruned: 24 bisection steps for every constraint, then full precision only for
-    those whose bracket can still reach the row maximum (or exceed ``floor``).
-
-    With a ``floor`` that is a certified LOWER bound of the row maximum (of the true
-    roots), one verdict at β = floor sorts the constraints first (``_probe``): a
-    constraint certainly admissible at the floor has its root ≤ floor (the
-    admissible β form an interval ending at 1 − α), so it cannot raise an upper
-    bound above max(floor, …); one not certainly violated there cannot raise a
-    lower bound above the floor by more than the rounding margin, and a lower bound
-    may ignore any constraint. Only the others are bisected, to full precision.
+    those whose bracket can still reach the row maximum. With a ``floor`` (a certified
+    LOWER bound of the row maximum) ``_max_root_above`` bisects only the constraints
+    whose root may lie above it (the admissible β form an interval ending at 1 − α).
     """
     lam_b = np.broadcast_to(np.asarray(lam, dtype=float), (a.size, np.shape(lam)[-1]))
     r_b = np.broadcast_to(np.asarray(r, dtype=float), lam_b.shape)
@@ -269,12 +259,9 @@ def _delta_from_grid(grid: FloatArray, low: FloatArray, up: FloatArray,
                      eps: ArrayLike) -> tuple[FloatArray, FloatArray]:
     """Certified (upper, lower) δ(ε) = sup_α (1 − f(α) − e^ε α) from L_i ≤ f(α_i) ≤ U_i.
 
-    Upper: on [α_i, α_{i+1}) f ≥ L_{i+1} (f non-increasing) and, by convexity,
-    f(α) ≥ L_i + (α − α_i)(L_i − U_{i−1})/(α_i − α_{i−1}) (the chord slope from the
-    left is at most the slope on the right). The objective 1 − h − e^ε α for
-    h = max of these two lines is concave piecewise linear on the cell, so its
-    maximum is at α_i or at the crossing of the two lines. Lower: the grid values
-    1 − U_i − e^ε α_i are attained by admissible tests.
+    Upper: on [α_i, α_{i+1}) f ≥ max{L_{i+1}, L_i + (α − α_i)(L_i − U_{i−1})/(α_i − α_{i−1})}
+    (monotone, convex), so the maximum is at α_i or at the crossing of the two lines.
+    Lower: the grid values 1 − U_i − e^ε α_i are attained by admissible tests.
     """
     e = np.asarray(eps, dtype=float).ravel()
     y = np.exp(np.minimum(e, 709.0))[:, None]
@@ -346,11 +333,9 @@ class _RenyiCurve(TradeOff):
         return _law_cache(self)
 
     def _delta(self, eps: FloatArray) -> FloatArray:
-        """Certified upper δ(ε). On [−40, 40] the lower convex hull (in x = e^ε) of the
-        best available bounds on a fixed ε grid, interpolated linearly in x: the true
-        δ is convex in x and below those bounds at the grid points, so it is below
-        their hull, and the result is itself convex (as the engine's profile route
-        needs). Outside, the bounds directly."""
+        """Certified upper δ(ε): on [−40, 40] the lower convex hull in e^ε of the best
+        bounds on a fixed ε grid (docs/derivations/renyi-conversion.md); outside, the
+        bounds directly."""
         e = np.asarray(eps, dtype=float)
         out = self._reflect(e, self._delta_upper_plain, np.minimum)
         inside = (e >= _HULL_EPS[0]) & (e <= _HULL_EPS[-1])
@@ -426,15 +411,9 @@ def _classical_log_delta(lam: FloatArray, r: FloatArray, eps: FloatArray) -> Flo
 
 def _classical_delta(orders_and_rdp: tuple[FloatArray, FloatArray], eps: ArrayLike,
                      rdp_of: ArrayFn | None = None) -> FloatArray:
-    """min over orders of δ = exp((λ − 1)(r − ε + log(1 − 1/λ)) − log λ), the (ε, δ)
-    conversion of (λ, r)-RDP (Balle et al. 2020, Thm 21), for ε ≥ 0 (1 elsewhere).
-    Each order's δ is a valid bound on δ(ε) of the symmetric pair; rounded up.
-
-    ``rdp_of``: the RDP bound as a function of every real order (zCDP: ξ + ρλ).
-    Given, the best grid order of each ε is refined on 257 orders between its
-    neighbours, so the minimum over the continuum of orders is attained to
-    second order (every order tried is a valid bound, so this only tightens).
-    """
+    """min over orders of ``_classical_log_delta``'s δ, for ε ≥ 0 (1 elsewhere); rounded
+    up. ``rdp_of`` (the RDP bound at every real order, zCDP): the best grid order of each
+    ε is refined on 257 orders between its neighbours (each a valid bound)."""
     lam, r = orders_and_rdp
     e = np.asarray(eps, dtype=float)
     flat = e.ravel()

@@ -47,21 +47,9 @@ def polygon_law(xs: FloatArray, ys: FloatArray) -> AtomsLaw:
 
 def upper_law(alpha: ArrayLike, up: ArrayLike) -> AtomsLaw:
     """The law of a finite pair whose trade-off function is ≥ every convex f with
-    f(α_i) ≤ U_i (``alpha`` sorted from 0 to 1; docs/derivations/renyi-conversion.md).
-
-    Parameters
-    ----------
-    alpha : ndarray
-        Sorted grid in [0, 1] with both ends.
-    up : ndarray
-        Certified upper values of f on the grid.
-
-    Returns
-    -------
-    AtomsLaw
-        Finite losses, with the atoms Q(L = +∞) = 1 − U_0 and P(L = −∞) at the
-        end where the hull reaches 0.
-    """
+    f(α_i) ≤ U_i (``alpha`` sorted from 0 to 1 with both ends, ``up`` certified upper
+    values; docs/derivations/renyi-conversion.md): finite losses, with the atoms
+    Q(L = +∞) = 1 − U_0 and P(L = −∞) at the end where the hull reaches 0."""
     return polygon_law(*upper_polygon(alpha, up))
 
 

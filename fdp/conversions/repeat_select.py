@@ -29,22 +29,9 @@ _PAD = 64.0 * _U
 
 @dataclass(frozen=True, eq=False)
 class RepeatSelect(RDPCurve):
-    """The trade-off function of the best of K runs of ``base``
-    (docs/derivations/private-selection.md):
-    ``from_rdp`` of the Papernot–Steinke Rényi curve, certified.
-
-    Parameters
-    ----------
-    orders, rdp : tuple of float
-        The Rényi curve of the selected output (order ∞ = its pure ε, when finite).
-    one_sided : bool
-        Always False (the curve holds in both directions).
-    base : TradeOff
-        One run's trade-off function.
-    mean : float
-        E K.
-    shape : float
-        η: 0 logarithmic, 1 geometric, inf Poisson, else truncated negative binomial.
+    """The trade-off function of the best of K runs of ``base``: ``from_rdp`` of the
+    Papernot–Steinke Rényi curve (``orders``, ``rdp``; order ∞ the pure ε), certified;
+    ``mean`` and ``shape`` as in ``repeat_and_select``.
 
     Examples
     --------
@@ -77,9 +64,6 @@ def _law_name(shape: float) -> str:
     return "truncated negative binomial"
 
 
-# ----------------------------------------------------------------------
-# The law of K
-# ----------------------------------------------------------------------
 def _tnb_mean_interval(gamma: float, shape: float) -> Any:  # an mpmath interval
     """E K of D_{η,γ} as an mpmath interval (Papernot–Steinke Def 1 and §3)."""
     iv = mpmath.iv
@@ -98,21 +82,9 @@ def _tnb_mean_interval(gamma: float, shape: float) -> Any:  # an mpmath interval
 def tnb_gamma(mean: float, shape: float) -> float:
     """A certified lower bound on the γ of the truncated negative binomial with E K = mean.
 
-    E K is decreasing in γ (Papernot–Steinke 2022, §3), so the largest double γ whose
-    mean is proven (interval arithmetic) to be ≥ ``mean`` lies below the true γ; a
-    smaller γ only enlarges log(1/γ) in Theorem 2, the safe side.
-
-    Parameters
-    ----------
-    mean : float
-        E K ≥ 1.
-    shape : float
-        η ≥ 0, finite.
-
-    Returns
-    -------
-    float
-        γ in (0, 1].
+    E K is decreasing in γ (Papernot–Steinke 2022, §3): the largest double γ whose mean
+    is proven (interval arithmetic) ≥ ``mean`` (≥ 1; ``shape`` η ≥ 0 finite) lies below
+    the true γ, the safe side of Theorem 2.
 
     Examples
     --------
@@ -136,9 +108,6 @@ def tnb_gamma(mean: float, shape: float) -> float:
     return float(lo_end[0])
 
 
-# ----------------------------------------------------------------------
-# One run's certified curve
-# ----------------------------------------------------------------------
 def _base_curve(f: TradeOff, orders: FloatArray) -> FloatArray:
     """A certified bound on max(D_λ(P‖Q), D_λ(Q‖P)) of f's pair at each order."""
     if isinstance(f, RDPCurve):
@@ -164,9 +133,6 @@ def _up(x: ArrayLike) -> FloatArray:
     return np.asarray(x, dtype=float) * (1.0 + _PAD) + 4.0 * float(np.nextafter(0.0, 1.0))
 
 
-# ----------------------------------------------------------------------
-# The two theorems
-# ----------------------------------------------------------------------
 def _tnb_curve(rho: FloatArray, lam: FloatArray, eps_inf: float, mean: float,
                shape: float) -> tuple[FloatArray, float]:
     """Papernot–Steinke Thm 2 at each order and its λ → ∞ limit."""
@@ -207,49 +173,18 @@ def _delta_upper(f: TradeOff, eps: FloatArray) -> FloatArray:
     return np.minimum(hi + pad, 1.0)
 
 
-# ----------------------------------------------------------------------
-# Public
-# ----------------------------------------------------------------------
 def repeat_and_select(f: TradeOff, mean: float, shape: float) -> TradeOff:
     """The trade-off function of the best of K runs of an f-DP mechanism.
 
-    K is random with E K = ``mean``: truncated negative binomial D_{η,γ} with η =
-    ``shape`` (0 logarithmic, 1 geometric) or Poisson (``shape = inf``), as in
-    dp_accounting's ``RepeatAndSelectDpEvent``. The selected output is (λ, ρ'(λ))-RDP
-    with (Papernot & Steinke 2022, Thm 2 and Thm 6)
-
-        ρ'(λ) = ρ(λ) + (1 + η) min_λ̂[(1 − 1/λ̂) ρ(λ̂) + log(1/γ)/λ̂] + log(E K)/(λ − 1),
-        ρ'(λ) = ρ(λ) + μ δ_f(log(λ/(λ − 1))) + log(μ)/(λ − 1)          (Poisson, E K = μ),
-
-    for the certified Rényi curve ρ of one run, and the pure ε of the output is at most
-    ε + (1 + η)ε (Cor 3; 3ε for the geometric law, Liu & Talwar 2019) or
-    ε + μ δ_f(0) (Poisson) when one run is ε-DP. The curve becomes a trade-off function
-    by ``fdp.from_rdp`` (Balle et al. 2020, Thm 5). See docs/derivations/private-selection.md.
-
-    Parameters
-    ----------
-    f : TradeOff
-        One run's trade-off function: exact or certified, with a certified Rényi curve
-        (Gaussian, Laplace, randomized response, EpsDelta(ε, 0), Identity, their
-        compositions, ``fdp.dpsgd``, ``fdp.from_rdp``).
-    mean : float
-        E K, finite and ≥ 1.
-    shape : float
-        η ≥ 0, or ``inf`` for the Poisson law.
-
-    Returns
-    -------
-    TradeOff
-        ``f`` itself when K = 1 surely (mean 1, finite shape); otherwise a certified
-        ``RepeatSelect`` (status certified).
-
-    Raises
-    ------
-    ValueError
-        For mean < 1 or not finite, a negative or NaN shape, or an f without a
-        certified Rényi curve.
-    NotAGuarantee
-        When f is a lower bound or an approximation.
+    K is random with E K = ``mean`` (finite, ≥ 1): truncated negative binomial D_{η,γ}
+    with η = ``shape`` (0 logarithmic, 1 geometric) or Poisson (``shape = inf``), as in
+    dp_accounting's ``RepeatAndSelectDpEvent``. The selected output's Rényi curve is
+    Papernot & Steinke (2022), Thm 2 and Thm 6, from the certified Rényi curve of one
+    run (f: Gaussian, Laplace, randomized response, EpsDelta(ε, 0), Identity, their
+    compositions, ``fdp.dpsgd``, ``fdp.from_rdp``), converted by ``fdp.from_rdp``.
+    Returns f itself when K = 1 surely, else a certified ``RepeatSelect``;
+    ``NotAGuarantee`` for a lower bound or approximation.
+    Derivation: docs/derivations/private-selection.md.
 
     Examples
     --------

@@ -27,29 +27,13 @@ from fdp.tradeoff import TradeOff
 __all__ = ["Bracket", "GdpFit", "advantage_bounds", "attack_success", "bayes_risk",
            "gdp_fit", "gdp_shortfall", "one_direction", "reconstruction_bound",
            "risk_lines", "tpr_at_fpr"]
-# ----------------------------------------------------------------------
-# Read-outs
-# ----------------------------------------------------------------------
+
 def tpr_at_fpr(f: TradeOff, fpr: ArrayLike) -> Bracket:
     """Best true-positive rate of a membership test at false-positive rate ``fpr``.
 
-    TPR(α) = 1 − min{f(α), f⁻¹(α)}: the best test between P and Q at type I error α
-    has power 1 − f(α) (DRS 2022, §2.1), and the worst ordered pair is taken
-    (T(Q, P) = f⁻¹, DRS 2022, Lemma A.2); for symmetric f this is 1 − f(α).
-    The upper side also uses 1 − f(α) = inf_ε (δ_f(ε) + e^ε α) (DRS 2022,
-    Prop 2.12), exact in the tail where 1 − f(α) cancels.
-
-    Parameters
-    ----------
-    f : TradeOff
-    fpr : float or array
-        α ∈ [0, 1].
-
-    Returns
-    -------
-    Bracket
-        lo ≤ TPR ≤ hi (floats for a float ``fpr``, arrays for an array); ``safe`` is
-        ``hi``. fpr ≤ lo ≤ hi ≤ 1 always.
+    TPR(α) = 1 − min{f(α), f⁻¹(α)} (DRS 2022, §2.1 and Lemma A.2: the worst ordered
+    pair), as a ``Bracket`` with fpr ≤ lo ≤ hi ≤ 1 (shaped like ``fpr``); ``safe`` is
+    ``hi``. Derivation: docs/derivations/attack-risk.md.
 
     Examples
     --------
@@ -78,12 +62,8 @@ def tpr_at_fpr(f: TradeOff, fpr: ArrayLike) -> Bracket:
 
 def advantage_bounds(f: TradeOff) -> Bracket:
     """Advantage max_α (1 − α − f(α)) = δ_f(0), the total-variation distance of the pair
-    (DRS 2022, §2.1), as a bracket (``f.advantage()`` is its upper side).
-
-    Returns
-    -------
-    Bracket
-        lo ≤ advantage ≤ hi; ``safe`` is ``hi``. The same for f and f⁻¹.
+    (DRS 2022, §2.1), as a bracket (``f.advantage()`` is its upper side, ``safe``); the
+    same for f and f⁻¹.
 
     Examples
     --------
@@ -109,24 +89,10 @@ def _risk_one(g: TradeOff, prior: float, eps: np.ndarray) -> tuple[float, float]
 def bayes_risk(f: TradeOff, prior: float = 0.5) -> Bracket:
     """Smallest Bayes error of a membership attacker with prior ``prior`` on "in".
 
-    R(π) = min over tests of (1 − π)·α + π·β = min_α [(1 − π)α + π f(α)]
-    = π (1 − δ_f(ε)), e^ε = (1 − π)/π (DRS 2022, Prop 2.12), on the worst ordered
-    pair: min{R_f(π), R_{f⁻¹}(π)} (R_{f⁻¹}(π) = R_f(1 − π): the test 1 − φ swaps the
-    two errors). See Kaissis, Hayes, Ziller & Rueckert 2023 (arXiv:2307.03928) for
-    the Bayesian reading. The attacker's best success probability is 1 − R
-    (``attack_success``); without the output it is max{π, 1 − π}, and
-    R ≤ min{π, 1 − π}.
-
-    Parameters
-    ----------
-    f : TradeOff
-    prior : float
-        π ∈ [0, 1], the attacker's prior probability that the record is in.
-
-    Returns
-    -------
-    Bracket
-        lo ≤ R ≤ hi; ``safe`` is ``lo`` (the least error the attacker must make).
+    R(π) = min_α [(1 − π)α + π f(α)] = π (1 − δ_f(ε)), e^ε = (1 − π)/π (DRS 2022,
+    Prop 2.12), on the worst ordered pair (Kaissis, Hayes, Ziller & Rueckert 2023);
+    R ≤ min{π, 1 − π}. ``safe`` is ``lo`` (the least error the attacker must make).
+    Derivation: docs/derivations/attack-risk.md.
 
     Examples
     --------
@@ -150,17 +116,6 @@ def attack_success(f: TradeOff, prior: float = 0.5) -> Bracket:
     """Best success probability 1 − R(π) of a membership attacker with prior π
     (see ``bayes_risk``); ``safe`` is ``hi``. Without the output: max{π, 1 − π}.
 
-    Parameters
-    ----------
-    f : TradeOff
-    prior : float, optional
-        π ∈ [0, 1] (default 0.5).
-
-    Returns
-    -------
-    Bracket
-        lo ≤ success ≤ hi; ``safe`` is ``hi``.
-
     Examples
     --------
     >>> import fdp
@@ -177,21 +132,9 @@ def attack_success(f: TradeOff, prior: float = 0.5) -> Bracket:
 def reconstruction_bound(f: TradeOff, kappa: float) -> Bracket:
     """Reconstruction robustness: success ≤ 1 − f(κ) for baseline success κ.
 
-    An attacker who reconstructs the record with probability κ without seeing the
-    output succeeds with probability at most 1 − f(κ) with it (Kaissis, Hayes,
-    Ziller & Rueckert 2023, arXiv:2307.03928; Hayes, Mahloujifar & Balle 2023,
-    NeurIPS), read on the worst ordered pair: 1 − min{f(κ), f⁻¹(κ)}.
-
-    Parameters
-    ----------
-    f : TradeOff
-    kappa : float
-        κ ∈ [0, 1], the baseline success probability.
-
-    Returns
-    -------
-    Bracket
-        lo ≤ bound ≤ hi, ``safe`` is ``hi``; κ ≤ lo.
+    Kaissis, Hayes, Ziller & Rueckert 2023; Hayes, Mahloujifar & Balle 2023 (NeurIPS),
+    read on the worst ordered pair like ``tpr_at_fpr``; ``safe`` is ``hi``; κ ≤ lo.
+    Derivation: docs/derivations/attack-risk.md.
 
     Examples
     --------
@@ -210,22 +153,8 @@ def reconstruction_bound(f: TradeOff, kappa: float) -> Bracket:
 def risk_lines(f: TradeOff, fprs: Sequence[float] = (1e-3, 1e-2, 0.1), prior: float = 0.5,
                kappas: Sequence[float] = (1e-6, 1e-3)) -> list[str]:
     """Human-readable read-outs (TPR at FPRs, advantage, Bayes success, reconstruction,
-    GDP summary) for a report or the command line.
-
-    Parameters
-    ----------
-    f : TradeOff
-    fprs : sequence of float, optional
-        False-positive rates for the TPR lines.
-    prior : float, optional
-        The membership prior π for the Bayes line (default 0.5).
-    kappas : sequence of float, optional
-        Baseline successes for the reconstruction lines.
-
-    Returns
-    -------
-    list of str
-        One line per read-out.
+    GDP summary) for a report or the command line, one line each, at the given FPRs,
+    prior and baseline reconstruction successes.
 
     Examples
     --------

@@ -91,15 +91,8 @@ def _req_mu(x: FloatArray, y: FloatArray, gain: FloatArray) -> FloatArray:
 
 
 def _vertex_mu_slack(a: FloatArray, b: FloatArray, g: FloatArray) -> FloatArray:
-    """How far a computed vertex requirement Φ⁻¹(1 − α_i) − Φ⁻¹(β_i) can be from the real one.
-
-    The vertices of a pair are sums of at most n rounded masses, so α_i, β_i and
-    1 − β_i carry a relative error of at most r = (n + 8)u (u the unit roundoff; 8 ulps
-    for the masses themselves); 1 − α_i is formed exactly from α_i (Sterbenz) but
-    inherits α_i's absolute error. Φ⁻¹ has derivative 1/φ(z), so the error of each
-    term is at most r·x/φ(z) with x the rounded argument, plus ndtri's own few ulps of
-    |z|. A vertex whose slack is not finite is answered by inf (safe, never tight).
-    """
+    """How far a computed vertex requirement Φ⁻¹(1 − α_i) − Φ⁻¹(β_i) can be from the real
+    one (docs/derivations/summaries.md)."""
     r = (a.size + 8) * UNIT_ROUNDOFF
     za = _z_upper(a)
     zb = _ndtri_y(b, g)
@@ -249,25 +242,14 @@ def _sandwich_bounds(f: TradeOff, req: Requirement, rounds: int = 6,
     return max(_below_rounding(lower), 0.0), max(hi, 0.0)
 
 
-# Pointwise needs are read only where f(α) and 1 − f(α) are both at least _RESOLVED:
-# an evaluation is trusted to 1e-14 absolutely (about a hundred roundings of
-# numbers ≤ 1), so both have relative error ≤ 1e-8 there (α itself is an exact grid
-# point), and a need (a difference of logs or of Φ⁻¹ values, each with derivative
-# ≤ 1/value) moves by less than _NEED_MARGIN.
+# Where pointwise needs are read, and their rounding margin (docs/derivations/summaries.md).
 _RESOLVED = 1e-6
 _NEED_MARGIN = 1e-6
 
 
 def _pointwise_lower(f: TradeOff, a: FloatArray, req: Requirement) -> float:
-    """sup_α req(α, f(α)) over the resolved points, up to rounding (``_below_rounding``
-    makes it a certified lower end).
-
-    Any subset of points gives a valid lower end if the values are exact; the values
-    are the certified upper curve ``_upper`` as computed, so points within a few ulps
-    of α = 1 (where 1 − α and f(α) are rounding noise: a need read there can exceed
-    the truth by any amount) are skipped. The lower end is the unsafe side, so
-    loosening it by the rounding margin costs nothing.
-    """
+    """sup_α req(α, f(α)) over the resolved points of the upper curve, up to rounding
+    (``_below_rounding`` makes it a certified lower end)."""
     a = np.asarray(a, dtype=float)
     up = np.asarray(f._upper(a), dtype=float)
     gain = 1.0 - up
@@ -284,18 +266,12 @@ def _below_rounding(need: float) -> float:
     return need - _NEED_MARGIN * max(1.0, abs(need))
 
 
-# ----------------------------------------------------------------------
-# gdp μ: the smallest μ with f ≥ G_μ
-# ----------------------------------------------------------------------
 def gdp_mu_bounds(f: TradeOff) -> tuple[float, float]:
     """(lo, hi) with lo ≤ μ* = inf{μ : f ≥ G_μ} ≤ hi (the generic ``_gdp_mu_bounds``).
 
-    Piecewise-linear f (points, finite pairs, (ε, δ)): exact, because a convex G_μ
-    lies below a piecewise-linear f iff it does at f's vertices:
-    μ* = max_i Φ⁻¹(1 − α_i) − Φ⁻¹(β_i). An exact law with mass at L = ±∞: inf
-    (``fdp.engine.summaries.certified_singular``). Other f: the sandwich of
-    docs/derivations/summaries.md (hi proven; lo = the largest pointwise need at the
-    evaluated points, from the certified upper curve).
+    Piecewise-linear f: exact at the vertices; an exact law with mass at L = ±∞: inf
+    (``fdp.engine.summaries.certified_singular``); other f: the sandwich.
+    Derivation: docs/derivations/summaries.md.
     """
     pl = exact_piecewise_linear(f)
     if pl is not None:
@@ -310,24 +286,14 @@ def gdp_mu_bounds(f: TradeOff) -> tuple[float, float]:
     return _round_down(lo), _round_up(hi)
 
 
-# ----------------------------------------------------------------------
-# pure ε: the smallest ε with f ≥ f_{ε,0}
-# ----------------------------------------------------------------------
 def pure_epsilon_bounds(f: TradeOff) -> tuple[float, float]:
     """(lo, hi) with lo ≤ ε* = inf{ε : f ≥ f_{ε,0}} ≤ hi (the generic ``_pure_epsilon_bounds``).
 
-    This is a pointwise statement about f (as in the R package fdp). For an
-    asymmetric f it can exceed ``tightest_eps_delta(f, delta=0)``, which reads f as
-    a guarantee for every ordered neighbouring pair and so needs only δ_f.
-    Piecewise-linear f: exact at the vertices,
-    ε* = max(log max_i (1 − β_i)/α_i, −log min_i β_i/(1 − α_i)).
-    An exact law with mass at L = ±∞: inf (``certified_singular``).
-    An envelope min{f_1, …, f_m}** (δ_f = max_i δ_i, ``_delta_members``): f ≥ f_{ε,0}
-    ⇔ every f_i ≥ f_{ε,0} (the profile characterisation below), so ε* = max_i ε*_i,
-    read from the members' own brackets.
-    Certified privacy profile: f ≥ f_{ε,0} ⇔ δ_f(ε) = 0 and δ_f(−ε) ≤ 1 − e^{−ε}
-    (DRS Prop 2.12), bisected on ε; the lower end uses the lower δ. Otherwise: the
-    sandwich of docs/derivations/summaries.md.
+    A pointwise statement about f (for asymmetric f it can exceed
+    ``tightest_eps_delta(f, delta=0)``). Piecewise-linear f: exact at the vertices; an
+    exact law with mass at L = ±∞: inf; an envelope: the max of its members' ε*; a
+    certified privacy profile: bisection on δ_f(ε) = 0 and δ_f(−ε) ≤ 1 − e^{−ε}; other
+    f: the sandwich. Derivation: docs/derivations/summaries.md.
     """
     pl = exact_piecewise_linear(f)
     if pl is not None:
@@ -349,13 +315,8 @@ def pure_epsilon_bounds(f: TradeOff) -> tuple[float, float]:
 
 
 def _profile_pure_eps(delta_fn: ArrayFn, *, upper: bool, symmetric: bool = False) -> float:
-    """Bisect ε on "δ(ε) = 0 and δ(−ε) ≤ 1 − e^{−ε}".
-
-    The second condition is tight for every ε ≥ ε* (the supremum defining δ(−ε) is
-    attained at α = 1, where it equals 1 − e^{−ε}), so a δ widened by its rounding
-    never meets it. For symmetric f it is implied by the first (f ≥ f_{ε,0} ⇔
-    f⁻¹ ≥ f_{ε,0}, and δ_{f⁻¹} = δ_f), and is dropped.
-    """
+    """Bisect ε on "δ(ε) = 0 and δ(−ε) ≤ 1 − e^{−ε}" (the second dropped for symmetric f;
+    docs/derivations/summaries.md)."""
     def holds(eps: ArrayLike) -> npt.NDArray[np.bool_]:
         e = np.atleast_1d(np.asarray(eps, dtype=float))
         d_pos = delta_fn(e)
@@ -377,9 +338,6 @@ def _profile_pure_eps(delta_fn: ArrayFn, *, upper: bool, symmetric: bool = False
     return float(hi_end) if upper else float(lo_end)
 
 
-# ----------------------------------------------------------------------
-# f ≥ g, proven
-# ----------------------------------------------------------------------
 def prove_dominates(f: TradeOff, g: TradeOff, tol: float = 0.0) -> bool:
     """True only when f(α) ≥ g(α) − tol is proven for every α (see ``TradeOff.dominates``)."""
     if isinstance(f, Identity):
@@ -419,9 +377,8 @@ _REFUTE_EPS = np.array([0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0,
 
 
 def _bounded_loss_refutes(f: TradeOff, g: TradeOff) -> bool:
-    """f ≥ g needs δ_f ≤ δ_g; where δ_g(ε) = 0 exactly (bounded privacy loss, a closed
-    form) but log δ_f(ε) > −inf (f's loss is unbounded), f ≥ g is false. Decided in log
-    space, so an underflowed δ_f (a Gaussian at large ε) still counts as positive."""
+    """f ≥ g is false where δ_g(ε) = 0 exactly but log δ_f(ε) > −inf (f ≥ g needs
+    δ_f ≤ δ_g; docs/derivations/summaries.md)."""
     if not (g.is_exact and g._has_certified_delta() and f.is_exact and f._has_certified_delta()):
         return False
     dg = g._delta(_REFUTE_EPS)
@@ -433,11 +390,8 @@ def _bounded_loss_refutes(f: TradeOff, g: TradeOff) -> bool:
 def _supporting_lines(g: TradeOff) -> tuple[FloatArray, FloatArray] | None:
     """(ε_j, c_j) with g = max{0, max_j (1 − c_j − e^{ε_j} α)} for a piecewise-linear g.
 
-    Then f ≥ g ⇔ δ_f(ε_j) ≤ c_j for every j (DRS Prop 2.12: f ≥ 1 − c − e^ε α ⇔
-    δ_f(ε) ≤ c). (ε, δ) targets use their exact parameters; other piecewise-linear
-    g their segments (ε_j = log of minus the slope, c_j from the gains, exactly
-    through the segment's left vertex). None when g is not piecewise linear or has
-    a flat piece above 0.
+    Then f ≥ g ⇔ δ_f(ε_j) ≤ c_j for every j (DRS Prop 2.12). None when g is not
+    piecewise linear or has a flat piece above 0 (docs/derivations/summaries.md).
     """
     if isinstance(g, Identity):
         return np.array([0.0]), np.array([0.0])
@@ -469,9 +423,6 @@ def _req_dominated_by(g: TradeOff, tol: float) -> Requirement:
     return req
 
 
-# ----------------------------------------------------------------------
-# The safe side of a bracket, as one number
-# ----------------------------------------------------------------------
 def gdp_mu_of(f: TradeOff) -> float:
     """Smallest μ with f ≥ G_μ, safe side: the upper end of f's own bracket hook."""
     return float(f._gdp_mu_bounds()[1])
@@ -486,27 +437,10 @@ def tightest_eps_delta(f: TradeOff, eps: float | None = None, delta: float | Non
                        digits: int | None = None) -> tuple[float, float]:
     """Fix one of ε, δ and return the tightest (ε, δ) pair that f implies.
 
-    eps given: (eps, δ_f(eps)); delta given: (ε_f(delta), delta). For numeric f the
-    certified upper side is used. f-DP bounds T(M(S), M(S')) for every ordered pair
-    of neighbours, so (ε, δ_f(ε))-DP follows from δ_f alone (DRS Prop 2.12), also
-    for asymmetric f; ``pure_epsilon`` instead asks f ≥ f_{ε,0} pointwise. ``digits``:
-    round the computed number UP to that many significant digits (the safe side),
-    e.g. for a report.
-
-    Parameters
-    ----------
-    f : TradeOff
-    eps : float, optional
-        The fixed ε (give exactly one of eps, delta).
-    delta : float, optional
-        The fixed δ in [0, 1].
-    digits : int, optional
-        Significant digits to round the computed number up to.
-
-    Returns
-    -------
-    (float, float)
-        (ε, δ).
+    eps given: (eps, δ_f(eps)); delta given: (ε_f(delta), delta) (exactly one). For
+    numeric f the certified upper side is used. (ε, δ_f(ε))-DP follows from δ_f alone
+    (DRS Prop 2.12), also for asymmetric f. ``digits``: round the computed number UP to
+    that many significant digits (the safe side), e.g. for a report.
 
     Examples
     --------
