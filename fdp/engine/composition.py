@@ -137,16 +137,11 @@ def _both_directions(groups: Groups, step: float, meter: Meter | None) -> list[l
     return [cropped(add_parts), cropped(rem_parts)]
 
 
-# Groups of more steps than this never take the reflected optimistic lattice for their
-# inverse pair: its certified slack is at least ≈ 4e-15 for Gaussian-like factors
-# (``REFLECT_SLACK_CAP``'s derivation), so n·slack exceeds REFLECT_SLACK_CAP = 1e-13
-# once n > 25; their inverse's own optimistic lattice is formed ahead, on a second core.
+# Groups of more steps never take the reflected optimistic lattice: derivations/engine.md.
 AHEAD_MIN_STEPS = 25
 
 
-# The second half of many distinct groups in a worker process (False: never); the
-# worker is a fresh interpreter (``fdp.engine.worker``). Unlike the threads it is used
-# on a busy machine too (the measurements are in benchmarks/RESULTS.md, "Process lane").
+# The second half of many distinct groups in a worker process: derivations/engine.md.
 PROCESS_LANE = True
 # Per-step lattice points (summed over the groups) from which the worker pays for its
 # start, measured as for PROCESS_LANE.

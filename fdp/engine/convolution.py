@@ -224,11 +224,7 @@ def tail_window(lat: Lattice, n: int, tau: float) -> tuple[int, int]:
 
 
 
-# A direct transform of the live band costs (points of the step) × (live frequencies)
-# operations; below DIRECT_WORK it is always done, up to DIRECT_MAX when the FFT's
-# own round-off bound would be large (above 1e-7: n beyond about 1e7). In between the
-# FFT's bound (≤ 1e-7) is what the direct band would roughly give as well at these n
-# (slack 1.76e-10 against 1.71e-10 at n = 10⁴) for more operations.
+# When the live band is transformed directly instead of by FFT: derivations/engine.md.
 DIRECT_WORK = 2.5e5
 DIRECT_MAX = 6e7
 

@@ -11,11 +11,7 @@ import numpy as np
 
 from fdp.engine.lattice import _U, _dot
 
-# Elements (frequencies × points) per chunk: each chunk forms a few temporaries of this
-# size (residues, sines, terms). 2^16 (512 KB each) keeps them in cache and off the
-# memory peak; 2^22 added 80–110 MB to the peak of σ = 1.1, T = 10⁷ (two sides on two
-# threads). The sums are per frequency (one einsum row each), so the chunk does not
-# change any bit.
+# Elements (frequencies × points) per chunk; no bit depends on it: derivations/engine.md.
 _CHUNK = 2 ** 16
 _TABLE_MAX = 2 ** 23   # residue tables for _direct_band up to this m (2 × 64 MB)
 

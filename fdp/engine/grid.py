@@ -31,34 +31,15 @@ Spread = tuple[float, float, float, float, float]
 Groups = Sequence[tuple["TradeOff", int]]
 
 DEFAULT_TOL = 1e-4
-# The grid of a question-sized default (``fdp.dpsgd`` without tol: the question is
-# ε(δ) to within QUESTION_REL_WIDTH·max(ε, QUESTION_EPS_FLOOR)). Δ is chosen for
-# tol = QUESTION_TOL, √10 coarser than DEFAULT_TOL's. The engine's error model (width ∝ tol, the
-# discretisation moving the composed variance by a relative N·Δ²/V ∝ tol) and its
-# measurements put the ε bracket at this tol at ≤ 0.51 of the target on the whole
-# DP-SGD benchmark grid (q ∈ {256/60000, 0.01, 0.1}, σ ∈ {0.6 … 2}, T ∈ {10³ … 10⁷},
-# δ = 1e-5: relative widths 1.4e-5 … 5.1e-4); where a bracket still misses the
-# target, ``Numeric.epsilon_bounds`` recomposes at the smaller tol the same model
-# asks for (``readback.refine``), so the target is met whenever it can be.
+# The grid of a question-sized default (``fdp.dpsgd`` without tol): derivations/engine.md.
 QUESTION_TOL = 1e-3
 QUESTION_REL_WIDTH = 1e-3
 # Below ε = 0.01 the target is absolute (1e-5): a relative target would ask ever finer
 # grids as ε → 0 (ε = 0 when δ ≥ δ(0)) while dp_accounting's own error there is ~1e-4.
 QUESTION_EPS_FLOOR = 1e-2
-# Points of all distinct factors' own lattices together that the default accuracy may
-# discretise (many distinct steps: the per-factor work dominates); over it the step
-# is coarsened at tol = DEFAULT_TOL like the composed grid (GRID_POINTS). 1.3e7: the
-# benchmark's 1000 distinct Poisson-subsampled Gaussians (σ 0.8 … 1.4) get a bracket
-# of 0.57 of the question's target (1e-3·ε) instead of 0.37 at 2^24, the width
-# growing like Δ^1.9, with a 1.3× coarser step (fewer points per factor); ``width=``
-# narrows it.
+# Points of all factors' own lattices the default accuracy may discretise: derivations/engine.md.
 FACTOR_POINTS = 13_000_000
-# Composed grid points the default accuracy may use: at tol = DEFAULT_TOL (the
-# default) a grid over this is coarsened to fit (about GRID_POINTS ·
-# lattice.BYTES_PER_POINT bytes at the peak, 0.4 GB; the bracket stays certified, a
-# little wider, and ``width=`` refines it); any other tol is taken as asked and
-# raises MemoryError over lattice.MAX_POINTS. (A memory budget: it changes how wide
-# a default bracket is, never whether it is certified.)
+# Composed grid points the default accuracy may use: derivations/engine.md.
 GRID_POINTS = 2 ** 22
 
 

@@ -21,11 +21,7 @@ from fdp._types import FloatArray
 from fdp.law import p_masses
 
 _U = np.finfo(float).eps / 2.0  # unit round-off
-# The engine's memory budget, in grid points: every array it forms (discretised
-# factors, transform windows, products, read-back curves) is checked against it
-# before allocation (``check_size``). At the peak a transform holds about
-# BYTES_PER_POINT bytes per point (measured: the window, its spectrum, the result,
-# the read-back tables), so MAX_POINTS = 2^25 is about 3 GB.
+# The engine's memory budget in grid points, checked before allocation: derivations/engine.md.
 MAX_POINTS = 2 ** 25
 BYTES_PER_POINT = 100
 PESSIMISTIC, OPTIMISTIC = "pessimistic", "optimistic"
@@ -68,14 +64,7 @@ def check_size(n: int, what: str = "lattice") -> None:
             "increase tol (a coarser grid) or reduce the number of steps", n)
 
 
-# Read-back tables (two float arrays the size of the lattice) stay cached on a lattice
-# of fewer points than this, for cheap repeated queries. A larger lattice forgets them
-# when the read-back that formed them ends (``Lattice.tables_held``): kept, they would
-# double the memory a result holds for as long as it lives, and add to the peak of
-# whatever runs next (at T = 10⁷ the four lattices of ``dpsgd`` have 1.5M points each,
-# tables up to 23 MB per lattice). Recomputing them costs one pass and gives the same
-# bits (``suffix_sums`` is deterministic), so a later query answers exactly as if they
-# had been kept.
+# Read-back tables stay cached on lattices of fewer points: derivations/engine.md.
 TABLES_KEPT_BELOW = 2 ** 18
 _HOLDS_LOCK = threading.Lock()     # the hold counts of lattices read on two threads
 

@@ -23,11 +23,7 @@ from fdp.engine.pipeline import _idle_core
 if TYPE_CHECKING:
     from fdp.engine.numeric import Numeric
 
-# Near the round-off floor (δ < TILT_READBACK_FLOOR × it) a tilted recomposition
-# tightens the plain bracket. It costs about what the composition cost: it is done by
-# default when the composed lattices have at most TILT_CHEAP points, and for larger
-# ones only when the plain bracket is wider than DEFAULT_REL_WIDTH·max(1, ε)
-# (``Numeric.epsilon_bounds``).
+# When a tilted recomposition tightens the plain bracket near the floor: derivations/engine.md.
 DEFAULT_REL_WIDTH = 1e-3
 TILT_CHEAP = 2 ** 20
 # Lattices from which ``epsilon_plain`` reads several on two threads (a core idle).
