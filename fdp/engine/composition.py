@@ -2,9 +2,7 @@
 grid step, then each factor group discretised on both sides and each direction
 composed; ``compose_add_remove`` / ``combine_directions``: both directions of add/remove
 neighbouring, their four independent compositions on both cores.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -95,9 +93,7 @@ def compose_add_remove(groups: Groups, step: float, meter: Meter | None = None
     pessimistic and optimistic, exactly as ``discretise_groups``, ``inverse_parts``
     (with ``reflect_both``: both sides of f_i⁻¹ reflected from f_i's lattices
     where what they add to the group is at most ``REFLECT_SLACK_CAP``) and
-    ``combine_parts`` form them.
-
-    Derivation: docs/derivations/engine.md.
+    ``combine_parts`` form them. Derivation: docs/derivations/engine.md.
 
     Examples
     --------

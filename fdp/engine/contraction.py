@@ -1,7 +1,5 @@
 """The optimistic side: a mean-preserving contraction of each law onto ΔZ.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -17,9 +15,7 @@ from fdp.engine.lattice import OPTIMISTIC, Lattice
 def contract_masses(kappa: np.ndarray, pi: np.ndarray, q_inf: float, kmin: int, step: float,
                     located: Cells | None = None) -> Lattice:
     """The optimistic lattice of cell masses (docs/derivations/engine.md).
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     K = kappa.size - 2
     k, p, m, lc, known = cells(kappa, pi, kmin, step) if located is None else located
     # cells [0, J) lie below EXP_SAFE entirely
@@ -48,9 +44,7 @@ def contract_masses(kappa: np.ndarray, pi: np.ndarray, q_inf: float, kmin: int, 
 def contract(m: np.ndarray, p: np.ndarray, kmin: int,
              step: float) -> tuple[np.ndarray, np.ndarray, int]:
     """Contract atoms (P-mass p_c at loss m_c ∈ [l_c, l_c + Δ]) onto grid points.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     K = m.size
     lc = (kmin + np.arange(K)) * step
     h = math.expm1(step)
@@ -123,9 +117,7 @@ def contract(m: np.ndarray, p: np.ndarray, kmin: int,
 
 def compensate(q: np.ndarray, lost: float, lowest: int, step: float) -> float:
     """Give back the Q-mass ``lost`` by rounding down, in place; returns what is left.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     if not lost > 0.0 or lowest < 1:
         return max(lost, 0.0)
     h = math.expm1(step)

@@ -1,7 +1,5 @@
 """Composition of lattice measures: linear FFT convolution, n-fold powers, crops.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -31,9 +29,7 @@ def _fft_gamma(m: int) -> float:
 
 def _clip_negatives(x: np.ndarray, mass: float, side: str) -> tuple[np.ndarray, float]:
     """Clip round-off negatives and restore the exact mass; returns (x, ℓ1 change).
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     neg = x < 0
     clipped = 0.0
     if neg.any():
@@ -103,9 +99,7 @@ def _light_head(q: np.ndarray, tau: float) -> tuple[int, float]:
 
 def crop(lat: Lattice, tau: float) -> Lattice:
     """Cut tails of Q-mass ≤ τ each, moving them to the safe side; mass is kept.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     q = lat.q
     tau = max(tau, min(lat.noise, NOISE_CROP_CAP))
     if q.size < 64 or tau <= 0:
@@ -153,9 +147,7 @@ CHERNOFF_COARSE_FROM = 4096
 
 def _chernoff_end(L: np.ndarray, q: np.ndarray, n: int, log_tau: float, t0: float) -> float:
     """min over t > 0 of (n Λ(t) − log τ)/t: a bound s with Q(S_n ≥ s) ≤ τ.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     if L.size >= CHERNOFF_COARSE_FROM:
         Lc, qc = _coarse(L, q, max(16, L.size // 1024))
         best, t = _newton_end(Lc, qc, n, log_tau, t0)
@@ -231,9 +223,7 @@ DIRECT_MAX = 6e7
 
 def power(lat: Lattice, n: int, tau: float) -> Lattice:
     """n-fold self-convolution by raising the transform to the n-th power.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     if n == 1:
         return lat
     a, b = tail_window(lat, n, tau)

@@ -1,7 +1,5 @@
 """The live low-frequency band of an n-fold power, transformed directly.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -19,9 +17,7 @@ _TABLE_MAX = 2 ** 23   # residue tables for _direct_band up to this m (2 × 64 M
 def direct_band(q: np.ndarray, F: float, freqs: np.ndarray, m: int,
                 n: int) -> tuple[np.ndarray, np.ndarray, int]:
     """Xⁿ at the given frequencies, centred at an integer k̄, with a relative error bound.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     size = q.size
     idx = np.arange(size, dtype=np.int64)
     kbar = int(round(_dot(idx.astype(float), q) / max(float(q.sum()), 1e-300)))

@@ -1,7 +1,5 @@
 """Discretise one trade-off function onto the lattice ΔZ, on both sides.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -123,9 +121,7 @@ def _add_at(q: np.ndarray, at: np.ndarray, qa: np.ndarray) -> np.ndarray:
 def _split_grid_atoms(f: TradeOff, kappa: np.ndarray, pi: np.ndarray, kmin: int, step: float
                       ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
     """Take point masses of f that sit on grid points out of their cells.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     L, q = atoms(f)
     if L.size == 0:
         return kappa, pi, None
@@ -157,9 +153,7 @@ def _split_grid_atoms(f: TradeOff, kappa: np.ndarray, pi: np.ndarray, kmin: int,
 def _atom_cells(f: TradeOff, j: np.ndarray, q: np.ndarray, kappa: np.ndarray, kmin: int,
                 step: float) -> np.ndarray:
     """The cell (index into ``kappa``) that holds each atom sitting on grid point j.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     cell = np.empty(j.size, dtype=np.int64)
     for n, (jj, qa) in enumerate(zip(j.tolist(), q.tolist())):
         e = (kmin + jj) * step
@@ -175,9 +169,7 @@ def _atom_cells(f: TradeOff, j: np.ndarray, q: np.ndarray, kappa: np.ndarray, km
 def _envelope_members(f: TradeOff,
                       step: float) -> tuple[list[Lattice], list[Lattice]] | None:
     """([pessimistic member lattices], [optimistic ones]) on ΔZ, or None.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     lats = f._lattices()
     if lats is not None and len(lats[0]) > 1:          # a two-direction result
         return ([regrid(lat, step) for lat in lats[0]], [regrid(lat, step) for lat in lats[1]])

@@ -1,7 +1,5 @@
 """The engine's entry: ``compose`` (and ``compose_numeric``, its one-direction form).
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -29,7 +27,6 @@ def compose(factors: Factors | Sequence[tuple[Prebuilt, int]], tol: float | None
 
     Returns a certified ``Numeric`` (status: the weakest of its factors', at best certified)
     that keeps its TradeOff factors (``source``) for refinement and small-δ read-backs.
-
     Derivation: docs/derivations/engine.md.
 
     Parameters

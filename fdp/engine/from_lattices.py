@@ -1,7 +1,5 @@
 """Lattices built from other lattices: a composed result regridded, and maxima.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -46,9 +44,7 @@ SWITCH = ENVELOPE_SWITCH
 
 def max_of_lattices(lats: Sequence[Lattice], step: float) -> Lattice:
     """One lattice whose δ bounds M = max_i δ_i from the lattices' side.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     side = lats[0].side
     # the chords are formed in x = e^ε, so only |ε| ≤ EXP_SAFE: below, the first chord
     # from (0, mass) covers the rest on both sides; above, the pessimistic side keeps

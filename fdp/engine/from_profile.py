@@ -1,7 +1,5 @@
 """Functions known only through β or δ: their lattices from the privacy profile.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -56,9 +54,7 @@ def _tangent_alpha(beta: Callable[[FloatArray], FloatArray], eps: np.ndarray) ->
 
 def profile_range(f: TradeOff) -> tuple[float, float]:
     """Losses carrying all but ~PROFILE_TAIL of the mass, read off δ and the tangent points.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     try:
         hit = _RANGES.get(f)
     except TypeError:                     # unhashable (a user function holding arrays)
@@ -102,9 +98,7 @@ def _profile_range(f: TradeOff) -> tuple[float, float]:
 
 def from_profile(f: TradeOff, step: float, side: str) -> Lattice:
     """The ``side`` lattice of a function known through its privacy profile only.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     kmin, kmax = grid_range(profile_range(f), step)
     grid = np.arange(kmin, kmax + 1) * step
     x = np.exp(grid)

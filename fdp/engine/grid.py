@@ -1,7 +1,5 @@
 """The grid step of a composition: chosen from tol, the factors' spreads and a budget.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -51,9 +49,7 @@ def seconds_for(points: float, transforms: int) -> float:
 
 def loss_spread(f: TradeOff) -> Spread:
     """(mean, variance, lo, hi, gridded variance) of the loss of f under Q.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     lats = f._lattices()
     if lats is not None and len(lats[0]) == 1:        # a composed result
         lat = lats[0][0]
@@ -171,9 +167,7 @@ def smallest_tol(groups: Groups) -> float:
 
 def reachable_width(num: Numeric, gap: float, width: float, name: str) -> None:
     """Refuse at once a ``width`` the memory budget cannot reach (``readback.refine``).
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     if not num.source or not math.isfinite(gap) or gap <= width:
         return
     tol_min = smallest_tol(list(num.source[0].groups))

@@ -1,7 +1,5 @@
 """Privacy-loss measures on a lattice (the engine's data type) and their read-back.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -30,16 +28,12 @@ PESSIMISTIC, OPTIMISTIC = "pessimistic", "optimistic"
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> float:
-    """Σ a_i b_i without BLAS (``np.einsum``'s own loop).
-
-    Derivation: docs/derivations/engine.md.
-    """
+    """Σ a_i b_i without BLAS (``np.einsum``'s own loop). Derivation: docs/derivations/engine.md."""
     return float(np.einsum("i,i->", a, b))
 
 
 class GridBudgetExceeded(MemoryError):
     """A grid over the engine's memory budget was refused BEFORE it was allocated.
-
     Derivation: docs/derivations/engine.md.
 
     Examples
@@ -150,9 +144,7 @@ def _recurse_list(x: np.ndarray, decay: float) -> np.ndarray:
 
 def suffix_sums(q: np.ndarray, decay: float, block: int | None = None) -> np.ndarray:
     """S_j = Σ_{i ≥ j} q_i decay^{i−j} for non-negative q, 0 < decay ≤ 1, blocked.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     n = q.size
     b = _block(n) if block is None else block
     nb = -(-n // b)
@@ -188,7 +180,6 @@ def suffix_sums(q: np.ndarray, decay: float, block: int | None = None) -> np.nda
 @dataclass(frozen=True, eq=False)
 class Lattice:
     """Measure ``q`` on losses (k0 + i)·step, atom ``q_inf`` at +inf, δ-slack ``slack``.
-
     Derivation: docs/derivations/engine.md.
 
     Examples
@@ -259,10 +250,7 @@ class Lattice:
     def _tables(self, start: int = 0) -> tuple[int, np.ndarray, np.ndarray]:
         """(s, tail_q, tail_r) with s ≤ start: Q(L ≥ l_j) and R_j = Σ_{i ≥ j} q_i e^{−(l_i − l_j)}
         for j ≥ s (entry j − s), by blocked suffix sums (nothing over/underflows;
-        round-off bounded by ``readback``).
-
-        Derivation: docs/derivations/engine.md.
-        """
+        round-off bounded by ``readback``). Derivation: docs/derivations/engine.md."""
         cache = self._tables_cache
         if cache is None or cache[0] > start:
             s = max(0, min(int(start), self.q.size - 1))
@@ -368,9 +356,7 @@ class Lattice:
     @_holding_tables
     def epsilon_raw(self, target: np.ndarray) -> np.ndarray:
         """Smallest ε ≥ 0 with δ_Q(ε) ≤ target (inf if none), solved cell by cell.
-
-        Derivation: docs/derivations/engine.md.
-        """
+        Derivation: docs/derivations/engine.md."""
         t = np.asarray(target, dtype=float)
         n = self.q.size
         s = self._search_start(t)
@@ -414,9 +400,7 @@ class Lattice:
 
 def reflect(lat: Lattice) -> Lattice:
     """The lattice of the inverse pair T(Q, P) (losses −l, Q-masses p_k = q_k e^{−l_k}).
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     if lat.slack != 0.0:
         raise ValueError("only a slack-free lattice can be reflected exactly")
     L, q = lat.losses, lat.q
@@ -482,9 +466,7 @@ def _reflection_cut(L: FloatArray, q: FloatArray, p: FloatArray,
     the reflection's excess max(0, (P_j − 1) + e^{−l_j}·max(0, 1 − Q_j)) (totals P_j,
     Q_j of the atoms kept, Q_j with the lattice's +inf mass), certified. j minimises
     that excess plus the P-mass dropped (what the reflection loses in tightness).
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     n = q.size
     live = np.flatnonzero((q > 0) | (p > 0))
     z = int(live[0]) if live.size else 0

@@ -1,7 +1,5 @@
 """The certified numeric result: a trade-off function read back from two lattices.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
 """The composition pipeline: discretise each factor, power each group, combine.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -69,10 +67,7 @@ def discretise_groups(groups: Groups, step: float, meter: Meter | None = None) -
 def inverse_parts(groups: Groups, parts: list[Part], reflect_both: bool = False,
                   ahead: dict[int, Lattice] | None = None) -> list[Part]:
     """[(pessimistic, optimistic, n)] of the inverse pairs f_i⁻¹ = T(Q, P) of groups (f_i, n_i)
-    whose own discretised lattices are ``parts``.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    whose own discretised lattices are ``parts``. Derivation: docs/derivations/engine.md."""
     out: list[Part] = []
     for i, ((f, _), (lp, lo, n)) in enumerate(zip(groups, parts)):
         inv = f.inverse()
@@ -99,9 +94,7 @@ def cropped(parts: list[Part], tau: float = TAU) -> list[Part]:
 
 def power_tau(n: int, tau: float = TAU) -> float:
     """Tail mass allowed out of an n-fold power's window (and cropped after it).
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     return min(max(tau, POWER_TAU_PER_STEP * n), POWER_TAU_CAP)
 
 

@@ -1,7 +1,5 @@
 """Certified one-number summaries of numeric results: GDP μ and pure ε brackets.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -74,7 +72,6 @@ def _symmetric_factors(num: Numeric) -> bool:
 # -- Closed forms for the factors --
 def certified_singular(f: TradeOff) -> bool:
     """True when f's exact law has Q(L = +∞) > 0 or P(L = −∞) > 0.
-
     Derivation: docs/derivations/engine.md.
 
     Examples
@@ -166,9 +163,7 @@ def _factor_pure_upper(num: Numeric) -> float:
 
 def _factor_pure_lower(num: Numeric) -> float:
     """Σ n_i ε_i,lo over a direction whose factors are all symmetric.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     recipes = _recipes(num)
     if recipes is None:
         return 0.0
@@ -240,9 +235,7 @@ def log_delta_gdp(mu: ArrayLike, eps: ArrayLike, side: int) -> FloatArray:
 
 def mu_needed(eps: ArrayLike, log_d: ArrayLike, side: int) -> FloatArray:
     """Per entry, the μ at which δ_μ(ε) reaches e^{log_d}, bracketed to the safe side.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     eps = np.asarray(eps, dtype=float)
     log_d = np.broadcast_to(np.asarray(log_d, dtype=float), eps.shape)
     lo = np.full(eps.shape, _LOG_MU[0])

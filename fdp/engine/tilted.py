@@ -1,7 +1,5 @@
 """Small δ by exponential tilting: certified ε(δ) far below the FFT round-off.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -48,9 +46,7 @@ def log_mgf_total(parts: Sequence[tuple[Lattice | tuple[np.ndarray, np.ndarray],
 
 def theta_cap(parts: Factors) -> float:
     """Largest tilt used: 30 grid steps per unit of e-folding (θΔ = 30).
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     return TILT_THETA_STEPS / parts[0][0].step
 
 
@@ -88,9 +84,7 @@ def saddle_theta(parts: Factors, log_delta: float) -> float:
 
 def _tilt(lat: Lattice, theta: float) -> tuple[Lattice, float, float, float, float]:
     """(tilted lattice with mass 1 and no +inf atom, c, finite mass F, +inf atom, lost).
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     live = lat.q > 0
     if not live.any():
         raise ValueError("a factor has no finite privacy-loss mass; tilting needs some")
