@@ -53,11 +53,6 @@ def compose(factors: Factors | Sequence[tuple[Prebuilt, int]], tol: float | None
 
     Raises
     ------
-    TypeError
-        If factors is not a list of (TradeOff, count) or (Prebuilt, count) pairs.
-    ValueError
-        For no factors, a count that is not a positive integer, tol outside (0, 1], or
-        an unknown ``directions`` / ``grid``.
     MemoryError
         If an explicit tol needs a grid over the memory limit (the message names tol).
 

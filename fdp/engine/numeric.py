@@ -76,13 +76,6 @@ class Numeric(TradeOff):
         One ``Recipe`` per lattice (the factors, for tilted recomposition at small δ,
         for ``refined`` and for the inverse), or () when the factors are not kept.
 
-    Raises
-    ------
-    ValueError
-        If ``directions`` is not "one" or "both", ``pess`` and ``opt`` do not hold
-        the same number (≥ 1) of lattices, or ``source`` is neither empty nor one
-        Recipe per lattice.
-
     Examples
     --------
     >>> import fdp

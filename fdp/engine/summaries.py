@@ -100,22 +100,14 @@ def _factor_singular(num: Numeric) -> bool:
         certified_singular(f) for groups, _ in recipes for f, _n in groups)
 
 
-def _gaussian_family_mu(f: TradeOff) -> tuple[float, float] | None:
-    """(μ, q) if f is G_μ, q G_μ + (1 − q) Id (q > 0) or C_q(G_μ) (q > 0): then f ≥ G_μ
-    and f's Q-side law contains N(μ, 1) with weight q (so the tail argument applies);
-    (0.0, 1.0) for Id or q = 0; None otherwise. Asked of the object
-    (``TradeOff._gaussian_component``)."""
-    return f._gaussian_component()
-
-
 def _factor_mu_hi(f: TradeOff, step: float) -> float:
     """A certified μ with f ≥ G_μ: closed form, the factor's own certified bracket,
     or its lattices on the grid ``step`` when its loss is bounded (inf if none)."""
-    fam = _gaussian_family_mu(f)
+    fam = f._gaussian_component()
     if fam is not None:
         return fam[0]
     best = _hook(f, "_gdp_mu_bounds")
-    if not math.isfinite(best) and _exact_vertices(f):
+    if not math.isfinite(best) and f._exact_vertices():
         best = float(f.gdp_mu())        # exact at the vertices (conversions.summaries)
     if not math.isfinite(best):
         best = _single_factor_mu(f, step)
@@ -135,12 +127,6 @@ def _hook(f: TradeOff, name: str, end: int = 1) -> float:
         return none
 
 
-def _exact_vertices(f: TradeOff) -> bool:
-    """f is piecewise linear (or a finite pair): its summaries are exact vertex formulas
-    (asked of the object, ``TradeOff._exact_vertices``)."""
-    return bool(f._exact_vertices())
-
-
 def _factor_pure_upper(num: Numeric) -> float:
     """Σ n_i ε_i over the factors (f_i ≥ f_{ε_i,0} composes to f_{Σ n_i ε_i, 0}, DRS
     Prop 3.2/KOV); ε_i from the factor's certified bracket or exact vertex formula."""
@@ -152,7 +138,7 @@ def _factor_pure_upper(num: Numeric) -> float:
         terms: list[tuple[int, float]] = []
         for f, n in groups:
             e = _hook(f, "_pure_epsilon_bounds")
-            if not math.isfinite(e) and _exact_vertices(f):
+            if not math.isfinite(e) and f._exact_vertices():
                 e = float(f.pure_epsilon())
             if not math.isfinite(e):
                 return math.inf
@@ -311,7 +297,7 @@ def _recipe_unbounded(num: Numeric) -> bool:
         return False
     for groups, _ in recipes:
         for f, _n in groups:
-            fam = _gaussian_family_mu(f)
+            fam = f._gaussian_component()
             if fam is not None and fam[0] > 0.0:
                 return True
     return False
@@ -403,7 +389,7 @@ def _family_mu_lower(num: Numeric) -> float:
         return 0.0
     best = 0.0
     for groups, _ in recipes:
-        fams = [(fam[0], n) for f, n in groups if (fam := _gaussian_family_mu(f)) is not None]
+        fams = [(fam[0], n) for f, n in groups if (fam := f._gaussian_component()) is not None]
         if len(fams) == len(groups):                  # every factor is of the family
             best = max(best, math.sqrt(sum(n * mu ** 2 for mu, n in fams)))
     return best
