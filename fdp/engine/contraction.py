@@ -30,11 +30,7 @@ def contract_masses(kappa: np.ndarray, pi: np.ndarray, q_inf: float, kmin: int, 
         total = math.fsum(lost[lost != 0.0])          # exact; most cells lose nothing
         rest = compensate(q[:J + 1], total, lowest, step)
         if rest > 0.0:
-            # what compensation could not give back (no grid mass below the leftovers,
-            # e.g. next to a point-like part of the law) is given back where it was
-            # lost: Q-mass ρ_c ≤ ℓ_c at x_c raises δ by at most ρ_c below x_c, where the
-            # rounding lowered it by ℓ_c, and not at all above; with Σρ_c = rest the
-            # total change stays ≤ 0 at every ε (see ``compensate``)
+            # what compensation could not give back, where it was lost (engine.md)
             q[:J] += lost * (rest / total)
     q[:K] += np.where(by_q, k, 0.0)
     q[K] += float(kappa[-1])
@@ -57,9 +53,7 @@ def contract(m: np.ndarray, p: np.ndarray, kmin: int,
     # relative distances, each formed once: (m_c − x_c)/x_c and (x_{c+1} − m_c)/x_{c+1}
     g_down = np.expm1(m - lc)
     g_next = -np.expm1(m[:-1] - lc[1:])
-    # (2a) adjacent pairs: the right half of atom c and the left half of atom c + 1
-    # merge onto the one grid point x_{c+1} between them, in the proportion that
-    # puts their mean exactly there (units x_{c+1})
+    # (2a) adjacent pairs onto x_{c+1}, mean kept (units x_{c+1}; docs/derivations/engine.md)
     rest = p.copy()
     if K >= 2:
         a, b = 0.5 * p[:-1], 0.5 * p[1:]

@@ -49,10 +49,7 @@ def _combine_inf(a: Lattice, b: Lattice) -> float:
 def convolve(a: Lattice, b: Lattice) -> Lattice:
     """a ⊗ b by a linear (zero-padded) FFT convolution: no wrap-around.
 
-    Round-off is bounded a posteriori: per coefficient the forward transforms err
-    by at most γ‖x‖₁, so in ℓ1 the result errs by at most
-    γ(‖A‖₂|b| + ‖B‖₂|a|)(1 + γ) + γ‖A‖₂‖B‖₂ with ‖A‖₂ = √m‖a‖₂ (Parseval),
-    which is added to the slack.
+    Its round-off, bounded a posteriori, is added to the slack (docs/derivations/engine.md).
 
     Examples
     --------
@@ -303,9 +300,7 @@ def power(lat: Lattice, n: int, tau: float) -> Lattice:
     outside = float(np.clip(res[width:], 0.0, None).sum())
     res = res[:width]
     rounding = spectral + g * rn_sum
-    # Chernoff bounds the wrapped mass by 2τ; the mass actually seen past the window
-    # is added as well, in case the bound's window was optimistic (large n)
-    # (2.1τ: the Chernoff exponent n·Λ(t) is evaluated to a relative ~1e-6 at worst)
+    # the wrapped mass: Chernoff's 2.1τ plus the mass seen past the window (engine.md)
     wrap = 0.0 if full else 2.1 * tau + 2.0 * outside
     # the pessimistic side sent `outside` to +inf; the optimistic side keeps the mass
     # on the window (a rescaling whose ℓ1 size is counted in the slack)
@@ -327,10 +322,7 @@ def convolve_tree(parts: list, cut: Callable[[Lattice], Lattice],
                   meter: Meter | None = None) -> Lattice:
     """⊗ of lattices by a balanced tree of ``convolve``, smallest first; ``cut`` is
     applied to every product (a crop to the safe side, or a cut paid into the slack).
-
-    Pairing the two smallest lattices first keeps every transform as short as the
-    two operands allow; the order does not change the measure (convolution is
-    associative and commutative), only the round-off, which every product bounds.
+    Derivation: docs/derivations/engine.md.
     """
     parts = list(parts)
     while len(parts) > 1:

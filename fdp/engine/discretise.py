@@ -84,18 +84,13 @@ def _both(f: TradeOff, step: float,
     if masses is None:
         return None
     kappa, pi, q_inf, p_neginf = masses
-    # a law places all of Q and P (each a probability); what it leaves unplaced beyond
-    # its rounding is mass of unknown location: to L = +inf on the pessimistic side
-    # (Q), to L = -inf for the reflected lattice (P); the optimistic side drops it
+    # mass a law leaves unplaced goes to the safe side (docs/derivations/engine.md)
     q_short = 1.0 - float(np.sum(kappa)) - q_inf
     p_short = 1.0 - float(np.sum(pi)) - p_neginf
     unplaced = q_short if q_short > UNPLACED_MASS else 0.0
     p_neginf += p_short if p_short > UNPLACED_MASS else 0.0
     kappa, pi, grid_atoms = _split_grid_atoms(f, kappa, pi, kmin, step)
-    # masses far below any reachable δ slow the arithmetic (subnormals): the
-    # pessimistic side moves them to +inf, the optimistic side drops them
-    # — unless they carry P-mass that the reflected lattice (the inverse pair, the
-    # remove direction) needs, and are normal doubles
+    # negligible masses to the safe side, unless the reflection needs their P-mass (idem)
     small = (kappa < TINY) & ((pi < NEGLIGIBLE_P_MASS) | (kappa < 1e3 * np.finfo(float).tiny))
     dropped = float(kappa[small].sum())
     p_neginf += float(pi[small].sum())

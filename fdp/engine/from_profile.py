@@ -80,9 +80,7 @@ def _profile_range(f: TradeOff) -> tuple[float, float]:
     d_inf = float(f._delta(np.array([np.inf]))[0])
     above = np.flatnonzero(d - d_inf > PROFILE_TAIL)
     hi = SCAN[above[-1] + 1] if above.size and above[-1] + 1 < SCAN.size else SCAN[-1]
-    # Q(L < ε) = P'(L' > −ε) for the inverse pair (Q, P), L' = −L: the tangent point of
-    # f⁻¹ at −ε. Read there (small α) it keeps its precision, unlike f(α*(ε)) with
-    # α* ≈ 1, where 1 − α has none.
+    # Q(L < ε) read at f⁻¹'s tangent point at −ε, where it keeps its precision (engine.md)
     upper = _upper_law(f)
     if upper is not None:
         q_below = _q_below(upper, SCAN)

@@ -102,15 +102,10 @@ def step_for(groups: Groups, spreads: Sequence[Spread], tol: float, coarsen: boo
     # the variance error: shrink Δ by V^{1/4} once V > 1
     step = (STEP_SCALE * math.sqrt(tol * V / N) / max(1.0, V) ** 0.25
             if math.isfinite(V) else MAX_STEP)
-    # resolve the narrowest factor, but not below 1% of the typical one: a factor
-    # that is nearly a point mass needs no finer grid (its discretisation moves the
-    # composed variance by O(Δ²) like any other)
+    # resolve the narrowest factor, not below 1% of the typical one (engine.md)
     smallest_sd = min(math.sqrt(s[1]) for s in spreads)
     step = min(step, MAX_STEP, max(smallest_sd, 0.01 * math.sqrt(V / N), 1e-9))
-    # a composed law of tiny variance needs no cells finer than tol/N: connect-the-dots
-    # moves δ by at most a quarter of a cell's width in e^ε (δ is convex in e^ε with
-    # slope in [−1, 0]), so N factors move it by ≲ N·Δ/4 ≤ tol/4 near ε = 0 and far
-    # less in the tails — while a grid of steps √(tol·V) would be enormous
+    # no cells finer than tol/N (idem)
     step = max(step, min(tol / N, MAX_STEP))
     step = _snap(groups, step)
     # composed loss width: bulk ± 20 sd (Chernoff windows are ~14–20 sd), never
@@ -137,9 +132,9 @@ def step_for(groups: Groups, spreads: Sequence[Spread], tol: float, coarsen: boo
 
 
 def variance_step(variances: list[float], counts: list[int], tol: float) -> float:
-    """Δ = STEP_SCALE·sqrt(tol·V/N)/max(1, V)^{1/4} for factors known only through the
-    variances of their losses (``Prebuilt``: no law to window, no atom to snap), capped
-    at ``MAX_STEP`` and at the narrowest factor's standard deviation (at least 1e-9).
+    """``choose_step``'s Δ for factors known only through the variances of their losses
+    (``Prebuilt``: no law to window, no atom to snap), capped at ``MAX_STEP`` and at the
+    narrowest factor's standard deviation (at least 1e-9).
     The caller's own arrays are checked by the caller (``fdp.sgd.allocation``)."""
     N = sum(counts)
     V = sum(v * c for v, c in zip(variances, counts))
