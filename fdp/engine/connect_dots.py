@@ -24,10 +24,7 @@ def window(rng: Sequence[float] | np.ndarray) -> tuple[float, float]:
 
 def grid_range(rng: Sequence[float] | np.ndarray, step: float) -> tuple[int, int]:
     """Grid indices [kmin, kmax] covering the windowed range with one cell to spare.
-
-    Mass outside goes to the safe side (see ``spread``, ``contract_masses``); the
-    size is checked before anything is allocated.
-    """
+    Derivation: docs/derivations/engine.md."""
     lo, hi = window(rng)
     kmin = math.floor(lo / step) - 1
     kmax = max(math.floor(hi / step) + 2, kmin + 2)   # hi lies strictly inside

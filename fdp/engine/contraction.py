@@ -133,11 +133,7 @@ def compensate(q: np.ndarray, lost: float, lowest: int, step: float) -> float:
 def _merge_with_grid(left: np.ndarray, nu: np.ndarray, g_down: np.ndarray, g_up: np.ndarray,
                      step: float, down: bool, biggest: bool = False) -> None:
     """Merge each leftover atom with the nearest (or the largest) grid mass below/above.
-
-    Down: the atom λ at m_c and mass t at grid point x_j < x_c land together on
-    x_c, with t (x_c − x_j) = λ (m_c − x_c). Up: with grid mass at x_j > x_{c+1},
-    landing on x_{c+1}. A grid point chosen by several atoms is shared equally.
-    """
+    Derivation: docs/derivations/engine.md."""
     req = np.flatnonzero(left > 0)
     nz = np.flatnonzero(nu > 0)
     if req.size == 0 or nz.size == 0:
@@ -199,9 +195,7 @@ def _merge_with_grid(left: np.ndarray, nu: np.ndarray, g_down: np.ndarray, g_up:
 def _merge_leftovers(left: np.ndarray, m: np.ndarray, nu: np.ndarray, lc: np.ndarray,
                      g_down: np.ndarray, offset: int) -> None:
     """Pair consecutive leftover atoms a < b: b lands on x_b with a share of a.
-
-    The share t of atom a (at m_a < x_b) satisfies t (x_b − m_a) = λ_b (m_b − x_b).
-    """
+    Derivation: docs/derivations/engine.md."""
     r = np.flatnonzero(left > 0)[offset:]
     if r.size < 2:
         return

@@ -187,10 +187,7 @@ def _newton_end(L: np.ndarray, q: np.ndarray, n: int, log_tau: float,
 
 def tail_window(lat: Lattice, n: int, tau: float) -> tuple[int, int]:
     """Loss-index window [a, b] holding S_n = L_1+…+L_n up to Q-mass τ per tail.
-
-    Chernoff: Q(S_n ≥ s) ≤ exp(n Λ(t) − t s) and Q(S_n ≤ s) ≤ exp(n Λ(−t) + t s),
-    Λ the log-MGF of the lattice, for any t > 0 (``_chernoff_end``).
-    """
+    Derivation: docs/derivations/engine.md."""
     step = lat.step
     lo_sup = n * lat.k0
     hi_sup = n * (lat.k0 + lat.q.size - 1)

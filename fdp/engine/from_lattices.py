@@ -16,11 +16,7 @@ from fdp.engine.lattice import OPTIMISTIC, PESSIMISTIC, Lattice, check_size, p_m
 
 def regrid(lat: Lattice, step: float) -> Lattice:
     """``lat`` (a composed result used as a factor) on the grid of step ``step``.
-
-    Its atoms are binned into the cells of the new grid and each cell is split
-    (pessimistic: ``spread``) or contracted (optimistic: ``contract_masses``) like
-    the cell masses of a law; the lattice's slack is kept.
-    """
+    Derivation: docs/derivations/engine.md."""
     if lat.step == step:
         return lat
     L = lat.losses
@@ -112,11 +108,7 @@ def max_of_lattices(lats: Sequence[Lattice], step: float) -> Lattice:
 
 def lower_hull(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Indices of the vertices of the greatest convex minorant of (x_i, y_i), x increasing.
-
-    A point strictly above the chord of its two neighbours is not a vertex of the
-    lower hull, so all such points are removed at once, round after round, until
-    the remaining chain is convex: it is the hull. The end points are kept.
-    """
+    Derivation: docs/derivations/engine.md."""
     keep = np.arange(x.size)
     for _ in range(x.size):
         if keep.size < 3:

@@ -30,10 +30,7 @@ _TANGENT_GRID = np.concatenate([np.linspace(LOGIT_SEARCH[0], -40.0, 60, endpoint
 
 def _tangent_alpha(beta: Callable[[FloatArray], FloatArray], eps: np.ndarray) -> np.ndarray:
     """α*(ε) = argmax_α (1 − β(α) − e^ε α), in logit(α): a grid, then golden section.
-
-    The grid comes first because the objective is float-flat (= 1 − β(0)) for tiny α,
-    where a plain golden search over the whole logit range would settle.
-    """
+    Derivation: docs/derivations/engine.md."""
     y = np.exp(np.minimum(eps, 700.0))
     grid = _TANGENT_GRID
     a_grid = expit(grid)

@@ -192,10 +192,7 @@ def expected_seconds(groups: Groups, spreads: Sequence[Spread], step: float,
 
 def _snap(groups: Groups, step: float) -> float:
     """Shrink Δ slightly so the heaviest atom of the most composed factor is on the grid.
-
-    Point masses off the grid are the one thing the optimistic side cannot
-    contract cheaply; putting the dominant one on the grid removes that cost.
-    """
+    Derivation: docs/derivations/engine.md."""
     best = None
     for f, n in groups:
         L, q = atoms(f)

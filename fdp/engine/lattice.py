@@ -264,10 +264,7 @@ class Lattice:
         """An index s ≥ −1 such that (very likely) δ(l_s) > t for every target t, from
         the coarse tail of Q; −1 stands for the whole lattice. Only a hint: the caller
         checks δ(l_s) > t on its tables and falls back to −1.
-
-        δ(l) ≥ (1 − e^{−c}) Q(L ≥ l + c) for any c > 0 (each atom above l + c
-        contributes q (1 − e^{l − l_i}) ≥ q (1 − e^{−c})); c = 1/2.
-        """
+        Derivation: docs/derivations/engine.md."""
         n = self.q.size
         b = 1024
         tmax = float(np.max(t)) if t.size else 0.0
@@ -336,10 +333,7 @@ class Lattice:
     @_holding_tables
     def delta_grid(self, k: np.ndarray) -> np.ndarray:
         """δ_Q(kΔ) at integer multiples k of the step (no interpolation, no floor).
-
-        δ(l_j) = q_inf + tail_q[j+1] − e^{−Δ} tail_r[j+1] inside the lattice;
-        below it every atom counts: q_inf + tail_q[0] − e^{(k − k0)Δ} tail_r[0].
-        """
+        Derivation: docs/derivations/engine.md."""
         n = self.q.size
         j = np.asarray(k, dtype=np.int64) - self.k0
         nxt = np.clip(j + 1, 0, n - 1)
@@ -382,10 +376,7 @@ class Lattice:
 
     def beta_raw(self, alpha: np.ndarray) -> np.ndarray:
         """Neyman–Pearson curve of the lattice: reject the largest losses first.
-
-        Vertices (Σ_{l ≥ l_j} p, 1 − q_inf − Σ_{l ≥ l_j} q) with p_k = q_k e^{−l_k};
-        β is accumulated from the bottom so that small β keep full precision.
-        """
+        Derivation: docs/derivations/engine.md."""
         cache = self._np_cache
         if cache is None:
             p = p_masses(self.q[::-1], self.losses[::-1])
@@ -435,10 +426,7 @@ _U_LONG = float(np.finfo(np.longdouble).eps) / 2.0
 
 def tail_sum_bounds(x: np.ndarray) -> tuple[float, float]:
     """(lower, upper) bounds of the exact Σ x for non-negative x.
-
-    Summed in long double: any order of n − 1 additions of non-negative terms errs by
-    at most (n − 1)·u·Σ x (Higham 2002, eq. 4.4), u the long double's unit round-off;
-    the conversion to double and the bound's own arithmetic add a few double u.
+    Derivation: docs/derivations/engine.md.
 
     Examples
     --------

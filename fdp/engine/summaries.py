@@ -51,10 +51,7 @@ def _flip(parts: list[Part]) -> list[Part]:
 
 def _checked_directions(num: Numeric, dirs: _Dirs | None) -> _Dirs | None:
     """Directions whose δ must all vanish / stay below δ_μ, as lattice parts.
-
-    A one-sided symmetrisation (two lattices) is symmetric: its own directions. A
-    plain composition f needs f and f⁻¹ (the reflected factors). ``dirs``: the
-    result's own directions (``_direction_parts``)."""
+    Derivation: docs/derivations/engine.md."""
     if dirs is None or any(lat.slack != 0.0 for parts in dirs for p in parts for lat in p[:2]):
         return None
     if len(num.pess) == 1 and not _symmetric_factors(num):
@@ -163,9 +160,7 @@ def _factor_pure_lower(num: Numeric) -> float:
 
 def _directed_sum(terms: list[tuple[int, float]], *, up: bool) -> float:
     """Σ n_i x_i over (n_i, x_i), exactly, rounded once towards +∞ (up) or −∞.
-
-    Exact rational arithmetic: an exact sum (BR_1 ⊗ BR_2: 3) stays exact, so that
-    δ(3) = 0 is certified; a float sum would need an outward margin."""
+    Derivation: docs/derivations/engine.md."""
     if any(not math.isfinite(x) for _, x in terms):
         return math.inf if any(x == math.inf for _, x in terms) else -math.inf
     exact = sum((Fraction(n) * Fraction(x) for n, x in terms), Fraction(0))
@@ -192,10 +187,7 @@ def _round_down(x: float) -> float:
 # -- The GDP privacy profile with certified rounding, and its inverse in μ --
 def log_delta_gdp(mu: ArrayLike, eps: ArrayLike, side: int) -> FloatArray:
     """log δ_μ(ε) bounded from below (side = −1) or above (side = +1), vectorised.
-
-    δ_μ(ε) = e^a (1 − e^{b − a}), a = log Φ(−ε/μ + μ/2), b = ε + log Φ(−ε/μ − μ/2)
-    (b < a). log_ndtr is accurate to a few ulps of |a|, |b| (absolutely, in log), so a
-    margin m = 1e-12 (1 + |a| + |b|) on a and on b − a bounds the true value."""
+    Derivation: docs/derivations/engine.md."""
     mu = np.asarray(mu, dtype=float)
     eps = np.asarray(eps, dtype=float)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore", under="ignore"):
@@ -490,9 +482,7 @@ def _single_factor_mu(f: TradeOff, step: float) -> float:
 
 def _sandwich(log_upper: _LogUp, top: float, bulk: float, rounds: int = 6, split: int = 8) -> float:
     """Smallest μ certified by cells [ε_i, ε_{i+1}] covering [0, top]: U(ε_i) ≤ δ_μ(ε_{i+1}).
-
-    Cells that may bind are split ``split`` ways, ``rounds`` times; the maximum over
-    cells is a valid bound at every stage."""
+    Derivation: docs/derivations/engine.md."""
     edges = np.unique(np.concatenate([np.linspace(0.0, top, 1001),
                                       np.linspace(0.0, min(bulk, top), 1001)]))
     lo_e, hi_e = edges[:-1], edges[1:]

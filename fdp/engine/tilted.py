@@ -52,10 +52,7 @@ def theta_cap(parts: Factors) -> float:
 
 def saddle_theta(parts: Factors, log_delta: float) -> float:
     """θ > 0 with Λ(θ) − θΛ'(θ) = log δ (a decreasing function of θ); bisection + Newton.
-
-    As θ → ∞ the left side tends to Σ n log Q(L = l_max) (the top atoms' mass), so
-    for δ below that there is no root; θ is then capped (``theta_cap``).
-    """
+    Derivation: docs/derivations/engine.md."""
     cap = theta_cap(parts)
     live = [(_finite(lat), n) for lat, n in parts]       # extracted once
     lo, hi = 0.0, min(1.0, cap)
