@@ -26,10 +26,7 @@ def direct_band(q: np.ndarray, F: float, freqs: np.ndarray, m: int,
     im = np.zeros(freqs.size)
     mag = np.zeros(freqs.size)
     rows = max(1, _CHUNK // max(size, 1))
-    # sin(π t/m) and sin(2π t/m) for every residue t mod m, each from an argument
-    # reduced exactly to [0, π/2]-sized ranges (so each entry has the accuracy of one
-    # sine of a reduced angle, as if computed per term); a lookup replaces two sines
-    # per (frequency, point) when the band is larger than the table
+    # residue tables of sin(π t/m), sin(2π t/m), exactly reduced (docs/derivations/engine.md)
     use_table = m <= _TABLE_MAX and freqs.size * size > 2 * m
     if use_table:
         t = np.arange(m + 1, dtype=np.int64)

@@ -42,9 +42,7 @@ def max_of_lattices(lats: Sequence[Lattice], step: float) -> Lattice:
     """One lattice whose δ bounds M = max_i δ_i from the lattices' side.
     Derivation: docs/derivations/engine.md."""
     side = lats[0].side
-    # the chords are formed in x = e^ε, so only |ε| ≤ EXP_SAFE: below, the first chord
-    # from (0, mass) covers the rest on both sides; above, the pessimistic side keeps
-    # δ constant (M is non-increasing) and the optimistic side drops to M(+∞) there
+    # chords in x = e^ε, so only |ε| ≤ EXP_SAFE (docs/derivations/engine.md)
     cap = math.floor(EXP_SAFE / step)
     kmin = max(min(lat.k0 for lat in lats), -cap)
     kmax = min(max(lat.k0 + lat.q.size for lat in lats) + 1, cap)

@@ -120,9 +120,7 @@ def combine_parts(parts: list[Part], tau: float = TAU,
     def side(i: int) -> Lattice:
         return compose_side(parts, i, tau, meter)
     if CONCURRENT_SIDES and len(parts) == 1 and _idle_core():
-        # the two sides are independent: the transforms release the GIL, so the
-        # optimistic side runs on a second core (a single n-fold power: the common
-        # DP-SGD case, where the peak is one transform per side)
+        # the sides are independent and the transforms release the GIL
         with ThreadPoolExecutor(max_workers=1) as pool:
             other = pool.submit(side, 1)
             first = side(0)

@@ -222,9 +222,7 @@ def epsilon_bracket(directions: Sequence[list[Part]], delta: float, step: float,
         top = max(p.lat.k0 + p.lat.q.size for p in los) * step
     else:
         top = hi
-    # the lower bound: any ε with lower(ε) > δ has true ε(δ) > ε; take the largest
-    # found on a grid of at most _SCAN points (the grid step, or coarser: a coarser
-    # scan can only find a smaller, still valid, ε), then bisect its cell
+    # the lower bound: the largest ε with lower(ε) > δ on a scan, then its cell (engine.md)
     width = max(step, (top + step) / _SCAN)
     grid = np.arange(0.0, top + width, width)
     over = np.flatnonzero(lower(grid) > delta)
