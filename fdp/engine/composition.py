@@ -139,8 +139,7 @@ AHEAD_MIN_STEPS = 25
 
 # The second half of many distinct groups in a worker process: derivations/engine.md.
 PROCESS_LANE = True
-# Per-step lattice points (summed over the groups) from which the worker pays for its
-# start, measured as for PROCESS_LANE.
+# Per-step lattice points from which the worker pays for its start: derivations/engine.md.
 PROCESS_MIN_POINTS = 2.5e6
 
 

@@ -25,9 +25,7 @@ from fdp.law import interval_masses_of as interval_masses
 from fdp.law import loss_range_of as loss_range
 from fdp.tradeoff import TradeOff
 
-#: A law's cell masses sum to 1 − (its infinite atoms) up to a few ulps (measured
-#: ≤ 2.2e-16 for every family and sampler law); a shortfall above this bound is mass
-#: the law did not place, charged to the safe side by ``_both``.
+# A law's cell-mass shortfall above this is mass it did not place: derivations/engine.md.
 UNPLACED_MASS = 1e-14
 
 

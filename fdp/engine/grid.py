@@ -32,8 +32,7 @@ DEFAULT_TOL = 1e-4
 # The grid of a question-sized default (``fdp.dpsgd`` without tol): derivations/engine.md.
 QUESTION_TOL = 1e-3
 QUESTION_REL_WIDTH = 1e-3
-# Below ε = 0.01 the target is absolute (1e-5): a relative target would ask ever finer
-# grids as ε → 0 (ε = 0 when δ ≥ δ(0)) while dp_accounting's own error there is ~1e-4.
+# Below ε = QUESTION_EPS_FLOOR the question's target is absolute: derivations/engine.md.
 QUESTION_EPS_FLOOR = 1e-2
 # Points of all factors' own lattices the default accuracy may discretise: derivations/engine.md.
 FACTOR_POINTS = 13_000_000

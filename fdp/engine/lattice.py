@@ -23,8 +23,6 @@ _U = np.finfo(float).eps / 2.0  # unit round-off
 MAX_POINTS = 2 ** 25
 BYTES_PER_POINT = 100
 PESSIMISTIC, OPTIMISTIC = "pessimistic", "optimistic"
-# Losses handled in linear space (|L| ≤ EXP_SAFE) and the loss window a factor grids
-# (|L| ≤ LOSS_WINDOW): see ``fdp._constants`` for both derivations.
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> float:
@@ -109,11 +107,9 @@ def suffix_error(n: int) -> float:
     return (2 * b + 2 * (-(-n // b)) + 6) * _U
 
 
-# Elements per chunk of ``suffix_sums``'s row-wise passes (filter, block update): their
-# temporaries stay this small instead of the size of the array.
+# Elements per chunk of ``suffix_sums``'s row-wise passes: derivations/engine.md.
 _SUFFIX_CHUNK = 2 ** 16
-# Elements transposed at a time by the in-block recursion (an 8 MB temporary): larger
-# chunks mean fewer, longer vector operations (b − 1 per chunk).
+# Elements transposed at a time by the in-block recursion: derivations/engine.md.
 _RECURSE_CHUNK = 2 ** 20
 
 
@@ -418,9 +414,7 @@ def reflect(lat: Lattice) -> Lattice:
     return Lattice(lat.step, -(k0 + q.size - 1), p[::-1].copy(), q_inf, slack, lat.side)
 
 
-# Unit round-off of the extended sums that certify a reflection's slack (u of the
-# platform's long double: 2^-64 on x86-64; where long double is a plain double the
-# bound is correspondingly looser, never wrong).
+# Unit round-off of the long-double sums of a reflection's slack: derivations/engine.md.
 _U_LONG = float(np.finfo(np.longdouble).eps) / 2.0
 
 
