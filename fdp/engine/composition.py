@@ -87,13 +87,10 @@ def combine_directions(directions: Sequence[list[Part]], tau: float = TAU,
 
 def compose_add_remove(groups: Groups, step: float, meter: Meter | None = None
                        ) -> tuple[tuple[Lattice, Lattice], tuple[Lattice, Lattice]]:
-    """((add_p, add_o), (rem_p, rem_o)): ⊗ of groups (f_i, n_i) on ΔZ (the add
-    direction) and of their inverse pairs f_i⁻¹ (the remove direction; the
-    composition of inverses is the inverse of the composition, DRS Prop 3.2), each
-    pessimistic and optimistic, exactly as ``discretise_groups``, ``inverse_parts``
-    (with ``reflect_both``: both sides of f_i⁻¹ reflected from f_i's lattices
-    where what they add to the group is at most ``REFLECT_SLACK_CAP``) and
-    ``combine_parts`` form them. Derivation: docs/derivations/engine.md.
+    """((add_p, add_o), (rem_p, rem_o)): ⊗ of groups (f_i, n_i) on ΔZ (the add direction)
+    and of their inverse pairs f_i⁻¹ (the remove direction, DRS Prop 3.2), both sides, as
+    ``discretise_groups``, ``inverse_parts`` (``reflect_both``) and ``combine_parts`` form
+    them. Derivation: docs/derivations/engine.md.
 
     Examples
     --------

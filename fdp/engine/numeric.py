@@ -46,12 +46,9 @@ Directions = Literal["one", "both"]
 class Numeric(TradeOff):
     """A certified numeric trade-off function: f(α) is the lower bound, ``bounds`` both.
 
-    Returned by ``compose_numeric`` (and by ``f @ g`` when no closed form applies).
-    Every answer is read from a pessimistic and an optimistic lattice whose
-    privacy profiles bound the truth from above and below at every ε (connect the
-    dots and a mean-preserving contraction; Doroshenko et al. 2022), with every
-    floating-point and truncation error added on the safe side. Results are plain
-    data: they pickle and unpickle to identical answers.
+    Returned by ``compose_numeric`` (and by ``f @ g`` when no closed form applies); every
+    answer is read from lattices bracketing the truth (``fdp.engine``), every error on the
+    safe side. Plain data: results pickle and unpickle to identical answers.
 
     Parameters
     ----------

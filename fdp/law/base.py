@@ -130,13 +130,8 @@ class PrivacyLossLaw:
         return None
 
     def interval_masses(self, edges: ArrayLike) -> Masses | None:
-        """(κ, π, Q(L = +∞), P(L = −∞)) on the intervals around ``edges``.
-
-        Returns κ and π of length K + 2 and the two infinite-loss atoms; ``None`` when the law is
-        not one pair (``EnvelopeLaw``).
-
-        ``edges``: sorted finite edges e_0 < … < e_K.
-        """
+        """(κ, π, Q(L = +∞), P(L = −∞)) on the K + 2 intervals around sorted finite ``edges``
+        e_0 < … < e_K (``intervals``); ``None`` when the law is not one pair (``EnvelopeLaw``)."""
         raise NotImplementedError
 
     def loss_range(self) -> tuple[float, float] | None:
