@@ -222,9 +222,7 @@ def power(lat: Lattice, n: int, tau: float) -> Lattice:
         return lat
     a, b = tail_window(lat, n, tau)
     if b < a:
-        # Chernoff: the finite part of the n-fold sum carries at most 2τ in all (the
-        # finite mass is tiny, the rest sits at +∞); the pessimistic side sends it to
-        # +∞, the optimistic side drops it (δ only shrinks): nothing to transform
+        # Chernoff: the finite part carries at most 2τ, sent to the safe side (engine.md)
         F, M = lat.finite_mass, lat.mass
         growth = math.exp(max(n - 1, 0) * max(math.log(max(M, 1e-300)), 0.0))
         with np.errstate(under="ignore"):
@@ -249,9 +247,7 @@ def power(lat: Lattice, n: int, tau: float) -> Lattice:
         F = 1.0 - lat.q_inf
     X[0] = F
     g = _fft_gamma(m)
-    # Only frequencies whose (|X| + γ)^{n−1} does not underflow matter, to the result
-    # and to its rounding bound; for large n that is a small low-frequency band.
-    # Everything else is kept at the size of that band (memory: huge windows).
+    # only the frequencies whose (|X| + γ)^{n−1} does not underflow (idem)
     with np.errstate(divide="ignore"):
         log_rg = np.log(np.abs(X) + g * max(F, 1.0))
     live = np.flatnonzero(max(n - 1, 1) * log_rg > -745.0)

@@ -79,10 +79,8 @@ def compose_prefixes(factors: Sequence[TradeOff], counts: Sequence[Sequence[int]
     tol = QUESTION_TOL if question and tol is None else check_tol(tol)
     step, _ = choose_step(last, tol, coarsen=grid != "exact",
                           budget=True if question else None)
-    # every factor discretised once; the remove direction's lattices are chosen per row
-    # exactly as ``compose`` chooses them for that row's counts (reflected where n times
-    # the reflection's slack stays small, ``pipeline.inverse_parts``), the direct ones
-    # discretised at most once (``_Once``)
+    # every factor discretised once; the remove direction's lattices per row as ``compose``
+    # chooses them (``pipeline.inverse_parts``), the direct ones at most once (``_Once``)
     parts = discretise_groups([(f, 1) for f in fs], step)
     return _rows(fs, rows, parts, _Once(fs, step), step, tol, directions, question, labels)
 

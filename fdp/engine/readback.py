@@ -191,9 +191,7 @@ def epsilon_read(num: Numeric, flat: FloatArray,
             try:
                 t_lo, t_hi = num._tilted_bracket(float(value))
             except (ArithmeticError, ValueError, GridBudgetExceeded) as err:
-                # the tilted recomposition could not certify this δ (e.g. per-step
-                # mass at +∞ beyond its range, or a tilted grid over the memory
-                # budget); the plain bracket, where it applies, is certified on its own
+                # not certified by tilting (mass at +∞, budget): the plain bracket stands
                 if plain[at].all():
                     continue
                 if isinstance(err, GridBudgetExceeded):
