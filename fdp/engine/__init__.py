@@ -9,21 +9,7 @@ composition and orders δ, hence f (DRS Prop 2.12), so the two sides bracket the
 The proof, the floating-point accounting, small δ by tilting, the grid regimes and the
 threading: docs/derivations/engine.md.
 
-Modules, bottom to top: ``lattice`` (the data type), ``direct_band`` and
-``convolution`` (composing lattices), ``connect_dots`` / ``contraction`` (the two
-sides of a law's discretisation), ``from_profile`` (curves known through β or δ only),
-``from_lattices`` (regridding, envelopes), ``discretise``, ``grid`` (the step),
-``pipeline``, ``tilted`` (small δ), ``summaries`` (GDP μ, pure ε), ``readback``,
-``numeric`` (the result), ``composition`` (both directions), ``entry`` (``compose``,
-the entry every client uses), ``prebuilt`` (factors given as bounding atoms),
-``worker`` (a share in another process). The engine asks objects (``f.law()`` and
-the hooks of ``fdp._hooks.EngineHooks``) instead of importing above ``fdp.tradeoff``.
-
-Public: ``compose(factors, tol, directions=, grid=, label=, progress=)`` and its
-one-direction form ``compose_numeric``, the result ``Numeric``, ``Prebuilt`` /
-``Atoms`` for factors a client bounds itself, and ``convolve``, ``Lattice``, the side
-names and ``MAX_POINTS`` such a client builds them with; ``compose_prefixes``
-(many prefixes of one schedule on one grid, for ``fdp.sgd.trajectory``).
+The modules, one job each, and the public names (``compose`` first): the same page.
 """
 
 from fdp.engine.convolution import convolve

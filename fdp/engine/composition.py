@@ -2,9 +2,7 @@
 grid step, then each factor group discretised on both sides and each direction
 composed; ``compose_add_remove`` / ``combine_directions``: both directions of add/remove
 neighbouring, their four independent compositions on both cores.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -89,15 +87,10 @@ def combine_directions(directions: Sequence[list[Part]], tau: float = TAU,
 
 def compose_add_remove(groups: Groups, step: float, meter: Meter | None = None
                        ) -> tuple[tuple[Lattice, Lattice], tuple[Lattice, Lattice]]:
-    """((add_p, add_o), (rem_p, rem_o)): ⊗ of groups (f_i, n_i) on ΔZ (the add
-    direction) and of their inverse pairs f_i⁻¹ (the remove direction; the
-    composition of inverses is the inverse of the composition, DRS Prop 3.2), each
-    pessimistic and optimistic, exactly as ``discretise_groups``, ``inverse_parts``
-    (with ``reflect_both``: both sides of f_i⁻¹ reflected from f_i's lattices
-    where what they add to the group is at most ``REFLECT_SLACK_CAP``) and
-    ``combine_parts`` form them.
-
-    Derivation: docs/derivations/engine.md.
+    """((add_p, add_o), (rem_p, rem_o)): ⊗ of groups (f_i, n_i) on ΔZ (the add direction)
+    and of their inverse pairs f_i⁻¹ (the remove direction, DRS Prop 3.2), both sides, as
+    ``discretise_groups``, ``inverse_parts`` (``reflect_both``) and ``combine_parts`` form
+    them. Derivation: docs/derivations/engine.md.
 
     Examples
     --------
@@ -137,19 +130,13 @@ def _both_directions(groups: Groups, step: float, meter: Meter | None) -> list[l
     return [cropped(add_parts), cropped(rem_parts)]
 
 
-# Groups of more steps than this never take the reflected optimistic lattice for their
-# inverse pair: its certified slack is at least ≈ 4e-15 for Gaussian-like factors
-# (``REFLECT_SLACK_CAP``'s derivation), so n·slack exceeds REFLECT_SLACK_CAP = 1e-13
-# once n > 25; their inverse's own optimistic lattice is formed ahead, on a second core.
+# Groups of more steps never take the reflected optimistic lattice: derivations/engine.md.
 AHEAD_MIN_STEPS = 25
 
 
-# The second half of many distinct groups in a worker process (False: never); the
-# worker is a fresh interpreter (``fdp.engine.worker``). Unlike the threads it is used
-# on a busy machine too (the measurements are in benchmarks/RESULTS.md, "Process lane").
+# The second half of many distinct groups in a worker process: derivations/engine.md.
 PROCESS_LANE = True
-# Per-step lattice points (summed over the groups) from which the worker pays for its
-# start, measured as for PROCESS_LANE.
+# Per-step lattice points from which the worker pays for its start: derivations/engine.md.
 PROCESS_MIN_POINTS = 2.5e6
 
 

@@ -1,7 +1,5 @@
 """The grid cells of a loss law on ΔZ, and the pessimistic side: connect the dots.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -26,10 +24,7 @@ def window(rng: Sequence[float] | np.ndarray) -> tuple[float, float]:
 
 def grid_range(rng: Sequence[float] | np.ndarray, step: float) -> tuple[int, int]:
     """Grid indices [kmin, kmax] covering the windowed range with one cell to spare.
-
-    Mass outside goes to the safe side (see ``spread``, ``contract_masses``); the
-    size is checked before anything is allocated.
-    """
+    Derivation: docs/derivations/engine.md."""
     lo, hi = window(rng)
     kmin = math.floor(lo / step) - 1
     kmax = max(math.floor(hi / step) + 2, kmin + 2)   # hi lies strictly inside
@@ -39,9 +34,7 @@ def grid_range(rng: Sequence[float] | np.ndarray, step: float) -> tuple[int, int
 
 def cells(kappa: np.ndarray, pi: np.ndarray, kmin: int, step: float) -> Cells:
     """Cell masses, conditional locations m_c ∈ [l_c, l_c + Δ], and which are known.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     K = kappa.size - 2
     k, p = kappa[1:-1].copy(), pi[1:-1].copy()
     lc = (kmin + np.arange(K)) * step
@@ -67,9 +60,7 @@ def cells(kappa: np.ndarray, pi: np.ndarray, kmin: int, step: float) -> Cells:
 def spread(kappa: np.ndarray, pi: np.ndarray, q_inf: float, kmin: int, step: float,
            p_neginf: float = 0.0, located: Cells | None = None) -> Lattice:
     """Split each cell's Q-mass between its ends keeping the mean of Y under P.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     K = kappa.size - 2                     # number of cells
     q = np.zeros(K + 1)
     q[0] += kappa[0]                       # below the grid: up to the first point

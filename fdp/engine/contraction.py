@@ -1,7 +1,5 @@
 """The optimistic side: a mean-preserving contraction of each law onto ΔZ.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -17,9 +15,7 @@ from fdp.engine.lattice import OPTIMISTIC, Lattice
 def contract_masses(kappa: np.ndarray, pi: np.ndarray, q_inf: float, kmin: int, step: float,
                     located: Cells | None = None) -> Lattice:
     """The optimistic lattice of cell masses (docs/derivations/engine.md).
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     K = kappa.size - 2
     k, p, m, lc, known = cells(kappa, pi, kmin, step) if located is None else located
     # cells [0, J) lie below EXP_SAFE entirely
@@ -34,11 +30,7 @@ def contract_masses(kappa: np.ndarray, pi: np.ndarray, q_inf: float, kmin: int, 
         total = math.fsum(lost[lost != 0.0])          # exact; most cells lose nothing
         rest = compensate(q[:J + 1], total, lowest, step)
         if rest > 0.0:
-            # what compensation could not give back (no grid mass below the leftovers,
-            # e.g. next to a point-like part of the law) is given back where it was
-            # lost: Q-mass ρ_c ≤ ℓ_c at x_c raises δ by at most ρ_c below x_c, where the
-            # rounding lowered it by ℓ_c, and not at all above; with Σρ_c = rest the
-            # total change stays ≤ 0 at every ε (see ``compensate``)
+            # what compensation could not give back, where it was lost (engine.md)
             q[:J] += lost * (rest / total)
     q[:K] += np.where(by_q, k, 0.0)
     q[K] += float(kappa[-1])
@@ -48,9 +40,7 @@ def contract_masses(kappa: np.ndarray, pi: np.ndarray, q_inf: float, kmin: int, 
 def contract(m: np.ndarray, p: np.ndarray, kmin: int,
              step: float) -> tuple[np.ndarray, np.ndarray, int]:
     """Contract atoms (P-mass p_c at loss m_c ∈ [l_c, l_c + Δ]) onto grid points.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     K = m.size
     lc = (kmin + np.arange(K)) * step
     h = math.expm1(step)
@@ -63,9 +53,7 @@ def contract(m: np.ndarray, p: np.ndarray, kmin: int,
     # relative distances, each formed once: (m_c − x_c)/x_c and (x_{c+1} − m_c)/x_{c+1}
     g_down = np.expm1(m - lc)
     g_next = -np.expm1(m[:-1] - lc[1:])
-    # (2a) adjacent pairs: the right half of atom c and the left half of atom c + 1
-    # merge onto the one grid point x_{c+1} between them, in the proportion that
-    # puts their mean exactly there (units x_{c+1})
+    # (2a) adjacent pairs onto x_{c+1}, mean kept (units x_{c+1}; docs/derivations/engine.md)
     rest = p.copy()
     if K >= 2:
         a, b = 0.5 * p[:-1], 0.5 * p[1:]
@@ -123,9 +111,7 @@ def contract(m: np.ndarray, p: np.ndarray, kmin: int,
 
 def compensate(q: np.ndarray, lost: float, lowest: int, step: float) -> float:
     """Give back the Q-mass ``lost`` by rounding down, in place; returns what is left.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     if not lost > 0.0 or lowest < 1:
         return max(lost, 0.0)
     h = math.expm1(step)
@@ -147,11 +133,7 @@ def compensate(q: np.ndarray, lost: float, lowest: int, step: float) -> float:
 def _merge_with_grid(left: np.ndarray, nu: np.ndarray, g_down: np.ndarray, g_up: np.ndarray,
                      step: float, down: bool, biggest: bool = False) -> None:
     """Merge each leftover atom with the nearest (or the largest) grid mass below/above.
-
-    Down: the atom λ at m_c and mass t at grid point x_j < x_c land together on
-    x_c, with t (x_c − x_j) = λ (m_c − x_c). Up: with grid mass at x_j > x_{c+1},
-    landing on x_{c+1}. A grid point chosen by several atoms is shared equally.
-    """
+    Derivation: docs/derivations/engine.md."""
     req = np.flatnonzero(left > 0)
     nz = np.flatnonzero(nu > 0)
     if req.size == 0 or nz.size == 0:
@@ -213,9 +195,7 @@ def _merge_with_grid(left: np.ndarray, nu: np.ndarray, g_down: np.ndarray, g_up:
 def _merge_leftovers(left: np.ndarray, m: np.ndarray, nu: np.ndarray, lc: np.ndarray,
                      g_down: np.ndarray, offset: int) -> None:
     """Pair consecutive leftover atoms a < b: b lands on x_b with a share of a.
-
-    The share t of atom a (at m_a < x_b) satisfies t (x_b − m_a) = λ_b (m_b − x_b).
-    """
+    Derivation: docs/derivations/engine.md."""
     r = np.flatnonzero(left > 0)[offset:]
     if r.size < 2:
         return

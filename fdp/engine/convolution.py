@@ -1,7 +1,5 @@
 """Composition of lattice measures: linear FFT convolution, n-fold powers, crops.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -31,9 +29,7 @@ def _fft_gamma(m: int) -> float:
 
 def _clip_negatives(x: np.ndarray, mass: float, side: str) -> tuple[np.ndarray, float]:
     """Clip round-off negatives and restore the exact mass; returns (x, ℓ1 change).
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     neg = x < 0
     clipped = 0.0
     if neg.any():
@@ -53,10 +49,7 @@ def _combine_inf(a: Lattice, b: Lattice) -> float:
 def convolve(a: Lattice, b: Lattice) -> Lattice:
     """a ⊗ b by a linear (zero-padded) FFT convolution: no wrap-around.
 
-    Round-off is bounded a posteriori: per coefficient the forward transforms err
-    by at most γ‖x‖₁, so in ℓ1 the result errs by at most
-    γ(‖A‖₂|b| + ‖B‖₂|a|)(1 + γ) + γ‖A‖₂‖B‖₂ with ‖A‖₂ = √m‖a‖₂ (Parseval),
-    which is added to the slack.
+    Its round-off, bounded a posteriori, is added to the slack (docs/derivations/engine.md).
 
     Examples
     --------
@@ -103,9 +96,7 @@ def _light_head(q: np.ndarray, tau: float) -> tuple[int, float]:
 
 def crop(lat: Lattice, tau: float) -> Lattice:
     """Cut tails of Q-mass ≤ τ each, moving them to the safe side; mass is kept.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     q = lat.q
     tau = max(tau, min(lat.noise, NOISE_CROP_CAP))
     if q.size < 64 or tau <= 0:
@@ -153,9 +144,7 @@ CHERNOFF_COARSE_FROM = 4096
 
 def _chernoff_end(L: np.ndarray, q: np.ndarray, n: int, log_tau: float, t0: float) -> float:
     """min over t > 0 of (n Λ(t) − log τ)/t: a bound s with Q(S_n ≥ s) ≤ τ.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     if L.size >= CHERNOFF_COARSE_FROM:
         Lc, qc = _coarse(L, q, max(16, L.size // 1024))
         best, t = _newton_end(Lc, qc, n, log_tau, t0)
@@ -198,10 +187,7 @@ def _newton_end(L: np.ndarray, q: np.ndarray, n: int, log_tau: float,
 
 def tail_window(lat: Lattice, n: int, tau: float) -> tuple[int, int]:
     """Loss-index window [a, b] holding S_n = L_1+…+L_n up to Q-mass τ per tail.
-
-    Chernoff: Q(S_n ≥ s) ≤ exp(n Λ(t) − t s) and Q(S_n ≤ s) ≤ exp(n Λ(−t) + t s),
-    Λ the log-MGF of the lattice, for any t > 0 (``_chernoff_end``).
-    """
+    Derivation: docs/derivations/engine.md."""
     step = lat.step
     lo_sup = n * lat.k0
     hi_sup = n * (lat.k0 + lat.q.size - 1)
@@ -224,27 +210,19 @@ def tail_window(lat: Lattice, n: int, tau: float) -> tuple[int, int]:
 
 
 
-# A direct transform of the live band costs (points of the step) × (live frequencies)
-# operations; below DIRECT_WORK it is always done, up to DIRECT_MAX when the FFT's
-# own round-off bound would be large (above 1e-7: n beyond about 1e7). In between the
-# FFT's bound (≤ 1e-7) is what the direct band would roughly give as well at these n
-# (slack 1.76e-10 against 1.71e-10 at n = 10⁴) for more operations.
+# When the live band is transformed directly instead of by FFT: derivations/engine.md.
 DIRECT_WORK = 2.5e5
 DIRECT_MAX = 6e7
 
 
 def power(lat: Lattice, n: int, tau: float) -> Lattice:
     """n-fold self-convolution by raising the transform to the n-th power.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     if n == 1:
         return lat
     a, b = tail_window(lat, n, tau)
     if b < a:
-        # Chernoff: the finite part of the n-fold sum carries at most 2τ in all (the
-        # finite mass is tiny, the rest sits at +∞); the pessimistic side sends it to
-        # +∞, the optimistic side drops it (δ only shrinks): nothing to transform
+        # Chernoff: the finite part carries at most 2τ, sent to the safe side (engine.md)
         F, M = lat.finite_mass, lat.mass
         growth = math.exp(max(n - 1, 0) * max(math.log(max(M, 1e-300)), 0.0))
         with np.errstate(under="ignore"):
@@ -269,9 +247,7 @@ def power(lat: Lattice, n: int, tau: float) -> Lattice:
         F = 1.0 - lat.q_inf
     X[0] = F
     g = _fft_gamma(m)
-    # Only frequencies whose (|X| + γ)^{n−1} does not underflow matter, to the result
-    # and to its rounding bound; for large n that is a small low-frequency band.
-    # Everything else is kept at the size of that band (memory: huge windows).
+    # only the frequencies whose (|X| + γ)^{n−1} does not underflow (idem)
     with np.errstate(divide="ignore"):
         log_rg = np.log(np.abs(X) + g * max(F, 1.0))
     live = np.flatnonzero(max(n - 1, 1) * log_rg > -745.0)
@@ -317,9 +293,7 @@ def power(lat: Lattice, n: int, tau: float) -> Lattice:
     outside = float(np.clip(res[width:], 0.0, None).sum())
     res = res[:width]
     rounding = spectral + g * rn_sum
-    # Chernoff bounds the wrapped mass by 2τ; the mass actually seen past the window
-    # is added as well, in case the bound's window was optimistic (large n)
-    # (2.1τ: the Chernoff exponent n·Λ(t) is evaluated to a relative ~1e-6 at worst)
+    # the wrapped mass: Chernoff's 2.1τ plus the mass seen past the window (engine.md)
     wrap = 0.0 if full else 2.1 * tau + 2.0 * outside
     # the pessimistic side sent `outside` to +inf; the optimistic side keeps the mass
     # on the window (a rescaling whose ℓ1 size is counted in the slack)
@@ -341,10 +315,7 @@ def convolve_tree(parts: list, cut: Callable[[Lattice], Lattice],
                   meter: Meter | None = None) -> Lattice:
     """⊗ of lattices by a balanced tree of ``convolve``, smallest first; ``cut`` is
     applied to every product (a crop to the safe side, or a cut paid into the slack).
-
-    Pairing the two smallest lattices first keeps every transform as short as the
-    two operands allow; the order does not change the measure (convolution is
-    associative and commutative), only the round-off, which every product bounds.
+    Derivation: docs/derivations/engine.md.
     """
     parts = list(parts)
     while len(parts) > 1:

@@ -1,7 +1,5 @@
 """The live low-frequency band of an n-fold power, transformed directly.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -11,11 +9,7 @@ import numpy as np
 
 from fdp.engine.lattice import _U, _dot
 
-# Elements (frequencies × points) per chunk: each chunk forms a few temporaries of this
-# size (residues, sines, terms). 2^16 (512 KB each) keeps them in cache and off the
-# memory peak; 2^22 added 80–110 MB to the peak of σ = 1.1, T = 10⁷ (two sides on two
-# threads). The sums are per frequency (one einsum row each), so the chunk does not
-# change any bit.
+# Elements (frequencies × points) per chunk; no bit depends on it: derivations/engine.md.
 _CHUNK = 2 ** 16
 _TABLE_MAX = 2 ** 23   # residue tables for _direct_band up to this m (2 × 64 MB)
 
@@ -23,9 +17,7 @@ _TABLE_MAX = 2 ** 23   # residue tables for _direct_band up to this m (2 × 64 M
 def direct_band(q: np.ndarray, F: float, freqs: np.ndarray, m: int,
                 n: int) -> tuple[np.ndarray, np.ndarray, int]:
     """Xⁿ at the given frequencies, centred at an integer k̄, with a relative error bound.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     size = q.size
     idx = np.arange(size, dtype=np.int64)
     kbar = int(round(_dot(idx.astype(float), q) / max(float(q.sum()), 1e-300)))
@@ -34,10 +26,7 @@ def direct_band(q: np.ndarray, F: float, freqs: np.ndarray, m: int,
     im = np.zeros(freqs.size)
     mag = np.zeros(freqs.size)
     rows = max(1, _CHUNK // max(size, 1))
-    # sin(π t/m) and sin(2π t/m) for every residue t mod m, each from an argument
-    # reduced exactly to [0, π/2]-sized ranges (so each entry has the accuracy of one
-    # sine of a reduced angle, as if computed per term); a lookup replaces two sines
-    # per (frequency, point) when the band is larger than the table
+    # residue tables of sin(π t/m), sin(2π t/m), exactly reduced (docs/derivations/engine.md)
     use_table = m <= _TABLE_MAX and freqs.size * size > 2 * m
     if use_table:
         t = np.arange(m + 1, dtype=np.int64)

@@ -1,7 +1,5 @@
 """Discretise one trade-off function onto the lattice ΔZ, on both sides.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -27,9 +25,7 @@ from fdp.law import interval_masses_of as interval_masses
 from fdp.law import loss_range_of as loss_range
 from fdp.tradeoff import TradeOff
 
-#: A law's cell masses sum to 1 − (its infinite atoms) up to a few ulps (measured
-#: ≤ 2.2e-16 for every family and sampler law); a shortfall above this bound is mass
-#: the law did not place, charged to the safe side by ``_both``.
+# A law's cell-mass shortfall above this is mass it did not place: derivations/engine.md.
 UNPLACED_MASS = 1e-14
 
 
@@ -86,18 +82,13 @@ def _both(f: TradeOff, step: float,
     if masses is None:
         return None
     kappa, pi, q_inf, p_neginf = masses
-    # a law places all of Q and P (each a probability); what it leaves unplaced beyond
-    # its rounding is mass of unknown location: to L = +inf on the pessimistic side
-    # (Q), to L = -inf for the reflected lattice (P); the optimistic side drops it
+    # mass a law leaves unplaced goes to the safe side (docs/derivations/engine.md)
     q_short = 1.0 - float(np.sum(kappa)) - q_inf
     p_short = 1.0 - float(np.sum(pi)) - p_neginf
     unplaced = q_short if q_short > UNPLACED_MASS else 0.0
     p_neginf += p_short if p_short > UNPLACED_MASS else 0.0
     kappa, pi, grid_atoms = _split_grid_atoms(f, kappa, pi, kmin, step)
-    # masses far below any reachable δ slow the arithmetic (subnormals): the
-    # pessimistic side moves them to +inf, the optimistic side drops them
-    # — unless they carry P-mass that the reflected lattice (the inverse pair, the
-    # remove direction) needs, and are normal doubles
+    # negligible masses to the safe side, unless the reflection needs their P-mass (idem)
     small = (kappa < TINY) & ((pi < NEGLIGIBLE_P_MASS) | (kappa < 1e3 * np.finfo(float).tiny))
     dropped = float(kappa[small].sum())
     p_neginf += float(pi[small].sum())
@@ -123,9 +114,7 @@ def _add_at(q: np.ndarray, at: np.ndarray, qa: np.ndarray) -> np.ndarray:
 def _split_grid_atoms(f: TradeOff, kappa: np.ndarray, pi: np.ndarray, kmin: int, step: float
                       ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
     """Take point masses of f that sit on grid points out of their cells.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     L, q = atoms(f)
     if L.size == 0:
         return kappa, pi, None
@@ -157,9 +146,7 @@ def _split_grid_atoms(f: TradeOff, kappa: np.ndarray, pi: np.ndarray, kmin: int,
 def _atom_cells(f: TradeOff, j: np.ndarray, q: np.ndarray, kappa: np.ndarray, kmin: int,
                 step: float) -> np.ndarray:
     """The cell (index into ``kappa``) that holds each atom sitting on grid point j.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     cell = np.empty(j.size, dtype=np.int64)
     for n, (jj, qa) in enumerate(zip(j.tolist(), q.tolist())):
         e = (kmin + jj) * step
@@ -175,9 +162,7 @@ def _atom_cells(f: TradeOff, j: np.ndarray, q: np.ndarray, kappa: np.ndarray, km
 def _envelope_members(f: TradeOff,
                       step: float) -> tuple[list[Lattice], list[Lattice]] | None:
     """([pessimistic member lattices], [optimistic ones]) on ΔZ, or None.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     lats = f._lattices()
     if lats is not None and len(lats[0]) > 1:          # a two-direction result
         return ([regrid(lat, step) for lat in lats[0]], [regrid(lat, step) for lat in lats[1]])

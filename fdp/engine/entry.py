@@ -1,7 +1,5 @@
 """The engine's entry: ``compose`` (and ``compose_numeric``, its one-direction form).
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -29,7 +27,6 @@ def compose(factors: Factors | Sequence[tuple[Prebuilt, int]], tol: float | None
 
     Returns a certified ``Numeric`` (status: the weakest of its factors', at best certified)
     that keeps its TradeOff factors (``source``) for refinement and small-δ read-backs.
-
     Derivation: docs/derivations/engine.md.
 
     Parameters
@@ -56,11 +53,6 @@ def compose(factors: Factors | Sequence[tuple[Prebuilt, int]], tol: float | None
 
     Raises
     ------
-    TypeError
-        If factors is not a list of (TradeOff, count) or (Prebuilt, count) pairs.
-    ValueError
-        For no factors, a count that is not a positive integer, tol outside (0, 1], or
-        an unknown ``directions`` / ``grid``.
     MemoryError
         If an explicit tol needs a grid over the memory limit (the message names tol).
 

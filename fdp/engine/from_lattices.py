@@ -1,7 +1,5 @@
 """Lattices built from other lattices: a composed result regridded, and maxima.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -18,11 +16,7 @@ from fdp.engine.lattice import OPTIMISTIC, PESSIMISTIC, Lattice, check_size, p_m
 
 def regrid(lat: Lattice, step: float) -> Lattice:
     """``lat`` (a composed result used as a factor) on the grid of step ``step``.
-
-    Its atoms are binned into the cells of the new grid and each cell is split
-    (pessimistic: ``spread``) or contracted (optimistic: ``contract_masses``) like
-    the cell masses of a law; the lattice's slack is kept.
-    """
+    Derivation: docs/derivations/engine.md."""
     if lat.step == step:
         return lat
     L = lat.losses
@@ -46,13 +40,9 @@ SWITCH = ENVELOPE_SWITCH
 
 def max_of_lattices(lats: Sequence[Lattice], step: float) -> Lattice:
     """One lattice whose δ bounds M = max_i δ_i from the lattices' side.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     side = lats[0].side
-    # the chords are formed in x = e^ε, so only |ε| ≤ EXP_SAFE: below, the first chord
-    # from (0, mass) covers the rest on both sides; above, the pessimistic side keeps
-    # δ constant (M is non-increasing) and the optimistic side drops to M(+∞) there
+    # chords in x = e^ε, so only |ε| ≤ EXP_SAFE (docs/derivations/engine.md)
     cap = math.floor(EXP_SAFE / step)
     kmin = max(min(lat.k0 for lat in lats), -cap)
     kmax = min(max(lat.k0 + lat.q.size for lat in lats) + 1, cap)
@@ -116,11 +106,7 @@ def max_of_lattices(lats: Sequence[Lattice], step: float) -> Lattice:
 
 def lower_hull(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Indices of the vertices of the greatest convex minorant of (x_i, y_i), x increasing.
-
-    A point strictly above the chord of its two neighbours is not a vertex of the
-    lower hull, so all such points are removed at once, round after round, until
-    the remaining chain is convex: it is the hull. The end points are kept.
-    """
+    Derivation: docs/derivations/engine.md."""
     keep = np.arange(x.size)
     for _ in range(x.size):
         if keep.size < 3:

@@ -1,7 +1,5 @@
 """Functions known only through β or δ: their lattices from the privacy profile.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -32,10 +30,7 @@ _TANGENT_GRID = np.concatenate([np.linspace(LOGIT_SEARCH[0], -40.0, 60, endpoint
 
 def _tangent_alpha(beta: Callable[[FloatArray], FloatArray], eps: np.ndarray) -> np.ndarray:
     """α*(ε) = argmax_α (1 − β(α) − e^ε α), in logit(α): a grid, then golden section.
-
-    The grid comes first because the objective is float-flat (= 1 − β(0)) for tiny α,
-    where a plain golden search over the whole logit range would settle.
-    """
+    Derivation: docs/derivations/engine.md."""
     y = np.exp(np.minimum(eps, 700.0))
     grid = _TANGENT_GRID
     a_grid = expit(grid)
@@ -56,9 +51,7 @@ def _tangent_alpha(beta: Callable[[FloatArray], FloatArray], eps: np.ndarray) ->
 
 def profile_range(f: TradeOff) -> tuple[float, float]:
     """Losses carrying all but ~PROFILE_TAIL of the mass, read off δ and the tangent points.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     try:
         hit = _RANGES.get(f)
     except TypeError:                     # unhashable (a user function holding arrays)
@@ -84,9 +77,7 @@ def _profile_range(f: TradeOff) -> tuple[float, float]:
     d_inf = float(f._delta(np.array([np.inf]))[0])
     above = np.flatnonzero(d - d_inf > PROFILE_TAIL)
     hi = SCAN[above[-1] + 1] if above.size and above[-1] + 1 < SCAN.size else SCAN[-1]
-    # Q(L < ε) = P'(L' > −ε) for the inverse pair (Q, P), L' = −L: the tangent point of
-    # f⁻¹ at −ε. Read there (small α) it keeps its precision, unlike f(α*(ε)) with
-    # α* ≈ 1, where 1 − α has none.
+    # Q(L < ε) read at f⁻¹'s tangent point at −ε, where it keeps its precision (engine.md)
     upper = _upper_law(f)
     if upper is not None:
         q_below = _q_below(upper, SCAN)
@@ -102,9 +93,7 @@ def _profile_range(f: TradeOff) -> tuple[float, float]:
 
 def from_profile(f: TradeOff, step: float, side: str) -> Lattice:
     """The ``side`` lattice of a function known through its privacy profile only.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     kmin, kmax = grid_range(profile_range(f), step)
     grid = np.arange(kmin, kmax + 1) * step
     x = np.exp(grid)

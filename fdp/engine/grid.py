@@ -1,7 +1,5 @@
 """The grid step of a composition: chosen from tol, the factors' spreads and a budget.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -31,34 +29,14 @@ Spread = tuple[float, float, float, float, float]
 Groups = Sequence[tuple["TradeOff", int]]
 
 DEFAULT_TOL = 1e-4
-# The grid of a question-sized default (``fdp.dpsgd`` without tol: the question is
-# ε(δ) to within QUESTION_REL_WIDTH·max(ε, QUESTION_EPS_FLOOR)). Δ is chosen for
-# tol = QUESTION_TOL, √10 coarser than DEFAULT_TOL's. The engine's error model (width ∝ tol, the
-# discretisation moving the composed variance by a relative N·Δ²/V ∝ tol) and its
-# measurements put the ε bracket at this tol at ≤ 0.51 of the target on the whole
-# DP-SGD benchmark grid (q ∈ {256/60000, 0.01, 0.1}, σ ∈ {0.6 … 2}, T ∈ {10³ … 10⁷},
-# δ = 1e-5: relative widths 1.4e-5 … 5.1e-4); where a bracket still misses the
-# target, ``Numeric.epsilon_bounds`` recomposes at the smaller tol the same model
-# asks for (``readback.refine``), so the target is met whenever it can be.
+# The grid of a question-sized default (``fdp.dpsgd`` without tol): derivations/engine.md.
 QUESTION_TOL = 1e-3
 QUESTION_REL_WIDTH = 1e-3
-# Below ε = 0.01 the target is absolute (1e-5): a relative target would ask ever finer
-# grids as ε → 0 (ε = 0 when δ ≥ δ(0)) while dp_accounting's own error there is ~1e-4.
+# Below ε = QUESTION_EPS_FLOOR the question's target is absolute: derivations/engine.md.
 QUESTION_EPS_FLOOR = 1e-2
-# Points of all distinct factors' own lattices together that the default accuracy may
-# discretise (many distinct steps: the per-factor work dominates); over it the step
-# is coarsened at tol = DEFAULT_TOL like the composed grid (GRID_POINTS). 1.3e7: the
-# benchmark's 1000 distinct Poisson-subsampled Gaussians (σ 0.8 … 1.4) get a bracket
-# of 0.57 of the question's target (1e-3·ε) instead of 0.37 at 2^24, the width
-# growing like Δ^1.9, with a 1.3× coarser step (fewer points per factor); ``width=``
-# narrows it.
+# Points of all factors' own lattices the default accuracy may discretise: derivations/engine.md.
 FACTOR_POINTS = 13_000_000
-# Composed grid points the default accuracy may use: at tol = DEFAULT_TOL (the
-# default) a grid over this is coarsened to fit (about GRID_POINTS ·
-# lattice.BYTES_PER_POINT bytes at the peak, 0.4 GB; the bracket stays certified, a
-# little wider, and ``width=`` refines it); any other tol is taken as asked and
-# raises MemoryError over lattice.MAX_POINTS. (A memory budget: it changes how wide
-# a default bracket is, never whether it is certified.)
+# Composed grid points the default accuracy may use: derivations/engine.md.
 GRID_POINTS = 2 ** 22
 
 
@@ -70,9 +48,7 @@ def seconds_for(points: float, transforms: int) -> float:
 
 def loss_spread(f: TradeOff) -> Spread:
     """(mean, variance, lo, hi, gridded variance) of the loss of f under Q.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     lats = f._lattices()
     if lats is not None and len(lats[0]) == 1:        # a composed result
         lat = lats[0][0]
@@ -125,15 +101,10 @@ def step_for(groups: Groups, spreads: Sequence[Spread], tol: float, coarsen: boo
     # the variance error: shrink Δ by V^{1/4} once V > 1
     step = (STEP_SCALE * math.sqrt(tol * V / N) / max(1.0, V) ** 0.25
             if math.isfinite(V) else MAX_STEP)
-    # resolve the narrowest factor, but not below 1% of the typical one: a factor
-    # that is nearly a point mass needs no finer grid (its discretisation moves the
-    # composed variance by O(Δ²) like any other)
+    # resolve the narrowest factor, not below 1% of the typical one (engine.md)
     smallest_sd = min(math.sqrt(s[1]) for s in spreads)
     step = min(step, MAX_STEP, max(smallest_sd, 0.01 * math.sqrt(V / N), 1e-9))
-    # a composed law of tiny variance needs no cells finer than tol/N: connect-the-dots
-    # moves δ by at most a quarter of a cell's width in e^ε (δ is convex in e^ε with
-    # slope in [−1, 0]), so N factors move it by ≲ N·Δ/4 ≤ tol/4 near ε = 0 and far
-    # less in the tails — while a grid of steps √(tol·V) would be enormous
+    # no cells finer than tol/N (idem)
     step = max(step, min(tol / N, MAX_STEP))
     step = _snap(groups, step)
     # composed loss width: bulk ± 20 sd (Chernoff windows are ~14–20 sd), never
@@ -160,9 +131,9 @@ def step_for(groups: Groups, spreads: Sequence[Spread], tol: float, coarsen: boo
 
 
 def variance_step(variances: list[float], counts: list[int], tol: float) -> float:
-    """Δ = STEP_SCALE·sqrt(tol·V/N)/max(1, V)^{1/4} for factors known only through the
-    variances of their losses (``Prebuilt``: no law to window, no atom to snap), capped
-    at ``MAX_STEP`` and at the narrowest factor's standard deviation (at least 1e-9).
+    """``choose_step``'s Δ for factors known only through the variances of their losses
+    (``Prebuilt``: no law to window, no atom to snap), capped at ``MAX_STEP`` and at the
+    narrowest factor's standard deviation (at least 1e-9).
     The caller's own arrays are checked by the caller (``fdp.sgd.allocation``)."""
     N = sum(counts)
     V = sum(v * c for v, c in zip(variances, counts))
@@ -190,9 +161,7 @@ def smallest_tol(groups: Groups) -> float:
 
 def reachable_width(num: Numeric, gap: float, width: float, name: str) -> None:
     """Refuse at once a ``width`` the memory budget cannot reach (``readback.refine``).
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     if not num.source or not math.isfinite(gap) or gap <= width:
         return
     tol_min = smallest_tol(list(num.source[0].groups))
@@ -222,10 +191,7 @@ def expected_seconds(groups: Groups, spreads: Sequence[Spread], step: float,
 
 def _snap(groups: Groups, step: float) -> float:
     """Shrink Δ slightly so the heaviest atom of the most composed factor is on the grid.
-
-    Point masses off the grid are the one thing the optimistic side cannot
-    contract cheaply; putting the dominant one on the grid removes that cost.
-    """
+    Derivation: docs/derivations/engine.md."""
     best = None
     for f, n in groups:
         L, q = atoms(f)

@@ -1,7 +1,5 @@
 """Privacy-loss measures on a lattice (the engine's data type) and their read-back.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -21,29 +19,19 @@ from fdp._types import FloatArray
 from fdp.law import p_masses
 
 _U = np.finfo(float).eps / 2.0  # unit round-off
-# The engine's memory budget, in grid points: every array it forms (discretised
-# factors, transform windows, products, read-back curves) is checked against it
-# before allocation (``check_size``). At the peak a transform holds about
-# BYTES_PER_POINT bytes per point (measured: the window, its spectrum, the result,
-# the read-back tables), so MAX_POINTS = 2^25 is about 3 GB.
+# The engine's memory budget in grid points, checked before allocation: derivations/engine.md.
 MAX_POINTS = 2 ** 25
 BYTES_PER_POINT = 100
 PESSIMISTIC, OPTIMISTIC = "pessimistic", "optimistic"
-# Losses handled in linear space (|L| ≤ EXP_SAFE) and the loss window a factor grids
-# (|L| ≤ LOSS_WINDOW): see ``fdp._constants`` for both derivations.
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> float:
-    """Σ a_i b_i without BLAS (``np.einsum``'s own loop).
-
-    Derivation: docs/derivations/engine.md.
-    """
+    """Σ a_i b_i without BLAS (``np.einsum``'s own loop). Derivation: docs/derivations/engine.md."""
     return float(np.einsum("i,i->", a, b))
 
 
 class GridBudgetExceeded(MemoryError):
     """A grid over the engine's memory budget was refused BEFORE it was allocated.
-
     Derivation: docs/derivations/engine.md.
 
     Examples
@@ -68,14 +56,7 @@ def check_size(n: int, what: str = "lattice") -> None:
             "increase tol (a coarser grid) or reduce the number of steps", n)
 
 
-# Read-back tables (two float arrays the size of the lattice) stay cached on a lattice
-# of fewer points than this, for cheap repeated queries. A larger lattice forgets them
-# when the read-back that formed them ends (``Lattice.tables_held``): kept, they would
-# double the memory a result holds for as long as it lives, and add to the peak of
-# whatever runs next (at T = 10⁷ the four lattices of ``dpsgd`` have 1.5M points each,
-# tables up to 23 MB per lattice). Recomputing them costs one pass and gives the same
-# bits (``suffix_sums`` is deterministic), so a later query answers exactly as if they
-# had been kept.
+# Read-back tables stay cached on lattices of fewer points: derivations/engine.md.
 TABLES_KEPT_BELOW = 2 ** 18
 _HOLDS_LOCK = threading.Lock()     # the hold counts of lattices read on two threads
 
@@ -126,11 +107,9 @@ def suffix_error(n: int) -> float:
     return (2 * b + 2 * (-(-n // b)) + 6) * _U
 
 
-# Elements per chunk of ``suffix_sums``'s row-wise passes (filter, block update): their
-# temporaries stay this small instead of the size of the array.
+# Elements per chunk of ``suffix_sums``'s row-wise passes: derivations/engine.md.
 _SUFFIX_CHUNK = 2 ** 16
-# Elements transposed at a time by the in-block recursion (an 8 MB temporary): larger
-# chunks mean fewer, longer vector operations (b − 1 per chunk).
+# Elements transposed at a time by the in-block recursion: derivations/engine.md.
 _RECURSE_CHUNK = 2 ** 20
 
 
@@ -161,9 +140,7 @@ def _recurse_list(x: np.ndarray, decay: float) -> np.ndarray:
 
 def suffix_sums(q: np.ndarray, decay: float, block: int | None = None) -> np.ndarray:
     """S_j = Σ_{i ≥ j} q_i decay^{i−j} for non-negative q, 0 < decay ≤ 1, blocked.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     n = q.size
     b = _block(n) if block is None else block
     nb = -(-n // b)
@@ -199,7 +176,6 @@ def suffix_sums(q: np.ndarray, decay: float, block: int | None = None) -> np.nda
 @dataclass(frozen=True, eq=False)
 class Lattice:
     """Measure ``q`` on losses (k0 + i)·step, atom ``q_inf`` at +inf, δ-slack ``slack``.
-
     Derivation: docs/derivations/engine.md.
 
     Examples
@@ -270,10 +246,7 @@ class Lattice:
     def _tables(self, start: int = 0) -> tuple[int, np.ndarray, np.ndarray]:
         """(s, tail_q, tail_r) with s ≤ start: Q(L ≥ l_j) and R_j = Σ_{i ≥ j} q_i e^{−(l_i − l_j)}
         for j ≥ s (entry j − s), by blocked suffix sums (nothing over/underflows;
-        round-off bounded by ``readback``).
-
-        Derivation: docs/derivations/engine.md.
-        """
+        round-off bounded by ``readback``). Derivation: docs/derivations/engine.md."""
         cache = self._tables_cache
         if cache is None or cache[0] > start:
             s = max(0, min(int(start), self.q.size - 1))
@@ -287,10 +260,7 @@ class Lattice:
         """An index s ≥ −1 such that (very likely) δ(l_s) > t for every target t, from
         the coarse tail of Q; −1 stands for the whole lattice. Only a hint: the caller
         checks δ(l_s) > t on its tables and falls back to −1.
-
-        δ(l) ≥ (1 − e^{−c}) Q(L ≥ l + c) for any c > 0 (each atom above l + c
-        contributes q (1 − e^{l − l_i}) ≥ q (1 − e^{−c})); c = 1/2.
-        """
+        Derivation: docs/derivations/engine.md."""
         n = self.q.size
         b = 1024
         tmax = float(np.max(t)) if t.size else 0.0
@@ -359,10 +329,7 @@ class Lattice:
     @_holding_tables
     def delta_grid(self, k: np.ndarray) -> np.ndarray:
         """δ_Q(kΔ) at integer multiples k of the step (no interpolation, no floor).
-
-        δ(l_j) = q_inf + tail_q[j+1] − e^{−Δ} tail_r[j+1] inside the lattice;
-        below it every atom counts: q_inf + tail_q[0] − e^{(k − k0)Δ} tail_r[0].
-        """
+        Derivation: docs/derivations/engine.md."""
         n = self.q.size
         j = np.asarray(k, dtype=np.int64) - self.k0
         nxt = np.clip(j + 1, 0, n - 1)
@@ -379,9 +346,7 @@ class Lattice:
     @_holding_tables
     def epsilon_raw(self, target: np.ndarray) -> np.ndarray:
         """Smallest ε ≥ 0 with δ_Q(ε) ≤ target (inf if none), solved cell by cell.
-
-        Derivation: docs/derivations/engine.md.
-        """
+        Derivation: docs/derivations/engine.md."""
         t = np.asarray(target, dtype=float)
         n = self.q.size
         s = self._search_start(t)
@@ -407,10 +372,7 @@ class Lattice:
 
     def beta_raw(self, alpha: np.ndarray) -> np.ndarray:
         """Neyman–Pearson curve of the lattice: reject the largest losses first.
-
-        Vertices (Σ_{l ≥ l_j} p, 1 − q_inf − Σ_{l ≥ l_j} q) with p_k = q_k e^{−l_k};
-        β is accumulated from the bottom so that small β keep full precision.
-        """
+        Derivation: docs/derivations/engine.md."""
         cache = self._np_cache
         if cache is None:
             p = p_masses(self.q[::-1], self.losses[::-1])
@@ -425,9 +387,7 @@ class Lattice:
 
 def reflect(lat: Lattice) -> Lattice:
     """The lattice of the inverse pair T(Q, P) (losses −l, Q-masses p_k = q_k e^{−l_k}).
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     if lat.slack != 0.0:
         raise ValueError("only a slack-free lattice can be reflected exactly")
     L, q = lat.losses, lat.q
@@ -454,18 +414,13 @@ def reflect(lat: Lattice) -> Lattice:
     return Lattice(lat.step, -(k0 + q.size - 1), p[::-1].copy(), q_inf, slack, lat.side)
 
 
-# Unit round-off of the extended sums that certify a reflection's slack (u of the
-# platform's long double: 2^-64 on x86-64; where long double is a plain double the
-# bound is correspondingly looser, never wrong).
+# Unit round-off of the long-double sums of a reflection's slack: derivations/engine.md.
 _U_LONG = float(np.finfo(np.longdouble).eps) / 2.0
 
 
 def tail_sum_bounds(x: np.ndarray) -> tuple[float, float]:
     """(lower, upper) bounds of the exact Σ x for non-negative x.
-
-    Summed in long double: any order of n − 1 additions of non-negative terms errs by
-    at most (n − 1)·u·Σ x (Higham 2002, eq. 4.4), u the long double's unit round-off;
-    the conversion to double and the bound's own arithmetic add a few double u.
+    Derivation: docs/derivations/engine.md.
 
     Examples
     --------
@@ -493,9 +448,7 @@ def _reflection_cut(L: FloatArray, q: FloatArray, p: FloatArray,
     the reflection's excess max(0, (P_j − 1) + e^{−l_j}·max(0, 1 − Q_j)) (totals P_j,
     Q_j of the atoms kept, Q_j with the lattice's +inf mass), certified. j minimises
     that excess plus the P-mass dropped (what the reflection loses in tightness).
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     n = q.size
     live = np.flatnonzero((q > 0) | (p > 0))
     z = int(live[0]) if live.size else 0

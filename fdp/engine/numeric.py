@@ -1,7 +1,5 @@
 """The certified numeric result: a trade-off function read back from two lattices.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -48,12 +46,9 @@ Directions = Literal["one", "both"]
 class Numeric(TradeOff):
     """A certified numeric trade-off function: f(α) is the lower bound, ``bounds`` both.
 
-    Returned by ``compose_numeric`` (and by ``f @ g`` when no closed form applies).
-    Every answer is read from a pessimistic and an optimistic lattice whose
-    privacy profiles bound the truth from above and below at every ε (connect the
-    dots and a mean-preserving contraction; Doroshenko et al. 2022), with every
-    floating-point and truncation error added on the safe side. Results are plain
-    data: they pickle and unpickle to identical answers.
+    Returned by ``compose_numeric`` (and by ``f @ g`` when no closed form applies); every
+    answer is read from lattices bracketing the truth (``fdp.engine``), every error on the
+    safe side. Plain data: results pickle and unpickle to identical answers.
 
     Parameters
     ----------
@@ -77,13 +72,6 @@ class Numeric(TradeOff):
     source : tuple of Recipe, optional
         One ``Recipe`` per lattice (the factors, for tilted recomposition at small δ,
         for ``refined`` and for the inverse), or () when the factors are not kept.
-
-    Raises
-    ------
-    ValueError
-        If ``directions`` is not "one" or "both", ``pess`` and ``opt`` do not hold
-        the same number (≥ 1) of lattices, or ``source`` is neither empty nor one
-        Recipe per lattice.
 
     Examples
     --------

@@ -1,7 +1,5 @@
 """The composition pipeline: discretise each factor, power each group, combine.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -29,18 +27,10 @@ from fdp.tradeoff import TradeOff, math_repr
 # one discretised group: (pessimistic lattice, optimistic lattice, count n)
 Part = tuple[Lattice, Lattice, int]
 
-# Compose the pessimistic and optimistic sides of a single-group composition in two
-# threads when a core is idle (``_idle_core``; the peak memory is then two transforms
-# instead of one). The result is identical either way.
+# Both sides of a single group on two threads when a core is idle: derivations/engine.md.
 CONCURRENT_SIDES = True
 
-# From this many distinct factor groups on, each side is composed as two halves (the
-# groups at even and at most odd positions, ``halves``), each a balanced tree, and then
-# their product.
-# The tree is the same whether the halves are composed in this process or the second
-# in a worker process (``composition.compose_add_remove``), so the result is identical
-# either way; with fewer groups the per-factor work is too small to pay for starting a
-# process (benchmarks/RESULTS.md, "Process lane").
+# From this many distinct groups on, each side is composed as two halves: derivations/engine.md.
 SPLIT_FACTORS = 64
 
 
@@ -77,10 +67,7 @@ def discretise_groups(groups: Groups, step: float, meter: Meter | None = None) -
 def inverse_parts(groups: Groups, parts: list[Part], reflect_both: bool = False,
                   ahead: dict[int, Lattice] | None = None) -> list[Part]:
     """[(pessimistic, optimistic, n)] of the inverse pairs f_i⁻¹ = T(Q, P) of groups (f_i, n_i)
-    whose own discretised lattices are ``parts``.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    whose own discretised lattices are ``parts``. Derivation: docs/derivations/engine.md."""
     out: list[Part] = []
     for i, ((f, _), (lp, lo, n)) in enumerate(zip(groups, parts)):
         inv = f.inverse()
@@ -107,16 +94,11 @@ def cropped(parts: list[Part], tau: float = TAU) -> list[Part]:
 
 def power_tau(n: int, tau: float = TAU) -> float:
     """Tail mass allowed out of an n-fold power's window (and cropped after it).
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     return min(max(tau, POWER_TAU_PER_STEP * n), POWER_TAU_CAP)
 
 
-# The calling process itself counts up to 1 in the load average once it has computed
-# for a minute: a lone Python session on 2 cores reads ≈ 1. A second core is taken as
-# free below cores − 1 + SELF_LOAD: a lone session keeps its second core; one other
-# busy job plus a session that has run a while (≈ 2 on 2 cores) goes serial.
+# A second core is free below a load of cores − 1 + SELF_LOAD: derivations/engine.md.
 SELF_LOAD = 0.5
 
 
@@ -138,9 +120,7 @@ def combine_parts(parts: list[Part], tau: float = TAU,
     def side(i: int) -> Lattice:
         return compose_side(parts, i, tau, meter)
     if CONCURRENT_SIDES and len(parts) == 1 and _idle_core():
-        # the two sides are independent: the transforms release the GIL, so the
-        # optimistic side runs on a second core (a single n-fold power: the common
-        # DP-SGD case, where the peak is one transform per side)
+        # the sides are independent and the transforms release the GIL
         with ThreadPoolExecutor(max_workers=1) as pool:
             other = pool.submit(side, 1)
             first = side(0)
@@ -171,10 +151,7 @@ def side_tree(parts: list[Part], i: int, tau: float = TAU, meter: Meter | None =
     return convolve_tree(powers, lambda lat: crop(lat, tau), meter)
 
 
-# Every SECOND_HALF_SKIP-th odd position stays in the first half, so the second half
-# gets 11/24 ≈ 46 % of the groups: it is the one ``composition`` hands to a worker
-# process, which starts later (a fresh interpreter's imports; with even halves the worker
-# finished last, benchmarks/RESULTS.md, "Process lane").
+# Every SECOND_HALF_SKIP-th odd position stays in the first half: derivations/engine.md.
 SECOND_HALF_SKIP = 12
 _I = TypeVar("_I")
 

@@ -1,8 +1,6 @@
 """Factors given by finitely many atoms that bound them: the engine's hook for laws it
 cannot read from a ``TradeOff`` (``Prebuilt``, composed by ``composition.compose``).
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 

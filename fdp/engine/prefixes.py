@@ -1,14 +1,7 @@
-"""``compose_prefixes``: the certified compositions of many prefixes of one schedule.
-
-A schedule of distinct factors f_1, …, f_G (one per step kind) and rows of counts
-n_{i,g} (row i: how many steps of kind g the i-th prefix holds) ask for
-⊗_g f_g^{⊗n_{i,g}} for every row. The grid step is the one ``compose`` chooses for
-the last row, every factor is discretised once on it (both sides, and for
-add/remove both directions, exactly as ``compose`` does), and each row is composed
-from those per-step lattices (its powers and tree, ``composition.combine_directions``).
-The argument of ``fdp.engine`` holds for any step and any counts, so every row is a
-certified bracket of its own (pessimistic and optimistic lattices of a row are on the
-same grid); the last row is the lattices ``compose`` gives for it.
+"""``compose_prefixes``: the certified compositions ⊗_g f_g^{⊗n_{i,g}} of many prefixes
+(rows i of counts n_{i,g}) of one schedule of distinct factors f_1, …, f_G, on the grid
+``compose`` chooses for the last row, each factor discretised once. The argument of
+``fdp.engine`` holds for any step and counts, so every row is a certified bracket of its own.
 """
 
 from __future__ import annotations
@@ -38,9 +31,7 @@ def compose_prefixes(factors: Sequence[TradeOff], counts: Sequence[Sequence[int]
                      tol: float | None = None, *, directions: tuple[Direction, ...] = ("f",),
                      grid: GridPolicy = "tol", labels: Sequence[str] | None = None
                      ) -> Iterator[Numeric]:
-    """One certified ``Numeric`` per row of counts: ⊗_g f_g^{⊗n_{i,g}} (DRS 2022,
-    Def 3.1 and Thm 3.2), all on the grid ``compose`` chooses for the last row, each
-    factor discretised once (module docstring).
+    """One certified ``Numeric`` per row of counts (module docstring; DRS 2022, Def 3.1, Thm 3.2).
 
     Parameters
     ----------
@@ -61,12 +52,6 @@ def compose_prefixes(factors: Sequence[TradeOff], counts: Sequence[Sequence[int]
         drops them holds one row's lattices at a time); row i equal to ``compose`` of
         its groups on this grid. The arguments are checked and the factors discretised
         on the call, before the first row.
-
-    Raises
-    ------
-    ValueError
-        If a row does not hold G counts ≥ 0 with a positive one, there are no rows,
-        or ``tol`` / ``grid`` / ``directions`` is out of range (as in ``compose``).
 
     Examples
     --------
@@ -94,10 +79,8 @@ def compose_prefixes(factors: Sequence[TradeOff], counts: Sequence[Sequence[int]
     tol = QUESTION_TOL if question and tol is None else check_tol(tol)
     step, _ = choose_step(last, tol, coarsen=grid != "exact",
                           budget=True if question else None)
-    # every factor discretised once; the remove direction's lattices are chosen per row
-    # exactly as ``compose`` chooses them for that row's counts (reflected where n times
-    # the reflection's slack stays small, ``pipeline.inverse_parts``), the direct ones
-    # discretised at most once (``_Once``)
+    # every factor discretised once; the remove direction's lattices per row as ``compose``
+    # chooses them (``pipeline.inverse_parts``), the direct ones at most once (``_Once``)
     parts = discretise_groups([(f, 1) for f in fs], step)
     return _rows(fs, rows, parts, _Once(fs, step), step, tol, directions, question, labels)
 

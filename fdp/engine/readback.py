@@ -1,7 +1,5 @@
 """Read-outs of composed lattices: β curves of envelopes, ε(δ), refinement to a width.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -23,11 +21,7 @@ from fdp.engine.pipeline import _idle_core
 if TYPE_CHECKING:
     from fdp.engine.numeric import Numeric
 
-# Near the round-off floor (δ < TILT_READBACK_FLOOR × it) a tilted recomposition
-# tightens the plain bracket. It costs about what the composition cost: it is done by
-# default when the composed lattices have at most TILT_CHEAP points, and for larger
-# ones only when the plain bracket is wider than DEFAULT_REL_WIDTH·max(1, ε)
-# (``Numeric.epsilon_bounds``).
+# When a tilted recomposition tightens the plain bracket near the floor: derivations/engine.md.
 DEFAULT_REL_WIDTH = 1e-3
 TILT_CHEAP = 2 ** 20
 # Lattices from which ``epsilon_plain`` reads several on two threads (a core idle).
@@ -45,9 +39,7 @@ def bracket_gap(lo: ArrayLike, hi: ArrayLike) -> FloatArray:
 
 def symmetric_curve(num: Numeric, side: str, a: np.ndarray) -> np.ndarray:
     """max{g, g⁻¹} with g(α) = max_{k ≥ 0} (1 − δ(kΔ) − e^{kΔ} α).
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     cache = num._curves
     if side not in cache:
         step = num.step
@@ -85,9 +77,7 @@ def symmetric_curve(num: Numeric, side: str, a: np.ndarray) -> np.ndarray:
 def epsilon_plain(pess: Sequence[Lattice], opt: Sequence[Lattice],
                   d: FloatArray) -> tuple[FloatArray, FloatArray]:
     """(ε_lo, ε_hi) from the composed lattices, each solved exactly per lattice.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     def one(lat: Lattice, sign: float) -> FloatArray:
         target = d + sign * (lat.slack + lat.readback)
         with lat.tables_held():          # the checks reuse the solve's tables
@@ -125,9 +115,7 @@ def refine(num: Numeric, answer: Callable[[Numeric], tuple[FloatArray, FloatArra
            ) -> tuple[FloatArray, FloatArray]:
     """(lo, hi) = answer(g) for g = num, then recompositions at smaller tol until
     max(hi − lo) ≤ width; each bracket is certified, so they are intersected.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     w = _validate.real("width", width, low=0.0, low_open=True)
     g = num
     lo, hi = answer(g)
@@ -203,9 +191,7 @@ def epsilon_read(num: Numeric, flat: FloatArray,
             try:
                 t_lo, t_hi = num._tilted_bracket(float(value))
             except (ArithmeticError, ValueError, GridBudgetExceeded) as err:
-                # the tilted recomposition could not certify this δ (e.g. per-step
-                # mass at +∞ beyond its range, or a tilted grid over the memory
-                # budget); the plain bracket, where it applies, is certified on its own
+                # not certified by tilting (mass at +∞, budget): the plain bracket stands
                 if plain[at].all():
                     continue
                 if isinstance(err, GridBudgetExceeded):
@@ -222,9 +208,7 @@ def epsilon_read(num: Numeric, flat: FloatArray,
 def consistent_epsilon(num: Numeric, flat: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                        pure_hi: float) -> tuple[np.ndarray, np.ndarray]:
     """(ε_lo, ε_hi) at the δ values ``flat`` made consistent with what else is certified.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     lo = np.array(lo, dtype=float)
     hi = np.minimum(np.array(hi, dtype=float), pure_hi)
     ref = PLAIN_READBACK_FLOOR * num.delta_floor
@@ -241,10 +225,7 @@ def consistent_epsilon(num: Numeric, flat: np.ndarray, lo: np.ndarray, hi: np.nd
 def question_bracket(num: Numeric, flat: np.ndarray, rel: float) -> tuple[np.ndarray, np.ndarray]:
     """(ε_lo, ε_hi) at the δ values ``flat``, at most rel·max(ε, QUESTION_EPS_FLOOR)
     wide: the check of a question-sized grid (``Numeric.epsilon_bounds`` without
-    width, ``eps_width``).
-
-    Derivation: docs/derivations/engine.md.
-    """
+    width, ``eps_width``). Derivation: docs/derivations/engine.md."""
     lo, hi = np.zeros(flat.shape), np.full(flat.shape, np.inf)
     plain = flat >= PLAIN_READBACK_FLOOR * num.delta_floor
     if plain.any():

@@ -1,7 +1,5 @@
 """Certified one-number summaries of numeric results: GDP μ and pure ε brackets.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -53,10 +51,7 @@ def _flip(parts: list[Part]) -> list[Part]:
 
 def _checked_directions(num: Numeric, dirs: _Dirs | None) -> _Dirs | None:
     """Directions whose δ must all vanish / stay below δ_μ, as lattice parts.
-
-    A one-sided symmetrisation (two lattices) is symmetric: its own directions. A
-    plain composition f needs f and f⁻¹ (the reflected factors). ``dirs``: the
-    result's own directions (``_direction_parts``)."""
+    Derivation: docs/derivations/engine.md."""
     if dirs is None or any(lat.slack != 0.0 for parts in dirs for p in parts for lat in p[:2]):
         return None
     if len(num.pess) == 1 and not _symmetric_factors(num):
@@ -74,7 +69,6 @@ def _symmetric_factors(num: Numeric) -> bool:
 # -- Closed forms for the factors --
 def certified_singular(f: TradeOff) -> bool:
     """True when f's exact law has Q(L = +∞) > 0 or P(L = −∞) > 0.
-
     Derivation: docs/derivations/engine.md.
 
     Examples
@@ -103,22 +97,14 @@ def _factor_singular(num: Numeric) -> bool:
         certified_singular(f) for groups, _ in recipes for f, _n in groups)
 
 
-def _gaussian_family_mu(f: TradeOff) -> tuple[float, float] | None:
-    """(μ, q) if f is G_μ, q G_μ + (1 − q) Id (q > 0) or C_q(G_μ) (q > 0): then f ≥ G_μ
-    and f's Q-side law contains N(μ, 1) with weight q (so the tail argument applies);
-    (0.0, 1.0) for Id or q = 0; None otherwise. Asked of the object
-    (``TradeOff._gaussian_component``)."""
-    return f._gaussian_component()
-
-
 def _factor_mu_hi(f: TradeOff, step: float) -> float:
     """A certified μ with f ≥ G_μ: closed form, the factor's own certified bracket,
     or its lattices on the grid ``step`` when its loss is bounded (inf if none)."""
-    fam = _gaussian_family_mu(f)
+    fam = f._gaussian_component()
     if fam is not None:
         return fam[0]
     best = _hook(f, "_gdp_mu_bounds")
-    if not math.isfinite(best) and _exact_vertices(f):
+    if not math.isfinite(best) and f._exact_vertices():
         best = float(f.gdp_mu())        # exact at the vertices (conversions.summaries)
     if not math.isfinite(best):
         best = _single_factor_mu(f, step)
@@ -138,12 +124,6 @@ def _hook(f: TradeOff, name: str, end: int = 1) -> float:
         return none
 
 
-def _exact_vertices(f: TradeOff) -> bool:
-    """f is piecewise linear (or a finite pair): its summaries are exact vertex formulas
-    (asked of the object, ``TradeOff._exact_vertices``)."""
-    return bool(f._exact_vertices())
-
-
 def _factor_pure_upper(num: Numeric) -> float:
     """Σ n_i ε_i over the factors (f_i ≥ f_{ε_i,0} composes to f_{Σ n_i ε_i, 0}, DRS
     Prop 3.2/KOV); ε_i from the factor's certified bracket or exact vertex formula."""
@@ -155,7 +135,7 @@ def _factor_pure_upper(num: Numeric) -> float:
         terms: list[tuple[int, float]] = []
         for f, n in groups:
             e = _hook(f, "_pure_epsilon_bounds")
-            if not math.isfinite(e) and _exact_vertices(f):
+            if not math.isfinite(e) and f._exact_vertices():
                 e = float(f.pure_epsilon())
             if not math.isfinite(e):
                 return math.inf
@@ -166,9 +146,7 @@ def _factor_pure_upper(num: Numeric) -> float:
 
 def _factor_pure_lower(num: Numeric) -> float:
     """Σ n_i ε_i,lo over a direction whose factors are all symmetric.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     recipes = _recipes(num)
     if recipes is None:
         return 0.0
@@ -182,9 +160,7 @@ def _factor_pure_lower(num: Numeric) -> float:
 
 def _directed_sum(terms: list[tuple[int, float]], *, up: bool) -> float:
     """Σ n_i x_i over (n_i, x_i), exactly, rounded once towards +∞ (up) or −∞.
-
-    Exact rational arithmetic: an exact sum (BR_1 ⊗ BR_2: 3) stays exact, so that
-    δ(3) = 0 is certified; a float sum would need an outward margin."""
+    Derivation: docs/derivations/engine.md."""
     if any(not math.isfinite(x) for _, x in terms):
         return math.inf if any(x == math.inf for _, x in terms) else -math.inf
     exact = sum((Fraction(n) * Fraction(x) for n, x in terms), Fraction(0))
@@ -211,10 +187,7 @@ def _round_down(x: float) -> float:
 # -- The GDP privacy profile with certified rounding, and its inverse in μ --
 def log_delta_gdp(mu: ArrayLike, eps: ArrayLike, side: int) -> FloatArray:
     """log δ_μ(ε) bounded from below (side = −1) or above (side = +1), vectorised.
-
-    δ_μ(ε) = e^a (1 − e^{b − a}), a = log Φ(−ε/μ + μ/2), b = ε + log Φ(−ε/μ − μ/2)
-    (b < a). log_ndtr is accurate to a few ulps of |a|, |b| (absolutely, in log), so a
-    margin m = 1e-12 (1 + |a| + |b|) on a and on b − a bounds the true value."""
+    Derivation: docs/derivations/engine.md."""
     mu = np.asarray(mu, dtype=float)
     eps = np.asarray(eps, dtype=float)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore", under="ignore"):
@@ -240,9 +213,7 @@ def log_delta_gdp(mu: ArrayLike, eps: ArrayLike, side: int) -> FloatArray:
 
 def mu_needed(eps: ArrayLike, log_d: ArrayLike, side: int) -> FloatArray:
     """Per entry, the μ at which δ_μ(ε) reaches e^{log_d}, bracketed to the safe side.
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     eps = np.asarray(eps, dtype=float)
     log_d = np.broadcast_to(np.asarray(log_d, dtype=float), eps.shape)
     lo = np.full(eps.shape, _LOG_MU[0])
@@ -318,7 +289,7 @@ def _recipe_unbounded(num: Numeric) -> bool:
         return False
     for groups, _ in recipes:
         for f, _n in groups:
-            fam = _gaussian_family_mu(f)
+            fam = f._gaussian_component()
             if fam is not None and fam[0] > 0.0:
                 return True
     return False
@@ -410,7 +381,7 @@ def _family_mu_lower(num: Numeric) -> float:
         return 0.0
     best = 0.0
     for groups, _ in recipes:
-        fams = [(fam[0], n) for f, n in groups if (fam := _gaussian_family_mu(f)) is not None]
+        fams = [(fam[0], n) for f, n in groups if (fam := f._gaussian_component()) is not None]
         if len(fams) == len(groups):                  # every factor is of the family
             best = max(best, math.sqrt(sum(n * mu ** 2 for mu, n in fams)))
     return best
@@ -511,9 +482,7 @@ def _single_factor_mu(f: TradeOff, step: float) -> float:
 
 def _sandwich(log_upper: _LogUp, top: float, bulk: float, rounds: int = 6, split: int = 8) -> float:
     """Smallest μ certified by cells [ε_i, ε_{i+1}] covering [0, top]: U(ε_i) ≤ δ_μ(ε_{i+1}).
-
-    Cells that may bind are split ``split`` ways, ``rounds`` times; the maximum over
-    cells is a valid bound at every stage."""
+    Derivation: docs/derivations/engine.md."""
     edges = np.unique(np.concatenate([np.linspace(0.0, top, 1001),
                                       np.linspace(0.0, min(bulk, top), 1001)]))
     lo_e, hi_e = edges[:-1], edges[1:]

@@ -1,7 +1,5 @@
 """Small δ by exponential tilting: certified ε(δ) far below the FFT round-off.
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 
@@ -48,18 +46,13 @@ def log_mgf_total(parts: Sequence[tuple[Lattice | tuple[np.ndarray, np.ndarray],
 
 def theta_cap(parts: Factors) -> float:
     """Largest tilt used: 30 grid steps per unit of e-folding (θΔ = 30).
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     return TILT_THETA_STEPS / parts[0][0].step
 
 
 def saddle_theta(parts: Factors, log_delta: float) -> float:
     """θ > 0 with Λ(θ) − θΛ'(θ) = log δ (a decreasing function of θ); bisection + Newton.
-
-    As θ → ∞ the left side tends to Σ n log Q(L = l_max) (the top atoms' mass), so
-    for δ below that there is no root; θ is then capped (``theta_cap``).
-    """
+    Derivation: docs/derivations/engine.md."""
     cap = theta_cap(parts)
     live = [(_finite(lat), n) for lat, n in parts]       # extracted once
     lo, hi = 0.0, min(1.0, cap)
@@ -88,9 +81,7 @@ def saddle_theta(parts: Factors, log_delta: float) -> float:
 
 def _tilt(lat: Lattice, theta: float) -> tuple[Lattice, float, float, float, float]:
     """(tilted lattice with mass 1 and no +inf atom, c, finite mass F, +inf atom, lost).
-
-    Derivation: docs/derivations/engine.md.
-    """
+    Derivation: docs/derivations/engine.md."""
     live = lat.q > 0
     if not live.any():
         raise ValueError("a factor has no finite privacy-loss mass; tilting needs some")
@@ -231,9 +222,7 @@ def epsilon_bracket(directions: Sequence[list[Part]], delta: float, step: float,
         top = max(p.lat.k0 + p.lat.q.size for p in los) * step
     else:
         top = hi
-    # the lower bound: any ε with lower(ε) > δ has true ε(δ) > ε; take the largest
-    # found on a grid of at most _SCAN points (the grid step, or coarser: a coarser
-    # scan can only find a smaller, still valid, ε), then bisect its cell
+    # the lower bound: the largest ε with lower(ε) > δ on a scan, then its cell (engine.md)
     width = max(step, (top + step) / _SCAN)
     grid = np.arange(0.0, top + width, width)
     over = np.flatnonzero(lower(grid) > delta)

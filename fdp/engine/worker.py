@@ -1,7 +1,5 @@
 """One share of a computation in a fresh Python process (``python -m fdp.engine.worker``).
-
-Derivation: docs/derivations/engine.md.
-"""
+Derivation: docs/derivations/engine.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
 """Privacy-loss laws: the one description of a trade-off function's dominating pair.
-
-Derivation: docs/derivations/laws.md.
-"""
+Derivation: docs/derivations/laws.md."""
 
 from fdp.law.base import (
     AtomsLaw,

@@ -38,10 +38,8 @@ def p_masses(q: np.ndarray, L: np.ndarray) -> np.ndarray:
 
 
 def intervals(edges: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    """Left and right ends of the K + 2 intervals around sorted ``edges``.
-
-    ``edges``: sorted finite edges e_0 < … < e_K. Returns ``(left, right)``: (−∞, e_0, …, e_K) and
-    (e_0, …, e_K, +∞).
+    """``(left, right)`` = (−∞, e_0, …, e_K), (e_0, …, e_K, +∞): the K + 2 intervals around
+    sorted finite ``edges`` e_0 < … < e_K.
 
     Examples
     --------
@@ -58,12 +56,9 @@ def intervals(edges: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
 
 def bin_atoms(edges: ArrayLike, L: ArrayLike, p: ArrayLike,
               q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    """Q- and P-masses of point atoms (finite losses ``L``) in the K + 2 intervals.
-
-    ``edges``: sorted edges (an atom at an edge belongs to the interval that starts there);
-    ``L, p, q``: atom locations, P-masses and Q-masses.
-
-    Returns ``(kappa, pi)``, each of length K + 2.
+    """``(kappa, pi)``, each of length K + 2: Q- and P-masses of point atoms at finite losses
+    ``L`` with P-masses ``p`` and Q-masses ``q`` in the intervals around sorted ``edges``
+    (an atom at an edge belongs to the interval that starts there).
 
     Examples
     --------
@@ -130,13 +125,8 @@ class PrivacyLossLaw:
         return None
 
     def interval_masses(self, edges: ArrayLike) -> Masses | None:
-        """(κ, π, Q(L = +∞), P(L = −∞)) on the intervals around ``edges``.
-
-        Returns κ and π of length K + 2 and the two infinite-loss atoms; ``None`` when the law is
-        not one pair (``EnvelopeLaw``).
-
-        ``edges``: sorted finite edges e_0 < … < e_K.
-        """
+        """(κ, π, Q(L = +∞), P(L = −∞)) on the K + 2 intervals around sorted finite ``edges``
+        e_0 < … < e_K (``intervals``); ``None`` when the law is not one pair (``EnvelopeLaw``)."""
         raise NotImplementedError
 
     def loss_range(self) -> tuple[float, float] | None:

@@ -175,13 +175,7 @@ class WithoutReplacementLaw(PrivacyLossLaw):
         # intervals of `pos` above 0: [pos_i, pos_{i+1}), the last the open tail
         k_pos, p_pos = k_add[1:], p_add[1:]
         middle = 1.0 - (k_pos.sum() + q_inf_add) - p_pos.sum()
-        # Every interval of `pos` lies inside one interval of `edges`, and so does its
-        # mirror image, so a cell's masses are binned through one point inside it:
-        # its conditional location log(κ/π) (clipped into the cell against rounding;
-        # an atom on the cell's left end stays there, mirrored onto −pos_i), or, where
-        # one of the two masses is 0 (a P-mass far in the upper tail underflows; the
-        # location is then unknown), the cell's midpoint. Every cell is kept: the
-        # upper tail's Q-mass sits where P-masses vanish.
+        # each cell binned through one point inside it (docs/derivations/laws.md)
         left = pos
         right = np.append(pos[1:], np.inf)
         top = np.nextafter(right, -np.inf)          # the largest double inside the cell

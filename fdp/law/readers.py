@@ -22,7 +22,6 @@ class HasLaw(Protocol):
 
 def law_of(f: HasLaw) -> PrivacyLossLaw | None:
     """``f.law()``, built once per object (kept in its ``__dict__``); None when f has none.
-
     Derivation: docs/derivations/laws.md.
 
     Examples

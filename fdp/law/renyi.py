@@ -1,8 +1,5 @@
 """Certified Rényi divergences of closed-form laws: doubles with a rounding bound, and
-interval arithmetic where that bound is loose.
-
-Derivation: docs/derivations/laws.md.
-"""
+interval arithmetic where that bound is loose. Derivation: docs/derivations/laws.md."""
 
 from __future__ import annotations
 
@@ -90,8 +87,7 @@ def log_sum_two(w1: FloatArray, e1: FloatArray, w2: FloatArray, e2: FloatArray,
     near (``near_on``) as 1 + s, s = w1·expm1(a1) + w2·expm1(a2) (``e1``, ``e2`` the
     expm1 values; weights summing to 1), which keeps relative accuracy as A → 1; far as
     the log-sum-exp of the logs ``t1``, ``t2`` of the two terms, whose pieces have total
-    magnitude ``mag``. Returns (ρ, relative rounding bound).
-    """
+    magnitude ``mag``. Returns (ρ, relative rounding bound)."""
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         s = w1 * e1 + w2 * e2
         err = PAD * (np.abs(w1 * e1) + np.abs(w2 * e2))
