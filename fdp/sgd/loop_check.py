@@ -7,46 +7,17 @@ returns the fdp call that accounts exactly that loop, and ``check_loop`` compare
 with the call that was accounted, raising ``LoopMismatch`` (a ``ValueError``) that
 names each differing input, the right call and, given δ, both ε.
 
-Which accounting matches which loop (n records, micro-batches of B, k micro-batches
-summed into each of the T noisy updates, noise std σ·C on the clipped sum):
-
-* Poisson (each record in each micro-batch independently with probability q = B/n),
-  add/remove: ``dpsgd(σ, q, T)`` (Zhu, Dong & Wang 2022, Thm 11). With k > 1 a record
-  enters an update J ~ Bin(k, q) times and the sum moves by J·C: ``dpsgd(σ, q, T,
-  examples_per_user=k)`` (the user-level mixture), not Poisson at k·q. Replace-one:
-  the record's slot is in the batch with probability q either way and its gradient
-  moves the sum by ≤ 2C, the pair of DRS Thm 4.2, so ``dpsgd(σ, q, T,
-  sampling="without_replacement", neighbouring="replace_one")`` (C_q(G_{2/σ})).
-* Independent fixed-size batches without replacement (k = 1), replace-one:
-  ``dpsgd(σ, B/n, T, "without_replacement", "replace_one")`` (DRS Thm 4.2).
-* Fixed-size batches with replacement (b = k·B uniform draws), replace-one:
-  ``dpsgd(σ, b/n, T, "with_replacement", "replace_one", dataset_size=n)``.
-* Weighted with replacement (``WeightedRandomSampler``): a draw is record i with
-  probability p_i = w_i/Σw. In the derivation of ``"with_replacement"``
-  (``fdp.sgd.certified``) only the law of K, the number of draws of the differing
-  record, enters: K ~ Bin(b, 1/n) there, Bin(b, p_i) here; the bound
-  Σ_{k≥1} Bin(k; b, p) δ_{G_{2k/σ}}(log(1 + (e^ε − 1)/η)), η = 1 − (1 − p)^b, grows with
-  p (K grows stochastically, δ_G with its shift, and the argument falls as η grows), so
-  every record is covered by p' = 1/⌊1/max p_i⌋ ≥ max p_i: ``dpsgd(σ, b/n', T,
-  "with_replacement", "replace_one", dataset_size=n')``, n' = ⌊1/max p_i⌋ — a sample
-  rate of b·max share, not B/n. The weights are taken as fixed before training
-  (weights computed from the private labels change with the data and are not covered).
-* Shuffled (or sequential, or weighted without replacement) batches: each record is in
-  at most one micro-batch per epoch. No amplification by shuffling is certified (the
-  certified lower curve of ``fdp.sgd.shuffle`` can be far above Poisson's ε: Chua et al.
-  2024), so the guarantee is the per-epoch Gaussian: conditioned on the
-  (data-independent) order the updates holding the record release Gaussians of total
-  μ² ≤ J·E·(s/σ)² (E epochs touched, J the epochs one update can span, s = 1 add/remove,
-  2 replace-one), and mixing over orders keeps δ(ε) ≤ δ_{G_μ}(ε) (joint convexity):
-  ``fdp.Gaussian(mu=s·√(J·E)/σ)``; under add/remove this assumes the record's presence
-  does not change the other records' batches (as ``compare_samplers`` does).
-  ``dpsgd(..., sampling="shuffle")`` is a LOWER curve, never this guarantee.
-
-Sensitivity: the noise std σ_m·C added to a mean over a fixed b records is σ = σ_m·b on
-the sum. Dividing by the realised size of a Poisson batch is refused (the mean of an
-empty or small batch moves by up to C), and so is dividing by ⌊n·q⌋ under add/remove
-when n ± 1 would give another divisor: the update's scale then reveals n (Opacus #571,
-#819); divide by a public constant instead.
+Poisson micro-batches are ``dpsgd(σ, q, T)`` under add/remove (with k accumulated per
+update ``examples_per_user=k``, not Poisson at k·q) and ``dpsgd(σ, q, T,
+"without_replacement", "replace_one")`` under replace-one; fixed-size batches without
+replacement are the latter; B draws with replacement ``dpsgd(σ, b/n, T,
+"with_replacement", "replace_one", dataset_size=n)``, weighted draws the same at n' =
+⌊1/max p_i⌋ (weights fixed before training). Shuffled, sequential or weighted
+without-replacement batches certify no amplification: ``fdp.Gaussian(mu=s·√(J·E)/σ)``
+(``dpsgd(..., sampling="shuffle")`` is a LOWER curve, never this guarantee). Noise
+σ_m·C on a mean over b records is σ = σ_m·b on the sum; dividing by a Poisson batch's
+realised size, or by ⌊n·q⌋ under add/remove when n ± 1 gives another divisor (Opacus
+#571, #819), is refused. Derivation: docs/derivations/dpsgd-samplers.md.
 """
 
 from __future__ import annotations
