@@ -1,32 +1,18 @@
 """Check an Opacus training run against its accounting (needs the ``interop`` extra:
-``pip install "fdp[interop]"``, which installs torch and Opacus).
+``pip install "fdp[interop]"``, which installs torch and Opacus; ``import fdp`` never
+imports this module).
 
-``describe_loop`` reads what Opacus actually runs into a ``fdp.sgd.loop_check.Loop``:
-
-* the data loader ``PrivacyEngine.make_private`` returned: a ``DPDataLoader`` whose
-  ``UniformWithReplacementSampler`` is Poisson sampling despite its name (each record
-  kept with probability ``sample_rate`` in every batch); with ``poisson_sampling=False``
-  the user's own loader is kept unchanged, and its ``BatchSampler`` wraps a
-  ``RandomSampler`` (shuffled, or uniform draws with ``replacement=True``), a
-  ``SequentialSampler`` or a ``WeightedRandomSampler`` (weighted draws; without
-  replacement each record at most once per epoch);
-* the ``DPOptimizer``: ``noise_multiplier`` (noise std σ·C is added to the clipped SUM),
-  ``loss_reduction`` ("mean" divides by ``expected_batch_size`` times the accumulated
-  micro-batches, ⌊n·q⌋ with q = 1/len(data_loader));
-* the accountant's ``history`` of (σ, q, steps): Opacus' hook records one step per
-  optimizer step that added noise (steps skipped by ``BatchMemoryManager`` are not
-  counted) at rate q·k, k the micro-batches accumulated since the last step.
-
-``check_opacus`` compares the loop with what was accounted (by default Opacus' own
-claim: Poisson sampling, add/remove, the history) and raises
-``fdp.sgd.loop_check.LoopMismatch`` naming each difference, or returns the matching
-accounting. Given the loader the user built (``original_loader``), it also catches
-``make_private`` replacing a non-uniform sampler by Poisson sampling at
-q = 1/len(loader) (Opacus #813: a ``WeightedRandomSampler`` drawing ``num_samples``
-records gives len(loader) = num_samples/B, not n/B) and, under add/remove, a rate
-1/len(loader) = 1/⌈n/B⌉ that differs at n ± 1 (Opacus #571).
-
-This module imports torch and Opacus; ``import fdp`` never imports it.
+``describe_loop`` reads what Opacus actually runs into a ``fdp.sgd.loop_check.Loop``: the
+loader's sampler (``UniformWithReplacementSampler`` is Poisson sampling despite its name;
+with ``poisson_sampling=False`` the user's ``BatchSampler`` over a ``RandomSampler``,
+``SequentialSampler`` or ``WeightedRandomSampler``), the ``DPOptimizer``'s σ (noise σ·C on
+the clipped SUM) and ``loss_reduction`` ("mean" divides by ⌊n·q⌋·k, q = 1/len(loader)),
+and the accountant's ``history`` of (σ, q·k, steps), one step per noisy optimizer step.
+``check_opacus`` compares the loop with what was accounted (default: Opacus' own claim,
+Poisson, add/remove, the history), raising ``LoopMismatch`` for each difference; given
+the user's loader (``original_loader``) it also catches ``make_private`` replacing a
+non-uniform sampler by Poisson sampling at q = 1/len(loader) (Opacus #813) and, under
+add/remove, a rate 1/⌈n/B⌉ that differs at n ± 1 (Opacus #571).
 """
 
 from __future__ import annotations
