@@ -113,17 +113,7 @@ def from_dp_event(event: Event, neighbouring: str = "add_remove", *,
     Raises
     ------
     UnsupportedEventError
-        For an event with no f-DP meaning here; the message names the event and what
-        to use instead.
-    TypeError
-        For the US spelling ``neighboring=`` (the message names ``neighbouring=``).
-
-    References
-    ----------
-    Dong, Roth & Su, "Gaussian Differential Privacy", JRSS-B 2022 (Thm 2.7, 3.2, 4.2);
-    Zhu, Dong & Wang, "Optimal accounting of differential privacy via characteristic
-    function", AISTATS 2022 (Thm 11); Bu, Dong, Long & Su, "Deep learning with Gaussian
-    differential privacy", HDSR 2020.
+        For an event with no f-DP meaning here, naming what to use instead.
 
     Examples
     --------
@@ -145,27 +135,8 @@ def check_dp_event(event: Event, neighbouring: str = "add_remove", *,
                    replace_one_sensitivity: float = 2.0) -> None:
     """Raise ``UnsupportedEventError`` (or ``ValueError``) if ``from_dp_event`` would.
 
-    Walks the event without any numeric work (no composition is formed).
-
-    Parameters
-    ----------
-    event : dp_accounting DpEvent
-        The event (read by class name and attributes).
-    neighbouring : str, optional
-        As in ``from_dp_event``.
-    replace_one_sensitivity : float, optional
-        As in ``from_dp_event``.
-
-    Returns
-    -------
-    None
-
-    Raises
-    ------
-    UnsupportedEventError
-        For an event with no f-DP meaning here.
-    ValueError
-        For a parameter out of range.
+    Walks the event without any numeric work (no composition is formed); the
+    parameters are those of ``from_dp_event``.
 
     Examples
     --------

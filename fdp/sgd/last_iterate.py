@@ -121,12 +121,8 @@ def noisy_sgd(noise_multiplier: float, batch_size: int, dataset_size: int, steps
 
     Parameters
     ----------
-    noise_multiplier : float
-        σ > 0: the noise on the clipped gradient sum has standard deviation σL.
-    batch_size : int
-        b ∈ [1, n].
-    clipping_norm : float
-        L > 0 (the Lipschitz constant).
+    noise_multiplier, batch_size, clipping_norm
+        σ > 0 (noise std σL on the clipped gradient sum), b ∈ [1, n], L > 0.
     dataset_size, steps, step_size, smoothness, strong_convexity, diameter
         As in the module docstring (t ≥ 1).
     candidates : int
@@ -233,23 +229,7 @@ def compare_last_iterate(result: LastIterateGaussian | LastIterate,
                          delta: float = 1e-5) -> LastIterateComparison:
     """ε(δ) and μ of a last-iterate guarantee next to plain composition of the same run.
 
-    Parameters
-    ----------
-    result : LastIterateGaussian or LastIterate
-        From ``noisy_gd`` or ``noisy_sgd``.
-    delta : float
-        δ ∈ (0, 1).
-
-    Returns
-    -------
-    LastIterateComparison
-
-    Raises
-    ------
-    ValueError
-        For δ outside (0, 1).
-    TypeError
-        When ``result`` is not a last-iterate result.
+    ``result`` comes from ``noisy_gd``, ``noisy_cgd`` or ``noisy_sgd``; δ ∈ (0, 1).
 
     Examples
     --------
