@@ -36,14 +36,8 @@ class FdpAccountant(PrivacyAccountant):
     ``SelfComposedDpEvent`` (or ``compose(event, count)``) of n is always n
     compositions.
 
-    Parameters
-    ----------
-    neighboring_relation : dp_accounting.NeighboringRelation
-        ``ADD_OR_REMOVE_ONE`` (default), ``REPLACE_ONE`` or ``REPLACE_SPECIAL``
-        (tree aggregation).
-    replace_one_sensitivity : float in (0, 2]
-        As in ``fdp.from_dp_event`` (default 2: replacing a record moves a sum of
-        records with norm ≤ C by up to 2C).
+    ``neighboring_relation`` (default ``ADD_OR_REMOVE_ONE``) and
+    ``replace_one_sensitivity`` are as in ``fdp.from_dp_event``.
 
     Examples
     --------
