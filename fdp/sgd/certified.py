@@ -18,7 +18,7 @@ Derivation: docs/derivations/dpsgd-samplers.md.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Literal
 
 import numpy as np
@@ -26,7 +26,7 @@ import numpy as np
 from fdp import _validate
 from fdp._lazy import LazyModule
 from fdp._types import ArrayLike, FloatArray
-from fdp.engine import GridBudgetExceeded, compose
+from fdp.engine import GridBudgetExceeded, Numeric, compose
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
@@ -259,14 +259,8 @@ def dpsgd(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
         return Identity()
     sigma = _per_step("noise_multiplier", noise_multiplier, steps, 0.0, np.inf, low_open=True)
     rate = _per_step("sample_rate", sample_rate, steps, 0.0, 1.0)
-    if sigma.size == 1 and rate.size == 1:
-        counts = {(float(sigma[0]), float(rate[0])): steps}
-    else:
-        per_step = np.stack(np.broadcast_arrays(sigma, rate) if sigma.size == rate.size
-                         else np.broadcast_arrays(np.resize(sigma, steps), np.resize(rate, steps)),
-                         axis=1)
-        uniq, n = np.unique(per_step, axis=0, return_counts=True)
-        counts = {(float(a), float(b)): int(c) for (a, b), c in zip(uniq, n)}
+    keys, (row,) = _prefix_counts(sigma, rate, steps, np.array([steps]))
+    counts = dict(zip(keys, row))
     label = _label(sigma, rate, steps, sampling, sens, opts)
     fac = [(step_pair(sens / s, q, opts), n) for (s, q), n in counts.items()]
     # a two-directional sampler composes the remove direction (the inverse pair of each
@@ -286,11 +280,30 @@ def dpsgd(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
     if both and sampling == "poisson" and opts["examples_per_user"] == 1 \
             and len(counts) <= MAX_RDP_GROUPS:
         # a second certified upper bound of the same run: report the smaller
-        return MinCertified(f.pess, f.opt, f.label, f.tol, source=f.source,
-                            eps_width=f.eps_width,
-                            rdp_recipe=PoissonGaussianRDP(
-                                tuple((s, q, n) for (s, q), n in counts.items()), sens))
+        return with_rdp(f, ((s, q, n) for (s, q), n in counts.items()), sens)
     return f
+
+
+def with_rdp(f: Numeric, groups: Iterable[tuple[float, float, int]], sens: float
+             ) -> MinCertified:
+    """``f`` with the Rényi bound of the Poisson run ``groups`` (σ, q, n) beside it."""
+    return MinCertified(f.pess, f.opt, f.label, f.tol, source=f.source, eps_width=f.eps_width,
+                        rdp_recipe=PoissonGaussianRDP(tuple(groups), sens))
+
+
+def _prefix_counts(sigma: FloatArray, rate: FloatArray, steps: int, at: np.ndarray
+                   ) -> tuple[list[tuple[float, float]], list[list[int]]]:
+    """The distinct per-step (σ, q) and, for each count in ``at``, how many of the first
+    that many steps have each."""
+    if sigma.size == 1 and rate.size == 1:
+        return [(float(sigma[0]), float(rate[0]))], [[int(t)] for t in at]
+    per_step = np.stack(np.broadcast_arrays(np.resize(sigma, steps), np.resize(rate, steps)),
+                        axis=1)
+    uniq, kind = np.unique(per_step, axis=0, return_inverse=True)
+    kind = kind.ravel()
+    rows = [np.bincount(kind[:t], minlength=len(uniq)).tolist() for t in at]
+    return [(float(a), float(b)) for a, b in uniq], rows
+
 
 def _label(sigma: FloatArray, rate: FloatArray, steps: int, sampling: str, sens: float,
            opts: Options | None = None) -> str:
