@@ -106,19 +106,9 @@ def describe_loop(data_loader: DataLoader, optimizer: DPOptimizer, *, accountant
                   neighbouring: str = "add_remove") -> Loop:
     """The ``Loop`` an Opacus data loader and optimizer run.
 
-    Parameters
-    ----------
-    data_loader : DataLoader
-        The loader training iterates (the one ``make_private`` returned).
-    optimizer : DPOptimizer
-        The optimizer ``make_private`` returned.
-    accountant : Opacus accountant, optional
-        ``privacy_engine.accountant``: the number of updates and the micro-batches per
-        update are read from its history unless given.
-    updates, accumulation : int, optional
-        T optimizer updates and k micro-batches per update (override the history).
-    neighbouring : str
-        The relation the guarantee is claimed for.
+    ``data_loader`` and ``optimizer`` are what ``make_private`` returned; T ``updates``
+    and k micro-batches per update (``accumulation``) are read from the ``accountant``'s
+    history unless given; ``neighbouring`` is the relation claimed.
     """
     if not isinstance(optimizer, DPOptimizer):
         raise TypeError(f"optimizer must be an Opacus DPOptimizer, got "
@@ -186,27 +176,10 @@ def check_opacus(privacy_engine: Any, data_loader: DataLoader, optimizer: DPOpti
                  accumulation: int | None = None) -> Accounting:
     """Check an Opacus run against its accounting; return the accounting that matches.
 
-    Parameters
-    ----------
-    privacy_engine : PrivacyEngine
-        The engine (its ``accountant`` history is the default claim and counts the
-        updates).
-    data_loader, optimizer
-        What ``make_private`` returned.
-    accounted : mapping or Accounting, optional
-        The claim to check (keywords of ``fdp.dpsgd``); default: Opacus' own.
-    original_loader : DataLoader, optional
-        The loader passed to ``make_private``: catches a replaced sampler (#813) and,
-        under add/remove, a rate 1/len(loader) that differs at n ± 1 (#571).
-    delta : float, optional
-        Report both ε at this δ in a mismatch.
-    neighbouring, updates, accumulation
-        As in ``describe_loop``.
-
-    Raises
-    ------
-    LoopMismatch, NoMatchingAccounting
-        As ``fdp.sgd.loop_check.check_loop``.
+    ``privacy_engine``'s accountant history is the default claim and counts the updates;
+    ``accounted`` (keywords of ``fdp.dpsgd``) and ``delta`` are as in
+    ``fdp.sgd.loop_check.check_loop``, ``original_loader`` the loader passed to
+    ``make_private`` (module docstring), the other parameters as in ``describe_loop``.
     """
     if delta is not None:
         delta = _validate.probability("delta", delta)

@@ -237,12 +237,8 @@ def _refuse_divisor(loop: Loop) -> None:
 
 
 def loop_accounting(loop: Loop) -> Accounting:
-    """The fdp accounting call that matches ``loop`` (see the module docstring).
-
-    Raises
-    ------
-    NoMatchingAccounting
-        If fdp has no accounting for the loop (the message names the change to make).
+    """The fdp accounting call that matches ``loop`` (see the module docstring); else
+    ``NoMatchingAccounting``, naming the change to make.
 
     Examples
     --------
@@ -386,22 +382,11 @@ def check_loop(loop: Loop, accounted: Mapping[str, Any] | Accounting, *,
                delta: float | None = None) -> Accounting:
     """Check that ``accounted`` accounts ``loop``; return the matching ``Accounting``.
 
-    Parameters
-    ----------
-    loop : Loop
-        The loop as run.
-    accounted : mapping or Accounting
-        The claim: the keywords given to ``fdp.dpsgd`` (``noise_multiplier``,
-        ``sample_rate``, ``steps`` and any of ``DPSGD_DEFAULTS``), or an ``Accounting``.
-    delta : float, optional
-        If given, a mismatch also reports both ε at this δ.
-
-    Raises
-    ------
-    LoopMismatch
-        Naming every differing input and the matching call.
-    NoMatchingAccounting
-        If no fdp call accounts the loop.
+    ``accounted`` is the claim: the keywords given to ``fdp.dpsgd``
+    (``noise_multiplier``, ``sample_rate``, ``steps`` and any of ``DPSGD_DEFAULTS``) or an
+    ``Accounting``; given ``delta``, a mismatch also reports both ε at it. Raises
+    ``LoopMismatch`` naming every differing input and the matching call, or
+    ``NoMatchingAccounting`` if no fdp call accounts the loop.
 
     Examples
     --------
