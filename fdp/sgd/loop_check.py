@@ -50,31 +50,21 @@ class Loop:
 
     Parameters
     ----------
-    dataset_size : int
-        n ≥ 1 records.
-    batch_size : float
-        B: records per micro-batch (expected for Poisson, may be fractional there; a
-        whole number for the other samplers), 0 < B ≤ n.
+    dataset_size, batch_size
+        n ≥ 1 records; B ∈ (0, n] per micro-batch (expected, may be fractional, for
+        Poisson; a whole number for the other samplers).
     sampler : str
         One of ``LOOP_SAMPLERS``: "poisson", "shuffle" (each record in at most one
         micro-batch per epoch), "without_replacement" (independent uniform B-subsets),
         "with_replacement" (B uniform draws), "weighted" (B weighted draws with
-        replacement; needs ``max_weight_share``).
-    noise_multiplier : float
-        σ > 0: noise std / clipping norm, on the quantity ``noise_on`` names.
-    updates : int
-        T ≥ 0 noisy optimizer updates (what Opacus' accountant counts).
-    accumulation : int
-        k ≥ 1 micro-batches summed into each update.
-    neighbouring : str
-        "add_remove" or "replace_one": the relation the guarantee is claimed for.
-    noise_on : str
-        "sum" (noise on the sum of clipped gradients, as Opacus) or "mean".
+        replacement; needs ``max_weight_share`` = max_i w_i/Σw ∈ (0, 1]).
+    noise_multiplier, updates, accumulation
+        σ > 0 (noise std / clipping norm on what ``noise_on`` names, "sum" as Opacus
+        or "mean"), T ≥ 0 noisy optimizer updates (what Opacus counts), k ≥ 1
+        micro-batches summed into each update.
     mean_divisor : None, float or str
         What the update is divided by: None (nothing), a public constant, "expected"
         (⌊n·q⌋·k, Opacus' ``loss_reduction="mean"``) or "batch" (the realised size).
-    max_weight_share : float, optional
-        max_i w_i/Σw of a weighted sampler, in (0, 1].
     batches_per_epoch : int, optional
         Micro-batches per epoch for "shuffle" (default ⌈n/B⌉).
     """
