@@ -6,20 +6,13 @@ event, its fdp object, status and neighbouring relation: docs/dp-events.md). Eve
 are read by duck typing (the class name, or the ``class_name`` field of the
 ``to_named_tuple()`` form, and the documented attributes), so this module neither
 imports dp_accounting nor depends on its version; the leaves are mapped in
-``fdp.interop.event_leaves``, and ``fdp.interop.dp_accounting.FdpAccountant`` is the
-dp_accounting ``PrivacyAccountant`` built on this mapping.
-
-Composition is ⊗ (Dong, Roth & Su 2022, "DRS", Thm 3.2). Under Poisson sampling the
-*add* direction is f_q = q f + (1 − q) Id (Zhu, Dong & Wang 2022, Thm 11); as
-``fdp.dpsgd`` does (Bu et al. 2020), the add directions of all events are composed
-and the result is symmetrised once, min{F, F⁻¹}** (an event valid for both orders is
-also valid as f⁻¹), much tighter than symmetrising each step. Sampling without
-replacement is C_p(f), p = m/n (DRS Thm 4.2). Subtrees of Poisson, truncated-Poisson
-and with-replacement Gaussian steps are handed to ``fdp.dpsgd`` whole (one call when
-they share a sampler; several samplers compose group by group), so an event and the
-same run given to ``dpsgd`` get bit-identical brackets. Unknown events and the refused
-cases raise ``UnsupportedEventError`` saying what to use instead: nothing is silently
-approximated.
+``fdp.interop.event_leaves``. Composition is ⊗ (DRS Thm 3.2); Poisson-sampled events
+are composed in the add direction and symmetrised once, as ``fdp.dpsgd`` does, and
+sampling without replacement is C_p(f), p = m/n (DRS Thm 4.2). Subtrees of Poisson,
+truncated-Poisson and with-replacement Gaussian steps are handed to ``fdp.dpsgd`` whole,
+so an event and the same run given to ``dpsgd`` get bit-identical brackets. Unknown
+events and the refused cases raise ``UnsupportedEventError`` saying what to use
+instead: nothing is silently approximated.
 """
 
 from __future__ import annotations
@@ -104,12 +97,8 @@ def from_dp_event(event: Event, neighbouring: str = "add_remove", *,
         to 2C) or 1 when the noise multiplier is already relative to the replace-one
         sensitivity (dp_accounting's convention). Ignored under "add_remove".
 
-    Returns
-    -------
-    TradeOff
-        Closed form where one exists (``Gaussian``, ``EpsDelta``, ...), otherwise a
-        numeric trade-off with a certified bracket (``f.epsilon(δ)`` is the certified
-        upper ε, ``f.epsilon_bounds(δ)`` both sides).
+    Returns a closed form where one exists (``Gaussian``, ``EpsDelta``, ...), otherwise
+    a numeric trade-off with a certified bracket.
 
     Raises
     ------

@@ -114,14 +114,13 @@ def read_strategy(strategy: object) -> DPParameters:
     if missing:
         raise ValueError(f"{name} is not a Flower DP fixed-clipping strategy: it has no "
                          f"{', '.join(missing)}")
-    params = DPParameters(
+    return DPParameters(
         _validate.real("noise_multiplier", strategy.noise_multiplier,  # type: ignore[attr-defined]
                        low=0.0, low_open=True),
         _validate.real("clipping_norm", strategy.clipping_norm,        # type: ignore[attr-defined]
                        low=0.0, low_open=True),
         _validate.positive_int("num_sampled_clients",
                                strategy.num_sampled_clients))          # type: ignore[attr-defined]
-    return params
 
 
 class FdpAccountant:
@@ -303,13 +302,9 @@ class BudgetedStrategy(Strategy):
     round's ``GaussianPrivacyEvent`` would take the certified ε at the target δ past
     ``max_epsilon``; at aggregation it composes the round.
 
-    Parameters
-    ----------
-    strategy : Strategy
-        A ``DifferentialPrivacy{Server,Client}SideFixedClipping`` of ``flwr.serverapp``,
-        without an accountant of its own.
-    accountant : FdpAccountant
-        Its config's population size is N; its ``max_epsilon`` is the budget.
+    ``strategy`` is a ``DifferentialPrivacy{Server,Client}SideFixedClipping`` of
+    ``flwr.serverapp`` without an accountant of its own; ``accountant``'s config gives
+    the population size N and the budget ``max_epsilon``.
 
     Raises
     ------

@@ -201,23 +201,14 @@ class _MuSummary(float):
 def register() -> type:
     """Register ``FdpAccountant`` with Opacus under the name "fdp".
 
-    Afterwards ``PrivacyEngine(accountant="fdp")`` and
-    ``get_noise_multiplier(..., accountant="fdp")`` use it. Calling it again is
-    harmless.
-
-    Returns ``FdpAccountant``.
-
-    Raises
-    ------
-    ImportError
-        If Opacus (≥ 1.6) is not installed.
-    ValueError
-        If a different accountant is already registered as "fdp".
+    Afterwards ``PrivacyEngine(accountant="fdp")`` and ``get_noise_multiplier(...,
+    accountant="fdp")`` use it; calling it again is harmless. Returns ``FdpAccountant``;
+    raises ImportError without Opacus (≥ 1.6), ValueError if another accountant is
+    registered as "fdp".
 
     Examples
     --------
-    Importing Opacus loads torch, so these lines are skipped as a
-    doctest (the test suite runs them with Opacus installed).
+    Skipped as a doctest (Opacus loads torch; the tests run them):
 
     >>> from fdp.interop.opacus import FdpAccountant, register
     >>> register() is FdpAccountant                          # doctest: +SKIP

@@ -156,16 +156,9 @@ def selection_guarantee(per_trial: TradeOff, trials: TrialCount) -> TradeOff:
 class StudyPrivacy:
     """The guarantee of publishing a study's best trial, next to the naive one.
 
-    Attributes
-    ----------
-    trials : TrialCount
-        The stated way K was chosen.
-    ran : int
-        Trials that ran on the data.
-    per_trial : TradeOff
-        One trial's guarantee: what "the winning trial's ε" reads.
-    certified : TradeOff
-        The certified guarantee of the published best trial (``selection_guarantee``).
+    ``trials`` is the stated ``TrialCount``, ``ran`` the trials that ran on the data,
+    ``per_trial`` one trial's guarantee (what "the winning trial's ε" reads) and
+    ``certified`` the published best trial's (``selection_guarantee``).
 
     Examples
     --------
@@ -212,11 +205,9 @@ def account_study(study: optuna.Study, per_trial: TradeOff,
     Parameters
     ----------
     study : optuna.Study
-        The finished study; every trial that ran (complete, pruned, failed or running)
-        counts.
+        Every trial that ran (complete, pruned, failed or running) counts.
     per_trial : TradeOff
-        One trial's guarantee, covering everything a trial reveals (its score and any
-        intermediate values reported to a pruner).
+        One trial's guarantee, covering all it reveals (intermediate values too).
     trials : TrialCount
         How the number of trials was chosen, stated by the user (Optuna does not record
         it); a random K must have been drawn before the study (``TrialCount.draw``).

@@ -182,14 +182,12 @@ def dpsgd(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
 
     Parameters
     ----------
-    noise_multiplier : float or array
-        σ > 0: the noise on the clipped gradient sum has standard deviation σ·C
-        (C the clipping norm). A number, or one value per step (length ``steps``).
-    sample_rate : float or array
-        q ∈ [0, 1] (Poisson rate, or batch size / dataset size for the fixed-size
-        samplers).
+    noise_multiplier, sample_rate : float or array
+        σ > 0 (noise std σ·C on the clipped gradient sum, C the clipping norm) and
+        q ∈ [0, 1] (Poisson rate, or batch / dataset size for the fixed-size samplers):
+        numbers, or one value per step.
     steps : int
-        Number of steps T ≥ 0.
+        T ≥ 0.
     sampling, neighbouring : str
         "poisson" or "truncated_poisson" with "add_remove"; "without_replacement"
         or "with_replacement" with "replace_one".

@@ -128,12 +128,7 @@ def noisy_sgd(noise_multiplier: float, batch_size: int, dataset_size: int, steps
     candidates : int
         Horizons ν < t to compose (≥ 0; 0 gives plain composition).
     tol : float, optional
-        Accuracy of each composition (as ``fdp.dpsgd``).
-
-    Returns
-    -------
-    LastIterate
-        Status certified; ``plain`` is plain composition; ``horizons`` the ν used.
+        As in ``fdp.dpsgd``, for each composition.
 
     Examples
     --------
@@ -190,16 +185,9 @@ def noisy_sgd(noise_multiplier: float, batch_size: int, dataset_size: int, steps
 class LastIterateComparison:
     """Last iterate against plain composition (every iterate released), one run.
 
-    Attributes
-    ----------
-    delta : float
-        The δ at which ε is read.
-    epsilon_last, epsilon_plain : Bracket
-        Certified ε(δ) brackets (lower, upper); the upper end is the guarantee.
-    mu_last, mu_plain : Bracket
-        Smallest μ with f ≥ G_μ (bracket; equal ends for Gaussian results).
-    assumptions : str
-        The run.
+    ``epsilon_last``, ``epsilon_plain``: certified ε(``delta``) brackets (the upper end
+    is the guarantee); ``mu_last``, ``mu_plain``: the smallest μ with f ≥ G_μ (brackets);
+    ``assumptions``: the run.
 
     Examples
     --------

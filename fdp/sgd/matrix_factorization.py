@@ -56,14 +56,11 @@ def tree_aggregation(noise_multiplier: float, steps: int | Sequence[int], *,
 
     Parameters
     ----------
-    noise_multiplier : float
-        σ > 0: the noise standard deviation per tree node, in clipping norms.
+    noise_multiplier, sensitivity : float
+        σ > 0, the noise std per tree node, and s > 0 (default 1), in clipping norms.
     steps : int or sequence of int
         T ≥ 0 steps in one tree, or the step counts T_1, …, T_k (each ≥ 0, at least
         one) of k trees (the tree restarted after each).
-    sensitivity : float, optional
-        s > 0: the largest change of one step's clipped gradient sum when a record is
-        replaced by the special record, in clipping norms (1 for the usual clipping).
     single_epoch : bool, optional
         False (default): a record may be used once in every tree, and the trees
         compose, μ² = Σ_i depth(T_i) s²/σ². True: each record is used at most once
@@ -248,21 +245,9 @@ _ENUM_CELLS = 2 ** 21
 class MFSensitivity:
     """The sensitivity Δ of C G under (k, b)-participation: lower ≤ Δ ≤ upper.
 
-    Attributes
-    ----------
-    lower, upper : float
-        Bounds on Δ = max_π sup_g |C X_π|_F (docs/derivations/correlated-noise.md); equal when
-        ``exact``.
-    exact : bool
-        True when every pattern was enumerated and a maximiser is sign-balanced, so
-        ``upper`` is attained.
-    method : str
-        "enumeration" (all ``patterns`` enumerated) or "dynamic programme" (a proven
-        upper bound; the lower side from the strided patterns).
-    patterns : int
-        The number of (k, b)-participation patterns (non-empty).
-    k, b : int
-        The participation limits.
+    ``lower`` ≤ Δ = max_π sup_g |C X_π|_F ≤ ``upper``, equal when ``exact`` (every
+    pattern enumerated and a maximiser sign-balanced); ``method`` is "enumeration" or
+    "dynamic programme"; ``patterns`` counts the (k, b)-participation patterns.
 
     Examples
     --------

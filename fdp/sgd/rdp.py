@@ -51,12 +51,8 @@ def dpsgd_rdp_epsilon(noise_multiplier: float, sample_rate: float, steps: float,
         Rényi orders λ > 1 (default ``fdp.classical.DEFAULT_ORDERS``: steps of 0.05
         up to 6, 0.5 up to 64, then geometric up to 1024).
     conversion : {"improved", "mironov"}, optional
-        The RDP → (ε, δ) conversion.
-
-    Returns
-    -------
-    RDPEpsilon
-        ``(epsilon, order)``: an upper bound on ε and the order that attains it.
+        The RDP → (ε, δ) conversion. Returns ``(epsilon, order)``: the upper ε and the
+        order that attains it.
 
     Examples
     --------

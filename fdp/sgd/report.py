@@ -48,15 +48,8 @@ TruncatedFn = Callable[[float, float, int, int, int, "float | None"], "TradeOff 
 class SamplerRow:
     """One sampler's privacy for the configuration (NaN where not available).
 
-    Parameters
-    ----------
-    sampler, neighbouring, kind : str
-        The sampler, its neighbouring relation, and "certified bracket" or the
-        LOWER-bound label.
-    epsilon_lower, epsilon_upper, mu_lower, mu_upper, tpr_lower, tpr_upper : float
-        The ε bracket at δ, the GDP μ bracket and the attack-TPR bracket at the FPR.
-    note : str
-        The configuration in words.
+    ``kind`` is "certified bracket" or the LOWER-bound label; the brackets are ε at δ,
+    the GDP μ and the attack TPR at the FPR; ``note`` the configuration in words.
 
     Examples
     --------
@@ -126,18 +119,11 @@ def compare_samplers(dataset_size: int, batch_size: int, epochs: int, noise_mult
         σ > 0 and δ ∈ (0, 1).
     fpr : float
         False-positive rate for the attack read-out, in [0, 1) (default 1 %).
-    max_batch_size : int, optional
-        Cap of truncated Poisson batches (default 2B, at most n).
-    tol : float, optional
-        Engine accuracy (default 1e-4).
-    plot : str or path, optional
-        Save the trade-off curves (guarantees solid, the shuffle LOWER curve dashed).
+    max_batch_size, tol, plot
+        Cap of truncated Poisson batches (default min(2B, n)); engine accuracy (default
+        1e-4); a file to save the curves to (``plot_samplers``).
 
-    Returns
-    -------
-    list of SamplerRow
-        Poisson, without replacement, random allocation, truncated Poisson,
-        shuffle, in that order.
+    Returns one ``SamplerRow`` per sampler, in the module docstring's order.
 
     Examples
     --------

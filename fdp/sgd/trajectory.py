@@ -47,19 +47,9 @@ if TYPE_CHECKING:
 class Trajectory:
     """Certified ε(δ) brackets of one DP-SGD run after each of several step counts.
 
-    Attributes
-    ----------
-    steps : ndarray of int
-        Increasing step counts, the last the run's length.
-    lower, upper : ndarray of float
-        The certified ε at ``delta`` after ``steps[i]`` steps lies in
-        [lower[i], upper[i]] (upper may be inf where nothing finite is proven).
-    delta : float
-        The δ of the read-out.
-    label : str
-        The run (noise, rate, sampler, sensitivity).
-    status : Status
-        The weakest of the points' statuses (``certified`` for every sampler here).
+    The certified ε at ``delta`` after ``steps[i]`` (increasing, the last the run's
+    length) lies in [``lower[i]``, ``upper[i]``] (upper inf where nothing finite is
+    proven); ``label`` names the run, ``status`` is the weakest of the points'.
 
     Examples
     --------
