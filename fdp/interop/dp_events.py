@@ -86,11 +86,8 @@ def from_dp_event(event: Event, neighbouring: str = "add_remove", *,
     event : dp_accounting.DpEvent
         Any event (or its ``to_named_tuple()`` form); read by class name and attributes.
     neighbouring : {"add_remove", "replace_one", "replace_special"}
-        The neighbouring relation the guarantee is for. Poisson sampling needs
-        "add_remove"; sampling without replacement and randomized response need
-        "replace_one" (DRS Thm 4.2); tree aggregation needs "replace_special".
-        dp_accounting's ``NeighboringRelation`` members ``ADD_OR_REMOVE_ONE`` /
-        ``REPLACE_ONE`` / ``REPLACE_SPECIAL`` are accepted too.
+        The relation the guarantee is for (each event's: docs/dp-events.md), or
+        dp_accounting's ``NeighboringRelation`` member of that name.
     replace_one_sensitivity : float in (0, 2]
         Under "replace_one", the sensitivity of the noised sum in units of the bound C
         on one record's contribution: 2 (default; replacing a record moves Σ v_i by up
