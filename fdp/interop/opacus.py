@@ -85,12 +85,8 @@ class FdpAccountant:
         self.history.append((sigma, q, 1))
 
     def get_epsilon(self, delta: float | None = None, *args: object, **kwargs: object) -> float:
-        """Certified UPPER ε at ``delta`` for the whole history.
-
-        Positional and keyword arguments that Opacus forwards to its own accountants
-        (``eps_error``, ``alphas``, ``poisson``, ...) are accepted and ignored: fdp's
-        bracket is certified, with no error parameter to tune.
-        """
+        """Certified UPPER ε at ``delta`` for the whole history (the arguments Opacus
+        forwards to its own accountants, ``eps_error``, ``alphas``, ..., are ignored)."""
         if delta is None:
             raise TypeError("get_epsilon() needs delta, the target δ in [0, 1]; "
                             "use get_epsilon(delta=1e-5)")

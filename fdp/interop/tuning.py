@@ -35,9 +35,8 @@ _RAN = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED,
 class TrialCount:
     """How the number K of trials was chosen.
 
-    ``shape`` is None for a fixed K = ``mean``; otherwise K is random with E K = ``mean``
-    and ``shape`` = η as in ``fdp.repeat_and_select`` (0 logarithmic, 1 geometric,
-    ``inf`` Poisson, else truncated negative binomial). Build one with the class methods.
+    ``shape`` is None for a fixed K = ``mean``, else η of ``fdp.repeat_and_select``
+    (E K = ``mean``; 0 logarithmic, 1 geometric, ``inf`` Poisson). Use the class methods.
 
     Examples
     --------

@@ -60,14 +60,8 @@ def noisy_gd(noise: float, lipschitz: float, dataset_size: int, steps: int,
 
     For m > 0 and D = ∞ this is BSA's exact a √((1+c)/(1−c) · (1−c^t)/(1+c^t)); for
     m = 0 and finite D it is the minimum over ν of (D/(ησ√ν) + a√ν), constant for
-    t ≥ ⌈D/(ηs)⌉ (BSA's t*, μ*); it never exceeds plain composition a√t.
-
-    Arguments as in the module docstring (t ≥ 0).
-
-    Returns
-    -------
-    LastIterateGaussian
-        G_{μ_t}, status exact; ``plain_mu`` = a√t.
+    t ≥ ⌈D/(ηs)⌉ (BSA's t*, μ*); it never exceeds plain composition a√t
+    (``plain_mu``). Arguments as in the module docstring (t ≥ 0).
 
     Examples
     --------
