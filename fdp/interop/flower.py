@@ -188,8 +188,8 @@ class FdpAccountant:
 
     def would_exceed(self, event: GaussianPrivacyEvent, max_epsilon: float | None = None,
                      count: int = 1) -> bool:
-        """True if ``count`` more rounds of ``event`` would take the certified ε at the
-        target δ above ``max_epsilon`` (default: the config's). The ledger is unchanged."""
+        """True if ``count`` more rounds would take the certified ε past ``max_epsilon``
+        (default: the config's); the ledger is unchanged."""
         limit = self._config.max_epsilon if max_epsilon is None else max_epsilon
         if limit is None:
             raise ValueError("max_epsilon must be given, to would_exceed() or in the "
@@ -244,8 +244,7 @@ class FdpAccountant:
         return self._cached[1]
 
     def report(self, delta: float, **kwargs: Any) -> Any:
-        """The privacy claim of the rounds so far: ``self.tradeoff().report(delta=delta,
-        **kwargs)`` (``fdp.report.PrivacyReport``)."""
+        """The privacy claim of the rounds so far (``self.tradeoff().report``)."""
         return self.tradeoff().report(delta=delta, **kwargs)
 
     def _entry(self, event: GaussianPrivacyEvent, count: int) -> Entry:

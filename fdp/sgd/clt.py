@@ -68,10 +68,9 @@ def dpsgd_clt_mu(noise_multiplier: float, sample_rate: float, steps: float,
 class DPSGDComparison:
     """The CLT ε of DP-SGD beside the certified ε bracket of the numeric accountant.
 
-    ``under_reports`` is True when the CLT ε is below the certified LOWER ε: the CLT
-    then claims more privacy than the mechanism has. ``under_report`` is the relative
-    amount (true − CLT)/true measured against the certified lower end (so it is
-    itself a lower bound on the true relative under-report); 0 when not under.
+    ``under_reports``: the CLT ε is below the certified LOWER ε (the CLT claims more
+    privacy than the mechanism has); ``under_report``: (true − CLT)/true against the
+    certified lower end (a lower bound on the true relative under-report), else 0.
 
     The other fields: the run (``noise_multiplier`` … ``sensitivity``), ``clt_mu`` and
     ``clt_epsilon`` (at δ), and the certified ``epsilon_lower``, ``epsilon_upper``.

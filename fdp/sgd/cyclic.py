@@ -29,9 +29,8 @@ from fdp.sgd.shifted_interpolation import (
 def cyclic_mu(mu: float, contraction_factor: float, batches: int, epochs: int) -> float:
     """Last-iterate GDP μ of unconstrained NoisyCGD (BSA 2024, NoisyCGD, strongly convex).
 
-    l fixed batches visited in order for E epochs; the differing record is in one batch,
-    so its gradient enters once per epoch with per-step GDP parameter μ. With
-    C = c^l, for l ≥ 2
+    l fixed batches in order for E epochs; the record's gradient enters once per epoch
+    with per-step GDP parameter μ. With C = c^l, for l ≥ 2
 
         μ_E = μ √(1 + c^{2l−2} (1 − c²)/(1 − c^l)² · (1 − C^{E−1})/(1 + C^{E−1})),
 

@@ -67,6 +67,12 @@ class Loop:
         (⌊n·q⌋·k, Opacus' ``loss_reduction="mean"``) or "batch" (the realised size).
     batches_per_epoch : int, optional
         Micro-batches per epoch for "shuffle" (default ⌈n/B⌉).
+
+    Examples
+    --------
+    >>> from fdp.sgd.loop_check import Loop
+    >>> Loop(1000, 10, "poisson", noise_multiplier=1.0, updates=100).sample_rate
+    0.01
     """
 
     dataset_size: int
@@ -156,6 +162,16 @@ class LoopMismatch(ValueError):
     Attributes: ``fields`` (the differing inputs), ``accounted`` and ``accounting``
     (the ``Accounting`` claimed and the one matching the loop), ``accounted_epsilon`` and
     ``epsilon`` (their ε at the δ asked, else None).
+
+    Examples
+    --------
+    >>> from fdp.sgd.loop_check import Loop, LoopMismatch, check_loop
+    >>> loop = Loop(1000, 10, "poisson", noise_multiplier=1.0, updates=100)
+    >>> try:
+    ...     check_loop(loop, {"noise_multiplier": 1.0, "sample_rate": 0.01, "steps": 200})
+    ... except LoopMismatch as err:
+    ...     print(err.fields)
+    ('steps',)
     """
 
     def __init__(self, message: str, fields: tuple[str, ...], accounted: Accounting,

@@ -103,8 +103,7 @@ class Trajectory:
                 f"{len(self)} point{'' if len(self) == 1 else 's'})")
 
     def plot(self, ax: Axes | None = None, **kwargs: Any) -> Axes:
-        """Draw the brackets against the steps (``fdp.plotting.epsilon_trajectory``;
-        keywords ``label``, ``title``, ``logx`` are passed on) and return the Axes."""
+        """Draw the brackets against the steps (``fdp.plotting.epsilon_trajectory``)."""
         return epsilon_trajectory(self.steps, self.lower, self.upper, self.delta, ax=ax,
                                   **kwargs)
 
