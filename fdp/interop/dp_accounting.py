@@ -29,21 +29,11 @@ from fdp.tradeoff import TradeOff
 class FdpAccountant(PrivacyAccountant):
     """A dp_accounting ``PrivacyAccountant`` whose answers are fdp's certified bounds.
 
-    ``get_epsilon(δ)`` is the certified UPPER ε and ``get_delta(ε)`` the certified
-    upper δ of the composed trade-off function (``epsilon_bounds(δ)`` gives both
-    sides), so ``dp_accounting.calibrate_dp_mechanism`` returns parameters whose
-    certified guarantee meets the target. Events map as in ``from_dp_event``; a
-    ``SelfComposedDpEvent`` (or ``compose(event, count)``) of n is always n
-    compositions.
-
-    Parameters
-    ----------
-    neighboring_relation : dp_accounting.NeighboringRelation
-        ``ADD_OR_REMOVE_ONE`` (default), ``REPLACE_ONE`` or ``REPLACE_SPECIAL``
-        (tree aggregation).
-    replace_one_sensitivity : float in (0, 2]
-        As in ``fdp.from_dp_event`` (default 2: replacing a record moves a sum of
-        records with norm ≤ C by up to 2C).
+    ``get_epsilon(δ)`` and ``get_delta(ε)`` are certified upper bounds (``epsilon_bounds``
+    gives both sides), so ``dp_accounting.calibrate_dp_mechanism`` returns parameters
+    whose certified guarantee meets the target. Events, ``neighboring_relation`` and
+    ``replace_one_sensitivity`` are as in ``from_dp_event``; a ``SelfComposedDpEvent``
+    (or ``compose(event, count)``) of n is always n compositions.
 
     Examples
     --------

@@ -6,24 +6,18 @@ event, its fdp object, status and neighbouring relation: docs/dp-events.md). Eve
 are read by duck typing (the class name, or the ``class_name`` field of the
 ``to_named_tuple()`` form, and the documented attributes), so this module neither
 imports dp_accounting nor depends on its version; the leaves are mapped in
-``fdp.interop.event_leaves``, and ``fdp.interop.dp_accounting.FdpAccountant`` is the
-dp_accounting ``PrivacyAccountant`` built on this mapping.
-
-Composition is ⊗ (Dong, Roth & Su 2022, "DRS", Thm 3.2). Under Poisson sampling the
-*add* direction is f_q = q f + (1 − q) Id (Zhu, Dong & Wang 2022, Thm 11); as
-``fdp.dpsgd`` does (Bu et al. 2020), the add directions of all events are composed
-and the result is symmetrised once, min{F, F⁻¹}** (an event valid for both orders is
-also valid as f⁻¹), much tighter than symmetrising each step. Sampling without
-replacement is C_p(f), p = m/n (DRS Thm 4.2). Subtrees of Poisson, truncated-Poisson
-and with-replacement Gaussian steps are handed to ``fdp.dpsgd`` whole (one call when
-they share a sampler; several samplers compose group by group), so an event and the
-same run given to ``dpsgd`` get bit-identical brackets. Unknown events and the refused
-cases raise ``UnsupportedEventError`` saying what to use instead: nothing is silently
-approximated.
+``fdp.interop.event_leaves``. Composition is ⊗ (DRS Thm 3.2); Poisson-sampled events
+are composed in the add direction and symmetrised once, as ``fdp.dpsgd`` does, and
+sampling without replacement is C_p(f), p = m/n (DRS Thm 4.2). Subtrees of Poisson,
+truncated-Poisson and with-replacement Gaussian steps are handed to ``fdp.dpsgd`` whole,
+so an event and the same run given to ``dpsgd`` get bit-identical brackets. Unknown
+events and the refused cases raise ``UnsupportedEventError`` saying what to use
+instead: nothing is silently approximated.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -92,38 +86,21 @@ def from_dp_event(event: Event, neighbouring: str = "add_remove", *,
     event : dp_accounting.DpEvent
         Any event (or its ``to_named_tuple()`` form); read by class name and attributes.
     neighbouring : {"add_remove", "replace_one", "replace_special"}
-        The neighbouring relation the guarantee is for. Poisson sampling needs
-        "add_remove"; sampling without replacement and randomized response need
-        "replace_one" (DRS Thm 4.2); tree aggregation needs "replace_special".
-        dp_accounting's ``NeighboringRelation`` members ``ADD_OR_REMOVE_ONE`` /
-        ``REPLACE_ONE`` / ``REPLACE_SPECIAL`` are accepted too.
+        The relation the guarantee is for (each event's: docs/dp-events.md), or
+        dp_accounting's ``NeighboringRelation`` member of that name.
     replace_one_sensitivity : float in (0, 2]
         Under "replace_one", the sensitivity of the noised sum in units of the bound C
         on one record's contribution: 2 (default; replacing a record moves Σ v_i by up
         to 2C) or 1 when the noise multiplier is already relative to the replace-one
         sensitivity (dp_accounting's convention). Ignored under "add_remove".
 
-    Returns
-    -------
-    TradeOff
-        Closed form where one exists (``Gaussian``, ``EpsDelta``, ...), otherwise a
-        numeric trade-off with a certified bracket (``f.epsilon(δ)`` is the certified
-        upper ε, ``f.epsilon_bounds(δ)`` both sides).
+    Returns a closed form where one exists (``Gaussian``, ``EpsDelta``, ...), otherwise
+    a numeric trade-off with a certified bracket.
 
     Raises
     ------
     UnsupportedEventError
-        For an event with no f-DP meaning here; the message names the event and what
-        to use instead.
-    TypeError
-        For the US spelling ``neighboring=`` (the message names ``neighbouring=``).
-
-    References
-    ----------
-    Dong, Roth & Su, "Gaussian Differential Privacy", JRSS-B 2022 (Thm 2.7, 3.2, 4.2);
-    Zhu, Dong & Wang, "Optimal accounting of differential privacy via characteristic
-    function", AISTATS 2022 (Thm 11); Bu, Dong, Long & Su, "Deep learning with Gaussian
-    differential privacy", HDSR 2020.
+        For an event with no f-DP meaning here, naming what to use instead.
 
     Examples
     --------
@@ -145,27 +122,8 @@ def check_dp_event(event: Event, neighbouring: str = "add_remove", *,
                    replace_one_sensitivity: float = 2.0) -> None:
     """Raise ``UnsupportedEventError`` (or ``ValueError``) if ``from_dp_event`` would.
 
-    Walks the event without any numeric work (no composition is formed).
-
-    Parameters
-    ----------
-    event : dp_accounting DpEvent
-        The event (read by class name and attributes).
-    neighbouring : str, optional
-        As in ``from_dp_event``.
-    replace_one_sensitivity : float, optional
-        As in ``from_dp_event``.
-
-    Returns
-    -------
-    None
-
-    Raises
-    ------
-    UnsupportedEventError
-        For an event with no f-DP meaning here.
-    ValueError
-        For a parameter out of range.
+    Walks the event without any numeric work (no composition is formed); the
+    parameters are those of ``from_dp_event``.
 
     Examples
     --------
@@ -189,49 +147,9 @@ def _map(event: Event, ctx: _Context, build: bool) -> _Mapped:
             "aggregation, additive Gaussian/Laplace noise, stated (ε, δ)/zCDP/ε-DP "
             "guarantees and their compositions under that relation; "
             f"{name} is analysed under 'add_remove' or 'replace_one'")
-    match name:
-        case "NoOpDpEvent":
-            return _noop(event, ctx, build)
-        case "NonPrivateDpEvent":
-            return _non_private(event, ctx, build)
-        case "GaussianDpEvent":
-            return _gaussian(event, ctx, build)
-        case "LaplaceDpEvent":
-            return _laplace(event, ctx, build)
-        case "DiscreteLaplaceDpEvent":
-            return _discrete_laplace(event, ctx, build)
-        case "DiscreteGaussianDpEvent":
-            return _discrete_gaussian(event, ctx, build)
-        case "RandomizedResponseDpEvent":
-            return _randomized_response(event, ctx, build)
-        case "EpsilonDeltaDpEvent":
-            return _epsilon_delta(event, ctx, build)
-        case "ExponentialMechanismDpEvent":
-            return _exponential(event, ctx, build)
-        case "PermuteAndFlipDpEvent":
-            return _permute_and_flip(event, ctx, build)
-        case "ZCDpEvent":
-            return _zcdp(event, ctx, build)
-        case "SelfComposedDpEvent":
-            return _self_composed(event, ctx, build)
-        case "ComposedDpEvent":
-            return _composed(event, ctx, build)
-        case "PoissonSampledDpEvent":
-            return _poisson(event, ctx, build)
-        case "SampledWithoutReplacementDpEvent":
-            return _without_replacement(event, ctx, build)
-        case "SampledWithReplacementDpEvent":
-            return _with_replacement(event, ctx, build)
-        case "TruncatedSubsampledGaussianDpEvent":
-            return _truncated(event, ctx, build)
-        case "MixtureOfGaussiansDpEvent":
-            return _mixture(event, ctx, build)
-        case "RandomAllocationDpEvent":
-            return _random_allocation(event, ctx, build)
-        case "SingleEpochTreeAggregationDpEvent":
-            return _tree(event, ctx, build)
-        case "RepeatAndSelectDpEvent":
-            return _repeat_select(event, ctx, build)
+    handler = _HANDLERS.get(name)
+    if handler is not None:
+        return handler(event, ctx, build)
     advice = _ADVICE.get(name)
     if advice is None:
         raise UnsupportedEventError(
@@ -241,16 +159,6 @@ def _map(event: Event, ctx: _Context, build: bool) -> _Mapped:
     raise UnsupportedEventError(f"{name} is not supported by fdp's DpEvent adapter: {advice}")
 
 
-#: The dp_accounting events ``_map`` accounts for.
-SUPPORTED_EVENTS = (
-    "ComposedDpEvent", "DiscreteGaussianDpEvent", "DiscreteLaplaceDpEvent",
-    "EpsilonDeltaDpEvent", "ExponentialMechanismDpEvent", "GaussianDpEvent", "LaplaceDpEvent",
-    "MixtureOfGaussiansDpEvent", "NoOpDpEvent", "NonPrivateDpEvent", "PermuteAndFlipDpEvent",
-    "PoissonSampledDpEvent", "RandomAllocationDpEvent", "RandomizedResponseDpEvent",
-    "SampledWithReplacementDpEvent", "SampledWithoutReplacementDpEvent",
-    "RepeatAndSelectDpEvent", "SelfComposedDpEvent", "SingleEpochTreeAggregationDpEvent",
-    "TruncatedSubsampledGaussianDpEvent", "ZCDpEvent",
-)
 
 
 # The largest number of steps a DP-SGD-shaped tree with several distinct (σ, q) is
@@ -507,5 +415,22 @@ _ADVICE = {
     "UnsupportedDpEvent": "the event itself declares that no DP description exists",
 }
 
+
+#: The dp_accounting events ``_map`` accounts for, each with its handler.
+_HANDLERS: dict[str, Callable[[Event, _Context, bool], _Mapped]] = {
+    "ComposedDpEvent": _composed, "DiscreteGaussianDpEvent": _discrete_gaussian,
+    "DiscreteLaplaceDpEvent": _discrete_laplace, "EpsilonDeltaDpEvent": _epsilon_delta,
+    "ExponentialMechanismDpEvent": _exponential, "GaussianDpEvent": _gaussian,
+    "LaplaceDpEvent": _laplace, "MixtureOfGaussiansDpEvent": _mixture, "NoOpDpEvent": _noop,
+    "NonPrivateDpEvent": _non_private, "PermuteAndFlipDpEvent": _permute_and_flip,
+    "PoissonSampledDpEvent": _poisson, "RandomAllocationDpEvent": _random_allocation,
+    "RandomizedResponseDpEvent": _randomized_response,
+    "SampledWithReplacementDpEvent": _with_replacement,
+    "SampledWithoutReplacementDpEvent": _without_replacement,
+    "RepeatAndSelectDpEvent": _repeat_select, "SelfComposedDpEvent": _self_composed,
+    "SingleEpochTreeAggregationDpEvent": _tree, "TruncatedSubsampledGaussianDpEvent": _truncated,
+    "ZCDpEvent": _zcdp,
+}
+SUPPORTED_EVENTS = tuple(_HANDLERS)
 
 __all__ = ["UnsupportedEventError", "check_dp_event", "from_dp_event", "no_privacy"]

@@ -3,49 +3,21 @@
 Install with ``pip install "fdp[flower]"`` (``flwr`` ≥ 1.42); ``import fdp`` does not
 import this module: ``from fdp.interop import flower``.
 
-Flower 1.42 defines an accountant interface, ``flwr.serverapp.PrivacyAccountant``
-(``compose``, ``get_epsilon``, ``get_delta``, ``get_privacy_spent``, ``would_exceed``,
-``state_dict``), configured by a ``PrivacyConfig`` (population size N, neighbouring
-relation, client-sampling method, target δ, optional ``max_epsilon``) and fed one
-``GaussianPrivacyEvent(noise_multiplier, sample_size, population_size)`` per released
-round. ``FdpAccountant`` implements it with fdp's certified answers; Flower's
-fixed-clipping strategies accept it (``accountant=``) and stop before a round would
-exceed ``max_epsilon``. Those strategies accept only ``no-amplification``;
-``BudgetedStrategy`` wraps a strategy for the other two sampling methods.
-
-What one round releases
------------------------
-Flower's fixed-clipping strategies clip each sampled client's update to norm C, average
-the m = ``num_sampled_clients`` updates (with equal weights: ``BudgetedStrategy`` checks
-FedAvg's) and add N(0, (σC/m)²) to the mean
-(``compute_stdv``: σ = ``noise_multiplier``). With m a public constant that is the sum
-of the clipped updates plus N(0, σ²C²), divided by m: one DP-SGD step in which a client
-plays the part of a record (McMahan, Ramage, Talwar & Zhang 2018, the fixed-denominator
-estimator), and R rounds are ``fdp.dpsgd`` over R steps with the client-level inputs:
-
-* ``poisson`` (add/remove a client): each of the N clients joins a round independently
-  with probability q = m/N, m the EXPECTED number per round; the sum moves by at most C
-  (s = 1): ``dpsgd(σ, m/N, R, sampling="poisson", neighbouring="add_remove")``, the
-  composed add and remove directions symmetrised once (Zhu, Dong & Wang 2021, Thm 11).
-  The mean must divide by m, not by the realised number of clients: Flower's
-  ``FedAvg.aggregate_train`` divides by the clients' total weight, so the stock FedAvg
-  is refused (the sampler and the aggregation are the user's here).
-* ``without-replacement`` (replace one client): a uniform m-subset of the N clients each
-  round, Flower's default (``FedAvg.configure_train``); replacing a client can swap its
-  clipped update for an opposite one, s = 2: ``dpsgd(σ, m/N, R,
-  sampling="without_replacement", neighbouring="replace_one")``, C_{m/N}(G_{2/σ}) per
-  round (Dong, Roth & Su 2022, Thm 4.2). Flower's own RDP accountant takes s = 1 here.
-* ``no-amplification`` (add/remove, every client every round, m = N): q = 1, the exact
-  Gaussian composition G_μ with μ = √(Σ_t σ_t⁻²) (Dong, Roth & Su 2022, Cor 3.3).
-  With m < N the accountant refuses: adding a client to a population sampled at a fixed
-  size swaps it for another (s = 2); use ``without-replacement``.
-
-Adaptive clipping (``DifferentialPrivacy*AdaptiveClipping``) also releases a noisy count
-of clipped updates; Andrew, Thakkar, McMahan & Ramaswamy (2021, Thm 1) fold it into one
-noise multiplier. Flower 1.42 scales each round's noise by the clipping norm AFTER that
-round's update (C_{t+1} = C_t·exp(−η(b̃ − γ)), b̃ the noisy fraction), while the updates
-were clipped at C_t: the effective noise multiplier σ·C_{t+1}/C_t has no lower bound, so
-these strategies are refused (the error names the cause).
+``FdpAccountant`` implements Flower's ``flwr.serverapp.PrivacyAccountant`` with fdp's
+certified answers, fed one ``GaussianPrivacyEvent`` per released round; Flower's
+fixed-clipping strategies accept it (``accountant=``, ``no-amplification`` only), and
+``BudgetedStrategy`` wraps a strategy for the other two sampling methods. A round with
+m = ``num_sampled_clients`` clipped updates and N(0, (σC/m)²) on their mean is one DP-SGD
+step in which a client plays the part of a record (McMahan, Ramage, Talwar & Zhang 2018),
+so R rounds are ``fdp.dpsgd`` over R steps at q = m/N: ``poisson`` is add/remove,
+``dpsgd(σ, m/N, R)`` (Zhu, Dong & Wang 2021, Thm 11), needing a mean over the fixed m;
+``without-replacement`` is replace-one, s = 2, C_{m/N}(G_{2/σ}) per round (Dong, Roth &
+Su 2022, Thm 4.2; Flower's RDP accountant takes s = 1); ``no-amplification`` (m = N) is
+G_μ, μ = √(Σ_t σ_t⁻²) (DRS Cor 3.3). Refused: m < N under ``no-amplification``, FedAvg's
+realised-weight mean under Poisson, unequal client weights, unknown client samplers and
+adaptive clipping (Andrew, Thakkar, McMahan & Ramaswamy 2021: Flower 1.42 scales the
+noise by the norm after the round's update, so the effective σ·C_{t+1}/C_t has no lower
+bound). The table and the reasons: docs/flower.md.
 """
 
 from __future__ import annotations
@@ -113,9 +85,7 @@ def read_strategy(strategy: object) -> DPParameters:
     Raises
     ------
     ValueError
-        For a strategy without these attributes, with σ = 0, or with adaptive
-        clipping (see the module docstring: the noise split ``clipped_count_stddev``
-        must be recorded, and even then Flower 1.42 scales the noise by the updated norm).
+        For a strategy without these attributes, with σ = 0, or with adaptive clipping.
 
     Examples
     --------
@@ -144,14 +114,13 @@ def read_strategy(strategy: object) -> DPParameters:
     if missing:
         raise ValueError(f"{name} is not a Flower DP fixed-clipping strategy: it has no "
                          f"{', '.join(missing)}")
-    params = DPParameters(
+    return DPParameters(
         _validate.real("noise_multiplier", strategy.noise_multiplier,  # type: ignore[attr-defined]
                        low=0.0, low_open=True),
         _validate.real("clipping_norm", strategy.clipping_norm,        # type: ignore[attr-defined]
                        low=0.0, low_open=True),
         _validate.positive_int("num_sampled_clients",
                                strategy.num_sampled_clients))          # type: ignore[attr-defined]
-    return params
 
 
 class FdpAccountant:
@@ -160,8 +129,7 @@ class FdpAccountant:
     Parameters
     ----------
     config : flwr.serverapp.PrivacyConfig
-        Population size N, neighbouring relation and sampling method (the module
-        docstring maps each to its ``fdp.dpsgd`` call), target δ, optional
+        Population size N, relation and sampling method, target δ, optional
         ``max_epsilon`` (the budget ``would_exceed`` checks).
 
     Examples
@@ -220,8 +188,8 @@ class FdpAccountant:
 
     def would_exceed(self, event: GaussianPrivacyEvent, max_epsilon: float | None = None,
                      count: int = 1) -> bool:
-        """True if ``count`` more rounds of ``event`` would take the certified ε at the
-        target δ above ``max_epsilon`` (default: the config's). The ledger is unchanged."""
+        """True if ``count`` more rounds would take the certified ε past ``max_epsilon``
+        (default: the config's); the ledger is unchanged."""
         limit = self._config.max_epsilon if max_epsilon is None else max_epsilon
         if limit is None:
             raise ValueError("max_epsilon must be given, to would_exceed() or in the "
@@ -276,8 +244,7 @@ class FdpAccountant:
         return self._cached[1]
 
     def report(self, delta: float, **kwargs: Any) -> Any:
-        """The privacy claim of the rounds so far: ``self.tradeoff().report(delta=delta,
-        **kwargs)`` (``fdp.report.PrivacyReport``)."""
+        """The privacy claim of the rounds so far (``self.tradeoff().report``)."""
         return self.tradeoff().report(delta=delta, **kwargs)
 
     def _entry(self, event: GaussianPrivacyEvent, count: int) -> Entry:
@@ -318,9 +285,7 @@ def _tradeoff(ledger: tuple[Entry, ...], config: PrivacyConfig) -> TradeOff:
 
 
 def _require_equal_weights(replies: list[Message], key: str) -> None:
-    """FedAvg weights each update by the client's ``key`` metric; the mean of m clipped
-    updates moves by 2C/m only if the weights are equal (one heavy client could move it
-    by up to 2C)."""
+    """Refuse unequal FedAvg weights ``key`` (one heavy client could move the mean by 2C)."""
     weights = {m.content.metric_records[r].get(key) for m in replies if not m.has_error()
                for r in m.content.metric_records}
     if len(weights) > 1:
@@ -332,29 +297,19 @@ def _require_equal_weights(replies: list[Message], key: str) -> None:
 class BudgetedStrategy(Strategy):
     """A Flower DP fixed-clipping strategy that stops before a round would exceed the budget.
 
-    Before each training round it forms the round's ``GaussianPrivacyEvent`` from the
-    strategy (``read_strategy``) and raises Flower's ``PrivacyBudgetExhausted`` if the
-    accountant's certified ε at the target δ would pass ``max_epsilon``; at aggregation
-    it composes the round. For the sampling methods Flower's own strategies
-    refuse (``poisson``, ``without-replacement``); with ``no-amplification`` passing the
-    accountant to Flower's strategy (``accountant=``) does the same.
+    Before each training round it raises Flower's ``PrivacyBudgetExhausted`` if the
+    round's ``GaussianPrivacyEvent`` would take the certified ε at the target δ past
+    ``max_epsilon``; at aggregation it composes the round.
 
-    Parameters
-    ----------
-    strategy : Strategy
-        A ``DifferentialPrivacy{Server,Client}SideFixedClipping`` of ``flwr.serverapp``,
-        without an accountant of its own.
-    accountant : FdpAccountant
-        Its config's population size is N; its ``max_epsilon`` is the budget.
+    ``strategy`` is a ``DifferentialPrivacy{Server,Client}SideFixedClipping`` of
+    ``flwr.serverapp`` without an accountant of its own; ``accountant``'s config gives
+    the population size N and the budget ``max_epsilon``.
 
     Raises
     ------
     ValueError
-        For an adaptive or unknown strategy (``read_strategy``), a strategy with its
-        own accountant, a config without ``max_epsilon``, ``poisson`` sampling with
-        the stock ``FedAvg`` aggregation (it divides by the realised number of clients),
-        ``without-replacement`` with a client sampler other than FedAvg's; and, at a
-        round, a grid whose number of clients is not the population size.
+        For what the module docstring refuses, a strategy with its own accountant or a
+        config without ``max_epsilon``; at a round, a grid of other than N clients.
 
     Examples
     --------
@@ -430,9 +385,8 @@ class BudgetedStrategy(Strategy):
 
     def aggregate_train(self, server_round: int, replies: Iterable[Message]
                         ) -> tuple[ArrayRecord | None, MetricRecord | None]:
-        """The strategy's noisy aggregate. Every configured round is composed, released
-        or not (a Poisson round with no client still counts: whether a round yields an
-        aggregate may depend on who was sampled)."""
+        """The strategy's noisy aggregate; every configured round is composed, released
+        or not (whether a round yields an aggregate may depend on who was sampled)."""
         event = self._pending.pop(server_round, None)
         if event is not None:
             self.accountant.compose(event)
@@ -445,8 +399,7 @@ class BudgetedStrategy(Strategy):
 
     def configure_evaluate(self, server_round: int, arrays: ArrayRecord,
                            config: ConfigRecord, grid: Grid) -> Iterable[Message]:
-        """The strategy's evaluation round (not accounted, as in Flower: the accounted
-        release is the model update, not the metrics clients send)."""
+        """The strategy's evaluation round (not accounted, as in Flower)."""
         return self.strategy.configure_evaluate(server_round, arrays, config, grid)
 
     def aggregate_evaluate(self, server_round: int, replies: Iterable[Message]

@@ -3,29 +3,15 @@
 ``register()`` once, then ``PrivacyEngine(accountant="fdp")``: training, the privacy
 engine's ``get_epsilon``, ``make_private_with_epsilon`` and
 ``opacus.accountants.utils.get_noise_multiplier(..., accountant="fdp")`` work
-unchanged, and every ε they see is fdp's certified UPPER bound.
-
-What is accounted
------------------
-Opacus records ``history`` as a list of ``(noise_multiplier, sample_rate, num_steps)``
-(its optimizer hook calls ``step`` once per optimizer step; its noise calibration
-writes ``history`` directly). Each step is a Poisson-subsampled Gaussian mechanism
-under add/remove neighbours -- the model behind every Opacus accountant -- and the
-whole history is ``fdp.dpsgd(σ_t, q_t, T)``: the add directions f_q = q G_{1/σ} +
-(1 − q) Id of all steps are composed and symmetrised once, min{F, F⁻¹}** (Bu, Dong,
-Long & Su 2020; Zhu, Dong & Wang 2022, Thm 11), with a certified numeric bracket.
-The trade-off function is formed lazily from ``history`` on the first query and
-cached until ``history`` changes. Like Opacus' own accountants, this assumes Poisson
-sampling (Opacus' default ``poisson_sampling=True``); batches of a fixed size drawn by
-shuffling are a different mechanism that this history does not describe.
-
-Beyond Opacus' own accountants: ``get_epsilon_bounds(δ)`` (both sides of ε),
-``get_tradeoff()`` (the ``TradeOff``, for plots and any other read-out),
-``get_mu()`` (the tightest μ-GDP bound), ``get_tpr(fpr)`` (the attacker's largest
-true-positive rate at a false-positive rate), ``get_advantage()`` and ``report(delta)``
-(the run's ``fdp.PrivacyReport``: JSON, Markdown, plain text, ``verify``).
-
-Neither Opacus nor torch is imported by this module; ``register()`` imports Opacus.
+unchanged, and every ε they see is fdp's certified UPPER bound. Opacus' ``history`` of
+``(noise_multiplier, sample_rate, num_steps)`` is accounted, as by every Opacus
+accountant, as Poisson-subsampled Gaussian steps under add/remove neighbours:
+``fdp.dpsgd(σ_t, q_t, T)`` (``fdp.sgd.certified``), formed lazily and cached until
+``history`` changes. Batches of a fixed size drawn by shuffling are a different
+mechanism that this history does not describe (``fdp.interop.opacus_check``). Beyond
+Opacus' accountants: ``get_epsilon_bounds``, ``get_tradeoff``, ``get_mu``, ``get_tpr``,
+``get_advantage`` and ``report``. Neither Opacus nor torch is imported by this module;
+``register()`` imports Opacus.
 """
 
 from __future__ import annotations
@@ -60,9 +46,6 @@ Entry = tuple[float, float, int]
 
 class FdpAccountant:
     """Opacus ``IAccountant`` protocol, answered by ``fdp.dpsgd`` (see the module docstring).
-
-    Every ε it reports is fdp's certified upper bound (Bu, Dong, Long & Su 2020; Zhu,
-    Dong & Wang 2022, Thm 11); ``get_epsilon_bounds`` gives both sides.
 
     Attributes
     ----------
@@ -102,12 +85,8 @@ class FdpAccountant:
         self.history.append((sigma, q, 1))
 
     def get_epsilon(self, delta: float | None = None, *args: object, **kwargs: object) -> float:
-        """Certified UPPER ε at ``delta`` for the whole history.
-
-        Positional and keyword arguments that Opacus forwards to its own accountants
-        (``eps_error``, ``alphas``, ``poisson``, ...) are accepted and ignored: fdp's
-        bracket is certified, with no error parameter to tune.
-        """
+        """Certified UPPER ε at ``delta`` for the whole history (the arguments Opacus
+        forwards to its own accountants, ``eps_error``, ``alphas``, ..., are ignored)."""
         if delta is None:
             raise TypeError("get_epsilon() needs delta, the target δ in [0, 1]; "
                             "use get_epsilon(delta=1e-5)")
@@ -176,12 +155,7 @@ class FdpAccountant:
         Thm 11), so μ is set by that tail and can be orders of magnitude above the
         CLT μ = q√T √(e^{1/σ²} − 1) (Bu et al. 2020), which describes the bulk of
         the curve but is an approximation, not a bound. Read ``get_epsilon(delta)``
-        (certified) or ``get_tpr(fpr)`` instead.
-
-        Returns
-        -------
-        float
-            μ (a float whose ``note`` attribute says the above).
+        (certified) or ``get_tpr(fpr)`` instead. The float's ``note`` says so.
         """
         return _MuSummary(float(self.get_tradeoff().gdp_mu()))
 
@@ -199,16 +173,7 @@ class FdpAccountant:
         add/remove one example), so the report records σ, q and T and ``verify()`` (or
         ``fdp verify FILE`` on its ``to_json()``) recomputes it from them.
 
-        Parameters
-        ----------
-        delta : float or sequence of float
-            δ at which to state ε.
-        **kwargs
-            ``fpr``, ``prior``, ``epsilon``: as ``TradeOff.report``.
-
-        Returns
-        -------
-        PrivacyReport
+        ``delta`` and ``**kwargs`` (``fpr``, ``prior``, ``epsilon``) as ``TradeOff.report``.
         """
         return self.get_tradeoff().report(delta=delta, **kwargs)
 
@@ -232,26 +197,14 @@ class _MuSummary(float):
 def register() -> type:
     """Register ``FdpAccountant`` with Opacus under the name "fdp".
 
-    Afterwards ``PrivacyEngine(accountant="fdp")`` and
-    ``get_noise_multiplier(..., accountant="fdp")`` use it. Calling it again is
-    harmless.
-
-    Returns
-    -------
-    type
-        The accountant class, ``FdpAccountant``.
-
-    Raises
-    ------
-    ImportError
-        If Opacus (≥ 1.6) is not installed.
-    ValueError
-        If a different accountant is already registered as "fdp".
+    Afterwards ``PrivacyEngine(accountant="fdp")`` and ``get_noise_multiplier(...,
+    accountant="fdp")`` use it; calling it again is harmless. Returns ``FdpAccountant``;
+    raises ImportError without Opacus (≥ 1.6), ValueError if another accountant is
+    registered as "fdp".
 
     Examples
     --------
-    Importing Opacus loads torch, so these lines are skipped as a
-    doctest (the test suite runs them with Opacus installed).
+    Skipped as a doctest (Opacus loads torch; the tests run them):
 
     >>> from fdp.interop.opacus import FdpAccountant, register
     >>> register() is FdpAccountant                          # doctest: +SKIP

@@ -1,32 +1,18 @@
 """Check an Opacus training run against its accounting (needs the ``interop`` extra:
-``pip install "fdp[interop]"``, which installs torch and Opacus).
+``pip install "fdp[interop]"``, which installs torch and Opacus; ``import fdp`` never
+imports this module).
 
-``describe_loop`` reads what Opacus actually runs into a ``fdp.sgd.loop_check.Loop``:
-
-* the data loader ``PrivacyEngine.make_private`` returned: a ``DPDataLoader`` whose
-  ``UniformWithReplacementSampler`` is Poisson sampling despite its name (each record
-  kept with probability ``sample_rate`` in every batch); with ``poisson_sampling=False``
-  the user's own loader is kept unchanged, and its ``BatchSampler`` wraps a
-  ``RandomSampler`` (shuffled, or uniform draws with ``replacement=True``), a
-  ``SequentialSampler`` or a ``WeightedRandomSampler`` (weighted draws; without
-  replacement each record at most once per epoch);
-* the ``DPOptimizer``: ``noise_multiplier`` (noise std σ·C is added to the clipped SUM),
-  ``loss_reduction`` ("mean" divides by ``expected_batch_size`` times the accumulated
-  micro-batches, ⌊n·q⌋ with q = 1/len(data_loader));
-* the accountant's ``history`` of (σ, q, steps): Opacus' hook records one step per
-  optimizer step that added noise (steps skipped by ``BatchMemoryManager`` are not
-  counted) at rate q·k, k the micro-batches accumulated since the last step.
-
-``check_opacus`` compares the loop with what was accounted (by default Opacus' own
-claim: Poisson sampling, add/remove, the history) and raises
-``fdp.sgd.loop_check.LoopMismatch`` naming each difference, or returns the matching
-accounting. Given the loader the user built (``original_loader``), it also catches
-``make_private`` replacing a non-uniform sampler by Poisson sampling at
-q = 1/len(loader) (Opacus #813: a ``WeightedRandomSampler`` drawing ``num_samples``
-records gives len(loader) = num_samples/B, not n/B) and, under add/remove, a rate
-1/len(loader) = 1/⌈n/B⌉ that differs at n ± 1 (Opacus #571).
-
-This module imports torch and Opacus; ``import fdp`` never imports it.
+``describe_loop`` reads what Opacus actually runs into a ``fdp.sgd.loop_check.Loop``: the
+loader's sampler (``UniformWithReplacementSampler`` is Poisson sampling despite its name;
+with ``poisson_sampling=False`` the user's ``BatchSampler`` over a ``RandomSampler``,
+``SequentialSampler`` or ``WeightedRandomSampler``), the ``DPOptimizer``'s σ (noise σ·C on
+the clipped SUM) and ``loss_reduction`` ("mean" divides by ⌊n·q⌋·k, q = 1/len(loader)),
+and the accountant's ``history`` of (σ, q·k, steps), one step per noisy optimizer step.
+``check_opacus`` compares the loop with what was accounted (default: Opacus' own claim,
+Poisson, add/remove, the history), raising ``LoopMismatch`` for each difference; given
+the user's loader (``original_loader``) it also catches ``make_private`` replacing a
+non-uniform sampler by Poisson sampling at q = 1/len(loader) (Opacus #813) and, under
+add/remove, a rate 1/⌈n/B⌉ that differs at n ± 1 (Opacus #571).
 """
 
 from __future__ import annotations
@@ -120,19 +106,9 @@ def describe_loop(data_loader: DataLoader, optimizer: DPOptimizer, *, accountant
                   neighbouring: str = "add_remove") -> Loop:
     """The ``Loop`` an Opacus data loader and optimizer run.
 
-    Parameters
-    ----------
-    data_loader : DataLoader
-        The loader training iterates (the one ``make_private`` returned).
-    optimizer : DPOptimizer
-        The optimizer ``make_private`` returned.
-    accountant : Opacus accountant, optional
-        ``privacy_engine.accountant``: the number of updates and the micro-batches per
-        update are read from its history unless given.
-    updates, accumulation : int, optional
-        T optimizer updates and k micro-batches per update (override the history).
-    neighbouring : str
-        The relation the guarantee is claimed for.
+    ``data_loader`` and ``optimizer`` are what ``make_private`` returned; T ``updates``
+    and k micro-batches per update (``accumulation``) are read from the ``accountant``'s
+    history unless given; ``neighbouring`` is the relation claimed.
     """
     if not isinstance(optimizer, DPOptimizer):
         raise TypeError(f"optimizer must be an Opacus DPOptimizer, got "
@@ -200,27 +176,10 @@ def check_opacus(privacy_engine: Any, data_loader: DataLoader, optimizer: DPOpti
                  accumulation: int | None = None) -> Accounting:
     """Check an Opacus run against its accounting; return the accounting that matches.
 
-    Parameters
-    ----------
-    privacy_engine : PrivacyEngine
-        The engine (its ``accountant`` history is the default claim and counts the
-        updates).
-    data_loader, optimizer
-        What ``make_private`` returned.
-    accounted : mapping or Accounting, optional
-        The claim to check (keywords of ``fdp.dpsgd``); default: Opacus' own.
-    original_loader : DataLoader, optional
-        The loader passed to ``make_private``: catches a replaced sampler (#813) and,
-        under add/remove, a rate 1/len(loader) that differs at n ± 1 (#571).
-    delta : float, optional
-        Report both ε at this δ in a mismatch.
-    neighbouring, updates, accumulation
-        As in ``describe_loop``.
-
-    Raises
-    ------
-    LoopMismatch, NoMatchingAccounting
-        As ``fdp.sgd.loop_check.check_loop``.
+    ``privacy_engine``'s accountant history is the default claim and counts the updates;
+    ``accounted`` (keywords of ``fdp.dpsgd``) and ``delta`` are as in
+    ``fdp.sgd.loop_check.check_loop``, ``original_loader`` the loader passed to
+    ``make_private`` (module docstring), the other parameters as in ``describe_loop``.
     """
     if delta is not None:
         delta = _validate.probability("delta", delta)

@@ -3,28 +3,14 @@
 Install with ``pip install "fdp[tune]"`` (Optuna ≥ 3); ``import fdp`` does not import this
 module: ``from fdp.interop import tuning``.
 
-Each trial trains on the private data with guarantee f (for example one run's
-``fdp.dpsgd``); the study publishes the best trial (its hyper-parameters, its score,
-its model). That release is not f-DP: the choice of the best depends on every trial.
-What it is depends on how the number K of trials was chosen, which the user states as a
-``TrialCount``:
-
-* a fixed K (``TrialCount.fixed(k)``; a plain ``study.optimize(objective, n_trials=k)``):
-  the best trial is a post-processing of all K trials, whose joint release is f^{⊗K}
-  (Dong, Roth & Su 2022, Thm 3.2; adaptive composition, so any sampler and pruner that
-  choose a trial from the earlier ones are covered). Papernot & Steinke's bounds need K
-  random; for a deterministic K fdp certifies the composition.
-* K random, drawn before the study from a law that does not depend on the data
-  (``TrialCount.geometric``, ``poisson``, ``logarithmic``, ``negative_binomial``; draw it
-  with ``TrialCount.draw``): the best of K independent runs is certified by
-  ``fdp.repeat_and_select`` (Papernot & Steinke 2022, Thm 2 for the truncated negative
-  binomial laws, Thm 6 for Poisson). Their runs are independent, so the trials' sampler
-  must not look at earlier trials (``optuna.samplers.RandomSampler``) and no trial may be
-  pruned by comparison with others.
-
-``account_study`` checks a finished ``optuna.Study`` against the stated count and returns
-the certified guarantee next to the naive one, the single trial's f, which is what a
-report of "the winning run's ε" states.
+Each trial trains on the private data with guarantee f; publishing the best trial is not
+f-DP, and what it is depends on how the number K of trials was chosen, stated as a
+``TrialCount``. A fixed K (``study.optimize(n_trials=k)``) gives f^{⊗K}, the best being a
+post-processing of all K (Dong, Roth & Su 2022, Thm 3.2; adaptive, so any sampler and
+pruner are covered). A K drawn before the study from a data-independent law gives
+``fdp.repeat_and_select`` (Papernot & Steinke 2022, Thm 2, Thm 6 for Poisson), for
+independent trials only: ``RandomSampler`` and no pruning. ``account_study`` returns the
+certified guarantee next to the naive one (one trial's f). The table: docs/tuning.md.
 """
 
 from __future__ import annotations
@@ -49,9 +35,8 @@ _RAN = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED,
 class TrialCount:
     """How the number K of trials was chosen.
 
-    ``shape`` is None for a fixed K = ``mean``; otherwise K is random with E K = ``mean``
-    and ``shape`` = η as in ``fdp.repeat_and_select`` (0 logarithmic, 1 geometric,
-    ``inf`` Poisson, else truncated negative binomial). Build one with the class methods.
+    ``shape`` is None for a fixed K = ``mean``, else η of ``fdp.repeat_and_select``
+    (E K = ``mean``; 0 logarithmic, 1 geometric, ``inf`` Poisson). Use the class methods.
 
     Examples
     --------
@@ -138,10 +123,8 @@ def _gamma(mean: float, shape: float) -> float:
 
 
 def selection_guarantee(per_trial: TradeOff, trials: TrialCount) -> TradeOff:
-    """The certified trade-off function of publishing the best of the trials.
-
-    f^{⊗K} for a fixed K (Dong, Roth & Su 2022, Thm 3.2), ``fdp.repeat_and_select`` for
-    a random K (Papernot & Steinke 2022, Thm 2 and 6); see the module docstring.
+    """The certified trade-off function of publishing the best of the trials (module
+    docstring).
 
     Parameters
     ----------
@@ -172,16 +155,9 @@ def selection_guarantee(per_trial: TradeOff, trials: TrialCount) -> TradeOff:
 class StudyPrivacy:
     """The guarantee of publishing a study's best trial, next to the naive one.
 
-    Attributes
-    ----------
-    trials : TrialCount
-        The stated way K was chosen.
-    ran : int
-        Trials that ran on the data.
-    per_trial : TradeOff
-        One trial's guarantee: what "the winning trial's ε" reads.
-    certified : TradeOff
-        The certified guarantee of the published best trial (``selection_guarantee``).
+    ``trials`` is the stated ``TrialCount``, ``ran`` the trials that ran on the data,
+    ``per_trial`` one trial's guarantee (what "the winning trial's ε" reads) and
+    ``certified`` the published best trial's (``selection_guarantee``).
 
     Examples
     --------
@@ -228,26 +204,18 @@ def account_study(study: optuna.Study, per_trial: TradeOff,
     Parameters
     ----------
     study : optuna.Study
-        The finished study; every trial that ran (complete, pruned, failed or running)
-        counts.
+        Every trial that ran (complete, pruned, failed or running) counts.
     per_trial : TradeOff
-        One trial's guarantee, covering everything a trial reveals (its score and any
-        intermediate values reported to a pruner).
+        One trial's guarantee, covering all it reveals (intermediate values too).
     trials : TrialCount
-        How the number of trials was chosen, stated by the user: Optuna does not record
-        it. ``study.optimize(n_trials=k)`` is ``TrialCount.fixed(k)``; a random K must
-        have been drawn before the study (``TrialCount.draw``).
-
-    Returns
-    -------
-    StudyPrivacy
+        How the number of trials was chosen, stated by the user (Optuna does not record
+        it); a random K must have been drawn before the study (``TrialCount.draw``).
 
     Raises
     ------
     ValueError
-        If the number of trials that ran differs from a fixed K, or, for a random K, if
-        the study's sampler is not ``RandomSampler`` (its trials depend on earlier ones)
-        or a trial was pruned.
+        If the trials that ran differ from a fixed K, or, for a random K, the sampler is
+        not ``RandomSampler`` or a trial was pruned.
 
     Examples
     --------

@@ -1,35 +1,16 @@
 """DP-SGD accounting in one place: certified, CLT and Rényi side by side.
 
-- ``certified``: ``dpsgd(...)``, the certified trade-off of noisy SGD under each batch
-  sampler (Poisson, without replacement, truncated Poisson, with replacement, random
-  allocation, user-level), composed by the engine.
-- ``allocation``: ``random_allocation(...)``, each record in k of t steps (Chua et al.
-  2025; Feldman & Shenfeld 2025).
-- ``last_iterate``: last-iterate (hidden-state) privacy by shifted interpolation (Bok,
-  Su & Altschuler 2024): ``noisy_gd``, ``noisy_cgd`` (exact), ``noisy_sgd`` (certified),
-  ``compare_last_iterate``.
-- ``matrix_factorization``: correlated noise — ``tree_aggregation`` (DP-FTRL),
-  ``banded_mf`` (amplified banded MF ≡ DP-SGD at ⌈n/b⌉ steps), ``mf_sensitivity`` and
-  ``multi_epoch_mf`` (multi-epoch MF under (k, b)-participation).
-- ``shuffle``: ``shuffle_lower(...)``, the shuffling *lower* curve (fdp ships no upper curve for
-  shuffling, see ``fdp.sgd.shuffle``; never a guarantee).
-- ``clt``: ``dpsgd_clt_mu(...)``, the CLT μ of noisy SGD (Bu, Dong, Long & Su 2020;
-  Dong, Roth & Su 2022, §5), an approximation, and ``compare_dpsgd_clt``.
-- ``rdp``: ``dpsgd_rdp_epsilon(...)``, the Rényi (moments) accountant (Mironov, Talwar
-  & Zhang 2019), improved conversion by default, Mironov's on request; the formulas
-  are in ``fdp.classical.rdp``.
-- ``compare``: ``compare_accountants(...)``, the certified, CLT and Rényi ε of one run.
-- ``report``: ``compare_samplers(...)``, one training configuration under every sampler.
-- ``loop_check``: ``check_loop(Loop(...), accounted)``, whether the accounted call describes
-  the training loop as run (sample rate, sampler, accumulation, sum or mean, neighbours),
-  and ``loop_accounting(loop)``, the call that does.
-- ``trajectory``: ``trajectory(...)``, certified ε(δ) at many step counts of one run
-  from one discretisation (a ``Trajectory``, with ``plot()``).
-
-Every function names its parameters the same way: ``noise_multiplier`` (σ),
-``sample_rate`` (q), ``steps`` (T), ``sampling`` (the batch sampler), ``neighbouring``,
-``sensitivity`` (of the clipped gradient sum, in clipping norms), ``delta`` and
-``tol`` (the engine's grid accuracy).
+``dpsgd`` (``certified``: every batch sampler, composed by the engine),
+``random_allocation`` (``allocation``), last-iterate privacy (``last_iterate``,
+``cyclic``, ``shifted_interpolation``), correlated noise (``matrix_factorization``), the
+shuffling LOWER curve (``shuffle``; never a guarantee), the CLT μ (``clt``, an
+approximation), the Rényi accountant (``rdp``), their comparisons (``compare``,
+``report``: one configuration under every sampler), ``check_loop`` (``loop_check``:
+does the accounted call describe the loop as run) and ``trajectory`` (ε(δ) at many step
+counts from one discretisation). Every function names its parameters the same way:
+``noise_multiplier`` (σ), ``sample_rate`` (q), ``steps`` (T), ``sampling``,
+``neighbouring``, ``sensitivity`` (of the clipped gradient sum, in clipping norms),
+``delta`` and ``tol`` (the engine's grid accuracy).
 """
 
 from fdp.sgd.allocation import random_allocation

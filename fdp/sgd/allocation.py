@@ -464,12 +464,9 @@ def random_allocation(noise_multiplier: float, steps: int, selected: int = 1, ep
                       tol: float | None = None) -> Numeric:
     """Certified trade-off function of random allocation with Gaussian steps.
 
-    Each record is placed in exactly k = ``selected`` of the t = ``steps`` steps of
-    an epoch, uniformly; every step adds N(0, σ²C²) noise to the clipped gradient
-    sum; neighbours add or remove one record. Both directions are bracketed,
-    composed over the blocks and epochs and symmetrised once, f = min{f_add,
-    f_remove}** (the pair and the k > 1 reduction: the module docstring; the proofs:
-    docs/derivations/random-allocation.md).
+    Every step adds N(0, σ²C²) to the clipped gradient sum; neighbours add or remove
+    one record. Both directions are bracketed, composed over the blocks and epochs and
+    symmetrised once (the pair and the k > 1 reduction: the module docstring).
 
     For k = 1 (and k = t) the bracket brackets the true curve. For 1 < k < t it is
     the bracket of the reduction's upper bound: ``f`` and the upper ε are certified
@@ -485,20 +482,12 @@ def random_allocation(noise_multiplier: float, steps: int, selected: int = 1, ep
         when a block has more than one step (k < t): below, the grid of one step's
         likelihood ratio would be too long; above, its step would be finer than
         doubles resolve near 1 (the error names the range for the tol given).
-    steps : int
-        t ≥ 1, steps per epoch.
-    selected : int
-        k ∈ [1, t], steps each record takes part in per epoch.
-    epochs : int
-        Number of epochs (independent allocations), ≥ 1.
+    steps, selected, epochs : int
+        t ≥ 1 steps per epoch, k ∈ [1, t] of them per record, ≥ 1 epochs (independent
+        allocations).
     tol : float, optional
-        Accuracy target as in ``compose_numeric`` (default 1e-4); the bracket is
-        certified whatever its width.
-
-    Returns
-    -------
-    Numeric
-        Symmetric certified bracket: ``f`` lower, ``bounds``, ``epsilon_bounds``.
+        As in ``compose_numeric`` (default 1e-4); the bracket is certified whatever
+        its width.
 
     Examples
     --------

@@ -1,81 +1,24 @@
 """Certified accounting of DP-SGD (noisy SGD with subsampling).
 
-One step releases the sum of the clipped per-example gradients (norm ≤ C) plus
-Gaussian noise of standard deviation σ·C. If changing the dataset to a neighbouring
-one moves that sum by at most s·C (s = ``sensitivity``, in units of the clipping
-norm), a full batch is the Gaussian mechanism G_{s/σ} (DRS Thm 2.7). The sensitivity
-depends on the neighbouring relation:
-
-* add/remove one record: the sum gains or loses one clipped gradient, s = 1;
-* replace one record: one clipped gradient is swapped for another, and the two can
-  point in opposite directions, so s = 2 for the usual implementation (noise σ·C on
-  the sum). This is the default. DRS §5 analyse NoisySGD with replace-one
-  neighbours as C_p(G_{1/σ}) per step, i.e. with σ measured against the replace-one
-  sensitivity of the clipped sum; Bu, Dong, Long & Su (2020) apply the same formula
-  with the library noise multiplier (noise σ·C), which amounts to s = 1: pass
-  ``sensitivity=1`` to reproduce their replace-one numbers, knowing it assumes the
-  sum moves by at most C when a record is replaced.
-
-With Poisson sampling at rate q and add/remove neighbours, adding a record gives the
-pair T(P, (1 − q)P + qQ) = q G + (1 − q) Id (the add direction) and removing it the
-inverse (Zhu, Dong & Wang 2021, Thm 11). The tight guarantee composes
-each direction over all steps and symmetrises once at the end (Bu et al. 2020):
-
-    f = min{f_add, f_remove}**,  f_add = ⊗_t (q_t G_{s/σ_t} + (1 − q_t) Id),
-                                 f_remove = ⊗_t (q_t G_{s/σ_t} + (1 − q_t) Id)⁻¹,
-
-whose privacy profile is δ(ε) = max(δ_add(ε), δ_remove(ε)). Sampling a fixed-size
-batch without replacement with replace-one neighbours gives C_q(G_{s/σ}) per step
-(DRS Thm 4.2), composed.
-
-More samplers (one row each in ``SAMPLERS``; the per-step pair is built in the ADD
-direction, T(M(D), M(D')), D' = D with the record; a two-directional sampler also
-composes the reflected lattices and symmetrises once):
-
-* ``examples_per_user=k`` (Poisson, add/remove of a whole user): each of the user's
-  k examples is included independently with probability q, so the sum moves by
-  J·s, J ~ Binomial(k, q): the mixture of Gaussians T(N(0, 1), Σⱼ Bin(j; k, q)
-  N(js/σ, 1)) (Choquette-Choo, Ganesh, Steinke & Thakurta 2024, §4: a vector
-  mixture is dominated by the scalar one with the norms |v_A| ≤ |A|·s as
-  sensitivities, and a mixture only gets less private as a sensitivity grows;
-  the latter is also property-tested in tests/families/test_mixture.py).
-* ``"truncated_poisson"`` (add/remove; Poisson batches capped at B by keeping a
-  uniform B-subset; n = ``dataset_size`` counts the record): let M ~ Bin(n − 1, q)
-  be the number of other records drawn. On {M < B} (probability 1 − τ,
-  τ = P(M ≥ B)) the step is the Poisson-subsampled Gaussian q G_{s/σ} + (1 − q) Id.
-  On {M ≥ B} the kept batch A is a uniform B-subset of the others under both
-  neighbours, and with D' the record enters it with probability
-  r = B·P(Bin(n, q) ≥ B + 1)/(nτ), replacing a uniform member: given A the pair is
-  (N(s_A), (1 − r)N(s_A) + rN(s_A + v)), |v| ≤ 2s, dominated by
-  r G_{2s/σ} + (1 − r) Id. The event {M ≥ B} and A have the same law under D
-  and D', so by joint convexity of the hockey-stick divergence the step is
-  dominated by the revealed mixture (1 − τ)·[q G_{s/σ} + (1 − q) Id] ⊕
-  τ·[r G_{2s/σ} + (1 − r) Id] (``RevealedMixture``; the event split is that of
-  Ganesh 2024 and dp_accounting's TruncatedSubsampledGaussianDpEvent, whose
-  second part uses the looser replace-one pair ((1 − r)N(0) + rN(−2s/σ),
-  (1 − r)N(0) + rN(2s/σ)), so fdp's ε can be lower).
-* ``"with_replacement"`` (replace-one, fixed batch b = q·n drawn with replacement
-  from n records): the replaced record is drawn K ~ Bin(b, 1/n) times. Couple both
-  neighbours on the same draws and write them as K and an i.i.d. sequence R of
-  other records, the batch taking the first b − K of R. Given R, with
-  η = P(K ≥ 1) = 1 − (1 − 1/n)^b, both outputs are (1 − η)μ₀ + η·(mixture over
-  k ≥ 1), where μ₀ (K = 0) is common, and the k-th components differ from each
-  other, and from μ₀, by a Gaussian shift of norm ≤ k·s (k copies replaced; k
-  other records swapped for k copies of a record). Advanced joint convexity
-  (Balle, Barthe & Gaboardi 2018, Thm 2) then joint convexity give, for ε ≥ 0
-  and both orders,
-      δ(ε) ≤ Σ_{k≥1} Bin(k; b, 1/n) δ_{G_{ks/σ}}(log(1 + (e^ε − 1)/η)),
-  the profile of C_η(R) (DRS Thm 4.2's form) with R = Σ_{k≥1} (Bin(k; b, 1/n)/η)
-  G_{ks/σ} published-k mixture (``RevealedMixture``), which is symmetric. For
-  b = 1 this is sampling one record without replacement, C_{1/n}(G_{s/σ}).
-  The samplers' pitfalls (Lebeda, Regehr, Kamath & Steinke 2024) are why this is
-  kept apart from Poisson. The mass of K beyond where Bin(b, 1/n)'s tail falls
-  below 1e-80·η is charged as a blatantly non-private event (f = 0).
+One step releases the clipped gradient sum (norm ≤ C per example) plus N(0, σ²C²); if
+neighbours move the sum by at most s·C (``sensitivity``: 1 for add/remove, 2 for
+replace-one, the default; ``sensitivity=1`` with replace-one is the reading of Bu, Dong,
+Long & Su 2020), a full batch is G_{s/σ} (DRS Thm 2.7). Each row of ``SAMPLERS`` builds
+the per-step pair in the ADD direction; a two-directional sampler composes the reflected
+lattices too and symmetrises once, f = min{f_add, f_remove}** (Bu et al. 2020): Poisson
+with add/remove, q G_{s/σ} + (1 − q) Id (Zhu, Dong & Wang 2021, Thm 11), user-level
+with ``examples_per_user=k`` the mixture T(N(0, 1), Σⱼ Bin(j; k, q) N(js/σ, 1))
+(Choquette-Choo et al. 2024, §4); without replacement with replace-one, C_q(G_{s/σ})
+(DRS Thm 4.2); truncated Poisson, the revealed mixture (1 − τ)[q G_{s/σ} + (1 − q) Id] ⊕
+τ[r G_{2s/σ} + (1 − r) Id] (Ganesh 2024's event split); with replacement, C_η of the
+published-k mixture Σ_{k≥1} (Bin(k; b, 1/n)/η) G_{ks/σ}, η = 1 − (1 − 1/n)^b (Balle,
+Barthe & Gaboardi 2018, Thm 2), the tail of K below 1e-80·η charged as f = 0.
+Derivation: docs/derivations/dpsgd-samplers.md.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Literal
 
 import numpy as np
@@ -83,7 +26,7 @@ import numpy as np
 from fdp import _validate
 from fdp._lazy import LazyModule
 from fdp._types import ArrayLike, FloatArray
-from fdp.engine import GridBudgetExceeded, compose
+from fdp.engine import GridBudgetExceeded, Numeric, compose
 from fdp.families.eps_delta import EpsDelta
 from fdp.families.gaussian import Gaussian
 from fdp.families.identity import Identity
@@ -235,26 +178,16 @@ def dpsgd(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
           progress: bool | None = None, sensitivity: float | None = None, *,
           dataset_size: int | None = None, batch_cap: int | None = None,
           examples_per_user: int = 1) -> TradeOff:
-    """Certified trade-off function of DP-SGD (see the module docstring).
-
-    Per step the batch is the Gaussian mechanism G_{s/σ}; Poisson sampling with
-    add/remove neighbours composes q G_{s/σ} + (1 − q) Id in each direction and
-    symmetrises once (Bu et al. 2020; Zhu, Dong & Wang 2021, Thm 11); sampling
-    without replacement with replace-one neighbours composes C_q(G_{s/σ})
-    (DRS Thm 4.2). Truncated Poisson, sampling with replacement and user-level
-    Poisson sampling compose the mixtures of Gaussians derived in the module
-    docstring.
+    """Certified trade-off function of DP-SGD (the per-step pairs: module docstring).
 
     Parameters
     ----------
-    noise_multiplier : float or array
-        σ > 0: the noise on the clipped gradient sum has standard deviation σ·C
-        (C the clipping norm). A number, or one value per step (length ``steps``).
-    sample_rate : float or array
-        q ∈ [0, 1] (Poisson rate, or batch size / dataset size for the fixed-size
-        samplers).
+    noise_multiplier, sample_rate : float or array
+        σ > 0 (noise std σ·C on the clipped gradient sum, C the clipping norm) and
+        q ∈ [0, 1] (Poisson rate, or batch / dataset size for the fixed-size samplers):
+        numbers, or one value per step.
     steps : int
-        Number of steps T ≥ 0.
+        T ≥ 0.
     sampling, neighbouring : str
         "poisson" or "truncated_poisson" with "add_remove"; "without_replacement"
         or "with_replacement" with "replace_one".
@@ -268,19 +201,15 @@ def dpsgd(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
     progress
         As in ``compose_numeric``.
     sensitivity : float, optional
-        s > 0: the largest change of the clipped gradient SUM between neighbouring
-        datasets, in units of the clipping norm. Default (None): 1 for add/remove,
-        2 for replace-one (replacing a record can swap a clipped gradient for its
-        opposite). ``sensitivity=1`` with replace-one is the reading of Bu et al.
-        (2020), valid only if the implementation's sum moves by at most C.
+        s > 0: the largest change of the clipped gradient SUM between neighbours, in
+        units of C (default: ``DEFAULT_SENSITIVITY`` of the relation).
     dataset_size : int, optional
         n ≥ 1, needed by "truncated_poisson" (n counts the record, as in
         dp_accounting) and "with_replacement" (batch b = q·n must be whole).
     batch_cap : int, optional
         B ∈ [1, n]: the largest batch kept by "truncated_poisson".
     examples_per_user : int
-        k ≥ 1: user-level privacy under Poisson sampling, each of a user's k
-        examples sampled independently (default 1: example-level).
+        k ≥ 1: user-level privacy under Poisson sampling (default 1: example-level).
 
     Returns
     -------
@@ -291,12 +220,6 @@ def dpsgd(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
         (σ, q)) a ``MinCertified``: its upper δ(ε) and ε(δ) are the smaller of the
         engine's and the certified Rényi bound of the same run (both proven, so the
         minimum is), and each bracket's ``note`` says which one set it.
-
-    Raises
-    ------
-    ValueError
-        If a parameter is out of range, or ``sampling`` and ``neighbouring`` do not
-        go together.
 
     Examples
     --------
@@ -334,14 +257,8 @@ def dpsgd(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
         return Identity()
     sigma = _per_step("noise_multiplier", noise_multiplier, steps, 0.0, np.inf, low_open=True)
     rate = _per_step("sample_rate", sample_rate, steps, 0.0, 1.0)
-    if sigma.size == 1 and rate.size == 1:
-        counts = {(float(sigma[0]), float(rate[0])): steps}
-    else:
-        per_step = np.stack(np.broadcast_arrays(sigma, rate) if sigma.size == rate.size
-                         else np.broadcast_arrays(np.resize(sigma, steps), np.resize(rate, steps)),
-                         axis=1)
-        uniq, n = np.unique(per_step, axis=0, return_counts=True)
-        counts = {(float(a), float(b)): int(c) for (a, b), c in zip(uniq, n)}
+    keys, (row,) = _prefix_counts(sigma, rate, steps, np.array([steps]))
+    counts = dict(zip(keys, row))
     label = _label(sigma, rate, steps, sampling, sens, opts)
     fac = [(step_pair(sens / s, q, opts), n) for (s, q), n in counts.items()]
     # a two-directional sampler composes the remove direction (the inverse pair of each
@@ -361,11 +278,30 @@ def dpsgd(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
     if both and sampling == "poisson" and opts["examples_per_user"] == 1 \
             and len(counts) <= MAX_RDP_GROUPS:
         # a second certified upper bound of the same run: report the smaller
-        return MinCertified(f.pess, f.opt, f.label, f.tol, source=f.source,
-                            eps_width=f.eps_width,
-                            rdp_recipe=PoissonGaussianRDP(
-                                tuple((s, q, n) for (s, q), n in counts.items()), sens))
+        return with_rdp(f, ((s, q, n) for (s, q), n in counts.items()), sens)
     return f
+
+
+def with_rdp(f: Numeric, groups: Iterable[tuple[float, float, int]], sens: float
+             ) -> MinCertified:
+    """``f`` with the Rényi bound of the Poisson run ``groups`` (σ, q, n) beside it."""
+    return MinCertified(f.pess, f.opt, f.label, f.tol, source=f.source, eps_width=f.eps_width,
+                        rdp_recipe=PoissonGaussianRDP(tuple(groups), sens))
+
+
+def _prefix_counts(sigma: FloatArray, rate: FloatArray, steps: int, at: np.ndarray
+                   ) -> tuple[list[tuple[float, float]], list[list[int]]]:
+    """The distinct per-step (σ, q) and, for each count in ``at``, how many of the first
+    that many steps have each."""
+    if sigma.size == 1 and rate.size == 1:
+        return [(float(sigma[0]), float(rate[0]))], [[int(t)] for t in at]
+    per_step = np.stack(np.broadcast_arrays(np.resize(sigma, steps), np.resize(rate, steps)),
+                        axis=1)
+    uniq, kind = np.unique(per_step, axis=0, return_inverse=True)
+    kind = kind.ravel()
+    rows = [np.bincount(kind[:t], minlength=len(uniq)).tolist() for t in at]
+    return [(float(a), float(b)) for a, b in uniq], rows
+
 
 def _label(sigma: FloatArray, rate: FloatArray, steps: int, sampling: str, sens: float,
            opts: Options | None = None) -> str:

@@ -35,26 +35,9 @@ def dpsgd_clt_mu(noise_multiplier: float, sample_rate: float, steps: float,
     sampling="poisson":             μ = p √T √(e^{1/σ'²} − 1)   (Bu et al. 2020)
     sampling="without_replacement": μ = p √(2T) √(e^{1/σ'²}Φ(1.5/σ') + 3Φ(−0.5/σ') − 2)   (DRS §5)
 
-    Parameters
-    ----------
-    noise_multiplier : float
-        σ > 0: noise standard deviation σ·C on the clipped gradient sum.
-    sample_rate : float
-        p ∈ [0, 1].
-    steps : float
-        T ≥ 0; may be fractional (epochs · n / batch, as Bu et al. use).
-    sampling : str
-        "poisson" (add/remove neighbours) or "without_replacement" (replace-one).
-    sensitivity : float, optional
-        s > 0: the largest change of the clipped gradient sum between neighbours, in
-        units of the clipping norm C. Default: 1 for Poisson/add-remove, 2 for
-        without-replacement/replace-one (as ``fdp.dpsgd``). Bu et al.'s uniform
-        numbers use s = 1.
-
-    Returns
-    -------
-    float
-        The CLT μ (an approximation; ``inf`` when e^{1/σ'²} overflows).
+    The parameters are ``fdp.dpsgd``'s ("poisson" or "without_replacement"); ``steps``
+    may be fractional (epochs · n / batch, as Bu et al. use, whose numbers take s = 1).
+    Returns ``inf`` when e^{1/σ'²} overflows.
 
     Examples
     --------
@@ -85,23 +68,12 @@ def dpsgd_clt_mu(noise_multiplier: float, sample_rate: float, steps: float,
 class DPSGDComparison:
     """The CLT ε of DP-SGD beside the certified ε bracket of the numeric accountant.
 
-    ``under_reports`` is True when the CLT ε is below the certified LOWER ε: the CLT
-    then claims more privacy than the mechanism has. ``under_report`` is the relative
-    amount (true − CLT)/true measured against the certified lower end (so it is
-    itself a lower bound on the true relative under-report); 0 when not under.
+    ``under_reports``: the CLT ε is below the certified LOWER ε (the CLT claims more
+    privacy than the mechanism has); ``under_report``: (true − CLT)/true against the
+    certified lower end (a lower bound on the true relative under-report), else 0.
 
-    Parameters
-    ----------
-    noise_multiplier, sample_rate, steps, delta, sampling, neighbouring, sensitivity
-        The run and the assumptions it was accounted under.
-    clt_mu, clt_epsilon : float
-        The CLT μ and its ε at δ (an approximation).
-    epsilon_lower, epsilon_upper : float
-        The certified ε bracket.
-    under_reports : bool
-        CLT ε below the certified lower end.
-    under_report : float
-        The relative under-report (0 when not under).
+    The other fields: the run (``noise_multiplier`` … ``sensitivity``), ``clt_mu`` and
+    ``clt_epsilon`` (at δ), and the certified ``epsilon_lower``, ``epsilon_upper``.
 
     Examples
     --------
@@ -145,22 +117,8 @@ def compare_dpsgd_clt(noise_multiplier: float, sample_rate: float, steps: int,
     The CLT μ (``dpsgd_clt_mu``) is converted exactly to ε at ``delta`` (DRS Cor 2.13);
     the bracket comes from the numeric accountant with the SAME sampling scheme and
     its neighbouring relation (Poisson ↔ add/remove, without replacement ↔
-    replace-one). ``tol`` is passed to the accountant; ``sensitivity`` to both (the
-    same assumed sensitivity of the clipped gradient sum; default 1 for add/remove,
-    2 for replace-one).
-
-    Parameters
-    ----------
-    noise_multiplier, sample_rate, steps
-        σ > 0, q ∈ [0, 1] and T ≥ 1, as in ``dpsgd``.
-    delta : float
-        Target δ in (0, 1).
-    sampling : str
-        "poisson" (add/remove) or "without_replacement" (replace-one).
-    tol : float, optional
-        Engine grid accuracy of the certified accountant.
-    sensitivity : float, optional
-        Sensitivity of the clipped gradient sum in clipping norms.
+    replace-one). ``tol`` is passed to the accountant, ``sensitivity`` to both; the
+    parameters are ``fdp.dpsgd``'s (T ≥ 1), with the target δ ∈ (0, 1).
 
     Examples
     --------

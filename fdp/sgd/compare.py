@@ -1,15 +1,9 @@
 """Certified, CLT and Rényi accounting of one DP-SGD run, side by side.
 
-Three accountants answer "what ε does this training run have at δ?":
-
-* the certified f-DP accountant ``dpsgd`` (a bracket that contains the true ε);
-* the CLT limit ``dpsgd_clt_mu`` (Bu, Dong, Long & Su 2020; Dong, Roth & Su 2022,
-  §5), an approximation that can under-report ε;
-* the Rényi accountant ``dpsgd_rdp_epsilon`` (Mironov, Talwar & Zhang 2019), a
-  valid but loose upper bound (Poisson sampling only; improved conversion on its
-  default orders).
-
-``compare_accountants`` computes all three for the same run, under the same
+``compare_accountants`` answers "what ε does this run have at δ?" with the certified
+f-DP accountant ``dpsgd`` (a bracket containing the true ε), the CLT limit
+``dpsgd_clt_mu`` (an approximation that can under-report ε) and the Rényi accountant
+``dpsgd_rdp_epsilon`` (valid but loose, Poisson sampling only), under the same
 neighbouring relation and sensitivity, so the table reads straight across.
 """
 
@@ -30,16 +24,8 @@ class AccountantComparison:
     ``clt_epsilon`` an approximation (NOT a bound); ``rdp_epsilon`` a valid upper
     bound (Poisson sampling only), attained at Rényi order ``rdp_order``.
 
-    Parameters
-    ----------
-    noise_multiplier, sample_rate, steps, delta, sampling, sensitivity
-        The run and the assumptions it was accounted under.
-    epsilon_lower, epsilon_upper : float
-        The certified ε bracket.
-    clt_mu, clt_epsilon : float
-        The CLT μ and ε (approximation).
-    rdp_epsilon, rdp_order : float
-        The Rényi ε and its order (NaN unless Poisson sampling).
+    The other fields are the run (``noise_multiplier`` … ``sensitivity``) and the CLT
+    ``clt_mu``.
 
     Examples
     --------
@@ -77,24 +63,9 @@ def compare_accountants(noise_multiplier: float, sample_rate: float, steps: int,
                         tol: float | None = None) -> AccountantComparison:
     """ε of a DP-SGD run by the certified, the CLT and the Rényi accountant.
 
-    Parameters
-    ----------
-    noise_multiplier : float
-        σ > 0: noise standard deviation σ·C on the clipped gradient sum.
-    sample_rate : float
-        q ∈ [0, 1].
-    steps : int
-        Number of steps T ≥ 1.
-    delta : float
-        Target δ in (0, 1).
-    sampling : str
-        "poisson" (add/remove neighbours) or "without_replacement" (replace-one); the
-        Rényi column is computed for "poisson" only (NaN otherwise).
-    sensitivity : float, optional
-        Sensitivity of the clipped gradient sum in clipping norms (default 1 for
-        add/remove, 2 for replace-one), used by all three accountants.
-    tol : float, optional
-        Engine grid accuracy of the certified accountant (as in ``dpsgd``).
+    The parameters are ``fdp.dpsgd``'s (T ≥ 1; "poisson" or "without_replacement", the
+    Rényi column NaN for the latter; ``sensitivity`` used by all three), with the target
+    δ ∈ (0, 1).
 
     Examples
     --------

@@ -29,9 +29,8 @@ from fdp.sgd.shifted_interpolation import (
 def cyclic_mu(mu: float, contraction_factor: float, batches: int, epochs: int) -> float:
     """Last-iterate GDP μ of unconstrained NoisyCGD (BSA 2024, NoisyCGD, strongly convex).
 
-    l fixed batches visited in order for E epochs; the differing record is in one batch,
-    so its gradient enters once per epoch with per-step GDP parameter μ. With
-    C = c^l, for l ≥ 2
+    l fixed batches in order for E epochs; the record's gradient enters once per epoch
+    with per-step GDP parameter μ. With C = c^l, for l ≥ 2
 
         μ_E = μ √(1 + c^{2l−2} (1 − c²)/(1 − c^l)² · (1 − C^{E−1})/(1 + C^{E−1})),
 
@@ -41,21 +40,8 @@ def cyclic_mu(mu: float, contraction_factor: float, batches: int, epochs: int) -
     paid in full: μ_E ≥ μ). For l = 1 (full batches) it is NoisyGD's
     μ √((1+c)/(1−c) · (1−c^E)/(1+c^E)); at c = 1, μ √(1 + (E−1)/l).
 
-    Parameters
-    ----------
-    mu : float
-        μ ≥ 0, the GDP parameter of one batch step (2L/(bσ)).
-    contraction_factor : float
-        c ∈ [0, 1].
-    batches : int
-        l ≥ 1.
-    epochs : int
-        E ≥ 0.
-
-    Returns
-    -------
-    float
-        μ_E, rounded up.
+    μ ≥ 0 is one batch step's GDP parameter (2L/(bσ)), c ∈ [0, 1], l ≥ 1, E ≥ 0; μ_E is
+    rounded up.
 
     Examples
     --------
@@ -200,21 +186,9 @@ def noisy_cgd(noise: float, lipschitz: float, dataset_size: int, batches: int,
     distance min{D/(ησ), a Σ_{h<τ} c^{τ−1−h}} (docs/derivations/last-iterate.md); BSA's constrained
     bound √(3s/(ηl) + s² + s²⌈1/(sη)⌉/l)/σ (D = 1, s = 2L/b) is never smaller.
 
-    Parameters
-    ----------
-    noise, lipschitz, step_size, smoothness, strong_convexity, diameter
-        As in ``fdp.sgd.last_iterate``'s module docstring.
-    dataset_size : int
-        n ≥ 1, a multiple of ``batches``.
-    batches : int
-        l ≥ 1 batches per epoch.
-    epochs : int
-        E ≥ 0.
-
-    Returns
-    -------
-    LastIterateGaussian
-        Status exact; ``plain_mu`` = a√E (the record is used once per epoch).
+    Arguments as in ``fdp.sgd.last_iterate``'s module docstring, n a multiple of the
+    l ≥ 1 ``batches``, E ≥ 0 ``epochs``. Returns a ``LastIterateGaussian`` (exact) with
+    ``plain_mu`` = a√E (the record is used once per epoch).
 
     Examples
     --------

@@ -60,14 +60,8 @@ def noisy_gd(noise: float, lipschitz: float, dataset_size: int, steps: int,
 
     For m > 0 and D = ∞ this is BSA's exact a √((1+c)/(1−c) · (1−c^t)/(1+c^t)); for
     m = 0 and finite D it is the minimum over ν of (D/(ησ√ν) + a√ν), constant for
-    t ≥ ⌈D/(ηs)⌉ (BSA's t*, μ*); it never exceeds plain composition a√t.
-
-    Arguments as in the module docstring (t ≥ 0).
-
-    Returns
-    -------
-    LastIterateGaussian
-        G_{μ_t}, status exact; ``plain_mu`` = a√t.
+    t ≥ ⌈D/(ηs)⌉ (BSA's t*, μ*); it never exceeds plain composition a√t
+    (``plain_mu``). Arguments as in the module docstring (t ≥ 0).
 
     Examples
     --------
@@ -121,23 +115,14 @@ def noisy_sgd(noise_multiplier: float, batch_size: int, dataset_size: int, steps
 
     Parameters
     ----------
-    noise_multiplier : float
-        σ > 0: the noise on the clipped gradient sum has standard deviation σL.
-    batch_size : int
-        b ∈ [1, n].
-    clipping_norm : float
-        L > 0 (the Lipschitz constant).
+    noise_multiplier, batch_size, clipping_norm
+        σ > 0 (noise std σL on the clipped gradient sum), b ∈ [1, n], L > 0.
     dataset_size, steps, step_size, smoothness, strong_convexity, diameter
         As in the module docstring (t ≥ 1).
     candidates : int
         Horizons ν < t to compose (≥ 0; 0 gives plain composition).
     tol : float, optional
-        Accuracy of each composition (as ``fdp.dpsgd``).
-
-    Returns
-    -------
-    LastIterate
-        Status certified; ``plain`` is plain composition; ``horizons`` the ν used.
+        As in ``fdp.dpsgd``, for each composition.
 
     Examples
     --------
@@ -194,16 +179,9 @@ def noisy_sgd(noise_multiplier: float, batch_size: int, dataset_size: int, steps
 class LastIterateComparison:
     """Last iterate against plain composition (every iterate released), one run.
 
-    Attributes
-    ----------
-    delta : float
-        The δ at which ε is read.
-    epsilon_last, epsilon_plain : Bracket
-        Certified ε(δ) brackets (lower, upper); the upper end is the guarantee.
-    mu_last, mu_plain : Bracket
-        Smallest μ with f ≥ G_μ (bracket; equal ends for Gaussian results).
-    assumptions : str
-        The run.
+    ``epsilon_last``, ``epsilon_plain``: certified ε(``delta``) brackets (the upper end
+    is the guarantee); ``mu_last``, ``mu_plain``: the smallest μ with f ≥ G_μ (brackets);
+    ``assumptions``: the run.
 
     Examples
     --------
@@ -233,23 +211,7 @@ def compare_last_iterate(result: LastIterateGaussian | LastIterate,
                          delta: float = 1e-5) -> LastIterateComparison:
     """ε(δ) and μ of a last-iterate guarantee next to plain composition of the same run.
 
-    Parameters
-    ----------
-    result : LastIterateGaussian or LastIterate
-        From ``noisy_gd`` or ``noisy_sgd``.
-    delta : float
-        δ ∈ (0, 1).
-
-    Returns
-    -------
-    LastIterateComparison
-
-    Raises
-    ------
-    ValueError
-        For δ outside (0, 1).
-    TypeError
-        When ``result`` is not a last-iterate result.
+    ``result`` comes from ``noisy_gd``, ``noisy_cgd`` or ``noisy_sgd``; δ ∈ (0, 1).
 
     Examples
     --------

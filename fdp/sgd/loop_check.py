@@ -7,46 +7,17 @@ returns the fdp call that accounts exactly that loop, and ``check_loop`` compare
 with the call that was accounted, raising ``LoopMismatch`` (a ``ValueError``) that
 names each differing input, the right call and, given δ, both ε.
 
-Which accounting matches which loop (n records, micro-batches of B, k micro-batches
-summed into each of the T noisy updates, noise std σ·C on the clipped sum):
-
-* Poisson (each record in each micro-batch independently with probability q = B/n),
-  add/remove: ``dpsgd(σ, q, T)`` (Zhu, Dong & Wang 2022, Thm 11). With k > 1 a record
-  enters an update J ~ Bin(k, q) times and the sum moves by J·C: ``dpsgd(σ, q, T,
-  examples_per_user=k)`` (the user-level mixture), not Poisson at k·q. Replace-one:
-  the record's slot is in the batch with probability q either way and its gradient
-  moves the sum by ≤ 2C, the pair of DRS Thm 4.2, so ``dpsgd(σ, q, T,
-  sampling="without_replacement", neighbouring="replace_one")`` (C_q(G_{2/σ})).
-* Independent fixed-size batches without replacement (k = 1), replace-one:
-  ``dpsgd(σ, B/n, T, "without_replacement", "replace_one")`` (DRS Thm 4.2).
-* Fixed-size batches with replacement (b = k·B uniform draws), replace-one:
-  ``dpsgd(σ, b/n, T, "with_replacement", "replace_one", dataset_size=n)``.
-* Weighted with replacement (``WeightedRandomSampler``): a draw is record i with
-  probability p_i = w_i/Σw. In the derivation of ``"with_replacement"``
-  (``fdp.sgd.certified``) only the law of K, the number of draws of the differing
-  record, enters: K ~ Bin(b, 1/n) there, Bin(b, p_i) here; the bound
-  Σ_{k≥1} Bin(k; b, p) δ_{G_{2k/σ}}(log(1 + (e^ε − 1)/η)), η = 1 − (1 − p)^b, grows with
-  p (K grows stochastically, δ_G with its shift, and the argument falls as η grows), so
-  every record is covered by p' = 1/⌊1/max p_i⌋ ≥ max p_i: ``dpsgd(σ, b/n', T,
-  "with_replacement", "replace_one", dataset_size=n')``, n' = ⌊1/max p_i⌋ — a sample
-  rate of b·max share, not B/n. The weights are taken as fixed before training
-  (weights computed from the private labels change with the data and are not covered).
-* Shuffled (or sequential, or weighted without replacement) batches: each record is in
-  at most one micro-batch per epoch. No amplification by shuffling is certified (the
-  certified lower curve of ``fdp.sgd.shuffle`` can be far above Poisson's ε: Chua et al.
-  2024), so the guarantee is the per-epoch Gaussian: conditioned on the
-  (data-independent) order the updates holding the record release Gaussians of total
-  μ² ≤ J·E·(s/σ)² (E epochs touched, J the epochs one update can span, s = 1 add/remove,
-  2 replace-one), and mixing over orders keeps δ(ε) ≤ δ_{G_μ}(ε) (joint convexity):
-  ``fdp.Gaussian(mu=s·√(J·E)/σ)``; under add/remove this assumes the record's presence
-  does not change the other records' batches (as ``compare_samplers`` does).
-  ``dpsgd(..., sampling="shuffle")`` is a LOWER curve, never this guarantee.
-
-Sensitivity: the noise std σ_m·C added to a mean over a fixed b records is σ = σ_m·b on
-the sum. Dividing by the realised size of a Poisson batch is refused (the mean of an
-empty or small batch moves by up to C), and so is dividing by ⌊n·q⌋ under add/remove
-when n ± 1 would give another divisor: the update's scale then reveals n (Opacus #571,
-#819); divide by a public constant instead.
+Poisson micro-batches are ``dpsgd(σ, q, T)`` under add/remove (with k accumulated per
+update ``examples_per_user=k``, not Poisson at k·q) and ``dpsgd(σ, q, T,
+"without_replacement", "replace_one")`` under replace-one; fixed-size batches without
+replacement are the latter; B draws with replacement ``dpsgd(σ, b/n, T,
+"with_replacement", "replace_one", dataset_size=n)``, weighted draws the same at n' =
+⌊1/max p_i⌋ (weights fixed before training). Shuffled, sequential or weighted
+without-replacement batches certify no amplification: ``fdp.Gaussian(mu=s·√(J·E)/σ)``
+(``dpsgd(..., sampling="shuffle")`` is a LOWER curve, never this guarantee). Noise
+σ_m·C on a mean over b records is σ = σ_m·b on the sum; dividing by a Poisson batch's
+realised size, or by ⌊n·q⌋ under add/remove when n ± 1 gives another divisor (Opacus
+#571, #819), is refused. Derivation: docs/derivations/dpsgd-samplers.md.
 """
 
 from __future__ import annotations
@@ -79,40 +50,29 @@ class Loop:
 
     Parameters
     ----------
-    dataset_size : int
-        n ≥ 1 records.
-    batch_size : float
-        B: records per micro-batch (expected for Poisson, may be fractional there; a
-        whole number for the other samplers), 0 < B ≤ n.
+    dataset_size, batch_size
+        n ≥ 1 records; B ∈ (0, n] per micro-batch (expected, may be fractional, for
+        Poisson; a whole number for the other samplers).
     sampler : str
         One of ``LOOP_SAMPLERS``: "poisson", "shuffle" (each record in at most one
         micro-batch per epoch), "without_replacement" (independent uniform B-subsets),
         "with_replacement" (B uniform draws), "weighted" (B weighted draws with
-        replacement; needs ``max_weight_share``).
-    noise_multiplier : float
-        σ > 0: noise std / clipping norm, on the quantity ``noise_on`` names.
-    updates : int
-        T ≥ 0 noisy optimizer updates (what Opacus' accountant counts).
-    accumulation : int
-        k ≥ 1 micro-batches summed into each update.
-    neighbouring : str
-        "add_remove" or "replace_one": the relation the guarantee is claimed for.
-    noise_on : str
-        "sum" (noise on the sum of clipped gradients, as Opacus) or "mean".
+        replacement; needs ``max_weight_share`` = max_i w_i/Σw ∈ (0, 1]).
+    noise_multiplier, updates, accumulation
+        σ > 0 (noise std / clipping norm on what ``noise_on`` names, "sum" as Opacus
+        or "mean"), T ≥ 0 noisy optimizer updates (what Opacus counts), k ≥ 1
+        micro-batches summed into each update.
     mean_divisor : None, float or str
         What the update is divided by: None (nothing), a public constant, "expected"
         (⌊n·q⌋·k, Opacus' ``loss_reduction="mean"``) or "batch" (the realised size).
-    max_weight_share : float, optional
-        max_i w_i/Σw of a weighted sampler, in (0, 1].
     batches_per_epoch : int, optional
         Micro-batches per epoch for "shuffle" (default ⌈n/B⌉).
 
     Examples
     --------
-    >>> from fdp.sgd import Loop, loop_accounting
-    >>> loop = Loop(60000, 256, "poisson", noise_multiplier=1.1, updates=100)
-    >>> loop_accounting(loop).call.startswith("fdp.dpsgd(")
-    True
+    >>> from fdp.sgd.loop_check import Loop
+    >>> Loop(1000, 10, "poisson", noise_multiplier=1.0, updates=100).sample_rate
+    0.01
     """
 
     dataset_size: int
@@ -205,14 +165,13 @@ class LoopMismatch(ValueError):
 
     Examples
     --------
-    >>> from fdp.sgd import Loop, LoopMismatch, check_loop
-    >>> loop = Loop(60000, 256, "shuffle", noise_multiplier=1.1, updates=2350)
+    >>> from fdp.sgd.loop_check import Loop, LoopMismatch, check_loop
+    >>> loop = Loop(1000, 10, "poisson", noise_multiplier=1.0, updates=100)
     >>> try:
-    ...     check_loop(loop, {"noise_multiplier": 1.1, "sample_rate": 256 / 60000,
-    ...                       "steps": 2350})
+    ...     check_loop(loop, {"noise_multiplier": 1.0, "sample_rate": 0.01, "steps": 200})
     ... except LoopMismatch as err:
     ...     print(err.fields)
-    ('call',)
+    ('steps',)
     """
 
     def __init__(self, message: str, fields: tuple[str, ...], accounted: Accounting,
@@ -284,12 +243,8 @@ def _refuse_divisor(loop: Loop) -> None:
 
 
 def loop_accounting(loop: Loop) -> Accounting:
-    """The fdp accounting call that matches ``loop`` (see the module docstring).
-
-    Raises
-    ------
-    NoMatchingAccounting
-        If fdp has no accounting for the loop (the message names the change to make).
+    """The fdp accounting call that matches ``loop`` (see the module docstring); else
+    ``NoMatchingAccounting``, naming the change to make.
 
     Examples
     --------
@@ -433,22 +388,11 @@ def check_loop(loop: Loop, accounted: Mapping[str, Any] | Accounting, *,
                delta: float | None = None) -> Accounting:
     """Check that ``accounted`` accounts ``loop``; return the matching ``Accounting``.
 
-    Parameters
-    ----------
-    loop : Loop
-        The loop as run.
-    accounted : mapping or Accounting
-        The claim: the keywords given to ``fdp.dpsgd`` (``noise_multiplier``,
-        ``sample_rate``, ``steps`` and any of ``DPSGD_DEFAULTS``), or an ``Accounting``.
-    delta : float, optional
-        If given, a mismatch also reports both ε at this δ.
-
-    Raises
-    ------
-    LoopMismatch
-        Naming every differing input and the matching call.
-    NoMatchingAccounting
-        If no fdp call accounts the loop.
+    ``accounted`` is the claim: the keywords given to ``fdp.dpsgd``
+    (``noise_multiplier``, ``sample_rate``, ``steps`` and any of ``DPSGD_DEFAULTS``) or an
+    ``Accounting``; given ``delta``, a mismatch also reports both ε at it. Raises
+    ``LoopMismatch`` naming every differing input and the matching call, or
+    ``NoMatchingAccounting`` if no fdp call accounts the loop.
 
     Examples
     --------

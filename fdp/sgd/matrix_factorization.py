@@ -36,11 +36,6 @@ def tree_depth(steps: int) -> int:
 
     Computed exactly as the bit length of T (no floating-point logarithm).
 
-    Parameters
-    ----------
-    steps : int
-        T ≥ 0.
-
     Examples
     --------
     >>> from fdp.sgd.matrix_factorization import tree_depth
@@ -57,31 +52,20 @@ def tree_aggregation(noise_multiplier: float, steps: int | Sequence[int], *,
 
     The neighbouring relation is REPLACE ONE RECORD WITH A SPECIAL (zero-gradient)
     RECORD, the relation of Kairouz et al. 2021; the curve is not a guarantee for
-    add/remove or replace-one neighbours. Each tree node carries independent noise of
-    standard deviation σ (in clipping norms); the derivation is
-    docs/derivations/correlated-noise.md.
+    add/remove or replace-one neighbours. Derivation: docs/derivations/correlated-noise.md.
 
     Parameters
     ----------
-    noise_multiplier : float
-        σ > 0: the noise standard deviation per tree node, in units of the clipping
-        norm (dp_accounting's ``noise_multiplier``).
+    noise_multiplier, sensitivity : float
+        σ > 0, the noise std per tree node, and s > 0 (default 1), in clipping norms.
     steps : int or sequence of int
         T ≥ 0 steps in one tree, or the step counts T_1, …, T_k (each ≥ 0, at least
         one) of k trees (the tree restarted after each).
-    sensitivity : float, optional
-        s > 0: the largest change of one step's clipped gradient sum when a record is
-        replaced by the special record, in clipping norms (1 for the usual clipping).
     single_epoch : bool, optional
         False (default): a record may be used once in every tree, and the trees
         compose, μ² = Σ_i depth(T_i) s²/σ². True: each record is used at most once
         across all trees (dp_accounting's ``SingleEpochTreeAggregationDpEvent``),
         μ² = max_i depth(T_i) s²/σ².
-
-    Returns
-    -------
-    Gaussian
-        G_μ, status exact. For one tree and s = 1 it is ``Gaussian(√depth / σ)``.
 
     Examples
     --------
@@ -136,13 +120,9 @@ def _strategy(strategy: object, name: str = "strategy") -> FloatArray:
 def column_norm(strategy: ArrayLike) -> float:
     """Largest column norm κ = max_j |C[:, j]|₂ of a strategy, rounded up.
 
-    κ is the sensitivity of C G to one iteration's clipped gradient (in clipping norms).
-    The sum of squares of each column is taken with ``math.fsum`` of squares whose
-    rounding (u relative each) is charged upwards, so the result is ≥ the exact norm of
-    the stored entries.
-
-    κ ≥ the exact largest column norm of the n × n ``strategy`` (equal when the
-    squares are exact, e.g. for small integer entries).
+    κ is the sensitivity of C G to one iteration's clipped gradient (in clipping norms);
+    the rounding of the squares and of their ``math.fsum`` is charged upwards, so κ ≥ the
+    exact norm (equal when the squares are exact, e.g. for small integer entries).
 
     Examples
     --------
@@ -211,39 +191,22 @@ def banded_mf(noise_multiplier: float, sample_rate: float, iterations: int, band
     """Certified trade-off of amplified banded matrix factorisation (BandMF) under cyclic
     Poisson sampling: that of DP-SGD with ⌈n/b⌉ steps (Choquette-Choo et al. 2023, §4).
 
-    The records are split into b fixed groups; iteration i Poisson-samples group
-    i mod b at rate q (q = B·b/m for expected batch size B out of m records), and the
-    strategy C (n × n, lower-triangular, b-banded, column norms at most 1) correlates
-    the noise. docs/derivations/correlated-noise.md gives the statement. The neighbouring relation
-    is
-    add/remove one record.
+    Iteration i Poisson-samples group i mod b of b fixed groups at rate q (q = B·b/m,
+    not B/m), and the strategy C (n × n, lower-triangular, b-banded) correlates the
+    noise; neighbours add/remove one record. The result is a guarantee for BandMF, its
+    exact curve when the columns of one group have the largest norm
+    (docs/derivations/correlated-noise.md).
 
     Parameters
     ----------
-    noise_multiplier : float
-        σ > 0: standard deviation of each entry of the noise Z in C G + Z, in clipping
-        norms.
-    sample_rate : float
-        q ∈ [0, 1]: the Poisson rate of a record in the iterations where its group is
-        eligible (not B/m).
-    iterations : int
-        n ≥ 0.
-    bands : int
-        b ≥ 1 (b ≥ n is a lower-triangular C: every record is eligible once).
+    noise_multiplier, sample_rate, iterations, bands
+        σ > 0 per entry of the noise Z in C G + Z (clipping norms); q ∈ [0, 1]; n ≥ 0;
+        b ≥ 1 (b ≥ n: every record is eligible once).
     strategy : array_like, optional
-        C, checked (``check_banded``, n × n). Its largest column norm κ
-        (``column_norm``) scales the sensitivity: κ ≤ 1 gives exactly
-        ``fdp.dpsgd(σ, q, ⌈n/b⌉)``; κ > 1 is the normalised C/κ with noise σ/κ, i.e.
-        ``fdp.dpsgd(σ, q, ⌈n/b⌉, sensitivity=κ)``.
+        C (``check_banded``); its largest column norm κ (``column_norm``) > 1 gives
+        ``fdp.dpsgd(σ, q, ⌈n/b⌉, sensitivity=κ)``, κ ≤ 1 ``fdp.dpsgd(σ, q, ⌈n/b⌉)``.
     tol : float, optional
         Passed to ``fdp.dpsgd``.
-
-    Returns
-    -------
-    TradeOff
-        ``fdp.dpsgd(σ, q, ⌈n/b⌉, ...)``, certified (symmetrised add/remove): a guarantee
-        for BandMF, and its exact curve when the columns of one group have the largest
-        norm (docs/derivations/correlated-noise.md); otherwise BandMF is at least as private.
 
     Examples
     --------
@@ -258,7 +221,7 @@ def banded_mf(noise_multiplier: float, sample_rate: float, iterations: int, band
     b = _validate.positive_int("bands", bands)
     steps = -(-n // b)
     if strategy is None:
-        return _dpsgd(sigma, q, steps, tol)
+        return dpsgd(sigma, q, steps, tol=tol)
     c = check_banded(strategy, b)
     if c.shape[0] != n:
         raise ValueError(f"strategy must be iterations × iterations = {n} × {n}, got "
@@ -267,15 +230,8 @@ def banded_mf(noise_multiplier: float, sample_rate: float, iterations: int, band
     if kappa == 0.0:
         raise ValueError("strategy must have a non-zero column (all columns are zero)")
     if kappa <= 1.0:
-        return _dpsgd(sigma, q, steps, tol)
-    return _dpsgd(sigma, q, steps, tol, sensitivity=kappa)
-
-
-def _dpsgd(sigma: float, q: float, steps: int, tol: float | None,
-           sensitivity: float | None = None) -> TradeOff:
-    if sensitivity is None:
         return dpsgd(sigma, q, steps, tol=tol)
-    return dpsgd(sigma, q, steps, tol=tol, sensitivity=sensitivity)
+    return dpsgd(sigma, q, steps, tol=tol, sensitivity=kappa)
 
 
 # -- multi-epoch sensitivity -----------------------------------------------------------
@@ -289,21 +245,9 @@ _ENUM_CELLS = 2 ** 21
 class MFSensitivity:
     """The sensitivity Δ of C G under (k, b)-participation: lower ≤ Δ ≤ upper.
 
-    Attributes
-    ----------
-    lower, upper : float
-        Bounds on Δ = max_π sup_g |C X_π|_F (docs/derivations/correlated-noise.md); equal when
-        ``exact``.
-    exact : bool
-        True when every pattern was enumerated and a maximiser is sign-balanced, so
-        ``upper`` is attained.
-    method : str
-        "enumeration" (all ``patterns`` enumerated) or "dynamic programme" (a proven
-        upper bound; the lower side from the strided patterns).
-    patterns : int
-        The number of (k, b)-participation patterns (non-empty).
-    k, b : int
-        The participation limits.
+    ``lower`` ≤ Δ = max_π sup_g |C X_π|_F ≤ ``upper``, equal when ``exact`` (every
+    pattern enumerated and a maximiser sign-balanced); ``method`` is "enumeration" or
+    "dynamic programme"; ``patterns`` counts the (k, b)-participation patterns.
 
     Examples
     --------
@@ -449,33 +393,21 @@ def mf_sensitivity(strategy: ArrayLike, k: int, b: int, *,
     (Choquette-Choo et al. 2023, ICML, §2): Δ² = max_π sup_g Σ_{i,j∈π} M_ij ⟨g_i, g_j⟩,
     M = CᵀC, π any set of at most k iterations with gaps ≥ b, |g_i| ≤ 1.
 
-    Exact (docs/derivations/correlated-noise.md) as max_π Σ_{i,j∈π} |M_ij| when all patterns are
-    enumerated and a maximiser is sign-balanced — always for non-negative M (e.g.
-    non-negative C) and for k ≤ 2. Otherwise a proven bracket: the upper side is
-    max_π Σ |M_ij| (enumerated) or the dynamic-programme bound
-    max_π Σ_{i∈π} t_i, t_i = max_π' Σ_{j∈π'} |M_ij| (both over b-separated sets of at
-    most k iterations), each at least Σ_{i,j∈π}|M_ij|; the lower side is
-    max u_πᵀ M u_π over the enumerated or the strided patterns (g_i all equal). The
-    bounds of a non-exact answer are rounded outwards by the floating-point error of
-    forming M (|fl(M) − M| ≤ γ_n |C|ᵀ|C|, Higham 2002 §3.5) and of the sums. An exact
-    answer is the floating-point value: |C|ᵀ|C| ≤ √(M_ii M_jj) entrywise, so its
-    relative error is at most about (k n + k²) u, with no cancellation.
+    Exact as max_π Σ_{i,j∈π} |M_ij| when all patterns are enumerated and a maximiser is
+    sign-balanced (always for non-negative M and for k ≤ 2); otherwise a proven bracket
+    (enumeration or the dynamic-programme bound above, the enumerated or strided
+    patterns below), rounded outwards by the error of forming M (Higham 2002 §3.5).
+    Derivation: docs/derivations/correlated-noise.md.
 
     Parameters
     ----------
     strategy : array_like
         C, n × n (any real matrix; rows are released, columns are iterations).
-    k : int
-        k ≥ 1: the most iterations a record takes part in.
-    b : int
-        b ≥ 1: the least separation between two of them (b = 1: any iterations).
+    k, b : int
+        k ≥ 1: the most iterations a record takes part in; b ≥ 1: the least separation
+        between two of them (b = 1: any iterations).
     max_patterns : int, optional
         Enumerate when there are at most this many patterns (default 2**17).
-
-    Returns
-    -------
-    MFSensitivity
-        ``lower``, ``upper``, ``exact``, ``method``.
 
     Examples
     --------
@@ -538,22 +470,15 @@ def multi_epoch_mf(noise_multiplier: float, strategy: ArrayLike, k: int, b: int,
     G_{Δ/σ}, Δ the sensitivity of C G under (k, b)-participation (Choquette-Choo,
     McMahan, Rush & Thakurta 2023, ICML, §2; Denisov et al. 2022).
 
-    The release C G + Z, Z with i.i.d. N(0, σ²) entries, is the Gaussian mechanism with
-    sensitivity Δ = max over participation patterns of |C X_π|_F (``mf_sensitivity``;
-    docs/derivations/correlated-noise.md derives it): exactly G_{Δ/σ} (DRS Thm 2.7). A record takes
-    part in at most k iterations, any two at least b apart; neighbours differ in one
-    record's participations (add/remove or zero-out of its clipped gradients), and no
-    sampling is assumed.
+    C G + Z, Z i.i.d. N(0, σ²), is the Gaussian mechanism of sensitivity Δ
+    (``mf_sensitivity``; DRS Thm 2.7); neighbours differ in one record's participations
+    (add/remove or zero-out of its clipped gradients), and no sampling is assumed.
 
     Parameters
     ----------
     noise_multiplier : float
         σ > 0: standard deviation of each entry of Z, in clipping norms.
-    strategy : array_like
-        C, n × n.
-    k, b : int
-        The participation limits, k ≥ 1, b ≥ 1.
-    max_patterns : int, optional
+    strategy, k, b, max_patterns
         As in ``mf_sensitivity``.
 
     Returns

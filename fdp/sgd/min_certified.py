@@ -47,18 +47,7 @@ def poisson_gaussian_rdp(counts: dict[tuple[float, float], int], sensitivity: fl
                          orders: ArrayLike = DPSGD_ORDERS) -> RDPBound:
     """Σ over the groups of n · ρ_{σ/s, q}(λ) for ``counts`` {(σ, q): n}, rounded up.
 
-    Parameters
-    ----------
-    counts : dict
-        {(noise multiplier σ, sample rate q): number of steps}.
-    sensitivity : float, optional
-        s > 0, the clipping norm's sensitivity (1 for add/remove).
-    orders : array_like, optional
-        Orders λ > 1 (default ``DPSGD_ORDERS``).
-
-    Returns
-    -------
-    RDPBound
+    ``sensitivity`` s > 0 (1 for add/remove); ``orders`` λ > 1 (default ``DPSGD_ORDERS``).
 
     Examples
     --------
@@ -82,12 +71,7 @@ class PoissonGaussianRDP:
     attaches to its result, so that the Rényi curve is computed only when a read needs
     it (``fdp.operations.min_certified.MinCertified``). Compared by value; pickles.
 
-    Parameters
-    ----------
-    counts : tuple of (σ, q, n)
-        The run's groups of n steps at noise multiplier σ and sample rate q.
-    sensitivity : float, optional
-        As in ``poisson_gaussian_rdp``.
+    ``counts`` holds the run's groups (σ, q, n): n steps at noise multiplier σ and rate q.
 
     Examples
     --------

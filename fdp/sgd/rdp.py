@@ -44,28 +44,15 @@ def dpsgd_rdp_epsilon(noise_multiplier: float, sample_rate: float, steps: float,
 
     Parameters
     ----------
-    noise_multiplier : float
-        σ > 0: the noise on the clipped gradient sum has standard deviation σ·C.
-    sample_rate : float
-        Poisson rate q ∈ [0, 1].
-    steps : float
-        Number of steps T ≥ 0; fractional T is allowed (RDP is linear in T; Bu et al.
-        count epochs · n / batch).
-    delta : float
-        Target δ in (0, 1).
-    sensitivity : float, optional
-        s > 0, the largest change of the clipped gradient sum between neighbours in
-        units of the clipping norm (default 1, add/remove).
+    noise_multiplier, sample_rate, steps, delta, sensitivity
+        As in ``fdp.dpsgd`` (Poisson, s default 1), δ ∈ (0, 1); fractional T is allowed
+        (RDP is linear in T; Bu et al. count epochs · n / batch).
     orders : array_like, optional
         Rényi orders λ > 1 (default ``fdp.classical.DEFAULT_ORDERS``: steps of 0.05
         up to 6, 0.5 up to 64, then geometric up to 1024).
     conversion : {"improved", "mironov"}, optional
-        The RDP → (ε, δ) conversion.
-
-    Returns
-    -------
-    RDPEpsilon
-        ``(epsilon, order)``: an upper bound on ε and the order that attains it.
+        The RDP → (ε, δ) conversion. Returns ``(epsilon, order)``: the upper ε and the
+        order that attains it.
 
     Examples
     --------

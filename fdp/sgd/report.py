@@ -1,29 +1,16 @@
 """A sampler-honest DP-SGD report: one training configuration, every batch sampler.
 
-For a dataset of n records, (expected) batch size B, E epochs, noise multiplier σ
-and a target δ, ``compare_samplers`` accounts the same training run under each
-batch sampler people actually use and returns one plain row per sampler:
-
-* Poisson (rate q = B/n, add/remove neighbours; Zhu, Dong & Wang 2021, Thm 11);
-* sampling without replacement (fixed batch B, replace-one neighbours, DRS Thm 4.2;
-  a different neighbouring relation, so not directly comparable);
-* random allocation (each record in one of t = n/B steps per epoch; Chua et al.
-  AISTATS 2025, Feldman & Shenfeld 2025): ``fdp.random_allocation`` with k = 1,
-  whose bracket brackets the true curve (for k > 1 it would bracket only the
-  upper bound of a reduction);
-* truncated Poisson (Poisson batches capped at a maximum size), when
-  ``fdp.dpsgd`` accepts ``sampling="truncated_poisson"``, else the row says
-  "not available";
-* shuffling: NO upper bound better than "each record once per epoch" (the full
-  batch Gaussian G_{√E/σ}, a valid guarantee) is known; the row gives the
-  certified LOWER bound of ``fdp.sgd.shuffle`` (Chua et al. ICML 2024,
-  NeurIPS 2024) as its lower end and the no-amplification guarantee as its upper
-  end, labelled so.
-
-Each row holds the ε bracket at δ, the GDP μ bracket and the bracket of the best
-membership-inference attack's true-positive rate at a false-positive rate
-(1 − f(FPR)). Rows are dataclasses; ``[row.as_dict() for row in rows]`` is what a
-pandas DataFrame takes.
+For n records, (expected) batch size B, E epochs, noise multiplier σ and a target δ,
+``compare_samplers`` accounts the same run under Poisson sampling (q = B/n,
+add/remove), sampling without replacement (replace-one: a different relation, not
+directly comparable), random allocation (one of t = n/B steps per epoch, k = 1, whose
+bracket brackets the true curve), truncated Poisson (batches capped) and shuffling,
+for which NO upper bound better than "each record once per epoch" (G_{√E/σ}, a valid
+guarantee) is known: that row's lower end is the certified LOWER bound of
+``fdp.sgd.shuffle``, labelled so. Each row holds the ε bracket at δ, the GDP μ bracket
+and the bracket of the best membership-inference attack's true-positive rate at a
+false-positive rate (1 − f(FPR)); ``[row.as_dict() for row in rows]`` is what a pandas
+DataFrame takes.
 """
 
 from __future__ import annotations
@@ -61,15 +48,8 @@ TruncatedFn = Callable[[float, float, int, int, int, "float | None"], "TradeOff 
 class SamplerRow:
     """One sampler's privacy for the configuration (NaN where not available).
 
-    Parameters
-    ----------
-    sampler, neighbouring, kind : str
-        The sampler, its neighbouring relation, and "certified bracket" or the
-        LOWER-bound label.
-    epsilon_lower, epsilon_upper, mu_lower, mu_upper, tpr_lower, tpr_upper : float
-        The ε bracket at δ, the GDP μ bracket and the attack-TPR bracket at the FPR.
-    note : str
-        The configuration in words.
+    ``kind`` is "certified bracket" or the LOWER-bound label; the brackets are ε at δ,
+    the GDP μ and the attack TPR at the FPR; ``note`` the configuration in words.
 
     Examples
     --------
@@ -132,31 +112,18 @@ def compare_samplers(dataset_size: int, batch_size: int, epochs: int, noise_mult
 
     Parameters
     ----------
-    dataset_size : int
-        n ≥ 1 records.
-    batch_size : int
-        B ∈ [1, n]: the (expected) batch size; Poisson rate q = B/n, t = round(n/B)
-        steps per epoch, T = ⌈E·n/B⌉ steps in all.
-    epochs : int
-        E ≥ 1 full epochs (random allocation and shuffling are per epoch).
-    noise_multiplier : float
-        σ > 0 (noise standard deviation / clipping norm).
-    delta : float
-        Target δ in (0, 1).
+    dataset_size, batch_size, epochs : int
+        n ≥ 1, B ∈ [1, n] (q = B/n, t = round(n/B) steps per epoch, T = ⌈E·n/B⌉ in
+        all), E ≥ 1 full epochs.
+    noise_multiplier, delta
+        σ > 0 and δ ∈ (0, 1).
     fpr : float
         False-positive rate for the attack read-out, in [0, 1) (default 1 %).
-    max_batch_size : int, optional
-        Cap of truncated Poisson batches (default 2B, at most n).
-    tol : float, optional
-        Engine accuracy (default 1e-4).
-    plot : str or path, optional
-        Save the trade-off curves (guarantees solid, the shuffle LOWER curve dashed).
+    max_batch_size, tol, plot
+        Cap of truncated Poisson batches (default min(2B, n)); engine accuracy (default
+        1e-4); a file to save the curves to (``plot_samplers``).
 
-    Returns
-    -------
-    list of SamplerRow
-        Poisson, without replacement, random allocation, truncated Poisson,
-        shuffle, in that order.
+    Returns one ``SamplerRow`` per sampler, in the module docstring's order.
 
     Examples
     --------
@@ -271,22 +238,10 @@ def plot_samplers(curves: dict[str, TradeOff], path: str | os.PathLike[str], tit
     under, and when the relations differ the legend says that those curves are not
     directly comparable.
 
-    Parameters
-    ----------
-    curves : dict
-        Sampler name → trade-off function, in legend order.
-    path : str or path-like
-        Output file (format from its suffix).
-    title : str, optional
-        Axes title.
-    relations : dict or None, optional
-        Sampler name → neighbouring relation; by default "replace-one" for the names in
-        ``REPLACE_ONE_SAMPLERS`` and "add/remove" for the others.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure saved.
+    ``curves`` maps sampler names to trade-off functions in legend order; ``path`` is
+    the output file (format from its suffix); ``relations`` maps names to neighbouring
+    relations (default "replace-one" for ``REPLACE_ONE_SAMPLERS``, else "add/remove").
+    Returns the figure saved.
 
     Examples
     --------

@@ -49,24 +49,9 @@ def _expand(x: PerStep | None) -> Any:
 
 @dataclass(frozen=True)
 class DpsgdRun:
-    """The arguments of one ``fdp.dpsgd`` call, as given (see ``fdp.dpsgd``).
-
-    Parameters
-    ----------
-    noise_multiplier : float or tuple of (float, int)
-        σ, or runs (σ, steps) in step order for a per-step σ.
-    sample_rate : float, tuple of (float, int) or None
-        q (None in the epochs form).
-    steps : int or None
-        T (None in the epochs form).
-    sampling, neighbouring : str
-    tol : float or None
-        The engine accuracy asked for (None: sized by the question).
-    sensitivity : float or None
-        s as given (None: the relation's default).
-    dataset_size, batch_cap, batch_size : int or None
-    examples_per_user : int
-    epochs : float or None
+    """The arguments of one ``fdp.dpsgd`` call, as given (see ``fdp.dpsgd``): a per-step
+    σ or q as runs (value, steps) in step order (``PerStep``); ``sample_rate`` and
+    ``steps`` None in the epochs form, ``tol`` and ``sensitivity`` None when not given.
 
     Examples
     --------

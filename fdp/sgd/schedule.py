@@ -22,19 +22,7 @@ _R = TypeVar("_R")
 def from_epochs(batch_size: int, dataset_size: int, epochs: float) -> tuple[float, int]:
     """(sample rate, steps) = (B/N, ⌈E·N/B⌉) of E epochs of batches of B from N records.
 
-    Parameters
-    ----------
-    batch_size : int
-        B ≥ 1, the (expected) batch size, at most ``dataset_size``.
-    dataset_size : int
-        N ≥ 1, the number of records.
-    epochs : float
-        E > 0 (a fraction of an epoch is allowed; the steps are rounded up).
-
-    Returns
-    -------
-    (float, int)
-        The sample rate q = B/N and the number of steps T.
+    1 ≤ B ≤ N; E > 0 may be a fraction of an epoch (the steps are rounded up).
 
     Examples
     --------
@@ -81,12 +69,6 @@ def accepts_epochs(func: Callable[..., _R]) -> Callable[..., _R]:
     dataset_size=N, epochs=E`` instead of the rate and the steps (``from_epochs``).
     ``dataset_size`` is passed on only to the samplers that use it
     (``truncated_poisson``, ``with_replacement``).
-
-    Parameters
-    ----------
-    func : callable
-        Takes ``sample_rate`` and ``steps`` (both positional after a first argument,
-        or both keyword-only).
 
     Examples
     --------

@@ -34,19 +34,7 @@ def contraction(step_size: float, smoothness: float, strong_convexity: float = 0
     For f m-strongly convex and M-smooth and 0 < η ≤ 2/M the step is c-Lipschitz
     (BSA 2024, §2; Polyak 1987); c < 1 iff m > 0 and η < 2/M.
 
-    Parameters
-    ----------
-    step_size : float
-        η ∈ (0, 2/M].
-    smoothness : float
-        M > 0.
-    strong_convexity : float
-        m ∈ [0, M] (0: convex).
-
-    Returns
-    -------
-    float
-        c ∈ [0, 1].
+    η ∈ (0, 2/M], M > 0, m ∈ [0, M] (0: convex); c ∈ [0, 1].
 
     Examples
     --------
@@ -120,15 +108,8 @@ class LastIterateGaussian(Gaussian):
     A ``Gaussian`` (every closed form of G_μ applies) that also states the algorithm
     and the assumptions it was derived under.
 
-    Parameters
-    ----------
-    mu : float
-        μ ≥ 0.
-    assumptions : str
-        The algorithm and its assumptions (shown in the repr).
-    plain_mu : float
-        μ of plain composition (every iterate released) for the same run (inf when
-        not given).
+    ``assumptions`` is shown in the repr; ``plain_mu`` is μ of plain composition
+    (every iterate released) for the same run (inf when not given).
 
     Examples
     --------
@@ -155,16 +136,8 @@ class LastIterate(Delegating):
     Every read-out is the curve's (a certified bracket from the engine); only the repr
     adds the algorithm and the horizons it was built from.
 
-    Parameters
-    ----------
-    of : TradeOff
-        The certified curve (max over horizons, ``fdp.strongest``).
-    assumptions : str
-        The algorithm and its assumptions.
-    horizons : tuple of int
-        The unrolling horizons ν = t − τ composed (t: plain composition).
-    plain : TradeOff
-        Plain composition of the same run (every iterate released).
+    ``of`` is the max over ``horizons`` (the unrolling horizons ν = t − τ composed, t:
+    plain composition; ``fdp.strongest``); ``plain`` is plain composition of the run.
 
     Examples
     --------
@@ -199,19 +172,8 @@ def strongly_convex_mu(mu: float, contraction_factor: float, steps: int) -> floa
     (the unconstrained worst case attains it). Equals μ at t = 1, increases in t to
     μ √((1+c)/(1−c)), and is μ√t at c = 1 (plain composition).
 
-    Parameters
-    ----------
-    mu : float
-        μ ≥ 0, the GDP parameter of one step (2L/(nσ) for NoisyGD).
-    contraction_factor : float
-        c ∈ [0, 1].
-    steps : int
-        t ≥ 0.
-
-    Returns
-    -------
-    float
-        μ_t, rounded up.
+    μ ≥ 0 is one step's GDP parameter (2L/(nσ) for NoisyGD), c ∈ [0, 1], t ≥ 0; μ_t is
+    rounded up.
 
     Examples
     --------

@@ -34,12 +34,8 @@ class ShuffleLower(TradeOff):
     read-outs ``epsilon``, ``delta``, ``gdp_mu``, ``pure_epsilon`` are refused with the
     reason.
 
-    Parameters
-    ----------
-    instance : Numeric
-        The certified attack instance (random allocation) whose curve this is.
-    label : str
-        The configuration, for ``repr``.
+    ``instance`` is the certified attack instance (random allocation) whose curve this
+    is; ``label`` the configuration, for ``repr``.
 
     Examples
     --------
@@ -124,21 +120,9 @@ def shuffle_lower(noise_multiplier: float, steps: int, epochs: int = 1,
                   tol: float | None = None) -> ShuffleLower:
     """Certified LOWER curve of shuffled DP-SGD (see docs/derivations/shuffling.md).
 
-    Parameters
-    ----------
-    noise_multiplier : float
-        σ > 0 (noise standard deviation in units of the clipping norm).
-    steps : int
-        t ≥ 1: batches per epoch (dataset size / batch size).
-    epochs : int
-        Number of epochs ≥ 1 (a fresh permutation each).
-    tol : float, optional
-        Accuracy target of the underlying bracket (default 1e-4).
-
-    Returns
-    -------
-    ShuffleLower
-        Every reading is on the leaky side; its status is ``Status.LOWER_BOUND``.
+    σ > 0 as in ``fdp.dpsgd``; ``steps`` t ≥ 1 batches per epoch, ``epochs`` ≥ 1 (a fresh
+    permutation each); ``tol`` the bracket's accuracy (default 1e-4). Every reading of
+    the ``ShuffleLower`` is on the leaky side.
 
     Examples
     --------

@@ -25,10 +25,17 @@ import numpy as np
 from fdp import _validate
 from fdp._types import ArrayLike, FloatArray
 from fdp.engine import compose_prefixes
-from fdp.operations.min_certified import MinCertified
 from fdp.plotting.trajectory import epsilon_trajectory
-from fdp.sgd.certified import SAMPLERS, _label, _options, _per_step, resolve_sensitivity
-from fdp.sgd.min_certified import MAX_RDP_GROUPS, PoissonGaussianRDP
+from fdp.sgd.certified import (
+    SAMPLERS,
+    _label,
+    _options,
+    _per_step,
+    _prefix_counts,
+    resolve_sensitivity,
+    with_rdp,
+)
+from fdp.sgd.min_certified import MAX_RDP_GROUPS
 from fdp.sgd.schedule import accepts_epochs
 from fdp.status import Status, weakest
 
@@ -40,19 +47,9 @@ if TYPE_CHECKING:
 class Trajectory:
     """Certified ε(δ) brackets of one DP-SGD run after each of several step counts.
 
-    Attributes
-    ----------
-    steps : ndarray of int
-        Increasing step counts, the last the run's length.
-    lower, upper : ndarray of float
-        The certified ε at ``delta`` after ``steps[i]`` steps lies in
-        [lower[i], upper[i]] (upper may be inf where nothing finite is proven).
-    delta : float
-        The δ of the read-out.
-    label : str
-        The run (noise, rate, sampler, sensitivity).
-    status : Status
-        The weakest of the points' statuses (``certified`` for every sampler here).
+    The certified ε at ``delta`` after ``steps[i]`` (increasing, the last the run's
+    length) lies in [``lower[i]``, ``upper[i]``] (upper inf where nothing finite is
+    proven); ``label`` names the run, ``status`` is the weakest of the points'.
 
     Examples
     --------
@@ -106,8 +103,7 @@ class Trajectory:
                 f"{len(self)} point{'' if len(self) == 1 else 's'})")
 
     def plot(self, ax: Axes | None = None, **kwargs: Any) -> Axes:
-        """Draw the brackets against the steps (``fdp.plotting.epsilon_trajectory``;
-        keywords ``label``, ``title``, ``logx`` are passed on) and return the Axes."""
+        """Draw the brackets against the steps (``fdp.plotting.epsilon_trajectory``)."""
         return epsilon_trajectory(self.steps, self.lower, self.upper, self.delta, ax=ax,
                                   **kwargs)
 
@@ -140,31 +136,15 @@ def trajectory(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
 
     Parameters
     ----------
-    noise_multiplier, sample_rate, steps
-        As in ``fdp.dpsgd`` (a number, or one value per step: a schedule; the points
-        are prefixes of it). Or, instead of the rate and the steps, ``batch_size=``,
-        ``dataset_size=`` and ``epochs=`` (``fdp.sgd.schedule.from_epochs``).
+    noise_multiplier, sample_rate, steps, sampling, neighbouring, tol, sensitivity, ...
+        As in ``fdp.dpsgd`` (also ``dataset_size``, ``batch_cap``, the epochs form; a
+        schedule's points are its prefixes), for the per-step samplers only.
     delta : float
         δ in (0, 1).
     points : int or array_like of int
         An integer k ≥ 1: k evenly spaced step counts ending at ``steps`` (every
         count from 1 when k ≥ steps); or the step counts themselves (integers in
         [0, steps]; ``steps`` is added). Default 100.
-    sampling, neighbouring, tol, sensitivity, dataset_size, batch_cap
-        As in ``fdp.dpsgd`` (the samplers composed per step: "poisson",
-        "without_replacement", "truncated_poisson", "with_replacement").
-
-    Returns
-    -------
-    Trajectory
-        ``steps``, ``lower``, ``upper`` (certified ε at ``delta``), ``plot()``.
-
-    Raises
-    ------
-    ValueError
-        If a parameter is out of range (as ``fdp.dpsgd``), ``points`` is not a count
-        or a list of step counts, or the sampler is one ``fdp.dpsgd`` accounts per
-        epoch ("random_allocation", "shuffle").
 
     Examples
     --------
@@ -177,9 +157,7 @@ def trajectory(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
     True
     """
     steps = _validate.positive_int("steps", steps, low=0)
-    d = _validate.real("delta", delta, low=0.0, low_open=True)
-    if d >= 1.0:
-        raise ValueError(f"delta must lie in the open interval (0, 1), got {delta!r}")
+    d = _validate.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
     if sampling not in SAMPLERS or SAMPLERS[sampling][0] != neighbouring:
         pairs = ", ".join(f"sampling={s!r} with neighbouring={r[0]!r}"
                           for s, r in SAMPLERS.items())
@@ -209,10 +187,7 @@ def trajectory(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
         rdp = both and sampling == "poisson" and len(keys) <= MAX_RDP_GROUPS
         for i, (num, row) in enumerate(zip(nums, rows), start=at.size - live.size):
             if rdp:
-                num = MinCertified(num.pess, num.opt, num.label, num.tol, source=num.source,
-                                   eps_width=num.eps_width, rdp_recipe=PoissonGaussianRDP(
-                                       tuple((s, q, n) for (s, q), n in zip(keys, row) if n),
-                                       sens))
+                num = with_rdp(num, ((s, q, n) for (s, q), n in zip(keys, row) if n), sens)
             status = weakest(status, num.status)
             lo, hi = (float(v) for v in num.epsilon_bounds(d))
             lower[i] = 0.0 if np.isnan(lo) else lo      # nothing proven: the trivial 0
@@ -221,20 +196,6 @@ def trajectory(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
     lower = np.maximum.accumulate(lower)
     upper = np.minimum.accumulate(upper[::-1])[::-1]
     return Trajectory(at, lower, upper, d, label, status)
-
-
-def _prefix_counts(sigma: FloatArray, rate: FloatArray, steps: int, at: np.ndarray
-                   ) -> tuple[list[tuple[float, float]], list[list[int]]]:
-    """The distinct per-step (σ, q) (in ``fdp.dpsgd``'s order) and, for each count
-    in ``at``, how many of the first that many steps have each."""
-    if sigma.size == 1 and rate.size == 1:
-        return [(float(sigma[0]), float(rate[0]))], [[int(t)] for t in at]
-    per_step = np.stack(np.broadcast_arrays(np.resize(sigma, steps), np.resize(rate, steps)),
-                        axis=1)
-    uniq, kind = np.unique(per_step, axis=0, return_inverse=True)
-    kind = kind.ravel()
-    rows = [np.bincount(kind[:t], minlength=len(uniq)).tolist() for t in at]
-    return [(float(a), float(b)) for a, b in uniq], rows
 
 
 __all__ = ["Trajectory", "trajectory"]
