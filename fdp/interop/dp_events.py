@@ -17,7 +17,6 @@ instead: nothing is silently approximated.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -147,9 +146,49 @@ def _map(event: Event, ctx: _Context, build: bool) -> _Mapped:
             "aggregation, additive Gaussian/Laplace noise, stated (ε, δ)/zCDP/ε-DP "
             "guarantees and their compositions under that relation; "
             f"{name} is analysed under 'add_remove' or 'replace_one'")
-    handler = _HANDLERS.get(name)
-    if handler is not None:
-        return handler(event, ctx, build)
+    match name:
+        case "NoOpDpEvent":
+            return _noop(event, ctx, build)
+        case "NonPrivateDpEvent":
+            return _non_private(event, ctx, build)
+        case "GaussianDpEvent":
+            return _gaussian(event, ctx, build)
+        case "LaplaceDpEvent":
+            return _laplace(event, ctx, build)
+        case "DiscreteLaplaceDpEvent":
+            return _discrete_laplace(event, ctx, build)
+        case "DiscreteGaussianDpEvent":
+            return _discrete_gaussian(event, ctx, build)
+        case "RandomizedResponseDpEvent":
+            return _randomized_response(event, ctx, build)
+        case "EpsilonDeltaDpEvent":
+            return _epsilon_delta(event, ctx, build)
+        case "ExponentialMechanismDpEvent":
+            return _exponential(event, ctx, build)
+        case "PermuteAndFlipDpEvent":
+            return _permute_and_flip(event, ctx, build)
+        case "ZCDpEvent":
+            return _zcdp(event, ctx, build)
+        case "SelfComposedDpEvent":
+            return _self_composed(event, ctx, build)
+        case "ComposedDpEvent":
+            return _composed(event, ctx, build)
+        case "PoissonSampledDpEvent":
+            return _poisson(event, ctx, build)
+        case "SampledWithoutReplacementDpEvent":
+            return _without_replacement(event, ctx, build)
+        case "SampledWithReplacementDpEvent":
+            return _with_replacement(event, ctx, build)
+        case "TruncatedSubsampledGaussianDpEvent":
+            return _truncated(event, ctx, build)
+        case "MixtureOfGaussiansDpEvent":
+            return _mixture(event, ctx, build)
+        case "RandomAllocationDpEvent":
+            return _random_allocation(event, ctx, build)
+        case "SingleEpochTreeAggregationDpEvent":
+            return _tree(event, ctx, build)
+        case "RepeatAndSelectDpEvent":
+            return _repeat_select(event, ctx, build)
     advice = _ADVICE.get(name)
     if advice is None:
         raise UnsupportedEventError(
@@ -159,6 +198,16 @@ def _map(event: Event, ctx: _Context, build: bool) -> _Mapped:
     raise UnsupportedEventError(f"{name} is not supported by fdp's DpEvent adapter: {advice}")
 
 
+#: The dp_accounting events ``_map`` accounts for.
+SUPPORTED_EVENTS = (
+    "ComposedDpEvent", "DiscreteGaussianDpEvent", "DiscreteLaplaceDpEvent",
+    "EpsilonDeltaDpEvent", "ExponentialMechanismDpEvent", "GaussianDpEvent", "LaplaceDpEvent",
+    "MixtureOfGaussiansDpEvent", "NoOpDpEvent", "NonPrivateDpEvent", "PermuteAndFlipDpEvent",
+    "PoissonSampledDpEvent", "RandomAllocationDpEvent", "RandomizedResponseDpEvent",
+    "SampledWithReplacementDpEvent", "SampledWithoutReplacementDpEvent",
+    "RepeatAndSelectDpEvent", "SelfComposedDpEvent", "SingleEpochTreeAggregationDpEvent",
+    "TruncatedSubsampledGaussianDpEvent", "ZCDpEvent",
+)
 
 
 # The largest number of steps a DP-SGD-shaped tree with several distinct (σ, q) is
@@ -415,22 +464,5 @@ _ADVICE = {
     "UnsupportedDpEvent": "the event itself declares that no DP description exists",
 }
 
-
-#: The dp_accounting events ``_map`` accounts for, each with its handler.
-_HANDLERS: dict[str, Callable[[Event, _Context, bool], _Mapped]] = {
-    "ComposedDpEvent": _composed, "DiscreteGaussianDpEvent": _discrete_gaussian,
-    "DiscreteLaplaceDpEvent": _discrete_laplace, "EpsilonDeltaDpEvent": _epsilon_delta,
-    "ExponentialMechanismDpEvent": _exponential, "GaussianDpEvent": _gaussian,
-    "LaplaceDpEvent": _laplace, "MixtureOfGaussiansDpEvent": _mixture, "NoOpDpEvent": _noop,
-    "NonPrivateDpEvent": _non_private, "PermuteAndFlipDpEvent": _permute_and_flip,
-    "PoissonSampledDpEvent": _poisson, "RandomAllocationDpEvent": _random_allocation,
-    "RandomizedResponseDpEvent": _randomized_response,
-    "SampledWithReplacementDpEvent": _with_replacement,
-    "SampledWithoutReplacementDpEvent": _without_replacement,
-    "RepeatAndSelectDpEvent": _repeat_select, "SelfComposedDpEvent": _self_composed,
-    "SingleEpochTreeAggregationDpEvent": _tree, "TruncatedSubsampledGaussianDpEvent": _truncated,
-    "ZCDpEvent": _zcdp,
-}
-SUPPORTED_EVENTS = tuple(_HANDLERS)
 
 __all__ = ["UnsupportedEventError", "check_dp_event", "from_dp_event", "no_privacy"]
