@@ -31,6 +31,7 @@
 # %matplotlib inline
 # %config InlineBackend.figure_formats = ['png']
 import json
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -110,7 +111,7 @@ print(report.to_text())
 # command line (exit status 0 when the file is what its inputs give).
 
 # %%
-path = Path("report.json")
+path = Path(tempfile.mkdtemp()) / "report.json"   # where you would publish it
 path.write_text(report.to_json(), encoding="utf-8")
 print(f"schema {json.loads(path.read_text())['schema']} v{report.schema_version}, "
       f"{path.stat().st_size} bytes")
