@@ -145,7 +145,6 @@ class EpsDelta(Bracketed):
         return self._delta_bracket(eps)[1]
 
     def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
-        """Certified lower side of the privacy profile."""
         return self._delta_bracket(eps)[0]
 
     def _delta_bracket(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

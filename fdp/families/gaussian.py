@@ -84,12 +84,10 @@ def gdp_beta(mu: float, alpha: np.ndarray) -> np.ndarray:
 
 
 def normal_cells(z: np.ndarray) -> np.ndarray:
-    """Standard-normal masses of (−∞, z_0), [z_0, z_1), …, [z_{K−1}, ∞) for sorted z.
+    """Standard-normal masses of (−∞, z_0), [z_0, z_1), …, [z_{K−1}, ∞) for sorted z (±inf ok).
 
-    ``z``: sorted edges (±inf allowed). Returns the K + 1 cell masses (non-negative).
-
-    One tail probability c_i = Φ(−|z_i|) per edge, differenced on the side of 0
-    where it is small, so both tails keep full relative precision.
+    One tail Φ(−|z_i|) per edge, differenced on the side of 0 where it is small, so both
+    tails keep full relative precision.
 
     Examples
     --------
@@ -110,10 +108,7 @@ def normal_cells(z: np.ndarray) -> np.ndarray:
 
 
 def isf_normal(tail: float) -> float:
-    """z with P(Z > z) = tail for a standard normal Z (0 for tail ≥ 1/2).
-
-    ``tail``: upper-tail probability in (0, 1). Returns the upper quantile Φ̄⁻¹(tail), clipped below
-    at 0.
+    """Φ̄⁻¹(tail): z with P(Z > z) = tail ∈ (0, 1) for a standard normal Z, clipped at 0.
 
     Examples
     --------
@@ -294,7 +289,6 @@ class Gaussian(Bracketed):
         return self._delta_bracket(eps)[1]
 
     def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
-        """Certified lower bound on δ(ε)."""
         return self._delta_bracket(eps)[0]
 
     def _delta_bracket(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -317,7 +311,6 @@ class Gaussian(Bracketed):
         return gdp_log_delta_upper(self.mu, np.asarray(eps, dtype=float))
 
     def _log_delta_lower(self, eps: np.ndarray) -> np.ndarray:
-        """Certified lower log δ(ε), the lower end of ε(δ)."""
         return _log_delta_low(self.mu, np.asarray(eps, dtype=float))
 
     def _group(self, k: int) -> TradeOff:

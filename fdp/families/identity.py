@@ -17,10 +17,6 @@ from fdp.tradeoff import TradeOff
 class Identity(TradeOff):
     """Id(α) = 1 − α = T(P, P); the neutral element of ⊗ (DRS Prop 3.2).
 
-    Parameters
-    ----------
-    None
-
     Examples
     --------
     >>> import fdp
@@ -43,7 +39,6 @@ class Identity(TradeOff):
         return one_minus(alpha)[0]
 
     def _upper(self, alpha: np.ndarray) -> np.ndarray:
-        """1 − α rounded up."""
         return one_minus(alpha)[1]
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
@@ -51,7 +46,6 @@ class Identity(TradeOff):
         return self._delta_bracket(eps)[1]
 
     def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
-        """δ(ε) rounded down."""
         return self._delta_bracket(eps)[0]
 
     def _delta_bracket(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,10 +1,5 @@
 """Laplace trade-off functions L_μ = T(Lap(0,1), Lap(μ,1)) (DRS Appendix A), and their
-privacy-loss law.
-
-L = |x| − |x − μ|: under Q atoms at +μ (mass 1/2) and −μ (mass e^{−μ}/2), and L = 2x − μ
-for x ∈ (0, μ) (DRS Appendix A); under P the atoms are −μ (mass 1/2) and +μ (mass
-e^{−μ}/2), and the density of L on (−μ, μ) is e^{−(ℓ+μ)/2}/4.
-"""
+privacy-loss law L = |x| − |x − μ| (``LaplaceLaw``)."""
 
 from __future__ import annotations
 
@@ -102,7 +97,6 @@ class Laplace(Bracketed):
         return self._delta_bracket(eps)[1]
 
     def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
-        """Certified lower δ(ε)."""
         return self._delta_bracket(eps)[0]
 
     def _delta_bracket(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

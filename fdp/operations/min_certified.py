@@ -154,17 +154,7 @@ class MinCertified(Numeric):
 
     # -- upper δ: the smaller of the two certified bounds ---------------------
     def engine_delta(self, eps: ArrayLike) -> FloatArray:
-        """The f-DP engine's own upper δ(ε), without the Rényi bound.
-
-        Parameters
-        ----------
-        eps : array_like
-            Real ε.
-
-        Returns
-        -------
-        ndarray
-        """
+        """The f-DP engine's own upper δ(ε) at real ε, without the Rényi bound."""
         return Numeric._delta(self, np.atleast_1d(np.asarray(eps, dtype=float)))
 
     def _delta(self, eps: ArrayLike) -> FloatArray:
@@ -201,23 +191,8 @@ class MinCertified(Numeric):
 
     def delta_bounds(self, eps: ArrayLike, width: float | None = None) -> Bracket:
         """(lower, upper) δ(ε): the engine's lower side; the upper side min(engine,
-        Rényi), with a ``note`` saying which set it (see the module docstring).
-
-        Parameters
-        ----------
-        eps : float or array_like
-            Real ε.
-        width : float, optional
-            As in ``Numeric.delta_bounds``.
-
-        Returns
-        -------
-        Bracket
-
-        Raises
-        ------
-        ValueError
-            As ``Numeric.delta_bounds``.
+        Rényi), with a ``note`` saying which set it (see the module docstring); ``width``
+        and errors as ``Numeric.delta_bounds``.
 
         Examples
         --------
@@ -249,23 +224,8 @@ class MinCertified(Numeric):
         """(lower, upper) ε(δ): the engine's lower side; the upper side min(engine,
         Rényi), with a ``note`` saying which set it and why a lower end is 0. For one δ
         and no ``width``, an engine's lower end of 0 is replaced by the engine's for
-        fewer steps where that is above 0 (see the module docstring).
-
-        Parameters
-        ----------
-        delta : float or array_like
-            δ in (0, 1).
-        width : float, optional
-            As in ``Numeric.epsilon_bounds`` (met by the engine's bracket).
-
-        Returns
-        -------
-        Bracket
-
-        Raises
-        ------
-        ValueError
-            As ``Numeric.epsilon_bounds``.
+        fewer steps where that is above 0 (see the module docstring). ``width`` (met by the
+        engine's bracket) and errors as ``Numeric.epsilon_bounds``.
 
         Examples
         --------
@@ -415,21 +375,9 @@ def _loss_ends(f: Numeric) -> tuple[float, float]:
 def with_rdp(result: TradeOff, rdp: RDPRecipe | None, advice: str = "") -> TradeOff:
     """``result`` as a ``MinCertified`` carrying the Rényi curve ``rdp`` of the same
     mechanism and the ``advice`` its notes and repr end with; ``result`` itself when
-    there is neither or it is not a plain certified ``Numeric`` of both directions.
-
-    Parameters
-    ----------
-    result : TradeOff
-        The engine's result for the mechanism.
-    rdp : RDPBound or None
-        A certified Rényi curve of the same object, in the direction ``result``
-        reads (D(Q ‖ P) of its pair).
-    advice : str, optional
-        What to say with every answer (``compose``: a tighter way to the same question).
-
-    Returns
-    -------
-    TradeOff
+    there is neither or it is not a plain certified ``Numeric`` of both directions. ``rdp``
+    bounds D(Q ‖ P) of ``result``'s own pair; ``advice`` is, for ``compose``, a tighter way
+    to the same question.
 
     Examples
     --------
