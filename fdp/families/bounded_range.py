@@ -16,7 +16,7 @@ from fdp._constants import UNIT_ROUNDOFF as _U
 from fdp._types import ArrayLike
 from fdp.families._rounding import ArrayPair, one_minus, widen
 from fdp.law import Masses, PrivacyLossLaw, bin_atoms, intervals
-from fdp.tradeoff import Bracketed
+from fdp.tradeoff import Bracketed, ProfileBracketed
 
 
 def log_expm1(eps: ArrayLike) -> np.ndarray:
@@ -42,7 +42,7 @@ def grr_masses(eps: float, t: ArrayLike) -> ArrayPair:
 
 
 @dataclass(frozen=True)
-class BoundedRange(Bracketed):
+class BoundedRange(Bracketed, ProfileBracketed):
     """The trade-off function of ε-bounded-range mechanisms (exact):
 
     ``eps``: the range ε ≥ 0 of the privacy loss (ε = 0 gives Id; any finite ε).
@@ -55,12 +55,8 @@ class BoundedRange(Bracketed):
     with Gumbel noise of scale 2Δ/ε are ε-BR, hence BR_ε-DP; this is strictly
     stronger than f_{ε,0} (ε-DP) and at most f_{ε/2,0}.
 
-    Notes
-    -----
-    Privacy profile (exact): δ(x) = expm1((x − ε)/2)² / (−expm1(−ε)) for |x| ≤ ε,
-    0 above, 1 − e^x below. Composition with ``@``/``fdp.compose`` treats the curve
-    as an f-DP guarantee (valid for anything BR_ε-DP); for k adaptively chosen
-    ε-BR mechanisms ``fdp.compose_selections`` is tighter and optimal.
+    ``@``/``fdp.compose`` compose the curve as an f-DP guarantee (valid for anything
+    BR_ε-DP); for k adaptively chosen ε-BR mechanisms ``fdp.compose_selections`` is tighter.
 
     Examples
     --------
@@ -100,17 +96,6 @@ class BoundedRange(Bracketed):
         lo = np.minimum(lo, one_lo)
         # α = 0: β = 1 exactly
         return np.where(a <= 0.0, 1.0, lo), np.where(a <= 0.0, 1.0, hi)
-
-    # δ(x) = 0 for x ≥ ε is exact (the loss never exceeds ε), and _delta is a proven upper end
-    _certified_delta = True
-
-    def _delta(self, x: np.ndarray) -> np.ndarray:
-        """Certified upper bound on δ(x) (``_delta_bracket``)."""
-        return self._delta_bracket(x)[1]
-
-    def _delta_lower(self, x: np.ndarray) -> np.ndarray:
-        """Certified lower bound on δ(x) (``_delta_bracket``)."""
-        return self._delta_bracket(x)[0]
 
     def _delta_bracket(self, x: np.ndarray) -> ArrayPair:
         """δ(x) = expm1((x − ε)/2)² / (−expm1(−ε)) on [−ε, ε], bracketed (DDR 2020).

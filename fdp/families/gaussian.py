@@ -36,7 +36,7 @@ from fdp.families.gaussian_profile import (  # noqa: F401  (re-exported: the pro
     gdp_log_delta_upper,
 )
 from fdp.law import Masses, PrivacyLossLaw, bin_atoms, mirrored_moment
-from fdp.tradeoff import Bracketed, TradeOff
+from fdp.tradeoff import Bracketed, ProfileBracketed, TradeOff
 
 
 def _beta_bracket(mu: float, alpha: np.ndarray) -> ArrayPair:
@@ -243,7 +243,7 @@ class GaussianLaw(PrivacyLossLaw):
 
 
 @dataclass(frozen=True)
-class Gaussian(Bracketed):
+class Gaussian(Bracketed, ProfileBracketed):
     """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) (DRS eq. 2.3), μ ≥ 0.
 
     ``mu``: μ ≥ 0.
@@ -280,18 +280,9 @@ class Gaussian(Bracketed):
             return one_minus(alpha)           # G_0 = Id: 1 − α, exactly bracketed
         return _beta_bracket(self.mu, alpha)
 
-    _certified_delta = True
-
-    def _delta(self, eps: np.ndarray) -> np.ndarray:
-        """Certified upper bound on δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (DRS Cor
-        2.13), all real ε: the log-space closed form plus its derived error bound;
-        positive (at least the smallest double) wherever the truth is."""
-        return self._delta_bracket(eps)[1]
-
-    def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
-        return self._delta_bracket(eps)[0]
-
     def _delta_bracket(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (DRS Cor 2.13), all real ε: the log-space
+        closed form plus its derived error bound; positive wherever the truth is."""
         e = np.asarray(eps, dtype=float)
         est, err = _log_delta_and_error(self.mu, e)
         over = est == -np.finfo(float).max

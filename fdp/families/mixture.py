@@ -54,16 +54,9 @@ class MixtureOfGaussians(Bracketed):
     they are divided by their sum).
 
     β(α) = Σⱼ pⱼ Φ(Φ⁻¹(1 − α) − cⱼ/σ) (Choquette-Choo, Ganesh, Steinke & Thakurta
-    2024, §4; the loss and the profile: docs/derivations/families.md).
-
-    Notes
-    -----
-    This is ONE order of the pair. For add/remove neighbours (adding the record
-    shifts the mean by the random sensitivity) compose this direction and its
-    ``inverse()`` separately and take ``symmetrize(one_sided=True)`` once at the end
-    (as ``fdp.dpsgd`` does), or symmetrise one step. Zero-probability components
-    are dropped, equal sensitivities merged, components sorted; ``repr`` shows the
-    canonical form. Composition runs on the numeric engine with certified brackets.
+    2024, §4; the loss and the profile: docs/derivations/families.md). ONE order of the
+    pair (``directions``); zero-probability components are dropped, equal sensitivities
+    merged, components sorted (``repr`` shows the canonical form).
 
     Examples
     --------
