@@ -93,13 +93,8 @@ def log_binom_pmf(j: ArrayLike, n: int, log_p: float, log_1mp: float) -> np.ndar
     """log Bin(j; n, p) with p = e^{log_p}, 1 − p = e^{log_1mp}, to full relative precision
     of the mass (Loader 2000, "Fast and accurate computation of binomial probabilities":
     Stirling remainders and a deviance term bd0 that does not cancel near the mode);
-    tails far below the smallest double stay finite logarithms.
-
-    ``j``: counts in [0, n] (floats holding integers); ``n``: number of trials; ``log_p, log_1mp``:
-    log p and log(1 − p).
-
-    Returns log Bin(j; n, p).
-    """
+    tails far below the smallest double stay finite logarithms. ``j``: counts in [0, n]
+    (floats holding integers)."""
     j = np.asarray(j, dtype=float)
     k = n - j
     inner = (j > 0) & (k > 0)

@@ -141,22 +141,14 @@ def shuffle_amplification(eps0: float, n: int, *, construction: str = "clones",
                           tail: float = 1e-30) -> FinitePair:
     """Trade-off function of shuffling n ≥ 1 reports of ε₀-LDP randomizers (ε₀ > 0).
 
-    Returns T(P, Q) of the clone pair, symmetric; n = 1 gives ``RandomizedResponse(eps0)``.
-
-    Parameters
-    ----------
-    eps0, n : float, int
-        The local guarantee of each user's randomizer; the number of reports shuffled.
-    construction : {"clones", "stronger"}
-        "clones" (default): the dominating pair of Feldman, McMillan & Talwar (FOCS 2021),
-        clone probability e^{−ε₀}, valid for every ε₀-LDP randomizer (adaptive ones
-        included). "stronger": clone probability 2/(e^{ε₀}+1) (FMT, SODA 2023), tighter but,
-        by the paper's errata, valid only for randomizers with its corrected Lemma 3.5
-        decomposition.
-    tail : float
-        Mass in [1e-290, 1e-6] below which binomial atoms are not enumerated; the cut mass
-        goes to two atoms at ±ε₁, ε₁ = ε₀ + 0.2, so ε(δ) ≤ ε₁ always (``fdp.strongest``
-        with ``fdp.EpsDelta(eps0)`` brings it to ε₀).
+    T(P, Q) of the clone pair, symmetric; n = 1 gives ``RandomizedResponse(eps0)``.
+    ``construction="clones"`` (default): clone probability e^{−ε₀} (Feldman, McMillan &
+    Talwar, FOCS 2021), valid for every ε₀-LDP randomizer, adaptive ones included;
+    ``"stronger"``: 2/(e^{ε₀}+1) (FMT, SODA 2023), tighter but, by the paper's errata, valid
+    only for randomizers with its corrected Lemma 3.5 decomposition. ``tail`` ∈ [1e-290,
+    1e-6]: binomial atoms below it are not enumerated; the cut mass goes to two atoms at
+    ±ε₁, ε₁ = ε₀ + 0.2, so ε(δ) ≤ ε₁ always (``fdp.strongest`` with ``fdp.EpsDelta(eps0)``
+    brings it to ε₀).
 
     Examples
     --------

@@ -1,19 +1,12 @@
 """The smaller of two certified upper bounds on one mechanism's privacy profile.
 
 If δ(ε) ≤ a(ε) and δ(ε) ≤ b(ε) are both proven, so is δ(ε) ≤ min{a(ε), b(ε)}; the same
-holds for ε(δ). Two such bounds exist for many mechanisms:
-
-* the f-DP engine (``fdp.engine``): the pessimistic lattices of the composition
-  (Doroshenko et al. 2022; Zhu, Dong & Wang 2021, Thm 11), tight at moderate sizes but,
-  for huge compositions, limited by the grid the memory budget allows;
-* a certified Rényi curve of the same mechanism (``fdp.operations.rdp_bound.RDPBound``):
-  ρ(λ) ≥ D_λ at every order, summed over the factors (Mironov 2017, Prop 1) and
-  converted by Canonne, Kamath & Steinke 2020, Prop 12:
-  δ(ε) ≤ min_λ exp((λ − 1)(ρ(λ) − ε)) (1 − 1/λ)^{λ−1}/λ, and
-  ε(δ) ≤ min_λ ρ(λ) + log(1 − 1/λ) − (log δ + log λ)/(λ − 1).
-  The curves are the closed forms of Gaussian, Laplace and randomized-response factors
-  (``compose``) or the subsampled Gaussian of Poisson DP-SGD (``fdp.dpsgd``; Mironov,
-  Talwar & Zhang 2019), each rounded up.
+holds for ε(δ). Two such bounds exist for many mechanisms: the f-DP engine's pessimistic
+lattices (``fdp.engine``; Doroshenko et al. 2022; Zhu, Dong & Wang 2021, Thm 11), tight at
+moderate sizes but limited by the grid for huge compositions, and a certified Rényi curve
+of the same mechanism (``fdp.operations.rdp_bound``: closed forms of Gaussian, Laplace and
+randomized-response factors for ``compose``, the subsampled Gaussian of Poisson DP-SGD
+for ``fdp.dpsgd``, Mironov, Talwar & Zhang 2019), converted as that module says.
 
 ``MinCertified`` is the engine's ``Numeric`` with a recipe for the Rényi curve
 attached: its upper δ and upper ε are the minimum of the two wherever the engine's
@@ -24,16 +17,11 @@ The lower sides are the engine's (a Rényi bound has no lower side); the trade-o
 summaries and compositions are the engine's. Each ε or δ bracket says in its ``note``
 which bound set the upper end, and why a lower end is 0 when it is.
 
-Which object the Rényi curve bounds: for a plain composition (one lattice per side),
-D_λ of the result's own pair, so it composes further (``renyi_composes``); for a
-one-sided symmetrisation min{F, F⁻¹}** (``fdp.dpsgd``, ``fdp.random_allocation``), D_λ
-of each direction of the run, which bounds max(δ_F, δ_{F⁻¹}) (DRS 2022, Prop 2.12) but
-not the symmetrised curve composed again (``compose`` then carries none).
-
-A lower end of 0 at a huge composition: ε(δ) of ⊗ f_i^{⊗n_i}, and of its one-sided
-symmetrisation, never decreases in any n_i (f ⊗ g ≤ f ⊗ Id = f: DRS 2022, Prop 3.2), so
-the engine's lower end for every count divided by 10^k (the first k ≤
-``LOWER_FROM_FEWER`` it separates from 0) is a certified lower end here.
+The Rényi curve bounds the result's own pair only for a plain composition
+(``renyi_composes``); for a one-sided symmetrisation it bounds each direction of the run,
+not the symmetrised curve composed again. A lower end of 0 at a huge composition is
+replaced by the engine's for every count divided by 10^k (k ≤ ``LOWER_FROM_FEWER``).
+Derivation of both: docs/derivations/operations.md.
 """
 
 from __future__ import annotations
@@ -305,7 +293,7 @@ class MinCertified(Numeric):
     def _lower_from_fewer(self, delta: float, b: Bracket) -> Bracket:
         """``b`` with its lower end 0 replaced by the engine's lower end for the same
         factors with every count divided by 10^k, the first k ≤ ``LOWER_FROM_FEWER``
-        that gives one above 0 (the module docstring proves it a lower end here);
+        that gives one above 0 (proven a lower end in docs/derivations/operations.md);
         ``b`` itself when there are no factors or no k does."""
         if not self.source:
             return b
