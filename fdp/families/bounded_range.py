@@ -27,20 +27,6 @@ def log_expm1(eps: ArrayLike) -> np.ndarray:
                         np.log(np.expm1(np.minimum(e, 1.0))))
 
 
-def grr_masses(eps: float, t: ArrayLike) -> ArrayPair:
-    """(P_t(1), Q_t(1)) of the generalized randomized response GRR_t (DDR 2020 §3.1).
-
-    P_t(1) = (e^t − 1)/(e^ε − 1) = expm1(t)/expm1(ε), and
-    Q_t(1) = e^{ε−t} P_t(1) = (1 − e^{−t})/(1 − e^{−ε}); both stable for every ε.
-    """
-    t = np.asarray(t, dtype=float)
-    with np.errstate(over="ignore", under="ignore"):
-        p1 = np.exp(log_expm1(np.maximum(t, 1e-300)) - log_expm1(eps))
-        p1 = np.where(t <= 0.0, 0.0, p1)
-        q1 = np.expm1(-t) / np.expm1(-eps)
-    return np.minimum(p1, 1.0), np.minimum(q1, 1.0)
-
-
 @dataclass(frozen=True)
 class BoundedRange(Bracketed, ProfileBracketed):
     """The trade-off function of ε-bounded-range mechanisms (exact):
