@@ -113,9 +113,8 @@ def _lift(L: np.ndarray, p: np.ndarray, q: np.ndarray,
     and has the larger δ, the lifted pair lies above it and has the smaller δ (raising α_k
     moves each vertex right and lowers each q-sum minus e^ε α_k). A lifted atom's loss is
     its own likelihood ratio log q − log TINY (below the real loss), not the real one: a
-    pair whose loss disagrees with its masses has no such order (DiscreteGaussian(0.05, 2)
-    kept L = 800 on a lifted atom and read ε(1e-12) ≥ 1600 against 800). The lower β and
-    upper δ come from the first, the upper β and lower δ from the second."""
+    pair whose loss disagrees with its masses has no such order. The lower β and upper δ
+    come from the first, the upper β and lower δ from the second."""
     raised = lift & (p == 0.0) & (q > 0.0)
     with np.errstate(divide="ignore"):
         return (np.where(raised, np.log(q) - np.log(TINY), L), np.where(raised, TINY, p))

@@ -20,8 +20,7 @@ from fdp.law import AtomsLaw
 # Losses closer than this, relative to the largest finite |L| of the pair, are one
 # atom: sums of the same losses in a different order differ by rounding only (k terms:
 # at most about k·2⁻⁵³ of that scale, so up to ~10⁴ terms). Merging is post-processing
-# (the unsafe direction), so only rounding is merged: a scale of max(1, |L|) merged the
-# losses ±1e-10 of RandomizedResponse(1e-10) into Identity (δ(0) = 0, truth 5e-11).
+# (the unsafe direction), so only rounding is merged.
 MERGE_RTOL = 1e-12
 # Largest product the exact composition forms before handing over to the engine.
 MAX_ATOMS = 4_000_000
@@ -153,8 +152,7 @@ class FinitePair(PiecewiseLinear):
         p_m = np.add.reduceat(p, starts) if L.size else p
         q_m = np.add.reduceat(q, starts) if L.size else q
         # a merged atom's loss is its likelihood ratio; a lone atom keeps the loss it
-        # came with (log q − log p of nearly equal masses would cancel: the losses
-        # ±1e-10 of RandomizedResponse(1e-10) came back 1e-6 off)
+        # came with (log q − log p of nearly equal masses would cancel)
         sizes = np.diff(np.append(starts, L.size)) if L.size else starts
         with np.errstate(divide="ignore"):
             L_m = np.where(np.isfinite(L[starts]) & (sizes > 1),

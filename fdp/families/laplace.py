@@ -60,8 +60,7 @@ class Laplace(Bracketed, ProfileBracketed):
         mu = self.mu
         a = np.asarray(alpha, dtype=float)
         # e^{±μ} as the square of e^{±μ/2}, applied one factor at a time: every product
-        # stays a normal double to relative rounding (e^{−μ} alone is subnormal for
-        # μ ∈ (708, 745), which put Laplace(745)(1e-300) 75 % above the truth)
+        # stays a normal double (e^{−μ} alone is subnormal for μ ∈ (708, 745))
         half = math.exp(-mu / 2.0)                             # 0 beyond μ ≈ 1490
         pos = np.where(a > 0.0, a, 0.0)
         with np.errstate(over="ignore", under="ignore"):
