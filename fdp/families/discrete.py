@@ -500,8 +500,6 @@ def cell_starts(f: DiscreteGaussian, edges: ArrayLike) -> np.ndarray:
 class DiscreteGaussianLaw(PrivacyLossLaw):
     """The privacy-loss law of the discrete Gaussian pair.
 
-    ``f``: the pair.
-
     Derivation: docs/derivations/families.md.
 
     Examples

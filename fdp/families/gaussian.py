@@ -135,8 +135,6 @@ def mean_var(values: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
 class GaussianLaw(PrivacyLossLaw):
     """The privacy loss of G_μ: L = μX − μ²/2, N(∓μ²/2, μ²) under P and Q (DRS §3.2).
 
-    ``mu``: μ ≥ 0.
-
     Examples
     --------
     >>> import fdp
@@ -245,8 +243,6 @@ class GaussianLaw(PrivacyLossLaw):
 @dataclass(frozen=True)
 class Gaussian(Bracketed, ProfileBracketed):
     """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) (DRS eq. 2.3), μ ≥ 0.
-
-    ``mu``: μ ≥ 0.
 
     The Gaussian mechanism θ + N(0, Δ²/μ²) is μ-GDP. Symmetric; G_a ⊗ G_b = G_√(a²+b²)
     (DRS Cor 3.3); μ-GDP gives kμ-GDP for groups of size k (DRS Thm 2.14).

@@ -135,8 +135,6 @@ class Laplace(Bracketed, ProfileBracketed):
 class LaplaceLaw(PrivacyLossLaw):
     """The privacy-loss law of L_μ = T(Lap(0,1), Lap(μ,1)) (DRS Appendix A).
 
-    ``mu``: μ ≥ 0.
-
     Under P, L = −μ with mass ½, +μ with mass e^{−μ}/2, density e^{−(ℓ+μ)/2}/4 on
     (−μ, μ); moments are closed forms of ∫ (ℓ − c)^k e^{−ℓ/2} dℓ (evaluated in mpmath
     at 50 digits). D_α(Q ‖ P) = log[α/(2α−1) e^{(α−1)μ} + (α−1)/(2α−1) e^{−αμ}]/(α − 1)

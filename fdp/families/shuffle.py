@@ -83,11 +83,8 @@ def _atoms(eps0: float, n: int, c: np.ndarray, log_pc: np.ndarray, a_lo: np.ndar
 
 def clone_atoms(eps0: float, n: int, clone_prob: float,
                 tail: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
-    """Atoms (log_ratio, p, q) of the clone pair and the deficits (1 − Σp, 1 − Σq),
-    to be put at loss −∞ and +∞ (docs/derivations/families.md). Exact (equal ratios merged) up
-    to MAX_EXACT_ATOMS enumerated atoms; beyond, losses are rounded up onto
-    LOSS_BINS values, keeping Q-masses and lowering P-masses to Q e^{−L'} (a
-    pessimistic pair: the lost P-mass joins the −∞ atom)."""
+    """Atoms (log_ratio, p, q) of the clone pair and the deficits (1 − Σp, 1 − Σq): exact
+    up to MAX_EXACT_ATOMS, else pessimistically binned (docs/derivations/families.md)."""
     c_lo, c_hi = _window(n - 1, clone_prob, tail)
     c = np.arange(int(c_lo), int(c_hi) + 1, dtype=np.int64)
     log_pc = _log_pmf(c, n - 1, clone_prob)
