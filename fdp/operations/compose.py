@@ -20,10 +20,8 @@ keyed by PAIRS of kinds, says how two reduced factors combine:
 The δ part of a pair (equal masses at losses ±inf) is split off exactly, so that
 for example G_μ ⊗ f_{ε,δ} runs G_μ ⊗ f_{ε,0} through the engine and adds δ exactly.
 
-Closed forms stay closed; the numeric engine is the fallback, used only when two
-kinds with no common closed form meet (for example Gaussian with Laplace). No
-exception is used for control flow: a rule that cannot form its exact result
-(too many atoms) answers None, like a missing rule.
+A rule that cannot form its exact result (too many atoms) answers None, like a
+missing rule (for example Gaussian with Laplace): the engine composes those factors.
 
 References: DRS = Dong, Roth & Su (2022), "Gaussian differential privacy", JRSS-B;
 KOV = Kairouz, Oh & Viswanath (2015), "The composition theorem for differential

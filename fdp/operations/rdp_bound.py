@@ -6,11 +6,8 @@ composition ⊗ f_i^{⊗n_i} of factors with known Rényi curves ρ_i has
 ρ(λ) ≤ Σ n_i ρ_i(λ), in the same direction D(Q ‖ P) as the hockey-stick divergence
 δ(ε) = E_P[(q/p − e^ε)_+] that the trade-off function reads.
 
-One factor's curve is read from its law where the law states it as a proven upper
-bound (``law.renyi_is_upper_bound``: the closed forms of Mironov 2017, Table II, for
-the Gaussian, Laplace and binary randomized response, rounded up in their families'
-files through ``fdp.law.renyi.certified_renyi``); an ε-DP family (f_{ε,0}, k-ary
-randomized response) is bounded by binary RR_ε's curve.
+One factor's curve (``factor_rdp``): the closed forms of Mironov 2017, Table II, that
+its law states as proven upper bounds (``law.renyi_is_upper_bound``), or binary RR_ε's.
 
 Conversions to (ε, δ) at a fixed δ (or ε), minimised over the orders given:
 
@@ -203,7 +200,8 @@ def factor_rdp(f: TradeOff, orders: ArrayLike = COMPOSE_ORDERS) -> FloatArray | 
     """A certified upper bound on the Rényi curve D_λ(Q ‖ P) of one factor, or None.
 
     The factor's law where it states a proven upper bound (``renyi_is_upper_bound``:
-    Gaussian, Laplace, binary randomized response); RR_ε's curve for an ε-DP family
+    Gaussian, Laplace, binary randomized response, rounded up through
+    ``fdp.law.renyi.certified_renyi``); RR_ε's curve for an ε-DP family
     (f_{ε,0}, k-ary randomized response); Id has ρ = 0; a result that carries a
     certified curve (``MinCertified.rdp``) is read from it (``RDPBound.at``). Any other
     factor answers None (no certified curve is known). For a one-sided symmetrisation
