@@ -106,9 +106,7 @@ class TradeOff(EngineHooks, abc.ABC):
                        self.status, safe_side="lo")
 
     def delta_bounds(self, eps: ArrayLike, width: float | None = None) -> Bracket:
-        """(lower, upper) δ at real ε (±inf allowed); ``width`` as in ``bounds``;
-        example in ``delta``.
-        """
+        """(lower, upper) δ at real ε (±inf ok); ``width`` as in ``bounds``; see ``delta``."""
         e = _validate.reals("eps", eps, allow_inf=True)
         lo, hi = self._delta_lower(e), self._delta(e)
         meet_width(self, width, lo, hi, "delta(eps)")
@@ -227,10 +225,8 @@ class TradeOff(EngineHooks, abc.ABC):
                        self.status)
 
     def _epsilon_range(self, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(lower, upper) ε(δ), the hook ``epsilon_bounds`` answers from: by default the
-        largest ε verified to fail on ``_delta_lower`` and the smallest verified to pass on
-        ``_delta`` (``epsilon_for_delta``); closed forms override it.
-        """
+        """(lower, upper) ε(δ) for ``epsilon_bounds``: by default the largest ε verified to fail
+        on ``_delta_lower``, the smallest verified to pass on ``_delta``; closed forms override."""
         lo = epsilon_for_delta(self._delta_lower, d, log_delta_fn=self._log_delta_lower,
                                lower=True)
         return lo, epsilon_for_delta(self._delta, d, log_delta_fn=self._log_delta)
@@ -509,8 +505,7 @@ class Bracketed(TradeOff):
 
 
 class ProfileBracketed(TradeOff):
-    """A closed-form privacy profile computed as a certified bracket ``_delta_bracket(ε) ->
-    (lo, hi)``: ``_delta`` is hi (proven, so ``_certified_delta``), ``_delta_lower`` lo."""
+    """A closed-form profile as a certified bracket ``_delta_bracket(ε) -> (lo, hi)``."""
 
     __slots__ = ()
     _certified_delta = True
