@@ -75,8 +75,7 @@ class TradeOff(EngineHooks, abc.ABC):
         return self._beta(alpha)
 
     def __call__(self, alpha: ArrayLike) -> FloatOrArray:
-        """β = f(α) for α in [0, 1] (a float for a float, an ndarray for an array); for a numeric
-        result the certified lower side. ``ValueError`` for α outside [0, 1].
+        """β = f(α) for α in [0, 1]; for a numeric result the certified lower side.
 
         Examples
         --------
@@ -107,9 +106,7 @@ class TradeOff(EngineHooks, abc.ABC):
                        self.status, safe_side="lo")
 
     def delta_bounds(self, eps: ArrayLike, width: float | None = None) -> Bracket:
-        """(lower, upper) δ at real ε (±inf allowed); ``width`` as in ``bounds``;
-        example in ``delta``.
-        """
+        """(lower, upper) δ at real ε (±inf ok); ``width`` as in ``bounds``; see ``delta``."""
         e = _validate.reals("eps", eps, allow_inf=True)
         lo, hi = self._delta_lower(e), self._delta(e)
         meet_width(self, width, lo, hi, "delta(eps)")
@@ -153,7 +150,7 @@ class TradeOff(EngineHooks, abc.ABC):
         """δ(ε) = 1 + f*(−e^ε) = sup_α (1 − f(α) − e^ε α) (DRS Prop 2.12).
 
         For every real ε (negative ε: the other order of the pair; +inf gives 1 − f(0));
-        a certified upper bound for numeric f. ``ValueError`` for a non-real ε.
+        a certified upper bound for numeric f.
 
         Examples
         --------
@@ -195,9 +192,7 @@ class TradeOff(EngineHooks, abc.ABC):
             return self._log_delta(eps)
         return _log(self._delta_lower(eps))
 
-    # True when ``_delta`` is a closed form or a certified upper bound (never a
-    # numerical maximisation that may fall short of the supremum). Numeric results
-    # (``is_exact`` False) are certified by contract.
+    # ``_delta`` is a closed form or certified upper bound (numeric results: by contract)
     _certified_delta = False
 
     def _has_certified_delta(self) -> bool:
@@ -207,7 +202,7 @@ class TradeOff(EngineHooks, abc.ABC):
         """Smallest ε ≥ 0 with δ(ε) ≤ delta (inf if none); certified upper for numeric f.
 
         Solved in log space: δ = 0 gives inf unless pure DP is proven, and δ down to 1e-300
-        keeps full precision. ``ValueError`` for δ outside [0, 1].
+        keeps full precision.
 
         Examples
         --------
@@ -230,10 +225,8 @@ class TradeOff(EngineHooks, abc.ABC):
                        self.status)
 
     def _epsilon_range(self, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(lower, upper) ε(δ), the hook ``epsilon_bounds`` answers from: by default the
-        largest ε verified to fail on ``_delta_lower`` and the smallest verified to pass on
-        ``_delta`` (``epsilon_for_delta``); closed forms override it.
-        """
+        """(lower, upper) ε(δ) for ``epsilon_bounds``: by default the largest ε verified to fail
+        on ``_delta_lower``, the smallest verified to pass on ``_delta``; closed forms override."""
         lo = epsilon_for_delta(self._delta_lower, d, log_delta_fn=self._log_delta_lower,
                                lower=True)
         return lo, epsilon_for_delta(self._delta, d, log_delta_fn=self._log_delta)
@@ -357,7 +350,6 @@ class TradeOff(EngineHooks, abc.ABC):
         from fdp.operations.compose import power
         return power(self, n)
 
-
     def dominates(self, other: TradeOff, *, tol: float = 0.0) -> bool:
         """True only when f(α) ≥ g(α) − tol (absolute, default 0) is PROVEN on [0, 1].
 
@@ -411,9 +403,7 @@ class TradeOff(EngineHooks, abc.ABC):
         return Bracket(float(lo), float(hi), self.status)
 
     def tpr_at_fpr(self, fpr: Any) -> Bracket:
-        """The best test's TPR at FPR α, 1 − min{f(α), f⁻¹(α)}, a ``Bracket``: as
-        ``fdp.conversions.risk.tpr_at_fpr`` (its formula and example).
-        """
+        """The best test's TPR at FPR α, a ``Bracket``: ``fdp.conversions.risk.tpr_at_fpr``."""
         from fdp.conversions.risk import tpr_at_fpr
         return tpr_at_fpr(self, fpr)
 
@@ -423,9 +413,7 @@ class TradeOff(EngineHooks, abc.ABC):
         return advantage_bounds(self)
 
     def bayes_risk(self, prior: float = 0.5) -> Bracket:
-        """Smallest Bayes risk min_α [(1 − π)α + π f(α)] at prior π, a ``Bracket``: as
-        ``fdp.conversions.risk.bayes_risk``.
-        """
+        """Smallest Bayes risk at prior π, a ``Bracket``: ``fdp.conversions.risk.bayes_risk``."""
         from fdp.conversions.risk import bayes_risk
         return bayes_risk(self, prior)
 
@@ -435,9 +423,7 @@ class TradeOff(EngineHooks, abc.ABC):
         return attack_success(self, prior)
 
     def reconstruction_bound(self, kappa: float) -> Bracket:
-        """Reconstruction success ≤ 1 − f(κ) (Hayes et al. 2023), a ``Bracket``: as
-        ``fdp.conversions.risk.reconstruction_bound``.
-        """
+        """Reconstruction success ≤ 1 − f(κ), a ``Bracket``: ``fdp.conversions.risk``."""
         from fdp.conversions.risk import reconstruction_bound
         return reconstruction_bound(self, kappa)
 
@@ -476,11 +462,9 @@ class TradeOff(EngineHooks, abc.ABC):
         lo, hi = self._pure_epsilon_bounds()
         return Bracket(float(lo), float(hi), self.status)
 
-
     def _repr_latex_(self) -> str:
         return f"${self.latex()}$"
 
-    # --- law (helper law) ---
     def law(self) -> PrivacyLossLaw | None:
         """The privacy-loss law of f's dominating pair (``fdp.law``), or None.
 
@@ -502,7 +486,7 @@ class TradeOff(EngineHooks, abc.ABC):
         """A LaTeX name without dollar signs, e.g. ``G_{1}``."""
         return r"\mathrm{" + type(self).__name__ + "}"
 
-    # --- pickling ---
+
 class Bracketed(TradeOff):
     """A curve computed as a certified bracket ``_bracket(α) -> (lo, hi)``: β is lo
     (the safe side) and ``_upper`` is hi."""
@@ -518,6 +502,23 @@ class Bracketed(TradeOff):
 
     def _upper(self, alpha: np.ndarray) -> np.ndarray:
         return self._bracket(alpha)[1]
+
+
+class ProfileBracketed(TradeOff):
+    """A closed-form profile as a certified bracket ``_delta_bracket(ε) -> (lo, hi)``."""
+
+    __slots__ = ()
+    _certified_delta = True
+
+    @abc.abstractmethod
+    def _delta_bracket(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) δ at a validated array of ε."""
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        return self._delta_bracket(eps)[1]
+
+    def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
+        return self._delta_bracket(eps)[0]
 
 
 @dataclass(frozen=True, eq=False)

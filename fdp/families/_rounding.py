@@ -18,13 +18,8 @@ ArrayPair = tuple[np.ndarray, np.ndarray]
 
 def widen(v: ArrayLike, rel: ArrayLike, abs_: ArrayLike = 0.0, *, low: ArrayLike = 0.0,
           high: ArrayLike = np.inf) -> ArrayPair:
-    """(lo, hi) containing every t with |v − t| ≤ rel·|v| + abs_, clipped to [low, high].
-
-    ``v``: computed values; ``rel, abs_``: relative and absolute error bounds (non-negative; inf
-    allowed: no bound); ``low, high``: bounds the true value is known to satisfy.
-
-    Returns lo ≤ t ≤ hi.
-    """
+    """(lo, hi) containing every t with |v − t| ≤ rel·|v| + abs_ (bounds ≥ 0, inf: none),
+    clipped to the [low, high] the true value is known to lie in."""
     v = np.asarray(v, dtype=float)
     rel_e = ERROR_SAFETY * np.asarray(rel, dtype=float) + 4.0 * _U
     with np.errstate(invalid="ignore", over="ignore"):
@@ -37,20 +32,9 @@ def widen(v: ArrayLike, rel: ArrayLike, abs_: ArrayLike = 0.0, *, low: ArrayLike
 
 
 def exp_bracket(log_v: ArrayLike, err: ArrayLike, *, positive: bool = True) -> ArrayPair:
-    """(lo, hi) containing t when |log v − log t| ≤ err (log_v = −inf: t = 0).
-
-    Returns 0 ≤ lo ≤ t ≤ hi ≤ 1 is not assumed; lo ≥ 0.
-
-    Parameters
-    ----------
-    log_v : array_like
-        Computed log of the value (−inf where the value is exactly 0).
-    err : array_like
-        Bound on the absolute error of ``log_v`` (inf: nothing known below 1).
-    positive : bool or array_like, optional
-        Where True, t > 0 is known: an upper end that underflows is the smallest
-        positive double instead of 0.
-    """
+    """(lo, hi), lo ≥ 0, containing t when |log v − log t| ≤ err (log_v = −inf: t = 0; err =
+    inf: nothing known). Where ``positive`` (t > 0 known), an upper end that underflows is
+    the smallest positive double instead of 0."""
     lv = np.asarray(log_v, dtype=float)
     e = ERROR_SAFETY * np.asarray(err, dtype=float) + 4.0 * _U * (1.0 + np.abs(np.where(
         np.isfinite(lv), lv, 0.0)))

@@ -93,13 +93,8 @@ def log_binom_pmf(j: ArrayLike, n: int, log_p: float, log_1mp: float) -> np.ndar
     """log Bin(j; n, p) with p = e^{log_p}, 1 − p = e^{log_1mp}, to full relative precision
     of the mass (Loader 2000, "Fast and accurate computation of binomial probabilities":
     Stirling remainders and a deviance term bd0 that does not cancel near the mode);
-    tails far below the smallest double stay finite logarithms.
-
-    ``j``: counts in [0, n] (floats holding integers); ``n``: number of trials; ``log_p, log_1mp``:
-    log p and log(1 − p).
-
-    Returns log Bin(j; n, p).
-    """
+    tails far below the smallest double stay finite logarithms. ``j``: counts in [0, n]
+    (floats holding integers)."""
     j = np.asarray(j, dtype=float)
     k = n - j
     inner = (j > 0) & (k > 0)
@@ -253,8 +248,7 @@ class _Binomial:
 
     # -- the sums the read-outs need -------------------------------------
     def upper_tail(self, law: str, m: int) -> tuple[float, float]:
-        """log Σ_{j≥m} (mass of ``law``): the direct sum, intersected with 1 − (the rest)
-        where the tail is the larger part (total mass 1 exactly)."""
+        """log Σ_{j≥m} (mass of ``law``), bracketed (``_part``)."""
         return self._remember(("U", law, m), lambda: self._upper_tail(law, m))
 
     def _upper_tail(self, law: str, m: int) -> tuple[float, float]:
@@ -262,12 +256,7 @@ class _Binomial:
             return 0.0, 0.0
         if m > self.k:
             return -np.inf, -np.inf
-        lo, hi = self.sum(law, m, self.k)
-        if hi > -_LN2:
-            r_lo, r_hi = self.sum(law, 0, m - 1)
-            lo = max(lo, float(_log1mexp(r_hi)))
-            hi = min(hi, float(_log1mexp(r_lo)))
-        return lo, min(hi, 0.0)
+        return self._part(law, (m, self.k), (0, m - 1))
 
     def lower_tail(self, law: str, m: int) -> tuple[float, float]:
         """log Σ_{j≤m} (mass of ``law``), as ``upper_tail``."""
@@ -278,9 +267,14 @@ class _Binomial:
             return -np.inf, -np.inf
         if m >= self.k:
             return 0.0, 0.0
-        lo, hi = self.sum(law, 0, m)
+        return self._part(law, (0, m), (m + 1, self.k))
+
+    def _part(self, law: str, run: tuple[int, int], rest: tuple[int, int]) -> tuple[float, float]:
+        """log of the mass on ``run``: the direct sum, intersected with 1 − (the mass on
+        ``rest``, the other counts) where the run is the larger part (total mass 1)."""
+        lo, hi = self.sum(law, *run)
         if hi > -_LN2:
-            r_lo, r_hi = self.sum(law, m + 1, self.k)
+            r_lo, r_hi = self.sum(law, *rest)
             lo = max(lo, float(_log1mexp(r_hi)))
             hi = min(hi, float(_log1mexp(r_lo)))
         return lo, min(hi, 0.0)

@@ -16,7 +16,7 @@ from fdp._constants import UNIT_ROUNDOFF as _U
 from fdp._types import ArrayLike
 from fdp.families._rounding import ArrayPair, one_minus, widen
 from fdp.law import Masses, PrivacyLossLaw, bin_atoms, intervals
-from fdp.tradeoff import Bracketed
+from fdp.tradeoff import Bracketed, ProfileBracketed
 
 
 def log_expm1(eps: ArrayLike) -> np.ndarray:
@@ -27,22 +27,8 @@ def log_expm1(eps: ArrayLike) -> np.ndarray:
                         np.log(np.expm1(np.minimum(e, 1.0))))
 
 
-def grr_masses(eps: float, t: ArrayLike) -> ArrayPair:
-    """(P_t(1), Q_t(1)) of the generalized randomized response GRR_t (DDR 2020 §3.1).
-
-    P_t(1) = (e^t − 1)/(e^ε − 1) = expm1(t)/expm1(ε), and
-    Q_t(1) = e^{ε−t} P_t(1) = (1 − e^{−t})/(1 − e^{−ε}); both stable for every ε.
-    """
-    t = np.asarray(t, dtype=float)
-    with np.errstate(over="ignore", under="ignore"):
-        p1 = np.exp(log_expm1(np.maximum(t, 1e-300)) - log_expm1(eps))
-        p1 = np.where(t <= 0.0, 0.0, p1)
-        q1 = np.expm1(-t) / np.expm1(-eps)
-    return np.minimum(p1, 1.0), np.minimum(q1, 1.0)
-
-
 @dataclass(frozen=True)
-class BoundedRange(Bracketed):
+class BoundedRange(Bracketed, ProfileBracketed):
     """The trade-off function of ε-bounded-range mechanisms (exact):
 
     ``eps``: the range ε ≥ 0 of the privacy loss (ε = 0 gives Id; any finite ε).
@@ -55,12 +41,8 @@ class BoundedRange(Bracketed):
     with Gumbel noise of scale 2Δ/ε are ε-BR, hence BR_ε-DP; this is strictly
     stronger than f_{ε,0} (ε-DP) and at most f_{ε/2,0}.
 
-    Notes
-    -----
-    Privacy profile (exact): δ(x) = expm1((x − ε)/2)² / (−expm1(−ε)) for |x| ≤ ε,
-    0 above, 1 − e^x below. Composition with ``@``/``fdp.compose`` treats the curve
-    as an f-DP guarantee (valid for anything BR_ε-DP); for k adaptively chosen
-    ε-BR mechanisms ``fdp.compose_selections`` is tighter and optimal.
+    ``@``/``fdp.compose`` compose the curve as an f-DP guarantee (valid for anything
+    BR_ε-DP); for k adaptively chosen ε-BR mechanisms ``fdp.compose_selections`` is tighter.
 
     Examples
     --------
@@ -100,17 +82,6 @@ class BoundedRange(Bracketed):
         lo = np.minimum(lo, one_lo)
         # α = 0: β = 1 exactly
         return np.where(a <= 0.0, 1.0, lo), np.where(a <= 0.0, 1.0, hi)
-
-    # δ(x) = 0 for x ≥ ε is exact (the loss never exceeds ε), and _delta is a proven upper end
-    _certified_delta = True
-
-    def _delta(self, x: np.ndarray) -> np.ndarray:
-        """Certified upper bound on δ(x) (``_delta_bracket``)."""
-        return self._delta_bracket(x)[1]
-
-    def _delta_lower(self, x: np.ndarray) -> np.ndarray:
-        """Certified lower bound on δ(x) (``_delta_bracket``)."""
-        return self._delta_bracket(x)[0]
 
     def _delta_bracket(self, x: np.ndarray) -> ArrayPair:
         """δ(x) = expm1((x − ε)/2)² / (−expm1(−ε)) on [−ε, ε], bracketed (DDR 2020).

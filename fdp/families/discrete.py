@@ -36,13 +36,7 @@ class DiscreteLaplace(TradeOff):
     """T(DLap(0, t), DLap(Δ, t)) on ℤ, exact (CKS Def 25; docs/derivations/families.md).
 
     ``scale``: t > 0, P(x) ∝ e^{−|x|/t}; ``sensitivity``: Δ, a positive integer ≤ 2^20 (the pair has
-    Δ + 1 atoms).
-
-    Notes
-    -----
-    Losses take the values (2j − Δ)/t, j = 0, …, Δ, so the curve is an exact finite
-    pair; for Δ = 1 it equals f_{1/t, 0}, in general it lies above f_{Δ/t, 0}.
-    Symmetric (x ↦ Δ − x swaps P and Q).
+    Δ + 1 atoms). For Δ = 1 it equals f_{1/t, 0}, in general it lies above f_{Δ/t, 0}.
 
     Examples
     --------
@@ -119,9 +113,8 @@ def _lift(L: np.ndarray, p: np.ndarray, q: np.ndarray,
     and has the larger δ, the lifted pair lies above it and has the smaller δ (raising α_k
     moves each vertex right and lowers each q-sum minus e^ε α_k). A lifted atom's loss is
     its own likelihood ratio log q − log TINY (below the real loss), not the real one: a
-    pair whose loss disagrees with its masses has no such order (DiscreteGaussian(0.05, 2)
-    kept L = 800 on a lifted atom and read ε(1e-12) ≥ 1600 against 800). The lower β and
-    upper δ come from the first, the upper β and lower δ from the second."""
+    pair whose loss disagrees with its masses has no such order. The lower β and upper δ
+    come from the first, the upper β and lower δ from the second."""
     raised = lift & (p == 0.0) & (q > 0.0)
     with np.errstate(divide="ignore"):
         return (np.where(raised, np.log(q) - np.log(TINY), L), np.where(raised, TINY, p))
@@ -157,13 +150,8 @@ class DiscreteGaussian(TradeOff):
     """T(N_Z(0, σ²), N_Z(Δ, σ²)) on ℤ (CKS Def 1, Thm 7; docs/derivations/families.md).
 
     ``sigma``: σ in (0, 1e13]; P(x) ∝ e^{−x²/(2σ²)}; ``sensitivity``: Δ, a positive integer ≤ 2^40.
-
-    Notes
-    -----
-    Exact (a finite pair) for σ ≤ 64; above, a certified bracket of relative width
-    ~1e-13 at a cost independent of σ: ``f(α)`` and ``delta(ε)`` are the safe sides,
-    ``bounds`` and ``epsilon_bounds`` both. Close to, but not exactly, G_{Δ/σ}.
-    Symmetric (x ↦ Δ − x swaps P and Q).
+    Exact (a finite pair) for σ ≤ 64; above, a certified bracket (relative width ~1e-13).
+    Close to, but not exactly, G_{Δ/σ}.
 
     Examples
     --------
@@ -511,8 +499,6 @@ def cell_starts(f: DiscreteGaussian, edges: ArrayLike) -> np.ndarray:
 @dataclass(frozen=True)
 class DiscreteGaussianLaw(PrivacyLossLaw):
     """The privacy-loss law of the discrete Gaussian pair.
-
-    ``f``: the pair.
 
     Derivation: docs/derivations/families.md.
 

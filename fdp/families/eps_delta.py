@@ -16,7 +16,7 @@ from fdp.families._rounding import one_minus, widen
 from fdp.families.finite_pair import FinitePair
 from fdp.law import AtomsLaw
 from fdp.law.renyi import certified_renyi, log_sum_two
-from fdp.tradeoff import Bracketed, TradeOff
+from fdp.tradeoff import Bracketed, ProfileBracketed, TradeOff
 
 _U = UNIT_ROUNDOFF
 
@@ -43,7 +43,7 @@ class _DeltaParameter(float):
         return float.__repr__(self)
 
 
-class EpsDelta(Bracketed):
+class EpsDelta(Bracketed, ProfileBracketed):
     """f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)} (DRS eq. 2.4).
 
     ``eps``: ε ≥ 0 (inf allowed); ``delta``: δ in [0, 1].
@@ -133,23 +133,12 @@ class EpsDelta(Bracketed):
         return FinitePair.from_atoms([np.inf, e, -e, -np.inf], [0.0, lo, hi, d],
                                      [d, hi, lo, 0.0], mass_rtol=4.0 * _U)
 
-    _certified_delta = True
-
-    def _delta(self, eps: np.ndarray) -> np.ndarray:
-        """δ(ε') = δ + (1 − δ)·max{(e^ε − e^{ε'})₊/(1 + e^ε), (1 − e^{ε'})₊} (DRS Prop 2.12).
-
-        The first term is the order (P, Q) of the randomized-response pair, the second
-        the other order (ε' < −ε); both written with expm1/expit so that they keep their
-        relative precision for ε' near ε or 0 and never overflow.
-        """
-        return self._delta_bracket(eps)[1]
-
-    def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
-        """Certified lower side of the privacy profile."""
-        return self._delta_bracket(eps)[0]
-
     def _delta_bracket(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The profile widened by its rounding: expm1 and expit 2u each, the argument
+        """δ(ε') = δ + (1 − δ)·max{(e^ε − e^{ε'})₊/(1 + e^ε), (1 − e^{ε'})₊} (DRS Prop 2.12):
+        the order (P, Q) of the randomized-response pair and the other order (ε' < −ε), in
+        expm1/expit (relative precision near ε or 0, no overflow).
+
+        Widened by its rounding: expm1 and expit 2u each, the argument
         ε' − ε at most u relative of the value (|t|e^t/(1 − e^t) ≤ 1), the products and
         the sum u each: 9u of (1 − δ)·max{…}, plus u of the result; δ(ε') = δ exactly
         where the max is 0."""

@@ -38,10 +38,8 @@ def _log_geometric(eps: float, a: ArrayLike, b: ArrayLike) -> FloatOrArray:
     """log Σ_{m=a}^{b} e^{mε} (−inf for an empty sum), ε > 0; a, b integers or arrays."""
     a, b = np.asarray(a), np.asarray(b)
     n = np.maximum(b - a + 1, 1)
-    # anchored at the largest term: e^{bε}(1 − e^{−nε})/(1 − e^{−ε}), so that the
-    # rounding is relative to the result's own logarithm; the quotient is formed
-    # before its logarithm (a difference of the two logarithms cancels at tiny ε:
-    # log(n·1e-300) − log(1e-300) lost 1e-13)
+    # anchored at the largest term: e^{bε}(1 − e^{−nε})/(1 − e^{−ε}); the quotient is
+    # formed before its logarithm (a difference of two logarithms cancels at tiny ε)
     out = b * eps + np.log(np.expm1(-n * eps) / np.expm1(-eps))
     out = np.where(b < a, -np.inf, out)
     return float(out) if out.ndim == 0 else out

@@ -128,10 +128,8 @@ class EpsDeltaPower(TradeOff):
 
     ``eps``: ε in (0, ∞); ``delta``: δ in [0, 1); ``k``: number of compositions, 2 ≤ k ≤ 2^53.
 
-    δ(ε'), ε(δ') and β(α) sum only the O(√k) binomial terms that matter, with a
-    geometric bound on the rest; ``delta_bounds``, ``epsilon_bounds`` and ``bounds``
-    bracket the exact value (about 1e-12 relative wide), ``delta`` and ``epsilon`` give
-    the upper side, ``f(α)`` the lower side. The pure ε is kε exactly (δ = 0).
+    δ(ε'), ε(δ') and β(α) sum only the O(√k) binomial terms that matter, with a geometric
+    bound on the rest: brackets about 1e-12 relative wide. The pure ε is kε exactly (δ = 0).
 
     Examples
     --------
@@ -209,12 +207,10 @@ class EpsDeltaPower(TradeOff):
         return out[0], out[1]
 
     def _log_delta(self, eps: np.ndarray) -> np.ndarray:
-        e = np.asarray(eps, dtype=float)
-        return np.array([self._log_delta_bracket(x)[1] for x in e.ravel()]).reshape(e.shape)
+        return _per_point(self._log_delta_bracket, eps, 1)
 
     def _log_delta_lower(self, eps: np.ndarray) -> np.ndarray:
-        e = np.asarray(eps, dtype=float)
-        return np.array([self._log_delta_bracket(x)[0] for x in e.ravel()]).reshape(e.shape)
+        return _per_point(self._log_delta_bracket, eps, 0)
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         return np.exp(self._log_delta(eps))
@@ -379,9 +375,14 @@ class EpsDeltaPower(TradeOff):
         return min(lo_v, hi_v), hi_v
 
     def _beta(self, alpha: np.ndarray) -> np.ndarray:
-        a = np.asarray(alpha, dtype=float)
-        return np.array([self._beta_bracket(float(x))[0] for x in a.ravel()]).reshape(a.shape)
+        return _per_point(self._beta_bracket, alpha, 0)
 
     def _upper(self, alpha: np.ndarray) -> np.ndarray:
-        a = np.asarray(alpha, dtype=float)
-        return np.array([self._beta_bracket(float(x))[1] for x in a.ravel()]).reshape(a.shape)
+        return _per_point(self._beta_bracket, alpha, 1)
+
+
+def _per_point(bracket: Callable[[float], tuple[float, float]], x: np.ndarray,
+               side: int) -> np.ndarray:
+    """One side of a scalar ``bracket`` at every point of x, in x's shape."""
+    a = np.asarray(x, dtype=float)
+    return np.array([bracket(float(v))[side] for v in a.ravel()]).reshape(a.shape)

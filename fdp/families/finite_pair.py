@@ -20,8 +20,7 @@ from fdp.law import AtomsLaw
 # Losses closer than this, relative to the largest finite |L| of the pair, are one
 # atom: sums of the same losses in a different order differ by rounding only (k terms:
 # at most about k·2⁻⁵³ of that scale, so up to ~10⁴ terms). Merging is post-processing
-# (the unsafe direction), so only rounding is merged: a scale of max(1, |L|) merged the
-# losses ±1e-10 of RandomizedResponse(1e-10) into Identity (δ(0) = 0, truth 5e-11).
+# (the unsafe direction), so only rounding is merged.
 MERGE_RTOL = 1e-12
 # Largest product the exact composition forms before handing over to the engine.
 MAX_ATOMS = 4_000_000
@@ -49,30 +48,14 @@ class FinitePair(PiecewiseLinear):
     q: np.ndarray
     mass_rtol: float
 
-    # δ(ε) = Σ_i q_i (1 − e^{ε − L_i})₊ + Q(L = +∞) is a finite sum of non-negative
-    # terms, exactly 0 for ε at or above the largest finite loss carrying Q-mass (and no
-    # Q-mass at +∞): the profile is certified (a 0 is a real 0, up to the rounding of
-    # the losses themselves).
+    # δ(ε) = Σ_i q_i (1 − e^{ε − L_i})₊ + Q(L = +∞): a 0 is a real 0 (to the losses' rounding)
     _certified_delta = True
 
-    # --- the bracket -------------------------------------------------------
-    # Each vertex coordinate is a sum of masses: α_k = Σ_{i<k} p_i and β_k (a head sum
-    # 1 − Σ_{i<k} q_i where β ≥ 1/2, a tail sum Σ_{i≥k} q_i below), so with masses within
-    # ``mass_rtol`` of the real pair's and n-term recursive summation (γ_n ≤ n·u,
-    # Higham 2002, §4.2), every α_k and β_k is within ρ = mass_rtol + (n + 2)u of the
-    # real one, relatively. Then, the real curve f* being convex and non-increasing and
-    # each curve the chords through its vertices: (1 − ρ) f(α(1 + ρ)) ≤ f*(α) ≤
-    # f(α/(1 + ρ))/(1 − ρ) (each vertex of one curve lies above the other curve scaled
-    # so; chords through points above a convex function stay above it). The
-    # interpolation itself is taken from the right end of its segment,
-    # β = β_{k+1} + (β_k − β_{k+1})(α_{k+1} − α)/(α_{k+1} − α_k), a sum of non-negative
-    # terms: within 8u of its value. δ: the same vertex errors scale α_k and 1 − β_k.
-
     def _rho(self) -> float:
+        """ρ, the relative error of every vertex (derivation: docs/derivations/families.md)."""
         return 2.0 * (self.mass_rtol + (self.p.size + 2) * _U)
 
     def _beta(self, alpha: np.ndarray) -> np.ndarray:
-        """Certified lower bound on T(P, Q)(α) (the safe side)."""
         a = np.asarray(alpha, dtype=float)
         rho = self._rho()
         v = _interp_right(self.alphas, self.betas, np.minimum(a * (1.0 + rho + 2.0 * _U), 1.0))
@@ -80,7 +63,6 @@ class FinitePair(PiecewiseLinear):
         return np.clip(np.minimum(lo, one_minus(a)[0]), 0.0, 1.0)
 
     def _upper(self, alpha: np.ndarray) -> np.ndarray:
-        """Certified upper bound on T(P, Q)(α)."""
         a = np.asarray(alpha, dtype=float)
         rho = self._rho()
         v = _interp_right(self.alphas, self.betas, a / (1.0 + rho + 2.0 * _U))
@@ -92,7 +74,6 @@ class FinitePair(PiecewiseLinear):
         return self._delta_side(eps, +1)
 
     def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
-        """Certified lower δ(ε)."""
         return self._delta_side(eps, -1)
 
     def _delta_side(self, eps: np.ndarray, side: int) -> np.ndarray:
@@ -171,8 +152,7 @@ class FinitePair(PiecewiseLinear):
         p_m = np.add.reduceat(p, starts) if L.size else p
         q_m = np.add.reduceat(q, starts) if L.size else q
         # a merged atom's loss is its likelihood ratio; a lone atom keeps the loss it
-        # came with (log q − log p of nearly equal masses would cancel: the losses
-        # ±1e-10 of RandomizedResponse(1e-10) came back 1e-6 off)
+        # came with (log q − log p of nearly equal masses would cancel)
         sizes = np.diff(np.append(starts, L.size)) if L.size else starts
         with np.errstate(divide="ignore"):
             L_m = np.where(np.isfinite(L[starts]) & (sizes > 1),

@@ -36,7 +36,7 @@ from fdp.families.gaussian_profile import (  # noqa: F401  (re-exported: the pro
     gdp_log_delta_upper,
 )
 from fdp.law import Masses, PrivacyLossLaw, bin_atoms, mirrored_moment
-from fdp.tradeoff import Bracketed, TradeOff
+from fdp.tradeoff import Bracketed, ProfileBracketed, TradeOff
 
 
 def _beta_bracket(mu: float, alpha: np.ndarray) -> ArrayPair:
@@ -84,12 +84,10 @@ def gdp_beta(mu: float, alpha: np.ndarray) -> np.ndarray:
 
 
 def normal_cells(z: np.ndarray) -> np.ndarray:
-    """Standard-normal masses of (−∞, z_0), [z_0, z_1), …, [z_{K−1}, ∞) for sorted z.
+    """Standard-normal masses of (−∞, z_0), [z_0, z_1), …, [z_{K−1}, ∞) for sorted z (±inf ok).
 
-    ``z``: sorted edges (±inf allowed). Returns the K + 1 cell masses (non-negative).
-
-    One tail probability c_i = Φ(−|z_i|) per edge, differenced on the side of 0
-    where it is small, so both tails keep full relative precision.
+    One tail Φ(−|z_i|) per edge, differenced on the side of 0 where it is small, so both
+    tails keep full relative precision.
 
     Examples
     --------
@@ -110,10 +108,7 @@ def normal_cells(z: np.ndarray) -> np.ndarray:
 
 
 def isf_normal(tail: float) -> float:
-    """z with P(Z > z) = tail for a standard normal Z (0 for tail ≥ 1/2).
-
-    ``tail``: upper-tail probability in (0, 1). Returns the upper quantile Φ̄⁻¹(tail), clipped below
-    at 0.
+    """Φ̄⁻¹(tail): z with P(Z > z) = tail ∈ (0, 1) for a standard normal Z, clipped at 0.
 
     Examples
     --------
@@ -139,8 +134,6 @@ def mean_var(values: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
 @dataclass(frozen=True)
 class GaussianLaw(PrivacyLossLaw):
     """The privacy loss of G_μ: L = μX − μ²/2, N(∓μ²/2, μ²) under P and Q (DRS §3.2).
-
-    ``mu``: μ ≥ 0.
 
     Examples
     --------
@@ -248,10 +241,8 @@ class GaussianLaw(PrivacyLossLaw):
 
 
 @dataclass(frozen=True)
-class Gaussian(Bracketed):
+class Gaussian(Bracketed, ProfileBracketed):
     """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) (DRS eq. 2.3), μ ≥ 0.
-
-    ``mu``: μ ≥ 0.
 
     The Gaussian mechanism θ + N(0, Δ²/μ²) is μ-GDP. Symmetric; G_a ⊗ G_b = G_√(a²+b²)
     (DRS Cor 3.3); μ-GDP gives kμ-GDP for groups of size k (DRS Thm 2.14).
@@ -285,19 +276,9 @@ class Gaussian(Bracketed):
             return one_minus(alpha)           # G_0 = Id: 1 − α, exactly bracketed
         return _beta_bracket(self.mu, alpha)
 
-    _certified_delta = True
-
-    def _delta(self, eps: np.ndarray) -> np.ndarray:
-        """Certified upper bound on δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (DRS Cor
-        2.13), all real ε: the log-space closed form plus its derived error bound;
-        positive (at least the smallest double) wherever the truth is."""
-        return self._delta_bracket(eps)[1]
-
-    def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
-        """Certified lower bound on δ(ε)."""
-        return self._delta_bracket(eps)[0]
-
     def _delta_bracket(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (DRS Cor 2.13), all real ε: the log-space
+        closed form plus its derived error bound; positive wherever the truth is."""
         e = np.asarray(eps, dtype=float)
         est, err = _log_delta_and_error(self.mu, e)
         over = est == -np.finfo(float).max
@@ -317,7 +298,6 @@ class Gaussian(Bracketed):
         return gdp_log_delta_upper(self.mu, np.asarray(eps, dtype=float))
 
     def _log_delta_lower(self, eps: np.ndarray) -> np.ndarray:
-        """Certified lower log δ(ε), the lower end of ε(δ)."""
         return _log_delta_low(self.mu, np.asarray(eps, dtype=float))
 
     def _group(self, k: int) -> TradeOff:

@@ -21,15 +21,9 @@ class GaussianRange(TradeOff):
     """G_μ for a μ known only to lie in [mu_lo, mu_hi]: the certified bracket
     G_{mu_hi} ≤ G_μ ≤ G_{mu_lo} (G_μ decreases in μ, DRS 2022 §2.3).
 
-    ``mu_lo, mu_hi``: 0 ≤ mu_lo ≤ mu_hi < inf; ``assumptions``: what the curve is a guarantee for
-    (shown in the repr).
-
-    The Gaussian mechanism whose sensitivity is bracketed (``mf_sensitivity``) is
-    exactly G_{Δ/σ}; this object carries the bracket on Δ/σ. Read-outs use G_{mu_hi}
-    on the safe side and G_{mu_lo} on the other; the numeric engine composes it from
-    its certified privacy profile (pessimistic, G_{mu_hi}) and the law of G_{mu_lo}
-    (optimistic, a pair above the truth). ``assumptions`` names the mechanism, its
-    neighbouring relation and its participation limits.
+    ``mu_lo, mu_hi``: 0 ≤ mu_lo ≤ mu_hi < inf; ``assumptions`` (shown in the repr): the
+    mechanism, its neighbouring relation and participation limits the curve is a guarantee
+    for. The safe side is G_{mu_hi}, the other G_{mu_lo}, also for the engine.
 
     Examples
     --------

@@ -10,16 +10,12 @@ from fdp._constants import UNIT_ROUNDOFF
 from fdp.families._rounding import one_minus, widen
 from fdp.families.finite_pair import FinitePair
 from fdp.law import AtomsLaw
-from fdp.tradeoff import TradeOff
+from fdp.tradeoff import ProfileBracketed, TradeOff
 
 
 @dataclass(frozen=True)
-class Identity(TradeOff):
+class Identity(ProfileBracketed):
     """Id(α) = 1 − α = T(P, P); the neutral element of ⊗ (DRS Prop 3.2).
-
-    Parameters
-    ----------
-    None
 
     Examples
     --------
@@ -43,18 +39,10 @@ class Identity(TradeOff):
         return one_minus(alpha)[0]
 
     def _upper(self, alpha: np.ndarray) -> np.ndarray:
-        """1 − α rounded up."""
         return one_minus(alpha)[1]
 
-    def _delta(self, eps: np.ndarray) -> np.ndarray:
-        """δ(ε) = max(0, 1 − e^ε), rounded up (expm1 errs by at most 2u relative)."""
-        return self._delta_bracket(eps)[1]
-
-    def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
-        """δ(ε) rounded down."""
-        return self._delta_bracket(eps)[0]
-
     def _delta_bracket(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """δ(ε) = max(0, 1 − e^ε), widened by 2u (expm1's relative error)."""
         e = np.asarray(eps, dtype=float)
         v = np.maximum(-np.expm1(np.minimum(e, 0.0)), 0.0)   # no −0.0 at ε ≥ 0
         return widen(v, 2.0 * UNIT_ROUNDOFF, low=0.0, high=1.0)
@@ -68,8 +56,6 @@ class Identity(TradeOff):
     def law(self) -> AtomsLaw:
         """L = 0 almost surely under P = Q."""
         return AtomsLaw(np.zeros(1), np.ones(1), np.ones(1), "closed form")
-
-    _certified_delta = True
 
     def _gdp_mu_bounds(self) -> tuple[float, float]:
         return 0.0, 0.0

@@ -1,10 +1,5 @@
 """Laplace trade-off functions L_μ = T(Lap(0,1), Lap(μ,1)) (DRS Appendix A), and their
-privacy-loss law.
-
-L = |x| − |x − μ|: under Q atoms at +μ (mass 1/2) and −μ (mass e^{−μ}/2), and L = 2x − μ
-for x ∈ (0, μ) (DRS Appendix A); under P the atoms are −μ (mass 1/2) and +μ (mass
-e^{−μ}/2), and the density of L on (−μ, μ) is e^{−(ℓ+μ)/2}/4.
-"""
+privacy-loss law L = |x| − |x − μ| (``LaplaceLaw``)."""
 
 from __future__ import annotations
 
@@ -22,7 +17,7 @@ from fdp._types import ArrayLike, FloatArray
 from fdp.families._rounding import one_minus, widen
 from fdp.law import Masses, PrivacyLossLaw, bin_atoms, intervals, mirrored_moment
 from fdp.law.renyi import certified_renyi, log_sum_two
-from fdp.tradeoff import Bracketed, TradeOff
+from fdp.tradeoff import Bracketed, ProfileBracketed, TradeOff
 
 mpmath = LazyModule("mpmath")   # loaded on first use: `import fdp` stays light
 
@@ -30,7 +25,7 @@ _U = UNIT_ROUNDOFF
 
 
 @dataclass(frozen=True)
-class Laplace(Bracketed):
+class Laplace(Bracketed, ProfileBracketed):
     """L_μ(α) for μ ≥ 0 (DRS Appendix A):
 
         1 − e^μ α            for α < e^{−μ}/2,
@@ -65,8 +60,7 @@ class Laplace(Bracketed):
         mu = self.mu
         a = np.asarray(alpha, dtype=float)
         # e^{±μ} as the square of e^{±μ/2}, applied one factor at a time: every product
-        # stays a normal double to relative rounding (e^{−μ} alone is subnormal for
-        # μ ∈ (708, 745), which put Laplace(745)(1e-300) 75 % above the truth)
+        # stays a normal double (e^{−μ} alone is subnormal for μ ∈ (708, 745))
         half = math.exp(-mu / 2.0)                             # 0 beyond μ ≈ 1490
         pos = np.where(a > 0.0, a, 0.0)
         with np.errstate(over="ignore", under="ignore"):
@@ -85,8 +79,6 @@ class Laplace(Bracketed):
         # α = 0: β = 1 exactly
         return np.where(a <= 0.0, v, lo), np.where(a <= 0.0, v, hi)
 
-    _certified_delta = True
-
     def _gdp_mu_bounds(self) -> tuple[float, float]:
         """L_0 = Id is 0-GDP; otherwise the generic certified bracket."""
         if self.mu == 0.0:
@@ -97,17 +89,10 @@ class Laplace(Bracketed):
         """L_μ ≥ f_{ε,0} iff ε ≥ μ: δ_L(ε) = 0 exactly for ε ≥ μ (DRS Appendix A)."""
         return self.mu, self.mu
 
-    def _delta(self, eps: np.ndarray) -> np.ndarray:
-        """Certified upper δ(ε) = 1 − e^{(ε−μ)/2} on [−μ, μ], 0 above μ, 1 − e^ε below −μ."""
-        return self._delta_bracket(eps)[1]
-
-    def _delta_lower(self, eps: np.ndarray) -> np.ndarray:
-        """Certified lower δ(ε)."""
-        return self._delta_bracket(eps)[0]
-
     def _delta_bracket(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """−expm1(t) errs by 2u relative, and its argument's rounding u|t| moves it by
-        at most u relative (|t|e^t/(1 − e^t) ≤ 1 for t ≤ 0); ε ≥ μ gives 0 exactly."""
+        """δ(ε) = 1 − e^{(ε−μ)/2} on [−μ, μ], 0 above μ, 1 − e^ε below −μ. −expm1(t) errs
+        by 2u relative, and its argument's rounding u|t| moves it by at most u relative
+        (|t|e^t/(1 − e^t) ≤ 1 for t ≤ 0); ε ≥ μ gives 0 exactly."""
         e = np.asarray(eps, dtype=float)
         mu = self.mu
         inside = -np.expm1((np.clip(e, -mu, mu) - mu) / 2.0)
@@ -149,8 +134,6 @@ class Laplace(Bracketed):
 @dataclass(frozen=True)
 class LaplaceLaw(PrivacyLossLaw):
     """The privacy-loss law of L_μ = T(Lap(0,1), Lap(μ,1)) (DRS Appendix A).
-
-    ``mu``: μ ≥ 0.
 
     Under P, L = −μ with mass ½, +μ with mass e^{−μ}/2, density e^{−(ℓ+μ)/2}/4 on
     (−μ, μ); moments are closed forms of ∫ (ℓ − c)^k e^{−ℓ/2} dℓ (evaluated in mpmath

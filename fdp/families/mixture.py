@@ -54,16 +54,9 @@ class MixtureOfGaussians(Bracketed):
     they are divided by their sum).
 
     β(α) = Σⱼ pⱼ Φ(Φ⁻¹(1 − α) − cⱼ/σ) (Choquette-Choo, Ganesh, Steinke & Thakurta
-    2024, §4; the loss and the profile: docs/derivations/families.md).
-
-    Notes
-    -----
-    This is ONE order of the pair. For add/remove neighbours (adding the record
-    shifts the mean by the random sensitivity) compose this direction and its
-    ``inverse()`` separately and take ``symmetrize(one_sided=True)`` once at the end
-    (as ``fdp.dpsgd`` does), or symmetrise one step. Zero-probability components
-    are dropped, equal sensitivities merged, components sorted; ``repr`` shows the
-    canonical form. Composition runs on the numeric engine with certified brackets.
+    2024, §4; the loss and the profile: docs/derivations/families.md). ONE order of the
+    pair (``directions``); zero-probability components are dropped, equal sensitivities
+    merged, components sorted (``repr`` shows the canonical form).
 
     Examples
     --------
@@ -487,9 +480,7 @@ class RevealedMixture(TradeOff):
                 return 1.0 - self._delta(x) - np.exp(x) * part
             out[s:s + 1024] = maximise_unimodal(row, grid, vals)
         # α = 0: sup_ε (1 − δ(ε)) = 1 − (Q-mass at L = +inf), read at ε = EPS_SEARCH.
-        # 1 − δ − e^ε α is formed with three roundings of numbers ≤ 1: lowered by 4u it is
-        # a lower bound of the real line (without this, values within an ulp of 1 round to
-        # 1.0, above the real f where 1 − f ≈ 1e-19 decides the GDP μ of the far tail)
+        # 1 − δ − e^ε α: three roundings of numbers ≤ 1, so lowered by 4u (as in envelope)
         out = np.clip(out - 4.0 * _U, 0.0, 1.0 - flat)
         return out.reshape(a.shape)
 
@@ -510,8 +501,6 @@ class RevealedMixture(TradeOff):
 @dataclass(frozen=True)
 class MixtureOfGaussiansLaw(PrivacyLossLaw):
     """The privacy-loss law of a ``MixtureOfGaussians`` pair.
-
-    ``f``: the pair.
 
     Derivation: docs/derivations/families.md.
 

@@ -17,12 +17,9 @@ _TINY = float(np.finfo(float).tiny)
 class PiecewiseLinear(TradeOff):
     """A convex piecewise-linear trade-off function through vertices (α_i, β_i).
 
-    ``alphas, betas``: the vertices, α increasing from 0 to 1; ``gains``: 1 − β at the vertices
-    (defaults to 1 − betas).
-
-    Vertices are stored with α strictly increasing from 0 to 1; ``gains`` holds
-    1 − β_i, kept separately so that finite pairs keep their tail masses to full
-    relative precision. f(0) may be below 1 (a vertical drop at α = 0).
+    ``alphas, betas``: the vertices, α strictly increasing from 0 to 1; ``gains``: 1 − β_i
+    (default 1 − betas), kept so that finite pairs keep their tail masses to full relative
+    precision. f(0) may be below 1 (a vertical drop at α = 0).
 
     Examples
     --------

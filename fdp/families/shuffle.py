@@ -83,11 +83,8 @@ def _atoms(eps0: float, n: int, c: np.ndarray, log_pc: np.ndarray, a_lo: np.ndar
 
 def clone_atoms(eps0: float, n: int, clone_prob: float,
                 tail: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
-    """Atoms (log_ratio, p, q) of the clone pair and the deficits (1 − Σp, 1 − Σq),
-    to be put at loss −∞ and +∞ (docs/derivations/families.md). Exact (equal ratios merged) up
-    to MAX_EXACT_ATOMS enumerated atoms; beyond, losses are rounded up onto
-    LOSS_BINS values, keeping Q-masses and lowering P-masses to Q e^{−L'} (a
-    pessimistic pair: the lost P-mass joins the −∞ atom)."""
+    """Atoms (log_ratio, p, q) of the clone pair and the deficits (1 − Σp, 1 − Σq): exact
+    up to MAX_EXACT_ATOMS, else pessimistically binned (docs/derivations/families.md)."""
     c_lo, c_hi = _window(n - 1, clone_prob, tail)
     c = np.arange(int(c_lo), int(c_hi) + 1, dtype=np.int64)
     log_pc = _log_pmf(c, n - 1, clone_prob)
@@ -141,22 +138,14 @@ def shuffle_amplification(eps0: float, n: int, *, construction: str = "clones",
                           tail: float = 1e-30) -> FinitePair:
     """Trade-off function of shuffling n ≥ 1 reports of ε₀-LDP randomizers (ε₀ > 0).
 
-    Returns T(P, Q) of the clone pair, symmetric; n = 1 gives ``RandomizedResponse(eps0)``.
-
-    Parameters
-    ----------
-    eps0, n : float, int
-        The local guarantee of each user's randomizer; the number of reports shuffled.
-    construction : {"clones", "stronger"}
-        "clones" (default): the dominating pair of Feldman, McMillan & Talwar (FOCS 2021),
-        clone probability e^{−ε₀}, valid for every ε₀-LDP randomizer (adaptive ones
-        included). "stronger": clone probability 2/(e^{ε₀}+1) (FMT, SODA 2023), tighter but,
-        by the paper's errata, valid only for randomizers with its corrected Lemma 3.5
-        decomposition.
-    tail : float
-        Mass in [1e-290, 1e-6] below which binomial atoms are not enumerated; the cut mass
-        goes to two atoms at ±ε₁, ε₁ = ε₀ + 0.2, so ε(δ) ≤ ε₁ always (``fdp.strongest``
-        with ``fdp.EpsDelta(eps0)`` brings it to ε₀).
+    T(P, Q) of the clone pair, symmetric; n = 1 gives ``RandomizedResponse(eps0)``.
+    ``construction="clones"`` (default): clone probability e^{−ε₀} (Feldman, McMillan &
+    Talwar, FOCS 2021), valid for every ε₀-LDP randomizer, adaptive ones included;
+    ``"stronger"``: 2/(e^{ε₀}+1) (FMT, SODA 2023), tighter but, by the paper's errata, valid
+    only for randomizers with its corrected Lemma 3.5 decomposition. ``tail`` ∈ [1e-290,
+    1e-6]: binomial atoms below it are not enumerated; the cut mass goes to two atoms at
+    ±ε₁, ε₁ = ε₀ + 0.2, so ε(δ) ≤ ε₁ always (``fdp.strongest`` with ``fdp.EpsDelta(eps0)``
+    brings it to ε₀).
 
     Examples
     --------

@@ -20,10 +20,8 @@ keyed by PAIRS of kinds, says how two reduced factors combine:
 The δ part of a pair (equal masses at losses ±inf) is split off exactly, so that
 for example G_μ ⊗ f_{ε,δ} runs G_μ ⊗ f_{ε,0} through the engine and adds δ exactly.
 
-Closed forms stay closed; the numeric engine is the fallback, used only when two
-kinds with no common closed form meet (for example Gaussian with Laplace). No
-exception is used for control flow: a rule that cannot form its exact result
-(too many atoms) answers None, like a missing rule.
+A rule that cannot form its exact result (too many atoms) answers None, like a
+missing rule (for example Gaussian with Laplace): the engine composes those factors.
 
 References: DRS = Dong, Roth & Su (2022), "Gaussian differential privacy", JRSS-B;
 KOV = Kairouz, Oh & Viswanath (2015), "The composition theorem for differential
@@ -69,24 +67,10 @@ def eps_delta_power(f: EpsDelta, n: int) -> FinitePair | None:
     return eps_delta_pair(f.eps, float(f.delta), n)
 
 
-# ----------------------------------------------------------------------
-# The rule table. Every factor has a kind: the one its ``_composition_kind()``
-# names (a family with a closed-form rule), or, when it names none, "pair" if it
-# has an exact finite pair (built once, here) and "numeric" otherwise.
-#
-#   kind        payload          n-fold (POWERS)                        result kind
-#   neutral     --               dropped (Id ⊗ f = f, DRS Prop 3.2)
-#   gaussian    μ² (as 4^e·s)    μ² ↦ n μ² (DRS Cor 3.3)                gaussian
-#   eps_delta   f_{ε,δ}          binomial pair (KOV Thm 3.3)            pair
-#   pair        FinitePair       repeated squaring of the product pair  pair
-#   numeric     the object       none: to the engine with its count
-#
-# ``RULES[(a, b)]`` combines two reduced payloads of kinds a and b into one (a
-# payload of kind a), or is None: no closed form, the numeric engine composes them.
-# A rule (or an n-fold) may also answer None when its exact result would be too
-# large to form (an exact pair past ``MAX_ATOMS`` atoms): the factors of that kind
-# then go to the engine as they are. No exception is used for either outcome.
-# ----------------------------------------------------------------------
+# A factor's kind is its ``_composition_kind()``, else "pair" (an exact finite pair,
+# built once) or "numeric". Payloads: gaussian μ² as 4^e·s, eps_delta f_{ε,δ}, pair a
+# FinitePair; ``POWERS`` maps a kind to (result kind, its n-fold), ``RULES[(a, b)]``
+# combines two reduced payloads, or is None (the engine; the module docstring's table).
 def _gaussian_power(g: Gaussian, n: int) -> tuple[int, float]:
     """n μ² (DRS Cor 3.3) as (e, s) with n μ² = 4^e s: μ² itself under- and overflows
     beyond μ ≈ 1e∓154 (G_{1e-200} ⊗ G_{1e-200} would read as Id). Scaling by powers of
@@ -185,27 +169,8 @@ def compose(*fs: TradeOff, tol: float | None = None) -> TradeOff:
     ``fdp.engine.DEFAULT_TOL`` = 1e-4) sets the engine's grid accuracy; it is a
     target, not a guarantee: ε brackets typically come out 3–10 × tol wide, and the
     bracket itself (``bounds``, ``epsilon_bounds``) is what is certified. Unused for
-    closed forms.
-
-    Parameters
-    ----------
-    *fs : TradeOff, or one list/tuple of them
-        The factors, in any order (composition is commutative).
-    tol : float, optional
-        The engine's grid accuracy (> 0); unused for closed forms.
-
-    Returns
-    -------
-    TradeOff
-        The composition: a closed form where the rule table has one, else a
-        certified numeric bracket.
-
-    Raises
-    ------
-    ValueError
-        For no factor or a bad ``tol``.
-    TypeError
-        For a factor that is not a TradeOff or not a guarantee (a lower bound).
+    closed forms. ``fs``: the factors, or one list of them, in any order (composition is
+    commutative); ``TypeError`` for one that is not a TradeOff or not a guarantee.
 
     Examples
     --------
@@ -304,22 +269,6 @@ def _split_delta(items: list[tuple[TradeOff, int]]
 
 def power(f: TradeOff, n: int) -> TradeOff:
     """f^{⊗n}; n = 0 gives Id. Negative or non-integer n is refused.
-
-    Parameters
-    ----------
-    f : TradeOff
-    n : int
-        A non-negative integer.
-
-    Returns
-    -------
-    TradeOff
-        f^{⊗n}.
-
-    Raises
-    ------
-    ValueError
-        For a negative or non-integral n.
 
     Examples
     --------

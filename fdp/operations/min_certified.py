@@ -1,19 +1,12 @@
 """The smaller of two certified upper bounds on one mechanism's privacy profile.
 
 If δ(ε) ≤ a(ε) and δ(ε) ≤ b(ε) are both proven, so is δ(ε) ≤ min{a(ε), b(ε)}; the same
-holds for ε(δ). Two such bounds exist for many mechanisms:
-
-* the f-DP engine (``fdp.engine``): the pessimistic lattices of the composition
-  (Doroshenko et al. 2022; Zhu, Dong & Wang 2021, Thm 11), tight at moderate sizes but,
-  for huge compositions, limited by the grid the memory budget allows;
-* a certified Rényi curve of the same mechanism (``fdp.operations.rdp_bound.RDPBound``):
-  ρ(λ) ≥ D_λ at every order, summed over the factors (Mironov 2017, Prop 1) and
-  converted by Canonne, Kamath & Steinke 2020, Prop 12:
-  δ(ε) ≤ min_λ exp((λ − 1)(ρ(λ) − ε)) (1 − 1/λ)^{λ−1}/λ, and
-  ε(δ) ≤ min_λ ρ(λ) + log(1 − 1/λ) − (log δ + log λ)/(λ − 1).
-  The curves are the closed forms of Gaussian, Laplace and randomized-response factors
-  (``compose``) or the subsampled Gaussian of Poisson DP-SGD (``fdp.dpsgd``; Mironov,
-  Talwar & Zhang 2019), each rounded up.
+holds for ε(δ). Two such bounds exist for many mechanisms: the f-DP engine's pessimistic
+lattices (``fdp.engine``; Doroshenko et al. 2022; Zhu, Dong & Wang 2021, Thm 11), tight at
+moderate sizes but limited by the grid for huge compositions, and a certified Rényi curve
+of the same mechanism (``fdp.operations.rdp_bound``: closed forms of Gaussian, Laplace and
+randomized-response factors for ``compose``, the subsampled Gaussian of Poisson DP-SGD
+for ``fdp.dpsgd``, Mironov, Talwar & Zhang 2019), converted as that module says.
 
 ``MinCertified`` is the engine's ``Numeric`` with a recipe for the Rényi curve
 attached: its upper δ and upper ε are the minimum of the two wherever the engine's
@@ -24,16 +17,11 @@ The lower sides are the engine's (a Rényi bound has no lower side); the trade-o
 summaries and compositions are the engine's. Each ε or δ bracket says in its ``note``
 which bound set the upper end, and why a lower end is 0 when it is.
 
-Which object the Rényi curve bounds: for a plain composition (one lattice per side),
-D_λ of the result's own pair, so it composes further (``renyi_composes``); for a
-one-sided symmetrisation min{F, F⁻¹}** (``fdp.dpsgd``, ``fdp.random_allocation``), D_λ
-of each direction of the run, which bounds max(δ_F, δ_{F⁻¹}) (DRS 2022, Prop 2.12) but
-not the symmetrised curve composed again (``compose`` then carries none).
-
-A lower end of 0 at a huge composition: ε(δ) of ⊗ f_i^{⊗n_i}, and of its one-sided
-symmetrisation, never decreases in any n_i (f ⊗ g ≤ f ⊗ Id = f: DRS 2022, Prop 3.2), so
-the engine's lower end for every count divided by 10^k (the first k ≤
-``LOWER_FROM_FEWER`` it separates from 0) is a certified lower end here.
+The Rényi curve bounds the result's own pair only for a plain composition
+(``renyi_composes``); for a one-sided symmetrisation it bounds each direction of the run,
+not the symmetrised curve composed again. A lower end of 0 at a huge composition is
+replaced by the engine's for every count divided by 10^k (k ≤ ``LOWER_FROM_FEWER``).
+Derivation of both: docs/derivations/operations.md.
 """
 
 from __future__ import annotations
@@ -154,17 +142,7 @@ class MinCertified(Numeric):
 
     # -- upper δ: the smaller of the two certified bounds ---------------------
     def engine_delta(self, eps: ArrayLike) -> FloatArray:
-        """The f-DP engine's own upper δ(ε), without the Rényi bound.
-
-        Parameters
-        ----------
-        eps : array_like
-            Real ε.
-
-        Returns
-        -------
-        ndarray
-        """
+        """The f-DP engine's own upper δ(ε) at real ε, without the Rényi bound."""
         return Numeric._delta(self, np.atleast_1d(np.asarray(eps, dtype=float)))
 
     def _delta(self, eps: ArrayLike) -> FloatArray:
@@ -201,23 +179,8 @@ class MinCertified(Numeric):
 
     def delta_bounds(self, eps: ArrayLike, width: float | None = None) -> Bracket:
         """(lower, upper) δ(ε): the engine's lower side; the upper side min(engine,
-        Rényi), with a ``note`` saying which set it (see the module docstring).
-
-        Parameters
-        ----------
-        eps : float or array_like
-            Real ε.
-        width : float, optional
-            As in ``Numeric.delta_bounds``.
-
-        Returns
-        -------
-        Bracket
-
-        Raises
-        ------
-        ValueError
-            As ``Numeric.delta_bounds``.
+        Rényi), with a ``note`` saying which set it (see the module docstring); ``width``
+        and errors as ``Numeric.delta_bounds``.
 
         Examples
         --------
@@ -249,23 +212,8 @@ class MinCertified(Numeric):
         """(lower, upper) ε(δ): the engine's lower side; the upper side min(engine,
         Rényi), with a ``note`` saying which set it and why a lower end is 0. For one δ
         and no ``width``, an engine's lower end of 0 is replaced by the engine's for
-        fewer steps where that is above 0 (see the module docstring).
-
-        Parameters
-        ----------
-        delta : float or array_like
-            δ in (0, 1).
-        width : float, optional
-            As in ``Numeric.epsilon_bounds`` (met by the engine's bracket).
-
-        Returns
-        -------
-        Bracket
-
-        Raises
-        ------
-        ValueError
-            As ``Numeric.epsilon_bounds``.
+        fewer steps where that is above 0 (see the module docstring). ``width`` (met by the
+        engine's bracket) and errors as ``Numeric.epsilon_bounds``.
 
         Examples
         --------
@@ -345,7 +293,7 @@ class MinCertified(Numeric):
     def _lower_from_fewer(self, delta: float, b: Bracket) -> Bracket:
         """``b`` with its lower end 0 replaced by the engine's lower end for the same
         factors with every count divided by 10^k, the first k ≤ ``LOWER_FROM_FEWER``
-        that gives one above 0 (the module docstring proves it a lower end here);
+        that gives one above 0 (proven a lower end in docs/derivations/operations.md);
         ``b`` itself when there are no factors or no k does."""
         if not self.source:
             return b
@@ -415,21 +363,9 @@ def _loss_ends(f: Numeric) -> tuple[float, float]:
 def with_rdp(result: TradeOff, rdp: RDPRecipe | None, advice: str = "") -> TradeOff:
     """``result`` as a ``MinCertified`` carrying the Rényi curve ``rdp`` of the same
     mechanism and the ``advice`` its notes and repr end with; ``result`` itself when
-    there is neither or it is not a plain certified ``Numeric`` of both directions.
-
-    Parameters
-    ----------
-    result : TradeOff
-        The engine's result for the mechanism.
-    rdp : RDPBound or None
-        A certified Rényi curve of the same object, in the direction ``result``
-        reads (D(Q ‖ P) of its pair).
-    advice : str, optional
-        What to say with every answer (``compose``: a tighter way to the same question).
-
-    Returns
-    -------
-    TradeOff
+    there is neither or it is not a plain certified ``Numeric`` of both directions. ``rdp``
+    bounds D(Q ‖ P) of ``result``'s own pair; ``advice`` is, for ``compose``, a tighter way
+    to the same question.
 
     Examples
     --------

@@ -6,11 +6,8 @@ composition ⊗ f_i^{⊗n_i} of factors with known Rényi curves ρ_i has
 ρ(λ) ≤ Σ n_i ρ_i(λ), in the same direction D(Q ‖ P) as the hockey-stick divergence
 δ(ε) = E_P[(q/p − e^ε)_+] that the trade-off function reads.
 
-One factor's curve is read from its law where the law states it as a proven upper
-bound (``law.renyi_is_upper_bound``: the closed forms of Mironov 2017, Table II, for
-the Gaussian, Laplace and binary randomized response, rounded up in their families'
-files through ``fdp.law.renyi.certified_renyi``); an ε-DP family (f_{ε,0}, k-ary
-randomized response) is bounded by binary RR_ε's curve.
+One factor's curve (``factor_rdp``): the closed forms of Mironov 2017, Table II, that
+its law states as proven upper bounds (``law.renyi_is_upper_bound``), or binary RR_ε's.
 
 Conversions to (ε, δ) at a fixed δ (or ε), minimised over the orders given:
 
@@ -58,14 +55,7 @@ Conversion = Literal["improved", "mironov"]
 
 
 class RDPEpsilon(NamedTuple):
-    """ε at the given δ and the order λ that attained the minimum.
-
-    Parameters
-    ----------
-    epsilon : float
-        The smallest ε over the orders.
-    order : float
-        The order λ attaining it.
+    """The smallest ε over the orders at the given δ (``epsilon``) and the order λ attaining it.
 
     Examples
     --------
@@ -79,21 +69,7 @@ class RDPEpsilon(NamedTuple):
 
 
 def check_orders(orders: ArrayLike) -> FloatArray:
-    """The orders as a flat float array, refused unless every λ > 1.
-
-    Parameters
-    ----------
-    orders : float or array_like
-        Rényi orders.
-
-    Returns
-    -------
-    ndarray
-
-    Raises
-    ------
-    ValueError
-        For an empty list or an order ≤ 1.
+    """The orders as a flat float array; ``ValueError`` for none or an order λ ≤ 1.
 
     Examples
     --------
@@ -109,35 +85,20 @@ def check_orders(orders: ArrayLike) -> FloatArray:
     return o
 
 
+def _curve_arrays(orders: ArrayLike, rdp: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    o = check_orders(orders)
+    r = _validate.reals("rdp", rdp, low=0.0, allow_inf=True).ravel()
+    if r.shape != o.shape:
+        raise ValueError(f"rdp must have one value per order ({o.size}), got {r.size}")
+    return o, r
+
+
 def rdp_to_epsilon(orders: ArrayLike, rdp: ArrayLike, delta: float,
                    conversion: Conversion = "improved") -> RDPEpsilon:
-    """Smallest ε over the orders such that (λ, ρ(λ))-RDP ⇒ (ε, δ)-DP.
+    """Smallest ε over the orders λ > 1 such that (λ, ρ(λ))-RDP ⇒ (ε, δ)-DP, δ ∈ (0, 1).
 
-    conversion="mironov": ε = ρ + log(1/δ)/(λ − 1) (Mironov 2017, Prop 3).
-    conversion="improved": ε = ρ + log(1 − 1/λ) − (log δ + log λ)/(λ − 1)
-    (Balle et al. 2020, Thm 21; Canonne–Kamath–Steinke 2020, Prop 12).
-    ε is floored at 0 and rounded up by its floating-point error.
-
-    Parameters
-    ----------
-    orders : array_like
-        Orders λ > 1.
-    rdp : array_like
-        ρ(λ) at each order.
-    delta : float
-        δ in (0, 1).
-    conversion : {"improved", "mironov"}, optional
-        The RDP → (ε, δ) conversion.
-
-    Returns
-    -------
-    RDPEpsilon
-        (epsilon, order).
-
-    Raises
-    ------
-    ValueError
-        For orders ≤ 1, δ outside (0, 1) or an unknown conversion.
+    The two conversions are the module docstring's; ε is floored at 0 and rounded up by
+    its floating-point error. Returns ``RDPEpsilon(epsilon, order)``.
 
     Examples
     --------
@@ -146,10 +107,7 @@ def rdp_to_epsilon(orders: ArrayLike, rdp: ArrayLike, delta: float,
     >>> print(f"{r.epsilon:.4f} {r.order:g}")
     5.6447 8
     """
-    o = check_orders(orders)
-    r = _validate.reals("rdp", rdp, low=0.0, allow_inf=True).ravel()
-    if r.shape != o.shape:
-        raise ValueError(f"rdp must have one value per order ({o.size}), got {r.size}")
+    o, r = _curve_arrays(orders, rdp)
     d = _validate.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
     parts: tuple[FloatArray, ...]
     if conversion == "mironov":
@@ -168,38 +126,12 @@ def rdp_to_epsilon(orders: ArrayLike, rdp: ArrayLike, delta: float,
 
 def rdp_to_log_delta(orders: ArrayLike, rdp: ArrayLike, eps: ArrayLike,
                      conversion: Conversion = "improved") -> tuple[FloatOrArray, FloatOrArray]:
-    """Upper bound on log δ(ε) from (λ, ρ(λ))-RDP, minimised over the orders.
+    """(upper log δ(ε), order attaining it) from (λ, ρ(λ))-RDP, minimised over the orders.
 
-    conversion="improved" (Canonne, Kamath & Steinke 2020, Prop 12; Balle et al. 2020,
-    Thm 21 solved for δ): δ = exp((λ − 1)(ρ − ε)) (1 − 1/λ)^{λ−1} / λ.
-    conversion="mironov" (Mironov 2017, Prop 3): δ = exp((λ − 1)(ρ − ε)).
-    Each is a proven (ε, δ) guarantee at every order, so their minimum is one too;
-    the result is rounded up by its floating-point error and capped at log 1 = 0.
-    Returned in log space, so a δ below the smallest double is not rounded to 0.
-    The one answer to "δ at ε from a Rényi curve" in fdp (the same conversion as
-    dp_accounting's ``compute_delta``, rounded up; ``RDPBound.log_delta`` calls it).
-
-    Parameters
-    ----------
-    orders : array_like
-        Orders λ > 1.
-    rdp : array_like
-        ρ(λ) at each order (+inf allowed).
-    eps : float or array_like
-        ε (real; ε < 0 gives log δ ≤ 0 only, +inf gives −inf unless ρ is infinite
-        everywhere).
-    conversion : {"improved", "mironov"}, optional
-        The RDP → (ε, δ) conversion.
-
-    Returns
-    -------
-    (log_delta, order) : (float or ndarray, float or ndarray)
-        The bound on log δ at each ε and the order attaining it.
-
-    Raises
-    ------
-    ValueError
-        For orders ≤ 1, a negative ρ, a non-real ε or an unknown conversion.
+    The module docstring's conversions solved for δ, rounded up and capped at log 1 = 0;
+    in log space, so a δ below the smallest double is not rounded to 0. ρ may be +inf;
+    ε < 0 gives log δ ≤ 0 only. The one answer to "δ at ε from a Rényi curve" in fdp (as
+    dp_accounting's ``compute_delta``, rounded up).
 
     Examples
     --------
@@ -209,10 +141,7 @@ def rdp_to_log_delta(orders: ArrayLike, rdp: ArrayLike, eps: ArrayLike,
     >>> print(f"{np.exp(ld):.3e} at order {order:g}")
     4.082e-08 at order 8
     """
-    o = check_orders(orders)
-    r = _validate.reals("rdp", rdp, low=0.0, allow_inf=True).ravel()
-    if r.shape != o.shape:
-        raise ValueError(f"rdp must have one value per order ({o.size}), got {r.size}")
+    o, r = _curve_arrays(orders, rdp)
     e = _validate.reals("eps", eps, allow_inf=True)
     if conversion not in ("improved", "mironov"):
         raise ValueError(f"conversion must be 'mironov' or 'improved', got {conversion!r}")
@@ -271,25 +200,14 @@ def factor_rdp(f: TradeOff, orders: ArrayLike = COMPOSE_ORDERS) -> FloatArray | 
     """A certified upper bound on the Rényi curve D_λ(Q ‖ P) of one factor, or None.
 
     The factor's law where it states a proven upper bound (``renyi_is_upper_bound``:
-    Gaussian, Laplace, binary randomized response); RR_ε's curve for an ε-DP family
+    Gaussian, Laplace, binary randomized response, rounded up through
+    ``fdp.law.renyi.certified_renyi``); RR_ε's curve for an ε-DP family
     (f_{ε,0}, k-ary randomized response); Id has ρ = 0; a result that carries a
     certified curve (``MinCertified.rdp``) is read from it (``RDPBound.at``). Any other
     factor answers None (no certified curve is known). For a one-sided symmetrisation
     (``fdp.dpsgd``) the carried curve bounds both directions of the run, not the pair
     of its symmetrised trade-off function: valid for a mechanism built from the run's
     Rényi curve alone (``repeat_and_select``), but not added up by ``of_factors``.
-
-    Parameters
-    ----------
-    f : TradeOff
-        One factor.
-    orders : array_like, optional
-        Orders λ > 1 (default ``COMPOSE_ORDERS``).
-
-    Returns
-    -------
-    ndarray or None
-        ρ(λ) ≥ D_λ(Q ‖ P) at each order.
 
     Examples
     --------
@@ -317,16 +235,8 @@ def factor_rdp(f: TradeOff, orders: ArrayLike = COMPOSE_ORDERS) -> FloatArray | 
 
 @dataclass(frozen=True)
 class RDPBound:
-    """A certified Rényi curve of a whole mechanism: ρ(λ) ≥ D_λ at each order.
-
-    Parameters
-    ----------
-    orders : tuple of float
-        Orders λ > 1.
-    rdp : tuple of float
-        The composed ρ(λ) at each order (an upper bound).
-    source : str
-        Where the curve comes from and how it is converted (for notes).
+    """A certified Rényi curve of a whole mechanism: ``rdp`` ρ(λ) ≥ D_λ at each of
+    ``orders``; ``source`` says where it comes from (for notes).
 
     Examples
     --------
@@ -349,19 +259,7 @@ class RDPBound:
         None when a factor has no certified curve of its own pair (``factor_rdp``; a
         one-sided symmetrisation has none: the sum would bound the run's composition,
         not the composition of the symmetrised curves the engine forms) or the sum is
-        infinite at every order.
-
-        Parameters
-        ----------
-        items : list of (TradeOff, int)
-            The factors with their counts.
-        orders : array_like, optional
-            Orders λ > 1.
-
-        Returns
-        -------
-        RDPBound or None
-        """
+        infinite at every order."""
         o = check_orders(orders)
         if not all(_has_curve(f) for f, _ in items):
             return None
@@ -379,29 +277,13 @@ class RDPBound:
         return cls(tuple(float(x) for x in o), tuple(float(x) for x in total))
 
     def bound(self) -> RDPBound:
-        """The curve itself: an ``RDPBound`` is its own recipe
-        (``fdp.operations.min_certified.RDPRecipe``).
-
-        Returns
-        -------
-        RDPBound
-        """
+        """The curve itself: an ``RDPBound`` is its own recipe (``RDPRecipe``)."""
         return self
 
     def at(self, orders: ArrayLike) -> FloatArray:
         """ρ at other orders: at each λ the value at the least order ≥ λ of the curve
         (+inf above its largest). Valid because D_λ is non-decreasing in λ (van Erven
-        & Harremoës 2014, Thm 3), so ρ(λ') ≥ D_λ' ≥ D_λ for λ' ≥ λ.
-
-        Parameters
-        ----------
-        orders : array_like
-            Orders λ > 1.
-
-        Returns
-        -------
-        ndarray
-        """
+        & Harremoës 2014, Thm 3), so ρ(λ') ≥ D_λ' ≥ D_λ for λ' ≥ λ."""
         o = check_orders(orders)
         mine = np.array(self.orders)
         sort = np.argsort(mine)
@@ -410,32 +292,12 @@ class RDPBound:
         return np.where(i < mine.size, vals[np.minimum(i, mine.size - 1)], np.inf)
 
     def log_delta(self, eps: ArrayLike) -> tuple[FloatOrArray, FloatOrArray]:
-        """(upper log δ(ε), order attaining it), ``rdp_to_log_delta``.
-
-        Parameters
-        ----------
-        eps : float or array_like
-            Real ε.
-
-        Returns
-        -------
-        (float or ndarray, float or ndarray)
-        """
+        """(upper log δ(ε), order attaining it), ``rdp_to_log_delta``."""
         return rdp_to_log_delta(np.array(self.orders), np.array(self.rdp), eps)
 
     def epsilon(self, delta: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        """(upper ε(δ), order attaining it) for δ in (0, 1), elementwise.
-
-        Parameters
-        ----------
-        delta : float or array_like
-            δ in (0, 1).
-
-        Returns
-        -------
-        (ndarray, ndarray)
-            At least one-dimensional.
-        """
+        """(upper ε(δ), order attaining it) for δ in (0, 1), elementwise, as arrays of
+        at least one dimension."""
         d = np.atleast_1d(np.asarray(delta, dtype=float))
         res = [rdp_to_epsilon(np.array(self.orders), np.array(self.rdp), float(x))
                for x in d.ravel()]

@@ -342,35 +342,15 @@ class SelectionComposition(TradeOff):
 def compose_selections(eps: float, k: int) -> TradeOff:
     """k adaptively chosen ε-bounded-range selections, composed optimally.
 
-    Derivation: docs/derivations/operations.md.
+    Derivation: docs/derivations/operations.md. ``eps`` ≥ 0 is each selection's
+    bounded-range parameter (the exponential mechanism's in the 2Δ convention), k ≥ 1.
 
-    Parameters
-    ----------
-    eps : float
-        The bounded-range parameter ε ≥ 0 of each selection (ε of the exponential
-        mechanism in ``fdp.mechanisms.ExponentialMechanism``'s 2Δ convention).
-    k : int
-        The number of selections, k ≥ 1.
-
-    Returns
-    -------
-    TradeOff
-        ``BoundedRange(eps)`` for k = 1 (exact); for 2 ≤ k ≤ K_MAX = 1666 a
-        ``SelectionComposition``: the optimal adaptive composition as a certified
-        bracket (``bounds``, ``epsilon_bounds``; lower side = value of an adversary
-        strategy, upper side = proven bound of the optimum) from the exact recursion
-        on a grid of M cells per ε, M chosen from a work budget (M = 1000 for k ≤ 10,
-        441 at k = 32, 140 at k = 100, 46 at k = 300, 13 at k = 1000).
-        For k > K_MAX (the work grows as k²M², and M below 8 cells per ε leaves too
-        wide a bracket) the f-DP composition (``fdp.compose``) of optimal blocks of
-        K_MAX selections: safe, because f-DP composition holds for adaptively chosen
-        blocks (DRS Thm 3.2), but NOT optimal (slightly above the k-fold optimum;
-        blocks are shorter when K_MAX·ε > 500, so that their pairs keep x ≤ 700);
-        its repr says so. Its lower side composes each block's pessimistic finite
-        pair, its upper side the optimistic pairs. For ε < 8e-10 (a grid cell
-        below 1e-10 is not resolved by doubles) the certified f-DP composition
-        ``BoundedRange(eps) ** k``: safe, not optimal, and the whole loss range kε
-        is then below 2e-6.
+    ``BoundedRange(eps)`` for k = 1 (exact); for 2 ≤ k ≤ K_MAX = 1666 a
+    ``SelectionComposition``, the optimal adaptive composition as a certified bracket
+    (lower side: an adversary strategy's value; upper side: a proven bound of the optimum).
+    For k > K_MAX the f-DP composition of optimal blocks (``_Blocked``): safe (DRS Thm
+    3.2) but NOT optimal, as its repr says; for ε < 8e-10 ``BoundedRange(eps) ** k``:
+    safe, not optimal (kε < 2e-6).
 
     Examples
     --------
@@ -387,7 +367,7 @@ def compose_selections(eps: float, k: int) -> TradeOff:
     if k == 1:
         return BoundedRange(eps)
     if eps < EPS_MIN:
-        return BoundedRange(eps) ** k      # kε < 2e-6: no grid resolves it (see Returns)
+        return BoundedRange(eps) ** k      # kε < 2e-6: no grid resolves it
     if k <= K_MAX:
         return SelectionComposition(eps, k)
     # blocks of loss range at most BLOCK_RANGE: their finite pairs then keep every

@@ -25,17 +25,33 @@ DIRECTIONS = ("both", "add", "remove")
 
 
 @dataclass(frozen=True)
-class PoissonAdd(TradeOff):
-    """f_p = p f + (1 − p) Id: ONE direction of a subsampled mechanism, not a guarantee.
-
-    Derivation: docs/derivations/operations.md.
-    """
+class _Subsampled(TradeOff):
+    """``of`` subsampled at rate ``p``: what ``PoissonAdd`` and ``WithoutReplacement`` share."""
 
     of: TradeOff
     p: float
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "p", _validate.probability("p", self.p))
+
+    @property
+    def status(self) -> Status:
+        return self.of.status
+
+    def _gaussian_component(self) -> tuple[float, float] | None:
+        """(μ, p) for a subsampled G_μ (engine hook; see ``TradeOff``)."""
+        inner = self.of._gaussian_component()
+        if inner is None or inner[1] != 1.0:
+            return None
+        return (0.0, 1.0) if self.p == 0.0 or inner[0] == 0.0 else (inner[0], float(self.p))
+
+
+@dataclass(frozen=True)
+class PoissonAdd(_Subsampled):
+    """f_p = p f + (1 − p) Id: ONE direction of a subsampled mechanism, not a guarantee.
+
+    Derivation: docs/derivations/operations.md.
+    """
 
     def _beta(self, alpha: FloatArray) -> FloatArray:
         return self.p * self.of._beta(alpha) + (1.0 - self.p) * (1.0 - alpha)
@@ -64,17 +80,6 @@ class PoissonAdd(TradeOff):
         with np.errstate(invalid="ignore"):
             amplified = p * delta_fn(np.where(live, inner, 0.0))
         return np.where(live, amplified, -np.expm1(np.minimum(e, 0.0)))
-
-    @property
-    def status(self) -> Status:
-        return self.of.status
-
-    def _gaussian_component(self) -> tuple[float, float] | None:
-        """(μ, p) for a subsampled G_μ (engine hook; see ``TradeOff``)."""
-        inner = self.of._gaussian_component()
-        if inner is None or inner[1] != 1.0:
-            return None
-        return (0.0, 1.0) if self.p == 0.0 or inner[0] == 0.0 else (inner[0], float(self.p))
 
     def _inverse(self) -> TradeOff:
         return PoissonRemove(self)
@@ -176,17 +181,11 @@ class PoissonRemove(Inverse):
 
 
 @dataclass(frozen=True)
-class WithoutReplacement(TradeOff):
+class WithoutReplacement(_Subsampled):
     """C_p(f) = min{f_p, f_p⁻¹}** (DRS Thm 4.2), replace-one neighbours, p = m/n.
 
     Derivation: docs/derivations/operations.md.
     """
-
-    of: TradeOff
-    p: float
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "p", _validate.probability("p", self.p))
 
     @property
     def symmetric(self) -> bool:
@@ -198,17 +197,6 @@ class WithoutReplacement(TradeOff):
         lo, hi = bisect_monotone(lambda x: self.of._beta(x) <= x, 0.0, 1.0,
                                  rtol=0.0, atol=1e-17)
         return float(0.5 * (lo + hi))
-
-    @property
-    def status(self) -> Status:
-        return self.of.status
-
-    def _gaussian_component(self) -> tuple[float, float] | None:
-        """(μ, p) for a subsampled G_μ (engine hook; see ``TradeOff``)."""
-        inner = self.of._gaussian_component()
-        if inner is None or inner[1] != 1.0:
-            return None
-        return (0.0, 1.0) if self.p == 0.0 or inner[0] == 0.0 else (inner[0], float(self.p))
 
     @property
     def _closed(self) -> bool:

@@ -6,13 +6,9 @@ Derivation: docs/derivations/operations.md.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from fdp.status import Status, weakest
 from fdp.tradeoff import Delegating, TradeOff, math_repr
-
-if TYPE_CHECKING:  # pragma: no cover
-    pass
 
 
 @dataclass(frozen=True)
