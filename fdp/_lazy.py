@@ -25,6 +25,11 @@ class LazyModule:
         self._name = name
 
     def __getattr__(self, attr: str) -> Any:
+        # introspection (doctest's and inspect's ``__wrapped__``, pickle's hooks) asks
+        # for dunder names: answer without importing, so a missing optional peer is
+        # reached only by the code that uses it
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
         return getattr(importlib.import_module(self._name), attr)
 
     def __repr__(self) -> str:

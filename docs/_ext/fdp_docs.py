@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import re
 import tempfile
@@ -40,7 +41,10 @@ def public_names(modname: str) -> list[str]:
         names = [n for n, obj in vars(mod).items() if not n.startswith("_")
                  and getattr(obj, "__module__", "").startswith(modname)]
     top = importlib.import_module("fdp")
-    # a class the top level also exports gets its one page there (one description each)
+    # submodules are found without importing them (an adapter's needs its peer); a class
+    # the top level also exports gets its one page there (one description each)
+    names = [n for n in names if not hasattr(mod, "__path__")
+             or importlib.util.find_spec(f"{modname}.{n}") is None]
     return [n for n in names if not inspect.ismodule(getattr(mod, n))
             and not (modname != "fdp" and inspect.isclass(getattr(mod, n))
                      and getattr(top, n, None) is getattr(mod, n))]

@@ -4,7 +4,7 @@ before looking at the event."""
 import pytest
 
 import fdp
-from fdp.interop.dp_accounting import check_dp_event
+from fdp.interop.dp_events import check_dp_event
 
 
 @pytest.mark.parametrize("func", [fdp.from_dp_event, check_dp_event])

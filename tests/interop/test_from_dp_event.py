@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fdp
-from fdp.interop.dp_accounting import UnsupportedEventError, check_dp_event, from_dp_event
+from fdp.interop.dp_events import UnsupportedEventError, check_dp_event, from_dp_event
 
 
 # -- stand-ins with dp_accounting's names and fields ------------------------------

@@ -18,7 +18,7 @@ import pytest
 from scipy.stats import binom
 
 import fdp
-from fdp.interop.dp_accounting import UnsupportedEventError, check_dp_event, from_dp_event
+from fdp.interop.dp_events import UnsupportedEventError, check_dp_event, from_dp_event
 
 dpa = pytest.importorskip("dp_accounting")
 
