@@ -43,7 +43,7 @@ def public_names(modname: str) -> list[str]:
     top = importlib.import_module("fdp")
     # submodules are found without importing them (an adapter's needs its peer); a class
     # the top level also exports gets its one page there (one description each)
-    names = [n for n in names if not hasattr(mod, "__path__")
+    names = [n for n in names if n in vars(mod) or not hasattr(mod, "__path__")
              or importlib.util.find_spec(f"{modname}.{n}") is None]
     return [n for n in names if not inspect.ismodule(getattr(mod, n))
             and not (modname != "fdp" and inspect.isclass(getattr(mod, n))
