@@ -20,7 +20,6 @@ import csv
 import json
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,9 +27,7 @@ from fdp import EpsDelta, Gaussian, dpsgd
 from fdp.audit import one_run
 from fdp.cli._checks import whole_number
 from fdp.commandline import Parser, UsageError, positive, unit
-
-if TYPE_CHECKING:
-    from fdp.tradeoff import TradeOff
+from fdp.tradeoff import TradeOff
 
 
 def _read_scores(path: str) -> tuple[np.ndarray, np.ndarray]:

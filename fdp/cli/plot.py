@@ -9,16 +9,13 @@ A spec is ``family:a[,b][^n]``, e.g. ``gaussian:1``, ``epsdelta:1,1e-5``,
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
 from fdp import families
 from fdp.cli._checks import image_file
 from fdp.commandline import Parser, UsageError
 from fdp.plotting import latex_label, new_figure, plot, save
 from fdp.plotting.style import MAX_INSIDE_ENTRIES
-
-if TYPE_CHECKING:
-    from fdp.tradeoff import TradeOff
+from fdp.tradeoff import TradeOff
 
 _FAMILIES = {
     "gaussian": ("Gaussian", 1), "gdp": ("Gaussian", 1),

@@ -29,12 +29,11 @@ from fdp.plotting.style import (
     zoom_inset,
 )
 from fdp.status import Status
+from fdp.tradeoff import TradeOff
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.lines import Line2D
-
-    from fdp.tradeoff import TradeOff
 
 #: The neighbouring relation each sampler of ``f.subsample`` is accounted for (DRS
 #: Thm 4.2: without replacement, replace-one; Poisson, add/remove), named in the legend.

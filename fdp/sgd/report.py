@@ -28,11 +28,10 @@ from fdp.sgd.allocation import random_allocation
 from fdp.sgd.certified import dpsgd
 from fdp.sgd.shuffle import shuffle_lower
 from fdp.status import Status
+from fdp.tradeoff import TradeOff
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-    from fdp.tradeoff import TradeOff
 
 plotting = LazyModule("fdp.plotting")   # plot_samplers draws with matplotlib: loaded on first use
 
