@@ -169,6 +169,17 @@ def _options(sampling: str, dataset_size: int | None, batch_cap: int | None,
     return o
 
 
+def sampler_entry(sampling: str, neighbouring: str) -> tuple:
+    """The ``SAMPLERS`` row of a per-step sampler, or a ValueError naming the pairs that
+    are supported."""
+    if sampling not in SAMPLERS or SAMPLERS[sampling][0] != neighbouring:
+        pairs = ", ".join(f"sampling={s!r} with neighbouring={r[0]!r}"
+                          for s, r in SAMPLERS.items())
+        raise ValueError(f"sampling={sampling!r} with neighbouring={neighbouring!r} is not "
+                         f"supported; use {pairs}")
+    return SAMPLERS[sampling]
+
+
 @records_run
 @accepts_epochs
 @_validate.british_spelling
@@ -241,12 +252,7 @@ def dpsgd(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
         from_dpsgd: Callable[..., TradeOff] = (
             allocation_from_dpsgd if sampling == "random_allocation" else shuffle_from_dpsgd)
         return from_dpsgd(noise_multiplier, sample_rate, steps, tol=tol)
-    if sampling not in SAMPLERS or SAMPLERS[sampling][0] != neighbouring:
-        pairs = ", ".join(f"sampling={s!r} with neighbouring={r[0]!r}"
-                          for s, r in SAMPLERS.items())
-        raise ValueError(f"sampling={sampling!r} with neighbouring={neighbouring!r} is not "
-                         f"supported; use {pairs}")
-    relation, step_pair, both, _ = SAMPLERS[sampling]
+    relation, step_pair, both, _ = sampler_entry(sampling, neighbouring)
     opts = _options(sampling, dataset_size, batch_cap, examples_per_user)
     # no tol: the grid is sized by the question (ε(δ) within 1e-3·max(ε, 0.01), refined
     # on demand; β brackets those of tol = QUESTION_TOL); see fdp.engine

@@ -27,12 +27,12 @@ from fdp._types import ArrayLike, FloatArray
 from fdp.engine import compose_prefixes
 from fdp.plotting.trajectory import epsilon_trajectory
 from fdp.sgd.certified import (
-    SAMPLERS,
     _label,
     _options,
     _per_step,
     _prefix_counts,
     resolve_sensitivity,
+    sampler_entry,
     with_rdp,
 )
 from fdp.sgd.min_certified import MAX_RDP_GROUPS
@@ -158,12 +158,7 @@ def trajectory(noise_multiplier: ArrayLike, sample_rate: ArrayLike, steps: int,
     """
     steps = _validate.positive_int("steps", steps, low=0)
     d = _validate.real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
-    if sampling not in SAMPLERS or SAMPLERS[sampling][0] != neighbouring:
-        pairs = ", ".join(f"sampling={s!r} with neighbouring={r[0]!r}"
-                          for s, r in SAMPLERS.items())
-        raise ValueError(f"trajectory composes the per-step samplers: use {pairs}; got "
-                         f"sampling={sampling!r} with neighbouring={neighbouring!r}")
-    _, step_pair, both, _ = SAMPLERS[sampling]
+    _, step_pair, both, _ = sampler_entry(sampling, neighbouring)
     opts = _options(sampling, dataset_size, batch_cap, 1)
     if tol is not None:
         tol = _validate.real("tol", tol, low=0.0, low_open=True, high=1.0)
